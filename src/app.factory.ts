@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import type { DestinationStream, Logger } from 'pino';
+import { AppModule } from './app.module';
+import { GlobalExceptionFilter } from './common/exception.filter';
+import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/app-config';
+
+export interface CreateAppOptions {
+  /** Settings that win over process.env (tests use these instead of mutating the environment). */
+  env?: Record<string, string | undefined>;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream;
+}
+
+export interface CreatedApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  logger: Logger;
+}
+
+export function buildOpenApiDocument(app: NestExpressApplication) {
+  const config = new DocumentBuilder()
+    .setTitle('Static hosting API')
+    .setDescription('Deploy files to projects and serve them, with password and email gates. See README.md.')
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An `sk_live_` API token or a dashboard JWT' })
+    .addSecurityRequirements('bearer')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Builds the whole HTTP app exactly as production runs it; tests use it too. */
+export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
+  const level = options.env?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
+  const logger = createLogger(level, options.logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options.env), {
+    bodyParser: false,
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+  });
+  const config = app.get(AppConfig);
+
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(httpLogger(logger));
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+  app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new GlobalExceptionFilter(logger));
+
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });
+
+  await app.init();
+  return { app, config, logger };
+}

@@ -1,0 +1,63 @@
+import { HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { ApiError, defaultCode, ErrorBody } from './errors';
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  limit?: number;
+  length?: number;
+  message: string;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
+  return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string' && typeof (err as BodyParserError).status === 'number';
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) === 0 ? 0 : 1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KB`;
+  return `${n} bytes`;
+}
+
+function body(status: number, message: string, code = defaultCode(status), extra: Record<string, unknown> = {}): ErrorBody {
+  return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, code, ...extra };
+}
+
+/**
+ * Maps anything thrown while handling a request to the wire error body.
+ * `internal` is true when the error is a bug (logged with its stack, never shown).
+ */
+export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean } {
+  // Nest wraps the body parser's errors in an HttpException; its cause says what really happened.
+  const cause = err instanceof HttpException ? err.cause : undefined;
+  if (isBodyParserError(cause)) err = cause;
+  if (err instanceof ApiError) return { body: err.body(), internal: false };
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const response = err.getResponse();
+    let message = err.message;
+    if (typeof response === 'object' && response !== null && 'message' in response) {
+      const m = (response as { message: unknown }).message;
+      message = Array.isArray(m) ? m.join('; ') : String(m);
+    }
+    return { body: body(status, message), internal: status >= 500 };
+  }
+  if (isBodyParserError(err) && err.status >= 400 && err.status < 500) {
+    switch (err.type) {
+      case 'entity.too.large':
+        return {
+          body: body(413, `Request body is ${err.length !== undefined ? formatBytes(err.length) : 'too large'}; the limit is ${formatBytes(err.limit ?? 0)}`, 'payload_too_large', { limit: err.limit }),
+          internal: false,
+        };
+      case 'entity.parse.failed':
+        return { body: body(400, `Request body is not valid JSON: ${err.message}`, 'invalid_json'), internal: false };
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return { body: body(415, err.message), internal: false };
+      default:
+        return { body: body(err.status, err.message), internal: false };
+    }
+  }
+  return { body: body(500, 'Internal server error', 'internal_error'), internal: true };
+}

@@ -1,0 +1,34 @@
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Logger } from 'pino';
+import { toErrorBody } from './error-body';
+
+/** The one place where errors become HTTP answers. */
+@Catch()
+export class GlobalExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    sendError(this.logger, exception, req, res);
+  }
+}
+
+export function sendError(logger: Logger, exception: unknown, req: Request, res: Response): void {
+  const { body, internal } = toErrorBody(exception);
+  const requestId = String((req as { id?: unknown }).id ?? '');
+  if (internal) {
+    body.requestId = requestId;
+    body.message = `Internal server error (request id ${requestId})`;
+    logger.error({ err: exception, reqId: requestId, method: req.method, url: req.originalUrl }, 'unhandled error');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers = (exception as { headers?: Record<string, string> } | null)?.headers;
+  if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.status(body.statusCode).json(body);
+}

@@ -1,0 +1,17 @@
+import { iso, SystemClock } from './time';
+
+describe('iso', () => {
+  it('always carries milliseconds and Z', () => {
+    expect(iso(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 0)))).toBe('2026-01-02T03:04:05.000Z');
+    expect(iso(new Date(Date.UTC(2026, 10, 21, 23, 59, 59, 7)))).toBe('2026-11-21T23:59:59.007Z');
+  });
+
+  it('keeps null as null', () => {
+    expect(iso(null)).toBeNull();
+    expect(iso(undefined)).toBeNull();
+  });
+
+  it('matches the wire format for the system clock', () => {
+    expect(iso(new SystemClock().now())).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+});

@@ -1,0 +1,32 @@
+import { EnvironmentVariables } from './env.schema';
+
+/**
+ * The validated configuration of one app instance. Injected by class, so a test can
+ * start two instances with different settings in one process without touching
+ * process.env.
+ */
+export class AppConfig extends EnvironmentVariables {
+  static from(env: EnvironmentVariables): AppConfig {
+    return Object.assign(new AppConfig(), env);
+  }
+
+  get isTest(): boolean {
+    return this.NODE_ENV === 'test';
+  }
+
+  /** Port shown in public URLs, or undefined when it is the scheme's default. */
+  get publicPort(): number | undefined {
+    const port = this.PUBLIC_PORT ?? (this.SITES_DOMAIN === 'localhost' ? this.PORT : undefined);
+    if (port === undefined) return undefined;
+    if ((this.PUBLIC_SCHEME === 'http' && port === 80) || (this.PUBLIC_SCHEME === 'https' && port === 443)) {
+      return undefined;
+    }
+    return port;
+  }
+
+  /** Public base address of a project's site, e.g. https://my-site.example.app */
+  siteUrl(slug: string): string {
+    const port = this.publicPort;
+    return `${this.PUBLIC_SCHEME}://${slug}.${this.SITES_DOMAIN}${port ? `:${port}` : ''}`;
+  }
+}

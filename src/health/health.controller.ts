@@ -1,0 +1,21 @@
+import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../auth/decorators';
+import { HealthService, HealthReport } from './health.service';
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Public()
+  @Get()
+  @ApiOperation({ summary: 'Liveness and readiness: 200 when the database and the object store answer, 503 otherwise' })
+  async check(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
+    const report = await this.health.check();
+    res.status(report.status === 'ok' ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    res.setHeader('Cache-Control', 'no-store');
+    return report;
+  }
+}

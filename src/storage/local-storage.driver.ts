@@ -1,0 +1,70 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat, unlink, access, constants } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey, ByteRange, ObjectInfo, resolveRange, StorageProvider, StoredObject } from './storage.provider';
+
+/** Objects as files under one directory; writes go to a temp file and are renamed into place. */
+export class LocalStorageDriver extends StorageProvider {
+  readonly name = 'local';
+
+  constructor(private readonly root: string) {
+    super();
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    return join(this.root, key);
+  }
+
+  async put(key: string, body: Buffer | Readable): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = join(this.root, '.tmp', `${randomBytes(12).toString('hex')}`);
+    await mkdir(dirname(temp), { recursive: true });
+    try {
+      const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+      await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<StoredObject | undefined> {
+    const path = this.pathOf(key);
+    const info = await this.head(key);
+    if (!info) return undefined;
+    if (!range) {
+      return { stream: createReadStream(path), size: info.size, contentLength: info.size };
+    }
+    const r = resolveRange(range, info.size);
+    return { stream: createReadStream(path, { start: r.start, end: r.end }), size: info.size, contentLength: r.end - r.start + 1, range: r };
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const s = await stat(this.pathOf(key));
+      return s.isFile() ? { size: s.size } : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await unlink(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root, constants.R_OK | constants.W_OK);
+  }
+}

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source-options';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { runMigrationsLocked } from '../src/database/migrator';
+import { TEMPLATE_DATABASE, urlFor, withAdmin } from './helpers/database';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * Starts one PostgreSQL for the whole run (or uses DATABASE_URL, e.g. a stock
+ * server in CI), and migrates a template database that each test file clones.
+ */
+export default async function globalSetup(): Promise<void> {
+  let admin = process.env.DATABASE_URL;
+  if (!admin) {
+    const dir = await mkdtemp(join(tmpdir(), 'statichost-test-pg-'));
+    const embedded = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'postgres' });
+    (globalThis as { __embeddedPostgres?: typeof embedded }).__embeddedPostgres = embedded;
+    admin = embedded.url;
+  }
+  process.env.TEST_DATABASE_ADMIN_URL = admin;
+  // Tests choose their database explicitly; never let the app fall back to DATABASE_URL.
+  delete process.env.DATABASE_URL;
+
+  await withAdmin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS "${TEMPLATE_DATABASE}" WITH (FORCE)`);
+    await c.query(`CREATE DATABASE "${TEMPLATE_DATABASE}"`);
+  }, admin);
+  const ds = await new DataSource(dataSourceOptions(urlFor(TEMPLATE_DATABASE, admin), 2)).initialize();
+  try {
+    await runMigrationsLocked(ds);
+  } finally {
+    await ds.destroy();
+  }
+}
