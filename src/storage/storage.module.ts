@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { join, resolve } from 'node:path';
 import { AppConfig } from '../config/app-config';
 import { LocalStorageDriver } from './local-storage.driver';
+import { S3StorageDriver } from './s3-storage.driver';
 import { StorageProvider } from './storage.provider';
 
 export function createStorageProvider(config: AppConfig): StorageProvider {
@@ -9,8 +10,15 @@ export function createStorageProvider(config: AppConfig): StorageProvider {
     case 'local':
       return new LocalStorageDriver(resolve(join(config.DATA_DIR, 'objects')));
     case 's3':
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      throw new Error('STORAGE_DRIVER=s3 is not available yet');
+      return new S3StorageDriver({
+        endpoint: config.S3_ENDPOINT,
+        bucket: config.S3_BUCKET!, // required by validateEnv when STORAGE_DRIVER=s3
+        region: config.S3_REGION,
+        accessKeyId: config.S3_ACCESS_KEY_ID,
+        secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: config.S3_FORCE_PATH_STYLE,
+        keyPrefix: config.S3_KEY_PREFIX,
+      });
   }
 }
 

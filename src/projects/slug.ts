@@ -1,0 +1,96 @@
+import { randomString } from '../common/ids';
+
+/**
+ * Project slugs: the DNS label under which a project is served,
+ * `<slug>.<SITES_DOMAIN>`.
+ */
+
+export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+export const MAX_SLUG_LENGTH = 63;
+
+/**
+ * Labels no project may take, because a site there would impersonate the platform
+ * or collide with a name the operator (or a mail or DNS setup) needs on the sites
+ * domain. Ordinary words users want for their own sites (blog, shop, portfolio,
+ * demo) are deliberately not here.
+ */
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+  // The platform's own hosts and surfaces: a site here could phish its users.
+  'api', 'app', 'www', 'admin', 'administrator', 'dashboard', 'console', 'account', 'accounts',
+  'auth', 'login', 'logout', 'signin', 'signup', 'register', 'sso', 'oauth', 'id', 'identity',
+  'billing', 'pay', 'payment', 'payments', 'checkout', 'invoice', 'invoices',
+  'support', 'help', 'status', 'docs', 'dev', 'staging', 'preview', 'sandbox', 'internal', 'system',
+  'security', 'abuse', 'legal', 'privacy', 'terms', 'root', 'statichost',
+  // Asset and routing names an operator puts in front of or beside the router.
+  'static', 'assets', 'cdn', 'media', 'files', 'uploads', 'edge', 'proxy', 'gateway', 'router', 'origin', 'sites',
+  // Mail and DNS infrastructure: certificate authorities and mail providers trust
+  // these names (e.g. admin@, postmaster@, autoconfig for mail clients, ns1 for delegation).
+  'mail', 'email', 'smtp', 'imap', 'pop', 'pop3', 'mx', 'webmail', 'postmaster', 'hostmaster', 'webmaster',
+  'autoconfig', 'autodiscover', 'ns', 'ns1', 'ns2', 'ns3', 'ns4', 'dns', 'ftp', 'sftp', 'ssh', 'vpn',
+  // Names that mean "this machine" or "nothing" to people and tools.
+  'localhost', 'local', 'host', 'default', 'example', 'test', 'invalid', 'null', 'undefined',
+]);
+
+const DNS_LABEL = 'slug must be a DNS label';
+
+/** Null when `slug` may be used; otherwise what is wrong with it, for a 400. */
+export function slugProblem(slug: string): string | null {
+  if (typeof slug !== 'string') return `${DNS_LABEL}, got a ${typeof slug}`;
+  if (slug.length === 0) return `${DNS_LABEL}: it is empty`;
+  if (slug.length > MAX_SLUG_LENGTH) return `${DNS_LABEL}: at most ${MAX_SLUG_LENGTH} characters, got ${slug.length}`;
+  const bad = /[^a-z0-9-]/.exec(slug);
+  if (bad) return `${DNS_LABEL}: only lower-case letters a-z, digits and "-" are allowed, found ${JSON.stringify(bad[0])}`;
+  if (!SLUG_PATTERN.test(slug)) return `${DNS_LABEL}: it must start and end with a letter or a digit`;
+  // "xn--" labels are punycode: they display as other (Unicode) names and can imitate
+  // other sites; IDNA reserves "--" in positions 3-4 for such encodings in general.
+  if (slug.startsWith('xn--')) return `slug ${JSON.stringify(slug)} is refused: labels starting "xn--" are punycode names`;
+  if (slug.slice(2, 4) === '--') return `slug ${JSON.stringify(slug)} is refused: "--" in the 3rd and 4th characters is reserved by IDNA`;
+  if (RESERVED_SLUGS.has(slug)) return `slug ${JSON.stringify(slug)} is reserved`;
+  return null;
+}
+
+// Letters NFKD does not decompose into a base letter and marks.
+const TRANSLITERATIONS: Record<string, string> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŋ: 'n',
+};
+
+/** Cuts to `max` characters without leaving a "-" at the end. */
+function cut(slug: string, max: number): string {
+  return slug.slice(0, max).replace(/-+$/, '');
+}
+
+/**
+ * A valid slug derived from a project name ("Café Menu 2024" → "cafe-menu-2024").
+ * Never throws; the caller still has to check it is free, and retry with
+ * withRandomSuffix when it is taken.
+ */
+export function deriveSlug(name: string): string {
+  const slug = cut(
+    String(name)
+      // Decompose first: NFKD also turns compatibility forms ("Ａ", "ﬁ") into capitals
+      // and letters that the lower-casing below then catches.
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[ßæœøłđðþıħŧŋ]/g, (ch) => TRANSLITERATIONS[ch])
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+/, ''),
+    MAX_SLUG_LENGTH,
+  );
+  if (slug === '') return 'site';
+  if (slugProblem(slug) === null) return slug;
+  // Reserved ("api" → "api-site"); the collapsing above leaves no "--" to worry about.
+  const suffixed = `${cut(slug, MAX_SLUG_LENGTH - '-site'.length)}-site`;
+  return slugProblem(suffixed) === null ? suffixed : 'site';
+}
+
+export const RANDOM_SUFFIX_LENGTH = 6;
+
+/** `<base>-<6 random [a-z0-9]>`, with base shortened so the whole stays a valid label. */
+export function withRandomSuffix(base: string): string {
+  const suffix = randomString(RANDOM_SUFFIX_LENGTH);
+  const head = cut(base, MAX_SLUG_LENGTH - RANDOM_SUFFIX_LENGTH - 1);
+  const slug = `${head}-${suffix}`;
+  // Only a base that was not a valid slug to begin with can get here.
+  return head !== '' && slugProblem(slug) === null ? slug : `site-${suffix}`;
+}
