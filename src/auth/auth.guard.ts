@@ -1,19 +1,67 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { unauthorized } from '../common/errors';
-import { IS_PUBLIC } from './decorators';
+import type { Request, Response } from 'express';
+import { MembersService } from '../workspaces/members.service';
+import {
+  checkCredentialKind,
+  checkRequirements,
+  Credential,
+  routeAccess,
+  tokenPrincipal,
+  userPrincipal,
+  WORKSPACE_HEADER,
+  workspaceTarget,
+} from './authorize';
+import { BearerStrategy } from './bearer.strategy';
+import { invalidCredentials } from './credentials';
+import type { Principal } from './principal';
 
 /**
- * Default deny: every route needs a credential unless marked @Public().
- * Credential resolution arrives with the identity module.
+ * The global guard. Default deny: every route needs a credential unless marked
+ * @Public(). It resolves the bearer credential (API token or JWT), the workspace
+ * the request acts in, and the caller's scopes, then applies the route's
+ * @CredentialKind, @Scopes, @Roles and @WorkspaceWide; the result is `req.principal`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly strategy: BearerStrategy,
+    private readonly members: MembersService,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (isPublic) return true;
-    throw unauthorized();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = routeAccess(this.reflector, context.getHandler(), context.getClass());
+    if (access.isPublic) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request & { principal?: Principal }>();
+
+    const credential = await this.authenticate(req, http.getResponse<Response>());
+    checkCredentialKind(access, credential.kind);
+    const param = req.params?.workspaceId as string | undefined;
+    const target = workspaceTarget(param, req.headers[WORKSPACE_HEADER]);
+    let principal: Principal;
+    if (credential.kind === 'token') {
+      principal = tokenPrincipal(credential, target);
+    } else {
+      const role = target.workspaceId === null ? null : await this.members.activeRole(target.workspaceId, credential.userId);
+      principal = userPrincipal(credential, target, role, access);
+    }
+    checkRequirements(access, principal);
+    req.principal = principal;
+    return true;
+  }
+
+  private authenticate(req: Request, res: Response): Promise<Credential> {
+    return new Promise((resolve, reject) => {
+      // A fresh object per request: passport attaches this request's callbacks to it.
+      const strategy = Object.create(this.strategy) as BearerStrategy;
+      const middleware = this.strategy.getPassportInstance().authenticate(strategy, { session: false }, (err: unknown, credential: Credential | false) => {
+        if (err) reject(err);
+        else if (!credential) reject(invalidCredentials());
+        else resolve(credential);
+      });
+      middleware(req, res, (err?: unknown) => reject(err ?? invalidCredentials()));
+    });
   }
 }

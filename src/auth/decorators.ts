@@ -6,6 +6,7 @@ export const REQUIRED_SCOPES = 'auth:scopes';
 export const REQUIRED_ROLES = 'auth:roles';
 export const CREDENTIAL_KIND = 'auth:kind';
 export const WORKSPACE_OPTIONAL = 'auth:workspace-optional';
+export const WORKSPACE_WIDE = 'auth:workspace-wide';
 
 /** The route needs no credential. Everything else is denied by default. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -17,6 +18,8 @@ export const Roles = (...roles: Role[]) => SetMetadata(REQUIRED_ROLES, roles);
 export const CredentialKind = (kind: Principal['kind']) => SetMetadata(CREDENTIAL_KIND, kind);
 /** A JWT route that does not act inside one workspace (no X-Workspace-Id needed). */
 export const WorkspaceOptional = () => SetMetadata(WORKSPACE_OPTIONAL, true);
+/** The route acts on the whole workspace (members, settings): a project-bound token gets 403. */
+export const WorkspaceWide = () => SetMetadata(WORKSPACE_WIDE, true);
 
 /** The resolved caller of the current request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -20,4 +20,6 @@ export interface Principal {
   role?: Role;
   /** Set for a project-bound token: it sees that project alone. */
   projectId?: string | null;
+  /** A JWT user's sign-in session (the refresh-token family); logging out ends it. */
+  sessionId?: string;
 }

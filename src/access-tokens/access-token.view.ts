@@ -1,0 +1,80 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SCOPES, type Scope } from '../auth/principal';
+import { iso } from '../common/time';
+import type { AccessToken } from './access-token.entity';
+
+export class AccessTokenView {
+  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'CI deploys' })
+  name: string;
+  @ApiProperty({ enum: SCOPES, isArray: true })
+  scopes: Scope[];
+  @ApiProperty({ example: 'sk_live_a1B2', description: 'The first characters of the token, to tell tokens apart' })
+  prefix: string;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The project the token is bound to; null for a workspace-wide token' })
+  projectId: string | null;
+  @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
+  createdAt: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Last request made with the token, to the minute' })
+  lastUsedAt: string | null;
+}
+
+export class CreatedAccessTokenView {
+  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'CI deploys' })
+  name: string;
+  @ApiProperty({ example: 'sk_live_...', description: 'The secret: shown in this response only, never again' })
+  token: string;
+  @ApiProperty({ enum: SCOPES, isArray: true })
+  scopes: Scope[];
+  @ApiProperty({ example: 'sk_live_a1B2' })
+  prefix: string;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  projectId: string | null;
+  @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
+  createdAt: string;
+}
+
+/** GET /v1/me: exactly the spec's token context. */
+export class TokenContextView {
+  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  workspaceId: string;
+  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  tokenId: string;
+  @ApiProperty({ enum: SCOPES, isArray: true, example: ['deploy'] })
+  scopes: Scope[];
+  @ApiProperty({ type: String, nullable: true, description: 'null when the token is not bound to one project' })
+  projectId: string | null;
+}
+
+export function accessTokenView(token: AccessToken): AccessTokenView {
+  return {
+    id: token.id,
+    name: token.name,
+    scopes: token.scopes,
+    prefix: token.prefix,
+    expires_at: iso(token.expiresAt),
+    projectId: token.projectId,
+    createdAt: iso(token.createdAt),
+    lastUsedAt: iso(token.lastUsedAt),
+  };
+}
+
+export function createdAccessTokenView(token: AccessToken, secret: string): CreatedAccessTokenView {
+  return {
+    id: token.id,
+    name: token.name,
+    token: secret,
+    scopes: token.scopes,
+    prefix: token.prefix,
+    expires_at: iso(token.expiresAt),
+    projectId: token.projectId,
+    createdAt: iso(token.createdAt),
+  };
+}

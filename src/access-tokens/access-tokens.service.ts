@@ -1,0 +1,151 @@
+import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import type { Credential } from '../auth/authorize';
+import { missingScopes, sortScopes } from '../auth/permissions';
+import type { Principal, Scope } from '../auth/principal';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../common/errors';
+import { newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
+import { iso } from '../common/time';
+import { Project } from '../projects/project.entity';
+import { AccessToken } from './access-token.entity';
+import { accessTokenView, AccessTokenView, createdAccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
+import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
+import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
+
+/** last_used_at is bookkeeping: one write a minute per token is plenty. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+@Injectable()
+export class AccessTokensService {
+  private readonly logger = new Logger(AccessTokensService.name);
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The live token behind a presented secret, or null (unknown, revoked, expired, malformed). */
+  async resolve(secret: string): Promise<Extract<Credential, { kind: 'token' }> | null> {
+    if (!isWellFormedTokenSecret(secret)) return null;
+    const token = await this.dataSource.manager.findOneBy(AccessToken, { tokenHash: hashTokenSecret(secret) });
+    const now = new Date();
+    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) return null;
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await this.touch(token.id);
+    return { kind: 'token', tokenId: token.id, workspaceId: token.workspaceId, scopes: token.scopes, projectId: token.projectId };
+  }
+
+  context(principal: Principal): TokenContextView {
+    return { workspaceId: principal.workspaceId!, tokenId: principal.tokenId!, scopes: principal.scopes, projectId: principal.projectId ?? null };
+  }
+
+  async create(principal: Principal, dto: CreateAccessTokenDto): Promise<CreatedAccessTokenView> {
+    const workspaceId = principal.workspaceId!;
+    const scopes = sortScopes(dto.scopes);
+    const missing = missingScopes(scopes, principal.scopes);
+    if (missing.length > 0) {
+      throw new ApiError(
+        HttpStatus.FORBIDDEN,
+        'insufficient_scope',
+        `You cannot grant a scope you do not hold: ${missing.join(', ')} (you hold: ${principal.scopes.join(', ')})`,
+        { missingScopes: missing },
+      );
+    }
+    const requestedExpiry = dto.expires_at ? new Date(dto.expires_at) : null;
+    if (requestedExpiry && requestedExpiry.getTime() <= Date.now()) {
+      throw badRequest(`expires_at must be in the future (got ${dto.expires_at})`);
+    }
+
+    return this.dataSource.transaction(async (m) => {
+      let createdBy = principal.userId;
+      let expiresAt = requestedExpiry;
+      if (principal.kind === 'token') {
+        const parent = await m.findOneBy(AccessToken, { id: principal.tokenId, revokedAt: IsNull() });
+        if (!parent) throw unauthorized();
+        // A token's tokens belong to the token's person, and cannot outlive it.
+        createdBy = parent.createdBy;
+        if (parent.expiresAt) {
+          if (!expiresAt) expiresAt = parent.expiresAt;
+          else if (expiresAt > parent.expiresAt) {
+            throw forbidden(
+              `expires_at cannot be later than the expiry of the token creating it (${iso(parent.expiresAt)})`,
+              'token_outlives_creator',
+            );
+          }
+        }
+      }
+
+      const projectId = dto.projectId ?? null;
+      if (principal.projectId) {
+        if (projectId === null) {
+          throw forbidden(
+            `A token bound to project ${principal.projectId} cannot create a workspace-wide token: send projectId ${principal.projectId}`,
+            'project_bound_token',
+          );
+        }
+        if (projectId !== principal.projectId) throw notFound('Project', projectId);
+      }
+      if (projectId !== null && !(await m.existsBy(Project, { id: projectId, workspaceId }))) throw notFound('Project', projectId);
+
+      const secret = generateTokenSecret();
+      const token = m.create(AccessToken, {
+        id: newId('tok'),
+        workspaceId,
+        projectId,
+        name: dto.name,
+        tokenHash: hashTokenSecret(secret),
+        prefix: tokenPrefix(secret),
+        scopes,
+        expiresAt,
+        lastUsedAt: null,
+        createdBy: createdBy!,
+        revokedAt: null,
+      });
+      await m.insert(AccessToken, token);
+      return createdAccessTokenView(await m.findOneByOrFail(AccessToken, { id: token.id }), secret);
+    });
+  }
+
+  /** Live tokens of the workspace (a project-bound caller sees its project's only); never a secret. */
+  async list(principal: Principal, page: number, limit: number): Promise<Paginated<AccessTokenView>> {
+    const [tokens, total] = await this.dataSource.manager.findAndCount(AccessToken, {
+      where: { workspaceId: principal.workspaceId!, revokedAt: IsNull(), ...(principal.projectId ? { projectId: principal.projectId } : {}) },
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return paginated(tokens.map(accessTokenView), total, page, limit);
+  }
+
+  /** Takes effect on the very next request: the guard reads the row every time. */
+  async revoke(principal: Principal, tokenId: string): Promise<void> {
+    const result = await this.dataSource.manager.update(
+      AccessToken,
+      { id: tokenId, workspaceId: principal.workspaceId!, revokedAt: IsNull(), ...(principal.projectId ? { projectId: principal.projectId } : {}) },
+      { revokedAt: new Date() },
+    );
+    if (!result.affected) throw notFound('Access token', tokenId);
+  }
+
+  /**
+   * Revokes the workspace's live tokens behind `userId` that hold any scope outside
+   * `allowed` (all of them when `allowed` is empty), inside the caller's transaction.
+   */
+  async revokeForUser(m: EntityManager, workspaceId: string, userId: string, allowed: Scope[]): Promise<void> {
+    await m.query(
+      `UPDATE "access_tokens" SET "revoked_at" = now()
+        WHERE "workspace_id" = $1 AND "created_by" = $2 AND "revoked_at" IS NULL AND NOT ("scopes" <@ $3::text[])`,
+      [workspaceId, userId, allowed],
+    );
+  }
+
+  private async touch(tokenId: string): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `UPDATE "access_tokens" SET "last_used_at" = now()
+          WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" < now() - interval '${LAST_USED_RESOLUTION_MS} milliseconds')`,
+        [tokenId],
+      );
+    } catch (err) {
+      // Bookkeeping must not fail the request it is recording.
+      this.logger.warn(`could not record last use of ${tokenId}: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { AccessTokensModule } from '../access-tokens/access-tokens.module';
+import { AppConfig } from '../config/app-config';
+import { UsersModule } from '../users/users.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { AuthController } from './auth.controller';
+import { AuthService } from './auth.service';
+import { BearerStrategy } from './bearer.strategy';
+import { jwtModuleOptions } from './jwt-options';
+import { SessionsService } from './sessions.service';
+
+@Module({
+  imports: [
+    JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }),
+    UsersModule,
+    WorkspacesModule,
+    AccessTokensModule,
+  ],
+  controllers: [AuthController],
+  providers: [AuthService, SessionsService, BearerStrategy],
+  exports: [BearerStrategy],
+})
+export class AuthModule {}

@@ -1,0 +1,62 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { unauthorized } from '../common/errors';
+import { hashPassword, verifyPassword } from '../common/password-hash';
+import { userView } from '../users/user.view';
+import { UsersService } from '../users/users.service';
+import { workspaceView } from '../workspaces/workspace.view';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+import type { LoginView, RegisterView, TokenPairView } from './auth.view';
+import { withBearerChallenge } from './credentials';
+import type { LoginDto, RefreshDto, RegisterDto } from './dto/auth.dto';
+import type { Principal } from './principal';
+import { SessionsService } from './sessions.service';
+
+@Injectable()
+export class AuthService implements OnModuleInit {
+  /** Checked when the email is unknown, so a wrong email costs the same scrypt as a wrong password. */
+  private dummyHash!: Promise<string>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+    private readonly workspaces: WorkspacesService,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.dummyHash = hashPassword(randomBytes(16).toString('hex'));
+  }
+
+  /** The account, its personal workspace (owned) and a first session, all or nothing. */
+  async register(dto: RegisterDto): Promise<RegisterView> {
+    const passwordHash = await hashPassword(dto.password);
+    return this.dataSource.transaction(async (m) => {
+      const user = await this.users.create(m, { email: dto.email, name: dto.name, passwordHash });
+      const workspace = await this.workspaces.createWithOwner(m, user, `${user.name}'s workspace`);
+      const pair = await this.sessions.start(m, user.id);
+      return { ...pair, user: userView(user), workspace: workspaceView(workspace, 'owner') };
+    });
+  }
+
+  async login(dto: LoginDto): Promise<LoginView> {
+    const user = await this.users.findByEmail(dto.email);
+    const matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
+    // One answer for a wrong email and a wrong password: no account enumeration.
+    if (!user || !matches) throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
+    return { ...pair, user: userView(user) };
+  }
+
+  async refresh(dto: RefreshDto): Promise<TokenPairView> {
+    const outcome = await this.sessions.refresh(dto.refreshToken);
+    if (!outcome.ok) throw withBearerChallenge(unauthorized('Invalid, expired or already used refresh token: sign in again', 'invalid_refresh_token'));
+    return outcome.pair;
+  }
+
+  /** Ends the session the JWT belongs to: its refresh token and every access JWT issued with it. */
+  async logout(principal: Principal): Promise<void> {
+    await this.sessions.revoke(principal.sessionId!);
+  }
+}

@@ -1,0 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { UserView } from '../users/user.view';
+import { WorkspaceView } from '../workspaces/workspace.view';
+
+export class TokenPairView {
+  @ApiProperty({ description: 'A JWT for `Authorization: Bearer`; send X-Workspace-Id with it' })
+  accessToken: string;
+  @ApiProperty({ description: 'Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one' })
+  refreshToken: string;
+  @ApiProperty({ example: 900, description: 'Seconds until the access token expires' })
+  expiresIn: number;
+}
+
+export class LoginView extends TokenPairView {
+  @ApiProperty({ type: UserView })
+  user: UserView;
+}
+
+export class RegisterView extends LoginView {
+  @ApiProperty({ type: WorkspaceView, description: 'The personal workspace created with the account' })
+  workspace: WorkspaceView;
+}

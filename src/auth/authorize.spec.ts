@@ -1,0 +1,203 @@
+import 'reflect-metadata';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from '../common/errors';
+import {
+  checkCredentialKind,
+  checkRequirements,
+  Credential,
+  RouteAccess,
+  routeAccess,
+  tokenPrincipal,
+  userPrincipal,
+  workspaceTarget,
+} from './authorize';
+import { CredentialKind, Public, Roles, Scopes, WorkspaceOptional, WorkspaceWide } from './decorators';
+import type { Principal } from './principal';
+
+const WS_A = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';
+const WS_B = 'ws_bbbbbbbbbbbbbbbbbbbbbbbb';
+const PROJ = 'proj_cccccccccccccccccccccccc';
+
+const access = (overrides: Partial<RouteAccess> = {}): RouteAccess => ({
+  isPublic: false,
+  kind: null,
+  scopes: [],
+  roles: [],
+  workspaceOptional: false,
+  workspaceWide: false,
+  ...overrides,
+});
+
+/** Runs `fn` and returns the ApiError it threw, as status + code. */
+function failure(fn: () => unknown): { status: number; code: string; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.getStatus(), code: err.code, message: err.message };
+    throw err;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('routeAccess', () => {
+  @Scopes('read')
+  @WorkspaceWide()
+  class Controller {
+    @Scopes('admin')
+    @Roles('owner')
+    @CredentialKind('user')
+    @WorkspaceOptional()
+    declared() {}
+    @Public()
+    open() {}
+    inherited() {}
+  }
+  const reflector = new Reflector();
+
+  it('reads every decorator, the method winning over the class', () => {
+    expect(routeAccess(reflector, Controller.prototype.declared, Controller)).toEqual({
+      isPublic: false,
+      kind: 'user',
+      scopes: ['admin'],
+      roles: ['owner'],
+      workspaceOptional: true,
+      workspaceWide: true,
+    });
+  });
+
+  it('falls back to the class and to defaults', () => {
+    expect(routeAccess(reflector, Controller.prototype.inherited, Controller)).toEqual(access({ scopes: ['read'], workspaceWide: true }));
+    expect(routeAccess(reflector, Controller.prototype.open, Controller).isPublic).toBe(true);
+  });
+});
+
+describe('workspaceTarget', () => {
+  it('takes the path parameter first, then the header', () => {
+    expect(workspaceTarget(WS_A, undefined)).toEqual({ from: 'param', workspaceId: WS_A });
+    expect(workspaceTarget(WS_A, WS_A)).toEqual({ from: 'param', workspaceId: WS_A });
+    expect(workspaceTarget(undefined, WS_B)).toEqual({ from: 'header', workspaceId: WS_B });
+    expect(workspaceTarget(undefined, undefined)).toEqual({ from: 'none', workspaceId: null });
+  });
+
+  it('passes a malformed path id through, so it becomes a 404 like any unknown id', () => {
+    expect(workspaceTarget('nope', undefined)).toEqual({ from: 'param', workspaceId: 'nope' });
+  });
+
+  it('answers 403 when header and path disagree', () => {
+    expect(failure(() => workspaceTarget(WS_A, WS_B))).toMatchObject({ status: 403, code: 'workspace_mismatch' });
+  });
+
+  it('answers 400 for a malformed or repeated header', () => {
+    expect(failure(() => workspaceTarget(undefined, 'acme'))).toMatchObject({ status: 400, code: 'invalid_workspace_header' });
+    expect(failure(() => workspaceTarget(undefined, `${WS_A}, ${WS_B}`))).toMatchObject({ status: 400 });
+    expect(failure(() => workspaceTarget(undefined, [WS_A, WS_A]))).toMatchObject({ status: 400, message: 'X-Workspace-Id must be sent once' });
+  });
+});
+
+describe('checkCredentialKind', () => {
+  it('lets any kind through when the route names none', () => {
+    expect(() => checkCredentialKind(access(), 'user')).not.toThrow();
+    expect(() => checkCredentialKind(access(), 'token')).not.toThrow();
+  });
+
+  it('answers 403 for the other kind', () => {
+    expect(failure(() => checkCredentialKind(access({ kind: 'token' }), 'user'))).toMatchObject({ status: 403, code: 'wrong_credential_kind' });
+    expect(failure(() => checkCredentialKind(access({ kind: 'user' }), 'token'))).toMatchObject({ status: 403, code: 'wrong_credential_kind' });
+    expect(() => checkCredentialKind(access({ kind: 'token' }), 'token')).not.toThrow();
+  });
+});
+
+describe('tokenPrincipal', () => {
+  const token: Extract<Credential, { kind: 'token' }> = { kind: 'token', tokenId: 'tok_1', workspaceId: WS_A, scopes: ['deploy'], projectId: null };
+
+  it("acts in the token's workspace with its scopes", () => {
+    expect(tokenPrincipal(token, { from: 'none', workspaceId: null })).toEqual({
+      kind: 'token',
+      workspaceId: WS_A,
+      scopes: ['deploy'],
+      projectId: null,
+      tokenId: 'tok_1',
+    });
+    expect(tokenPrincipal(token, { from: 'header', workspaceId: WS_A }).workspaceId).toBe(WS_A);
+    expect(tokenPrincipal({ ...token, projectId: PROJ }, { from: 'param', workspaceId: WS_A }).projectId).toBe(PROJ);
+  });
+
+  it('answers 403 for a different X-Workspace-Id and 404 for a different workspace in the path', () => {
+    expect(failure(() => tokenPrincipal(token, { from: 'header', workspaceId: WS_B }))).toMatchObject({ status: 403, code: 'workspace_mismatch' });
+    expect(failure(() => tokenPrincipal(token, { from: 'param', workspaceId: WS_B }))).toMatchObject({
+      status: 404,
+      message: `Workspace ${WS_B} not found`,
+    });
+  });
+});
+
+describe('userPrincipal', () => {
+  const user: Extract<Credential, { kind: 'user' }> = { kind: 'user', userId: 'usr_1', sessionId: 'sess' };
+
+  it("maps the member's role to scopes", () => {
+    expect(userPrincipal(user, { from: 'header', workspaceId: WS_A }, 'viewer', access())).toEqual({
+      kind: 'user',
+      userId: 'usr_1',
+      sessionId: 'sess',
+      projectId: null,
+      workspaceId: WS_A,
+      role: 'viewer',
+      scopes: ['read'],
+    });
+    expect(userPrincipal(user, { from: 'param', workspaceId: WS_A }, 'admin', access()).scopes).toEqual(['deploy', 'read', 'delete', 'admin']);
+  });
+
+  it('needs a workspace unless the route makes it optional', () => {
+    expect(failure(() => userPrincipal(user, { from: 'none', workspaceId: null }, null, access()))).toMatchObject({
+      status: 400,
+      code: 'workspace_required',
+      message: expect.stringContaining('X-Workspace-Id header is required'),
+    });
+    expect(userPrincipal(user, { from: 'none', workspaceId: null }, null, access({ workspaceOptional: true }))).toMatchObject({
+      workspaceId: null,
+      scopes: [],
+    });
+  });
+
+  it('answers 403 to a non-member naming the workspace in the header, 404 in the path', () => {
+    expect(failure(() => userPrincipal(user, { from: 'header', workspaceId: WS_B }, null, access()))).toMatchObject({ status: 403, code: 'not_a_member' });
+    expect(failure(() => userPrincipal(user, { from: 'param', workspaceId: WS_B }, null, access()))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('checkRequirements', () => {
+  const viewer: Principal = { kind: 'user', userId: 'usr_1', workspaceId: WS_A, role: 'viewer', scopes: ['read'], projectId: null };
+  const owner: Principal = { ...viewer, role: 'owner', scopes: ['deploy', 'read', 'delete', 'admin'] };
+  const readToken: Principal = { kind: 'token', tokenId: 'tok_1', workspaceId: WS_A, scopes: ['read'], projectId: null };
+
+  it('passes when every required scope is held', () => {
+    expect(() => checkRequirements(access({ scopes: ['read'] }), viewer)).not.toThrow();
+    expect(() => checkRequirements(access({ scopes: ['deploy', 'admin'] }), owner)).not.toThrow();
+  });
+
+  it('answers 403 insufficient_scope naming the missing scope', () => {
+    const err = failure(() => checkRequirements(access({ scopes: ['read', 'deploy'] }), readToken));
+    expect(err).toMatchObject({ status: 403, code: 'insufficient_scope' });
+    expect(err.message).toContain('lacks the deploy scope');
+    expect(failure(() => checkRequirements(access({ scopes: ['admin'] }), viewer)).message).toContain('Your role (viewer)');
+  });
+
+  it('asks for a workspace when a user without one meets a scoped route', () => {
+    const err = failure(() => checkRequirements(access({ scopes: ['read'] }), { ...viewer, workspaceId: null, role: undefined, scopes: [] }));
+    expect(err).toMatchObject({ status: 403, code: 'insufficient_scope', message: expect.stringContaining('send X-Workspace-Id') });
+  });
+
+  it('requires a JWT user with one of the roles', () => {
+    expect(() => checkRequirements(access({ roles: ['owner'] }), owner)).not.toThrow();
+    expect(failure(() => checkRequirements(access({ roles: ['owner'] }), viewer))).toMatchObject({ status: 403, code: 'insufficient_role' });
+    const allScopes: Principal = { ...readToken, scopes: ['deploy', 'read', 'delete', 'admin'] };
+    expect(failure(() => checkRequirements(access({ roles: ['owner'] }), allScopes))).toMatchObject({ status: 403, code: 'insufficient_role' });
+  });
+
+  it('keeps project-bound tokens off workspace-wide routes', () => {
+    const bound: Principal = { ...readToken, scopes: ['read', 'admin'], projectId: PROJ };
+    expect(failure(() => checkRequirements(access({ workspaceWide: true }), bound))).toMatchObject({ status: 403, code: 'project_bound_token' });
+    expect(() => checkRequirements(access({ workspaceWide: true }), readToken)).not.toThrow();
+    expect(() => checkRequirements(access({ scopes: ['admin'] }), bound)).not.toThrow();
+  });
+});

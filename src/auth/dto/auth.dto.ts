@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** Long enough for any passphrase, short enough that hashing it costs nothing extra. */
+const MAX_PASSWORD = 256;
+
+export class RegisterDto {
+  @ApiProperty({ example: 'ann@example.com', description: 'Unique, case-insensitively' })
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email: string;
+
+  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, example: 'correct horse battery staple' })
+  @IsString()
+  @MinLength(8, { message: 'password must be at least 8 characters' })
+  @MaxLength(MAX_PASSWORD)
+  password: string;
+
+  @ApiProperty({ example: 'Ann Lee', maxLength: 100 })
+  @Transform(trim)
+  @IsString()
+  @IsNotEmpty({ message: 'name must not be empty' })
+  @MaxLength(100)
+  name: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ example: 'ann@example.com' })
+  @IsString()
+  @IsNotEmpty({ message: 'email must not be empty' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple' })
+  @IsString()
+  @IsNotEmpty({ message: 'password must not be empty' })
+  @MaxLength(MAX_PASSWORD)
+  password: string;
+}
+
+export class RefreshDto {
+  @ApiProperty({ description: 'The refresh token from register, login or the previous refresh' })
+  @IsString()
+  @IsNotEmpty({ message: 'refreshToken must not be empty' })
+  @MaxLength(200)
+  refreshToken: string;
+}

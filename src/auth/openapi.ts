@@ -1,0 +1,37 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
+
+/** Documents a `{ data: [...], meta }` list of `model`. */
+export function ApiPaginatedOk(model: Type<unknown>, description?: string) {
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiOkResponse({
+      description,
+      schema: {
+        type: 'object',
+        required: ['data', 'meta'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          meta: {
+            type: 'object',
+            required: ['total', 'page', 'limit', 'totalPages'],
+            properties: {
+              total: { type: 'integer' },
+              page: { type: 'integer' },
+              limit: { type: 'integer' },
+              totalPages: { type: 'integer' },
+            },
+          },
+        },
+      },
+    }),
+  );
+}
+
+/** The workspace header a dashboard JWT sends (an API token never needs it). */
+export const ApiWorkspaceHeader = () =>
+  ApiHeader({
+    name: 'X-Workspace-Id',
+    required: false,
+    description: 'With a dashboard JWT: the workspace to act in (required). With an API token: optional, must be the token\'s own.',
+  });

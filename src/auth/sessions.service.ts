@@ -1,0 +1,107 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { createHash, randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { isId, randomString } from '../common/ids';
+import { AppConfig } from '../config/app-config';
+import type { Credential } from './authorize';
+import { RefreshToken } from './refresh-token.entity';
+import type { TokenPairView } from './auth.view';
+
+const REFRESH_PREFIX = 'rt_';
+const REFRESH_RANDOM = 43; // base62: about 256 bits
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface AccessClaims {
+  sub: string;
+  /** The session: the refresh-token family the JWT was issued with. */
+  sid: string;
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+
+export type RefreshOutcome = { ok: true; userId: string; pair: TokenPairView } | { ok: false };
+
+/**
+ * Sign-in sessions: a family of single-use refresh tokens (stored as SHA-256 only)
+ * plus short-lived access JWTs that name their family, so ending the session (logout,
+ * or a stolen refresh token used twice) also ends its JWTs at once.
+ */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly jwt: JwtService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A new session for the user, inside the caller's transaction. */
+  async start(m: EntityManager, userId: string): Promise<TokenPairView> {
+    const familyId = randomUUID();
+    const refreshToken = await this.insertRefreshToken(m, userId, familyId);
+    return { accessToken: await this.signAccessToken(userId, familyId), refreshToken, expiresIn: this.config.JWT_ACCESS_TTL_SECONDS };
+  }
+
+  /** Exchanges a refresh token for a new pair; a reused (already rotated) one revokes its whole family. */
+  async refresh(refreshToken: string): Promise<RefreshOutcome> {
+    if (!refreshToken.startsWith(REFRESH_PREFIX)) return { ok: false };
+    const now = new Date();
+    // Returns rather than throws, so a reuse's family revocation is committed.
+    const rotated = await this.dataSource.transaction(async (m) => {
+      const row = await m.findOne(RefreshToken, { where: { tokenHash: sha256(refreshToken) }, lock: { mode: 'pessimistic_write' } });
+      if (!row || row.revokedAt || row.expiresAt <= now) return null;
+      if (row.rotatedAt) {
+        await m.update(RefreshToken, { familyId: row.familyId, revokedAt: IsNull() }, { revokedAt: now });
+        this.logger.warn(`refresh token reused: revoked session ${row.familyId} of ${row.userId}`);
+        return null;
+      }
+      await m.update(RefreshToken, { id: row.id }, { rotatedAt: now });
+      return { userId: row.userId, familyId: row.familyId, refreshToken: await this.insertRefreshToken(m, row.userId, row.familyId) };
+    });
+    if (!rotated) return { ok: false };
+    return {
+      ok: true,
+      userId: rotated.userId,
+      pair: {
+        accessToken: await this.signAccessToken(rotated.userId, rotated.familyId),
+        refreshToken: rotated.refreshToken,
+        expiresIn: this.config.JWT_ACCESS_TTL_SECONDS,
+      },
+    };
+  }
+
+  async revoke(familyId: string): Promise<void> {
+    await this.dataSource.manager.update(RefreshToken, { familyId, revokedAt: IsNull() }, { revokedAt: new Date() });
+  }
+
+  /** The user behind a valid access JWT whose session is still open, or null. */
+  async verifyAccessToken(token: string): Promise<Extract<Credential, { kind: 'user' }> | null> {
+    let claims: AccessClaims;
+    try {
+      claims = await this.jwt.verifyAsync<AccessClaims & object>(token);
+    } catch {
+      return null;
+    }
+    if (!isId('usr', claims.sub) || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) return null;
+    const head = await this.dataSource.manager.findOne(RefreshToken, {
+      select: { id: true, revokedAt: true },
+      where: { familyId: claims.sid, userId: claims.sub, rotatedAt: IsNull() },
+    });
+    if (!head || head.revokedAt) return null;
+    return { kind: 'user', userId: claims.sub, sessionId: claims.sid };
+  }
+
+  private signAccessToken(userId: string, familyId: string): Promise<string> {
+    return this.jwt.signAsync({ sid: familyId }, { subject: userId });
+  }
+
+  private async insertRefreshToken(m: EntityManager, userId: string, familyId: string): Promise<string> {
+    const token = `${REFRESH_PREFIX}${randomString(REFRESH_RANDOM, BASE62)}`;
+    const expiresAt = new Date(Date.now() + this.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
+    await m.insert(RefreshToken, { id: randomUUID(), familyId, userId, tokenHash: sha256(token), expiresAt, rotatedAt: null, revokedAt: null });
+    return token;
+  }
+}

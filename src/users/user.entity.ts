@@ -1,0 +1,26 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('users')
+// Emails are stored lowercased, so the unique index makes them unique case-insensitively.
+@Check('CHK_users_email_lowercase', `"email" = lower("email")`)
+export class User {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Index('UQ_users_email', { unique: true })
+  @Column('text')
+  email: string;
+
+  @Column('text')
+  name: string;
+
+  /** `scrypt$N$r$p$salt$hash` (src/common/password-hash.ts); never leaves the service. */
+  @Column('text', { name: 'password_hash' })
+  passwordHash: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}

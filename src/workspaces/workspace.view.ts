@@ -1,0 +1,62 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ROLES, type Role } from '../auth/principal';
+import { iso } from '../common/time';
+import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
+import { PLANS, type Plan, type Workspace } from './workspace.entity';
+
+export class WorkspaceView {
+  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'Acme' })
+  name: string;
+  @ApiProperty({ enum: PLANS })
+  plan: Plan;
+  @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
+  createdAt: string;
+  @ApiProperty({ enum: ROLES, nullable: true, type: String, description: "The caller's role; null for an API token" })
+  role: Role | null;
+}
+
+export function workspaceView(workspace: Workspace, role: Role | null): WorkspaceView {
+  return { id: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: iso(workspace.createdAt), role };
+}
+
+export class MemberView {
+  @ApiProperty({ example: 'mem_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'ann@example.com' })
+  email: string;
+  @ApiProperty({ enum: ROLES })
+  role: Role;
+  @ApiProperty({ enum: ['invited', 'active'], description: '`invited` until the invited person accepts' })
+  status: MemberStatus;
+  @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
+  invitedAt: string;
+  @ApiProperty({ nullable: true, type: String, example: '2025-01-02T00:00:00.000Z' })
+  joinedAt: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Null until the invitation is accepted' })
+  userId: string | null;
+}
+
+export function memberView(member: WorkspaceMember): MemberView {
+  return {
+    id: member.id,
+    email: member.email,
+    role: member.role,
+    status: member.status,
+    invitedAt: iso(member.invitedAt),
+    joinedAt: iso(member.joinedAt),
+    userId: member.userId,
+  };
+}
+
+export class InvitationView extends MemberView {
+  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  workspaceId: string;
+  @ApiProperty({ example: 'Acme' })
+  workspaceName: string;
+}
+
+export function invitationView(member: WorkspaceMember, workspace: Workspace): InvitationView {
+  return { ...memberView(member), workspaceId: workspace.id, workspaceName: workspace.name };
+}

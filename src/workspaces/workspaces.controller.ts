@@ -1,0 +1,119 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
+import { ApiPaginatedOk } from '../auth/openapi';
+import type { Principal } from '../auth/principal';
+import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
+import { PageQueryDto } from '../common/pagination';
+import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
+import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
+import { MembersService } from './members.service';
+import { WorkspacesService } from './workspaces.service';
+import { InvitationView, MemberView, WorkspaceView } from './workspace.view';
+
+@ApiTags('workspaces')
+@Controller('workspaces')
+export class WorkspacesController {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  @Get()
+  @WorkspaceOptional()
+  @ApiOperation({ summary: "The caller's workspaces: a user's active memberships, or an API token's own workspace" })
+  @ApiPaginatedOk(WorkspaceView)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.workspaces.list(principal, query.page, query.limit);
+  }
+
+  @Post()
+  @CredentialKind('user')
+  @WorkspaceOptional()
+  @ApiOperation({ summary: 'Create a workspace; the signed-in user becomes its owner' })
+  @ApiCreatedResponse({ type: WorkspaceView })
+  create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWorkspaceDto): Promise<WorkspaceView> {
+    return this.workspaces.create(principal, dto.name);
+  }
+
+  @Get(':workspaceId')
+  @ApiOperation({ summary: "A workspace with the caller's role in it" })
+  @ApiOkResponse({ type: WorkspaceView })
+  get(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string): Promise<WorkspaceView> {
+    return this.workspaces.get(principal, workspaceId);
+  }
+
+  @Patch(':workspaceId')
+  @Scopes('admin')
+  @WorkspaceWide()
+  @ApiOperation({ summary: 'Rename a workspace' })
+  @ApiOkResponse({ type: WorkspaceView })
+  update(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Body() dto: UpdateWorkspaceDto): Promise<WorkspaceView> {
+    return this.workspaces.rename(principal, workspaceId, dto.name);
+  }
+}
+
+@ApiTags('members')
+@WorkspaceWide()
+@Controller('workspaces/:workspaceId/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @Scopes('read')
+  @ApiOperation({ summary: 'Members and pending invitations of a workspace' })
+  @ApiPaginatedOk(MemberView)
+  list(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Query() query: PageQueryDto) {
+    return this.members.list(principal, workspaceId, query.page, query.limit);
+  }
+
+  @Post()
+  @Scopes('admin')
+  @ApiOperation({ summary: 'Invite someone by email as admin or viewer (an owner may also invite an owner)' })
+  @ApiCreatedResponse({ type: MemberView })
+  invite(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Body() dto: InviteMemberDto): Promise<MemberView> {
+    return this.members.invite(principal, workspaceId, dto);
+  }
+
+  @Patch(':memberId')
+  @Scopes('admin')
+  @ApiOperation({ summary: "Change a member's role (owners only for the owner role; the last owner cannot be demoted)" })
+  @ApiOkResponse({ type: MemberView })
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('workspaceId') workspaceId: string,
+    @Param('memberId') memberId: string,
+    @Body() dto: UpdateMemberDto,
+  ): Promise<MemberView> {
+    return this.members.changeRole(principal, workspaceId, memberId, dto.role);
+  }
+
+  // No @Scopes: a member may always remove themselves; removing someone else needs `admin` (checked in the service).
+  @Delete(':memberId')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: 'Remove a member or withdraw an invitation; anyone may leave; the last owner cannot be removed' })
+  @ApiNoContentResponse()
+  async remove(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Param('memberId') memberId: string): Promise<void> {
+    await this.members.remove(principal, workspaceId, memberId);
+  }
+}
+
+@ApiTags('members')
+@CredentialKind('user')
+@WorkspaceOptional()
+@Controller('invitations')
+export class InvitationsController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @ApiOperation({ summary: "Pending invitations to the signed-in user's email" })
+  @ApiPaginatedOk(InvitationView)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    return this.members.invitations(principal.userId!, query.page, query.limit);
+  }
+
+  @Post(':memberId/accept')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Accept an invitation: the user becomes an active member with the invited role' })
+  @ApiOkResponse({ type: InvitationView })
+  accept(@CurrentPrincipal() principal: Principal, @Param('memberId') memberId: string, @Body() _body: EmptyBodyDto): Promise<InvitationView> {
+    return this.members.accept(principal.userId!, memberId);
+  }
+}

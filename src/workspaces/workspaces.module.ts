@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AccessTokensModule } from '../access-tokens/access-tokens.module';
+import { UsersModule } from '../users/users.module';
+import { MembersService } from './members.service';
+import { InvitationsController, MembersController, WorkspacesController } from './workspaces.controller';
+import { WorkspacesService } from './workspaces.service';
+
+@Module({
+  imports: [UsersModule, AccessTokensModule],
+  controllers: [WorkspacesController, MembersController, InvitationsController],
+  providers: [WorkspacesService, MembersService],
+  exports: [WorkspacesService, MembersService],
+})
+export class WorkspacesModule {}

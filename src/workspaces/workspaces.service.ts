@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { notFound } from '../common/errors';
+import { newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
+import { UsersService } from '../users/users.service';
+import { WorkspaceMember } from './workspace-member.entity';
+import { Workspace } from './workspace.entity';
+import { workspaceView, WorkspaceView } from './workspace.view';
+
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly users: UsersService,
+  ) {}
+
+  /** A new workspace with `owner` as its one active owner, inside the caller's transaction. */
+  async createWithOwner(manager: EntityManager, owner: { id: string; email: string }, name: string): Promise<Workspace> {
+    const workspace = await manager.save(manager.create(Workspace, { id: newId('ws'), name }));
+    await manager.insert(WorkspaceMember, {
+      id: newId('mem'),
+      workspaceId: workspace.id,
+      userId: owner.id,
+      email: owner.email,
+      role: 'owner',
+      status: 'active',
+      invitedAt: workspace.createdAt,
+      joinedAt: workspace.createdAt,
+    });
+    return workspace;
+  }
+
+  async create(principal: Principal, name: string): Promise<WorkspaceView> {
+    return this.dataSource.transaction(async (m) => {
+      const user = await this.users.findById(principal.userId!, m);
+      // The JWT outlived its account: nothing to create a workspace for.
+      if (!user) throw notFound('User', principal.userId);
+      return workspaceView(await this.createWithOwner(m, user, name), 'owner');
+    });
+  }
+
+  /** A user's workspaces are those they are an active member of; a token's is its own. */
+  async list(principal: Principal, page: number, limit: number): Promise<Paginated<WorkspaceView>> {
+    if (principal.kind === 'token') {
+      const own = await this.dataSource.manager.findOneByOrFail(Workspace, { id: principal.workspaceId! });
+      return paginated(page === 1 ? [workspaceView(own, null)] : [], 1, page, limit);
+    }
+    const query = this.dataSource.manager
+      .createQueryBuilder(Workspace, 'w')
+      .innerJoin(WorkspaceMember, 'm', 'm.workspace_id = w.id')
+      .select(['w.id', 'w.name', 'w.plan', 'w.createdAt', 'w.updatedAt'])
+      .addSelect('m.role', 'member_role')
+      .where('m.user_id = :userId AND m.status = :status', { userId: principal.userId, status: 'active' });
+    const total = await query.getCount();
+    const { entities, raw } = await query
+      .orderBy('w.created_at', 'ASC')
+      .addOrderBy('w.id', 'ASC')
+      .offset((page - 1) * limit)
+      .limit(limit)
+      .getRawAndEntities<{ member_role: WorkspaceView['role'] }>();
+    return paginated(
+      entities.map((w, i) => workspaceView(w, raw[i].member_role)),
+      total,
+      page,
+      limit,
+    );
+  }
+
+  /** The guard has already checked that the caller belongs to `workspaceId`. */
+  async get(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
+    return workspaceView(await this.find(principal, workspaceId), principal.role ?? null);
+  }
+
+  async rename(principal: Principal, workspaceId: string, name: string): Promise<WorkspaceView> {
+    const workspace = await this.find(principal, workspaceId);
+    workspace.name = name;
+    return workspaceView(await this.dataSource.manager.save(workspace), principal.role ?? null);
+  }
+
+  private async find(principal: Principal, workspaceId: string): Promise<Workspace> {
+    const workspace =
+      principal.workspaceId === workspaceId ? await this.dataSource.manager.findOneBy(Workspace, { id: workspaceId }) : null;
+    if (!workspace) throw notFound('Workspace', workspaceId);
+    return workspace;
+  }
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Response } from 'supertest';
+import type { TestApp } from './app';
+
+/**
+ * Accounts, sessions and API tokens for e2e tests, made through the real HTTP API.
+ *
+ * A JWT verifies only on an instance with the same JWT_SECRET: each test app
+ * generates its own in its own DATA_DIR, so when two apps share a database pass
+ * `env: { JWT_SECRET }` to both (API tokens work across instances regardless).
+ */
+
+export interface UserSession {
+  accessToken: string;
+  refreshToken: string;
+  userId: string;
+  /** The personal workspace created with the account (the user owns it). */
+  workspaceId: string;
+  email: string;
+  password: string;
+  name: string;
+}
+
+export interface ApiToken {
+  id: string;
+  /** The `sk_live_` secret. */
+  token: string;
+  /** The whole create response. */
+  body: Record<string, unknown>;
+}
+
+function expectStatus(res: Response, status: number, what: string): void {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${randomBytes(5).toString('hex')}@example.test`;
+}
+
+/** A new account (through POST /auth/register) with its own workspace. */
+export async function registerUser(
+  t: TestApp,
+  overrides: { email?: string; password?: string; name?: string } = {},
+): Promise<UserSession> {
+  const email = overrides.email ?? uniqueEmail();
+  const password = overrides.password ?? 'correct horse battery staple';
+  const name = overrides.name ?? 'Test User';
+  const res = await t.http().post('/auth/register').send({ email, password, name });
+  expectStatus(res, 201, `register ${email}`);
+  return {
+    accessToken: res.body.accessToken,
+    refreshToken: res.body.refreshToken,
+    userId: res.body.user.id,
+    workspaceId: res.body.workspace.id,
+    email: res.body.user.email,
+    password,
+    name,
+  };
+}
+
+/** A fresh session for an existing account (POST /auth/login); `workspaceId` is the one given. */
+export async function loginUser(t: TestApp, user: { email: string; password: string; workspaceId: string; name?: string }): Promise<UserSession> {
+  const res = await t.http().post('/auth/login').send({ email: user.email, password: user.password });
+  expectStatus(res, 200, `login ${user.email}`);
+  return {
+    accessToken: res.body.accessToken,
+    refreshToken: res.body.refreshToken,
+    userId: res.body.user.id,
+    workspaceId: user.workspaceId,
+    email: res.body.user.email,
+    password: user.password,
+    name: res.body.user.name,
+  };
+}
+
+/** An API token in the session's workspace (POST /access-tokens with the user's JWT). */
+export async function createApiToken(
+  t: TestApp,
+  session: { accessToken: string; workspaceId: string },
+  opts: { scopes: string[]; projectId?: string; name?: string; expires_at?: string },
+): Promise<ApiToken> {
+  const res = await t
+    .http()
+    .post('/access-tokens')
+    .set(asUser(session))
+    .send({ name: opts.name ?? `token ${opts.scopes.join('+')}`, scopes: opts.scopes, projectId: opts.projectId, expires_at: opts.expires_at });
+  expectStatus(res, 201, 'create API token');
+  return { id: res.body.id, token: res.body.token, body: res.body };
+}
+
+/**
+ * Makes `member` an active member of `owner`'s workspace with `role`: the owner
+ * invites their email, the member accepts. Returns the member id (`mem_...`).
+ */
+export async function addMember(t: TestApp, owner: UserSession, member: UserSession, role: 'owner' | 'admin' | 'viewer'): Promise<string> {
+  const invite = await t.http().post(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).send({ email: member.email, role });
+  expectStatus(invite, 201, `invite ${member.email}`);
+  const accept = await t.http().post(`/invitations/${invite.body.id}/accept`).set(bearer(member.accessToken));
+  expectStatus(accept, 200, `accept invitation ${invite.body.id}`);
+  return invite.body.id;
+}
+
+/** Headers of a dashboard request: the JWT and the workspace to act in (the session's own by default). */
+export function asUser(session: { accessToken: string; workspaceId: string }, workspaceId = session.workspaceId): Record<string, string> {
+  return { Authorization: `Bearer ${session.accessToken}`, 'X-Workspace-Id': workspaceId };
+}
+
+/** The Authorization header alone: for an API token, or a JWT on a route that needs no workspace. */
+export function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}

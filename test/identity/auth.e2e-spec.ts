@@ -1,0 +1,238 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestApp, TestApp } from '../helpers/app';
+import { asUser, bearer, loginUser, registerUser, uniqueEmail } from '../helpers/identity';
+
+const UNAUTHORIZED = { statusCode: 401, error: 'Unauthorized', message: 'Missing or invalid credentials', code: 'unauthorized' };
+
+describe('Accounts and sessions (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t?.close());
+
+  describe('POST /auth/register', () => {
+    it('creates the user, a personal workspace they own, and a session', async () => {
+      const email = uniqueEmail('Reg');
+      const res = await t.http().post('/auth/register').send({ email, password: 'long enough password', name: 'Ann Lee' }).expect(201);
+      expect(res.body).toEqual({
+        accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+        refreshToken: expect.stringMatching(/^rt_[0-9A-Za-z]{43}$/),
+        expiresIn: 900,
+        user: { id: expect.stringMatching(/^usr_[0-9a-z]{24}$/), email: email.toLowerCase(), name: 'Ann Lee', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+        workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: "Ann Lee's workspace", plan: 'free', createdAt: expect.any(String), role: 'owner' },
+      });
+      expect(JSON.stringify(res.body)).not.toContain('long enough password');
+
+      const ws = await t.http().get(`/workspaces/${res.body.workspace.id}`).set(bearer(res.body.accessToken)).expect(200);
+      expect(ws.body.role).toBe('owner');
+      const members = await t.http().get(`/workspaces/${res.body.workspace.id}/members`).set(bearer(res.body.accessToken)).expect(200);
+      expect(members.body.data).toEqual([
+        expect.objectContaining({ email: email.toLowerCase(), role: 'owner', status: 'active', userId: res.body.user.id }),
+      ]);
+    });
+
+    it('answers 409 for an email already registered, in any letter case', async () => {
+      const email = uniqueEmail('dup');
+      await registerUser(t, { email });
+      const res = await t.http().post('/auth/register').send({ email: email.toUpperCase(), password: 'another password', name: 'Dup' }).expect(409);
+      expect(res.body).toMatchObject({ statusCode: 409, code: 'email_taken', message: expect.stringContaining(email.toLowerCase()) });
+    });
+
+    it('keeps two racing registrations of one email to one account', async () => {
+      const email = uniqueEmail('race');
+      const results = await Promise.all([1, 2, 3].map(() => t.http().post('/auth/register').send({ email, password: 'racing password', name: 'R' })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+      const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM users WHERE email = $1', [email]);
+      expect(n).toBe(1);
+    });
+
+    it('answers 400 naming each bad field', async () => {
+      const res = await t.http().post('/auth/register').send({ email: 'not-an-email', password: 'short', name: '  ' }).expect(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.message).toContain('email: must be an email address');
+      expect(res.body.message).toContain('password: must be at least 8 characters');
+      expect(res.body.message).toContain('name: must not be empty');
+    });
+
+    it('answers 400 naming a field the body must not have (forbidNonWhitelisted), creating nothing', async () => {
+      const email = uniqueEmail('extra');
+      for (const extra of [{ role: 'owner' }, { workspaceId: 'ws_aaaaaaaaaaaaaaaaaaaaaaaa' }, { userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa' }]) {
+        const res = await t.http().post('/auth/register').send({ email, password: 'long enough password', name: 'X', ...extra }).expect(400);
+        const field = Object.keys(extra)[0];
+        expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'validation_failed' });
+        expect(res.body.message).toBe(`${field}: property ${field} should not exist`);
+      }
+      const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM users WHERE email = $1', [email]);
+      expect(n).toBe(0);
+    });
+
+    it('stores the password as a scrypt hash only', async () => {
+      const user = await registerUser(t, { password: 'plain text never stored' });
+      const [row] = await t.dataSource.query('SELECT * FROM users WHERE id = $1', [user.userId]);
+      expect(JSON.stringify(row)).not.toContain('plain text never stored');
+      expect(row.password_hash).toMatch(/^scrypt\$/);
+    });
+  });
+
+  describe('POST /auth/login', () => {
+    it('signs in with the email in any letter case', async () => {
+      const user = await registerUser(t);
+      const res = await t.http().post('/auth/login').send({ email: user.email.toUpperCase(), password: user.password }).expect(200);
+      expect(res.body).toEqual({
+        accessToken: expect.any(String),
+        refreshToken: expect.stringMatching(/^rt_/),
+        expiresIn: 900,
+        user: { id: user.userId, email: user.email, name: user.name, createdAt: expect.any(String) },
+      });
+      await t.http().get('/access-tokens').set(asUser({ accessToken: res.body.accessToken, workspaceId: user.workspaceId })).expect(200);
+    });
+
+    it('gives a wrong email and a wrong password the same 401', async () => {
+      const user = await registerUser(t);
+      const wrongPassword = await t.http().post('/auth/login').send({ email: user.email, password: 'not the password' }).expect(401);
+      const wrongEmail = await t.http().post('/auth/login').send({ email: uniqueEmail('nobody'), password: user.password }).expect(401);
+      expect(wrongPassword.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Wrong email or password', code: 'invalid_login' });
+      expect(wrongEmail.body).toEqual(wrongPassword.body);
+      expect(wrongEmail.headers['www-authenticate']).toBe(wrongPassword.headers['www-authenticate']);
+    });
+
+    it('takes about as long for a wrong email as for a wrong password', async () => {
+      const user = await registerUser(t);
+      const time = async (email: string) => {
+        const start = process.hrtime.bigint();
+        await t.http().post('/auth/login').send({ email, password: 'not the password' }).expect(401);
+        return Number(process.hrtime.bigint() - start) / 1e6;
+      };
+      const wrongEmail: number[] = [];
+      const wrongPassword: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        wrongPassword.push(await time(user.email));
+        wrongEmail.push(await time(uniqueEmail('ghost')));
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      // Without the dummy hash an unknown email answers in a few ms against ~100 ms of scrypt.
+      expect(median(wrongEmail)).toBeGreaterThan(median(wrongPassword) * 0.5);
+    });
+  });
+
+  describe('POST /auth/refresh', () => {
+    it('rotates: a new pair every time, the used refresh token is dead', async () => {
+      const user = await registerUser(t);
+      const first = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      expect(first.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.stringMatching(/^rt_/), expiresIn: 900 });
+      expect(first.body.refreshToken).not.toBe(user.refreshToken);
+      await t.http().get('/workspaces').set(bearer(first.body.accessToken)).expect(200);
+
+      const second = await t.http().post('/auth/refresh').send({ refreshToken: first.body.refreshToken }).expect(200);
+      await t.http().get('/workspaces').set(bearer(second.body.accessToken)).expect(200);
+    });
+
+    it('revokes the whole family when a rotated token is presented again', async () => {
+      const user = await registerUser(t);
+      const rotated = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+
+      // The original token again: someone kept a copy.
+      const reuse = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(401);
+      expect(reuse.body).toMatchObject({ code: 'invalid_refresh_token' });
+
+      await t.http().post('/auth/refresh').send({ refreshToken: rotated.body.refreshToken }).expect(401);
+      expect((await t.http().get('/workspaces').set(bearer(rotated.body.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
+      expect((await t.http().get('/workspaces').set(bearer(user.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
+      expect(t.logs.join('')).toContain('refresh token reused');
+
+      // Other sessions of the same account are untouched.
+      const again = await loginUser(t, user);
+      await t.http().get('/workspaces').set(bearer(again.accessToken)).expect(200);
+    });
+
+    it('answers 401 for an unknown or malformed refresh token and 400 for a missing one', async () => {
+      await t.http().post('/auth/refresh').send({ refreshToken: 'rt_' + 'A'.repeat(43) }).expect(401);
+      await t.http().post('/auth/refresh').send({ refreshToken: 'garbage' }).expect(401);
+      const missing = await t.http().post('/auth/refresh').send({}).expect(400);
+      expect(missing.body.message).toContain('refreshToken');
+    });
+
+    it('stores refresh tokens hashed', async () => {
+      const user = await registerUser(t);
+      const rows = await t.dataSource.query('SELECT * FROM refresh_tokens WHERE user_id = $1', [user.userId]);
+      expect(rows).toHaveLength(1);
+      expect(JSON.stringify(rows)).not.toContain(user.refreshToken);
+      expect(JSON.stringify(rows)).not.toContain(user.refreshToken.slice(3));
+      expect(rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  describe('POST /auth/logout', () => {
+    it("ends the JWT's session: the access JWT and the refresh token stop working, other sessions do not", async () => {
+      const user = await registerUser(t);
+      const other = await loginUser(t, user);
+      await t.http().post('/auth/logout').set(bearer(user.accessToken)).expect(204);
+
+      expect((await t.http().get('/workspaces').set(bearer(user.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
+      await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(401);
+      await t.http().post('/auth/logout').set(bearer(user.accessToken)).expect(401);
+      await t.http().get('/workspaces').set(bearer(other.accessToken)).expect(200);
+    });
+
+    it('takes a JWT only, and no body fields', async () => {
+      const user = await registerUser(t);
+      const extra = await t.http().post('/auth/logout').set(bearer(user.accessToken)).send({ userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa' }).expect(400);
+      expect(extra.body.message).toBe('userId: property userId should not exist');
+      await t.http().post('/auth/logout').expect(401);
+    });
+  });
+
+  it('never logs passwords, access JWTs or refresh tokens', async () => {
+    const user = await registerUser(t, { password: 'password-that-must-not-be-logged' });
+    await t.http().post('/auth/login').send({ email: user.email, password: user.password }).expect(200);
+    await t.http().get('/workspaces').set(bearer(user.accessToken)).expect(200);
+    await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+    const logs = t.logs.join('');
+    expect(logs).toContain('/auth/refresh');
+    for (const secret of [user.password, user.accessToken, user.refreshToken]) expect(logs).not.toContain(secret);
+  });
+});
+
+describe('JWT signing key (e2e)', () => {
+  it('is generated once into DATA_DIR/jwt.secret (0600) and reused by the next start', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'statichost-jwt-'));
+    const first = await startTestApp({ env: { DATA_DIR: dataDir } });
+    let second: TestApp | undefined;
+    try {
+      const file = join(dataDir, 'jwt.secret');
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const key = (await readFile(file, 'utf8')).trim();
+      expect(key.length).toBeGreaterThanOrEqual(64);
+
+      const user = await registerUser(first);
+      second = await startTestApp({ env: { DATA_DIR: dataDir }, databaseUrl: first.databaseUrl });
+      await second.http().get('/workspaces').set(bearer(user.accessToken)).expect(200);
+      expect((await readFile(file, 'utf8')).trim()).toBe(key);
+      expect(first.logs.join('') + second.logs.join('')).not.toContain(key);
+    } finally {
+      await second?.close();
+      await first.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('comes from JWT_SECRET when set: no file, and another key does not verify', async () => {
+    const secret = 'a-configured-secret-of-at-least-32-characters';
+    const a = await startTestApp({ env: { JWT_SECRET: secret } });
+    const b = await startTestApp({ env: { JWT_SECRET: secret }, databaseUrl: a.databaseUrl });
+    const c = await startTestApp({ databaseUrl: a.databaseUrl });
+    try {
+      await expect(stat(join(a.config.DATA_DIR, 'jwt.secret'))).rejects.toMatchObject({ code: 'ENOENT' });
+      const user = await registerUser(a);
+      await b.http().get('/workspaces').set(bearer(user.accessToken)).expect(200);
+      expect((await c.http().get('/workspaces').set(bearer(user.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
+    } finally {
+      await c.close();
+      await b.close();
+      await a.close();
+    }
+  });
+});
