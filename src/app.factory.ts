@@ -9,6 +9,8 @@ import { GlobalExceptionFilter } from './common/exception.filter';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { SiteRouter } from './sites/site-router.service';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export interface CreateAppOptions {
   /** Settings that win over process.env (tests use these instead of mutating the environment). */
@@ -32,6 +34,17 @@ export function buildOpenApiDocument(app: NestExpressApplication) {
     .addSecurityRequirements('bearer')
     .build();
   return SwaggerModule.createDocument(app, config);
+}
+
+/**
+ * Puts the site router in front of Express on the app's own HTTP server: requests
+ * for a site host are answered there and never enter Express.
+ */
+function installSiteRouter(app: NestExpressApplication): void {
+  const server = app.getHttpServer() as Server;
+  const express = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', app.get(SiteRouter).dispatcher((req, res) => express.forEach((listener) => listener.call(server, req, res))));
 }
 
 /** Builds the whole HTTP app exactly as production runs it; tests use it too. */
@@ -60,5 +73,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', raw: ['json'] });
 
   await app.init();
+  installSiteRouter(app);
   return { app, config, logger };
 }

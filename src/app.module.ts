@@ -1,17 +1,38 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AccessTokensModule } from './access-tokens/access-tokens.module';
 import { AuthGuard } from './auth/auth.guard';
+import { AuthModule } from './auth/auth.module';
+import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DeploymentsModule } from './deployments/deployments.module';
 import { HealthModule } from './health/health.module';
+import { ProjectsModule } from './projects/projects.module';
+import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
+import { UsersModule } from './users/users.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Module({})
 export class AppModule {
   static forRoot(env: Record<string, string | undefined> = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forRoot(env), DatabaseModule, StorageModule, HealthModule],
+      imports: [
+        AppConfigModule.forRoot(env),
+        DatabaseModule,
+        CommonModule,
+        StorageModule,
+        HealthModule,
+        ProjectsModule,
+        DeploymentsModule,
+        SitesModule,
+        UsersModule,
+        WorkspacesModule,
+        AccessTokensModule,
+        AuthModule,
+      ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
   }

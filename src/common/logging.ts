@@ -17,6 +17,23 @@ export const REDACTED_PATHS = [
   'headers.cookie',
 ];
 
+/**
+ * Errors as pino serialises them, minus the bound parameters a failed query carries:
+ * those can hold password hashes, token hashes or visitors' emails.
+ */
+export function serializeError(err: unknown): Record<string, unknown> {
+  const out = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  delete out.parameters;
+  const driverError = out.driverError as Record<string, unknown> | undefined;
+  if (driverError && typeof driverError === 'object') {
+    out.driverError = { ...driverError };
+    delete (out.driverError as Record<string, unknown>).parameters;
+    delete (out.driverError as Record<string, unknown>).detail;
+  }
+  delete out.detail;
+  return out;
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -25,6 +42,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
     },
     destination,
   );

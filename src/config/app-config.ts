@@ -14,6 +14,10 @@ export class AppConfig extends EnvironmentVariables {
     return this.NODE_ENV === 'test';
   }
 
+  get apiHosts(): string[] {
+    return (this.API_HOSTS ?? '').split(',').filter(Boolean);
+  }
+
   /** Port shown in public URLs, or undefined when it is the scheme's default. */
   get publicPort(): number | undefined {
     const port = this.PUBLIC_PORT ?? (this.SITES_DOMAIN === 'localhost' ? this.PORT : undefined);

@@ -65,6 +65,29 @@ export class EnvironmentVariables {
   @Min(1024)
   BODY_LIMIT_BYTES = 50 * 1024 * 1024;
 
+  /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  MAX_FILES_PER_DEPLOYMENT = 20_000;
+
+  /** How often the expiry and garbage-collection job runs (0 disables it, e.g. in tests that drive it by hand). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SWEEP_INTERVAL_SECONDS = 60;
+
+  /** A stored object unreferenced for this long may be deleted; it bounds how long one deploy may take. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  BLOB_GC_GRACE_SECONDS = 3600;
+
   @IsIn(['local', 's3'])
   STORAGE_DRIVER: 'local' | 's3' = 'local';
 
@@ -95,12 +118,66 @@ export class EnvironmentVariables {
   @IsBoolean()
   S3_FORCE_PATH_STYLE = false;
 
+  /** Objects are stored under this prefix (e.g. `statichost/`), so one bucket can hold other data too. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9_.-]*(\/[a-z0-9][a-z0-9_.-]*)*\/?$/, {
+    message: 'S3_KEY_PREFIX must be lowercase letters, digits, and . _ - in /-separated parts, e.g. statichost/',
+  })
+  S3_KEY_PREFIX?: string;
+
   /** Scheme, domain and port used to build public site URLs (never taken from a request). */
   @IsIn(['http', 'https'])
   PUBLIC_SCHEME: 'http' | 'https' = 'http';
 
   @Matches(/^[a-z0-9.-]+$/, { message: 'SITES_DOMAIN must be a lowercase host name' })
   SITES_DOMAIN = 'localhost';
+
+  /** Comma-separated hosts that always reach the API (e.g. api.example.com). Unset: every host that is not a site. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z0-9.:\[\]-]+(,[a-z0-9.:\[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' })
+  API_HOSTS?: string;
+
+  /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
+  @Transform(toBool)
+  @IsBoolean()
+  TRUST_PROXY = false;
+
+  /** HMAC key of gate cookies; unset: generated once into $DATA_DIR/gate-cookie.secret. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'GATE_COOKIE_SECRET must be at least 32 characters' })
+  GATE_COOKIE_SECRET?: string;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  GATE_COOKIE_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+  /** Wrong gate passwords allowed per client address and project within the window, then 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  GATE_MAX_ATTEMPTS = 5;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  GATE_ATTEMPT_WINDOW_SECONDS = 15 * 60;
+
+  /** Memory for small site files, in bytes, per instance. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SITE_FILE_CACHE_BYTES = 128 * 1024 * 1024;
+
+  /** Files up to this size are kept in memory; larger ones stream from storage. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SITE_FILE_CACHE_MAX_FILE_BYTES = 1024 * 1024;
 
   /** Port shown in public URLs; unset means the default port of PUBLIC_SCHEME... or PORT when SITES_DOMAIN is localhost. */
   @Transform(toInt)
@@ -109,6 +186,30 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(65535)
   PUBLIC_PORT?: number;
+
+  /**
+   * HMAC key for the dashboard's access JWTs. Unset: generated once into
+   * $DATA_DIR/jwt.secret and reused (set it when instances do not share DATA_DIR).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  JWT_SECRET?: string;
+
+  /** Lifetime of an access JWT, in seconds. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  JWT_ACCESS_TTL_SECONDS = 900;
+
+  /** Lifetime of a refresh token, in days; each refresh starts a new one. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  REFRESH_TOKEN_TTL_DAYS = 30;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

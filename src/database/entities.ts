@@ -2,4 +2,15 @@
  * Every TypeORM entity, listed by hand so the app, the migration CLI and the tests
  * load the same set without globbing compiled files.
  */
-export const ENTITIES: Function[] = [];
+import { AccessToken } from '../access-tokens/access-token.entity';
+import { RefreshToken } from '../auth/refresh-token.entity';
+import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
+import { Blob } from '../deployments/blob.entity';
+import { Deployment } from '../deployments/deployment.entity';
+import { DeploymentFile } from '../deployments/deployment-file.entity';
+import { Project } from '../projects/project.entity';
+import { User } from '../users/user.entity';
+import { Workspace } from '../workspaces/workspace.entity';
+import { WorkspaceMember } from '../workspaces/workspace-member.entity';
+
+export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken];

@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig } from '../../src/config/app-config';
 import { createTestDatabase } from './database';
+import { freePort } from './ports';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -19,6 +20,7 @@ export interface TestApp {
   port: number;
   dataSource: DataSource;
   databaseUrl: string;
+  dataDir: string;
   /** Every log line the app wrote, as raw JSON text. */
   logs: string[];
   http(): ReturnType<typeof request>;
@@ -27,15 +29,18 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string | undefined>;
-  /** Reuse another app's database (two instances on one database). */
+  /** Reuse another app's database only (its own data directory). */
   databaseUrl?: string;
+  /** A second instance of `sibling`: the same database and data directory (objects, secrets). */
+  sibling?: TestApp;
 }
 
 /** The real app on a real port, with its own database and data directory. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const db = options.databaseUrl ? undefined : await createTestDatabase();
-  const databaseUrl = options.databaseUrl ?? db!.url;
-  const dataDir = await mkdtemp(join(tmpdir(), 'statichost-test-data-'));
+  const shared = options.sibling?.databaseUrl ?? options.databaseUrl;
+  const db = shared ? undefined : await createTestDatabase();
+  const databaseUrl = shared ?? db!.url;
+  const dataDir = options.sibling?.dataDir ?? (await mkdtemp(join(tmpdir(), 'statichost-test-data-')));
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk, _enc, cb) {
@@ -43,13 +48,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       cb();
     },
   });
+  // The port is chosen first so the app's public site URLs carry it, as in production.
+  const port = await freePort();
   const { app, config } = await createApp({
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: '0', ...options.env, DATABASE_URL: databaseUrl },
+    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
     logDestination,
   });
-  await app.listen(0, '127.0.0.1');
+  await app.listen(port, '127.0.0.1');
   const server = app.getHttpServer() as Server;
-  const port = (server.address() as { port: number }).port;
   return {
     app,
     config,
@@ -58,12 +64,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     baseUrl: `http://127.0.0.1:${port}`,
     dataSource: app.get(DataSource),
     databaseUrl,
+    dataDir,
     logs,
     http: () => request(server),
     async close() {
       await app.close();
       await db?.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.sibling) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

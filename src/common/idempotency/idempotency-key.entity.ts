@@ -1,0 +1,25 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+@Entity('idempotency_keys')
+export class IdempotencyKey {
+  @PrimaryColumn('text', { name: 'workspace_id' })
+  workspaceId: string;
+
+  @PrimaryColumn('text')
+  key: string;
+
+  /** SHA-256 of method, route and body: the same key with another request is refused. */
+  @Column('text', { name: 'request_hash' })
+  requestHash: string;
+
+  /** Null while the first request is still running. */
+  @Column('integer', { name: 'response_status', nullable: true })
+  responseStatus: number | null;
+
+  @Column('jsonb', { name: 'response_body', nullable: true })
+  responseBody: unknown;
+
+  @Index()
+  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  createdAt: Date;
+}

@@ -1,0 +1,43 @@
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+import type { Principal } from '../../auth/principal';
+import { badRequest } from '../errors';
+import { canonicalJson } from './canonical-json';
+import { IdempotencyService } from './idempotency.service';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Applies the `Idempotency-Key` header to a route (use with @UseInterceptors). */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const req = context.switchToHttp().getRequest<Request & { principal?: Principal }>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const key = req.headers['idempotency-key'];
+    const workspaceId = req.principal?.workspaceId;
+    if (key === undefined || !workspaceId) return next.handle();
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw badRequest('Idempotency-Key header must be 1 to 255 printable ASCII characters', 'invalid_idempotency_key');
+    }
+    const requestHash = createHash('sha256')
+      .update(canonicalJson({ method: req.method, path: req.path, body: req.body }))
+      .digest('hex');
+    const start = await this.idempotency.begin(workspaceId, key, requestHash);
+    if (start.kind === 'replay') {
+      res.status(start.status);
+      res.setHeader('Idempotent-Replayed', 'true');
+      return of(start.body);
+    }
+    const status: number =
+      Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    return next.handle().pipe(
+      mergeMap((body) => from(this.idempotency.complete(workspaceId, key, status, body).then(() => body))),
+      catchError((err) => from(this.idempotency.abandon(workspaceId, key).then(() => Promise.reject(err)))),
+    );
+  }
+}

@@ -1,0 +1,24 @@
+import { hashPassword, verifyPassword } from './password-hash';
+
+describe('password hashing', () => {
+  it('verifies the right password and refuses a wrong one', async () => {
+    const stored = await hashPassword('correct horse battery');
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    expect(await verifyPassword('correct horse battery', stored)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', stored)).toBe(false);
+  });
+
+  it('salts every hash', async () => {
+    expect(await hashPassword('same password')).not.toBe(await hashPassword('same password'));
+  });
+
+  it('treats composed and decomposed accents alike', async () => {
+    const stored = await hashPassword('caf\u00e9-secret');
+    expect(await verifyPassword('cafe\u0301-secret', stored)).toBe(true);
+  });
+
+  it('refuses malformed stored values', async () => {
+    expect(await verifyPassword('x', 'plain')).toBe(false);
+    expect(await verifyPassword('x', 'bcrypt$1$2$3$a$b')).toBe(false);
+  });
+});

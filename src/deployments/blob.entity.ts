@@ -1,0 +1,22 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * A stored object, keyed by the SHA-256 of its bytes. The row is the lock that
+ * keeps the garbage collector and a deploy reusing the object from racing.
+ */
+@Entity('blobs')
+export class Blob {
+  @PrimaryColumn('text')
+  sha256: string;
+
+  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  size: number;
+
+  /** False until the object is known to be in the store. */
+  @Column('boolean', { default: false })
+  stored: boolean;
+
+  /** Last time a deploy claimed it; the collector leaves recently claimed blobs alone. */
+  @Column({ type: 'timestamptz', name: 'last_claimed_at', precision: 3 })
+  lastClaimedAt: Date;
+}

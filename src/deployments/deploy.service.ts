@@ -1,0 +1,210 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { ApiError, badRequest, conflict, forbidden, payloadTooLarge } from '../common/errors';
+import { newId } from '../common/ids';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { Project, ProjectType } from '../projects/project.entity';
+import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
+import { notifySiteChanged } from '../projects/site-events';
+import { slugProblem } from '../projects/slug';
+import { BlobContent, BlobStore } from './blob-store.service';
+import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
+import { Deployment } from './deployment.entity';
+import { DeployFileDto } from './dto/deploy.dto';
+import { InvalidPathError, normaliseDeployPaths } from './file-path';
+import { expiryOf, parseTtl } from './ttl';
+
+export interface PreparedFile {
+  path: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+}
+
+export interface PreparedDeploy {
+  files: PreparedFile[];
+  blobs: BlobContent[];
+  sizeBytes: number;
+}
+
+export type DeployTarget = { projectId: string } | { slug: string };
+
+export interface DeployRequest {
+  type?: ProjectType;
+  files: DeployFileDto[];
+  ttl?: string;
+}
+
+class MissingBlobsError extends Error {}
+
+/** Attempts when the garbage collector takes a blob between claim and commit (rare). */
+const COMMIT_ATTEMPTS = 3;
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${+(n / (1024 * 1024)).toFixed(1)} MB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KB` : `${n} bytes`;
+}
+
+/**
+ * The deploy pipeline: validate and hash every file, store the missing objects,
+ * then in one transaction allocate the version, write the manifest and switch the
+ * live pointer. Nothing is visible until that transaction commits.
+ */
+@Injectable()
+export class DeployService {
+  private readonly logger = new Logger(DeployService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly blobs: BlobStore,
+    private readonly projects: ProjectsService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
+  prepare(files: DeployFileDto[], maxFileBytes = this.config.MAX_FILE_BYTES): PreparedDeploy {
+    if (files.length > this.config.MAX_FILES_PER_DEPLOYMENT) {
+      throw badRequest(`files: ${files.length} files exceed the limit of ${this.config.MAX_FILES_PER_DEPLOYMENT} per deployment`);
+    }
+    let paths: string[];
+    try {
+      paths = normaliseDeployPaths(files.map((f) => f.path));
+    } catch (err) {
+      if (err instanceof InvalidPathError) throw badRequest(err.reason, 'invalid_path');
+      throw err;
+    }
+    const prepared: PreparedFile[] = [];
+    const blobs = new Map<string, BlobContent>();
+    let sizeBytes = 0;
+    files.forEach((file, i) => {
+      let bytes: Buffer;
+      try {
+        bytes = decodeContent(file.content, file.encoding, i);
+      } catch (err) {
+        if (err instanceof InvalidContentError) throw badRequest(err.message, 'invalid_content');
+        throw err;
+      }
+      if (bytes.length > maxFileBytes) {
+        throw payloadTooLarge(
+          `files[${i}] "${paths[i]}" is ${formatBytes(bytes.length)}; the largest file allowed is ${formatBytes(maxFileBytes)}`,
+          { path: paths[i], size: bytes.length, limit: maxFileBytes },
+        );
+      }
+      const sha256 = sha256Hex(bytes);
+      if (!blobs.has(sha256)) blobs.set(sha256, { sha256, size: bytes.length, bytes });
+      prepared.push({ path: paths[i], sha256, size: bytes.length, contentType: contentTypeFor(paths[i]) });
+      sizeBytes += bytes.length;
+    });
+    return { files: prepared, blobs: [...blobs.values()], sizeBytes };
+  }
+
+  async deploy(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
+    workspaceOf(principal);
+    if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
+    if ('slug' in target) {
+      const problem = slugProblem(target.slug);
+      if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
+    }
+    const prepared = this.prepare(request.files);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.blobs.ensureStored(prepared.blobs);
+      } catch (err) {
+        this.logger.error(`storing deployment files failed: ${(err as Error).message}`, (err as Error).stack);
+        throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
+      }
+      try {
+        return await this.dataSource.transaction((m) => this.commit(m, principal, target, request, prepared));
+      } catch (err) {
+        if (!(err instanceof MissingBlobsError) || attempt >= COMMIT_ATTEMPTS) {
+          if (err instanceof MissingBlobsError) throw new ApiError(503, 'storage_busy', 'Storage is busy; retry the deploy');
+          throw err;
+        }
+      }
+    }
+  }
+
+  private async commit(
+    m: EntityManager,
+    principal: Principal,
+    target: DeployTarget,
+    request: DeployRequest,
+    prepared: PreparedDeploy,
+  ): Promise<{ deployment: Deployment; project: Project }> {
+    const project = 'projectId' in target
+      ? await this.projects.findVisible(principal, target.projectId, m)
+      : await this.resolveLazyProject(m, principal, target.slug, request.type);
+    if (request.type !== undefined && request.type !== project.type) {
+      throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${request.type}`);
+    }
+    const ttl = parseTtl(request.ttl ?? project.defaultTtl);
+    const now = this.clock.now();
+
+    // The row lock serialises deploys of one project: versions are dense and unique.
+    // TypeORM answers an UPDATE with [rows, rowCount].
+    const [[bumped]]: [{ last_version: number; live_deployment_id: string | null }[], number] = await m.query(
+      'UPDATE projects SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, live_deployment_id',
+      [project.id],
+    );
+    if (!bumped) throw conflict(`project ${project.id} was deleted during the deploy`, 'project_deleted');
+
+    const missing = await this.blobs.lockStored(m, prepared.blobs.map((b) => b.sha256));
+    if (missing.length > 0) throw new MissingBlobsError();
+
+    const deployment = m.getRepository(Deployment).create({
+      id: newId('dep'),
+      projectId: project.id,
+      workspaceId: project.workspaceId,
+      version: bumped.last_version,
+      status: 'live',
+      sizeBytes: prepared.sizeBytes,
+      fileCount: prepared.files.length,
+      ttl: ttl.text,
+      expiresAt: expiryOf(now, ttl),
+      createdBy: principal.userId ?? principal.tokenId ?? 'unknown',
+      createdAt: now,
+    });
+    await m.getRepository(Deployment).insert(deployment);
+    const f = prepared.files;
+    await m.query(
+      `INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])`,
+      [deployment.id, f.map((x) => x.path), f.map((x) => x.sha256), f.map((x) => x.size), f.map((x) => x.contentType)],
+    );
+    if (bumped.live_deployment_id) {
+      await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [bumped.live_deployment_id]);
+    }
+    await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, now, project.id]);
+    await notifySiteChanged(m, project.id);
+    return { deployment, project };
+  }
+
+  /** The project of a lazy deploy: the token's own, or a new one; never another workspace's. */
+  private async resolveLazyProject(m: EntityManager, principal: Principal, slug: string, type?: ProjectType): Promise<Project> {
+    const repo = m.getRepository(Project);
+    const existing = await repo.findOneBy({ slug });
+    const check = (project: Project): Project => {
+      // Indistinguishable from any taken slug: never confirm another workspace's project.
+      if (project.workspaceId !== principal.workspaceId) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+      if (principal.projectId && principal.projectId !== project.id) {
+        throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
+      }
+      return project;
+    };
+    if (existing) return check(existing);
+    if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
+    const created = await m
+      .createQueryBuilder()
+      .insert()
+      .into(Project)
+      .values({ id: newId('proj'), workspaceId: workspaceOf(principal), name: slug, slug, type: type ?? 'static_file', defaultTtl: '7d', gateType: 'none' })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    if (created.raw.length > 0) return repo.findOneByOrFail({ id: created.raw[0].id });
+    // Another request created it first and has committed (the insert waited for it).
+    return check(await repo.findOneByOrFail({ slug }));
+  }
+}

@@ -1,0 +1,36 @@
+import { iso } from '../common/time';
+import { Deployment, DeploymentStatus } from './deployment.entity';
+import { DeploymentFile } from './deployment-file.entity';
+
+/** A deployment past its expiry is expired even before the sweeper has marked it. */
+export function effectiveStatus(d: Pick<Deployment, 'status' | 'expiresAt'>, now: Date): DeploymentStatus {
+  return d.status !== 'expired' && d.expiresAt !== null && d.expiresAt.getTime() <= now.getTime() ? 'expired' : d.status;
+}
+
+/** The lazy-deploy response: exactly the spec's fields. */
+export function lazyDeployView(d: Deployment, url: string) {
+  return { id: d.id, url, version: d.version, size_bytes: d.sizeBytes, expires_at: iso(d.expiresAt) };
+}
+
+export function deploymentView(d: Deployment, url: string, now: Date) {
+  return {
+    id: d.id,
+    projectId: d.projectId,
+    version: d.version,
+    status: effectiveStatus(d, now),
+    url,
+    size_bytes: d.sizeBytes,
+    file_count: d.fileCount,
+    ttl: d.ttl,
+    expires_at: iso(d.expiresAt),
+    createdAt: iso(d.createdAt),
+    createdBy: d.createdBy,
+  };
+}
+
+export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, now: Date) {
+  return {
+    ...deploymentView(d, url, now),
+    files: files.map((f) => ({ path: f.path, size: f.size, content_type: f.contentType, sha256: f.sha256 })),
+  };
+}

@@ -1,0 +1,96 @@
+import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
+import { PageQueryDto, paginated } from '../common/pagination';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { DeployService } from './deploy.service';
+import { deploymentDetailView, deploymentView, lazyDeployView } from './deployment.view';
+import { DeploymentsService } from './deployments.service';
+import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
+
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'Repeat a request safely: the same key and body within 24 h returns the first response; another body is a 422',
+};
+
+@ApiTags('deployments')
+@ApiBearerAuth('bearer')
+@Controller('v1/deployments')
+export class LazyDeployController {
+  constructor(
+    private readonly deploys: DeployService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post()
+  @Scopes('deploy')
+  @CredentialKind('token')
+  @UseInterceptors(IdempotencyInterceptor)
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiOperation({ summary: 'Deploy files to a project by slug; an unknown slug creates the project in the token’s workspace' })
+  async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto) {
+    const { deployment, project } = await this.deploys.deploy(principal, { slug: dto.project_slug }, dto);
+    return lazyDeployView(deployment, this.config.siteUrl(project.slug));
+  }
+}
+
+@ApiTags('deployments')
+@ApiBearerAuth('bearer')
+@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@Controller('projects/:projectId/deployments')
+export class DeploymentsController {
+  constructor(
+    private readonly deploys: DeployService,
+    private readonly deployments: DeploymentsService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @Scopes('deploy')
+  @UseInterceptors(IdempotencyInterceptor)
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live' })
+  async deploy(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: ProjectDeployDto) {
+    const { deployment, project } = await this.deploys.deploy(principal, { projectId }, dto);
+    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+  }
+
+  @Get()
+  @Scopes('read')
+  @ApiOperation({ summary: 'List the project’s deployments, newest first' })
+  async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: PageQueryDto) {
+    const { project, page } = await this.deployments.list(principal, projectId, query.page, query.limit);
+    const url = this.config.siteUrl(project.slug);
+    const now = this.clock.now();
+    return paginated(page.data.map((d) => deploymentView(d, url, now)), page.meta.total, page.meta.page, page.meta.limit);
+  }
+
+  @Get(':deploymentId')
+  @Scopes('read')
+  @ApiOperation({ summary: 'Get a deployment with its file list' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
+    const { project, deployment, files } = await this.deployments.get(principal, projectId, deploymentId);
+    return deploymentDetailView(deployment, files, this.config.siteUrl(project.slug), this.clock.now());
+  }
+
+  @Patch(':deploymentId/promote')
+  @Scopes('deploy')
+  @ApiOperation({ summary: 'Make this deployment the live one (rollback); nothing is copied' })
+  async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
+    const { project, deployment } = await this.deployments.promote(principal, projectId, deploymentId);
+    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+  }
+
+  @Patch(':deploymentId/archive')
+  @Scopes('delete')
+  @ApiOperation({ summary: 'Archive this deployment; archiving the live one takes the site offline' })
+  async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
+    const { project, deployment } = await this.deployments.archive(principal, projectId, deploymentId);
+    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module';
+import { Blob } from './blob.entity';
+import { BlobStore } from './blob-store.service';
+import { DeployService } from './deploy.service';
+import { Deployment } from './deployment.entity';
+import { DeploymentFile } from './deployment-file.entity';
+import { DeploymentsController, LazyDeployController } from './deployments.controller';
+import { DeploymentsService } from './deployments.service';
+import { TtlSweeper } from './ttl-sweeper.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Deployment, DeploymentFile, Blob]), ProjectsModule],
+  controllers: [LazyDeployController, DeploymentsController],
+  providers: [DeployService, DeploymentsService, BlobStore, TtlSweeper],
+  exports: [DeployService, DeploymentsService, BlobStore, TtlSweeper],
+})
+export class DeploymentsModule {}

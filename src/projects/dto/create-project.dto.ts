@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { GATE_TYPES, GateType, PROJECT_TYPES, ProjectType } from '../project.entity';
+
+export class CreateProjectDto {
+  @ApiProperty({ example: 'Marketing site', maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name: string;
+
+  @ApiPropertyOptional({ example: 'marketing-site', description: 'DNS label, globally unique; derived from the name when absent' })
+  @IsOptional()
+  @IsString()
+  slug?: string;
+
+  @ApiPropertyOptional({ enum: PROJECT_TYPES, default: 'static_file' })
+  @IsOptional()
+  @IsIn(PROJECT_TYPES)
+  type?: ProjectType;
+
+  @ApiPropertyOptional({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default `7d`' })
+  @IsOptional()
+  @IsString()
+  default_ttl?: string;
+
+  @ApiPropertyOptional({ enum: GATE_TYPES, default: 'none' })
+  @IsOptional()
+  @IsIn(GATE_TYPES)
+  gate_type?: GateType;
+
+  @ApiPropertyOptional({ writeOnly: true, minLength: 8, description: 'Required with gate_type=password; never returned' })
+  @ValidateIf((o: CreateProjectDto) => o.password !== undefined || o.gate_type === 'password')
+  @IsString({ message: 'password is required when gate_type is password' })
+  @MinLength(8, { message: 'password must be at least 8 characters' })
+  @MaxLength(256)
+  password?: string;
+}

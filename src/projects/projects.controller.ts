@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { PageQueryDto, paginated } from '../common/pagination';
+import { AppConfig } from '../config/app-config';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { UpdateProjectDto } from './dto/update-project.dto';
+import { projectCreatedView, projectView } from './project.view';
+import { ProjectsService } from './projects.service';
+
+@ApiTags('projects')
+@ApiBearerAuth('bearer')
+@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@Controller('projects')
+export class ProjectsController {
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @Scopes('read')
+  @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
+    const page = await this.projects.list(principal, query.page, query.limit);
+    return paginated(page.data.map((p) => projectView(p, this.config)), page.meta.total, page.meta.page, page.meta.limit);
+  }
+
+  @Post()
+  @Scopes('admin')
+  @ApiOperation({ summary: 'Create a project (slug derived from the name when absent)' })
+  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateProjectDto) {
+    return projectCreatedView(await this.projects.create(principal, dto));
+  }
+
+  @Get(':projectId')
+  @Scopes('read')
+  @ApiOperation({ summary: 'Get a project' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string) {
+    return projectView(await this.projects.findVisible(principal, projectId), this.config);
+  }
+
+  @Patch(':projectId')
+  @Scopes('admin')
+  @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
+  async update(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: UpdateProjectDto) {
+    return projectView(await this.projects.update(principal, projectId, dto), this.config);
+  }
+
+  @Delete(':projectId')
+  @HttpCode(204)
+  @Scopes('delete')
+  @ApiOperation({ summary: 'Delete a project with its deployments and leads; its slug is freed and its site stops at once' })
+  async remove(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<void> {
+    await this.projects.remove(principal, projectId);
+  }
+}

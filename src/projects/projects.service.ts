@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { uniqueViolation } from '../common/db-errors';
+import { badRequest, conflict, forbidden, notFound } from '../common/errors';
+import { newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
+import { hashPassword } from '../common/password-hash';
+import { AppConfig } from '../config/app-config';
+import { InvalidTtlError, parseTtl } from '../deployments/ttl';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { UpdateProjectDto } from './dto/update-project.dto';
+import { GateType, Project, ProjectType } from './project.entity';
+import { notifySiteChanged } from './site-events';
+import { deriveSlug, slugProblem, withRandomSuffix } from './slug';
+
+export interface NewProject {
+  name: string;
+  slug: string;
+  type: ProjectType;
+  defaultTtl: string;
+  gateType: GateType;
+  passwordHash: string | null;
+}
+
+const SLUG_ATTEMPTS = 5;
+
+export function checkTtl(value: string, field: string): string {
+  try {
+    return parseTtl(value, field).text;
+  } catch (err) {
+    if (err instanceof InvalidTtlError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+/** The workspace a principal acts in; routes that reach here always have one. */
+export function workspaceOf(principal: Principal): string {
+  if (!principal.workspaceId) throw badRequest('X-Workspace-Id header is required');
+  return principal.workspaceId;
+}
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A project the principal may see: its workspace's, and only its own when the token is project-bound. */
+  async findVisible(principal: Principal, projectId: string, manager?: EntityManager): Promise<Project> {
+    const repo = manager ? manager.getRepository(Project) : this.projects;
+    const project = await repo.findOneBy({ id: projectId, workspaceId: workspaceOf(principal) });
+    if (!project || (principal.projectId && principal.projectId !== project.id)) throw notFound('Project', projectId);
+    return project;
+  }
+
+  async list(principal: Principal, page: number, limit: number): Promise<Paginated<Project>> {
+    const where = { workspaceId: workspaceOf(principal), ...(principal.projectId ? { id: principal.projectId } : {}) };
+    const [rows, total] = await this.projects.findAndCount({
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return paginated(rows, total, page, limit);
+  }
+
+  async create(principal: Principal, dto: CreateProjectDto): Promise<Project> {
+    if (principal.projectId) throw forbidden('A project-bound token cannot create projects');
+    const workspaceId = workspaceOf(principal);
+    if (dto.slug !== undefined) {
+      const problem = slugProblem(dto.slug);
+      if (problem) throw badRequest(`slug: ${problem}`, 'invalid_slug');
+    }
+    const fields: Omit<NewProject, 'slug'> = {
+      name: dto.name.trim(),
+      type: dto.type ?? 'static_file',
+      defaultTtl: checkTtl(dto.default_ttl ?? '7d', 'default_ttl'),
+      gateType: dto.gate_type ?? 'none',
+      passwordHash: dto.password !== undefined ? await hashPassword(dto.password) : null,
+    };
+    if (fields.gateType === 'password' && !fields.passwordHash) {
+      throw badRequest('password: required when gate_type is password');
+    }
+    return this.dataSource.transaction((m) => this.insertProject(m, workspaceId, fields, dto.slug));
+  }
+
+  /**
+   * Inserts a project. An explicit slug that is taken is a 409; a derived one
+   * gets a short random suffix until it is free.
+   */
+  async insertProject(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, explicitSlug?: string): Promise<Project> {
+    const base = explicitSlug ?? deriveSlug(fields.name);
+    for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+      const slug = explicitSlug ?? (attempt === 0 ? base : withRandomSuffix(base));
+      const id = newId('proj');
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Project)
+        .values({ id, workspaceId, slug, ...fields })
+        .orIgnore()
+        .returning(['id'])
+        .execute();
+      if (inserted.raw.length > 0) return manager.getRepository(Project).findOneByOrFail({ id });
+      if (explicitSlug) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+    }
+    throw conflict(`could not find a free slug derived from "${base}"; choose a slug`, 'slug_taken');
+  }
+
+  async update(principal: Principal, projectId: string, dto: UpdateProjectDto): Promise<Project> {
+    const passwordHash = dto.password !== undefined ? await hashPassword(dto.password) : undefined;
+    return this.dataSource.transaction(async (m) => {
+      const project = await this.findVisible(principal, projectId, m);
+      await m.getRepository(Project).findOne({ where: { id: project.id }, lock: { mode: 'pessimistic_write' } });
+      const changes: Partial<Project> = {};
+      if (dto.name !== undefined) changes.name = dto.name.trim();
+      if (dto.default_ttl !== undefined) changes.defaultTtl = checkTtl(dto.default_ttl, 'default_ttl');
+      let gateChanged = false;
+      if (passwordHash !== undefined) {
+        changes.passwordHash = passwordHash;
+        gateChanged = true;
+      }
+      if (dto.gate_type !== undefined && dto.gate_type !== project.gateType) {
+        if (dto.gate_type === 'password' && !(passwordHash ?? project.passwordHash)) {
+          throw badRequest('password: required when setting gate_type to password (no password is set yet)');
+        }
+        changes.gateType = dto.gate_type;
+        gateChanged = true;
+      }
+      if (dto.custom_domain !== undefined) {
+        changes.customDomain = dto.custom_domain === null ? null : this.normaliseDomain(dto.custom_domain);
+      }
+      if (gateChanged) changes.gateVersion = project.gateVersion + 1;
+      if (Object.keys(changes).length === 0) return project;
+      try {
+        await m.getRepository(Project).update({ id: project.id }, changes);
+      } catch (err) {
+        if (uniqueViolation(err) === 'UQ_projects_custom_domain') {
+          throw conflict(`custom_domain "${changes.customDomain}" is already attached to a project`, 'domain_taken');
+        }
+        throw err;
+      }
+      await notifySiteChanged(m, project.id);
+      return m.getRepository(Project).findOneByOrFail({ id: project.id });
+    });
+  }
+
+  private normaliseDomain(raw: string): string {
+    const host = raw.trim().toLowerCase().replace(/\.$/, '');
+    const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+    const labels = host.split('.');
+    if (labels.length < 2 || host.length > 253 || !labels.every((l) => label.test(l)) || /^\d+$/.test(labels[labels.length - 1])) {
+      throw badRequest(`custom_domain: "${raw}" is not a host name with at least two labels`, 'invalid_domain');
+    }
+    const sites = this.config.SITES_DOMAIN;
+    if (host === sites || host.endsWith(`.${sites}`)) {
+      throw badRequest(`custom_domain: "${raw}" is under the sites domain ${sites}`, 'invalid_domain');
+    }
+    return host;
+  }
+
+  async remove(principal: Principal, projectId: string): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      const project = await this.findVisible(principal, projectId, m);
+      await m.getRepository(Project).delete({ id: project.id });
+      await notifySiteChanged(m, project.id);
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { gateCookieName, safeNextPath, signGateCookie, verifyGateCookie } from './gate-cookie';
+
+const secret = Buffer.alloc(32, 7);
+const grant = { projectId: 'proj_a', gateVersion: 3, expiresAt: 2_000_000_000 };
+const now = 1_900_000_000;
+
+describe('gate cookie', () => {
+  it('verifies for its project and gate version until it expires', () => {
+    const cookie = signGateCookie(secret, grant);
+    expect(verifyGateCookie(secret, cookie, 'proj_a', 3, now)).toBe(true);
+    expect(verifyGateCookie(secret, cookie, 'proj_a', 3, 2_000_000_000)).toBe(false);
+  });
+
+  it('is worthless on another project, after a gate change, or under another secret', () => {
+    const cookie = signGateCookie(secret, grant);
+    expect(verifyGateCookie(secret, cookie, 'proj_b', 3, now)).toBe(false);
+    expect(verifyGateCookie(secret, cookie, 'proj_a', 4, now)).toBe(false);
+    expect(verifyGateCookie(Buffer.alloc(32, 8), cookie, 'proj_a', 3, now)).toBe(false);
+  });
+
+  it('refuses any tampering', () => {
+    const cookie = signGateCookie(secret, grant);
+    const extended = cookie.replace('.2000000000.', '.2100000000.');
+    expect(verifyGateCookie(secret, extended, 'proj_a', 3, now)).toBe(false);
+    for (const bad of [undefined, '', 'v1.proj_a.3.2000000000', `${cookie}x`, cookie.replace(/^v1/, 'v2'), 'x'.repeat(300)]) {
+      expect(verifyGateCookie(secret, bad, 'proj_a', 3, now)).toBe(false);
+    }
+  });
+
+  it('uses the __Host- prefix over https', () => {
+    expect(gateCookieName(true)).toBe('__Host-statichost_gate');
+    expect(gateCookieName(false)).toBe('statichost_gate');
+  });
+});
+
+describe('safeNextPath', () => {
+  it('keeps same-site paths with their query', () => {
+    expect(safeNextPath('/docs/a.html?x=1')).toBe('/docs/a.html?x=1');
+    expect(safeNextPath('/')).toBe('/');
+  });
+  it.each(['//evil.com', '/\\evil.com', 'https://evil.com', 'evil.com', '/%0d%0aSet-Cookie:x', 'javascript:alert(1)', '', undefined, 42, '/a\nb'])(
+    'refuses %j',
+    (next) => {
+      const result = safeNextPath(next);
+      expect(result.startsWith('/')).toBe(true);
+      expect(result.startsWith('//')).toBe(false);
+      expect(result).not.toMatch(/[\r\n]/);
+      if (next !== '/%0d%0aSet-Cookie:x') expect(result).toBe('/');
+    },
+  );
+});

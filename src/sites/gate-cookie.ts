@@ -1,0 +1,60 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The gate's access cookie: `v1.<projectId>.<gateVersion>.<expiresAtSeconds>.<mac>`,
+ * the MAC an HMAC-SHA256 over the rest with a server secret. Bound to one project
+ * (worthless on another site) and to the gate's version (changing the password or
+ * the gate type bumps it, so earlier cookies stop working at once).
+ */
+export interface GateGrant {
+  projectId: string;
+  gateVersion: number;
+  expiresAt: number; // unix seconds
+}
+
+const VERSION = 'v1';
+
+function mac(secret: Buffer, payload: string): string {
+  return createHmac('sha256', secret).update(payload).digest('base64url');
+}
+
+export function signGateCookie(secret: Buffer, grant: GateGrant): string {
+  const payload = `${VERSION}.${grant.projectId}.${grant.gateVersion}.${grant.expiresAt}`;
+  return `${payload}.${mac(secret, payload)}`;
+}
+
+/** True when `value` is a genuine, unexpired cookie for this project and gate version. */
+export function verifyGateCookie(secret: Buffer, value: string | undefined, projectId: string, gateVersion: number, nowSeconds: number): boolean {
+  if (!value || value.length > 256) return false;
+  const parts = value.split('.');
+  if (parts.length !== 5 || parts[0] !== VERSION) return false;
+  const [, id, version, expires, given] = parts;
+  if (id !== projectId || version !== String(gateVersion)) return false;
+  const expiresAt = Number(expires);
+  if (!Number.isSafeInteger(expiresAt) || expiresAt <= nowSeconds) return false;
+  const expected = Buffer.from(mac(secret, `${VERSION}.${id}.${version}.${expires}`));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** Cookie name: the `__Host-` prefix (Secure, Path=/, no Domain) whenever sites are served over https. */
+export function gateCookieName(https: boolean): string {
+  return https ? '__Host-statichost_gate' : 'statichost_gate';
+}
+
+/**
+ * A redirect target after a successful gate: same-site relative paths only, so
+ * `//evil.com`, `/\evil.com`, absolute URLs and anything odd fall back to `/`.
+ */
+export function safeNextPath(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 2048) return '/';
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  if (/[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  try {
+    const url = new URL(next, 'http://site.invalid');
+    if (url.origin !== 'http://site.invalid') return '/';
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return '/';
+  }
+}

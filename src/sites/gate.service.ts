@@ -1,0 +1,86 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { DataSource } from 'typeorm';
+import { verifyPassword } from '../common/password-hash';
+import { loadOrCreateSecret } from '../common/secret-file';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { gateCookieName, signGateCookie, verifyGateCookie } from './gate-cookie';
+import type { SiteState } from './site-cache.service';
+
+/** Table of the shared attempt counters (created by a migration), so every instance counts together. */
+export const GATE_LIMITS_TABLE = 'gate_rate_limits';
+
+/** Access cookies and brute-force limits of the password and email gates. */
+@Injectable()
+export class GateService implements OnModuleInit {
+  private secret: Buffer;
+  private failures: RateLimiterPostgres;
+  readonly cookieName: string;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {
+    this.cookieName = gateCookieName(config.PUBLIC_SCHEME === 'https');
+  }
+
+  async onModuleInit(): Promise<void> {
+    const secret =
+      this.config.GATE_COOKIE_SECRET ??
+      (await loadOrCreateSecret(join(this.config.DATA_DIR, 'gate-cookie.secret'), () => randomBytes(32).toString('base64url')));
+    this.secret = Buffer.from(secret, 'utf8');
+    this.failures = this.limiter('gate-fail', this.config.GATE_MAX_ATTEMPTS);
+  }
+
+  /** A counter of `points` per key and window, shared through PostgreSQL. */
+  limiter(keyPrefix: string, points: number): RateLimiterPostgres {
+    return new RateLimiterPostgres({
+      storeClient: this.dataSource,
+      storeType: 'typeorm',
+      tableName: GATE_LIMITS_TABLE,
+      tableCreated: true,
+      keyPrefix,
+      points,
+      duration: this.config.GATE_ATTEMPT_WINDOW_SECONDS,
+    });
+  }
+
+  hasAccess(site: SiteState, cookieHeader: string | undefined): boolean {
+    if (!cookieHeader) return false;
+    const value = parseCookie(cookieHeader)[this.cookieName];
+    return verifyGateCookie(this.secret, value, site.projectId, site.gateVersion, Math.floor(this.clock.now().getTime() / 1000));
+  }
+
+  /** The Set-Cookie header granting access to this site (HttpOnly, SameSite=Lax, host-only). */
+  accessCookie(site: SiteState): string {
+    const ttl = this.config.GATE_COOKIE_TTL_SECONDS;
+    const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + ttl;
+    const value = signGateCookie(this.secret, { projectId: site.projectId, gateVersion: site.gateVersion, expiresAt });
+    return stringifySetCookie(this.cookieName, value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: this.config.PUBLIC_SCHEME === 'https',
+      maxAge: ttl,
+    });
+  }
+
+  /** Seconds until this client may try the password again, or 0 when it may now. */
+  async passwordRetryAfter(site: SiteState, ip: string): Promise<number> {
+    const res = await this.failures.get(`${site.projectId}:${ip}`);
+    if (!res || res.consumedPoints < this.config.GATE_MAX_ATTEMPTS) return 0;
+    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  }
+
+  async checkPassword(site: SiteState, ip: string, password: string): Promise<boolean> {
+    if (site.passwordHash && (await verifyPassword(password, site.passwordHash))) return true;
+    // Counting only failures: a visitor who knows the password is never slowed down.
+    await this.failures.penalty(`${site.projectId}:${ip}`, 1);
+    return false;
+  }
+}

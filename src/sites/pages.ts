@@ -1,0 +1,72 @@
+/** Built-in HTML pages of the site router: self-contained (no external resources), no JavaScript. */
+
+export const GATE_PATH = '/.statichost/gate';
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+body{margin:0;min-height:100vh;display:grid;place-items:center;background:Canvas;color:CanvasText}
+main{width:min(24rem,90vw);padding:2rem;border:1px solid color-mix(in srgb,CanvasText 20%,transparent);border-radius:.75rem}
+h1{font-size:1.25rem;margin:0 0 .5rem}p{margin:.25rem 0 1rem;line-height:1.5}
+label{display:block;font-weight:600;margin-bottom:.25rem}
+input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px solid GrayText;border-radius:.4rem}
+button{margin-top:1rem;width:100%;padding:.6rem;font-size:1rem;border:0;border-radius:.4rem;background:#2251d1;color:#fff;cursor:pointer}
+button:focus-visible,input:focus-visible{outline:3px solid #f0a400;outline-offset:2px}
+.error{color:#b00020;font-weight:600}`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+export interface GatePageOptions {
+  kind: 'password' | 'email';
+  siteName: string;
+  next: string;
+  error?: string;
+  /** Email gate: what the visitor typed, shown again with the error. */
+  value?: string;
+}
+
+export function gatePage(o: GatePageOptions): string {
+  const isPassword = o.kind === 'password';
+  const title = isPassword ? 'Password required' : 'Enter your email to continue';
+  const intro = isPassword
+    ? `<p>${escapeHtml(o.siteName)} is protected. Enter the password to continue.</p>`
+    : `<p>Enter your email address to see ${escapeHtml(o.siteName)}.</p>`;
+  const error = o.error ? `<p class="error" id="gate-error" role="alert">${escapeHtml(o.error)}</p>` : '';
+  const described = o.error ? ' aria-describedby="gate-error" aria-invalid="true"' : '';
+  const input = isPassword
+    ? `<label for="gate-password">Password</label>
+<input id="gate-password" name="password" type="password" autocomplete="current-password" required autofocus${described}>`
+    : `<label for="gate-email">Email address</label>
+<input id="gate-email" name="email" type="email" autocomplete="email" maxlength="254" required autofocus value="${escapeHtml(o.value ?? '')}"${described}>`;
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>${intro}${error}
+<form method="post" action="${GATE_PATH}">
+<input type="hidden" name="next" value="${escapeHtml(o.next)}">
+${input}
+<button type="submit">Continue</button>
+</form>`,
+  );
+}
+
+export function messagePage(title: string, message: string): string {
+  return layout(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
+}
+
+export const PAGES = {
+  unknownSite: () => messagePage('Site not found', 'There is no site at this address.'),
+  notFound: () => messagePage('Page not found', 'This site has no page at this address.'),
+  nothingPublished: () => messagePage('Nothing published yet', 'This site exists but has no live deployment.'),
+  expired: () => messagePage('Site expired', 'The deployment of this site has expired.'),
+  methodNotAllowed: () => messagePage('Method not allowed', 'Sites answer GET and HEAD requests only.'),
+  tooManyAttempts: (seconds: number) => messagePage('Too many attempts', `Too many attempts from your address. Try again in ${seconds} seconds.`),
+  rangeNotSatisfiable: () => messagePage('Range not satisfiable', 'The requested byte range is outside the file.'),
+};

@@ -1,0 +1,195 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import type { GateType, ProjectType } from '../projects/project.entity';
+import { EventEmitter } from 'node:events';
+import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
+
+export interface SiteFile {
+  path: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+  etag: string;
+}
+
+export interface LiveDeployment {
+  id: string;
+  /** Unix milliseconds, or null for `forever`. */
+  expiresAt: number | null;
+  expired: boolean;
+  files: Map<string, SiteFile>;
+}
+
+/** Everything the router needs to answer for one project, cached per host. */
+export interface SiteState {
+  projectId: string;
+  slug: string;
+  name: string;
+  type: ProjectType;
+  gateType: GateType;
+  gateVersion: number;
+  passwordHash: string | null;
+  live: LiveDeployment | null;
+}
+
+interface ProjectRow {
+  id: string;
+  slug: string;
+  name: string;
+  type: ProjectType;
+  gate_type: GateType;
+  gate_version: number;
+  password_hash: string | null;
+  live_deployment_id: string | null;
+  status: string | null;
+  expires_at: Date | null;
+}
+
+const RECONNECT_MS = 1000;
+
+/**
+ * Host → site state, in memory. Every instance LISTENs for the change notices that
+ * deploys, promotions, gate changes and deletions send inside their transactions,
+ * and drops what they name. While the listener is down nothing is cached, so a
+ * lost notice can never leave a stale site behind.
+ */
+@Injectable()
+export class SiteCache implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SiteCache.name);
+  private readonly sites = new Map<string, SiteState | null>();
+  /** Deployments never change once committed: their manifests need no invalidation. */
+  private readonly manifests = new LRUCache<string, Map<string, SiteFile>>({ max: 2000 });
+  private listener?: Client;
+  private listening = false;
+  private closed = false;
+  /** Bumped by every invalidation; a load that raced one is not cached. */
+  private generation = 0;
+  private reconnectTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Emits 'invalidated' (projectId | undefined) after each drop; tests wait on it. */
+  readonly events = new EventEmitter();
+
+  async onModuleInit(): Promise<void> {
+    // Changes committed by this instance drop its cache at once; other instances hear the NOTIFY.
+    this.dataSource.subscribers.push(siteChangesOnCommit((projectId) => this.invalidate(projectId)));
+    await this.listen();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'statichost-site-cache' });
+    client.on('notification', (msg) => {
+      if (msg.channel === SITE_CHANGED_CHANNEL) this.invalidate(msg.payload);
+    });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    await client.query(`LISTEN ${SITE_CHANGED_CHANNEL}`);
+    this.listener = client;
+    this.listening = true;
+  }
+
+  private lost(client: Client, err?: Error): void {
+    if (this.listener !== client || this.closed) return;
+    this.listening = false;
+    this.listener = undefined;
+    this.invalidate();
+    this.logger.warn(`site change listener lost${err ? `: ${err.message}` : ''}; serving uncached until it is back`);
+    const retry = () => {
+      if (this.closed) return;
+      this.listen().catch(() => (this.reconnectTimer = setTimeout(retry, RECONNECT_MS)));
+    };
+    this.reconnectTimer = setTimeout(retry, RECONNECT_MS);
+  }
+
+  /** Drops one project's cached state (all of it when no id is given). */
+  invalidate(projectId?: string): void {
+    this.generation++;
+    if (!projectId) {
+      this.sites.clear();
+    } else {
+      for (const [key, state] of this.sites) {
+        // Unknown hosts are cached as null; a new project may now answer for one of them.
+        if (state === null || state.projectId === projectId) this.sites.delete(key);
+      }
+    }
+    this.events.emit('invalidated', projectId);
+  }
+
+  /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
+  bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
+    return this.lookup(`s:${slug}`, 'p.slug = $1', slug);
+  }
+
+  private lookup(key: string, where: string, value: string): SiteState | null | Promise<SiteState | null> {
+    const cached = this.sites.get(key);
+    if (cached !== undefined) return cached;
+    return this.load(key, where, value);
+  }
+
+  private async load(key: string, where: string, value: string): Promise<SiteState | null> {
+    const generation = this.generation;
+    const state = await this.query(where, value);
+    if (this.listening && generation === this.generation) this.sites.set(key, state);
+    return state;
+  }
+
+  private async query(where: string, value: string): Promise<SiteState | null> {
+    const rows: ProjectRow[] = await this.dataSource.query(
+      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+              d.status, d.expires_at
+       FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+       WHERE ${where}`,
+      [value],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    let live: LiveDeployment | null = null;
+    if (row.live_deployment_id) {
+      live = {
+        id: row.live_deployment_id,
+        expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+        expired: row.status === 'expired',
+        files: await this.manifest(row.live_deployment_id),
+      };
+    }
+    return {
+      projectId: row.id,
+      slug: row.slug,
+      name: row.name,
+      type: row.type,
+      gateType: row.gate_type,
+      gateVersion: row.gate_version,
+      passwordHash: row.password_hash,
+      live,
+    };
+  }
+
+  private async manifest(deploymentId: string): Promise<Map<string, SiteFile>> {
+    const cached = this.manifests.get(deploymentId);
+    if (cached) return cached;
+    const rows: { path: string; sha256: string; size: string; content_type: string }[] = await this.dataSource.query(
+      'SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1',
+      [deploymentId],
+    );
+    const files = new Map<string, SiteFile>();
+    for (const r of rows) {
+      files.set(r.path, { path: r.path, sha256: r.sha256, size: Number(r.size), contentType: r.content_type, etag: `"${r.sha256}"` });
+    }
+    this.manifests.set(deploymentId, files);
+    return files;
+  }
+}

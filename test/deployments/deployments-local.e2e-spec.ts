@@ -1,0 +1,3 @@
+import { describeDeployments } from './deployments.suite';
+
+describeDeployments('local', async () => ({ env: {}, stop: async () => undefined }));
