@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import { StorageProvider } from '../storage/storage.provider';
 
 export interface BlobContent {
@@ -15,6 +17,8 @@ export function blobKey(sha256: string): string {
 }
 
 const UPLOAD_CONCURRENCY = 8;
+/** Attempts of an upload whose blob the collector takes between claim and record (rare). */
+const UPLOAD_ATTEMPTS = 3;
 
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -27,9 +31,10 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
 /**
  * Content-addressed objects and the protocol that keeps a deploy and the garbage
  * collector from racing:
- *  1. a deploy claims its blobs (upsert, `last_claimed_at = now`) before uploading
- *     the missing ones, so the collector (which only takes blobs unclaimed for the
- *     grace period) leaves them alone;
+ *  1. a deploy claims its blobs (upsert, `last_claimed_at = now`; a claim younger
+ *     than half the grace period counts as made) before uploading the missing ones,
+ *     so the collector (which only takes blobs unclaimed for the grace period)
+ *     leaves them alone;
  *  2. the deploy's commit locks every blob row FOR SHARE and re-checks it is stored,
  *     so a collector that won the race is noticed and the deploy claims again;
  *  3. the collector locks a row FOR UPDATE, re-checks it is unreferenced and stale
@@ -43,20 +48,33 @@ export class BlobStore {
     private readonly dataSource: DataSource,
     private readonly storage: StorageProvider,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   /** Claims every blob and uploads those not yet stored. Returns how many objects were written. */
   async ensureStored(blobs: BlobContent[]): Promise<number> {
     if (blobs.length === 0) return 0;
+    const now = this.clock.now();
+    // A blob stored and claimed within half the grace period needs no new claim: the
+    // collector leaves it alone for at least that long, and a re-deploy of 1,000
+    // unchanged files then writes no blob rows at all.
+    const freshAfter = new Date(now.getTime() - (this.config.BLOB_GC_GRACE_SECONDS * 1000) / 2);
+    const fresh: { sha256: string }[] = await this.dataSource.query(
+      'SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[]) AND stored AND last_claimed_at > $2',
+      [blobs.map((b) => b.sha256), freshAfter],
+    );
+    const skip = new Set(fresh.map((r) => r.sha256));
+    const toClaim = blobs.filter((b) => !skip.has(b.sha256));
+    if (toClaim.length === 0) return 0;
     const rows: { sha256: string; stored: boolean }[] = await this.dataSource.query(
       `INSERT INTO blobs (sha256, size, stored, last_claimed_at)
        SELECT sha, size, false, $3 FROM unnest($1::text[], $2::bigint[]) AS t(sha, size)
        ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
        RETURNING sha256, stored`,
-      [blobs.map((b) => b.sha256), blobs.map((b) => b.size), this.clock.now()],
+      [toClaim.map((b) => b.sha256), toClaim.map((b) => b.size), now],
     );
     const stored = new Set(rows.filter((r) => r.stored).map((r) => r.sha256));
-    const missing = blobs.filter((b) => !stored.has(b.sha256));
+    const missing = toClaim.filter((b) => !stored.has(b.sha256));
     await inParallel(missing, UPLOAD_CONCURRENCY, (b) => this.storage.put(blobKey(b.sha256), b.bytes, b.size));
     if (missing.length > 0) {
       await this.dataSource.query('UPDATE blobs SET stored = true WHERE sha256 = ANY($1::text[])', [missing.map((b) => b.sha256)]);
@@ -75,6 +93,67 @@ export class BlobStore {
     );
     const present = new Set(rows.map((r) => r.sha256));
     return sha256s.filter((s) => !present.has(s));
+  }
+
+  /**
+   * Stores an upload (PUT /v1/blobs) whose bytes were already checked against its
+   * hash, and records that `workspaceId` owns it. Same claim as a deploy: the row
+   * is claimed before the object is written, so the collector leaves a fresh
+   * upload alone for the grace period even though no deployment references it yet.
+   * `open` gives the bytes, read only when the object is not stored yet.
+   * Returns whether this call wrote the object.
+   */
+  async storeUpload(workspaceId: string, blob: { sha256: string; size: number }, open: () => Buffer | Readable): Promise<{ written: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      const now = this.clock.now();
+      const [claim]: { stored: boolean }[] = await this.dataSource.query(
+        `INSERT INTO blobs (sha256, size, stored, last_claimed_at) VALUES ($1, $2, false, $3)
+         ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
+         RETURNING stored`,
+        [blob.sha256, blob.size, now],
+      );
+      const written = !claim.stored;
+      if (written) await this.storage.put(blobKey(blob.sha256), open(), blob.size);
+      const recorded = await this.dataSource.transaction(async (m) => {
+        // Only the writer may mark the row stored: a row re-created by someone else's
+        // claim after the collector took ours is stored when *their* upload finishes.
+        const [rows]: [unknown[], number] = await m.query(
+          `UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256`,
+          [blob.sha256, now, written],
+        );
+        if (rows.length === 0) return false;
+        await m.query(
+          `INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workspace_id, sha256) DO NOTHING`,
+          [workspaceId, blob.sha256, blob.size, now],
+        );
+        return true;
+      });
+      if (recorded) return { written };
+      if (attempt >= UPLOAD_ATTEMPTS) throw new Error(`blob ${blob.sha256} was collected during its upload ${attempt} times`);
+    }
+  }
+
+  /**
+   * Claims blobs a digest-only deploy names, if `workspaceId` may use them: it
+   * uploaded them (workspace_blobs) or already deployed them. Returns the size of
+   * each claimed blob; a hash absent from the result is unknown to the workspace
+   * or no longer stored. The claim, one UPDATE, is atomic against the collector:
+   * either it waited for a collector holding the row (which then is gone, so the
+   * blob counts as missing) or the collector's re-check sees the fresh claim.
+   */
+  async claimOwned(workspaceId: string, sha256s: string[]): Promise<Map<string, number>> {
+    if (sha256s.length === 0) return new Map();
+    const [rows]: [{ sha256: string; size: string }[], number] = await this.dataSource.query(
+      `UPDATE blobs b SET last_claimed_at = $3
+       WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
+         EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256)
+         OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
+                    WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
+       RETURNING b.sha256, b.size`,
+      [sha256s, workspaceId, this.clock.now()],
+    );
+    return new Map(rows.map((r) => [r.sha256, Number(r.size)]));
   }
 
   /**

@@ -23,18 +23,24 @@ export function signGateCookie(secret: Buffer, grant: GateGrant): string {
   return `${payload}.${mac(secret, payload)}`;
 }
 
-/** True when `value` is a genuine, unexpired cookie for this project and gate version. */
-export function verifyGateCookie(secret: Buffer, value: string | undefined, projectId: string, gateVersion: number, nowSeconds: number): boolean {
-  if (!value || value.length > 256) return false;
+/** The expiry (unix seconds) of a genuine cookie for this project and gate version, else undefined. */
+export function gateCookieExpiry(secret: Buffer, value: string | undefined, projectId: string, gateVersion: number): number | undefined {
+  if (!value || value.length > 256) return undefined;
   const parts = value.split('.');
-  if (parts.length !== 5 || parts[0] !== VERSION) return false;
+  if (parts.length !== 5 || parts[0] !== VERSION) return undefined;
   const [, id, version, expires, given] = parts;
-  if (id !== projectId || version !== String(gateVersion)) return false;
+  if (id !== projectId || version !== String(gateVersion)) return undefined;
   const expiresAt = Number(expires);
-  if (!Number.isSafeInteger(expiresAt) || expiresAt <= nowSeconds) return false;
+  if (!Number.isSafeInteger(expiresAt)) return undefined;
   const expected = Buffer.from(mac(secret, `${VERSION}.${id}.${version}.${expires}`));
   const actual = Buffer.from(given);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return actual.length === expected.length && timingSafeEqual(actual, expected) ? expiresAt : undefined;
+}
+
+/** True when `value` is a genuine, unexpired cookie for this project and gate version. */
+export function verifyGateCookie(secret: Buffer, value: string | undefined, projectId: string, gateVersion: number, nowSeconds: number): boolean {
+  const expiresAt = gateCookieExpiry(secret, value, projectId, gateVersion);
+  return expiresAt !== undefined && expiresAt > nowSeconds;
 }
 
 /** Cookie name: the `__Host-` prefix (Secure, Path=/, no Domain) whenever sites are served over https. */

@@ -8,7 +8,7 @@ import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { gateCookieName, signGateCookie, verifyGateCookie } from './gate-cookie';
+import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
 import type { SiteState } from './site-cache.service';
 
 /** Table of the shared attempt counters (created by a migration), so every instance counts together. */
@@ -50,10 +50,10 @@ export class GateService implements OnModuleInit {
     });
   }
 
-  hasAccess(site: SiteState, cookieHeader: string | undefined): boolean {
-    if (!cookieHeader) return false;
+  /** The expiry (unix seconds) of the access cookie in `cookieHeader` when it is genuine for this site. */
+  accessUntil(site: SiteState, cookieHeader: string): number | undefined {
     const value = parseCookie(cookieHeader)[this.cookieName];
-    return verifyGateCookie(this.secret, value, site.projectId, site.gateVersion, Math.floor(this.clock.now().getTime() / 1000));
+    return gateCookieExpiry(this.secret, value, site.projectId, site.gateVersion);
   }
 
   /** The Set-Cookie header granting access to this site (HttpOnly, SameSite=Lax, host-only). */

@@ -13,6 +13,8 @@ export interface SiteFile {
   size: number;
   contentType: string;
   etag: string;
+  /** Response headers per cache policy, built on first use by the router. */
+  headers?: Map<string, string[]>;
 }
 
 export interface LiveDeployment {
@@ -33,6 +35,9 @@ export interface SiteState {
   gateVersion: number;
   passwordHash: string | null;
   live: LiveDeployment | null;
+  /** Router memos that live exactly as long as this state: request target → file, cookie → expiry. */
+  resolved?: Map<string, SiteFile | null>;
+  grants?: Map<string, number>;
 }
 
 interface ProjectRow {
@@ -132,6 +137,15 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
     return this.lookup(`s:${slug}`, 'p.slug = $1', slug);
+  }
+
+  /**
+   * The site of a verified custom domain (src/domains), or null: pending and failed
+   * domains are not served. Cached and invalidated exactly like bySlug; a null is
+   * cached too, so hosts that are no custom domain cost one query per invalidation.
+   */
+  byDomain(host: string): SiteState | null | Promise<SiteState | null> {
+    return this.lookup(`d:${host}`, `p.custom_domain = $1 AND p.domain_status = 'verified'`, host);
   }
 
   private lookup(key: string, where: string, value: string): SiteState | null | Promise<SiteState | null> {

@@ -4,10 +4,11 @@ import { LRUCache } from 'lru-cache';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
+import { couldBeCustomDomain } from '../domains/domain-name';
 import { StorageProvider } from '../storage/storage.provider';
 import { safeNextPath } from './gate-cookie';
 import { GateService } from './gate.service';
-import { HostRules, routeHost } from './host';
+import { HostRoute, HostRules, routeHost } from './host';
 import { GATE_PATH, gatePage, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
@@ -37,6 +38,7 @@ export class SiteRouter {
   private readonly hostRules: HostRules;
   private readonly bytes: LRUCache<string, Buffer>;
   private readonly gates = new Map<string, GateHandler>();
+  private readonly routes = new Map<string, HostRoute>();
 
   constructor(
     private readonly config: AppConfig,
@@ -63,12 +65,47 @@ export class SiteRouter {
    */
   dispatcher(api: (req: IncomingMessage, res: ServerResponse) => void) {
     return (req: IncomingMessage, res: ServerResponse): void => {
-      const route = routeHost(req.headers.host, this.hostRules);
+      const route = this.route(req.headers.host);
       if (route.kind === 'api') return api(req, res);
-      if (route.kind === 'custom' && this.hostRules.apiHosts.length === 0) return api(req, res);
-      const slug = route.kind === 'site' ? route.slug : undefined;
-      this.handle(slug, req, res).catch((err) => this.fail(err, req, res));
+      // Any other host is served when it is a verified custom domain (src/domains).
+      const found = route.kind === 'site' ? this.sites.bySlug(route.slug) : this.byCustomDomain(route.host);
+      if (route.kind === 'custom' && this.hostRules.apiHosts.length === 0) {
+        // Dev default (API_HOSTS unset): every other host is the API's, pending and failed
+        // domains included, so attaching a name nobody verified can never take the API's host away.
+        if (found === null) return api(req, res);
+        if (found instanceof Promise) {
+          found.then((site) => (site ? this.serve(site, req, res) : api(req, res))).catch((err) => this.fail(err, req, res));
+          return;
+        }
+      }
+      // The hot path stays synchronous: a cached site and a cached file never wait on a promise.
+      if (found instanceof Promise) {
+        found.then((site) => this.serve(site, req, res)).catch((err) => this.fail(err, req, res));
+        return;
+      }
+      try {
+        this.serve(found, req, res);
+      } catch (err) {
+        this.fail(err, req, res);
+      }
     };
+  }
+
+  /** Names that can never be a custom domain (IPs, localhost, docker service names) skip the lookup. */
+  private byCustomDomain(host: string): SiteState | null | Promise<SiteState | null> {
+    return couldBeCustomDomain(host) ? this.sites.byDomain(host) : null;
+  }
+
+  /** Host → route, memoised: a handful of hosts arrive over and over. */
+  private route(host: string | undefined): HostRoute {
+    const key = host ?? '';
+    let route = this.routes.get(key);
+    if (!route) {
+      if (this.routes.size >= 10_000) this.routes.clear();
+      route = routeHost(host, this.hostRules);
+      this.routes.set(key, route);
+    }
+    return route;
   }
 
   private fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
@@ -80,14 +117,15 @@ export class SiteRouter {
     this.page(res, 500, 'no-store', '<!doctype html><title>Server error</title><h1>Something went wrong</h1>', req.method === 'HEAD');
   }
 
-  private async handle(slug: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private serve(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
     const head = req.method === 'HEAD';
-    const found = slug === undefined ? null : this.sites.bySlug(slug);
-    const site = found instanceof Promise ? await found : found;
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
 
     const gated = site.gateType !== 'none';
-    if (gated && !this.gate.hasAccess(site, req.headers.cookie)) return this.answerGate(site, req, res);
+    if (gated && !this.hasAccess(site, req.headers.cookie)) {
+      this.answerGate(site, req, res).catch((err) => this.fail(err, req, res));
+      return;
+    }
     const cacheControl = gated ? PRIVATE_CACHE : undefined;
 
     if (req.method !== 'GET' && !head) {
@@ -100,14 +138,40 @@ export class SiteRouter {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated);
     }
 
-    const path = parseRequestPath(req.url ?? '/');
-    const file = path === null ? undefined : this.findFile(site, path);
+    const file = this.resolve(site, req.url ?? '/');
     if (!file) {
       const custom = live.files.get('404.html');
       if (custom) return this.sendFile(req, res, custom, 404, cacheControl ?? PUBLIC_CACHE, gated);
       return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated);
     }
     return this.sendFile(req, res, file, 200, cacheControl ?? (isHashedAssetPath(file.path) ? IMMUTABLE_CACHE : PUBLIC_CACHE), gated);
+  }
+
+  /**
+   * Request target → manifest entry, memoised per site state (a new deploy or gate
+   * change brings a new state object, so the memo never outlives what it describes).
+   */
+  private resolve(site: SiteState, url: string): SiteFile | undefined {
+    const memo = (site.resolved ??= new Map());
+    const known = memo.get(url);
+    if (known !== undefined) return known ?? undefined;
+    const path = parseRequestPath(url);
+    const file = path === null ? undefined : this.findFile(site, path);
+    if (memo.size < 4096) memo.set(url, file ?? null);
+    return file;
+  }
+
+  /** The gate cookie check, memoised per site state by cookie header (HMAC once per visitor). */
+  private hasAccess(site: SiteState, cookie: string | undefined): boolean {
+    if (!cookie) return false;
+    const grants = (site.grants ??= new Map());
+    const until = grants.get(cookie);
+    const nowSeconds = this.clock.now().getTime() / 1000;
+    if (until !== undefined) return until > nowSeconds;
+    const expiresAt = this.gate.accessUntil(site, cookie);
+    if (expiresAt === undefined) return false;
+    if (grants.size < 10_000) grants.set(cookie, expiresAt);
+    return expiresAt > nowSeconds;
   }
 
   private findFile(site: SiteState, path: string): SiteFile | undefined {
@@ -120,59 +184,57 @@ export class SiteRouter {
     return undefined;
   }
 
-  private async sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean): Promise<void> {
-    const headers: OutgoingHttpHeaders = {
-      'Content-Type': file.contentType,
-      ETag: file.etag,
-      'Cache-Control': cacheControl,
-      'X-Content-Type-Options': 'nosniff',
-      'Accept-Ranges': 'bytes',
-    };
-    if (gated) headers.Vary = 'Cookie';
+  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean): void {
     const head = req.method === 'HEAD';
-    if (status === 200 && etagMatches(req.headers['if-none-match'], file.etag)) {
-      delete headers['Content-Type'];
-      res.writeHead(304, headers);
+    const ifNoneMatch = req.headers['if-none-match'];
+    const rangeHeader = req.headers.range;
+    if (status === 200 && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) {
+      res.writeHead(304, baseHeaders(file, cacheControl, gated, false));
       res.end();
       return;
     }
-    const range = status === 200 ? parseSingleRange(req.headers.range as string | undefined, file.size) : { kind: 'none' as const };
+    const range = status === 200 && rangeHeader !== undefined ? parseSingleRange(rangeHeader, file.size) : NO_RANGE;
     if (range.kind === 'unsatisfiable') {
-      headers['Content-Range'] = `bytes */${file.size}`;
-      headers['Content-Type'] = HTML;
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
-      headers['Content-Length'] = body.length;
+      const headers = baseHeaders(file, cacheControl, gated, false);
+      headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
       res.writeHead(416, headers);
       res.end(head ? undefined : body);
       return;
     }
-    const start = range.kind === 'range' ? range.start : 0;
-    const end = range.kind === 'range' ? range.end : file.size - 1;
-    const length = file.size === 0 ? 0 : end - start + 1;
-    if (range.kind === 'range') headers['Content-Range'] = `bytes ${start}-${end}/${file.size}`;
-    headers['Content-Length'] = length;
-    const code = range.kind === 'range' ? 206 : status;
-
     const cached = this.bytes.get(file.sha256);
-    if (cached) {
-      res.writeHead(code, headers);
-      res.end(head ? undefined : range.kind === 'range' ? cached.subarray(start, end + 1) : cached);
+    if (range.kind === 'none') {
+      // The common case: whole file, headers built once per file and cache policy.
+      const headers = wholeFileHeaders(file, cacheControl, gated);
+      if (cached || head) {
+        res.writeHead(status, headers);
+        res.end(head ? undefined : cached);
+        return;
+      }
+      this.sendFromStorage(res, file, status, headers).catch((err) => this.fail(err, req, res));
       return;
     }
-    if (head) {
-      res.writeHead(code, headers);
-      res.end();
+    const { start, end } = range;
+    const headers = baseHeaders(file, cacheControl, gated, true);
+    headers.push('Content-Range', `bytes ${start}-${end}/${file.size}`, 'Content-Length', String(end - start + 1));
+    if (cached || head) {
+      res.writeHead(206, headers);
+      res.end(head ? undefined : cached!.subarray(start, end + 1));
       return;
     }
+    this.sendFromStorage(res, file, 206, headers, { start, end }).catch((err) => this.fail(err, req, res));
+  }
+
+  private async sendFromStorage(res: ServerResponse, file: SiteFile, status: number, headers: string[], range?: { start: number; end: number }): Promise<void> {
     if (file.size <= this.config.SITE_FILE_CACHE_MAX_FILE_BYTES) {
       const whole = await this.readWhole(file);
-      res.writeHead(code, headers);
-      res.end(range.kind === 'range' ? whole.subarray(start, end + 1) : whole);
+      res.writeHead(status, headers);
+      res.end(range ? whole.subarray(range.start, range.end + 1) : whole);
       return;
     }
-    const object = await this.storage.get(blobKey(file.sha256), range.kind === 'range' ? { start, end } : undefined);
+    const object = await this.storage.get(blobKey(file.sha256), range);
     if (!object) throw new Error(`object of ${file.path} (${file.sha256}) is missing from storage`);
-    res.writeHead(code, headers);
+    res.writeHead(status, headers);
     object.stream.on('error', (err) => {
       this.logger.error(`streaming ${file.sha256} failed: ${err.message}`);
       res.destroy(err);
@@ -253,6 +315,29 @@ export class SiteRouter {
     res.writeHead(status, headers);
     res.end(head ? undefined : body);
   }
+}
+
+const NO_RANGE = { kind: 'none' } as const;
+
+/** Headers every file answer carries (as a flat array, the cheapest form for writeHead). */
+function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean): string[] {
+  const headers = ['ETag', file.etag, 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', 'Accept-Ranges', 'bytes'];
+  if (withType) headers.push('Content-Type', file.contentType);
+  if (gated) headers.push('Vary', 'Cookie');
+  return headers;
+}
+
+/** Whole-file headers, memoised on the (immutable) manifest entry per cache policy. */
+function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean): string[] {
+  const memo = (file.headers ??= new Map());
+  const key = gated ? `g:${cacheControl}` : cacheControl;
+  let headers = memo.get(key);
+  if (!headers) {
+    headers = baseHeaders(file, cacheControl, gated, true);
+    headers.push('Content-Length', String(file.size));
+    memo.set(key, headers);
+  }
+  return headers;
 }
 
 /** `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2). */

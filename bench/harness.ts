@@ -1,0 +1,86 @@
+/**
+ * Shared plumbing for the benchmarks: a real PostgreSQL (embedded unless
+ * DATABASE_URL is set), the real app on a loopback port, and an API token.
+ */
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, CreatedApp } from '../src/app.factory';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface BenchApp extends CreatedApp {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  token: string;
+  jwt: string;
+  workspaceId: string;
+  close(): Promise<void>;
+}
+
+export async function startBenchApp(env: Record<string, string> = {}): Promise<BenchApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'statichost-bench-'));
+  let databaseUrl = process.env.DATABASE_URL;
+  let stopPg: (() => Promise<void>) | undefined;
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+    databaseUrl = pg.url;
+    stopPg = () => pg.stop();
+  }
+  const port = await freePort();
+  const created = await createApp({
+    env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', PORT: String(port), DATABASE_URL: databaseUrl, ...env },
+  });
+  await created.app.listen(port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const email = `bench-${Date.now()}@example.com`;
+  const reg = await api(baseUrl, 'POST', '/auth/register', { email, password: 'bench password 1', name: 'Bench' });
+  const jwt = reg.accessToken as string;
+  const workspaceId = (reg.workspace as { id: string }).id;
+  const tok = await api(baseUrl, 'POST', '/access-tokens', { name: 'bench', scopes: ['deploy', 'read', 'admin', 'delete'] }, { Authorization: `Bearer ${jwt}`, 'X-Workspace-Id': workspaceId });
+  return {
+    ...created,
+    baseUrl,
+    port,
+    dataDir,
+    jwt,
+    workspaceId,
+    token: tok.token as string,
+    async close() {
+      await created.app.close();
+      await stopPg?.();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function api(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : {};
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export const ms = (n: number) => `${n.toFixed(1)} ms`;

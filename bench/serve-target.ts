@@ -1,0 +1,61 @@
+/**
+ * One server under test for bench:serve, run as its own process so it can be
+ * pinned to a core: `statichost` (the real app with a deployed site, ungated and
+ * gated) or `express` (express.static over the same files). Prints one JSON line
+ * `{ready, port, ...}` on stdout when it accepts connections.
+ */
+import 'reflect-metadata';
+import express from 'express';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { api, freePort, startBenchApp } from './harness';
+
+const kind = process.argv[2];
+const filesDir = process.argv[3];
+const files = JSON.parse(process.env.BENCH_FILES ?? '{}') as Record<string, string>;
+
+async function statichost(): Promise<void> {
+  const app = await startBenchApp({ LOG_LEVEL: 'silent' });
+  const auth = { Authorization: `Bearer ${app.token}` };
+  const list = Object.entries(files).map(([path, content]) => ({ path, content }));
+  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench', files: list }, auth);
+  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-gated', files: list }, auth);
+  const gated = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);
+  const id = (gated.data as { id: string; slug: string }[]).find((p) => p.slug === 'bench-gated')!.id;
+  await api(app.baseUrl, 'PATCH', `/projects/${id}`, { gate_type: 'password', password: 'bench gate password' }, auth);
+  // fetch() cannot set Host; node:http can.
+  const login = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
+    const body = 'password=bench+gate+password&next=%2F';
+    const req = request(
+      { host: '127.0.0.1', port: app.port, path: '/.statichost/gate', method: 'POST', headers: { Host: `bench-gated.localhost:${app.port}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length } },
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, cookie: String(res.headers['set-cookie']?.[0] ?? '').split(';')[0] });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  const cookie = login.cookie;
+  if (login.status !== 303 || !cookie) throw new Error(`gate login failed: ${login.status}`);
+  process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, cookie })}\n`);
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function expressStatic(): Promise<void> {
+  await mkdir(filesDir, { recursive: true });
+  for (const [path, content] of Object.entries(files)) await writeFile(join(filesDir, path), content);
+  const app = express();
+  app.use(express.static(filesDir));
+  const port = await freePort();
+  const server = app.listen(port, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ ready: true, port })}\n`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+(kind === 'statichost' ? statichost() : expressStatic()).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,142 @@
+/**
+ * npm run bench:serve — requests per second and p99 latency for a live 2 KB and a
+ * 50 KB file: the site router (ungated, and gated with a valid cookie) beside nginx
+ * (1 worker, sendfile; when installed) and express.static. Each server is pinned to
+ * core 0 and wrk to core 1 (taskset), 50 connections, loopback only.
+ * Targets (issue 5): ungated >= 70% of nginx's req/s; gated >= 50%; p99 <= 10 ms.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './harness';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const FILES: Record<string, string> = {
+  'file-2k.html': `<p>${randomBytes(1500).toString('base64').slice(0, 2041)}</p>`,
+  'file-50k.html': `<p>${randomBytes(38_000).toString('base64').slice(0, 51_193)}</p>`,
+};
+
+function have(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startTarget(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, '-r', '@swc-node/register', join(__dirname, 'serve-target.ts'), ...args], {
+    env: { ...process.env, ...env, BENCH_FILES: JSON.stringify(FILES) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += String(d);
+      const line = buf.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+    setTimeout(() => reject(new Error(`${args[0]} did not start in 120 s`)), 120_000).unref();
+  });
+  return { child, info };
+}
+
+async function startNginx(root: string): Promise<{ stop(): void; port: number } | undefined> {
+  const nginx = ['/usr/sbin/nginx', 'nginx'].find((p) => p.startsWith('/') ? have(p) : have(p));
+  if (!nginx) return undefined;
+  const port = await freePort();
+  const conf = join(root, 'nginx.conf');
+  await writeFile(
+    conf,
+    `worker_processes 1; daemon off; pid ${root}/nginx.pid; error_log ${root}/error.log;
+events { worker_connections 1024; }
+http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  include /etc/nginx/mime.types;
+  client_body_temp_path ${root}/tmp; proxy_temp_path ${root}/tmp; fastcgi_temp_path ${root}/tmp; uwsgi_temp_path ${root}/tmp; scgi_temp_path ${root}/tmp;
+  server { listen 127.0.0.1:${port}; root ${root}/files; } }`,
+  );
+  const child = spawn('taskset', ['-c', '0', nginx, '-c', conf, '-p', root], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 500));
+  return { port, stop: () => child.kill('SIGQUIT') };
+}
+
+interface Result {
+  reqPerSec: number;
+  p99Ms: number;
+}
+
+function wrk(url: string, host: string, headers: string[] = []): Result {
+  const args = ['-c', '1', 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', '-H', `Host: ${host}`];
+  for (const h of headers) args.push('-H', h);
+  const out = execFileSync('taskset', [...args, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99Ms = p99 ? Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1) : NaN;
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx) throw new Error(`${url} (${host}) answered ${non2xx[1]} non-2xx responses`);
+  return { reqPerSec: rps, p99Ms };
+}
+
+async function main(): Promise<void> {
+  for (const cmd of ['wrk', 'taskset']) if (!have(cmd)) throw new Error(`${cmd} is required: apt-get install -y wrk util-linux`);
+  const root = await mkdtemp(join(tmpdir(), 'statichost-bench-serve-'));
+  await chmod(root, 0o755); // nginx workers run as an unprivileged user
+  const children: { stop(): void }[] = [];
+  const results: Record<string, Record<string, Result>> = {};
+  try {
+    const filesDir = join(root, 'files');
+    const sh = await startTarget(['statichost']);
+    children.push({ stop: () => sh.child.kill('SIGTERM') });
+    const ex = await startTarget(['express', filesDir]);
+    children.push({ stop: () => ex.child.kill('SIGTERM') });
+    const ng = await startNginx(root);
+    if (ng) children.push(ng);
+    const shPort = sh.info.port as number;
+    for (const file of Object.keys(FILES)) {
+      // Warm every server (and the router's memory cache) before measuring.
+      execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${shPort}/${file}`]);
+      const row: Record<string, Result> = {};
+      if (ng) row.nginx = wrk(`http://127.0.0.1:${ng.port}/${file}`, 'localhost');
+      row['statichost ungated'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench.localhost:${shPort}`);
+      row['statichost gated'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench-gated.localhost:${shPort}`, [`Cookie: ${sh.info.cookie as string}`]);
+      row['express.static'] = wrk(`http://127.0.0.1:${ex.info.port as number}/${file}`, 'localhost');
+      results[file] = row;
+    }
+  } finally {
+    for (const c of children) c.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    await rm(root, { recursive: true, force: true });
+  }
+  console.log(`\nbench:serve — ${CONNECTIONS} connections, ${DURATION} s each, server on core 0, wrk on core 1`);
+  for (const [file, row] of Object.entries(results)) {
+    const nginx = row.nginx?.reqPerSec;
+    console.log(`\n${file}`);
+    console.table(
+      Object.fromEntries(
+        Object.entries(row).map(([name, r]) => [
+          name,
+          { 'req/s': Math.round(r.reqPerSec), 'p99 (ms)': r.p99Ms.toFixed(2), 'vs nginx': nginx ? `${((r.reqPerSec / nginx) * 100).toFixed(0)}%` : 'n/a' },
+        ]),
+      ),
+    );
+    if (nginx) {
+      const u = row['statichost ungated'];
+      const g = row['statichost gated'];
+      console.log(`ungated ${((u.reqPerSec / nginx) * 100).toFixed(0)}% of nginx (target >= 70%) ${u.reqPerSec >= 0.7 * nginx ? 'MET' : 'MISSED'}`);
+      console.log(`gated   ${((g.reqPerSec / nginx) * 100).toFixed(0)}% of nginx (target >= 50%) ${g.reqPerSec >= 0.5 * nginx ? 'MET' : 'MISSED'}`);
+    }
+    for (const name of ['statichost ungated', 'statichost gated']) {
+      console.log(`${name} p99 ${row[name].p99Ms.toFixed(2)} ms (target <= 10 ms) ${row[name].p99Ms <= 10 ? 'MET' : 'MISSED'}`);
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
