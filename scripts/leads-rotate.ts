@@ -1,0 +1,72 @@
+/**
+ * `npm run leads:rotate` (in a built image: `node dist/scripts/leads-rotate.js`):
+ * re-encrypts every lead under the first key of LEADS_ENCRYPTION_KEYS and, after
+ * LEADS_INDEX_KEY changed, recomputes the blind indexes. Safe to run while the app
+ * serves, to interrupt (Ctrl-C stops after the current batch) and to run again.
+ *
+ * Reads the same configuration as the app (.env, then the environment); with
+ * DATABASE_URL unset it starts the embedded PostgreSQL under DATA_DIR, as `npm start`
+ * does (stop the app first in that case: one embedded server per data directory).
+ *
+ *   --batch-size <n>   leads per transaction (default 500)
+ */
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { createLogger } from '../src/common/logging';
+import { validateEnv } from '../src/config/env.schema';
+import { dataSourceOptions } from '../src/database/data-source-options';
+import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { runMigrationsLocked } from '../src/database/migrator';
+import { LeadsKeyring } from '../src/gate/keyring';
+import { rotateLeads } from '../src/gate/leads-rotation';
+
+function batchSizeArg(argv: string[]): number | undefined {
+  const at = argv.indexOf('--batch-size');
+  if (at === -1) return undefined;
+  const n = Number(argv[at + 1]);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error('--batch-size must be an integer from 1 to 100000');
+  return n;
+}
+
+async function main(): Promise<number> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const env = validateEnv(process.env);
+  const batchSize = batchSizeArg(process.argv.slice(2));
+  const logger = createLogger(env.LOG_LEVEL);
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let dataSource: DataSource | undefined;
+  const stop = new AbortController();
+  const onSignal = () => {
+    logger.warn('stopping after the current batch; run the command again to finish');
+    stop.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let url = env.DATABASE_URL;
+    if (!url) {
+      logger.info({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
+      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, logger });
+      url = embedded.url;
+    }
+    dataSource = await new DataSource(dataSourceOptions(url, 2)).initialize();
+    await runMigrationsLocked(dataSource);
+    const keyring = await LeadsKeyring.load(env);
+    logger.info({ encryptionKeyId: keyring.current.id, indexKeyId: keyring.indexKeyId }, 'rotating leads');
+    const stats = await rotateLeads(dataSource, keyring, { batchSize, signal: stop.signal, log: logger });
+    logger.info(stats, stats.remaining === 0 ? 'every lead is under the current keys' : 'some leads are not under the current keys yet');
+    return stats.remaining === 0 ? 0 : 1;
+  } finally {
+    await dataSource?.destroy();
+    await embedded?.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error((err as Error).message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { ProjectsModule } from '../projects/projects.module';
+import { SitesModule } from '../sites/sites.module';
+import { EmailGate } from './email-gate.service';
+import { LeadsKeyring } from './keyring';
+import { LeadsController } from './leads.controller';
+import { LeadsService } from './leads.service';
+
+/** Leads: the email gate's submit handler, sealed storage, listing, search, export, erasure. */
+@Module({
+  imports: [ProjectsModule, SitesModule],
+  controllers: [LeadsController],
+  providers: [
+    { provide: LeadsKeyring, inject: [AppConfig], useFactory: (config: AppConfig) => LeadsKeyring.load(config) },
+    LeadsService,
+    EmailGate,
+  ],
+  exports: [LeadsService, LeadsKeyring],
+})
+export class GateModule {}

@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { iso } from '../common/time';
+import type { OpenedLead } from './leads.service';
+
+export class LeadDto {
+  @ApiProperty({ example: 'lead_0f3k2m9x7q1w5e8r4t6y2u0i' })
+  id: string;
+
+  @ApiProperty({ example: 'ada@example.com', description: 'The visitor’s address, decrypted (stored trimmed and lowercased)' })
+  email: string;
+
+  @ApiProperty({ example: '2025-11-21T10:15:30.123Z', description: 'First capture, ISO 8601 UTC with milliseconds' })
+  capturedAt: string;
+}
+
+export class WorkspaceLeadDto extends LeadDto {
+  @ApiProperty({ example: 'proj_0f3k2m9x7q1w5e8r4t6y2u0i' })
+  projectId: string;
+
+  @ApiProperty()
+  projectName: string;
+
+  @ApiProperty()
+  projectSlug: string;
+}
+
+class PageMetaDto {
+  @ApiProperty() total: number;
+  @ApiProperty() page: number;
+  @ApiProperty() limit: number;
+  @ApiProperty() totalPages: number;
+}
+
+export class LeadsPageDto {
+  @ApiProperty({ type: [LeadDto] }) data: LeadDto[];
+  @ApiProperty({ type: PageMetaDto }) meta: PageMetaDto;
+}
+
+export class WorkspaceLeadsPageDto {
+  @ApiProperty({ type: [WorkspaceLeadDto] }) data: WorkspaceLeadDto[];
+  @ApiProperty({ type: PageMetaDto }) meta: PageMetaDto;
+}
+
+export function leadView(lead: OpenedLead): LeadDto {
+  return { id: lead.id, email: lead.email, capturedAt: iso(lead.capturedAt) };
+}
+
+export function workspaceLeadView(lead: OpenedLead): WorkspaceLeadDto {
+  return { ...leadView(lead), projectId: lead.projectId, projectName: lead.projectName, projectSlug: lead.projectSlug };
+}

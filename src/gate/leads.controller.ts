@@ -1,0 +1,66 @@
+import { Controller, Delete, Get, HttpCode, Logger, Param, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { paginated } from '../common/pagination';
+import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
+import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
+import { LeadsService } from './leads.service';
+
+@ApiTags('leads')
+@ApiBearerAuth('bearer')
+@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@Controller('projects')
+export class LeadsController {
+  private readonly logger = new Logger('Leads');
+
+  constructor(private readonly leads: LeadsService) {}
+
+  @Get('gate/leads')
+  @Scopes('read')
+  @ApiOperation({ summary: 'Leads of every project of the workspace (or of `projectId`), newest first; a project-bound token sees its project only' })
+  @ApiOkResponse({ type: WorkspaceLeadsPageDto })
+  async listWorkspace(@CurrentPrincipal() principal: Principal, @Query() query: WorkspaceLeadsQueryDto) {
+    const page = await this.leads.listWorkspace(principal, query);
+    return paginated(page.data.map(workspaceLeadView), page.meta.total, page.meta.page, page.meta.limit);
+  }
+
+  @Get(':projectId/gate/leads')
+  @Scopes('read')
+  @ApiOperation({ summary: 'Leads captured by the project’s email gate, newest first' })
+  @ApiOkResponse({ type: LeadsPageDto })
+  async listProject(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: ProjectLeadsQueryDto) {
+    const page = await this.leads.listProject(principal, projectId, query);
+    return paginated(page.data.map(leadView), page.meta.total, page.meta.page, page.meta.limit);
+  }
+
+  @Get(':projectId/gate/leads/export')
+  @Scopes('read')
+  @ApiProduces('text/csv')
+  @ApiOperation({ summary: 'The project’s leads as CSV (id, email, capturedAt), newest first, streamed; `search` filters as in the list' })
+  async export(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: LeadsExportQueryDto, @Res() res: Response): Promise<void> {
+    const { filename, lines } = await this.leads.exportProject(principal, projectId, query.search);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+    res.setHeader('Cache-Control', 'private, no-store');
+    try {
+      await pipeline(Readable.from(lines), res);
+    } catch (err) {
+      // Headers are gone by now: the client sees a cut-off download, the log says why.
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error(`export of project ${projectId} failed: ${(err as Error).message}`);
+    }
+  }
+
+  @Delete(':projectId/gate/leads/:leadId')
+  @HttpCode(204)
+  @Scopes('delete')
+  @ApiOperation({ summary: 'Erase a lead (GDPR erasure): the row and its ciphertext are deleted' })
+  @ApiNoContentResponse()
+  async erase(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('leadId') leadId: string): Promise<void> {
+    await this.leads.erase(principal, projectId, leadId);
+  }
+}
