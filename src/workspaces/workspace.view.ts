@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ROLES, type Role } from '../auth/principal';
+import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
 import { iso } from '../common/time';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
 import { PLANS, type Plan, type Workspace } from './workspace.entity';
@@ -19,6 +20,14 @@ export class WorkspaceView {
 
 export function workspaceView(workspace: Workspace, role: Role | null): WorkspaceView {
   return { id: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: iso(workspace.createdAt), role };
+}
+
+/** GET /workspaces/:id: the workspace with its plan's limits and what it uses of them. */
+export class WorkspaceDetailView extends WorkspaceView {
+  @ApiProperty({ type: PlanLimitsView })
+  limits: PlanLimitsView;
+  @ApiProperty({ type: WorkspaceUsageView })
+  usage: WorkspaceUsageView;
 }
 
 export class MemberView {

@@ -9,7 +9,7 @@ import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';
 import { WorkspacesService } from './workspaces.service';
-import { InvitationView, MemberView, WorkspaceView } from './workspace.view';
+import { InvitationView, MemberView, WorkspaceDetailView, WorkspaceView } from './workspace.view';
 
 @ApiTags('workspaces')
 @Controller('workspaces')
@@ -34,9 +34,9 @@ export class WorkspacesController {
   }
 
   @Get(':workspaceId')
-  @ApiOperation({ summary: "A workspace with the caller's role in it" })
-  @ApiOkResponse({ type: WorkspaceView })
-  get(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string): Promise<WorkspaceView> {
+  @ApiOperation({ summary: "A workspace with the caller's role in it, its plan's limits and its usage of them" })
+  @ApiOkResponse({ type: WorkspaceDetailView })
+  get(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string): Promise<WorkspaceDetailView> {
     return this.workspaces.get(principal, workspaceId);
   }
 

@@ -1,19 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { QuotaService } from '../billing/quota.service';
+import { planLimitsView, workspaceUsageView } from '../billing/usage.view';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { UsersService } from '../users/users.service';
 import { WorkspaceMember } from './workspace-member.entity';
 import { Workspace } from './workspace.entity';
-import { workspaceView, WorkspaceView } from './workspace.view';
+import { WorkspaceDetailView, workspaceView, WorkspaceView } from './workspace.view';
 
 @Injectable()
 export class WorkspacesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly users: UsersService,
+    private readonly quotas: QuotaService,
   ) {}
 
   /** A new workspace with `owner` as its one active owner, inside the caller's transaction. */
@@ -69,8 +72,16 @@ export class WorkspacesService {
   }
 
   /** The guard has already checked that the caller belongs to `workspaceId`. */
-  async get(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
-    return workspaceView(await this.find(principal, workspaceId), principal.role ?? null);
+  async get(principal: Principal, workspaceId: string): Promise<WorkspaceDetailView> {
+    const workspace = await this.find(principal, workspaceId);
+    // The plan in force (a cancelled one ends at its period's end, before the sweeper writes it back).
+    const [plan, usage] = await Promise.all([this.quotas.planOf(workspaceId), this.quotas.usage(workspaceId)]);
+    return {
+      ...workspaceView(workspace, principal.role ?? null),
+      plan: plan.tier,
+      limits: planLimitsView(plan.limits),
+      usage: workspaceUsageView(usage, plan.limits),
+    };
   }
 
   async rename(principal: Principal, workspaceId: string, name: string): Promise<WorkspaceView> {

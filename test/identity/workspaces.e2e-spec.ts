@@ -65,7 +65,16 @@ describe('Workspaces (e2e)', () => {
       const viewer = await registerUser(t);
       await addMember(t, alice, viewer, 'viewer');
       const res = await t.http().get(`/workspaces/${alice.workspaceId}`).set(bearer(viewer.accessToken)).expect(200);
-      expect(res.body).toEqual({ id: alice.workspaceId, name: expect.any(String), plan: 'free', createdAt: expect.any(String), role: 'viewer' });
+      expect(res.body).toEqual({
+        id: alice.workspaceId,
+        name: expect.any(String),
+        plan: 'free',
+        createdAt: expect.any(String),
+        role: 'viewer',
+        // The plan's limits and the usage beside them: test/billing/quotas.e2e-spec.ts.
+        limits: expect.any(Object),
+        usage: expect.any(Object),
+      });
     });
 
     it('answers 404 for a workspace the caller is not in, or that does not exist', async () => {

@@ -1,0 +1,217 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Workspace } from '../workspaces/workspace.entity';
+import type { Interval, PaidTier } from './plans';
+
+export const PAYMENT_PROVIDERS = ['local', 'stripe'] as const;
+export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
+export const SUBSCRIPTION_STATUSES = ['active', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/**
+ * A workspace's customer at the payment provider, created with its first payment
+ * method. `subscriptionsStarted` numbers the provider subscriptions it has started,
+ * which makes the idempotency key of the next one: a retry after a lost response
+ * gets the same subscription back instead of a second one.
+ */
+@Entity('billing_customers')
+@Check('CHK_billing_customers_provider', `"provider" IN ('local', 'stripe')`)
+export class BillingCustomer {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_billing_customers' })
+  workspaceId: string;
+
+  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_billing_customers_workspace' })
+  workspace?: Workspace;
+
+  @Column('text')
+  provider: PaymentProviderName;
+
+  /** e.g. Stripe's `cus_…`; null for the local provider, which keeps no customers. */
+  @Column('text', { name: 'customer_ref', nullable: true })
+  customerRef: string | null;
+
+  @Column('integer', { name: 'subscriptions_started', default: 0 })
+  subscriptionsStarted: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
+/** A saved payment method. The token the dashboard sent is never stored or shown; only the provider's reference. */
+@Entity('payment_methods')
+@Index('UQ_payment_methods_workspace_ref', ['workspaceId', 'provider', 'providerRef'], { unique: true })
+@Check('CHK_payment_methods_provider', `"provider" IN ('local', 'stripe')`)
+export class PaymentMethod {
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_payment_methods' })
+  id: string;
+
+  @Index('IDX_payment_methods_workspace')
+  @Column('text', { name: 'workspace_id' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_payment_methods_workspace' })
+  workspace?: Workspace;
+
+  @Column('text')
+  provider: PaymentProviderName;
+
+  /** e.g. Stripe's `pm_…`; for the local provider a digest of the token. */
+  @Column('text', { name: 'provider_ref' })
+  providerRef: string;
+
+  @Column('text', { nullable: true })
+  brand: string | null;
+
+  @Column('text', { nullable: true })
+  last4: string | null;
+
+  @Column('integer', { name: 'exp_month', nullable: true })
+  expMonth: number | null;
+
+  @Column('integer', { name: 'exp_year', nullable: true })
+  expYear: number | null;
+
+  /** `usr_…` of the owner who saved it. */
+  @Column('text', { name: 'created_by' })
+  createdBy: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}
+
+/**
+ * A workspace's paid subscription (at most one). `workspaces.plan` is the tier in
+ * force; this row says how it is paid for and until when.
+ */
+@Entity('subscriptions')
+@Check('CHK_subscriptions_provider', `"provider" IN ('local', 'stripe')`)
+@Check('CHK_subscriptions_tier', `"tier" IN ('pro', 'team')`)
+@Check('CHK_subscriptions_interval', `"interval" IN ('month', 'year')`)
+@Check('CHK_subscriptions_status', `"status" IN ('active', 'canceled')`)
+@Index('IDX_subscriptions_ending', ['currentPeriodEnd'], { where: `"status" = 'active' AND "cancel_at_period_end"` })
+export class Subscription {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_subscriptions' })
+  workspaceId: string;
+
+  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_subscriptions_workspace' })
+  workspace?: Workspace;
+
+  @Column('text')
+  provider: PaymentProviderName;
+
+  /** e.g. Stripe's `sub_…`. */
+  @Column('text', { name: 'provider_subscription_ref', nullable: true })
+  providerSubscriptionRef: string | null;
+
+  /** The subscription's one item (Stripe's `si_…`), whose price changes with the tier. */
+  @Column('text', { name: 'provider_item_ref', nullable: true })
+  providerItemRef: string | null;
+
+  @Column('text')
+  tier: PaidTier;
+
+  @Column('text')
+  interval: Interval;
+
+  @Column('text')
+  status: SubscriptionStatus;
+
+  @Column('boolean', { name: 'cancel_at_period_end', default: false })
+  cancelAtPeriodEnd: boolean;
+
+  /** When the current period started to be counted (activation or interval change): periods repeat from here. */
+  @Column({ type: 'timestamptz', name: 'period_anchor', precision: 3 })
+  periodAnchor: Date;
+
+  @Column({ type: 'timestamptz', name: 'current_period_end', precision: 3 })
+  currentPeriodEnd: Date;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  updatedAt: Date;
+}
+
+/**
+ * Deployments made per workspace and calendar month (UTC). A counter rather than a
+ * count of `deployments` rows, so deleting a project does not give its deployments back.
+ */
+@Entity('workspace_monthly_usage')
+@Check('CHK_workspace_monthly_usage_deployments', `"deployments" >= 0`)
+export class WorkspaceMonthlyUsage {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_monthly_usage_workspace' })
+  workspace?: Workspace;
+
+  /** First day of the month. */
+  @PrimaryColumn('date', { primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
+  month: string;
+
+  @Column('integer', { default: 0 })
+  deployments: number;
+}
+
+const bigintNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
+
+/**
+ * The distinct blobs a workspace's live and archived deployments hold: what its
+ * storage quota counts, kept so a deploy need not scan every manifest of the
+ * workspace. Deploys add to it in their own transaction; deployments leaving (or
+ * re-entering) the count are logged in `workspace_storage_changes` by a trigger,
+ * and the next reader rebuilds the set from the manifests (QuotaService).
+ */
+@Entity('workspace_storage_blobs')
+export class WorkspaceStorageBlob {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_storage_blobs_workspace' })
+  workspace?: Workspace;
+
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
+  sha256: string;
+
+  @Column('bigint', { transformer: bigintNumber })
+  size: number;
+}
+
+/** The sum of `workspace_storage_blobs` sizes. No row: never counted, rebuild before use. */
+@Entity('workspace_storage')
+export class WorkspaceStorage {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage' })
+  workspaceId: string;
+
+  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_storage_workspace' })
+  workspace?: Workspace;
+
+  @Column('bigint', { transformer: bigintNumber })
+  bytes: number;
+}
+
+/**
+ * Written by the trigger on `deployments` when one leaves or enters the live and
+ * archived set (expiry, project deletion): that workspace's storage must be
+ * rebuilt. Insert-only, so the writers it rides on (the TTL sweeper, a project
+ * delete) never wait on it. No foreign key: it is also written while a workspace
+ * is being deleted.
+ */
+@Entity('workspace_storage_changes')
+@Index('IDX_workspace_storage_changes_workspace', ['workspaceId'])
+export class WorkspaceStorageChange {
+  @PrimaryGeneratedColumn('increment', { type: 'bigint', primaryKeyConstraintName: 'PK_workspace_storage_changes' })
+  id: string;
+
+  @Column('text', { name: 'workspace_id' })
+  workspaceId: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+}

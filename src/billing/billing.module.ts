@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { UsersModule } from '../users/users.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { BillingController } from './billing.controller';
+import { BillingService } from './billing.service';
+import { PaymentProvider } from './payment-provider';
+import { createPaymentProvider } from './payment-provider.factory';
+import { BillingSweeper } from './billing-sweeper.service';
+
+@Module({
+  imports: [WorkspacesModule, UsersModule],
+  controllers: [BillingController],
+  providers: [
+    { provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider },
+    BillingService,
+    BillingSweeper,
+  ],
+  exports: [BillingService, BillingSweeper, PaymentProvider],
+})
+export class BillingModule {}

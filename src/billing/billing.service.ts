@@ -1,0 +1,337 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { ApiError, badRequest, conflict, forbidden, notFound } from '../common/errors';
+import { newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
+import { Clock, iso } from '../common/time';
+import { UsersService } from '../users/users.service';
+import { MembersService } from '../workspaces/members.service';
+import { Workspace } from '../workspaces/workspace.entity';
+import { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
+import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
+import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
+import type { Interval, PaidTier } from './plans';
+import { periodEndAt } from './quota';
+import { QuotaService } from './quota.service';
+
+/** Class id of the per-workspace advisory lock that queues billing changes (two-key form, apart from the one-key locks elsewhere). */
+const BILLING_LOCK_CLASS = 0x42494c4c;
+
+/**
+ * Payment methods, activation and cancellation. Only a workspace's owners manage
+ * its billing, and only with a JWT (the controller admits no API token).
+ *
+ * Every change runs in a transaction holding the workspace's billing lock, so two
+ * activations at once make one provider subscription, and the provider is called
+ * before anything is written: when it fails, nothing changes here.
+ */
+@Injectable()
+export class BillingService {
+  private readonly logger = new Logger(BillingService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly members: MembersService,
+    private readonly users: UsersService,
+    private readonly provider: PaymentProvider,
+    private readonly quotas: QuotaService,
+    private readonly clock: Clock,
+  ) {}
+
+  async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
+    await this.assertOwner(principal, workspaceId);
+    const problem = this.provider.tokenProblem(token);
+    if (problem) throw badRequest(problem, 'invalid_payment_method');
+    return this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const ref = this.provider.refOf(token);
+      const saved = await m.findOneBy(PaymentMethod, { workspaceId, provider: this.provider.name, providerRef: ref });
+      if (saved) throw conflict(`This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, 'payment_method_exists', { id: saved.id });
+      const customer = await this.customer(m, workspaceId, principal.userId!);
+      const attached = await this.call(() => this.provider.attachPaymentMethod(customer.customerRef, token));
+      const newest = await this.newestMethod(m, workspaceId);
+      // The newest method is the one charged; keep "newest" exact even within one millisecond.
+      const now = this.clock.now();
+      const createdAt = newest && newest.createdAt >= now ? new Date(newest.createdAt.getTime() + 1) : now;
+      const method = m.create(PaymentMethod, {
+        id: newId('pm'),
+        workspaceId,
+        provider: this.provider.name,
+        providerRef: attached.ref,
+        ...attached.card,
+        createdBy: principal.userId!,
+        createdAt,
+      });
+      await m.insert(PaymentMethod, method);
+      return paymentMethodView(method, true);
+    });
+  }
+
+  async listPaymentMethods(principal: Principal, workspaceId: string, page: number, limit: number): Promise<Paginated<PaymentMethodView>> {
+    await this.assertOwner(principal, workspaceId);
+    const [methods, total] = await this.dataSource.manager.findAndCount(PaymentMethod, {
+      where: { workspaceId, provider: this.provider.name },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    const newest = page === 1 ? methods[0] : await this.newestMethod(this.dataSource.manager, workspaceId);
+    return paginated(methods.map((pm) => paymentMethodView(pm, pm.id === newest?.id)), total, page, limit);
+  }
+
+  async removePaymentMethod(principal: Principal, id: string): Promise<void> {
+    const found = await this.dataSource.manager.findOneBy(PaymentMethod, { id });
+    // Another workspace's payment method is a 404, like any foreign id.
+    const role = found ? await this.members.activeRole(found.workspaceId, principal.userId!) : null;
+    if (!found || !role) throw notFound('Payment method', id);
+    if (role !== 'owner') throw this.ownerRequired(found.workspaceId, role);
+    const workspaceId = found.workspaceId;
+    await this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const method = await m.findOneBy(PaymentMethod, { id });
+      if (!method) throw notFound('Payment method', id);
+      if (method.provider === this.provider.name) {
+        const [newest, second] = await m.find(PaymentMethod, {
+          where: { workspaceId, provider: this.provider.name },
+          order: { createdAt: 'DESC', id: 'DESC' },
+          take: 2,
+        });
+        const sub = await m.findOneBy(Subscription, { workspaceId });
+        if (!second && sub && this.isRunning(sub) && !sub.cancelAtPeriodEnd) {
+          throw conflict(
+            `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`,
+            'payment_method_required',
+          );
+        }
+        // Removing the one charged makes the next newest the one charged.
+        const nextDefault = newest.id === id ? (second?.providerRef ?? null) : null;
+        const customer = await m.findOneBy(BillingCustomer, { workspaceId });
+        await this.call(() => this.provider.detachPaymentMethod(customer?.customerRef ?? null, method.providerRef, nextDefault));
+      }
+      await m.delete(PaymentMethod, { id });
+    });
+  }
+
+  /**
+   * Puts the workspace on `tier`, paid every `interval` with its saved payment
+   * method. Asking again for what is already running changes nothing; asking for
+   * another tier or interval changes the subscription; asking after a cancellation
+   * (before the period ends) resumes it.
+   */
+  async activate(principal: Principal, workspaceId: string, tier: PaidTier, interval: Interval): Promise<ActivationView> {
+    await this.assertOwner(principal, workspaceId);
+    return this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const hasMethod = await m.exists(PaymentMethod, { where: { workspaceId, provider: this.provider.name } });
+      if (!hasMethod) {
+        throw new ApiError(
+          402,
+          'payment_method_required',
+          `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
+        );
+      }
+      const sub = await m.findOneBy(Subscription, { workspaceId });
+      const running = sub !== null && this.isRunning(sub);
+      if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
+        await this.setPlan(m, workspaceId, tier);
+        return { success: true, tier, status: 'active' };
+      }
+      let started: ProviderSubscription;
+      if (running) {
+        started = await this.call(() => this.provider.changeSubscription(this.current(sub), tier, interval));
+      } else {
+        const customer = await this.customer(m, workspaceId, principal.userId!);
+        const seq = customer.subscriptionsStarted + 1;
+        started = await this.call(() =>
+          this.provider.subscribe({ workspaceId, customerRef: customer.customerRef, tier, interval, idempotencyKey: `statichost-subscription-${workspaceId}-${seq}` }),
+        );
+        await m.increment(BillingCustomer, { workspaceId }, 'subscriptionsStarted', 1);
+      }
+      await m.upsert(
+        Subscription,
+        {
+          workspaceId,
+          provider: this.provider.name,
+          providerSubscriptionRef: started.ref,
+          providerItemRef: started.itemRef,
+          tier,
+          interval,
+          status: 'active',
+          cancelAtPeriodEnd: false,
+          periodAnchor: started.periodAnchor,
+          currentPeriodEnd: started.currentPeriodEnd,
+        },
+        ['workspaceId'],
+      );
+      await this.setPlan(m, workspaceId, tier);
+      this.logger.log(`workspace ${workspaceId} activated ${tier}/${interval} with ${this.provider.name}`);
+      return { success: true, tier, status: 'active' };
+    });
+  }
+
+  /** Schedules the end of the paid plan at the end of the period; until then it stays in force. */
+  async cancel(principal: Principal, workspaceId: string): Promise<SubscriptionView> {
+    await this.assertOwner(principal, workspaceId);
+    await this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const sub = await m.findOneBy(Subscription, { workspaceId });
+      if (!sub || !this.isRunning(sub)) {
+        const plan = await this.quotas.planOf(workspaceId, m);
+        throw conflict(`Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`, 'no_subscription');
+      }
+      if (sub.cancelAtPeriodEnd) return;
+      const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
+      await m.update(
+        Subscription,
+        { workspaceId },
+        { cancelAtPeriodEnd: true, periodAnchor: ended.periodAnchor, currentPeriodEnd: ended.currentPeriodEnd },
+      );
+    });
+    return this.subscriptionView(workspaceId);
+  }
+
+  /** Any active member may see how the workspace's plan is paid for; changing it is the owners'. */
+  async subscription(principal: Principal, workspaceId: string): Promise<SubscriptionView> {
+    this.assertSameWorkspace(principal, workspaceId);
+    if (!(await this.members.activeRole(workspaceId, principal.userId!))) throw this.notAMember(workspaceId);
+    return this.subscriptionView(workspaceId);
+  }
+
+  /**
+   * Writes `free` back to workspaces whose cancelled plan has reached its period's
+   * end (quotas already treat them as free from that instant). Run by the sweeper.
+   */
+  async endLapsedSubscriptions(): Promise<number> {
+    const now = this.clock.now();
+    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+      `WITH ended AS (
+         UPDATE subscriptions SET status = 'canceled', updated_at = $1
+         WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
+         RETURNING workspace_id)
+       UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM ended WHERE w.id = ended.workspace_id
+       RETURNING w.id`,
+      [now],
+    );
+    if (rows.length > 0) this.logger.log(`${rows.length} cancelled subscription(s) ended; back on free: ${rows.map((r) => r.id).join(', ')}`);
+    return rows.length;
+  }
+
+  private async subscriptionView(workspaceId: string): Promise<SubscriptionView> {
+    const now = this.clock.now();
+    const plan = await this.quotas.planOf(workspaceId);
+    const sub = await this.dataSource.manager.findOneBy(Subscription, { workspaceId });
+    if (!sub) {
+      return { workspaceId, tier: plan.tier, interval: null, status: 'none', cancelAtPeriodEnd: false, currentPeriodEnd: null, provider: null };
+    }
+    if (!this.isRunning(sub)) {
+      return { workspaceId, tier: plan.tier, interval: null, status: 'canceled', cancelAtPeriodEnd: false, currentPeriodEnd: iso(sub.currentPeriodEnd), provider: sub.provider };
+    }
+    // A running subscription renews by itself; show the period running now, not the first one.
+    const periodEnd = sub.cancelAtPeriodEnd || sub.currentPeriodEnd > now ? sub.currentPeriodEnd : periodEndAt(sub.periodAnchor, sub.interval, now);
+    return {
+      workspaceId,
+      tier: plan.tier,
+      interval: sub.interval,
+      status: 'active',
+      cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
+      currentPeriodEnd: iso(periodEnd),
+      provider: sub.provider,
+    };
+  }
+
+  /** Still paid for at this instant (a cancelled one until its period ends), and with the provider in use. */
+  private isRunning(sub: Subscription): boolean {
+    if (sub.status !== 'active' || sub.provider !== this.provider.name) return false;
+    return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= this.clock.now());
+  }
+
+  private current(sub: Subscription): CurrentSubscription {
+    return {
+      ref: sub.providerSubscriptionRef,
+      itemRef: sub.providerItemRef,
+      tier: sub.tier,
+      interval: sub.interval,
+      periodAnchor: sub.periodAnchor,
+      currentPeriodEnd: sub.currentPeriodEnd,
+    };
+  }
+
+  private async setPlan(m: EntityManager, workspaceId: string, tier: PaidTier): Promise<void> {
+    await m.query('UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2', [workspaceId, tier, this.clock.now()]);
+  }
+
+  private newestMethod(m: EntityManager, workspaceId: string): Promise<PaymentMethod | null> {
+    return m.findOne(PaymentMethod, { where: { workspaceId, provider: this.provider.name }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** The workspace's customer at the provider, created on first use. */
+  private async customer(m: EntityManager, workspaceId: string, userId: string): Promise<BillingCustomer> {
+    const existing = await m.findOneBy(BillingCustomer, { workspaceId });
+    if (existing && existing.provider === this.provider.name) return existing;
+    const workspace = await m.findOneByOrFail(Workspace, { id: workspaceId });
+    const user = await this.users.findById(userId, m);
+    if (!user) throw notFound('User', userId);
+    const customerRef = await this.call(() => this.provider.createCustomer({ id: workspace.id, name: workspace.name }, user.email));
+    // After a change of provider the row is reused; its subscription count keeps growing so idempotency keys stay unique.
+    const customer = m.create(BillingCustomer, {
+      workspaceId,
+      provider: this.provider.name,
+      customerRef,
+      subscriptionsStarted: existing?.subscriptionsStarted ?? 0,
+      createdAt: this.clock.now(),
+    });
+    await m.save(BillingCustomer, customer);
+    return customer;
+  }
+
+  private async lockBilling(m: EntityManager, workspaceId: string): Promise<void> {
+    await m.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BILLING_LOCK_CLASS, workspaceId]);
+  }
+
+  /**
+   * The workspace is named in the body or query, so the guard has not checked it:
+   * the caller must be one of its active owners. Not a member (or no such
+   * workspace) is 403 `not_a_member`, as for an X-Workspace-Id the caller does not
+   * belong to; a member who is not an owner is 403 `owner_required`.
+   */
+  private async assertOwner(principal: Principal, workspaceId: string): Promise<void> {
+    this.assertSameWorkspace(principal, workspaceId);
+    const role = await this.members.activeRole(workspaceId, principal.userId!);
+    if (!role) throw this.notAMember(workspaceId);
+    if (role !== 'owner') throw this.ownerRequired(workspaceId, role);
+  }
+
+  private assertSameWorkspace(principal: Principal, workspaceId: string): void {
+    if (principal.workspaceId && principal.workspaceId !== workspaceId) {
+      throw forbidden(`X-Workspace-Id is ${principal.workspaceId} but the request names workspace ${workspaceId}; send one workspace`, 'workspace_mismatch');
+    }
+  }
+
+  private notAMember(workspaceId: string): ApiError {
+    return forbidden(`You are not a member of workspace ${workspaceId}`, 'not_a_member');
+  }
+
+  private ownerRequired(workspaceId: string, role: string): ApiError {
+    return forbidden(`Only an owner of workspace ${workspaceId} can manage its billing; your role is ${role}`, 'owner_required');
+  }
+
+  /** One provider call, its refusal turned into the HTTP answer. */
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof PaymentProviderError)) throw err;
+      switch (err.kind) {
+        case 'invalid_payment_method':
+          throw badRequest(`paymentMethodToken: the payment provider does not accept it: ${err.message}`, 'invalid_payment_method', { providerCode: err.providerCode ?? null });
+        case 'declined':
+          throw new ApiError(402, 'payment_failed', `The payment provider declined the payment: ${err.message}. Nothing was changed; save another payment method and try again.`, {
+            providerCode: err.providerCode ?? null,
+          });
+        case 'unavailable':
+          throw new ApiError(502, 'payment_provider_unavailable', `${err.message}; nothing was changed. Try again later.`);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { applyPlanOverrides, DEFAULT_PLANS, effectiveLimits, InvalidPlansError, parseBytes, parsePlanOverrides } from './plans';
+import { loadPlanTable } from './plans.service';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MiB = 1024 * 1024;
+
+describe('the plan table', () => {
+  it('is the issue’s table by default', () => {
+    expect(DEFAULT_PLANS).toEqual({
+      free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d' },
+      pro: { projects: 20, deploymentsPerMonth: 100, storageBytes: 5 * 1024 * MiB, maxFileBytes: 100 * MiB, maxTtl: null },
+      team: { projects: null, deploymentsPerMonth: null, storageBytes: 50 * 1024 * MiB, maxFileBytes: 100 * MiB, maxTtl: null },
+    });
+  });
+
+  it('takes overrides cell by cell and leaves the rest alone', () => {
+    const table = parsePlanOverrides('{"free": {"projects": 5, "storageBytes": "1 GB", "maxTtl": "30d"}, "team": {"storageBytes": null}}', 'PLANS_JSON');
+    expect(table.free).toEqual({ ...DEFAULT_PLANS.free, projects: 5, storageBytes: 1024 * MiB, maxTtl: '30d' });
+    expect(table.team.storageBytes).toBeNull();
+    expect(table.pro).toEqual(DEFAULT_PLANS.pro);
+    // The defaults themselves are never mutated.
+    expect(DEFAULT_PLANS.free.projects).toBe(3);
+  });
+
+  it('treats a maximum ttl of "forever" as no maximum', () => {
+    expect(applyPlanOverrides(DEFAULT_PLANS, { free: { maxTtl: 'forever' } }, 'X').free.maxTtl).toBeNull();
+  });
+
+  it.each([
+    ['{"gold": {}}', 'unknown tier "gold"'],
+    ['{"free": {"project": 5}}', 'free.project is not a limit'],
+    ['{"free": {"projects": -1}}', 'free.projects must be a whole number'],
+    ['{"free": {"projects": 2.5}}', 'free.projects must be a whole number'],
+    ['{"free": {"storageBytes": "lots"}}', 'free.storageBytes must be a whole number of bytes'],
+    ['{"free": {"maxFileBytes": 0}}', 'free.maxFileBytes must be at least 1 byte'],
+    ['{"free": {"maxTtl": "a week"}}', 'free.maxTtl must be'],
+    ['{"free": 3}', 'free must be an object'],
+    ['[]', 'must be a JSON object keyed by tier'],
+    ['{free: 1}', 'is not valid JSON'],
+  ])('refuses %s naming what is wrong', (json, message) => {
+    expect(() => parsePlanOverrides(json, 'PLANS_JSON')).toThrow(InvalidPlansError);
+    expect(() => parsePlanOverrides(json, 'PLANS_JSON')).toThrow(message);
+  });
+
+  it('reads sizes in binary units', () => {
+    expect(parseBytes('500 MB', 'x')).toBe(500 * MiB);
+    expect(parseBytes('1.5gb', 'x')).toBe(1.5 * 1024 * MiB);
+    expect(parseBytes('10 KB', 'x')).toBe(10240);
+    expect(parseBytes(42, 'x')).toBe(42);
+    expect(() => parseBytes('5 PB', 'x')).toThrow(InvalidPlansError);
+  });
+
+  it('never lets a plan’s file limit exceed the platform ceiling', () => {
+    expect(effectiveLimits(DEFAULT_PLANS.pro, 64 * 1024).maxFileBytes).toBe(64 * 1024);
+    expect(effectiveLimits(DEFAULT_PLANS.free, 100 * MiB).maxFileBytes).toBe(10 * MiB);
+    expect(effectiveLimits({ ...DEFAULT_PLANS.free, maxFileBytes: null }, 123).maxFileBytes).toBe(123);
+  });
+});
+
+describe('loadPlanTable', () => {
+  it('reads PLANS_FILE, or PLANS_JSON, or nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plans-'));
+    const file = join(dir, 'plans.json');
+    writeFileSync(file, '{"pro": {"projects": 50}}');
+    expect(loadPlanTable({ PLANS_FILE: file }).pro.projects).toBe(50);
+    expect(loadPlanTable({ PLANS_JSON: '{"pro": {"projects": 7}}' }).pro.projects).toBe(7);
+    expect(loadPlanTable({})).toBe(DEFAULT_PLANS);
+  });
+
+  it('stops start-up with a message naming the variable', () => {
+    expect(() => loadPlanTable({ PLANS_FILE: '/nonexistent/plans.json' })).toThrow(/^Invalid configuration:\n {2}PLANS_FILE \/nonexistent\/plans.json cannot be read/);
+    expect(() => loadPlanTable({ PLANS_JSON: '{"free": {"projects": "many"}}' })).toThrow('PLANS_JSON: free.projects must be a whole number');
+    expect(() => loadPlanTable({ PLANS_JSON: '{}', PLANS_FILE: '/x' })).toThrow('PLANS_FILE and PLANS_JSON are both set');
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The plan table: the one place that says what each tier allows. Operators can
+ * override any cell with PLANS_FILE or PLANS_JSON (see parsePlanOverrides); `null`
+ * means unlimited.
+ */
+import { PLANS as TIERS, type Plan as Tier } from '../workspaces/workspace.entity';
+import { InvalidTtlError, parseTtl } from '../deployments/ttl';
+
+export { TIERS, type Tier };
+
+/** Tiers that are paid for (activated with a payment method); `free` is where a workspace starts and returns to. */
+export const PAID_TIERS = ['pro', 'team'] as const satisfies readonly Tier[];
+export type PaidTier = (typeof PAID_TIERS)[number];
+export const INTERVALS = ['month', 'year'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+export interface PlanLimits {
+  /** Projects in the workspace. */
+  projects: number | null;
+  /** Deployments created per calendar month (UTC). */
+  deploymentsPerMonth: number | null;
+  /** Bytes of the distinct files of the workspace's live and archived deployments. */
+  storageBytes: number | null;
+  /** Largest single file of a deployment; null: the platform ceiling (MAX_FILE_BYTES). */
+  maxFileBytes: number | null;
+  /** Longest deployment TTL (`<n>h`, `<n>d`); null: any, including `forever`. */
+  maxTtl: string | null;
+}
+
+/** The limits that are counted (and answer 402 when exceeded); the other two are checked per request. */
+export const METERED_QUOTAS = ['projects', 'deploymentsPerMonth', 'storageBytes'] as const;
+export type MeteredQuota = (typeof METERED_QUOTAS)[number];
+export type QuotaName = MeteredQuota | 'maxTtl';
+
+export type PlanTable = Record<Tier, PlanLimits>;
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** The issue's table; sizes are binary (500 MB = 500 × 2^20 bytes), like the rest of the service. */
+export const DEFAULT_PLANS: PlanTable = {
+  free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d' },
+  pro: { projects: 20, deploymentsPerMonth: 100, storageBytes: 5 * GiB, maxFileBytes: 100 * MiB, maxTtl: null },
+  team: { projects: null, deploymentsPerMonth: null, storageBytes: 50 * GiB, maxFileBytes: 100 * MiB, maxTtl: null },
+};
+
+const LIMIT_KEYS = ['projects', 'deploymentsPerMonth', 'storageBytes', 'maxFileBytes', 'maxTtl'] as const satisfies readonly (keyof PlanLimits)[];
+
+export class InvalidPlansError extends Error {}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: MiB, gb: GiB, tb: 1024 * GiB };
+
+/** `1048576`, `"500 MB"`, `"5GB"`, `"1.5 GB"` → bytes (binary units). */
+export function parseBytes(value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  const match = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|tb)\s*$/i.exec(value) : null;
+  if (match) {
+    const bytes = Math.round(Number(match[1]) * UNITS[match[2].toLowerCase()]);
+    if (Number.isSafeInteger(bytes)) return bytes;
+  }
+  throw new InvalidPlansError(`${where} must be a whole number of bytes, a size such as "500 MB" or "5 GB", or null; got ${JSON.stringify(value)}`);
+}
+
+function parseCount(value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new InvalidPlansError(`${where} must be a whole number (0 or more) or null; got ${JSON.stringify(value)}`);
+}
+
+function parseLimit(key: (typeof LIMIT_KEYS)[number], value: unknown, where: string): number | string | null {
+  if (value === null) return null;
+  switch (key) {
+    case 'projects':
+    case 'deploymentsPerMonth':
+      return parseCount(value, where);
+    case 'storageBytes':
+      return parseBytes(value, where);
+    case 'maxFileBytes': {
+      const bytes = parseBytes(value, where);
+      if (bytes < 1) throw new InvalidPlansError(`${where} must be at least 1 byte`);
+      return bytes;
+    }
+    case 'maxTtl': {
+      try {
+        const ttl = parseTtl(value, where);
+        // "forever" as a maximum is the same as no maximum.
+        return ttl.ms === null ? null : ttl.text;
+      } catch (err) {
+        if (err instanceof InvalidTtlError) throw new InvalidPlansError(`${err.message}, or null for any`);
+        throw err;
+      }
+    }
+  }
+}
+
+/**
+ * Applies an operator's overrides (`{"free": {"projects": 5, "storageBytes": "1 GB"}}`)
+ * to `base`. Cells not named keep their value; unknown tiers or limits are errors,
+ * so a typo never silently leaves a default in place.
+ */
+export function applyPlanOverrides(base: PlanTable, overrides: unknown, source: string): PlanTable {
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
+    throw new InvalidPlansError(`${source} must be a JSON object keyed by tier (${TIERS.join(', ')})`);
+  }
+  const table: PlanTable = { free: { ...base.free }, pro: { ...base.pro }, team: { ...base.team } };
+  for (const [tier, limits] of Object.entries(overrides)) {
+    if (!(TIERS as readonly string[]).includes(tier)) {
+      throw new InvalidPlansError(`${source}: unknown tier "${tier}"; the tiers are ${TIERS.join(', ')}`);
+    }
+    if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
+      throw new InvalidPlansError(`${source}: ${tier} must be an object of limits (${LIMIT_KEYS.join(', ')})`);
+    }
+    for (const [key, value] of Object.entries(limits)) {
+      if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
+        throw new InvalidPlansError(`${source}: ${tier}.${key} is not a limit; the limits are ${LIMIT_KEYS.join(', ')}`);
+      }
+      const k = key as (typeof LIMIT_KEYS)[number];
+      (table[tier as Tier] as unknown as Record<string, unknown>)[k] = parseLimit(k, value, `${source}: ${tier}.${key}`);
+    }
+  }
+  return table;
+}
+
+/** Parses PLANS_JSON / the contents of PLANS_FILE. */
+export function parsePlanOverrides(text: string, source: string, base: PlanTable = DEFAULT_PLANS): PlanTable {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidPlansError(`${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  return applyPlanOverrides(base, parsed, source);
+}
+
+/** A plan's limits as they apply on this platform: the file size is never above the platform ceiling. */
+export function effectiveLimits(limits: PlanLimits, platformMaxFileBytes: number): PlanLimits & { maxFileBytes: number } {
+  return { ...limits, maxFileBytes: Math.min(limits.maxFileBytes ?? platformMaxFileBytes, platformMaxFileBytes) };
+}

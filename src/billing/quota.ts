@@ -1,0 +1,139 @@
+/**
+ * Pure quota and billing-period rules: what counts, when a month starts, what a
+ * 402 says. The services feed them numbers read under the workspace lock.
+ */
+import { ApiError } from '../common/errors';
+import { parseTtl, ttlWithin } from '../deployments/ttl';
+import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
+
+/** First instant of the calendar month (UTC) that contains `now`. */
+export function monthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/** First instant of the next calendar month (UTC): when the monthly count starts again. */
+export function nextMonthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/** `YYYY-MM-DD` of a month's first day, the key of the monthly usage row. */
+export function monthKey(now: Date): string {
+  return monthStart(now).toISOString().slice(0, 10);
+}
+
+export function formatBytes(n: number): string {
+  const units: [number, string][] = [
+    [1024 ** 4, 'TB'],
+    [1024 ** 3, 'GB'],
+    [1024 ** 2, 'MB'],
+    [1024, 'KB'],
+  ];
+  for (const [size, unit] of units) if (n >= size) return `${+(n / size).toFixed(1)} ${unit}`;
+  return `${n} bytes`;
+}
+
+function quotaExceeded(quota: QuotaName, plan: Tier, limit: number | string, usage: number | string, message: string, extra: Record<string, unknown> = {}): ApiError {
+  return new ApiError(402, 'quota_exceeded', message, { quota, limit, usage, plan, ...extra });
+}
+
+const upgrade = (plan: Tier) => (plan === 'team' ? 'ask the operator for a larger plan' : 'upgrade the plan (POST /billing/activate-plan)');
+
+/** null when one more project fits, else the 402 to throw. */
+export function projectQuotaError(plan: Tier, limits: PlanLimits, projects: number): ApiError | null {
+  if (limits.projects === null || projects < limits.projects) return null;
+  return quotaExceeded(
+    'projects',
+    plan,
+    limits.projects,
+    projects,
+    `The ${plan} plan allows ${limits.projects} project${limits.projects === 1 ? '' : 's'} per workspace and this workspace has ${projects}. Delete a project or ${upgrade(plan)}.`,
+  );
+}
+
+/** null when one more deployment fits in this calendar month, else the 402 to throw. */
+export function deploymentQuotaError(plan: Tier, limits: PlanLimits, deploymentsThisMonth: number, now: Date): ApiError | null {
+  const limit = limits.deploymentsPerMonth;
+  if (limit === null || deploymentsThisMonth < limit) return null;
+  const resetsAt = nextMonthStart(now).toISOString();
+  return quotaExceeded(
+    'deploymentsPerMonth',
+    plan,
+    limit,
+    deploymentsThisMonth,
+    `The ${plan} plan allows ${limit} deployment${limit === 1 ? '' : 's'} per calendar month (UTC) and this workspace has made ${deploymentsThisMonth} this month. The count starts again at ${resetsAt}; or ${upgrade(plan)}.`,
+    { resetsAt },
+  );
+}
+
+/** null when the workspace's storage after the deploy (`used` + `added`) fits, else the 402 to throw. */
+export function storageQuotaError(plan: Tier, limits: PlanLimits, used: number, added: number): ApiError | null {
+  const limit = limits.storageBytes;
+  if (limit === null || used + added <= limit) return null;
+  return quotaExceeded(
+    'storageBytes',
+    plan,
+    limit,
+    used,
+    `This deployment adds ${formatBytes(added)} of new files to the ${formatBytes(used)} this workspace already stores in live and archived deployments; ` +
+      `the ${plan} plan allows ${formatBytes(limit)}. Deploy fewer or smaller files, delete projects you no longer need, or ${upgrade(plan)}.`,
+    { additional: added },
+  );
+}
+
+/** null when the plan allows `ttl`, else the 402 to throw. `field` names the input (`ttl`, `default_ttl`). */
+export function ttlQuotaError(plan: Tier, limits: PlanLimits, ttl: string, field: string): ApiError | null {
+  if (limits.maxTtl === null || ttlWithin(parseTtl(ttl, field), parseTtl(limits.maxTtl))) return null;
+  const what = ttl === 'forever' ? `${field} "forever" (never expiring)` : `${field} "${ttl}"`;
+  return quotaExceeded(
+    'maxTtl',
+    plan,
+    limits.maxTtl,
+    ttl,
+    `${what} is longer than the ${plan} plan allows: deployments may live up to ${limits.maxTtl}. Choose a ttl of ${limits.maxTtl} or less, or ${upgrade(plan)}.`,
+  );
+}
+
+/**
+ * The TTL a deployment gets when the request names none: the project's default,
+ * shortened to the plan's maximum (a project set up on a larger plan keeps
+ * deploying after a downgrade instead of failing on a setting nobody sent).
+ */
+export function defaultTtlWithin(projectDefault: string, limits: PlanLimits): string {
+  if (limits.maxTtl === null) return projectDefault;
+  return ttlWithin(parseTtl(projectDefault), parseTtl(limits.maxTtl)) ? projectDefault : limits.maxTtl;
+}
+
+/** `anchor` plus `count` intervals, in UTC; a month from Jan 31 ends on the last day of February. */
+export function addIntervals(anchor: Date, interval: Interval, count: number): Date {
+  const months = interval === 'month' ? count : count * 12;
+  const y = anchor.getUTCFullYear();
+  const m = anchor.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  const d = new Date(anchor.getTime());
+  d.setUTCFullYear(y, m, Math.min(anchor.getUTCDate(), lastDay));
+  return d;
+}
+
+/** The end of the billing period running at `now` for a subscription anchored at `anchor`. */
+export function periodEndAt(anchor: Date, interval: Interval, now: Date): Date {
+  // Counted from the anchor each time, so short months do not drift the billing day.
+  let k = 1;
+  while (addIntervals(anchor, interval, k) <= now) k++;
+  return addIntervals(anchor, interval, k);
+}
+
+export interface PlanState {
+  plan: Tier;
+  subscription: { status: 'active' | 'canceled'; cancelAtPeriodEnd: boolean; currentPeriodEnd: Date } | null;
+}
+
+/**
+ * The tier that applies at `now`. The workspace row holds the tier; a subscription
+ * cancelled at its period's end stops counting the moment the period ends, even
+ * before the sweeper writes `free` back.
+ */
+export function effectiveTier(state: PlanState, now: Date): Tier {
+  const s = state.subscription;
+  if (s && s.status === 'active' && s.cancelAtPeriodEnd && s.currentPeriodEnd <= now) return 'free';
+  return state.plan;
+}

@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { PlansService } from './plans.service';
+import { QuotaService } from './quota.service';
+
+/**
+ * The plan table and quota checks. Global, because projects, deployments and
+ * workspaces consult it and billing builds on them: it depends on nothing but the
+ * database, the config and the clock.
+ */
+@Global()
+@Module({
+  providers: [PlansService, QuotaService],
+  exports: [PlansService, QuotaService],
+})
+export class QuotasModule {}

@@ -1,0 +1,175 @@
+import { Logger } from '@nestjs/common';
+import Stripe from 'stripe';
+import { paymentMethodTokenProblem } from './local-payment.provider';
+import {
+  AttachedPaymentMethod,
+  CurrentSubscription,
+  PaymentProvider,
+  PaymentProviderError,
+  ProviderSubscription,
+} from './payment-provider';
+import type { Interval, PaidTier } from './plans';
+
+export interface StripeSettings {
+  secretKey: string;
+  /** Price ids by tier and interval, e.g. prices.pro.month = "price_…". */
+  prices: Record<PaidTier, Record<Interval, string>>;
+  /** Only for tests against a stand-in server; unset means api.stripe.com over https. */
+  host?: string;
+  port?: number;
+  protocol?: 'http' | 'https';
+}
+
+type Subscription = Stripe.Subscription;
+
+/**
+ * Stripe: one customer per workspace, payment methods attached to it (the newest
+ * is the customer's invoice default), one subscription with one item whose price
+ * is the tier and interval, charged off-session. `error_if_incomplete` makes a
+ * declined first payment an error instead of a subscription left `incomplete`.
+ */
+export class StripePaymentProvider extends PaymentProvider {
+  readonly name = 'stripe' as const;
+  private readonly stripe: Stripe;
+  private readonly logger = new Logger(StripePaymentProvider.name);
+
+  constructor(private readonly settings: StripeSettings) {
+    super();
+    this.stripe = new Stripe(settings.secretKey, {
+      host: settings.host,
+      port: settings.port,
+      protocol: settings.protocol,
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      telemetry: false,
+      appInfo: { name: 'statichost' },
+    });
+  }
+
+  tokenProblem(token: string): string | null {
+    return paymentMethodTokenProblem(token);
+  }
+
+  refOf(token: string): string {
+    return token;
+  }
+
+  async createCustomer(workspace: { id: string; name: string }, email: string): Promise<string> {
+    const customer = await this.call('create the customer', () =>
+      this.stripe.customers.create(
+        { name: workspace.name, email, metadata: { workspace_id: workspace.id } },
+        { idempotencyKey: `statichost-customer-${workspace.id}` },
+      ),
+    );
+    return customer.id;
+  }
+
+  async attachPaymentMethod(customerRef: string | null, token: string): Promise<AttachedPaymentMethod> {
+    const customer = this.requireCustomer(customerRef);
+    const method = await this.call('attach the payment method', () => this.stripe.paymentMethods.attach(token, { customer }), 'invalid_payment_method');
+    await this.call('make the payment method the default', () =>
+      this.stripe.customers.update(customer, { invoice_settings: { default_payment_method: method.id } }),
+    );
+    const card = method.card;
+    return {
+      ref: method.id,
+      card: { brand: card?.brand ?? null, last4: card?.last4 ?? null, expMonth: card?.exp_month ?? null, expYear: card?.exp_year ?? null },
+    };
+  }
+
+  async detachPaymentMethod(customerRef: string | null, ref: string, nextDefault: string | null): Promise<void> {
+    const customer = this.requireCustomer(customerRef);
+    if (nextDefault) {
+      await this.call('change the default payment method', () =>
+        this.stripe.customers.update(customer, { invoice_settings: { default_payment_method: nextDefault } }),
+      );
+    }
+    await this.call('detach the payment method', () => this.stripe.paymentMethods.detach(ref));
+  }
+
+  async subscribe(input: { workspaceId: string; customerRef: string | null; tier: PaidTier; interval: Interval; idempotencyKey: string }): Promise<ProviderSubscription> {
+    const customer = this.requireCustomer(input.customerRef);
+    const subscription = await this.call('start the subscription', () =>
+      this.stripe.subscriptions.create(
+        {
+          customer,
+          items: [{ price: this.price(input.tier, input.interval) }],
+          off_session: true,
+          payment_behavior: 'error_if_incomplete',
+          metadata: { workspace_id: input.workspaceId, tier: input.tier, interval: input.interval },
+        },
+        { idempotencyKey: input.idempotencyKey },
+      ),
+    );
+    return this.toProvider(subscription);
+  }
+
+  async changeSubscription(current: CurrentSubscription, tier: PaidTier, interval: Interval): Promise<ProviderSubscription> {
+    const subscription = await this.call('change the subscription', () =>
+      this.stripe.subscriptions.update(this.requireRef(current), {
+        items: [{ id: current.itemRef ?? undefined, price: this.price(tier, interval) }],
+        cancel_at_period_end: false,
+        off_session: true,
+        payment_behavior: 'error_if_incomplete',
+        // An upgrade is charged now for the rest of the period, not at the next invoice.
+        proration_behavior: 'always_invoice',
+        metadata: { tier, interval },
+      }),
+    );
+    return this.toProvider(subscription);
+  }
+
+  async cancelAtPeriodEnd(current: CurrentSubscription): Promise<ProviderSubscription> {
+    const subscription = await this.call('cancel the subscription', () =>
+      this.stripe.subscriptions.update(this.requireRef(current), { cancel_at_period_end: true }),
+    );
+    return this.toProvider(subscription);
+  }
+
+  private price(tier: PaidTier, interval: Interval): string {
+    return this.settings.prices[tier][interval];
+  }
+
+  private requireCustomer(customerRef: string | null): string {
+    // BillingService creates the customer before anything else; a missing one is our bug.
+    if (!customerRef) throw new Error('Stripe customer missing for this workspace');
+    return customerRef;
+  }
+
+  private requireRef(current: CurrentSubscription): string {
+    if (!current.ref) throw new Error('Stripe subscription id missing for this workspace');
+    return current.ref;
+  }
+
+  private toProvider(subscription: Subscription): ProviderSubscription {
+    // Since API version 2025-03-31 the period lives on the items; there is one.
+    const item = subscription.items.data[0];
+    if (!item) throw new PaymentProviderError('unavailable', `Stripe returned subscription ${subscription.id} without items`);
+    return {
+      ref: subscription.id,
+      itemRef: item.id,
+      periodAnchor: new Date(item.current_period_start * 1000),
+      currentPeriodEnd: new Date(item.current_period_end * 1000),
+    };
+  }
+
+  /**
+   * Runs one Stripe call and turns its failure into a PaymentProviderError: a card
+   * problem (HTTP 402) is `declined`; a 400/404 on the payment method itself is
+   * `invalid_payment_method` when `badRequestKind` says so; the rest is
+   * `unavailable` and logged, since it is the operator's to fix (key, price ids)
+   * or Stripe's.
+   */
+  private async call<T>(what: string, run: () => Promise<T>, badRequestKind?: 'invalid_payment_method'): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeError)) throw err;
+      const status = err.statusCode;
+      if (status === 402) throw new PaymentProviderError('declined', err.message, err.decline_code ?? err.code);
+      if (badRequestKind && (status === 400 || status === 404)) throw new PaymentProviderError(badRequestKind, err.message, err.code);
+      this.logger.error(`Stripe could not ${what}: ${err.type} ${status ?? ''} ${err.code ?? ''} ${err.message} (request ${err.requestId ?? 'none'})`);
+      throw new PaymentProviderError('unavailable', `The payment provider could not ${what}`, err.code);
+    }
+  }
+}

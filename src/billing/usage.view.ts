@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { Limits } from './plans.service';
+import type { WorkspaceUsage } from './quota.service';
+
+export class PlanLimitsView {
+  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'Projects per workspace; null: unlimited' })
+  projects: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 10, description: 'Deployments per calendar month (UTC); null: unlimited' })
+  deploymentsPerMonth: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 524288000, description: 'Bytes of distinct files in live and archived deployments; null: unlimited' })
+  storageBytes: number | null;
+  @ApiProperty({ example: 10485760, description: 'Largest file of a deployment, in bytes' })
+  maxFileBytes: number;
+  @ApiProperty({ nullable: true, type: String, example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
+  maxTtl: string | null;
+}
+
+export class QuotaUsageView {
+  @ApiProperty({ example: 1 })
+  used: number;
+  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'null: unlimited' })
+  limit: number | null;
+}
+
+export class MonthlyQuotaUsageView extends QuotaUsageView {
+  @ApiProperty({ example: '2025-02-01T00:00:00.000Z', description: 'When the monthly count starts again' })
+  resetsAt: string;
+}
+
+export class WorkspaceUsageView {
+  @ApiProperty({ type: QuotaUsageView })
+  projects: QuotaUsageView;
+  @ApiProperty({ type: MonthlyQuotaUsageView, description: 'Deployments made this calendar month (UTC)' })
+  deploymentsPerMonth: MonthlyQuotaUsageView;
+  @ApiProperty({ type: QuotaUsageView, description: 'Bytes of distinct files in live and archived deployments' })
+  storageBytes: QuotaUsageView;
+}
+
+export function planLimitsView(limits: Limits): PlanLimitsView {
+  const { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl } = limits;
+  return { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl };
+}
+
+export function workspaceUsageView(usage: WorkspaceUsage, limits: Limits): WorkspaceUsageView {
+  return {
+    projects: { used: usage.projects, limit: limits.projects },
+    deploymentsPerMonth: { used: usage.deploymentsPerMonth, limit: limits.deploymentsPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
+    storageBytes: { used: usage.storageBytes, limit: limits.storageBytes },
+  };
+}

@@ -1,0 +1,193 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the Stripe SDK made, as the stand-in server received it. */
+export interface StripeCall {
+  method: string;
+  path: string;
+  /** Form fields exactly as sent, e.g. `items[0][price]`. */
+  form: Record<string, string>;
+  authorization: string | undefined;
+  idempotencyKey: string | undefined;
+  stripeVersion: string | undefined;
+}
+
+interface FakeSubscription {
+  id: string;
+  customer: string;
+  itemId: string;
+  price: string;
+  cancelAtPeriodEnd: boolean;
+  start: number;
+  end: number;
+  metadata: Record<string, string>;
+}
+
+const DAY = 24 * 60 * 60;
+
+/**
+ * A stand-in for the few Stripe endpoints the adapter calls, on 127.0.0.1, so the
+ * real `stripe` SDK can be pointed at it (host/port/protocol). It answers like
+ * Stripe does (form-encoded requests, JSON objects, error envelopes with the same
+ * HTTP statuses) and records every request for the tests to assert on. It is not
+ * Stripe: it knows nothing of prices, invoices or proration, only enough state to
+ * answer consistently.
+ *
+ * Special payment method ids: `pm_missing…` does not exist (404 resource_missing),
+ * `pm_card_chargeDeclined` attaches but its charge is declined (402 card_error),
+ * as with Stripe's own test ids.
+ */
+export class FakeStripe {
+  readonly calls: StripeCall[] = [];
+  /** Answer every request with a 500 api_error (Stripe having a bad day). */
+  failing = false;
+  private server?: Server;
+  private seq = 0;
+  private readonly customers = new Map<string, { defaultPaymentMethod: string | null }>();
+  private readonly subscriptions = new Map<string, FakeSubscription>();
+  /** Unix seconds the fake uses as "now" for new periods. */
+  now = Math.floor(Date.UTC(2030, 0, 15) / 1000);
+
+  async start(): Promise<{ host: string; port: number }> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return { host: '127.0.0.1', port: (this.server.address() as AddressInfo).port };
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The env that points the app's Stripe adapter here. */
+  env(port: number): Record<string, string> {
+    return {
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_statichostFake123',
+      STRIPE_PRICE_PRO_MONTH: 'price_proMonth',
+      STRIPE_PRICE_PRO_YEAR: 'price_proYear',
+      STRIPE_PRICE_TEAM_MONTH: 'price_teamMonth',
+      STRIPE_PRICE_TEAM_YEAR: 'price_teamYear',
+      STRIPE_API_HOST: '127.0.0.1',
+      STRIPE_API_PORT: String(port),
+      STRIPE_API_PROTOCOL: 'http',
+    };
+  }
+
+  /** Calls made since `mark` (a previous `calls.length`). */
+  since(mark: number): StripeCall[] {
+    return this.calls.slice(mark);
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}_fake${++this.seq}`;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+      const path = (req.url ?? '').split('?')[0];
+      this.calls.push({
+        method: req.method ?? '',
+        path,
+        form,
+        authorization: req.headers.authorization,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+        stripeVersion: req.headers['stripe-version'] as string | undefined,
+      });
+      const [status, body] = this.failing ? error(500, 'api_error', 'Something went wrong on Stripe’s end.') : this.route(req.method ?? '', path, form);
+      res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_${this.seq}` });
+      res.end(JSON.stringify(body));
+    });
+  }
+
+  private route(method: string, path: string, form: Record<string, string>): [number, unknown] {
+    if (method !== 'POST') return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`);
+    let m: RegExpExecArray | null;
+    if (path === '/v1/customers') {
+      const id = this.id('cus');
+      this.customers.set(id, { defaultPaymentMethod: null });
+      return [200, { id, object: 'customer', name: form.name, email: form.email, metadata: metadataOf(form) }];
+    }
+    if ((m = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
+      const customer = this.customers.get(m[1]);
+      if (!customer) return missing('customer', m[1]);
+      if ('invoice_settings[default_payment_method]' in form) customer.defaultPaymentMethod = form['invoice_settings[default_payment_method]'];
+      return [200, { id: m[1], object: 'customer', invoice_settings: { default_payment_method: customer.defaultPaymentMethod } }];
+    }
+    if ((m = /^\/v1\/payment_methods\/([^/]+)\/attach$/.exec(path))) {
+      if (m[1].startsWith('pm_missing')) return missing('payment_method', m[1]);
+      if (!this.customers.has(form.customer)) return missing('customer', form.customer);
+      return [200, paymentMethod(m[1], form.customer)];
+    }
+    if ((m = /^\/v1\/payment_methods\/([^/]+)\/detach$/.exec(path))) {
+      return [200, paymentMethod(m[1], null)];
+    }
+    if (path === '/v1/subscriptions') {
+      const customer = this.customers.get(form.customer);
+      if (!customer) return missing('customer', form.customer);
+      if (customer.defaultPaymentMethod === 'pm_card_chargeDeclined') {
+        return [402, { error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } }];
+      }
+      const sub: FakeSubscription = {
+        id: this.id('sub'),
+        customer: form.customer,
+        itemId: this.id('si'),
+        price: form['items[0][price]'],
+        cancelAtPeriodEnd: false,
+        start: this.now,
+        end: this.now + (form['items[0][price]'].endsWith('Year') ? 365 : 31) * DAY,
+        metadata: metadataOf(form),
+      };
+      this.subscriptions.set(sub.id, sub);
+      return [200, subscription(sub)];
+    }
+    if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const sub = this.subscriptions.get(m[1]);
+      if (!sub) return missing('subscription', m[1]);
+      if ('cancel_at_period_end' in form) sub.cancelAtPeriodEnd = form.cancel_at_period_end === 'true';
+      if (form['items[0][price]']) {
+        const yearly = form['items[0][price]'].endsWith('Year');
+        if (yearly !== sub.price.endsWith('Year')) {
+          sub.start = this.now;
+          sub.end = this.now + (yearly ? 365 : 31) * DAY;
+        }
+        sub.price = form['items[0][price]'];
+      }
+      return [200, subscription(sub)];
+    }
+    return error(404, 'invalid_request_error', `Unrecognized request URL (POST: ${path})`);
+  }
+}
+
+function error(status: number, type: string, message: string, extra: Record<string, unknown> = {}): [number, unknown] {
+  return [status, { error: { type, message, ...extra } }];
+}
+
+function missing(kind: string, id: string): [number, unknown] {
+  return error(404, 'invalid_request_error', `No such ${kind}: '${id}'`, { code: 'resource_missing', param: kind === 'payment_method' ? 'payment_method' : 'id' });
+}
+
+function metadataOf(form: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(form).flatMap(([k, v]) => (/^metadata\[(.+)\]$/.exec(k) ? [[/^metadata\[(.+)\]$/.exec(k)![1], v]] : [])));
+}
+
+function paymentMethod(id: string, customer: string | null) {
+  return { id, object: 'payment_method', type: 'card', customer, card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2034 } };
+}
+
+function subscription(sub: FakeSubscription) {
+  return {
+    id: sub.id,
+    object: 'subscription',
+    customer: sub.customer,
+    status: 'active',
+    cancel_at_period_end: sub.cancelAtPeriodEnd,
+    metadata: sub.metadata,
+    items: {
+      object: 'list',
+      data: [{ id: sub.itemId, object: 'subscription_item', price: { id: sub.price, object: 'price' }, current_period_start: sub.start, current_period_end: sub.end }],
+    },
+  };
+}
