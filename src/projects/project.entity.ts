@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { DomainStatus } from '../domains/domain-check';
 import { Workspace } from '../workspaces/workspace.entity';
 
 export const PROJECT_TYPES = ['static_file', 'static_site'] as const;
@@ -9,6 +10,9 @@ export type GateType = (typeof GATE_TYPES)[number];
 @Entity('projects')
 @Check('CHK_projects_type', `"type" IN ('static_file', 'static_site')`)
 @Check('CHK_projects_gate_type', `"gate_type" IN ('none', 'password', 'email')`)
+@Check('CHK_projects_domain_status', `"domain_status" IN ('pending', 'verified', 'failed')`)
+@Check('CHK_projects_domain_state', `("custom_domain" IS NULL) = ("domain_status" IS NULL) AND ("custom_domain" IS NULL) = ("domain_token" IS NULL)`)
+@Index('IDX_projects_domain_recheck', ['domainCheckedAt'], { where: `"domain_status" = 'verified'` })
 export class Project {
   @PrimaryColumn('text')
   id: string;
@@ -56,6 +60,26 @@ export class Project {
   @Index('UQ_projects_custom_domain', { unique: true, where: '"custom_domain" IS NOT NULL' })
   @Column('text', { name: 'custom_domain', nullable: true })
   customDomain: string | null;
+
+  /** Verification state of custom_domain (src/domains): set exactly when a domain is attached. */
+  @Column('text', { name: 'domain_status', nullable: true })
+  domainStatus: DomainStatus | null;
+
+  /** The value the domain's `_statichost-challenge` TXT record must hold; a new one per attached name. */
+  @Column('text', { name: 'domain_token', nullable: true })
+  domainToken: string | null;
+
+  /** Start of the current verified run. */
+  @Column({ name: 'domain_verified_at', type: 'timestamptz', precision: 3, nullable: true })
+  domainVerifiedAt: Date | null;
+
+  /** Last DNS check, answered or not; the re-check job picks verified domains by it. */
+  @Column({ name: 'domain_checked_at', type: 'timestamptz', precision: 3, nullable: true })
+  domainCheckedAt: Date | null;
+
+  /** First failed check of a verified domain since its last success; null while checks pass. */
+  @Column({ name: 'domain_failing_since', type: 'timestamptz', precision: 3, nullable: true })
+  domainFailingSince: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

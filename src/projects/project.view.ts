@@ -1,5 +1,6 @@
 import { iso } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { domainRecords } from '../domains/custom-domain';
 import { Project } from './project.entity';
 
 /** The create response: exactly the spec's fields. */
@@ -21,6 +22,11 @@ export function projectView(p: Project, config: AppConfig) {
     ...projectCreatedView(p),
     gate_type: p.gateType,
     custom_domain: p.customDomain,
+    // Domain state (src/domains): null throughout while no domain is attached. The
+    // records stay visible after verification: the TXT one must stay for re-checks.
+    domain_status: p.domainStatus,
+    domain_verified_at: iso(p.domainVerifiedAt),
+    domain_records: domainRecords(p, config),
     liveDeploymentId: p.liveDeploymentId,
     url: config.siteUrl(p.slug),
     updatedAt: iso(p.updatedAt),

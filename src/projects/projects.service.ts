@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, conflict, forbidden, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
+import { customDomainChanges } from '../domains/custom-domain';
 import { InvalidTtlError, parseTtl } from '../deployments/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
@@ -47,6 +49,7 @@ export class ProjectsService {
     @InjectRepository(Project) private readonly projects: Repository<Project>,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly quotas: QuotaService,
   ) {}
 
   /** A project the principal may see: its workspace's, and only its own when the token is project-bound. */
@@ -85,6 +88,8 @@ export class ProjectsService {
     if (fields.gateType === 'password' && !fields.passwordHash) {
       throw badRequest('password: required when gate_type is password');
     }
+    // An omitted default_ttl is not refused: deploys shorten it to the plan's longest.
+    if (dto.default_ttl !== undefined) await this.quotas.assertTtlAllowedFor(workspaceId, fields.defaultTtl, 'default_ttl');
     return this.dataSource.transaction((m) => this.insertProject(m, workspaceId, fields, dto.slug));
   }
 
@@ -93,6 +98,8 @@ export class ProjectsService {
    * gets a short random suffix until it is free.
    */
   async insertProject(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, explicitSlug?: string): Promise<Project> {
+    // 402 at the plan's project limit; locks the workspace so concurrent creates count one another.
+    await this.quotas.assertProjectSlot(manager, workspaceId);
     const base = explicitSlug ?? deriveSlug(fields.name);
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const slug = explicitSlug ?? (attempt === 0 ? base : withRandomSuffix(base));
@@ -118,7 +125,10 @@ export class ProjectsService {
       await m.getRepository(Project).findOne({ where: { id: project.id }, lock: { mode: 'pessimistic_write' } });
       const changes: Partial<Project> = {};
       if (dto.name !== undefined) changes.name = dto.name.trim();
-      if (dto.default_ttl !== undefined) changes.defaultTtl = checkTtl(dto.default_ttl, 'default_ttl');
+      if (dto.default_ttl !== undefined) {
+        changes.defaultTtl = checkTtl(dto.default_ttl, 'default_ttl');
+        await this.quotas.assertTtlAllowedFor(project.workspaceId, changes.defaultTtl, 'default_ttl', m);
+      }
       let gateChanged = false;
       if (passwordHash !== undefined) {
         changes.passwordHash = passwordHash;
@@ -131,9 +141,8 @@ export class ProjectsService {
         changes.gateType = dto.gate_type;
         gateChanged = true;
       }
-      if (dto.custom_domain !== undefined) {
-        changes.customDomain = dto.custom_domain === null ? null : this.normaliseDomain(dto.custom_domain);
-      }
+      // Normalised and validated by src/domains; a new name starts pending, null detaches.
+      if (dto.custom_domain !== undefined) Object.assign(changes, customDomainChanges(dto.custom_domain, project, this.config));
       if (gateChanged) changes.gateVersion = project.gateVersion + 1;
       if (Object.keys(changes).length === 0) return project;
       try {
@@ -147,20 +156,6 @@ export class ProjectsService {
       await notifySiteChanged(m, project.id);
       return m.getRepository(Project).findOneByOrFail({ id: project.id });
     });
-  }
-
-  private normaliseDomain(raw: string): string {
-    const host = raw.trim().toLowerCase().replace(/\.$/, '');
-    const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-    const labels = host.split('.');
-    if (labels.length < 2 || host.length > 253 || !labels.every((l) => label.test(l)) || /^\d+$/.test(labels[labels.length - 1])) {
-      throw badRequest(`custom_domain: "${raw}" is not a host name with at least two labels`, 'invalid_domain');
-    }
-    const sites = this.config.SITES_DOMAIN;
-    if (host === sites || host.endsWith(`.${sites}`)) {
-      throw badRequest(`custom_domain: "${raw}" is under the sites domain ${sites}`, 'invalid_domain');
-    }
-    return host;
   }
 
   async remove(principal: Principal, projectId: string): Promise<void> {

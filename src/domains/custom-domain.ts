@@ -1,0 +1,52 @@
+import { badRequest } from '../common/errors';
+import type { AppConfig } from '../config/app-config';
+import type { Project } from '../projects/project.entity';
+import { DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
+import { DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
+
+export function domainRules(config: AppConfig): DomainRules {
+  return { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
+}
+
+/** The canonical custom domain for `raw`, or a 400 `invalid_domain` naming what is wrong. */
+export function checkCustomDomain(raw: string, config: AppConfig): string {
+  try {
+    return normaliseDomain(raw, domainRules(config));
+  } catch (err) {
+    if (err instanceof InvalidDomainError) throw badRequest(err.message, 'invalid_domain');
+    throw err;
+  }
+}
+
+type DomainColumns = Pick<Project, 'customDomain' | 'domainStatus' | 'domainToken' | 'domainVerifiedAt' | 'domainCheckedAt' | 'domainFailingSince'>;
+
+/**
+ * The column changes of `PATCH {custom_domain}`: attaching or changing the name
+ * starts over (pending, a new token, nothing verified), null detaches it, and the
+ * name already attached changes nothing (it stays verified). Uniqueness is the
+ * database's (UQ_projects_custom_domain), so two projects racing for one name
+ * cannot both get it.
+ */
+export function customDomainChanges(raw: string | null, current: Pick<Project, 'customDomain'>, config: AppConfig): Partial<DomainColumns> {
+  const domain = raw === null ? null : checkCustomDomain(raw, config);
+  if (domain === current.customDomain) return {};
+  return {
+    customDomain: domain,
+    domainStatus: domain === null ? null : 'pending',
+    domainToken: domain === null ? null : newDomainToken(),
+    domainVerifiedAt: null,
+    domainCheckedAt: null,
+    domainFailingSince: null,
+  };
+}
+
+/** Where the domain's CNAME should point: the project's own site host. */
+export function cnameTarget(slug: string, config: AppConfig): string {
+  return `${slug}.${config.SITES_DOMAIN}`;
+}
+
+/** The records to create for the project's domain, or null when none is attached. */
+export function domainRecords(p: Pick<Project, 'slug' | 'customDomain' | 'domainToken'>, config: AppConfig): DnsRecord[] | null {
+  if (!p.customDomain || !p.domainToken) return null;
+  return recordsToCreate(p.customDomain, p.domainToken, cnameTarget(p.slug, config));
+}

@@ -1,0 +1,31 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
+import type { Principal } from '../auth/principal';
+import { verifyDomainView } from './domain.view';
+import { DomainsService } from './domains.service';
+
+@ApiTags('projects')
+@ApiBearerAuth('bearer')
+@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@Controller('projects')
+export class DomainsController {
+  constructor(private readonly domains: DomainsService) {}
+
+  @Post(':projectId/verify-domain')
+  @HttpCode(200)
+  @Scopes('admin')
+  @ApiOperation({
+    summary: 'Check the custom domain’s DNS records now',
+    description:
+      'Looks up the TXT record `_statichost-challenge.<domain>` (it decides) and the CNAME. ' +
+      'Token found: the domain becomes `verified` and is served. Otherwise 200 with `verified: false` and, per record, what was expected and found.',
+  })
+  @ApiResponse({ status: 200, description: '`{verified, custom_domain, domain_status, verifiedAt, checkedAt, records: [{type, name, expected, found, ok, error}]}`' })
+  @ApiResponse({ status: 409, description: '`no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check' })
+  @ApiResponse({ status: 503, description: '`dns_timeout` / `dns_unavailable`: DNS did not answer within DNS_TIMEOUT_MS; nothing changed (Retry-After)' })
+  async verify(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() _body: EmptyBodyDto) {
+    return verifyDomainView(await this.domains.verify(principal, projectId));
+  }
+}

@@ -1,0 +1,124 @@
+import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { ApiError, conflict, notFound } from '../common/errors';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { Project } from '../projects/project.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { notifySiteChanged } from '../projects/site-events';
+import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
+import { DomainDns } from './domain-dns.service';
+import { domainRecords } from './custom-domain';
+
+export interface DomainCheckResult {
+  /** This check found the token. */
+  verified: boolean;
+  project: Project;
+  records: RecordCheck[];
+}
+
+/** Verification of custom domains over DNS: on request, and again in the background. */
+@Injectable()
+export class DomainsService {
+  private readonly logger = new Logger(DomainsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly projects: ProjectsService,
+    private readonly dns: DomainDns,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  private get failAfterMs(): number {
+    return this.config.DOMAIN_FAIL_AFTER_HOURS * 3600_000;
+  }
+
+  /**
+   * POST /projects/:id/verify-domain. DNS is asked with no transaction open (it may
+   * take seconds); the outcome is then written under the row lock, and only if the
+   * project still has the domain and token that were checked.
+   */
+  async verify(principal: Principal, projectId: string): Promise<DomainCheckResult> {
+    const project = await this.projects.findVisible(principal, projectId);
+    if (!project.customDomain || !project.domainToken) {
+      throw conflict(`Project ${project.id} has no custom domain to verify; attach one with PATCH /projects/${project.id} {custom_domain}`, 'no_custom_domain');
+    }
+    const { verdict, records } = await this.check(project);
+    if (verdict === 'inconclusive') throw this.dnsUnavailable(records[0]);
+    return this.dataSource.transaction(async (m) => {
+      const current = await this.lockSame(m, project);
+      if (current === 'gone') throw notFound('Project', project.id);
+      if (!current) {
+        throw conflict(`The custom domain of project ${project.id} changed while it was being checked; verify again`, 'domain_changed');
+      }
+      const saved = await this.record(m, current, verdict);
+      return { verified: verdict === 'verified', project: saved, records };
+    });
+  }
+
+  /**
+   * Re-checks one verified domain (the background job). Returns what happened, or
+   * undefined when the domain changed meanwhile. An unanswered check changes only
+   * `domain_checked_at`: our resolvers' outage is not the domain's failure.
+   */
+  async recheck(project: Project): Promise<{ verdict: Verdict; status: Project['domainStatus'] } | undefined> {
+    const { verdict } = await this.check(project);
+    return this.dataSource.transaction(async (m) => {
+      const current = await this.lockSame(m, project);
+      if (!current || current === 'gone') return undefined;
+      if (verdict === 'inconclusive') {
+        this.logger.warn(`re-check of ${project.customDomain} got no DNS answer from ${this.dns.describeServers()}; trying again next interval`);
+        await m.getRepository(Project).update({ id: current.id }, { domainCheckedAt: this.clock.now() });
+        return { verdict, status: current.domainStatus };
+      }
+      const saved = await this.record(m, current, verdict);
+      if (saved.domainStatus === 'failed') {
+        this.logger.warn(`custom domain ${saved.customDomain} of project ${saved.id} failed its checks for ${this.config.DOMAIN_FAIL_AFTER_HOURS} h and stopped serving`);
+      }
+      return { verdict, status: saved.domainStatus };
+    });
+  }
+
+  private async check(project: Project): Promise<{ verdict: Verdict; records: RecordCheck[] }> {
+    const expected = domainRecords(project, this.config)!;
+    const { txt, cname } = await this.dns.lookup(challengeName(project.customDomain!), project.customDomain!);
+    return judge(expected, txt, cname);
+  }
+
+  /** The project under a row lock; null when its domain or token is no longer the one checked, 'gone' when it was deleted. */
+  private async lockSame(m: EntityManager, checked: Project): Promise<Project | null | 'gone'> {
+    const current = await m.getRepository(Project).findOne({ where: { id: checked.id }, lock: { mode: 'pessimistic_write' } });
+    if (!current) return 'gone';
+    if (current.customDomain !== checked.customDomain || current.domainToken !== checked.domainToken) return null;
+    return current;
+  }
+
+  /** Writes the state a conclusive check leads to; a change of what is served is announced to every instance. */
+  private async record(m: EntityManager, current: Project, verdict: Exclude<Verdict, 'inconclusive'>): Promise<Project> {
+    const before: DomainState = {
+      status: current.domainStatus!,
+      verifiedAt: current.domainVerifiedAt,
+      checkedAt: current.domainCheckedAt,
+      failingSince: current.domainFailingSince,
+    };
+    const next = nextDomainState(before, verdict, this.clock.now(), this.failAfterMs);
+    await m.getRepository(Project).update(
+      { id: current.id },
+      { domainStatus: next.status, domainVerifiedAt: next.verifiedAt, domainCheckedAt: next.checkedAt, domainFailingSince: next.failingSince },
+    );
+    // Only `verified` is served, so only a move into or out of it changes what the router answers.
+    if ((before.status === 'verified') !== (next.status === 'verified')) await notifySiteChanged(m, current.id);
+    return m.getRepository(Project).findOneByOrFail({ id: current.id });
+  }
+
+  private dnsUnavailable(txt: RecordCheck): ApiError {
+    const timedOut = txt.error === 'ETIMEOUT' || txt.error === 'ECANCELLED';
+    const message = timedOut
+      ? `DNS did not answer the lookup of ${txt.name} within ${this.dns.timeoutMs} ms (asked ${this.dns.describeServers()}); nothing was changed, try again`
+      : `DNS lookup of ${txt.name} failed (${txt.error}, asked ${this.dns.describeServers()}); nothing was changed, try again`;
+    const error = new ApiError(HttpStatus.SERVICE_UNAVAILABLE, timedOut ? 'dns_timeout' : 'dns_unavailable', message);
+    return Object.assign(error, { headers: { 'Retry-After': '30' } });
+  }
+}
