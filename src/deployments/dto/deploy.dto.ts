@@ -1,32 +1,76 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { PROJECT_TYPES, ProjectType } from '../../projects/project.entity';
 
 export const ENCODINGS = ['utf8', 'base64'] as const;
 
+const PATH_DOC = { example: 'index.html', description: 'Relative path; no `..`, no leading `/`, no backslashes' };
+
+/** A file sent inline, as the spec shows (documentation of one `files` entry shape). */
+export class InlineDeployFileDto {
+  @ApiProperty(PATH_DOC)
+  path: string;
+
+  @ApiProperty({ example: '<h1>Hello</h1>', description: 'The file’s text, or its bytes in base64 with `encoding: base64`' })
+  content: string;
+
+  @ApiPropertyOptional({ enum: ENCODINGS, default: 'utf8' })
+  encoding?: (typeof ENCODINGS)[number];
+}
+
+/** A file named by the hash of bytes uploaded before (documentation of the other `files` entry shape). */
+export class DigestDeployFileDto {
+  @ApiProperty(PATH_DOC)
+  path: string;
+
+  @ApiProperty({
+    example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    pattern: '^[0-9a-fA-F]{64}$',
+    description: 'SHA-256 of a blob this workspace uploaded with `PUT /v1/blobs/{sha256}` or already deployed; any other hash: 400 `missing_blobs` listing them',
+  })
+  sha256: string;
+
+  @ApiProperty({ example: 5120, minimum: 0, description: 'The blob’s size in bytes; must match it' })
+  size: number;
+}
+
+/**
+ * What the validation pipe lets through for one `files` entry: either shape. The
+ * deploy service checks it (src/deployments/file-entry.ts) and names the entry
+ * (files[3].path) in its errors.
+ */
 export class DeployFileDto {
-  @ApiProperty({ example: 'index.html', description: 'Relative path; no `..`, no leading `/`, no backslashes' })
-  // Checked by the deploy service, which names the entry (files[3].path) in its errors.
   @Allow()
   path: unknown;
 
-  @ApiProperty({ example: '<h1>Hello</h1>' })
   @Allow()
-  content: unknown;
+  content?: unknown;
 
-  @ApiPropertyOptional({ enum: ENCODINGS, default: 'utf8' })
   @Allow()
   encoding?: unknown;
+
+  @Allow()
+  sha256?: unknown;
+
+  @Allow()
+  size?: unknown;
 }
 
+@ApiExtraModels(InlineDeployFileDto, DigestDeployFileDto)
 export class ProjectDeployDto {
   @ApiPropertyOptional({ enum: PROJECT_TYPES, example: 'static_file' })
   @IsOptional()
   @IsIn(PROJECT_TYPES)
   type?: ProjectType;
 
-  @ApiProperty({ type: [DeployFileDto] })
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ $ref: getSchemaPath(InlineDeployFileDto) }, { $ref: getSchemaPath(DigestDeployFileDto) }] },
+    description:
+      'Each file inline (`path`, `content`, `encoding`) or, for large deploys, by digest (`path`, `sha256`, `size`) after uploading its bytes with ' +
+      '`PUT /v1/blobs/{sha256}`; the two may be mixed. A deploy naming blobs the workspace does not have answers 400 `missing_blobs` with their hashes in `missing`.',
+  })
   @IsArray()
   @ArrayMinSize(1, { message: 'files must contain at least one file' })
   @ValidateNested({ each: true })

@@ -1,0 +1,33 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Blob } from '../deployments/blob.entity';
+import { Workspace } from '../workspaces/workspace.entity';
+
+/**
+ * A workspace proved it has a blob's bytes (it uploaded them with PUT /v1/blobs).
+ * A digest-only deploy may name only such blobs, or blobs the workspace already
+ * deployed: knowing a hash must never be enough to pull another workspace's file
+ * into a site. Rows go with their blob when the collector deletes it.
+ */
+@Entity('workspace_blobs')
+@Index('IDX_workspace_blobs_sha256', ['sha256'])
+export class WorkspaceBlob {
+  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_blobs' })
+  workspaceId: string;
+
+  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_blobs_workspace' })
+  workspace?: Workspace;
+
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_blobs' })
+  sha256: string;
+
+  @ManyToOne(() => Blob, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'sha256', foreignKeyConstraintName: 'FK_workspace_blobs_blob' })
+  blob?: Blob;
+
+  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  size: number;
+
+  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  createdAt: Date;
+}

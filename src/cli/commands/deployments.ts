@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { Context, type Io } from '../context';
+import { formatBytes, formatTime, pageNote, table } from '../format';
+import { resolveDeployment, resolveProject } from '../resolve';
+import { pageOptions } from './shared';
+
+export function deploymentCommands(program: Command, io: Io): void {
+  const deployments = program.command('deployments').description('List, promote (roll back to) and archive deployments');
+
+  pageOptions(
+    deployments
+      .command('list')
+      .description('List a project’s deployments, newest first')
+      .argument('<project>', 'slug or proj_ id'),
+  ).action(async (ref: string, opts: { page: number; limit: number }, cmd: Command) => {
+    const ctx = await Context.of(cmd, io);
+    const client = ctx.client();
+    const project = await resolveProject(client, ref);
+    const result = await client.call(
+      client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page: opts.page, limit: opts.limit } } }),
+    );
+    ctx.print(result, () =>
+      [
+        table(
+          ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'],
+          result.data.map((d) => [d.id, d.version, d.status, d.file_count, formatBytes(d.size_bytes), formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at), formatTime(d.createdAt)]),
+        ),
+        pageNote(result.meta),
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    );
+  });
+
+  deployments
+    .command('promote')
+    .description('Make a deployment the live one again (a rollback; nothing is re-uploaded)')
+    .argument('<project>', 'slug or proj_ id')
+    .argument('<deployment>', 'dep_ id or version number')
+    .action(async (projectRef: string, deploymentRef: string, _opts, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = await resolveProject(client, projectRef);
+      const deploymentId = await resolveDeployment(client, project.id, deploymentRef);
+      const d = await client.call(
+        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId } } }),
+      );
+      ctx.print(d, () => `Version ${d.version} (${d.id}) is live: ${d.url}`);
+    });
+
+  deployments
+    .command('archive')
+    .description('Archive a deployment; archiving the live one takes the site offline')
+    .argument('<project>', 'slug or proj_ id')
+    .argument('<deployment>', 'dep_ id or version number')
+    .action(async (projectRef: string, deploymentRef: string, _opts, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = await resolveProject(client, projectRef);
+      const deploymentId = await resolveDeployment(client, project.id, deploymentRef);
+      const d = await client.call(
+        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
+      );
+      ctx.print(d, () => `Archived version ${d.version} (${d.id})${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`);
+    });
+}

@@ -1,0 +1,107 @@
+import type { Command } from 'commander';
+import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../sdk';
+import { configPath, readConfig, resolveSettings, type Resolved } from './config';
+
+/** Where a command writes: the real process in production, anything in tests. */
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export interface GlobalFlags {
+  token?: string;
+  apiUrl?: string;
+  json?: boolean;
+}
+
+/** A failure the user can act on: printed as `Error: message`, exit code `exitCode`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** The package's version, from src/cli (a checkout) or dist/src/cli (a build). */
+function packageVersion(): string {
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = require(path) as { name?: string; version?: string };
+      if (pkg.name === 'statichost' && pkg.version) return pkg.version;
+    } catch {
+      // not at this depth
+    }
+  }
+  return '0.0.0';
+}
+
+export const VERSION = packageVersion();
+
+/** Everything a command needs: settings, an API client, and output helpers that honour --json. */
+export class Context {
+  constructor(
+    readonly io: Io,
+    readonly flags: GlobalFlags,
+    readonly settings: Resolved,
+    readonly configFile: string,
+  ) {}
+
+  static async of(cmd: Command, io: Io): Promise<Context> {
+    const flags = cmd.optsWithGlobals<GlobalFlags>();
+    const file = configPath(io.env);
+    const stored = await readConfig(file);
+    return new Context(io, flags, resolveSettings(flags, io.env, stored), file);
+  }
+
+  get json(): boolean {
+    return this.flags.json === true;
+  }
+
+  /** An API client with the resolved token; a clear error when there is none. */
+  client(): StatichostClient {
+    if (!this.settings.token) {
+      throw new CliError('No API token. Run `statichost login --token sk_live_...`, set STATICHOST_TOKEN, or pass --token.');
+    }
+    return new StatichostClient({ baseUrl: this.settings.apiUrl, token: this.settings.token, userAgent: `statichost-cli/${VERSION}` });
+  }
+
+  /** The result: JSON for scripts, or the human text for people. */
+  print(data: unknown, human: () => string | undefined): void {
+    if (this.json) {
+      this.io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+      return;
+    }
+    const text = human();
+    if (text !== undefined && text !== '') this.io.stdout.write(`${text}\n`);
+  }
+
+  /** Progress and notes for people: stderr, never mixed into --json output. */
+  note(text: string): void {
+    if (!this.json) this.io.stderr.write(`${text}\n`);
+  }
+}
+
+/** The message and exit code of anything a command threw. */
+export function describeFailure(err: unknown, json: boolean): { text: string; exitCode: number } {
+  if (err instanceof StatichostApiError) {
+    const hint =
+      err.status === 401
+        ? ' Check the token (statichost login --token ..., STATICHOST_TOKEN or --token).'
+        : '';
+    const text = json ? JSON.stringify(err.body) : `Error: ${err.message} (HTTP ${err.status}, ${err.code})${hint}`;
+    return { text, exitCode: 1 };
+  }
+  if (err instanceof StatichostConnectionError) {
+    return { text: json ? JSON.stringify({ message: err.message, code: 'connection_failed' }) : `Error: ${err.message}. Is STATICHOST_API_URL (or --api-url) right?`, exitCode: 1 };
+  }
+  if (err instanceof CliError) {
+    return { text: json ? JSON.stringify({ message: err.message, code: 'cli_error' }) : `Error: ${err.message}`, exitCode: err.exitCode };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { text: json ? JSON.stringify({ message, code: 'error' }) : `Error: ${message}`, exitCode: 1 };
+}

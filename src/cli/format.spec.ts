@@ -1,0 +1,31 @@
+import { formatBytes, formatTime, pageNote, slugFromName, table } from './format';
+
+describe('CLI formatting', () => {
+  it('aligns table columns and shows missing values as -', () => {
+    expect(table(['ID', 'NAME', 'URL'], [['proj_1', 'Site', 'http://a'], ['proj_22', null, 'http://bb']])).toBe(
+      ['ID       NAME  URL', 'proj_1   Site  http://a', 'proj_22  -     http://bb'].join('\n'),
+    );
+    expect(table(['A'], [])).toBe('A');
+  });
+
+  it('formats sizes and times', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+    expect(formatBytes(5 * 1024 * 1024)).toBe('5 MB');
+    expect(formatTime('2030-01-02T03:04:05.678Z')).toBe('2030-01-02 03:04');
+    expect(formatTime(null)).toBe('-');
+  });
+
+  it('notes further pages only when there are some', () => {
+    expect(pageNote({ total: 5, page: 1, totalPages: 1 })).toBeUndefined();
+    expect(pageNote({ total: 45, page: 2, totalPages: 3 })).toBe('page 2 of 3 (45 in all; --page to see more)');
+  });
+
+  it('derives a slug from a folder name', () => {
+    expect(slugFromName('My Site')).toBe('my-site');
+    expect(slugFromName('  --Über_Cool.site-- ')).toBe('uber-cool-site');
+    expect(slugFromName('dist')).toBe('dist');
+    expect(slugFromName('!!!')).toBe('');
+    expect(slugFromName('a'.repeat(80))).toHaveLength(63);
+  });
+});

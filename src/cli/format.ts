@@ -1,0 +1,46 @@
+/** Human output: aligned tables, sizes and times. Scripts use --json instead. */
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024) return `${+(n / 1024 ** 3).toFixed(1)} GB`;
+  if (n >= 1024 * 1024) return `${+(n / 1024 ** 2).toFixed(1)} MB`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KB`;
+  return `${n} B`;
+}
+
+/** `2030-01-01T10:00:00.000Z` → `2030-01-01 10:00`, UTC; null → `-`. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  return iso.replace('T', ' ').slice(0, 16);
+}
+
+const width = (s: string) => [...s].length;
+
+/** A plain table: a header row, then one row per item, columns separated by two spaces. */
+export function table(headers: string[], rows: (string | number | null | undefined)[][]): string {
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : String(c))));
+  const widths = headers.map((h, i) => Math.max(width(h), ...cells.map((r) => width(r[i] ?? ''))));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - width(c))))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...cells.map(line)].join('\n');
+}
+
+/** `page 1 of 3 (42 in all)` under a list, when there is more than one page. */
+export function pageNote(meta: { total: number; page: number; totalPages: number } | undefined): string | undefined {
+  if (!meta || meta.totalPages <= 1) return undefined;
+  return `page ${meta.page} of ${meta.totalPages} (${meta.total} in all; --page to see more)`;
+}
+
+/** A project slug from a folder name, as Vercel does: lowercase letters, digits and single dashes. */
+export function slugFromName(name: string): string {
+  return name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+}

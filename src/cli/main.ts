@@ -1,0 +1,80 @@
+import { Command, CommanderError, Option } from 'commander';
+import { authCommands } from './commands/auth';
+import { deployCommand } from './commands/deploy';
+import { deploymentCommands } from './commands/deployments';
+import { leadCommands } from './commands/leads';
+import { projectCommands } from './commands/projects';
+import { tokenCommands } from './commands/tokens';
+import { Context, describeFailure, type Io, VERSION } from './context';
+
+/** The `statichost` program: every command, global flags, and errors turned into exit codes. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('statichost')
+    .description('Deploy static sites to a statichost service, and manage projects, deployments, tokens and leads')
+    .version(VERSION)
+    .addOption(new Option('--token <token>', 'API token (default: $STATICHOST_TOKEN, then the one saved by login)'))
+    .addOption(new Option('--api-url <url>', 'API address (default: $STATICHOST_API_URL, then the one saved by login, then http://localhost:3000)'))
+    .option('--json', 'print JSON for scripts instead of tables', false)
+    .showHelpAfterError('(statichost --help lists the commands)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+
+  authCommands(program, io);
+  deployCommand(program, io);
+  projectCommands(program, io);
+  deploymentCommands(program, io);
+  tokenCommands(program, io);
+  leadCommands(program, io);
+
+  program
+    .command('mcp')
+    .description('Run a Model Context Protocol server on stdio, so AI agents can deploy and manage sites with the same token')
+    .action(async (_opts, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      // Loaded on demand: the MCP SDK is not needed by the other commands.
+      const { runStdioServer } = require('../mcp/server') as typeof import('../mcp/server');
+      await runStdioServer(ctx.client());
+    });
+
+  for (const cmd of program.commands) {
+    cmd.exitOverride().configureOutput(program.configureOutput());
+    for (const sub of cmd.commands) sub.exitOverride().configureOutput(program.configureOutput());
+  }
+  return program;
+}
+
+/**
+ * Runs the CLI; resolves to the exit code: 0 success, 1 the operation failed (the
+ * API's message is printed), 2 the command line was wrong.
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and --version "fail" with exit code 0; commander has printed what it had to.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    const json = argv.includes('--json');
+    const { text, exitCode } = describeFailure(err, json);
+    io.stderr.write(`${text}\n`);
+    return exitCode;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,69 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
+
+/**
+ * Response shapes of the deployment routes, for the OpenAPI document (and so the
+ * SDK's generated types); deployment.view.ts builds the objects.
+ */
+
+export class LazyDeploymentView {
+  @ApiProperty({ example: 'dep_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'https://my-site.example.app', description: 'Address of the project’s site' })
+  url: string;
+  @ApiProperty({ example: 1 })
+  version: number;
+  @ApiProperty({ example: 5120, description: 'Total size of the files, in bytes' })
+  size_bytes: number;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
+  expires_at: string | null;
+}
+
+export class DeploymentView extends LazyDeploymentView {
+  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  projectId: string;
+  @ApiProperty({ enum: DEPLOYMENT_STATUSES })
+  status: DeploymentStatus;
+  @ApiProperty({ example: 12 })
+  file_count: number;
+  @ApiProperty({ example: '7d' })
+  ttl: string;
+  @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
+  createdAt: string;
+  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn', description: 'The user (`usr_`) or token (`tok_`) that deployed it' })
+  createdBy: string;
+}
+
+export class DeploymentFileView {
+  @ApiProperty({ example: 'index.html' })
+  path: string;
+  @ApiProperty({ example: 5120 })
+  size: number;
+  @ApiProperty({ example: 'text/html; charset=utf-8' })
+  content_type: string;
+  @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' })
+  sha256: string;
+}
+
+export class DeploymentDetailView extends DeploymentView {
+  @ApiProperty({ type: [DeploymentFileView] })
+  files: DeploymentFileView[];
+}
+
+export class PageMetaView {
+  @ApiProperty({ example: 42 })
+  total: number;
+  @ApiProperty({ example: 1 })
+  page: number;
+  @ApiProperty({ example: 20 })
+  limit: number;
+  @ApiProperty({ example: 3 })
+  totalPages: number;
+}
+
+export class DeploymentListView {
+  @ApiProperty({ type: [DeploymentView] })
+  data: DeploymentView[];
+  @ApiProperty({ type: PageMetaView })
+  meta: PageMetaView;
+}

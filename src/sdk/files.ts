@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+/** A file of a local directory, ready for a digest-first deploy. */
+export interface LocalFile {
+  /** Path in the site: relative, `/`-separated. */
+  path: string;
+  absolutePath: string;
+  size: number;
+  sha256: string;
+}
+
+export interface CollectedFiles {
+  root: string;
+  files: { path: string; absolutePath: string; size: number }[];
+  /** Paths left out, relative to the root, with why. */
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * What a deploy of a directory leaves out, as Netlify's and Vercel's CLIs do:
+ * hidden files and folders (except `.well-known`, which sites need for ACME,
+ * security.txt and app links), `node_modules`, and symbolic links to folders.
+ */
+export function isIgnored(name: string): boolean {
+  return (name.startsWith('.') && name !== '.well-known') || name === 'node_modules';
+}
+
+/** The files of `target`: a directory walked recursively, or one file deployed under its own name. */
+export async function collectFiles(target: string): Promise<CollectedFiles> {
+  const root = resolve(target);
+  const info = await stat(root);
+  if (info.isFile()) return { root, files: [{ path: basename(root), absolutePath: root, size: info.size }], skipped: [] };
+  if (!info.isDirectory()) throw new Error(`${target} is neither a file nor a directory`);
+  const files: CollectedFiles['files'] = [];
+  const skipped: CollectedFiles['skipped'] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const absolutePath = join(dir, entry.name);
+      const path = relative(root, absolutePath).split(sep).join('/');
+      if (isIgnored(entry.name)) {
+        skipped.push({ path, reason: entry.name === 'node_modules' ? 'node_modules' : 'hidden' });
+        continue;
+      }
+      let kind = entry;
+      let size: number | undefined;
+      if (entry.isSymbolicLink()) {
+        const target = await stat(absolutePath).catch(() => undefined);
+        if (!target?.isFile()) {
+          skipped.push({ path, reason: target ? 'symbolic link to a folder' : 'broken symbolic link' });
+          continue;
+        }
+        size = target.size;
+        kind = { isFile: () => true, isDirectory: () => false } as typeof entry;
+      }
+      if (kind.isDirectory()) await walk(absolutePath);
+      else if (kind.isFile()) files.push({ path, absolutePath, size: size ?? (await stat(absolutePath)).size });
+      else skipped.push({ path, reason: 'not a regular file' });
+    }
+  };
+  await walk(root);
+  return { root, files, skipped };
+}
+
+/** SHA-256 of a file: read whole when small (a stream per small file costs more than its bytes), streamed otherwise. */
+export async function sha256OfFile(path: string, size?: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (size !== undefined && size <= 1024 * 1024) return hash.update(await readFile(path)).digest('hex');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping their order in the result. */
+export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i], i);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}
+
+/** Hashes every file (a few at a time); `onFile` after each, for progress. */
+export async function hashFiles(files: CollectedFiles['files'], onFile?: (file: LocalFile) => void): Promise<LocalFile[]> {
+  return mapLimit(files, 16, async (f) => {
+    const local = { ...f, sha256: await sha256OfFile(f.absolutePath, f.size) };
+    onFile?.(local);
+    return local;
+  });
+}

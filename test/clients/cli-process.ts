@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const BIN = join(__dirname, '..', '..', 'bin', 'statichost.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real `statichost` bin in a child process, with only the environment
+ * given (plus PATH), so nothing from the test run leaks into it.
+ */
+export function runCli(args: string[], env: Record<string, string | undefined>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`statichost ${args.join(' ')} did not finish in time\n${stderr}`));
+    }, options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

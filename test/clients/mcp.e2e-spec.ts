@@ -1,0 +1,150 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestApp, TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser } from '../helpers/identity';
+import { site } from '../helpers/sites';
+import { BIN } from './cli-process';
+
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[] };
+
+/** GET `url` the way a browser would reach it here: to the app's port, with the site's Host header. */
+function fetchSite(t: TestApp, url: string, path = '/'): Promise<{ status: number; body: string }> {
+  const { host } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: t.port, path, headers: { Host: host } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * `statichost mcp`, driven by the MCP SDK's own client over stdio, as an agent
+ * host (Claude Desktop, an IDE) would run it.
+ */
+describe('statichost mcp: the agent-tool server (e2e)', () => {
+  let t: TestApp;
+  let home: string;
+  let client: Client;
+  let transport: StdioClientTransport;
+  let user: Awaited<ReturnType<typeof registerUser>>;
+
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const data = (result: ToolResult) => {
+    if (result.isError) throw new Error(`tool failed: ${result.content[0]?.text}`);
+    return JSON.parse(result.content[0].text);
+  };
+
+  beforeAll(async () => {
+    // Room for every project and deploy these tests make (the free plan allows 3 and 10).
+    t = await startTestApp({ env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }) } });
+    user = await registerUser(t);
+    const { token } = await createApiToken(t, user, { scopes: ['deploy', 'read'] });
+    home = await mkdtemp(join(tmpdir(), 'statichost-mcp-'));
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, STATICHOST_CONFIG: join(home, 'config.json'), STATICHOST_TOKEN: token, STATICHOST_API_URL: t.baseUrl },
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'statichost-e2e', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('lists its tools, each with a JSON schema for its input', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['deploy_directory', 'deploy_files', 'list_deployments', 'list_leads', 'list_projects', 'promote_deployment']);
+    const deployFiles = tools.find((tool) => tool.name === 'deploy_files')!;
+    expect(deployFiles.description).toContain('URL');
+    expect(deployFiles.inputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['project', 'files']),
+      properties: {
+        project: { type: 'string', pattern: expect.any(String) },
+        files: { type: 'array', minItems: 1, items: { type: 'object', required: expect.arrayContaining(['path', 'content']) } },
+        ttl: { type: 'string' },
+      },
+    });
+    for (const tool of tools) expect(tool.inputSchema.type).toBe('object');
+    expect(tools.find((tool) => tool.name === 'list_projects')!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('deploys inline files and the returned URL serves them', async () => {
+    const deployment = data(
+      await call('deploy_files', {
+        project: 'agent-site',
+        files: [
+          { path: 'index.html', content: '<h1>made by an agent</h1>' },
+          { path: 'img/dot.gif', content: 'R0lGODlhAQABAAAAACw=', encoding: 'base64' },
+        ],
+      }),
+    );
+    expect(deployment).toMatchObject({ version: 1, url: `http://agent-site.localhost:${t.port}` });
+    expect(await fetchSite(t, deployment.url)).toEqual({ status: 200, body: '<h1>made by an agent</h1>' });
+  });
+
+  it('deploys a local folder, uploading only what the service lacks', async () => {
+    const dir = join(home, 'site');
+    await mkdir(join(dir, 'docs'), { recursive: true });
+    await writeFile(join(dir, 'index.html'), '<h1>from a folder</h1>');
+    await writeFile(join(dir, 'docs', 'a.html'), '<p>a</p>');
+    const first = data(await call('deploy_directory', { directory: 'site', project: 'agent-folder' }));
+    expect(first).toMatchObject({ version: 1, files: 2, uploaded_files: 2 });
+    expect(await fetchSite(t, first.url, '/docs/a.html')).toEqual({ status: 200, body: '<p>a</p>' });
+
+    await writeFile(join(dir, 'index.html'), '<h1>from a folder, v2</h1>');
+    const second = data(await call('deploy_directory', { directory: dir, project: 'agent-folder', ttl: '1d' }));
+    expect(second).toMatchObject({ version: 2, files: 2, uploaded_files: 1 });
+    expect(await fetchSite(t, second.url)).toEqual({ status: 200, body: '<h1>from a folder, v2</h1>' });
+  });
+
+  it('lists projects and deployments, and promotes an earlier version', async () => {
+    const projects = data(await call('list_projects', {}));
+    expect(projects.data.map((p: { slug: string }) => p.slug).sort()).toEqual(['agent-folder', 'agent-site']);
+    const deployments = data(await call('list_deployments', { project: 'agent-folder' }));
+    expect(deployments.data.map((d: { version: number; status: string }) => [d.version, d.status])).toEqual([
+      [2, 'live'],
+      [1, 'archived'],
+    ]);
+    const promoted = data(await call('promote_deployment', { project: 'agent-folder', deployment: '1' }));
+    expect(promoted).toMatchObject({ version: 1, status: 'live' });
+    expect(await fetchSite(t, promoted.url)).toEqual({ status: 200, body: '<h1>from a folder</h1>' });
+  });
+
+  it('lists the leads an email gate captured', async () => {
+    const project = data(await call('list_projects', {})).data.find((p: { slug: string }) => p.slug === 'agent-site');
+    await t.http().patch(`/projects/${project.id}`).set(asUser(user)).send({ gate_type: 'email' }).expect(200);
+    await site(t, 'agent-site').post('/.statichost/gate').type('form').send({ email: 'visitor@example.com', next: '/' }).expect(303);
+    const one = data(await call('list_leads', { project: 'agent-site' }));
+    expect(one).toMatchObject({ meta: { total: 1 }, data: [{ email: 'visitor@example.com' }] });
+    const all = data(await call('list_leads', { search: 'VISITOR' }));
+    expect(all.data).toEqual([expect.objectContaining({ email: 'visitor@example.com', projectSlug: 'agent-site', projectId: project.id })]);
+    expect(data(await call('list_leads', { search: 'nobody' })).data).toEqual([]);
+  });
+
+  it('reports failures to the agent as tool errors with the API’s message', async () => {
+    const invalid = await call('deploy_files', { project: 'Not A Slug', files: [{ path: 'a', content: 'a' }] });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content[0].text).toMatch(/project/);
+    const unknown = await call('promote_deployment', { project: 'agent-folder', deployment: '42' });
+    expect(unknown).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: The project has no deployment with version 42' }] });
+    const api = await call('deploy_files', { project: 'agent-site', files: [{ path: '../escape', content: 'x' }] });
+    expect(api.isError).toBe(true);
+    expect(api.content[0].text).toMatch(/^statichost API error \(HTTP 400, invalid_path\): /);
+    const missing = await call('list_deployments', { project: 'nobody-has-this' });
+    expect(missing.content[0].text).toContain('No project "nobody-has-this"');
+  });
+});
