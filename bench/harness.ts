@@ -42,7 +42,17 @@ export async function startBenchApp(env: Record<string, string> = {}): Promise<B
   }
   const port = await freePort();
   const created = await createApp({
-    env: { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', PORT: String(port), DATABASE_URL: databaseUrl, ...env },
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      SWEEP_INTERVAL_SECONDS: '0',
+      // Benchmarks measure speed, not the free plan's quotas (3 projects, 10 deploys a month): lift them unless a bench sets its own.
+      PLANS_JSON: JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null } }),
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      ...env,
+    },
   });
   await created.app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -3,10 +3,15 @@ import { APP_GUARD } from '@nestjs/core';
 import { AccessTokensModule } from './access-tokens/access-tokens.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { BillingModule } from './billing/billing.module';
+import { QuotasModule } from './billing/quotas.module';
+import { BlobsModule } from './blobs/blobs.module';
 import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DeploymentsModule } from './deployments/deployments.module';
+import { DomainsModule } from './domains/domains.module';
+import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
 import { ProjectsModule } from './projects/projects.module';
 import { SitesModule } from './sites/sites.module';
@@ -27,11 +32,16 @@ export class AppModule {
         HealthModule,
         ProjectsModule,
         DeploymentsModule,
+        BlobsModule,
         SitesModule,
+        GateModule,
+        DomainsModule,
         UsersModule,
         WorkspacesModule,
         AccessTokensModule,
         AuthModule,
+        QuotasModule,
+        BillingModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -22,7 +22,8 @@ export function sendError(logger: Logger, exception: unknown, req: Request, res:
   if (internal) {
     body.requestId = requestId;
     body.message = `Internal server error (request id ${requestId})`;
-    logger.error({ err: exception, reqId: requestId, method: req.method, url: req.originalUrl }, 'unhandled error');
+    // The path only: query strings can carry search terms (leads) or signed values.
+    logger.error({ err: exception, reqId: requestId, method: req.method, url: req.originalUrl.split('?')[0] }, 'unhandled error');
   }
   if (res.headersSent) {
     res.destroy();

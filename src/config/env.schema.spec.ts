@@ -20,6 +20,15 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
   });
 
+  it('never echoes the value of a secret it refuses', () => {
+    expect(() => validateEnv({ GATE_COOKIE_SECRET: 'too-short-hunter2' })).toThrow(/GATE_COOKIE_SECRET="\[redacted\]"/);
+    try {
+      validateEnv({ GATE_COOKIE_SECRET: 'too-short-hunter2', DATABASE_URL: 'mysql://u:pw-hunter3@h/db' });
+    } catch (err) {
+      expect((err as Error).message).not.toMatch(/hunter2|hunter3/);
+    }
+  });
+
   it('requires a bucket for the S3 driver', () => {
     expect(() => validateEnv({ STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET/);
   });

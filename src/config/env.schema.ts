@@ -17,6 +17,13 @@ const toBool = ({ value }: { value: unknown }) =>
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
+/** A leads key: `<keyId>:<base64 or base64url of exactly 32 bytes>`. */
+const LEAD_KEY = String.raw`[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/_-]{43}=?`;
+
+/** One DNS server: IPv4 with an optional port, bare IPv6, or [IPv6] with an optional port. */
+const DNS_SERVER = String.raw`(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|\[[0-9a-fA-F:.]+\](?::\d{1,5})?)`;
+const DNS_SERVERS_PATTERN = new RegExp(`^${DNS_SERVER}(?:,${DNS_SERVER})*$`);
+
 /**
  * Every environment variable the service reads, with its default.
  * `.env.example` mirrors this class; keep them in step.
@@ -167,6 +174,39 @@ export class EnvironmentVariables {
   @Min(1)
   GATE_ATTEMPT_WINDOW_SECONDS = 15 * 60;
 
+  /**
+   * Keys that seal leads' emails: `<keyId>:<base64 32-byte key>`, comma-separated. The
+   * first encrypts, all decrypt (add a new key in front, then `npm run leads:rotate`).
+   * Unset: one key generated once into $DATA_DIR/leads-encryption.keys (0600).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(new RegExp(`^${LEAD_KEY}(?:,${LEAD_KEY})*$`), {
+    message: 'LEADS_ENCRYPTION_KEYS must be comma-separated <keyId>:<base64 of 32 bytes>, e.g. k2:<44 base64 characters>,k1:<...>',
+  })
+  LEADS_ENCRYPTION_KEYS?: string;
+
+  /**
+   * Master key of the leads' blind indexes (dedupe and search), `<keyId>:<base64 32-byte key>`;
+   * each workspace gets its own keys derived from it. Unset: generated once into
+   * $DATA_DIR/leads-index.key (0600). Changing it needs `npm run leads:rotate` (reindex).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(new RegExp(`^${LEAD_KEY}$`), { message: 'LEADS_INDEX_KEY must be <keyId>:<base64 of 32 bytes>' })
+  LEADS_INDEX_KEY?: string;
+
+  /** Email-gate submissions allowed per client address and site within the window, then 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LEADS_CAPTURE_MAX_PER_WINDOW = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LEADS_CAPTURE_WINDOW_SECONDS = 10 * 60;
+
   /** Memory for small site files, in bytes, per instance. */
   @Transform(toInt)
   @IsInt()
@@ -210,6 +250,98 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(365)
   REFRESH_TOKEN_TTL_DAYS = 30;
+
+  /**
+   * DNS servers that custom-domain verification asks (comma-separated IPs, each
+   * with an optional port: `1.1.1.1,[2606:4700::1111]:53`). Unset: the system's resolvers.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(DNS_SERVERS_PATTERN, { message: 'DNS_SERVERS must be comma-separated IP addresses with optional ports, e.g. 1.1.1.1,127.0.0.1:5353,[::1]:53' })
+  DNS_SERVERS?: string;
+
+  /** Longest a custom-domain DNS check may take, in milliseconds; past it verification answers 503. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DNS_TIMEOUT_MS = 5000;
+
+  /** A verified custom domain is checked again once its last check is this old (the job runs every SWEEP_INTERVAL_SECONDS). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  DOMAIN_RECHECK_INTERVAL_SECONDS = 24 * 60 * 60;
+
+  /** A verified custom domain whose checks fail for this long without a break becomes `failed` and stops serving. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  DOMAIN_FAIL_AFTER_HOURS = 72;
+
+  /**
+   * Plan table overrides as JSON, e.g. `{"free":{"projects":5,"storageBytes":"1 GB"}}`
+   * (README "Billing"); null means unlimited. Unset: the built-in table.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  PLANS_JSON?: string;
+
+  /** A JSON file with plan table overrides (same form as PLANS_JSON; set at most one of the two). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  PLANS_FILE?: string;
+
+  /** Who takes payments for paid plans: `local` (charges nothing; self-hosting) or `stripe`. */
+  @IsIn(['local', 'stripe'])
+  PAYMENT_PROVIDER: 'local' | 'stripe' = 'local';
+
+  /** Stripe secret (or restricted) key; required with PAYMENT_PROVIDER=stripe. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, { message: 'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or rk_…)' })
+  STRIPE_SECRET_KEY?: string;
+
+  /** Stripe price ids of each paid tier and interval; all four are required with PAYMENT_PROVIDER=stripe. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_PRO_MONTH must be a Stripe price id (price_…)' })
+  STRIPE_PRICE_PRO_MONTH?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_PRO_YEAR must be a Stripe price id (price_…)' })
+  STRIPE_PRICE_PRO_YEAR?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_TEAM_MONTH must be a Stripe price id (price_…)' })
+  STRIPE_PRICE_TEAM_MONTH?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_TEAM_YEAR must be a Stripe price id (price_…)' })
+  STRIPE_PRICE_TEAM_YEAR?: string;
+
+  /** Where the Stripe SDK sends requests; only for tests against a stand-in server. Unset: api.stripe.com:443 over https. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  STRIPE_API_HOST?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  STRIPE_API_PORT?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['http', 'https'])
+  STRIPE_API_PROTOCOL?: 'http' | 'https';
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
@@ -217,7 +349,9 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   const errors = validateSync(env, { skipMissingProperties: false, whitelist: false });
   if (errors.length > 0) {
     const lines = errors.map((e) => {
-      const value = (raw as Record<string, unknown>)[e.property];
+      // Never echo a secret, even a malformed one, to the console or a log collector.
+      const secret = /SECRET|KEY|PASSWORD|TOKEN|DATABASE_URL/.test(e.property);
+      const value = secret ? '[redacted]' : (raw as Record<string, unknown>)[e.property];
       const why = Object.values(e.constraints ?? {}).join('; ');
       return `  ${e.property}=${JSON.stringify(value)}: ${why}`;
     });

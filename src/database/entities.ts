@@ -4,13 +4,25 @@
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
 import { RefreshToken } from '../auth/refresh-token.entity';
+import {
+  BillingCustomer,
+  PaymentMethod,
+  Subscription,
+  WorkspaceMonthlyUsage,
+  WorkspaceStorage,
+  WorkspaceStorageBlob,
+  WorkspaceStorageChange,
+} from '../billing/billing.entities';
+import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Blob } from '../deployments/blob.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
+import { LeadCounter } from '../gate/lead-counter.entity';
+import { Lead } from '../gate/lead.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
 
-export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken];
+export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken, WorkspaceBlob, BillingCustomer, PaymentMethod, Subscription, WorkspaceMonthlyUsage, WorkspaceStorageBlob, WorkspaceStorage, WorkspaceStorageChange, Lead, LeadCounter];

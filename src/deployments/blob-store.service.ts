@@ -114,21 +114,19 @@ export class BlobStore {
       );
       const written = !claim.stored;
       if (written) await this.storage.put(blobKey(blob.sha256), open(), blob.size);
-      const recorded = await this.dataSource.transaction(async (m) => {
-        // Only the writer may mark the row stored: a row re-created by someone else's
-        // claim after the collector took ours is stored when *their* upload finishes.
-        const [rows]: [unknown[], number] = await m.query(
-          `UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256`,
-          [blob.sha256, now, written],
-        );
-        if (rows.length === 0) return false;
-        await m.query(
-          `INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (workspace_id, sha256) DO NOTHING`,
-          [workspaceId, blob.sha256, blob.size, now],
-        );
-        return true;
-      });
+      // One statement, so one round trip: mark stored and record the owner, atomically.
+      // Only the writer may mark the row stored: a row re-created by someone else's
+      // claim after the collector took ours is stored when *their* upload finishes.
+      const [{ recorded }]: { recorded: boolean }[] = await this.dataSource.query(
+        `WITH claimed AS (
+           UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256
+         ), owner AS (
+           INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at)
+           SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO NOTHING
+         )
+         SELECT EXISTS (SELECT 1 FROM claimed) AS recorded`,
+        [blob.sha256, now, written, workspaceId, blob.size],
+      );
       if (recorded) return { written };
       if (attempt >= UPLOAD_ATTEMPTS) throw new Error(`blob ${blob.sha256} was collected during its upload ${attempt} times`);
     }

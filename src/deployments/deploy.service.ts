@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import { defaultTtlWithin } from '../billing/quota';
+import { QuotaService } from '../billing/quota.service';
 import { ApiError, badRequest, conflict, forbidden, payloadTooLarge } from '../common/errors';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
@@ -13,6 +15,7 @@ import { BlobContent, BlobStore } from './blob-store.service';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import { Deployment } from './deployment.entity';
 import { DeployFileDto } from './dto/deploy.dto';
+import { describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { expiryOf, parseTtl } from './ttl';
 
@@ -25,7 +28,10 @@ export interface PreparedFile {
 
 export interface PreparedDeploy {
   files: PreparedFile[];
+  /** Inline files' bytes, to store. */
   blobs: BlobContent[];
+  /** Digest-only files' blobs, one per hash: already uploaded, to claim (never to store). */
+  referenced: { sha256: string; size: number }[];
   sizeBytes: number;
 }
 
@@ -61,6 +67,7 @@ export class DeployService {
     private readonly projects: ProjectsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly quotas: QuotaService,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -77,8 +84,35 @@ export class DeployService {
     }
     const prepared: PreparedFile[] = [];
     const blobs = new Map<string, BlobContent>();
+    const referenced = new Map<string, { sha256: string; size: number; index: number }>();
     let sizeBytes = 0;
+    const checkSize = (i: number, size: number) => {
+      if (size > maxFileBytes) {
+        throw payloadTooLarge(
+          `files[${i}] "${paths[i]}" is ${formatBytes(size)}; the largest file allowed is ${formatBytes(maxFileBytes)}`,
+          { path: paths[i], size, limit: maxFileBytes },
+        );
+      }
+    };
     files.forEach((file, i) => {
+      let entry: ReturnType<typeof describeFileEntry>;
+      try {
+        entry = describeFileEntry(file, i);
+      } catch (err) {
+        if (err instanceof InvalidFileEntryError) throw badRequest(err.message, 'invalid_file');
+        throw err;
+      }
+      if (entry.kind === 'digest') {
+        checkSize(i, entry.size);
+        const earlier = referenced.get(entry.sha256);
+        if (earlier && earlier.size !== entry.size) {
+          throw badRequest(`files[${i}].size is ${entry.size} but files[${earlier.index}] gives ${earlier.size} for the same sha256`, 'invalid_file');
+        }
+        if (!earlier) referenced.set(entry.sha256, { sha256: entry.sha256, size: entry.size, index: i });
+        prepared.push({ path: paths[i], sha256: entry.sha256, size: entry.size, contentType: contentTypeFor(paths[i]) });
+        sizeBytes += entry.size;
+        return;
+      }
       let bytes: Buffer;
       try {
         bytes = decodeContent(file.content, file.encoding, i);
@@ -86,18 +120,21 @@ export class DeployService {
         if (err instanceof InvalidContentError) throw badRequest(err.message, 'invalid_content');
         throw err;
       }
-      if (bytes.length > maxFileBytes) {
-        throw payloadTooLarge(
-          `files[${i}] "${paths[i]}" is ${formatBytes(bytes.length)}; the largest file allowed is ${formatBytes(maxFileBytes)}`,
-          { path: paths[i], size: bytes.length, limit: maxFileBytes },
-        );
-      }
+      checkSize(i, bytes.length);
       const sha256 = sha256Hex(bytes);
       if (!blobs.has(sha256)) blobs.set(sha256, { sha256, size: bytes.length, bytes });
       prepared.push({ path: paths[i], sha256, size: bytes.length, contentType: contentTypeFor(paths[i]) });
       sizeBytes += bytes.length;
     });
-    return { files: prepared, blobs: [...blobs.values()], sizeBytes };
+    // A digest entry's size must agree with inline bytes of the same hash in this request.
+    for (const ref of referenced.values()) {
+      const inline = blobs.get(ref.sha256);
+      if (inline && inline.size !== ref.size) {
+        throw badRequest(`files[${ref.index}].size is ${ref.size}, but the file's sha256 belongs to ${inline.size} bytes`, 'blob_size_mismatch');
+      }
+    }
+    const uploadedRefs = [...referenced.values()].filter((r) => !blobs.has(r.sha256)).map(({ sha256, size }) => ({ sha256, size }));
+    return { files: prepared, blobs: [...blobs.values()], referenced: uploadedRefs, sizeBytes };
   }
 
   async deploy(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
@@ -107,7 +144,11 @@ export class DeployService {
       const problem = slugProblem(target.slug);
       if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
     }
-    const prepared = this.prepare(request.files);
+    // The plan in force now: its largest file and longest TTL apply before anything is stored.
+    const plan = await this.quotas.planOf(workspaceOf(principal));
+    if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
+    const prepared = this.prepare(request.files, plan.limits.maxFileBytes);
+    await this.claimReferenced(workspaceOf(principal), prepared);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.blobs.ensureStored(prepared.blobs);
@@ -126,6 +167,37 @@ export class DeployService {
     }
   }
 
+  /**
+   * Digest-only files: claims their blobs for the deploy (so the collector keeps
+   * them for the grace period, which bounds a deploy's duration) and refuses hashes
+   * the workspace has not uploaded or deployed, listing them so a client can
+   * upload exactly those (PUT /v1/blobs/:sha256) and repeat the deploy.
+   */
+  private async claimReferenced(workspaceId: string, prepared: PreparedDeploy): Promise<void> {
+    if (prepared.referenced.length === 0) return;
+    const owned = await this.blobs.claimOwned(workspaceId, prepared.referenced.map((r) => r.sha256));
+    const missing = prepared.referenced.filter((r) => !owned.has(r.sha256)).map((r) => r.sha256);
+    if (missing.length > 0) {
+      const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
+      throw badRequest(
+        `${missing.length} file${missing.length === 1 ? '' : 's'} name${missing.length === 1 ? 's a blob' : ' blobs'} this workspace has not uploaded: ${shown}. ` +
+          'Upload each with PUT /v1/blobs/:sha256, then repeat the deploy; nothing was deployed.',
+        'missing_blobs',
+        { missing },
+      );
+    }
+    for (const ref of prepared.referenced) {
+      const stored = owned.get(ref.sha256)!;
+      if (stored !== ref.size) {
+        const i = prepared.files.findIndex((f) => f.sha256 === ref.sha256);
+        throw badRequest(`files[${i}] "${prepared.files[i].path}" gives size ${ref.size}, but blob ${ref.sha256} is ${stored} bytes`, 'blob_size_mismatch', {
+          sha256: ref.sha256,
+          size: stored,
+        });
+      }
+    }
+  }
+
   private async commit(
     m: EntityManager,
     principal: Principal,
@@ -133,14 +205,19 @@ export class DeployService {
     request: DeployRequest,
     prepared: PreparedDeploy,
   ): Promise<{ deployment: Deployment; project: Project }> {
+    // Workspace first (it queues the workspace's quota checks), then the project row: one lock order for every writer.
+    const plan = await this.quotas.lock(m, workspaceOf(principal));
     const project = 'projectId' in target
       ? await this.projects.findVisible(principal, target.projectId, m)
       : await this.resolveLazyProject(m, principal, target.slug, request.type);
     if (request.type !== undefined && request.type !== project.type) {
       throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${request.type}`);
     }
-    const ttl = parseTtl(request.ttl ?? project.defaultTtl);
+    if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
+    const ttl = parseTtl(request.ttl ?? defaultTtlWithin(project.defaultTtl, plan.limits));
     const now = this.clock.now();
+    // 402 before the project row is touched when this month's deployments or the storage would exceed the plan.
+    await this.quotas.chargeDeployment(m, plan, prepared.files);
 
     // The row lock serialises deploys of one project: versions are dense and unique.
     // TypeORM answers an UPDATE with [rows, rowCount].
@@ -195,6 +272,7 @@ export class DeployService {
     };
     if (existing) return check(existing);
     if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
+    await this.quotas.assertProjectSlot(m, workspaceOf(principal));
     const created = await m
       .createQueryBuilder()
       .insert()

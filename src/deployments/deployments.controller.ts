@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
@@ -10,6 +10,7 @@ import { DeployService } from './deploy.service';
 import { deploymentDetailView, deploymentView, lazyDeployView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
+import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
 
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
@@ -32,6 +33,7 @@ export class LazyDeployController {
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to a project by slug; an unknown slug creates the project in the token’s workspace' })
+  @ApiCreatedResponse({ type: LazyDeploymentView })
   async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto) {
     const { deployment, project } = await this.deploys.deploy(principal, { slug: dto.project_slug }, dto);
     return lazyDeployView(deployment, this.config.siteUrl(project.slug));
@@ -55,6 +57,7 @@ export class DeploymentsController {
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live' })
+  @ApiCreatedResponse({ type: DeploymentView })
   async deploy(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: ProjectDeployDto) {
     const { deployment, project } = await this.deploys.deploy(principal, { projectId }, dto);
     return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
@@ -63,6 +66,7 @@ export class DeploymentsController {
   @Get()
   @Scopes('read')
   @ApiOperation({ summary: 'List the project’s deployments, newest first' })
+  @ApiOkResponse({ type: DeploymentListView })
   async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: PageQueryDto) {
     const { project, page } = await this.deployments.list(principal, projectId, query.page, query.limit);
     const url = this.config.siteUrl(project.slug);
@@ -73,6 +77,7 @@ export class DeploymentsController {
   @Get(':deploymentId')
   @Scopes('read')
   @ApiOperation({ summary: 'Get a deployment with its file list' })
+  @ApiOkResponse({ type: DeploymentDetailView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment, files } = await this.deployments.get(principal, projectId, deploymentId);
     return deploymentDetailView(deployment, files, this.config.siteUrl(project.slug), this.clock.now());
@@ -81,6 +86,7 @@ export class DeploymentsController {
   @Patch(':deploymentId/promote')
   @Scopes('deploy')
   @ApiOperation({ summary: 'Make this deployment the live one (rollback); nothing is copied' })
+  @ApiOkResponse({ type: DeploymentView })
   async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment } = await this.deployments.promote(principal, projectId, deploymentId);
     return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
@@ -89,6 +95,7 @@ export class DeploymentsController {
   @Patch(':deploymentId/archive')
   @Scopes('delete')
   @ApiOperation({ summary: 'Archive this deployment; archiving the live one takes the site offline' })
+  @ApiOkResponse({ type: DeploymentView })
   async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment } = await this.deployments.archive(principal, projectId, deploymentId);
     return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());

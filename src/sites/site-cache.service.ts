@@ -54,6 +54,8 @@ interface ProjectRow {
 }
 
 const RECONNECT_MS = 1000;
+/** A cached "no site at this host" (the LRU cannot hold null). */
+const MISSING = Object.freeze({ missing: true as const });
 
 /**
  * Host → site state, in memory. Every instance LISTENs for the change notices that
@@ -64,9 +66,15 @@ const RECONNECT_MS = 1000;
 @Injectable()
 export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SiteCache.name);
-  private readonly sites = new Map<string, SiteState | null>();
+  /**
+   * Bounded: every Host header a client invents (random slugs, random dotted names)
+   * leaves a cached miss, and those must not grow without limit.
+   */
+  private readonly sites = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
   /** Deployments never change once committed: their manifests need no invalidation. */
   private readonly manifests = new LRUCache<string, Map<string, SiteFile>>({ max: 2000 });
+  /** Lookups in flight, by cache key (see `lookup`). */
+  private readonly loading = new Map<string, Promise<SiteState | null>>();
   private listener?: Client;
   private listening = false;
   private closed = false;
@@ -123,12 +131,14 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** Drops one project's cached state (all of it when no id is given). */
   invalidate(projectId?: string): void {
     this.generation++;
+    // Loads already under way may predate the change: requests from now on start their own.
+    this.loading.clear();
     if (!projectId) {
       this.sites.clear();
     } else {
-      for (const [key, state] of this.sites) {
+      for (const [key, state] of this.sites.entries()) {
         // Unknown hosts are cached as null; a new project may now answer for one of them.
-        if (state === null || state.projectId === projectId) this.sites.delete(key);
+        if (!('projectId' in state) || state.projectId === projectId) this.sites.delete(key);
       }
     }
     this.events.emit('invalidated', projectId);
@@ -150,14 +160,22 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   private lookup(key: string, where: string, value: string): SiteState | null | Promise<SiteState | null> {
     const cached = this.sites.get(key);
-    if (cached !== undefined) return cached;
-    return this.load(key, where, value);
+    if (cached !== undefined) return 'projectId' in cached ? cached : null;
+    // Concurrent misses of one host share one query: on a cold cache under load (and
+    // custom-domain lookups put every dotted API host here) each request would send its own.
+    const loading = this.loading.get(key);
+    if (loading) return loading;
+    const load = this.load(key, where, value).finally(() => {
+      if (this.loading.get(key) === load) this.loading.delete(key);
+    });
+    this.loading.set(key, load);
+    return load;
   }
 
   private async load(key: string, where: string, value: string): Promise<SiteState | null> {
     const generation = this.generation;
     const state = await this.query(where, value);
-    if (this.listening && generation === this.generation) this.sites.set(key, state);
+    if (this.listening && generation === this.generation) this.sites.set(key, state ?? MISSING);
     return state;
   }
 

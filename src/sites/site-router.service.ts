@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
+import { isIP } from 'node:net';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
@@ -298,7 +299,8 @@ export class SiteRouter {
     if (this.config.TRUST_PROXY) {
       const forwarded = req.headers['x-forwarded-for'];
       const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      if (first) return first;
+      // Only an address counts: anything else would let a client pick its own rate-limit key.
+      if (first && isIP(first) !== 0) return first;
     }
     return req.socket.remoteAddress ?? 'unknown';
   }

@@ -35,6 +35,13 @@ export interface TestAppOptions {
   sibling?: TestApp;
 }
 
+/**
+ * The free plan without limits, so suites about other things are not cut short by
+ * quotas. Billing's suites pass their own PLANS_JSON, or `PLANS_JSON: undefined`
+ * for the built-in table or a PLANS_FILE.
+ */
+export const NO_FREE_QUOTAS = JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null } });
+
 /** The real app on a real port, with its own database and data directory. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.sibling?.databaseUrl ?? options.databaseUrl;
@@ -51,7 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // The port is chosen first so the app's public site URLs carry it, as in production.
   const port = await freePort();
   const { app, config } = await createApp({
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
+    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS, ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
     logDestination,
   });
   await app.listen(port, '127.0.0.1');

@@ -125,6 +125,11 @@ describe('Password gate (e2e)', () => {
     await login(PASSWORD, '/', '198.51.100.8').expect(303);
   });
 
+  it('ignores a forwarded address that is not an IP (it cannot pick its own counter)', async () => {
+    const res = await login('wrong once more', '/', `x${'y'.repeat(300)}`);
+    expect(res.status).toBe(401);
+  });
+
   it('leaves public sites uncached-private-free', async () => {
     const res = await site(t, 'open-site').get('/').expect(200);
     expect(res.headers.vary).toBeUndefined();

@@ -2,5 +2,9 @@
 import { Identity1763770000000 } from './1763770000000-Identity';
 import { ProjectsDeployments1763770001000 } from './1763770001000-ProjectsDeployments';
 import { GateRateLimits1763770002000 } from './1763770002000-GateRateLimits';
+import { Billing1763770004000 } from './1763770004000-Billing';
+import { CustomDomains1763770005000 } from './1763770005000-CustomDomains';
+import { WorkspaceBlobs1763770006000 } from './1763770006000-WorkspaceBlobs';
+import { Leads1763770003000 } from './1763770003000-Leads';
 
-export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000];
+export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000, Billing1763770004000, CustomDomains1763770005000, WorkspaceBlobs1763770006000, Leads1763770003000];
