@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { BillingService } from './billing.service';
 import { QuotaService } from './quota.service';
@@ -17,37 +18,21 @@ export interface BillingSweepReport {
  * are safe to run on several instances at once.
  */
 @Injectable()
-export class BillingSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(BillingSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<BillingSweepReport>;
-
+export class BillingSweeper extends PeriodicJob<BillingSweepReport> {
   constructor(
     private readonly billing: BillingService,
     private readonly quotas: QuotaService,
-    private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const seconds = this.config.SWEEP_INTERVAL_SECONDS;
-    if (seconds <= 0) return;
-    this.timer = setInterval(() => {
-      this.runOnce().catch((err) => this.logger.error(`billing sweep failed: ${(err as Error).message}`));
-    }, seconds * 1000);
-    this.timer.unref();
+    config: AppConfig,
+  ) {
+    // No lock: both steps are safe on several instances at once.
+    super(BillingSweeper.name, config.SWEEP_INTERVAL_SECONDS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  async runOnce(): Promise<BillingSweepReport> {
+    return (await this.trigger())!;
   }
 
-  runOnce(): Promise<BillingSweepReport> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async sweep(): Promise<BillingSweepReport> {
+  protected async work(): Promise<BillingSweepReport> {
     const subscriptionsEnded = await this.billing.endLapsedSubscriptions();
     const storageRecounted = await this.quotas.refreshStaleStorage();
     return { subscriptionsEnded, storageRecounted };

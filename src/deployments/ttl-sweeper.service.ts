@@ -1,6 +1,7 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
+import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { notifySiteChanged } from '../projects/site-events';
@@ -18,62 +19,33 @@ export interface SweepReport {
 
 /**
  * Marks deployments past their expiry as expired, deletes objects nothing refers
- * to any more, and forgets old idempotency keys and gate attempt counters. Several instances may run it:
- * an advisory lock lets one through at a time.
+ * to any more, and forgets old idempotency keys and gate attempt counters. Several
+ * instances may run it: an advisory lock lets one through at a time.
  */
 @Injectable()
-export class TtlSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(TtlSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<SweepReport>;
-
+export class TtlSweeper extends PeriodicJob<SweepReport> {
   constructor(
     private readonly dataSource: DataSource,
     private readonly blobs: BlobStore,
     private readonly idempotency: IdempotencyService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const seconds = this.config.SWEEP_INTERVAL_SECONDS;
-    if (seconds <= 0) return;
-    this.timer = setInterval(() => {
-      this.runOnce().catch((err) => this.logger.error(`sweep failed: ${(err as Error).message}`));
-    }, seconds * 1000);
-    this.timer.unref();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  ) {
+    super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: SWEEP_LOCK });
   }
 
   /** One sweep; `ran` is false when another instance holds the lock. */
-  runOnce(): Promise<SweepReport> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
+  async runOnce(): Promise<SweepReport> {
+    return (await this.trigger()) ?? { ran: false, expired: 0, objectsDeleted: 0, idempotencyKeysPurged: 0 };
   }
 
-  private async sweep(): Promise<SweepReport> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [SWEEP_LOCK]);
-      if (!locked) return { ran: false, expired: 0, objectsDeleted: 0, idempotencyKeysPurged: 0 };
-      try {
-        const expired = await this.expireDeployments();
-        const objectsDeleted = await this.blobs.collectGarbage(this.config.BLOB_GC_GRACE_SECONDS * 1000);
-        const idempotencyKeysPurged = await this.idempotency.purgeExpired();
-        // Gate attempt counters whose window has passed (the limiter never deletes them itself).
-        await this.dataSource.query('DELETE FROM gate_rate_limits WHERE expire < $1', [this.clock.now().getTime()]);
-        return { ran: true, expired, objectsDeleted, idempotencyKeysPurged };
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
-      }
-    } finally {
-      await runner.release();
-    }
+  protected async work(): Promise<SweepReport> {
+    const expired = await this.expireDeployments();
+    const objectsDeleted = await this.blobs.collectGarbage(this.config.BLOB_GC_GRACE_SECONDS * 1000);
+    const idempotencyKeysPurged = await this.idempotency.purgeExpired();
+    // Gate attempt counters whose window has passed (the limiter never deletes them itself).
+    await this.dataSource.query('DELETE FROM gate_rate_limits WHERE expire < $1', [this.clock.now().getTime()]);
+    return { ran: true, expired, objectsDeleted, idempotencyKeysPurged };
   }
 
   private async expireDeployments(): Promise<number> {

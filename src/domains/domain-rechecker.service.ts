@@ -1,5 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { Project } from '../projects/project.entity';
@@ -34,74 +35,44 @@ export interface RecheckReport {
  * instance at a time through.
  */
 @Injectable()
-export class DomainRechecker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(DomainRechecker.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<RecheckReport>;
-
+export class DomainRechecker extends PeriodicJob<RecheckReport> {
   constructor(
     private readonly dataSource: DataSource,
     private readonly domains: DomainsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const seconds = this.config.SWEEP_INTERVAL_SECONDS;
-    if (seconds <= 0) return;
-    this.timer = setInterval(() => {
-      this.runOnce().catch((err) => this.logger.error(`domain re-check failed: ${(err as Error).message}`));
-    }, seconds * 1000);
-    this.timer.unref();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  ) {
+    super(DomainRechecker.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: RECHECK_LOCK });
   }
 
   /** One run over the domains that are due; `ran` is false when another instance holds the lock. */
-  runOnce(): Promise<RecheckReport> {
-    this.running ??= this.run().finally(() => (this.running = undefined));
-    return this.running;
+  async runOnce(): Promise<RecheckReport> {
+    return (await this.trigger()) ?? { ran: false, checked: 0, passed: 0, failing: 0, failed: 0, inconclusive: 0 };
   }
 
-  private async run(): Promise<RecheckReport> {
-    const report: RecheckReport = { ran: false, checked: 0, passed: 0, failing: 0, failed: 0, inconclusive: 0 };
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [RECHECK_LOCK]);
-      if (!locked) return report;
-      report.ran = true;
-      try {
-        const due = await this.due();
-        let next = 0;
-        const worker = async () => {
-          while (next < due.length) {
-            const project = due[next++];
-            try {
-              const outcome = await this.domains.recheck(project);
-              if (!outcome) continue;
-              report.checked++;
-              if (outcome.verdict === 'inconclusive') report.inconclusive++;
-              else if (outcome.verdict === 'verified') report.passed++;
-              else if (outcome.status === 'failed') report.failed++;
-              else report.failing++;
-            } catch (err) {
-              // One domain's trouble must not stop the others; it is due again next run.
-              this.logger.error(`re-check of ${project.customDomain} (project ${project.id}) failed: ${(err as Error).message}`);
-            }
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
-        return report;
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [RECHECK_LOCK]);
+  protected async work(): Promise<RecheckReport> {
+    const report: RecheckReport = { ran: true, checked: 0, passed: 0, failing: 0, failed: 0, inconclusive: 0 };
+    const due = await this.due();
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const project = due[next++];
+        try {
+          const outcome = await this.domains.recheck(project);
+          if (!outcome) continue;
+          report.checked++;
+          if (outcome.verdict === 'inconclusive') report.inconclusive++;
+          else if (outcome.verdict === 'verified') report.passed++;
+          else if (outcome.status === 'failed') report.failed++;
+          else report.failing++;
+        } catch (err) {
+          // One domain's trouble must not stop the others; it is due again next run.
+          this.logger.error(`re-check of ${project.customDomain} (project ${project.id}) failed: ${(err as Error).message}`);
+        }
       }
-    } finally {
-      await runner.release();
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
+    return report;
   }
 
   /** Verified domains whose last check is at least one interval old, the longest waiting first. */
