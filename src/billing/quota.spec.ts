@@ -5,7 +5,6 @@ import {
   defaultTtlWithin,
   deploymentQuotaError,
   effectiveTier,
-  formatBytes,
   monthKey,
   monthStart,
   nextMonthStart,
@@ -128,11 +127,3 @@ describe('effectiveTier', () => {
   });
 });
 
-describe('formatBytes', () => {
-  it('uses binary units with one decimal', () => {
-    expect(formatBytes(500)).toBe('500 bytes');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(500 * 1024 * 1024)).toBe('500 MB');
-    expect(formatBytes(5 * 1024 ** 3)).toBe('5 GB');
-  });
-});

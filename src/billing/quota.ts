@@ -5,6 +5,7 @@
 import { ApiError } from '../common/errors';
 import { parseTtl, ttlWithin } from '../deployments/ttl';
 import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
+import { formatBytes } from '../common/format-bytes';
 
 /** First instant of the calendar month (UTC) that contains `now`. */
 export function monthStart(now: Date): Date {
@@ -21,16 +22,6 @@ export function monthKey(now: Date): string {
   return monthStart(now).toISOString().slice(0, 10);
 }
 
-export function formatBytes(n: number): string {
-  const units: [number, string][] = [
-    [1024 ** 4, 'TB'],
-    [1024 ** 3, 'GB'],
-    [1024 ** 2, 'MB'],
-    [1024, 'KB'],
-  ];
-  for (const [size, unit] of units) if (n >= size) return `${+(n / size).toFixed(1)} ${unit}`;
-  return `${n} bytes`;
-}
 
 function quotaExceeded(quota: QuotaName, plan: Tier, limit: number | string, usage: number | string, message: string, extra: Record<string, unknown> = {}): ApiError {
   return new ApiError(402, 'quota_exceeded', message, { quota, limit, usage, plan, ...extra });

@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { BlobStore } from '../deployments/blob-store.service';
 import { workspaceOf } from '../projects/projects.service';
 import { SpooledUpload, spoolUpload, UploadTooLargeError } from './upload-spool';
+import { formatBytes } from '../common/format-bytes';
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -22,10 +23,6 @@ export interface BlobUploadResult {
   size: number;
   /** False when the workspace already owned the blob: nothing was read or stored. */
   created: boolean;
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${+(n / (1024 * 1024)).toFixed(1)} MB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KB` : `${n} bytes`;
 }
 
 /** A path's `:sha256`, lowercased; 400 when it cannot be a SHA-256. */

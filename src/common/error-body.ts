@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { ApiError, defaultCode, ErrorBody } from './errors';
+import { formatBytes } from './format-bytes';
 
 interface BodyParserError {
   type: string;
@@ -12,12 +13,6 @@ interface BodyParserError {
 
 function isBodyParserError(err: unknown): err is BodyParserError {
   return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string' && typeof (err as BodyParserError).status === 'number';
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(n % (1024 * 1024) === 0 ? 0 : 1)} MB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(n % 1024 === 0 ? 0 : 1)} KB`;
-  return `${n} bytes`;
 }
 
 function body(status: number, message: string, code = defaultCode(status), extra: Record<string, unknown> = {}): ErrorBody {

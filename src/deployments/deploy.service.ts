@@ -18,6 +18,7 @@ import { DeployFileDto } from './dto/deploy.dto';
 import { describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { expiryOf, parseTtl } from './ttl';
+import { formatBytes } from '../common/format-bytes';
 
 export interface PreparedFile {
   path: string;
@@ -47,10 +48,6 @@ class MissingBlobsError extends Error {}
 
 /** Attempts when the garbage collector takes a blob between claim and commit (rare). */
 const COMMIT_ATTEMPTS = 3;
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${+(n / (1024 * 1024)).toFixed(1)} MB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KB` : `${n} bytes`;
-}
 
 /**
  * The deploy pipeline: validate and hash every file, store the missing objects,
