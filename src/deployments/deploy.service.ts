@@ -15,7 +15,7 @@ import { BlobContent, BlobStore } from './blob-store.service';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import { Deployment } from './deployment.entity';
 import { DeployFileDto } from './dto/deploy.dto';
-import { describeFileEntry, InvalidFileEntryError } from './file-entry';
+import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { expiryOf, parseTtl } from './ttl';
 import { formatBytes } from '../common/format-bytes';
@@ -71,6 +71,12 @@ export class DeployService {
   prepare(files: DeployFileDto[], maxFileBytes = this.config.MAX_FILE_BYTES): PreparedDeploy {
     if (files.length > this.config.MAX_FILES_PER_DEPLOYMENT) {
       throw badRequest(`files: ${files.length} files exceed the limit of ${this.config.MAX_FILES_PER_DEPLOYMENT} per deployment`);
+    }
+    try {
+      files.forEach((file, i) => assertFileObject(file, i));
+    } catch (err) {
+      if (err instanceof InvalidFileEntryError) throw badRequest(err.message, 'invalid_file');
+      throw err;
     }
     let paths: string[];
     try {

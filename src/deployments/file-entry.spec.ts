@@ -1,4 +1,4 @@
-import { describeFileEntry, InvalidFileEntryError } from './file-entry';
+import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 
 const SHA = 'a'.repeat(64);
 
@@ -29,5 +29,18 @@ describe('describeFileEntry', () => {
   ])('refuses %j, naming the entry', (entry, message) => {
     expect(() => describeFileEntry(entry, 2)).toThrow(InvalidFileEntryError);
     expect(() => describeFileEntry(entry, 2)).toThrow(message);
+  });
+});
+
+describe('assertFileObject', () => {
+  it.each([[null], ['index.html'], [42], [[{ path: 'a' }]]])('refuses the entry %j, naming it', (entry) => {
+    expect(() => assertFileObject(entry, 3)).toThrow(/^files\[3\] must be an object/);
+  });
+  it('refuses unknown fields, naming them', () => {
+    expect(() => assertFileObject({ path: 'a', content: 'x', mode: 644 }, 1)).toThrow('files[1].mode is not a file field');
+  });
+  it('accepts the known fields', () => {
+    expect(() => assertFileObject({ path: 'a', content: 'x', encoding: 'utf8' }, 0)).not.toThrow();
+    expect(() => assertFileObject({ path: 'a', sha256: 'f'.repeat(64), size: 1 }, 0)).not.toThrow();
   });
 });

@@ -22,6 +22,22 @@ function shown(value: unknown): string {
   return Array.isArray(value) ? 'an array' : typeof value === 'number' ? String(value) : `a ${typeof value}`;
 }
 
+const FIELDS = new Set(['path', 'content', 'encoding', 'sha256', 'size']);
+
+/**
+ * `files[index]` is an object with known fields only. Checked here rather than by
+ * nested class-validator DTOs: a 1,000-file deploy then costs one pass, and the
+ * message names the entry.
+ */
+export function assertFileObject(file: unknown, index: number): asserts file is Record<string, unknown> {
+  if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+    throw new InvalidFileEntryError(`files[${index}] must be an object with path and content (or sha256 and size), got ${shown(file)}`);
+  }
+  for (const key of Object.keys(file)) {
+    if (!FIELDS.has(key)) throw new InvalidFileEntryError(`files[${index}].${key} is not a file field (expected path, content, encoding, sha256, size)`);
+  }
+}
+
 /** Which kind `files[index]` is; throws naming the entry when it is neither, or both. */
 export function describeFileEntry(file: { content?: unknown; encoding?: unknown; sha256?: unknown; size?: unknown }, index: number): FileEntry {
   const at = `files[${index}]`;

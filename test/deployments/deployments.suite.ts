@@ -174,6 +174,8 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         ['an unknown encoding', [{ path: 'a.html', content: 'x', encoding: 'gzip' }], 'files[0].encoding'],
         ['an empty list', [], 'files'],
         ['a list that is not an array', 'index.html', 'files'],
+        ['an entry that is not an object', [null], 'files[0]'],
+        ['an entry with an unknown field', [{ path: 'a.html', content: 'x', mode: 644 }], 'files[0].mode'],
       ];
 
       it.each(bad)('%s → 400 naming the entry', async (_what, files, where) => {

@@ -1,6 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { Allow, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Allow, ArrayMinSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { PROJECT_TYPES, ProjectType } from '../../projects/project.entity';
 
 export const ENCODINGS = ['utf8', 'base64'] as const;
@@ -73,8 +72,7 @@ export class ProjectDeployDto {
   })
   @IsArray()
   @ArrayMinSize(1, { message: 'files must contain at least one file' })
-  @ValidateNested({ each: true })
-  @Type(() => DeployFileDto)
+  // Entries are checked by the deploy service (assertFileObject, describeFileEntry), which names them.
   files: DeployFileDto[];
 
   @ApiPropertyOptional({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default: the project’s default_ttl' })
