@@ -3,9 +3,10 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY tsconfig.json tsconfig.build.json tsconfig.sdk.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY scripts ./scripts
+COPY bin ./bin
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -14,6 +15,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
