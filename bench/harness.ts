@@ -4,22 +4,13 @@
  */
 import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, CreatedApp } from '../src/app.factory';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { freePort } from '../src/common/free-port';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface BenchApp extends CreatedApp {
   baseUrl: string;

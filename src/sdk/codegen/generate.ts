@@ -6,28 +6,17 @@
  */
 import 'reflect-metadata';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { buildOpenApiDocument, createApp } from '../../app.factory';
 import { startEmbeddedPostgres } from '../../database/embedded-postgres';
 import { documentText } from './document-text';
 import { openApiToTypeScript } from './openapi-to-typescript';
+import { freePort } from '../../common/free-port';
 
 const SDK_DIR = join(__dirname, '..');
 export const DOCUMENT_FILE = join(SDK_DIR, 'openapi.json');
 export const SCHEMA_FILE = join(SDK_DIR, 'schema.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function serviceDocument(): Promise<object> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statichost-sdk-'));
