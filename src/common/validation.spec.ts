@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { describeValidationErrors } from './validation';
+import { describeValidationErrors, findNul } from './validation';
 
 const error = (property: string, constraints?: Record<string, string>, children: ValidationError[] = []) =>
   Object.assign(new ValidationError(), { property, constraints, children });
@@ -17,5 +17,20 @@ describe('describeValidationErrors', () => {
     expect(describeValidationErrors([error('extra', { whitelistValidation: 'property extra should not exist' })])).toEqual([
       'extra: property extra should not exist',
     ]);
+  });
+});
+
+describe('findNul', () => {
+  it('names the first field holding a NUL character', () => {
+    expect(findNul({ name: 'ok', tags: ['a', 'b\u0000'] })).toBe('tags[1]');
+    expect(findNul({ files: [{ path: 'a\u0000', content: 'x' }] })).toBe('files[0].path');
+    expect(findNul('a\u0000', 'projectId')).toBe('projectId');
+  });
+  it('lets deploy file contents (bytes) and clean values through', () => {
+    expect(findNul({ files: [{ path: 'a.bin', content: 'x\u0000y' }] })).toBeUndefined();
+    expect(findNul({ a: 1, b: null, c: [true, { d: 'text' }] })).toBeUndefined();
+  });
+  it('still checks a field called content outside a deploy file entry', () => {
+    expect(findNul({ content: 'x\u0000' })).toBe('content');
   });
 });

@@ -1,4 +1,4 @@
-import { ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, PipeTransform, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { badRequest } from './errors';
 
@@ -28,4 +28,38 @@ export function createValidationPipe(): ValidationPipe {
       return badRequest(lines.join('; '), 'validation_failed', { errors: lines });
     },
   });
+}
+
+/**
+ * Where in a request value a string holds a NUL character, or undefined. PostgreSQL
+ * text cannot store NUL, so any such string would fail deep in a query (a 500);
+ * deploy file `content` is skipped: it is bytes bound for the object store.
+ */
+export function findNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'value' : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === 'content' && /^files\[\d+\]$/.test(path)) continue;
+      const found = findNul(child, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Refuses NUL characters in any parameter, query value or body field, naming where. */
+export class RejectNulPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type === 'custom') return value;
+    const found = findNul(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
+    if (found) throw badRequest(`${found}: must not contain a NUL character`, 'validation_failed');
+    return value;
+  }
 }
