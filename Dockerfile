@@ -3,7 +3,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json tsconfig.sdk.json nest-cli.json ormconfig.ts ./
+COPY tsconfig.json tsconfig.build.json tsconfig.sdk.json nest-cli.json .swcrc ormconfig.ts ./
 COPY src ./src
 COPY scripts ./scripts
 COPY bin ./bin

@@ -3,8 +3,27 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 
-/** Debian's Chromium (installed by .ci/run); Playwright never downloads a browser here. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+export type BrowserSource = 'system' | 'packaged';
+
+/**
+ * The browser the tests drive: CHROMIUM_PATH, else Debian's Chromium, else the Chromium
+ * that `@sparticuz/chromium` ships inside its npm package (unpacked to /tmp on first
+ * use, about 2 s), so `npm test` needs nothing but npm. `prefer: 'packaged'` skips the
+ * first two (as does TEST_BROWSER=packaged), to prove the fallback works on a machine
+ * that has both.
+ */
+export async function chromiumExecutable(prefer = process.env.TEST_BROWSER as BrowserSource | undefined): Promise<{ path: string; source: BrowserSource }> {
+  if (prefer !== 'packaged') {
+    const system = process.env.CHROMIUM_PATH ?? DEBIAN_CHROMIUM;
+    if (existsSync(system)) return { path: system, source: 'system' };
+    if (process.env.CHROMIUM_PATH) throw new Error(`Chromium not found at CHROMIUM_PATH=${system}`);
+  }
+  const packaged = (await import('@sparticuz/chromium')).default;
+  return { path: await packaged.executablePath(), source: 'packaged' };
+}
 
 export const ARTIFACTS = join(__dirname, '..', 'artifacts');
 
@@ -13,11 +32,11 @@ export const ARTIFACTS = join(__dirname, '..', 'artifacts');
  * but loopback: no background services). `*.localhost` resolves to 127.0.0.1 in
  * Chromium itself, so site hosts work without /etc/hosts.
  */
-export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: Browser; source: BrowserSource; close(): Promise<void> }> {
+  const executable = await chromiumExecutable(prefer);
   await mkdir(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: executable.path,
     headless: true,
     args: [
       '--no-sandbox',
@@ -31,6 +50,7 @@ export async function launchBrowser(): Promise<{ browser: Browser; close(): Prom
   });
   return {
     browser,
+    source: executable.source,
     async close() {
       await browser.close();
     },

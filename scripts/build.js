@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Compiles the app (src/, scripts/, ormconfig.ts) to dist/ with swc, one file at a
+ * time and only the files whose source is newer than their output, so `npm start`
+ * on unchanged sources costs a directory walk, not a compiler run. Type checking is
+ * not part of it: `npm test` (and `npm run typecheck`) do that; jest compiles with the
+ * same `.swcrc`, so what the tests run is what this emits.
+ *
+ * Plain JavaScript on purpose: it runs before anything is compiled.
+ * Usage: node scripts/build.js [--force] [--quiet]
+ */
+const { readdirSync, readFileSync, statSync, mkdirSync, writeFileSync, rmSync, existsSync } = require('node:fs');
+const { join, basename, dirname } = require('node:path');
+
+const root = join(__dirname, '..');
+const outDir = join(root, 'dist');
+const SOURCES = ['src', 'scripts', 'ormconfig.ts'];
+// Tests, the SDK generator and browser code are not part of the running app.
+const SKIP = [/\.spec\.ts$/, /\.e2e-spec\.ts$/, /\.d\.ts$/, /^src\/sdk\/codegen\//];
+
+function listSources() {
+  const files = [];
+  const walk = (rel) => {
+    const abs = join(root, rel);
+    if (!existsSync(abs)) return;
+    if (statSync(abs).isFile()) {
+      files.push(rel);
+      return;
+    }
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.name.endsWith('.ts') && !SKIP.some((re) => re.test(child))) files.push(child);
+    }
+  };
+  SOURCES.forEach(walk);
+  return files;
+}
+
+const outputOf = (rel) => join(outDir, rel.replace(/\.ts$/, '.js'));
+
+function mtime(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+/** Removes compiled files whose source is gone, so a deleted module cannot linger in dist/. */
+function removeOrphans(expected) {
+  const walk = (dir) => {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const abs = join(dir, entry.name);
+      if (entry.isDirectory()) walk(abs);
+      else if (entry.name.endsWith('.js') && !expected.has(abs)) {
+        rmSync(abs, { force: true });
+        rmSync(`${abs}.map`, { force: true });
+      }
+    }
+  };
+  for (const top of SOURCES) walk(join(outDir, top.replace(/\.ts$/, '.js')));
+}
+
+function build({ force = false, quiet = false } = {}) {
+  const started = Date.now();
+  const sources = listSources();
+  const swcrc = join(root, '.swcrc');
+  // A changed compiler configuration invalidates every output.
+  const configTime = Math.max(mtime(swcrc), mtime(__filename));
+  const stale = sources.filter((rel) => {
+    const out = mtime(outputOf(rel));
+    return force || out < 0 || out < mtime(join(root, rel)) || out < configTime;
+  });
+  removeOrphans(new Set(sources.map(outputOf)));
+  if (stale.length > 0) {
+    const swc = require('@swc/core');
+    const options = JSON.parse(readFileSync(swcrc, 'utf8'));
+    delete options.$schema;
+    for (const rel of stale) {
+      const out = outputOf(rel);
+      const { code, map } = swc.transformFileSync(join(root, rel), {
+        ...options,
+        swcrc: false,
+        sourceMaps: true,
+        filename: join(root, rel),
+        outputPath: out,
+      });
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, `${code}\n//# sourceMappingURL=${basename(out)}.map\n`);
+      if (map) writeFileSync(`${out}.map`, map);
+    }
+  }
+  if (!quiet || stale.length > 0) {
+    console.error(`build: ${stale.length} of ${sources.length} files compiled in ${Date.now() - started} ms`);
+  }
+  return stale.length;
+}
+
+module.exports = { build };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  build({ force: args.includes('--force'), quiet: args.includes('--quiet') });
+}
