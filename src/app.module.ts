@@ -13,6 +13,7 @@ import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
 import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
+import { InternalModule } from './internal/internal.module';
 import { ProjectsModule } from './projects/projects.module';
 import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
@@ -42,6 +43,7 @@ export class AppModule {
         AuthModule,
         QuotasModule,
         BillingModule,
+        InternalModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -151,6 +151,16 @@ export class EnvironmentVariables {
   @IsBoolean()
   TRUST_PROXY = false;
 
+  /**
+   * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
+   * not on loopback; unset: loopback only.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'INTERNAL_TOKEN must be at least 32 characters' })
+  INTERNAL_TOKEN?: string;
+
   /** HMAC key of gate cookies; unset: generated once into $DATA_DIR/gate-cookie.secret. */
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -33,6 +33,14 @@ describe('routeHost', () => {
     expect(routeHost('api.example.com', prod)).toEqual({ kind: 'api' });
   });
 
+  it('sends loopback names to the API in production too: the machine itself calls the app by them', () => {
+    expect(routeHost('127.0.0.1:3000', prod)).toEqual({ kind: 'api' });
+    expect(routeHost('127.1.2.3', prod)).toEqual({ kind: 'api' });
+    expect(routeHost('[::1]:3000', prod)).toEqual({ kind: 'api' });
+    expect(routeHost('localhost', prod)).toEqual({ kind: 'api' });
+    expect(routeHost('127.example.org', prod)).toEqual({ kind: 'custom', host: '127.example.org' });
+  });
+
   it('never serves a configured API host as a site, even under the sites domain', () => {
     expect(routeHost('api.sites.example.com', { ...prod, apiHosts: ['api.sites.example.com'] })).toEqual({ kind: 'api' });
   });

@@ -36,11 +36,17 @@ export function normaliseHost(raw: string | undefined): string | undefined {
 export function routeHost(rawHost: string | undefined, rules: HostRules): HostRoute {
   const host = normaliseHost(rawHost);
   if (!host) return { kind: 'api' };
-  if (rules.apiHosts.includes(host)) return { kind: 'api' };
+  // Loopback names are how the machine itself calls the app (health checks, the TLS
+  // proxy's ask): they can never be a site, and reaching the API by them grants nothing.
+  if (rules.apiHosts.includes(host) || isLoopbackHost(host)) return { kind: 'api' };
   const suffix = `.${rules.sitesDomain}`;
   if (host.endsWith(suffix)) return { kind: 'site', slug: host.slice(0, -suffix.length) };
   if (host === rules.sitesDomain || host === 'localhost' || isIP(host.replace(/^\[|\]$/g, '')) !== 0) {
     return rules.apiHosts.length === 0 ? { kind: 'api' } : { kind: 'custom', host };
   }
   return { kind: 'custom', host };
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || (host.startsWith('127.') && isIP(host) === 4);
 }

@@ -449,4 +449,64 @@ describe('Custom domains (e2e)', () => {
       }
     });
   });
+
+  describe('GET /internal/tls/allowed (the ask of the TLS proxy)', () => {
+    const INTERNAL_TOKEN = 'internal-token-'.padEnd(40, 'x');
+    let withToken: TestApp;
+    beforeAll(async () => {
+      withToken = await startTestApp({ sibling: t, env: { ...UNLIMITED, SITES_DOMAIN, API_HOSTS: 'api.example.test', INTERNAL_TOKEN } });
+    });
+    afterAll(async () => withToken?.close());
+    const ask = (app: TestApp, domain: string) => app.http().get('/internal/tls/allowed').query({ domain });
+
+    it('allows the API host, an existing project\'s site host and a verified custom domain', async () => {
+      await ask(t, 'api.example.test').expect(200, { domain: 'api.example.test', allowed: true });
+      const project = await createProject();
+      await ask(t, `${project.slug}.${SITES_DOMAIN}`).expect(200);
+      const s = await verifiedSite('<h1>tls</h1>');
+      await ask(t, s.domain).expect(200);
+    });
+
+    it('refuses every other name: unknown slugs, pending domains, strangers, other forms', async () => {
+      const pending = await siteWithDomain('<h1>pending</h1>');
+      const res = await ask(t, pending.domain).expect(404);
+      expect(res.body).toMatchObject({ code: 'certificate_not_allowed' });
+      await ask(t, `no-such-project-${randomBytes(3).toString('hex')}.${SITES_DOMAIN}`).expect(404);
+      await ask(t, `a.b.${SITES_DOMAIN}`).expect(404);
+      await ask(t, SITES_DOMAIN).expect(404);
+      await ask(t, uniqueDomain()).expect(404);
+      // Loopback names reach the API, but no certificate is issued for them unless they are in API_HOSTS.
+      await ask(withToken, 'localhost').expect(404);
+      await ask(withToken, '127.0.0.1').expect(404);
+      await ask(withToken, '10.0.0.1').expect(404);
+      await ask(t, `API.example.test:443`).expect(404); // a name with a port is not a name Caddy asks about
+      await t.http().get('/internal/tls/allowed').expect(400);
+    });
+
+    it('stops allowing a domain that was verified and then failed its re-checks', async () => {
+      const spy = jest.spyOn(t.app.get(Clock), 'now');
+      const t0 = Date.now() + 5000 * HOUR; // after every other test's checks
+      spy.mockReturnValue(new Date(t0));
+      const s = await verifiedSite('<h1>failing</h1>');
+      await ask(t, s.domain).expect(200);
+      dns.clear(s.records[0].name);
+      for (const hours of [24, 48, 72, 96, 120]) {
+        spy.mockReturnValue(new Date(t0 + hours * HOUR));
+        await t.app.get(DomainRechecker).runOnce();
+      }
+      expect((await getProject(s.id)).domain_status).toBe('failed');
+      await ask(t, s.domain).expect(404);
+    });
+
+    it('answers only direct loopback callers or the bearer of INTERNAL_TOKEN, as an unknown route to anyone else', async () => {
+      const project = await createProject();
+      const host = `${project.slug}.${SITES_DOMAIN}`;
+      // A reverse proxy on this machine connects from loopback for the whole internet: its forwarding headers make it external.
+      const proxied = await ask(t, host).set('X-Forwarded-For', '203.0.113.7').expect(404);
+      expect(proxied.body).toMatchObject({ code: 'not_found' });
+      await ask(t, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(404); // t has no token configured
+      await ask(withToken, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(200);
+      await ask(withToken, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN.slice(1)}x`).expect(404);
+    });
+  });
 });

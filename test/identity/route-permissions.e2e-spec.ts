@@ -1,5 +1,5 @@
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { routeAccess } from '../../src/auth/authorize';
 import { startTestApp, TestApp } from '../helpers/app';
@@ -33,8 +33,10 @@ describe('Route permissions (e2e)', () => {
         if (own === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         const access = routeAccess(reflector, handler, controller);
+        // Route-level guards besides the global one (e.g. the internal-callers guard) are part of who may call.
+        const guards = ((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as Function[]).map((g) => g.name);
         const rule = access.isPublic
-          ? 'public'
+          ? ['public', ...guards.map((g) => `guard=${g}`)].join(' ')
           : [
               `credential=${access.kind ?? 'any'}`,
               `scopes=${access.scopes.join('+') || '-'}`,
