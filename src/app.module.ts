@@ -14,7 +14,9 @@ import { DomainsModule } from './domains/domains.module';
 import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
+import { OutboxModule } from './outbox/outbox.module';
 import { ProjectsModule } from './projects/projects.module';
+import { SiteWebhookModule } from './site-webhook/site-webhook.module';
 import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
@@ -44,6 +46,8 @@ export class AppModule {
         QuotasModule,
         BillingModule,
         InternalModule,
+        OutboxModule,
+        SiteWebhookModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -352,6 +352,35 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['http', 'https'])
   STRIPE_API_PROTOCOL?: 'http' | 'https';
+
+  /**
+   * Called (JSON POST, signed) after every change to what a site serves, with the hosts
+   * and cache tags to purge from a CDN in front. Unset: no calls.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'SITE_CHANGE_WEBHOOK_URL must be an http:// or https:// URL' })
+  SITE_CHANGE_WEBHOOK_URL?: string;
+
+  /** HMAC-SHA256 key of the webhook's X-Statichost-Signature; required with SITE_CHANGE_WEBHOOK_URL. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'SITE_CHANGE_WEBHOOK_SECRET must be at least 32 characters' })
+  SITE_CHANGE_WEBHOOK_SECRET?: string;
+
+  /** How often queued messages (webhook calls) are sent; 0 stops the timer (tests send by hand). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  OUTBOX_INTERVAL_SECONDS = 2;
+
+  /** Tries before a queued message is marked dead (backoff from 1 s, doubling, capped at an hour). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  OUTBOX_MAX_ATTEMPTS = 12;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
@@ -366,6 +395,9 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
       return `  ${e.property}=${JSON.stringify(value)}: ${why}`;
     });
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  if (env.SITE_CHANGE_WEBHOOK_URL && !env.SITE_CHANGE_WEBHOOK_SECRET) {
+    throw new Error('Invalid configuration:\n  SITE_CHANGE_WEBHOOK_SECRET: required when SITE_CHANGE_WEBHOOK_URL is set (receivers check the signature)');
   }
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
     throw new Error('Invalid configuration:\n  S3_BUCKET: required when STORAGE_DRIVER=s3');

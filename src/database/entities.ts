@@ -14,6 +14,7 @@ import {
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
 import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
+import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Blob } from '../deployments/blob.entity';
 import { Deployment } from '../deployments/deployment.entity';
@@ -25,4 +26,4 @@ import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
 
-export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken, WorkspaceBlob, BillingCustomer, PaymentMethod, Subscription, WorkspaceMonthlyUsage, WorkspaceStorageBlob, WorkspaceStorage, WorkspaceStorageChange, Lead, LeadCounter];
+export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken, WorkspaceBlob, BillingCustomer, PaymentMethod, Subscription, WorkspaceMonthlyUsage, WorkspaceStorageBlob, WorkspaceStorage, WorkspaceStorageChange, Lead, LeadCounter, OutboxMessage];

@@ -145,6 +145,8 @@ export class ProjectsService {
       if (dto.custom_domain !== undefined) Object.assign(changes, customDomainChanges(dto.custom_domain, project, this.config));
       if (gateChanged) changes.gateVersion = project.gateVersion + 1;
       if (Object.keys(changes).length === 0) return project;
+      // Before the write, so the names the site had (an old custom domain) are purged too.
+      await notifySiteChanged(m, project.id);
       try {
         await m.getRepository(Project).update({ id: project.id }, changes);
       } catch (err) {
@@ -153,7 +155,6 @@ export class ProjectsService {
         }
         throw err;
       }
-      await notifySiteChanged(m, project.id);
       return m.getRepository(Project).findOneByOrFail({ id: project.id });
     });
   }
@@ -161,8 +162,8 @@ export class ProjectsService {
   async remove(principal: Principal, projectId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       const project = await this.findVisible(principal, projectId, m);
+      await notifySiteChanged(m, project.id); // while the project still has its names
       await m.getRepository(Project).delete({ id: project.id });
-      await notifySiteChanged(m, project.id);
     });
   }
 }

@@ -14,20 +14,62 @@ const PENDING = 'siteChanges';
  * `siteChangesOnCommit`), before the response that reports the change is sent.
  */
 export async function notifySiteChanged(manager: EntityManager, projectId: string): Promise<void> {
-  await manager.query('SELECT pg_notify($1, $2)', [SITE_CHANGED_CHANNEL, projectId]);
+  // The project's names as they are at this point of the transaction ride along in the
+  // same round trip: a change that renames or deletes the project must still purge the
+  // names it had (see siteChangesBeforeCommit).
+  const [row] = (await manager.query(
+    'SELECT pg_notify($1, $2), p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2',
+    [SITE_CHANGED_CHANNEL, projectId],
+  )) as { slug: string | null; custom_domain: string | null }[];
   const runner = manager.queryRunner;
-  if (runner) ((runner.data[PENDING] ??= new Set<string>()) as Set<string>).add(projectId);
+  if (!runner) return;
+  const pending = (runner.data[PENDING] ??= new Map<string, SiteNames>()) as Map<string, SiteNames>;
+  const names = pending.get(projectId) ?? { slugs: new Set<string>(), domains: new Set<string>() };
+  if (row?.slug) names.slugs.add(row.slug);
+  if (row?.custom_domain) names.domains.add(row.custom_domain);
+  pending.set(projectId, names);
 }
+
+/** Every slug and custom domain a project had during a transaction that changed its site. */
+export interface SiteNames {
+  slugs: Set<string>;
+  domains: Set<string>;
+}
+
+const pendingOf = (runner: QueryRunner) => runner.data?.[PENDING] as Map<string, SiteNames> | undefined;
 
 /** A TypeORM subscriber calling `onChanged` for each project a committed transaction changed. */
 export function siteChangesOnCommit(onChanged: (projectId: string) => void): EntitySubscriberInterface {
-  const take = (runner: QueryRunner): Set<string> | undefined => {
-    const pending = runner.data?.[PENDING] as Set<string> | undefined;
-    if (pending) delete runner.data[PENDING];
-    return pending;
-  };
   return {
-    afterTransactionCommit: (event) => take(event.queryRunner)?.forEach(onChanged),
-    afterTransactionRollback: (event) => void take(event.queryRunner),
+    afterTransactionCommit: (event) => {
+      const pending = pendingOf(event.queryRunner);
+      // After a savepoint's release the transaction is still open: wait for the real commit.
+      if (!pending || event.queryRunner.isTransactionActive) return;
+      delete event.queryRunner.data[PENDING];
+      pending.forEach((_, projectId) => onChanged(projectId));
+    },
+    afterTransactionRollback: (event) => {
+      if (!event.queryRunner.isTransactionActive) delete event.queryRunner.data?.[PENDING];
+    },
   };
+}
+
+/**
+ * A subscriber that writes, inside the committing transaction, whatever must leave the
+ * database because of the changes (the purge webhook's outbox messages): they then
+ * exist exactly when the changes do.
+ */
+export function siteChangesBeforeCommit(write: (manager: EntityManager, changes: Map<string, SiteNames>) => Promise<void>): EntitySubscriberInterface {
+  return {
+    beforeTransactionCommit: (event) => {
+      const pending = pendingOf(event.queryRunner);
+      if (!pending || savepointDepth(event.queryRunner) > 1) return;
+      return write(event.manager, pending);
+    },
+  };
+}
+
+/** Above 1 while a savepoint is being released: that is not the transaction's commit. */
+function savepointDepth(runner: QueryRunner): number {
+  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
 }

@@ -58,7 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // The port is chosen first so the app's public site URLs carry it, as in production.
   const port = await freePort();
   const { app, config } = await createApp({
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS, ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
+    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', OUTBOX_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS, ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
     logDestination,
   });
   await app.listen(port, '127.0.0.1');

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { OutboxHandler, retryDelayMs } from './outbox';
+
+/** Any constant: the advisory lock that lets one instance at a time send the outbox. */
+const OUTBOX_LOCK = 7_461_010;
+const BATCH = 50;
+
+export interface OutboxReport {
+  ran: boolean;
+  delivered: number;
+  failed: number;
+  dead: number;
+}
+
+interface DueMessage {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+/**
+ * Sends queued messages through the handler of their kind. One instance at a time
+ * sends (advisory lock), so a message goes out once even with many instances; a
+ * message is marked delivered only after its handler succeeded, so a crash between
+ * the two sends it again (at least once: every payload carries its id for receivers
+ * to drop a repeat). A failed message waits retryDelayMs; after OUTBOX_MAX_ATTEMPTS
+ * it is marked dead and kept for the operator.
+ */
+@Injectable()
+export class OutboxService extends PeriodicJob<OutboxReport> {
+  private readonly handlers = new Map<string, OutboxHandler>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    super(OutboxService.name, config.OUTBOX_INTERVAL_SECONDS, { dataSource, lockId: OUTBOX_LOCK });
+  }
+
+  /** Modules register the sender of their kind at start-up. */
+  register(kind: string, handler: OutboxHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  async runOnce(): Promise<OutboxReport> {
+    return (await this.trigger()) ?? { ran: false, delivered: 0, failed: 0, dead: 0 };
+  }
+
+  protected async work(): Promise<OutboxReport> {
+    const report: OutboxReport = { ran: true, delivered: 0, failed: 0, dead: 0 };
+    const kinds = [...this.handlers.keys()];
+    if (kinds.length === 0) return report;
+    const due: DueMessage[] = await this.dataSource.query(
+      `SELECT id, kind, payload, attempts FROM outbox_messages
+        WHERE delivered_at IS NULL AND dead_at IS NULL AND next_attempt_at <= $1 AND kind = ANY($2)
+        ORDER BY next_attempt_at, created_at LIMIT ${BATCH}`,
+      [this.clock.now(), kinds],
+    );
+    for (const message of due) {
+      const attempts = message.attempts + 1;
+      try {
+        await this.handlers.get(message.kind)!(message.payload, { id: message.id, attempts });
+        await this.dataSource.query('UPDATE outbox_messages SET attempts = $2, delivered_at = $3, last_error = NULL WHERE id = $1', [message.id, attempts, this.clock.now()]);
+        report.delivered++;
+      } catch (err) {
+        const error = String((err as Error).message ?? err).slice(0, 500);
+        const dead = attempts >= this.config.OUTBOX_MAX_ATTEMPTS;
+        const now = this.clock.now();
+        await this.dataSource.query('UPDATE outbox_messages SET attempts = $2, last_error = $3, next_attempt_at = $4, dead_at = $5 WHERE id = $1', [
+          message.id,
+          attempts,
+          error,
+          new Date(now.getTime() + retryDelayMs(attempts)),
+          dead ? now : null,
+        ]);
+        if (dead) {
+          report.dead++;
+          this.logger.error(`${message.kind} message ${message.id} is dead after ${attempts} attempts: ${error}`);
+        } else {
+          report.failed++;
+          this.logger.warn(`${message.kind} message ${message.id} failed (attempt ${attempts}), retrying: ${error}`);
+        }
+      }
+    }
+    await this.purgeDelivered();
+    return report;
+  }
+
+  /** Delivered messages are kept a day for inspection, then dropped. */
+  private async purgeDelivered(): Promise<void> {
+    await this.dataSource.query('DELETE FROM outbox_messages WHERE delivered_at < $1', [new Date(this.clock.now().getTime() - 86_400_000)]);
+  }
+}
