@@ -4,6 +4,7 @@
  * (1 worker, sendfile; when installed) and express.static. Each server is pinned to
  * core 0 and wrk to core 1 (taskset), 50 connections, loopback only.
  * Targets (issue 5): ungated >= 70% of nginx's req/s; gated >= 50%; p99 <= 10 ms.
+ * Issue 18: the same app with METRICS_ENABLED=false beside it; metrics on >= 0.97x off.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -92,6 +93,8 @@ async function main(): Promise<void> {
     const filesDir = join(root, 'files');
     const sh = await startTarget(['statichost']);
     children.push({ stop: () => sh.child.kill('SIGTERM') });
+    const noMetrics = await startTarget(['statichost'], { METRICS_ENABLED: 'false' });
+    children.push({ stop: () => noMetrics.child.kill('SIGTERM') });
     const ex = await startTarget(['express', filesDir]);
     children.push({ stop: () => ex.child.kill('SIGTERM') });
     const ng = await startNginx(root);
@@ -99,10 +102,12 @@ async function main(): Promise<void> {
     const shPort = sh.info.port as number;
     for (const file of Object.keys(FILES)) {
       // Warm every server (and the router's memory cache) before measuring.
-      execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${shPort}/${file}`]);
+      const offPort = noMetrics.info.port as number;
+      for (const port of [shPort, offPort]) execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${port}/${file}`]);
       const row: Record<string, Result> = {};
       if (ng) row.nginx = wrk(`http://127.0.0.1:${ng.port}/${file}`, 'localhost');
       row['statichost ungated'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench.localhost:${shPort}`);
+      row['statichost ungated, metrics off'] = wrk(`http://127.0.0.1:${offPort}/${file}`, `bench.localhost:${offPort}`);
       row['statichost gated'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench-gated.localhost:${shPort}`, [`Cookie: ${sh.info.cookie as string}`]);
       row['express.static'] = wrk(`http://127.0.0.1:${ex.info.port as number}/${file}`, 'localhost');
       results[file] = row;
@@ -130,6 +135,9 @@ async function main(): Promise<void> {
       console.log(`ungated ${((u.reqPerSec / nginx) * 100).toFixed(0)}% of nginx (target >= 70%) ${u.reqPerSec >= 0.7 * nginx ? 'MET' : 'MISSED'}`);
       console.log(`gated   ${((g.reqPerSec / nginx) * 100).toFixed(0)}% of nginx (target >= 50%) ${g.reqPerSec >= 0.5 * nginx ? 'MET' : 'MISSED'}`);
     }
+    const on = row['statichost ungated'].reqPerSec;
+    const off = row['statichost ungated, metrics off'].reqPerSec;
+    console.log(`metrics on ${(on / off).toFixed(3)}x of off (target >= 0.97x) ${on >= 0.97 * off ? 'MET' : 'MISSED'}`);
     for (const name of ['statichost ungated', 'statichost gated']) {
       console.log(`${name} p99 ${row[name].p99Ms.toFixed(2)} ms (target <= 10 ms) ${row[name].p99Ms <= 10 ? 'MET' : 'MISSED'}`);
     }

@@ -9,6 +9,8 @@ import { GlobalExceptionFilter } from './common/exception.filter';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe, RejectNulPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { apiMetrics } from './metrics/api-metrics';
+import { MetricsService } from './metrics/metrics.service';
 import { SiteRouter } from './sites/site-router.service';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
@@ -61,6 +63,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(httpLogger(logger));
+  const metrics = app.get(MetricsService);
+  if (metrics.enabled) app.use(apiMetrics(metrics));
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();

@@ -14,6 +14,7 @@ import { DomainsModule } from './domains/domains.module';
 import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { ProjectsModule } from './projects/projects.module';
 import { SiteWebhookModule } from './site-webhook/site-webhook.module';
@@ -31,6 +32,7 @@ export class AppModule {
         AppConfigModule.forRoot(env),
         DatabaseModule,
         CommonModule,
+        MetricsModule,
         StorageModule,
         HealthModule,
         ProjectsModule,

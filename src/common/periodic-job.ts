@@ -1,6 +1,8 @@
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+const SKIPPED = Symbol('skipped');
+
 export interface JobLock {
   dataSource: DataSource;
   /** A PostgreSQL advisory lock id of this job's own (see the constants beside each job). */
@@ -13,10 +15,14 @@ export interface JobLock {
  * runs it: the others skip that round. A round never overlaps the previous one, and
  * shutting down waits for the round in progress.
  */
+/** How one round ended: `skipped` when another instance held the lock. */
+export type JobOutcome = 'ok' | 'failed' | 'skipped';
+
 export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModuleDestroy {
   protected readonly logger: Logger;
   private timer?: NodeJS.Timeout;
   private running?: Promise<R | undefined>;
+  private readonly observers: ((outcome: JobOutcome) => void)[] = [];
 
   protected constructor(
     name: string,
@@ -42,20 +48,40 @@ export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModule
     await this.running?.catch(() => undefined);
   }
 
+  /** Metrics hear of every round's outcome. */
+  observe(observer: (outcome: JobOutcome) => void): void {
+    this.observers.push(observer);
+  }
+
   /** Runs one round now (joining one in progress); undefined when another instance held the lock. */
   protected trigger(): Promise<R | undefined> {
-    this.running ??= this.exclusive().finally(() => (this.running = undefined));
+    this.running ??= this.exclusive()
+      .then(
+        (result) => {
+          this.report(result === SKIPPED ? 'skipped' : 'ok');
+          return result === SKIPPED ? undefined : result;
+        },
+        (err: unknown) => {
+          this.report('failed');
+          throw err;
+        },
+      )
+      .finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async exclusive(): Promise<R | undefined> {
+  private report(outcome: JobOutcome): void {
+    for (const observer of this.observers) observer(outcome);
+  }
+
+  private async exclusive(): Promise<R | typeof SKIPPED> {
     if (!this.lock) return this.work();
     // A session-level lock needs one connection for the whole round.
     const runner = this.lock.dataSource.createQueryRunner();
     await runner.connect();
     try {
       const [{ locked }] = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [this.lock.lockId]);
-      if (!locked) return undefined;
+      if (!locked) return SKIPPED;
       try {
         return await this.work();
       } finally {

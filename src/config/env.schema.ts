@@ -369,6 +369,11 @@ export class EnvironmentVariables {
   @MinLength(32, { message: 'SITE_CHANGE_WEBHOOK_SECRET must be at least 32 characters' })
   SITE_CHANGE_WEBHOOK_SECRET?: string;
 
+  /** Prometheus metrics at /metrics (loopback or INTERNAL_TOKEN); false: no counting at all. */
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_ENABLED = true;
+
   /** How often queued messages (webhook calls) are sent; 0 stops the timer (tests send by hand). */
   @Transform(toInt)
   @IsInt()

@@ -7,6 +7,7 @@ import { ApiError, badRequest, conflict, forbidden, payloadTooLarge } from '../c
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
 import { Project, ProjectType } from '../projects/project.entity';
 import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
 import { notifySiteChanged } from '../projects/site-events';
@@ -65,6 +66,7 @@ export class DeployService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly quotas: QuotaService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -141,6 +143,18 @@ export class DeployService {
   }
 
   async deploy(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
+    const start = performance.now();
+    try {
+      const done = await this.deployOnce(principal, target, request);
+      this.metrics.observeDeploy('ok', (performance.now() - start) / 1000, Number(done.deployment.sizeBytes));
+      return done;
+    } catch (err) {
+      this.metrics.observeDeploy('failed', (performance.now() - start) / 1000);
+      throw err;
+    }
+  }
+
+  private async deployOnce(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
     workspaceOf(principal);
     if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
     if ('slug' in target) {

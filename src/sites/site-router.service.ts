@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { couldBeCustomDomain } from '../domains/domain-name';
 import { StorageProvider } from '../storage/storage.provider';
 import { safeNextPath } from './gate-cookie';
@@ -47,12 +48,14 @@ export class SiteRouter {
     private readonly storage: StorageProvider,
     private readonly gate: GateService,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.bytes = new LRUCache<string, Buffer>({
       maxSize: Math.max(1, config.SITE_FILE_CACHE_BYTES),
       sizeCalculation: (b) => Math.max(1, b.length),
     });
+    metrics.watchFileCache(() => this.bytes.calculatedSize);
     this.gates.set('password', { submit: (site, form, ip, res) => this.submitPassword(site, form, ip, res) });
   }
 
@@ -119,6 +122,7 @@ export class SiteRouter {
   }
 
   private serve(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
+    if (this.metrics.enabled) this.measure(res);
     const head = req.method === 'HEAD';
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
 
@@ -146,6 +150,11 @@ export class SiteRouter {
       return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated);
     }
     return this.sendFile(req, res, file, 200, cacheControl ?? (isHashedAssetPath(file.path) ? IMMUTABLE_CACHE : PUBLIC_CACHE), gated);
+  }
+
+  private measure(res: ServerResponse): void {
+    const start = performance.now();
+    res.once('finish', () => this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000));
   }
 
   /**
@@ -204,6 +213,7 @@ export class SiteRouter {
       return;
     }
     const cached = this.bytes.get(file.sha256);
+    if (cached && !head) this.metrics.fileCacheHits.inc();
     if (range.kind === 'none') {
       // The common case: whole file, headers built once per file and cache policy.
       const headers = wholeFileHeaders(file, cacheControl, gated);
@@ -227,6 +237,7 @@ export class SiteRouter {
   }
 
   private async sendFromStorage(res: ServerResponse, file: SiteFile, status: number, headers: string[], range?: { start: number; end: number }): Promise<void> {
+    this.metrics.fileCacheMisses.inc();
     if (file.size <= this.config.SITE_FILE_CACHE_MAX_FILE_BYTES) {
       const whole = await this.readWhole(file);
       res.writeHead(status, headers);

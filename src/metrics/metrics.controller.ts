@@ -1,0 +1,23 @@
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '../auth/decorators';
+import { notFound } from '../common/errors';
+import { InternalGuard } from '../internal/internal.guard';
+import { MetricsService } from './metrics.service';
+
+/** For the monitoring system only: loopback or INTERNAL_TOKEN, like the other internal endpoints. */
+@ApiExcludeController()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
+
+  @Public()
+  @UseGuards(InternalGuard)
+  @Get()
+  @Header('Cache-Control', 'no-store')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  async scrape(): Promise<string> {
+    if (!this.metrics.enabled) throw notFound('Route', 'GET /metrics');
+    return this.metrics.registry.metrics();
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
+import { AppConfig } from '../config/app-config';
+
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/**
+ * The numbers to watch, in Prometheus text format at /metrics (names in README). One
+ * registry per app instance, not prom-client's global one, so two instances in one
+ * process (the tests) never mix their counts. Hot-path instruments are resolved to
+ * their label children once, so counting a site request is an increment.
+ */
+@Injectable()
+export class MetricsService implements OnApplicationBootstrap {
+  readonly registry = new Registry();
+  readonly enabled: boolean;
+
+  private readonly apiRequests = new Counter({ name: 'statichost_http_requests_total', help: 'API requests by route template, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
+  private readonly apiDuration = new Histogram({ name: 'statichost_http_request_duration_seconds', help: 'API request duration by route template and method', labelNames: ['route', 'method'], buckets: SECONDS, registers: [this.registry] });
+  private readonly siteRequests = new Counter({ name: 'statichost_site_requests_total', help: 'Site requests by status class', labelNames: ['status_class'], registers: [this.registry] });
+  private readonly siteDuration = new Histogram({ name: 'statichost_site_request_duration_seconds', help: 'Site request duration', buckets: SECONDS, registers: [this.registry] });
+  private readonly siteByClass = STATUS_CLASSES.map((c) => this.siteRequests.labels(c));
+  readonly fileCacheHits = new Counter({ name: 'statichost_site_file_cache_hits_total', help: 'Site files answered from the in-memory cache', registers: [this.registry] });
+  readonly fileCacheMisses = new Counter({ name: 'statichost_site_file_cache_misses_total', help: 'Site files read from the object store', registers: [this.registry] });
+  private readonly deploys = new Counter({ name: 'statichost_deploys_total', help: 'Deploys by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly deployBytes = new Counter({ name: 'statichost_deploy_bytes_total', help: 'Bytes of successful deploys (deployment sizes)', registers: [this.registry] });
+  private readonly deployDuration = new Histogram({ name: 'statichost_deploy_duration_seconds', help: 'Deploy duration, successful or not', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
+  private readonly jobRuns = new Counter({ name: 'statichost_job_runs_total', help: 'Background job rounds by job and outcome (ok, failed, skipped: another instance held the lock)', labelNames: ['job', 'outcome'], registers: [this.registry] });
+  private fileCacheBytes?: () => number;
+
+  constructor(
+    config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly discovery: DiscoveryService,
+  ) {
+    this.enabled = config.METRICS_ENABLED;
+    if (!this.enabled) return;
+    collectDefaultMetrics({ register: this.registry, prefix: 'statichost_' });
+    const pool = () => (this.dataSource.driver as unknown as { master?: PgPool }).master;
+    new Gauge({
+      name: 'statichost_db_pool_connections',
+      help: 'Database pool connections by state (in_use, idle, waiting: requests queued for a connection)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const p = pool();
+        if (!p) return;
+        this.set({ state: 'in_use' }, p.totalCount - p.idleCount);
+        this.set({ state: 'idle' }, p.idleCount);
+        this.set({ state: 'waiting' }, p.waitingCount);
+      },
+    });
+    const cacheBytes = () => this.fileCacheBytes?.() ?? 0;
+    new Gauge({
+      name: 'statichost_site_file_cache_bytes',
+      help: 'Bytes of site files held in the in-memory cache',
+      registers: [this.registry],
+      collect() {
+        this.set(cacheBytes());
+      },
+    });
+  }
+
+  /** Every background job reports its rounds here. */
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    for (const wrapper of this.discovery.getProviders()) {
+      const job = wrapper.instance as unknown;
+      if (job instanceof PeriodicJob) {
+        const name = job.constructor.name;
+        job.observe((outcome) => this.jobRuns.inc({ job: name, outcome }));
+      }
+    }
+  }
+
+  /** The site router's file cache tells its size through this. */
+  watchFileCache(bytes: () => number): void {
+    this.fileCacheBytes = bytes;
+  }
+
+  observeApi(route: string, method: string, status: number, seconds: number): void {
+    this.apiRequests.inc({ route, method, status: String(status) });
+    this.apiDuration.observe({ route, method }, seconds);
+  }
+
+  observeSite(status: number, seconds: number): void {
+    this.siteByClass[Math.min(4, Math.max(0, Math.floor(status / 100) - 1))].inc();
+    this.siteDuration.observe(seconds);
+  }
+
+  observeDeploy(outcome: 'ok' | 'failed', seconds: number, bytes = 0): void {
+    this.deploys.inc({ outcome });
+    this.deployDuration.observe(seconds);
+    if (bytes > 0) this.deployBytes.inc(bytes);
+  }
+}

@@ -1,0 +1,103 @@
+import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
+import { startTestApp, TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { deploySite, site } from '../helpers/sites';
+
+const INTERNAL_TOKEN = 'metrics-token-'.padEnd(40, 'm');
+
+/** One sample's value from the Prometheus text format; 0 when the series does not exist yet. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelPart = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.indexOf('}')) : '';
+    const have = labelPart ? labelPart.split(',') : [];
+    if (want.every((w) => have.includes(w)) && (want.length > 0 || have.length === 0)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+describe('GET /metrics (e2e)', () => {
+  let t: TestApp;
+  let off: TestApp;
+  let owner: UserSession;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { INTERNAL_TOKEN } });
+    off = await startTestApp({ sibling: t, env: { METRICS_ENABLED: 'false' } });
+    owner = await registerUser(t);
+    token = (await createApiToken(t, owner, { scopes: ['deploy', 'read'] })).token;
+  });
+  afterAll(async () => {
+    await off?.close();
+    await t?.close();
+  });
+
+  const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+
+  it('answers the Prometheus text format with every documented family', async () => {
+    const res = await t.http().get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    for (const name of [
+      'statichost_http_requests_total',
+      'statichost_http_request_duration_seconds',
+      'statichost_site_requests_total',
+      'statichost_site_request_duration_seconds',
+      'statichost_site_file_cache_hits_total',
+      'statichost_site_file_cache_misses_total',
+      'statichost_site_file_cache_bytes',
+      'statichost_deploys_total',
+      'statichost_deploy_bytes_total',
+      'statichost_deploy_duration_seconds',
+      'statichost_job_runs_total',
+      'statichost_db_pool_connections',
+      'statichost_process_cpu_user_seconds_total',
+      'statichost_nodejs_eventloop_lag_seconds',
+    ]) {
+      expect(res.text).toContain(`# TYPE ${name} `);
+    }
+  });
+
+  it('counts API requests by route template, deploys, site answers by class, the file cache and job rounds', async () => {
+    const before = await scrape();
+    await t.http().get('/projects').set(asUser(owner)).expect(200);
+    await t.http().get('/projects/proj_doesnotexist00000000000000').set(asUser(owner)).expect(404);
+    await t.http().get('/no/such/route').expect(404);
+    const dep = await deploySite(t, token, 'metrics-site', [{ path: 'index.html', content: '<h1>m</h1>' }]);
+    await site(t, 'metrics-site').get('/').expect(200);
+    await site(t, 'metrics-site').get('/').expect(200);
+    await site(t, 'metrics-site').get('/missing.js').expect(404);
+    await t.app.get(TtlSweeper).runOnce();
+    const after = await scrape();
+
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    expect(delta('statichost_http_requests_total', { route: '/projects', method: 'GET', status: '200' })).toBe(1);
+    expect(delta('statichost_http_requests_total', { route: '/projects/:projectId', method: 'GET', status: '404' })).toBe(1);
+    expect(delta('statichost_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+    expect(delta('statichost_http_request_duration_seconds_count', { route: '/projects', method: 'GET' })).toBe(1);
+    expect(delta('statichost_deploys_total', { outcome: 'ok' })).toBe(1);
+    expect(delta('statichost_deploy_bytes_total')).toBe(dep.size_bytes);
+    expect(delta('statichost_site_requests_total', { status_class: '2xx' })).toBe(2);
+    expect(delta('statichost_site_requests_total', { status_class: '4xx' })).toBe(1);
+    expect(delta('statichost_site_request_duration_seconds_count')).toBe(3);
+    expect(delta('statichost_site_file_cache_misses_total')).toBe(1);
+    expect(delta('statichost_site_file_cache_hits_total')).toBe(1);
+    expect(sample(after, 'statichost_site_file_cache_bytes')).toBeGreaterThanOrEqual(10);
+    expect(delta('statichost_job_runs_total', { job: 'TtlSweeper', outcome: 'ok' })).toBe(1);
+    expect(sample(after, 'statichost_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers only direct loopback callers or the bearer of INTERNAL_TOKEN, on the API host only', async () => {
+    await t.http().get('/metrics').set('X-Forwarded-For', '198.51.100.4').expect(404);
+    await t.http().get('/metrics').set('X-Forwarded-For', '198.51.100.4').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(200);
+    await t.http().get('/metrics').set('Authorization', 'Bearer sk_live_wrong').expect(200); // loopback, no proxy: the token is not needed
+    const onSite = await site(t, 'metrics-site').get('/metrics').expect(404);
+    expect(onSite.text).not.toContain('statichost_');
+  });
+
+  it('is not there when METRICS_ENABLED=false', async () => {
+    await off.http().get('/metrics').expect(404);
+  });
+});
