@@ -65,8 +65,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   app.use(httpLogger(logger));
   const metrics = app.get(MetricsService);
   if (metrics.enabled) app.use(apiMetrics(metrics));
+  const hsts = config.hstsHeader;
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     next();
   });
   app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });

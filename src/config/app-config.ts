@@ -18,6 +18,11 @@ export class AppConfig extends EnvironmentVariables {
     return (this.API_HOSTS ?? '').split(',').filter(Boolean);
   }
 
+  /** The Strict-Transport-Security value, or undefined when answers are not served over https. */
+  get hstsHeader(): string | undefined {
+    return this.PUBLIC_SCHEME === 'https' && this.HSTS_MAX_AGE_SECONDS > 0 ? `max-age=${this.HSTS_MAX_AGE_SECONDS}` : undefined;
+  }
+
   /** Port shown in public URLs, or undefined when it is the scheme's default. */
   get publicPort(): number | undefined {
     const port = this.PUBLIC_PORT ?? (this.SITES_DOMAIN === 'localhost' ? this.PORT : undefined);

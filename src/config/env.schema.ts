@@ -369,6 +369,15 @@ export class EnvironmentVariables {
   @MinLength(32, { message: 'SITE_CHANGE_WEBHOOK_SECRET must be at least 32 characters' })
   SITE_CHANGE_WEBHOOK_SECRET?: string;
 
+  /**
+   * Strict-Transport-Security max-age on every API and site answer when PUBLIC_SCHEME=https
+   * (0: no header). Browsers then never try http for the API host and site hosts.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  HSTS_MAX_AGE_SECONDS = 31_536_000;
+
   /** Prometheus metrics at /metrics (loopback or INTERNAL_TOKEN); false: no counting at all. */
   @Transform(toBool)
   @IsBoolean()

@@ -5,13 +5,12 @@ import { AppConfig } from '../config/app-config';
 import { enqueueOutbox } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import { siteChangesBeforeCommit, SiteNames } from '../projects/site-events';
+import { projectCacheTag } from './cache-tags';
 import { signBody } from './signature';
 
 export const SITE_CHANGE_KIND = 'site_change';
 const TIMEOUT_MS = 10_000;
 
-/** The cache tag every answer of a project's site carries (Cache-Tag / Surrogate-Key). */
-export const projectCacheTag = (projectId: string) => `statichost-project-${projectId}`;
 
 /**
  * Tells a CDN in front what to purge: every transaction that changes what a site

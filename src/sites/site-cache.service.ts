@@ -38,6 +38,8 @@ export interface SiteState {
   /** Router memos that live exactly as long as this state: request target → file, cookie → expiry. */
   resolved?: Map<string, SiteFile | null>;
   grants?: Map<string, number>;
+  /** Headers of every answer of the site (cache tags, HSTS), as a flat list. */
+  headers?: string[];
 }
 
 interface ProjectRow {

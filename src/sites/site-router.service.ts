@@ -6,6 +6,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { couldBeCustomDomain } from '../domains/domain-name';
 import { StorageProvider } from '../storage/storage.provider';
 import { safeNextPath } from './gate-cookie';
@@ -41,6 +42,7 @@ export class SiteRouter {
   private readonly bytes: LRUCache<string, Buffer>;
   private readonly gates = new Map<string, GateHandler>();
   private readonly routes = new Map<string, HostRoute>();
+  private readonly hsts?: string;
 
   constructor(
     private readonly config: AppConfig,
@@ -56,6 +58,7 @@ export class SiteRouter {
       sizeCalculation: (b) => Math.max(1, b.length),
     });
     metrics.watchFileCache(() => this.bytes.calculatedSize);
+    this.hsts = config.hstsHeader;
     this.gates.set('password', { submit: (site, form, ip, res) => this.submitPassword(site, form, ip, res) });
   }
 
@@ -127,6 +130,7 @@ export class SiteRouter {
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
 
     const gated = site.gateType !== 'none';
+    const tags = this.siteHeaders(site);
     if (gated && !this.hasAccess(site, req.headers.cookie)) {
       this.answerGate(site, req, res).catch((err) => this.fail(err, req, res));
       return;
@@ -135,21 +139,34 @@ export class SiteRouter {
 
     if (req.method !== 'GET' && !head) {
       res.setHeader('Allow', 'GET, HEAD');
-      return this.page(res, 405, cacheControl ?? PUBLIC_CACHE, PAGES.methodNotAllowed(), false, gated);
+      return this.page(res, 405, cacheControl ?? PUBLIC_CACHE, PAGES.methodNotAllowed(), false, gated, tags);
     }
     const live = site.live;
-    if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated);
+    if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated, tags);
     if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.now().getTime())) {
-      return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated);
+      return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
     }
 
     const file = this.resolve(site, req.url ?? '/');
     if (!file) {
       const custom = live.files.get('404.html');
-      if (custom) return this.sendFile(req, res, custom, 404, cacheControl ?? PUBLIC_CACHE, gated);
-      return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated);
+      if (custom) return this.sendFile(req, res, custom, 404, cacheControl ?? PUBLIC_CACHE, gated, tags);
+      return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
     }
-    return this.sendFile(req, res, file, 200, cacheControl ?? (isHashedAssetPath(file.path) ? IMMUTABLE_CACHE : PUBLIC_CACHE), gated);
+    return this.sendFile(req, res, file, 200, cacheControl ?? (isHashedAssetPath(file.path) ? IMMUTABLE_CACHE : PUBLIC_CACHE), gated, tags);
+  }
+
+  /**
+   * Headers of every answer of this site, built once per site state: what a CDN in
+   * front purges by (the project and the deployment that answered; Cloudflare reads
+   * Cache-Tag, comma-separated, Fastly Surrogate-Key, space-separated), and HSTS.
+   */
+  private siteHeaders(site: SiteState): string[] {
+    if (site.headers) return site.headers;
+    const tags = [projectCacheTag(site.projectId), ...(site.live ? [deploymentCacheTag(site.live.id)] : [])];
+    site.headers = ['Cache-Tag', tags.join(','), 'Surrogate-Key', tags.join(' ')];
+    if (this.hsts) site.headers.push('Strict-Transport-Security', this.hsts);
+    return site.headers;
   }
 
   private measure(res: ServerResponse): void {
@@ -194,19 +211,19 @@ export class SiteRouter {
     return undefined;
   }
 
-  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean): void {
+  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[]): void {
     const head = req.method === 'HEAD';
     const ifNoneMatch = req.headers['if-none-match'];
     const rangeHeader = req.headers.range;
     if (status === 200 && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) {
-      res.writeHead(304, baseHeaders(file, cacheControl, gated, false));
+      res.writeHead(304, baseHeaders(file, cacheControl, gated, false, tags));
       res.end();
       return;
     }
     const range = status === 200 && rangeHeader !== undefined ? parseSingleRange(rangeHeader, file.size) : NO_RANGE;
     if (range.kind === 'unsatisfiable') {
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
-      const headers = baseHeaders(file, cacheControl, gated, false);
+      const headers = baseHeaders(file, cacheControl, gated, false, tags);
       headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
       res.writeHead(416, headers);
       res.end(head ? undefined : body);
@@ -216,7 +233,7 @@ export class SiteRouter {
     if (cached && !head) this.metrics.fileCacheHits.inc();
     if (range.kind === 'none') {
       // The common case: whole file, headers built once per file and cache policy.
-      const headers = wholeFileHeaders(file, cacheControl, gated);
+      const headers = wholeFileHeaders(file, cacheControl, gated, tags);
       if (cached || head) {
         res.writeHead(status, headers);
         res.end(head ? undefined : cached);
@@ -226,7 +243,7 @@ export class SiteRouter {
       return;
     }
     const { start, end } = range;
-    const headers = baseHeaders(file, cacheControl, gated, true);
+    const headers = baseHeaders(file, cacheControl, gated, true, tags);
     headers.push('Content-Range', `bytes ${start}-${end}/${file.size}`, 'Content-Length', String(end - start + 1));
     if (cached || head) {
       res.writeHead(206, headers);
@@ -302,6 +319,7 @@ export class SiteRouter {
       Vary: 'Cookie',
       'Content-Length': 0,
       'X-Content-Type-Options': 'nosniff',
+      ...(this.hsts ? { 'Strict-Transport-Security': this.hsts } : {}),
     });
     res.end();
   }
@@ -316,7 +334,7 @@ export class SiteRouter {
     return req.socket.remoteAddress ?? 'unknown';
   }
 
-  page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false): void {
+  page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {
     const body = Buffer.from(html);
     const headers: OutgoingHttpHeaders = {
       'Content-Type': HTML,
@@ -325,6 +343,8 @@ export class SiteRouter {
       'X-Content-Type-Options': 'nosniff',
     };
     if (gated) headers.Vary = 'Cookie';
+    if (this.hsts) headers['Strict-Transport-Security'] = this.hsts;
+    if (tags) for (let i = 0; i < tags.length; i += 2) headers[tags[i]] = tags[i + 1];
     res.writeHead(status, headers);
     res.end(head ? undefined : body);
   }
@@ -332,21 +352,23 @@ export class SiteRouter {
 
 const NO_RANGE = { kind: 'none' } as const;
 
+
+
 /** Headers every file answer carries (as a flat array, the cheapest form for writeHead). */
-function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean): string[] {
-  const headers = ['ETag', file.etag, 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', 'Accept-Ranges', 'bytes'];
+function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean, tags: string[]): string[] {
+  const headers = ['ETag', file.etag, 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', 'Accept-Ranges', 'bytes', ...tags];
   if (withType) headers.push('Content-Type', file.contentType);
   if (gated) headers.push('Vary', 'Cookie');
   return headers;
 }
 
 /** Whole-file headers, memoised on the (immutable) manifest entry per cache policy. */
-function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean): string[] {
+function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean, tags: string[]): string[] {
   const memo = (file.headers ??= new Map());
   const key = gated ? `g:${cacheControl}` : cacheControl;
   let headers = memo.get(key);
   if (!headers) {
-    headers = baseHeaders(file, cacheControl, gated, true);
+    headers = baseHeaders(file, cacheControl, gated, true, tags);
     headers.push('Content-Length', String(file.size));
     memo.set(key, headers);
   }

@@ -6,7 +6,7 @@ import { OutboxService } from '../../src/outbox/outbox.service';
 import { verifySignature } from '../../src/site-webhook/signature';
 import { startTestApp, TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
-import { deploySite } from '../helpers/sites';
+import { deploySite, site } from '../helpers/sites';
 
 const SECRET = 'webhook-secret-'.padEnd(40, 'w');
 const SITES_DOMAIN = 'sites.example.test';
@@ -117,6 +117,20 @@ describe('Site change webhook (e2e)', () => {
     expect(hosts[3]).toEqual([`${s}.${SITES_DOMAIN}`, old].sort());
     expect(hosts[4]).toEqual([`${s}.${SITES_DOMAIN}`, old, renamed].sort());
     expect(hosts[5]).toEqual([`${s}.${SITES_DOMAIN}`, renamed].sort()); // deleted: the names it had
+  });
+
+  it('tags every site answer with what a purge names: the project, and the deployment that answered', async () => {
+    const s = slug();
+    const dep = await deploySite(a, token, s, [{ path: 'index.html', content: 'tagged' }]);
+    await sendFromBoth();
+    const [call] = receiver.calls;
+    const projectTag = call.body.tags[0];
+    for (const res of [await site(a, s).get('/').expect(200), await site(b, s).get('/missing').expect(404), await site(a, s).head('/').expect(200)]) {
+      expect(res.headers['cache-tag']).toBe(`${projectTag},statichost-deployment-${dep.id}`);
+      expect(res.headers['surrogate-key']).toBe(`${projectTag} statichost-deployment-${dep.id}`);
+    }
+    const etag = (await site(a, s).get('/').expect(200)).headers.etag;
+    expect((await site(a, s).get('/').set('If-None-Match', etag).expect(304)).headers['cache-tag']).toContain(projectTag);
   });
 
   it('queues nothing for a change that was refused', async () => {
