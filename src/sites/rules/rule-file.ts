@@ -35,7 +35,8 @@ export class RuleErrors {
 
   result<T>(rules: T): ParseResult<T> {
     if (!this.any) return { ok: true, rules };
-    const errors = [...this.list];
+    // In line order, whenever a problem was found (a block is only judged at its end).
+    const errors = [...this.list].sort((a, b) => a.line - b.line);
     if (this.dropped > 0) {
       errors.push({ line: 0, message: `${this.dropped} more problem${this.dropped === 1 ? '' : 's'} not shown; fix the ones above first` });
     }
