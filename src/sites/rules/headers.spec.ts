@@ -1,0 +1,183 @@
+import { applyHeaderChanges, gatedHeaderChanges, HeaderRules, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
+
+function rules(text: string): HeaderRules {
+  const result = parseHeaders(Buffer.from(text));
+  if (!result.ok) throw new Error(`unexpected errors: ${JSON.stringify(result.errors)}`);
+  return result.rules;
+}
+
+function errorsOf(text: string | Buffer) {
+  const result = parseHeaders(typeof text === 'string' ? Buffer.from(text) : text);
+  if (result.ok) throw new Error('expected errors');
+  return result.errors;
+}
+
+// The example of Cloudflare's _headers documentation.
+const CLOUDFLARE_EXAMPLE = `# This is a comment
+/secure/page
+  X-Frame-Options: DENY
+  X-Content-Type-Options: nosniff
+  Referrer-Policy: no-referrer
+
+/static/*
+  Access-Control-Allow-Origin: *
+  X-Robots-Tag: nosnippet
+
+/*
+  X-Robots-Tag: noindex
+`;
+
+describe('parseHeaders', () => {
+  it('reads blocks of a path and indented headers, with comments and CRLF', () => {
+    const r = rules(CLOUDFLARE_EXAMPLE.replace(/\n/g, '\r\n'));
+    expect(r.rules.map((x) => [x.line, x.pattern.source, x.set.map((s) => s.name), x.remove])).toEqual([
+      [2, '/secure/page', ['X-Frame-Options', 'X-Content-Type-Options', 'Referrer-Policy'], []],
+      [7, '/static/*', ['Access-Control-Allow-Origin', 'X-Robots-Tag'], []],
+      [11, '/*', ['X-Robots-Tag'], []],
+    ]);
+  });
+
+  it('reads "! Name" as a removal', () => {
+    expect(rules('/*.jpg\n  ! Content-Security-Policy').rules[0].remove).toEqual(['content-security-policy']);
+  });
+
+  it('keeps colons inside values', () => {
+    expect(headersFor(rules('/*\n  Link: <https://cdn.example/a.css>; rel=preload'), 'x').set).toEqual([['Link', '<https://cdn.example/a.css>; rel=preload']]);
+  });
+
+  it.each([
+    ['X-Frame-Options: DENY', 1, 'is neither a path'],
+    ['/a\nX-Frame-Options: DENY', 2, 'is not indented'],
+    ['  X-Frame-Options: DENY\n/a\n  X: y', 1, 'comes before any path'],
+    ['/a', 1, 'has no header lines under it'],
+    ['/a\n/b\n  X: y', 1, 'has no header lines under it'],
+    ['https://example.com/*\n  X: y', 1, 'rules for other domains are not supported'],
+    ['/a//b\n  X: y', 1, 'not a path any request could have'],
+    ['/post-:id\n  X: y', 1, 'whole segment'],
+    ['/a\n  no colon here', 2, 'is not a "Name: value" line'],
+    ['/a\n  Bad Name: x', 2, '"Bad Name" is not a valid header name'],
+    ['/a\n  : x', 2, 'has no header name'],
+    ['/a\n  X-Empty:', 2, 'header X-Empty has no value'],
+    ['/a\n  X-Name: café', 2, 'outside printable ASCII'],
+    ['/a\n  !', 2, 'has no header name'],
+    ['/a\n  ! Vary', 2, 'cannot remove Vary'],
+    ['/a\n  Connection: close', 2, 'Connection is a hop-by-hop header'],
+    ['/a\n  Keep-Alive: timeout=5', 2, 'hop-by-hop'],
+    ['/a\n  Proxy-Authenticate: Basic', 2, 'hop-by-hop'],
+    ['/a\n  Proxy-Connection: close', 2, 'hop-by-hop'],
+    ['/a\n  TE: trailers', 2, 'hop-by-hop'],
+    ['/a\n  Trailer: X', 2, 'hop-by-hop'],
+    ['/a\n  Transfer-Encoding: chunked', 2, 'hop-by-hop'],
+    ['/a\n  Upgrade: websocket', 2, 'hop-by-hop'],
+    ['/a\n  content-length: 0', 2, 'content-length is computed by the server'],
+    ['/a\n  Content-Encoding: gzip', 2, 'compressed copy'],
+    ['/a\n  Content-Range: bytes 0-1/2', 2, 'range request'],
+    ['/a\n  ETag: "x"', 2, 'break revalidation'],
+    ['/a\n  Set-Cookie: session=1', 2, 'Set-Cookie cannot be set by static files'],
+    ['/a\n  ! Set-Cookie', 2, 'Set-Cookie cannot be set'],
+    ['/a\n  ! Content-Length', 2, 'computed by the server'],
+  ])('refuses %j, naming the line', (text, line, message) => {
+    const errors = errorsOf(text);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].line).toBe(line);
+    expect(errors[0].message).toContain(message);
+  });
+
+  it('reports every bad line, and not the headers under a refused path', () => {
+    expect(errorsOf('/ok\n  X: 1\n/bad//path\n  X: 2\n  Y: 3\n/ok2\n  Connection: close\n  Set-Cookie: a=b').map((e) => e.line)).toEqual([3, 7, 8]);
+  });
+
+  it(`allows ${MAX_HEADER_RULES} blocks and refuses one more, once`, () => {
+    const block = (i: number) => `/p${i}\n  X-N: ${i}`;
+    expect(rules(Array.from({ length: MAX_HEADER_RULES }, (_, i) => block(i)).join('\n')).rules).toHaveLength(MAX_HEADER_RULES);
+    const errors = errorsOf(Array.from({ length: MAX_HEADER_RULES + 3 }, (_, i) => block(i)).join('\n'));
+    expect(errors).toEqual([{ line: 2 * MAX_HEADER_RULES + 1, message: `is path block number ${MAX_HEADER_RULES + 1}; the limit is ${MAX_HEADER_RULES}` }]);
+  });
+
+  it('refuses a line over 2,000 characters, and a file that is not UTF-8', () => {
+    expect(errorsOf(`/a\n  X: ${'v'.repeat(2000)}`)).toEqual([{ line: 2, message: 'line is 2005 characters long; the limit is 2000' }]);
+    expect(errorsOf(Buffer.concat([Buffer.from('/a\n  X: '), Buffer.from([0xff])]))).toEqual([{ line: 2, message: '_headers is not valid UTF-8 (save it as UTF-8)' }]);
+  });
+});
+
+describe('headersFor', () => {
+  it('inherits every matching block, joining repeated headers with ", " (Cloudflare\'s table)', () => {
+    const r = rules(CLOUDFLARE_EXAMPLE);
+    expect(headersFor(r, 'secure/page').set).toEqual([
+      ['X-Frame-Options', 'DENY'],
+      ['X-Content-Type-Options', 'nosniff'],
+      ['Referrer-Policy', 'no-referrer'],
+      ['X-Robots-Tag', 'noindex'],
+    ]);
+    expect(headersFor(r, 'static/styles.css').set).toEqual([
+      ['Access-Control-Allow-Origin', '*'],
+      ['X-Robots-Tag', 'nosnippet, noindex'],
+    ]);
+    expect(headersFor(r, 'home').set).toEqual([['X-Robots-Tag', 'noindex']]);
+  });
+
+  it('removes a header set by an earlier block, and lets a later block set it again', () => {
+    const r = rules("/*\n  Content-Security-Policy: default-src 'self'\n/*.jpg\n  ! Content-Security-Policy\n/special.jpg\n  content-security-policy: img-src *");
+    expect(headersFor(r, 'a.html')).toEqual({ set: [['Content-Security-Policy', "default-src 'self'"]], remove: [] });
+    expect(headersFor(r, 'a.jpg')).toEqual({ set: [], remove: ['content-security-policy'] });
+    expect(headersFor(r, 'special.jpg')).toEqual({ set: [['content-security-policy', 'img-src *']], remove: [] });
+  });
+
+  it('joins the same header twice in one block', () => {
+    expect(headersFor(rules('/*\n  Link: </a.css>; rel=preload\n  link: </b.js>; rel=preload'), '').set).toEqual([['Link', '</a.css>; rel=preload, </b.js>; rel=preload']]);
+  });
+
+  it('substitutes captures into values, percent-encoded', () => {
+    const r = rules('/movies/:title\n  X-Movie-Name: You are watching ":title"\n/files/*\n  Link: </:splat>; rel=canonical');
+    expect(headersFor(r, 'movies/caf\u00e9 "x"').set).toEqual([['X-Movie-Name', 'You are watching "caf%C3%A9%20%22x%22"']]);
+    expect(headersFor(r, 'files/a/b').set).toEqual([['Link', '</a/b>; rel=canonical']]);
+  });
+
+  it('returns nothing for a path no block matches', () => {
+    expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/page/')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
+    expect(headersFor(rules('/a\n  X: 1'), 'b')).toEqual({ set: [], remove: [] });
+  });
+});
+
+describe('applyHeaderChanges', () => {
+  const base = ['ETag', '"x"', 'Cache-Control', 'public, max-age=0, must-revalidate', 'X-Content-Type-Options', 'nosniff', 'Vary', 'Accept-Encoding'];
+
+  it('replaces, removes and adds, and merges Vary instead of replacing it', () => {
+    const out = applyHeaderChanges(base, {
+      set: [
+        ['cache-control', 'public, max-age=600'],
+        ['Vary', 'Accept-Language, accept-encoding'],
+        ['X-Frame-Options', 'DENY'],
+      ],
+      remove: ['x-content-type-options'],
+    });
+    expect(out).toEqual(['ETag', '"x"', 'cache-control', 'public, max-age=600', 'X-Frame-Options', 'DENY', 'Vary', 'Accept-Encoding, Accept-Language']);
+  });
+
+  it('leaves the headers alone without changes', () => {
+    expect(applyHeaderChanges(base, { set: [], remove: [] })).toEqual(base);
+  });
+
+  it('mergeVary keeps each token once and lets "*" absorb the rest', () => {
+    expect(mergeVary('Cookie', 'accept-encoding, Cookie', 'X')).toBe('Cookie, accept-encoding, X');
+    expect(mergeVary('Cookie', '*')).toBe('*');
+  });
+});
+
+describe('gatedHeaderChanges', () => {
+  it('keeps private, no-store and Vary: Cookie on a gated answer whatever the file says', () => {
+    const r = rules(
+      '/*\n  Cache-Control: public, max-age=31536000\n  CDN-Cache-Control: max-age=600\n  Surrogate-Control: max-age=600\n  Expires: Thu, 01 Jan 2099 00:00:00 GMT\n  Vary: Accept-Language\n  X-Frame-Options: DENY\n/a\n  ! Cache-Control\n  ! Pragma',
+    );
+    const gatedBase = ['Cache-Control', 'private, no-store', 'Vary', 'Cookie'];
+    expect(applyHeaderChanges(gatedBase, gatedHeaderChanges(headersFor(r, 'page')))).toEqual([
+      'Cache-Control',
+      'private, no-store',
+      'X-Frame-Options',
+      'DENY',
+      'Vary',
+      'Cookie, Accept-Language',
+    ]);
+    expect(applyHeaderChanges(gatedBase, gatedHeaderChanges(headersFor(r, 'a')))).toEqual(['Cache-Control', 'private, no-store', 'X-Frame-Options', 'DENY', 'Vary', 'Cookie, Accept-Language']);
+  });
+});

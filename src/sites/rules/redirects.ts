@@ -1,0 +1,284 @@
+/**
+ * `_redirects`: the Netlify file format, which Cloudflare Pages reads too.
+ *
+ * One rule a line, `source destination [status][!]`, `#` comments (also after
+ * the destination), blank lines, CRLF. Sources are paths with at most one `*`
+ * splat and whole-segment `:placeholders` (pattern.ts); destinations are paths
+ * of the site or absolute http(s) URLs, may use `:splat` and the placeholders,
+ * and may carry a query string and a fragment.
+ *
+ * Statuses: 301 (the default, as on Netlify; Cloudflare defaults to 302), 302,
+ * 303, 307, 308 redirect; 200 serves another path of the same deployment
+ * ("rewrite"; never a proxy to another site); 404 serves another path with
+ * status 404. `!` after the status forces the rule.
+ *
+ * Matching follows Netlify: the first matching rule in file order wins, and a
+ * rule without `!` only applies when no file answers the request path
+ * ("shadowing"; Cloudflare instead always applies rules). The request's query
+ * string is passed on when the destination has none (Netlify and Cloudflare both
+ * do this).
+ *
+ * Where we differ from both: a line that cannot be used is refused with an
+ * error naming the line, never skipped; so are full-URL sources (Netlify's
+ * domain-level rules), proxying (200 to another site), query-string and
+ * Country/Language/Role/Cookie conditions, duplicate sources, a rule that
+ * redirects to itself, placeholders inside a segment, placeholders in a
+ * destination's host, and protocol-relative destinations ("//host").
+ * Limits are Cloudflare's: 2,000 static and 100 dynamic rules (dynamic: with a
+ * splat or placeholder), 1,000 characters a line.
+ */
+import { parseRequestPath } from '../request-path';
+import { Captures, compilePathPattern, compileTemplate, encodePathValue, matchPathPattern, PathPattern, safeQuery, TemplatePart } from './pattern';
+import { lineProblem, ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
+
+export const MAX_STATIC_REDIRECTS = 2000;
+export const MAX_DYNAMIC_REDIRECTS = 100;
+export const MAX_REDIRECT_LINE_CHARS = 1000;
+
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+export type RewriteStatus = 200 | 404;
+const STATUSES = new Set([200, 301, 302, 303, 307, 308, 404]);
+
+interface SameSiteDestination {
+  kind: 'path';
+  /** Path section (before "?" / "#"), literal parts as written (URL-encoded). */
+  path: TemplatePart[];
+  /** Path section with literal parts decoded, for rewrites. */
+  decodedPath: TemplatePart[];
+  /** "?…" and "#…" as written, possibly with captures. */
+  query: TemplatePart[];
+  fragment: TemplatePart[];
+}
+
+interface AbsoluteDestination {
+  kind: 'url';
+  /** Scheme, host and path, as written. */
+  path: TemplatePart[];
+  query: TemplatePart[];
+  fragment: TemplatePart[];
+}
+
+export interface RedirectRule {
+  /** Position in the file (0-based among rules) and line number (1-based). */
+  readonly index: number;
+  readonly line: number;
+  readonly source: string;
+  readonly destination: string;
+  readonly status: RedirectStatus | RewriteStatus;
+  readonly force: boolean;
+  readonly pattern: PathPattern;
+  readonly target: SameSiteDestination | AbsoluteDestination;
+}
+
+/** Rules compiled for matching: static ones indexed by path, dynamic ones in order. */
+export interface RedirectRules {
+  readonly rules: readonly RedirectRule[];
+  readonly byPath: ReadonlyMap<string, readonly RedirectRule[]>;
+  readonly dynamic: readonly RedirectRule[];
+}
+
+export const NO_REDIRECTS: RedirectRules = { rules: [], byPath: new Map(), dynamic: [] };
+
+export type RedirectMatch =
+  /** Answer `status` with `Location: location` (same-site paths start with one "/"). */
+  | { kind: 'redirect'; status: RedirectStatus; location: string; force: boolean; line: number }
+  /** Serve `path` (canonical form, as parseRequestPath gives) with `status`, the URL unchanged. */
+  | { kind: 'rewrite'; status: RewriteStatus; path: string; force: boolean; line: number };
+
+/** Parses and checks a `_redirects` file; every unusable line is an error. */
+export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
+  const errors = new RuleErrors();
+  const read = readRuleLines(file, '_redirects');
+  if ('error' in read) {
+    errors.add(read.error.line, read.error.message);
+    return errors.result(NO_REDIRECTS);
+  }
+  const rules: RedirectRule[] = [];
+  const firstLineOf = new Map<string, number>();
+  let statics = 0;
+  let dynamics = 0;
+  read.lines.forEach((text, i) => {
+    const line = i + 1;
+    const trimmed = text.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const problem = lineProblem(text, MAX_REDIRECT_LINE_CHARS);
+    if (problem) return errors.add(line, `line ${problem}`);
+
+    let tokens = trimmed.split(/\s+/);
+    const comment = tokens.findIndex((t, n) => n >= 2 && t.startsWith('#'));
+    if (comment !== -1) tokens = tokens.slice(0, comment);
+    if (tokens.length < 2) return errors.add(line, `has only ${quote(tokens[0])}; a rule is "source destination [status]", e.g. "/old /new 301"`);
+    if (tokens.length > 3) {
+      return errors.add(line, `has ${tokens.length} fields; a rule is "source destination [status]" (conditions such as query parameters, Country=, Language=, Role= or Cookie= are not supported)`);
+    }
+    const [source, destination, statusText = '301'] = tokens;
+
+    const status = /^(\d{3})(!?)$/.exec(statusText);
+    if (!status || !STATUSES.has(Number(status[1]))) {
+      return errors.add(line, `status ${quote(statusText)} is not one of 301, 302, 303, 307, 308, 200 or 404 (add "!" to force, e.g. "200!")`);
+    }
+    const code = Number(status[1]) as RedirectStatus | RewriteStatus;
+
+    const pattern = compilePathPattern(source);
+    if ('error' in pattern) return errors.add(line, `source ${quote(source)} ${pattern.error}`);
+    const target = compileDestination(destination, code, pattern);
+    if ('error' in target) return errors.add(line, `destination ${quote(destination)} ${target.error}`);
+
+    const key = pattern.path ?? pattern.source;
+    const earlier = firstLineOf.get(key);
+    if (earlier !== undefined) return errors.add(line, `source ${quote(source)} repeats line ${earlier}; only the first rule for a source can ever apply`);
+    firstLineOf.set(key, line);
+    if (pattern.path !== undefined && !isRewrite(code) && target.kind === 'path' && target.path.every((p) => p.kind === 'text')) {
+      const to = parseRequestPath(target.path.map((p) => (p as { raw: string }).raw).join(''));
+      if (to === pattern.path && target.query.length === 0) return errors.add(line, `redirects ${quote(source)} to itself`);
+    }
+
+    if (pattern.path === undefined) {
+      if (++dynamics === MAX_DYNAMIC_REDIRECTS + 1) {
+        errors.add(line, `is dynamic rule number ${dynamics} (with "*" or a placeholder); the limit is ${MAX_DYNAMIC_REDIRECTS}`);
+      }
+    } else if (++statics === MAX_STATIC_REDIRECTS + 1) {
+      errors.add(line, `is static rule number ${statics}; the limit is ${MAX_STATIC_REDIRECTS}`);
+    }
+    rules.push({ index: rules.length, line, source, destination, status: code, force: status[2] === '!', pattern, target });
+  });
+  return errors.result(compile(rules));
+}
+
+function isRewrite(status: number): status is RewriteStatus {
+  return status === 200 || status === 404;
+}
+
+function compile(rules: RedirectRule[]): RedirectRules {
+  const byPath = new Map<string, RedirectRule[]>();
+  const dynamic: RedirectRule[] = [];
+  for (const rule of rules) {
+    if (rule.pattern.path === undefined) dynamic.push(rule);
+    else byPath.set(rule.pattern.path, [...(byPath.get(rule.pattern.path) ?? []), rule]);
+  }
+  return { rules, byPath, dynamic };
+}
+
+function splitUrl(raw: string): { path: string; query: string; fragment: string } {
+  const hash = raw.indexOf('#');
+  const beforeHash = hash === -1 ? raw : raw.slice(0, hash);
+  const fragment = hash === -1 ? '' : raw.slice(hash);
+  const q = beforeHash.indexOf('?');
+  return { path: q === -1 ? beforeHash : beforeHash.slice(0, q), query: q === -1 ? '' : beforeHash.slice(q), fragment };
+}
+
+function compileDestination(raw: string, status: number, pattern: PathPattern): SameSiteDestination | AbsoluteDestination | { error: string } {
+  const names = pattern.names;
+  const parts = splitUrl(raw);
+  if (/^https?:\/\//i.test(raw)) {
+    if (isRewrite(status)) {
+      return { error: `is another site; status ${status} serves a file of this deployment (proxying is not supported), use a redirect status such as 301 or 302` };
+    }
+    const authority = raw.slice(raw.indexOf('//') + 2).split(/[/?#]/, 1)[0];
+    if (compileTemplate(authority, names).some((p) => p.kind === 'value')) {
+      return { error: 'puts a placeholder in the host; the host of a redirect must be fixed' };
+    }
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { error: 'is not a valid URL' };
+    }
+    if (!url.hostname) return { error: 'has no host' };
+    if (url.username || url.password) return { error: 'contains credentials ("user:password@"); remove them' };
+    return { kind: 'url', path: compileTemplate(parts.path, names), query: compileTemplate(parts.query, names), fragment: compileTemplate(parts.fragment, names) };
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) return { error: 'uses a scheme other than http or https' };
+  if (raw.startsWith('//') || raw.startsWith('/\\')) {
+    return { error: 'is protocol-relative ("//…"); write "https://host/…" for another site, or a path starting with a single "/"' };
+  }
+  if (!raw.startsWith('/')) return { error: 'must be a path starting with "/" or an http:// or https:// URL' };
+  if (isRewrite(status) && (parts.query || parts.fragment)) {
+    return { error: `has a query string or fragment; status ${status} serves a file, which ignores them` };
+  }
+  const path = compileTemplate(parts.path, names);
+  const probe = path.map((p) => (p.kind === 'text' ? p.raw : 'x')).join('');
+  if (parseRequestPath(probe) === null) {
+    return { error: 'is not a path inside the site (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)' };
+  }
+  const decodedPath = path.map((p): TemplatePart => (p.kind === 'text' ? { kind: 'text', raw: decodeURIComponent(p.raw).normalize('NFC') } : p));
+  return { kind: 'path', path, decodedPath, query: compileTemplate(parts.query, names), fragment: compileTemplate(parts.fragment, names) };
+}
+
+/**
+ * The rule that answers a request, if any.
+ *
+ * `path` is the canonical request path (parseRequestPath's form: decoded, no
+ * leading "/"); anything else matches nothing. `query` is the raw query string
+ * (without "?"). `fileExists(path)` says whether a file of the deployment
+ * answers that path; it is asked at most once, and only when an unforced rule
+ * matches.
+ *
+ * Static rules are found by a Map lookup and only dynamic rules that come
+ * earlier in the file are tried, so the first matching rule in file order wins
+ * at the cost of at most 100 pattern tests.
+ */
+export function matchRedirect(rules: RedirectRules, path: string, query: string, fileExists: (path: string) => boolean): RedirectMatch | null {
+  if (rules.rules.length === 0 || !isCanonicalPath(path)) return null;
+  let exists: boolean | undefined;
+  const applies = (rule: RedirectRule) => rule.force || !(exists ??= fileExists(path));
+
+  let best: RedirectRule | undefined;
+  let captures: Captures = {};
+  for (const rule of rules.byPath.get(path) ?? []) {
+    if (applies(rule)) {
+      best = rule;
+      break;
+    }
+  }
+  for (const rule of rules.dynamic) {
+    if (best && rule.index > best.index) break;
+    const found = matchPathPattern(rule.pattern, path);
+    if (found && applies(rule)) {
+      best = rule;
+      captures = found;
+      break;
+    }
+  }
+  return best ? answer(best, captures, query) : null;
+}
+
+/** parseRequestPath's output shape: no leading "/", no empty, "." or ".." segment, no backslash. */
+function isCanonicalPath(path: string): boolean {
+  if (path.startsWith('/') || path.includes('\\')) return false;
+  const segments = path.split('/');
+  return segments.every((s, i) => (s === '' ? i === segments.length - 1 : s !== '.' && s !== '..'));
+}
+
+function answer(rule: RedirectRule, captures: Captures, query: string): RedirectMatch | null {
+  const { target } = rule;
+  if (isRewrite(rule.status)) {
+    const path = rewritePath((target as SameSiteDestination).decodedPath, captures);
+    return path === null ? null : { kind: 'rewrite', status: rule.status, path, force: rule.force, line: rule.line };
+  }
+  let path = render(target.path, captures, encodePathValue);
+  // A captured value can be empty or start with "/" ("/go* /:splat" for "/go/evil.com"):
+  // collapsing repeated slashes keeps a same-site Location from ever becoming "//host".
+  if (target.kind === 'path') path = path.replace(/\/{2,}/g, '/');
+  const ownQuery = render(target.query, captures, encodeURIComponent);
+  const passedQuery = ownQuery === '' && query !== '' ? `?${safeQuery(query)}` : '';
+  const location = `${path}${ownQuery}${passedQuery}${render(target.fragment, captures, encodeURIComponent)}`;
+  return { kind: 'redirect', status: rule.status as RedirectStatus, location, force: rule.force, line: rule.line };
+}
+
+function render(parts: readonly TemplatePart[], captures: Captures, encode: (value: string) => string): string {
+  let out = '';
+  for (const part of parts) out += part.kind === 'text' ? part.raw : encode(captures[part.name] ?? '');
+  return out;
+}
+
+/** The canonical path a rewrite serves; empty segments from captures are dropped, a trailing "/" kept. */
+function rewritePath(parts: readonly TemplatePart[], captures: Captures): string | null {
+  const joined = render(parts, captures, (v) => v);
+  const segments = joined.split('/');
+  const trailing = segments[segments.length - 1] === '';
+  const kept = segments.filter((s) => s !== '');
+  if (kept.some((s) => s === '.' || s === '..')) return null;
+  const path = kept.join('/');
+  return trailing && path !== '' ? `${path}/` : path;
+}
