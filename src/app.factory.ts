@@ -6,7 +6,11 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { GlobalExceptionFilter } from './common/exception.filter';
+import { jsonBodyParser } from './common/json-body';
+import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
+import { BearerStrategy } from './auth/bearer.strategy';
+import { invalidCredentials } from './auth/credentials';
 import { createValidationPipe, RejectNulPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { SiteRouter } from './sites/site-router.service';
@@ -47,6 +51,20 @@ function installSiteRouter(app: NestExpressApplication): void {
   server.on('request', app.get(SiteRouter).dispatcher((req, res) => express.forEach((listener) => listener.call(server, req, res))));
 }
 
+/**
+ * For the body parser: whether the request carries a working bearer credential (the
+ * guard checks the route's rules later). Parsed as passport-http-bearer does.
+ */
+function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolean> {
+  return async (req) => {
+    const header = req.headers.authorization;
+    if (header === undefined) return false;
+    const parts = header.split(' ');
+    if (parts.length !== 2 || !/^Bearer$/i.test(parts[0]) || !(await strategy.validate(parts[1]))) throw invalidCredentials();
+    return true;
+  };
+}
+
 /** Builds the whole HTTP app exactly as production runs it; tests use it too. */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const level = options.env?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
@@ -65,7 +83,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
-  app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
+  app.use(
+    jsonBodyParser({
+      limit: config.BODY_LIMIT_BYTES,
+      anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
+      shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
+      authenticate: bearerCheck(app.get(BearerStrategy)),
+    }),
+  );
   app.useGlobalPipes(new RejectNulPipe(), createValidationPipe());
   app.useGlobalFilters(new GlobalExceptionFilter(logger));
 

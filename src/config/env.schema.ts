@@ -72,6 +72,15 @@ export class EnvironmentVariables {
   @Min(1024)
   BODY_LIMIT_BYTES = 50 * 1024 * 1024;
 
+  /**
+   * Largest JSON body read before the caller is known (register, login and refresh
+   * fit easily); a larger one is read only for a valid bearer credential.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
+
   /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
   @Transform(toInt)
   @IsInt()
