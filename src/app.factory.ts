@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { GlobalExceptionFilter } from './common/exception.filter';
+import { applyConnectionTimeouts } from './common/connection-limits';
 import { jsonBodyParser } from './common/json-body';
 import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
@@ -99,5 +100,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
 
   await app.init();
   installSiteRouter(app);
+  applyConnectionTimeouts(app.getHttpServer() as Server, {
+    headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  });
   return { app, config, logger };
 }

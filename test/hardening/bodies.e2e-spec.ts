@@ -161,3 +161,52 @@ describe('Request bodies and connections (e2e)', () => {
     });
   });
 });
+
+describe('Connection timeouts (e2e)', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_IDLE_TIMEOUT_MS: '1000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000' },
+    });
+    const user = await registerUser(t);
+    token = (await createApiToken(t, user, { scopes: ['deploy', 'read'] })).token;
+  });
+  afterAll(() => t.close());
+
+  it('cuts a body trickled one byte at a time within the request timeout', async () => {
+    const answer = await rawRequest(
+      t.port,
+      head('POST', '/v1/deployments', { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': 1000 }),
+      { feed: trickle(' ', 200), timeoutMs: 10_000 },
+    );
+    expect(answer.closed).toBe(true);
+    if (answer.status !== undefined) expect(answer.status).toBe(408);
+    expect(answer.ms).toBeLessThan(3500);
+  });
+
+  it('answers a body that stops arriving with 408 after the idle timeout', async () => {
+    const answer = await rawRequest(
+      t.port,
+      head('PUT', `/v1/blobs/${sha('y')}`, { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': 1000 }),
+      { feed: (s) => void s.write('abc'), timeoutMs: 10_000 },
+    );
+    expect(answer).toMatchObject({ status: 408, closed: true });
+    expect(JSON.parse(answer.body)).toMatchObject({ statusCode: 408, code: 'request_timeout' });
+    expect(answer.ms).toBeLessThan(2000);
+  });
+
+  it('closes a connection whose headers trickle in', async () => {
+    const answer = await rawRequest(t.port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n', { feed: trickle('X-A: b\r\n', 200), timeoutMs: 10_000 });
+    expect(answer.closed).toBe(true);
+    expect(answer.ms).toBeLessThan(2500);
+  });
+
+  it('still takes a 20 MB blob and a 20 MB deploy at loopback speed', async () => {
+    const blob = Buffer.alloc(20 * MB, 7);
+    await t.http().put(`/v1/blobs/${sha(blob)}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(blob).expect(201);
+    const files = Array.from({ length: 20 }, (_, i) => ({ path: `f${i}.txt`, content: String(i).repeat(MB / String(i).length) }));
+    await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'big-one', files }).expect(201);
+  });
+});
