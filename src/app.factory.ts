@@ -6,7 +6,12 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { GlobalExceptionFilter } from './common/exception.filter';
+import { applyConnectionTimeouts } from './common/connection-limits';
+import { jsonBodyParser } from './common/json-body';
+import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
+import { BearerStrategy } from './auth/bearer.strategy';
+import { invalidCredentials } from './auth/credentials';
 import { createValidationPipe, RejectNulPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { apiMetrics } from './metrics/api-metrics';
@@ -49,6 +54,20 @@ function installSiteRouter(app: NestExpressApplication): void {
   server.on('request', app.get(SiteRouter).dispatcher((req, res) => express.forEach((listener) => listener.call(server, req, res))));
 }
 
+/**
+ * For the body parser: whether the request carries a working bearer credential (the
+ * guard checks the route's rules later). Parsed as passport-http-bearer does.
+ */
+function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolean> {
+  return async (req) => {
+    const header = req.headers.authorization;
+    if (header === undefined) return false;
+    const parts = header.split(' ');
+    if (parts.length !== 2 || !/^Bearer$/i.test(parts[0]) || !(await strategy.validate(parts[1]))) throw invalidCredentials();
+    return true;
+  };
+}
+
 /** Builds the whole HTTP app exactly as production runs it; tests use it too. */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const level = options.env?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
@@ -71,7 +90,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     next();
   });
-  app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
+  app.use(
+    jsonBodyParser({
+      limit: config.BODY_LIMIT_BYTES,
+      anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
+      shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
+      authenticate: bearerCheck(app.get(BearerStrategy)),
+    }),
+  );
   app.useGlobalPipes(new RejectNulPipe(), createValidationPipe());
   app.useGlobalFilters(new GlobalExceptionFilter(logger));
 
@@ -80,5 +106,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
 
   await app.init();
   installSiteRouter(app);
+  applyConnectionTimeouts(app.getHttpServer() as Server, {
+    headersMs: config.HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: config.HTTP_REQUEST_TIMEOUT_MS,
+    idleMs: config.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  });
   return { app, config, logger };
 }

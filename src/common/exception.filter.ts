@@ -17,6 +17,9 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 }
 
 export function sendError(logger: Logger, exception: unknown, req: Request, res: Response): void {
+  // The answer has already gone (e.g. a 408 for a stalled body) and the client with it:
+  // the reset the handler then meets is the consequence, not a bug.
+  if (res.writableEnded && (exception as NodeJS.ErrnoException | null)?.code === 'ECONNRESET') return;
   const { body, internal } = toErrorBody(exception);
   const requestId = String((req as { id?: unknown }).id ?? '');
   if (internal) {
@@ -29,6 +32,9 @@ export function sendError(logger: Logger, exception: unknown, req: Request, res:
     res.destroy();
     return;
   }
+  // A refused body is not read on: the connection closes after the answer instead of
+  // draining whatever the client still sends (a declared 5 GB would hold it for hours).
+  if (!req.complete) res.setHeader('Connection', 'close');
   const headers = (exception as { headers?: Record<string, string> } | null)?.headers;
   if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(body.statusCode).json(body);

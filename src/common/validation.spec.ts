@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { describeValidationErrors, findNul } from './validation';
+import { describeValidationErrors, findNul, summarizeProblems } from './validation';
 
 const error = (property: string, constraints?: Record<string, string>, children: ValidationError[] = []) =>
   Object.assign(new ValidationError(), { property, constraints, children });
@@ -32,5 +32,18 @@ describe('findNul', () => {
   });
   it('still checks a field called content outside a deploy file entry', () => {
     expect(findNul({ content: 'x\u0000' })).toBe('content');
+  });
+});
+
+describe('summarizeProblems', () => {
+  it('names every problem when there are at most 10', () => {
+    expect(summarizeProblems(['a: x', 'b: y'])).toEqual({ message: 'a: x; b: y', shown: ['a: x', 'b: y'] });
+  });
+
+  it('names the first 10, then how many more', () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `k${i}: property k${i} should not exist`);
+    const { message, shown } = summarizeProblems(lines);
+    expect(shown).toEqual(lines.slice(0, 10));
+    expect(message).toBe(`${lines.slice(0, 10).join('; ')}; and 99990 more`);
   });
 });

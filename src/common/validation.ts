@@ -17,6 +17,16 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
   return lines;
 }
 
+/** How many problems an error names; a body with thousands of unknown fields must not get a megabyte-long answer. */
+export const MAX_NAMED_PROBLEMS = 10;
+
+/** The first MAX_NAMED_PROBLEMS lines, then how many more there were. */
+export function summarizeProblems(lines: string[]): { message: string; shown: string[] } {
+  const shown = lines.slice(0, MAX_NAMED_PROBLEMS);
+  const more = lines.length - shown.length;
+  return { message: shown.join('; ') + (more > 0 ? `; and ${more} more` : ''), shown };
+}
+
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,
@@ -24,8 +34,8 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     stopAtFirstError: false,
     exceptionFactory: (errors) => {
-      const lines = describeValidationErrors(errors);
-      return badRequest(lines.join('; '), 'validation_failed', { errors: lines });
+      const { message, shown } = summarizeProblems(describeValidationErrors(errors));
+      return badRequest(message, 'validation_failed', { errors: shown });
     },
   });
 }

@@ -14,6 +14,17 @@ describe('validateEnv', () => {
     expect(env.S3_FORCE_PATH_STYLE).toBe(true);
   });
 
+  it('has body and connection limits by default, and refuses a headers timeout longer than the request timeout', () => {
+    expect(validateEnv({})).toMatchObject({
+      ANONYMOUS_BODY_LIMIT_BYTES: 16384,
+      HTTP_HEADERS_TIMEOUT_MS: 20_000,
+      HTTP_REQUEST_TIMEOUT_MS: 120_000,
+      HTTP_IDLE_TIMEOUT_MS: 30_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
+    });
+    expect(() => validateEnv({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not exceed/);
+  });
+
   it('names the bad variable and its value', () => {
     expect(() => validateEnv({ PORT: 'eighty' })).toThrow(/PORT="eighty"/);
     expect(() => validateEnv({ STORAGE_DRIVER: 'ftp' })).toThrow(/STORAGE_DRIVER="ftp"/);

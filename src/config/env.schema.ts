@@ -72,6 +72,47 @@ export class EnvironmentVariables {
   @Min(1024)
   BODY_LIMIT_BYTES = 50 * 1024 * 1024;
 
+  /**
+   * Largest JSON body read before the caller is known (register, login and refresh
+   * fit easily); a larger one is read only for a valid bearer credential.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
+
+  /** A request's headers must all arrive within this (slow-header clients are cut off with 408). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_HEADERS_TIMEOUT_MS = 20_000;
+
+  /**
+   * A whole request, body included, must arrive within this (408 otherwise): the bound on
+   * a body trickled slowly. Needs ~4 Mbit/s for a 50 MB deploy at the default; raise it
+   * for big uploads over slow links.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS = 120_000;
+
+  /**
+   * A connection that moves no bytes for this long while its request body is still
+   * arriving gets 408 and is closed; so is one whose client stops reading an answer.
+   * The server's own work on a request (e.g. a long deploy) is never cut by it.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_IDLE_TIMEOUT_MS = 30_000;
+
+  /** An idle keep-alive connection is closed after this. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
   /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
   @Transform(toInt)
   @IsInt()
@@ -412,6 +453,9 @@ export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables 
   }
   if (env.SITE_CHANGE_WEBHOOK_URL && !env.SITE_CHANGE_WEBHOOK_SECRET) {
     throw new Error('Invalid configuration:\n  SITE_CHANGE_WEBHOOK_SECRET: required when SITE_CHANGE_WEBHOOK_URL is set (receivers check the signature)');
+  }
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new Error('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (headers are part of the request)');
   }
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
     throw new Error('Invalid configuration:\n  S3_BUCKET: required when STORAGE_DRIVER=s3');

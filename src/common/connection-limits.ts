@@ -1,0 +1,68 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { ErrorBody } from './errors';
+
+export interface ConnectionTimeouts {
+  /** All request headers must arrive within this. */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this: the bound on a trickled body. */
+  requestMs: number;
+  /** No bytes moving for this long while the body arrives (or while the client should be reading the answer). */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
+/**
+ * How often Node looks for requests past headersMs/requestMs (its default, 30 s, would
+ * let a 2 s timeout run to 32 s): a tenth of the shorter one, between 100 ms and 1 s.
+ * The check walks the open connections only, so once a second costs nothing.
+ */
+export function checkingIntervalMs(t: Pick<ConnectionTimeouts, 'headersMs' | 'requestMs'>): number {
+  return Math.min(1000, Math.max(100, Math.floor(Math.min(t.headersMs, t.requestMs) / 10)));
+}
+
+/**
+ * Bounds how long a client may hold a connection without sending its request. Node's
+ * own headersTimeout and requestTimeout answer 408 and close (a slowloris of headers or
+ * of body cannot outlast them); the idle timeout is ours, since Node's `server.timeout`
+ * would also cut a request the server itself is slow to answer (a big deploy).
+ */
+export function applyConnectionTimeouts(server: Server, t: ConnectionTimeouts): void {
+  server.headersTimeout = t.headersMs;
+  server.requestTimeout = t.requestMs;
+  server.keepAliveTimeout = t.keepAliveMs;
+  // Read when the server starts listening (the checking timer starts then).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkingIntervalMs(t);
+  server.timeout = t.idleMs;
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Node leaves a keep-alive connection's next request without a timeout: arm it for each.
+    req.socket.setTimeout(t.idleMs);
+    // A listener here stops Node from destroying the socket itself: we choose per case.
+    res.on('timeout', () => onIdle(req, res, t.idleMs));
+  });
+}
+
+function onIdle(req: IncomingMessage, res: ServerResponse, idleMs: number): void {
+  const socket = req.socket;
+  if (!req.complete) {
+    if (res.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const error: ErrorBody = {
+      statusCode: 408,
+      error: STATUS_CODES[408]!,
+      message: `The request body stopped arriving: no bytes for ${idleMs} ms`,
+      code: 'request_timeout',
+    };
+    const body = JSON.stringify(error);
+    // The handler still waiting for the body then meets the close and gives up.
+    res.writeHead(408, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.end(body);
+    return;
+  }
+  // Bytes wait to be written: the client has stopped reading the answer.
+  if (socket.writableLength > 0) socket.destroy();
+  // Otherwise the server is still working on the answer; that is not the client's idleness.
+}

@@ -1,0 +1,93 @@
+import { connect, type Socket } from 'node:net';
+
+export interface RawAnswer {
+  /** Undefined when the connection closed without an answer. */
+  status?: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds from connecting to the whole answer (or to the close, when there was none). */
+  ms: number;
+  /** Whether the server closed the connection within `closeWithinMs` of answering. */
+  closed: boolean;
+}
+
+export interface RawOptions {
+  /** Writes the body (or nothing): called once the head is written; stop() is called when the answer is in. */
+  feed?: (socket: Socket) => (() => void) | void;
+  /** Gives up (and fails) after this long without an answer or a close. */
+  timeoutMs?: number;
+  closeWithinMs?: number;
+}
+
+/**
+ * One request over a raw socket, for what an HTTP client library would not send:
+ * a declared length it never finishes, a trickle, a stall. Resolves with the first
+ * answer (status, headers, body) and whether the server then closed the connection.
+ */
+export function rawRequest(port: number, head: string, options: RawOptions = {}): Promise<RawAnswer> {
+  const { timeoutMs = 30_000, closeWithinMs = 1000 } = options;
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let answer: RawAnswer | undefined;
+    let stop: (() => void) | void;
+    let closeTimer: NodeJS.Timeout | undefined;
+    const giveUp = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms; received so far: ${received.toString().slice(0, 200)}`));
+    }, timeoutMs);
+    const finish = (closed: boolean) => {
+      clearTimeout(giveUp);
+      clearTimeout(closeTimer);
+      stop?.();
+      socket.destroy();
+      resolve({ ...(answer ?? { headers: {}, body: '', ms: Date.now() - started }), closed });
+    };
+    const parse = () => {
+      const text = received.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const i = line.indexOf(':');
+        headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+      }
+      const length = Number(headers['content-length'] ?? 0);
+      const body = received.subarray(Buffer.byteLength(text.slice(0, end + 4), 'latin1'));
+      if (body.length < length) return;
+      answer = { status: Number(statusLine.split(' ')[1]), headers, body: body.subarray(0, length).toString('utf8'), ms: Date.now() - started, closed: false };
+      stop?.();
+      closeTimer = setTimeout(() => finish(false), closeWithinMs);
+    };
+    socket.on('connect', () => {
+      socket.write(head);
+      stop = options.feed?.(socket);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (answer) return;
+      received = Buffer.concat([received, chunk]);
+      parse();
+    });
+    // A server that closes while the client still sends may reset the connection: that is a close too.
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(true));
+  });
+}
+
+/** Writes `bytes` every `everyMs` until stopped (the connection's end stops it too). */
+export function trickle(bytes: string, everyMs: number): (socket: Socket) => () => void {
+  return (socket) => {
+    const timer = setInterval(() => {
+      if (!socket.destroyed) socket.write(bytes);
+    }, everyMs);
+    socket.on('close', () => clearInterval(timer));
+    return () => clearInterval(timer);
+  };
+}
+
+export function head(method: string, path: string, headers: Record<string, string | number>): string {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
