@@ -12,9 +12,12 @@
  * Everything lives in a temporary directory removed at the end. Environment:
  *   LEADS_BENCH_COUNT   leads to seed (default 1000000)
  *   LEADS_BENCH_ROUNDS  times each search is measured (default 5)
+ *   LEADS_BENCH_DIR     keep the seeded database in this directory instead, and reuse it
+ *                       on later runs (seeding takes minutes); delete it to seed again
  */
 import 'reflect-metadata';
-import { rm, mkdtemp } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +26,7 @@ import { createApp } from '../src/app.factory';
 import { newId } from '../src/common/ids';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { LeadsKeyring } from '../src/gate/keyring';
-import { leadAad, sealEmail, TOKEN_BITS, trigrams } from '../src/gate/lead-crypto';
+import { domainAad, leadAad, sealEmail, splitEmail, TOKEN_BITS, trigrams } from '../src/gate/lead-crypto';
 
 const COUNT = Number(process.env.LEADS_BENCH_COUNT ?? 1_000_000);
 const ROUNDS = Number(process.env.LEADS_BENCH_ROUNDS ?? 5);
@@ -155,8 +158,21 @@ function shuffled<T>(items: T[], r: () => number): T[] {
 
 // ---------------------------------------------------------------- bench
 
+/** What a kept seed (LEADS_BENCH_DIR) needs to be measured again. */
+interface SeedState {
+  count: number;
+  workspaceId: string;
+  projectIds: string[];
+  token: string;
+  distinctTrigrams: number;
+}
+
 async function main(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'statichost-bench-leads-'));
+  const keep = process.env.LEADS_BENCH_DIR;
+  const dir = keep ? (await mkdir(keep, { recursive: true }), keep) : await mkdtemp(join(tmpdir(), 'statichost-bench-leads-'));
+  const stateFile = join(dir, 'bench-seed.json');
+  const kept: SeedState | undefined = keep && existsSync(stateFile) ? JSON.parse(await readFile(stateFile, 'utf8')) : undefined;
+  if (kept && kept.count !== COUNT) throw new Error(`${dir} holds ${kept.count} leads, not ${COUNT}: delete it to seed again`);
   let embedded: EmbeddedPostgresHandle | undefined;
   let app: Awaited<ReturnType<typeof createApp>>['app'] | undefined;
   let sql: Client | undefined;
@@ -164,7 +180,7 @@ async function main(): Promise<void> {
     await sql?.end().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    if (!keep) await rm(dir, { recursive: true, force: true });
   };
   const guard = setTimeout(() => {
     console.error(`bench:leads took longer than ${TIME_LIMIT_MS / 60_000} minutes: stopping`);
@@ -186,100 +202,124 @@ async function main(): Promise<void> {
     sql = new Client({ connectionString: embedded.url });
     await sql.connect();
 
-    // A user, a read token, projects (inserted directly: plan quotas are not what is measured).
-    const reg = await (await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@leads.example', password: 'bench password 123', name: 'Bench' }) })).json();
-    const workspaceId: string = reg.workspace.id;
-    const tokenRes = await (
-      await fetch(`${base}/access-tokens`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${reg.accessToken}`, 'x-workspace-id': workspaceId },
-        body: JSON.stringify({ name: 'bench', scopes: ['read'] }),
-      })
-    ).json();
-    const auth = { authorization: `Bearer ${tokenRes.token}` };
-    const projectIds: string[] = [];
-    for (let i = 0; i < PROJECTS; i++) {
-      const id = newId('proj');
-      await sql.query(`INSERT INTO projects (id, workspace_id, name, slug, type, gate_type) VALUES ($1, $2, $3, $4, 'static_site', 'email')`, [id, workspaceId, `Bench ${i}`, `bench-${i}`]);
-      projectIds.push(id);
-    }
-
-    // ------------------------------------------------------------ seed
-    const keyring = app.get(LeadsKeyring);
-    const key = keyring.current;
-    const index = keyring.index(workspaceId);
-    const secondary: { indexname: string; indexdef: string }[] = (
-      await sql.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'leads' AND indexname <> 'PK_leads'`)
-    ).rows;
-    for (const i of secondary) await sql.query(`DROP INDEX "${i.indexname}"`);
-    await sql.query('CREATE UNLOGGED TABLE bench_plain_leads (id text PRIMARY KEY, workspace_id text NOT NULL, project_id text NOT NULL, email text NOT NULL, captured_at timestamptz(3) NOT NULL)');
-
-    const next = emailGenerator(20251121);
-    const seen = new Set<string>();
-    const distinctTrigrams = new Set<string>();
-    const start = Date.parse('2024-01-01T00:00:00Z');
-    const step = Math.floor((365 * 24 * 3600 * 1000) / COUNT);
-    let cryptoMs = 0;
-    let insertMs = 0;
-    const seedStart = Date.now();
-    for (let done = 0; done < COUNT; done += BATCH) {
-      const n = Math.min(BATCH, COUNT - done);
-      const cols = { id: [] as string[], project: [] as string[], nonce: [] as Buffer[], ct: [] as Buffer[], hash: [] as Buffer[], tokens: [] as string[], at: [] as string[], email: [] as string[] };
-      const t0 = Date.now();
-      for (let i = 0; i < n; i++) {
-        let email = next();
-        while (seen.has(email)) email = next();
-        seen.add(email);
-        for (const trigram of trigrams(email)) distinctTrigrams.add(trigram);
-        const id = newId('lead');
-        const projectId = projectIds[(done + i) % PROJECTS];
-        const sealed = sealEmail(key.key, email, leadAad(projectId, id));
-        cols.id.push(id);
-        cols.project.push(projectId);
-        cols.nonce.push(sealed.nonce);
-        cols.ct.push(sealed.ciphertext);
-        cols.hash.push(index.emailHash(projectId, email));
-        cols.tokens.push(`{${index.tokens(email).join(',')}}`);
-        cols.at.push(new Date(start + (done + i) * step + ((done + i) % 997)).toISOString());
-        cols.email.push(email);
+    const state: SeedState = kept ?? { count: COUNT, workspaceId: '', projectIds: [], token: '', distinctTrigrams: 0 };
+    if (kept) console.log(`reusing the leads seeded in ${dir}`);
+    else {
+      // A user, a read token, projects (inserted directly: plan quotas are not what is measured).
+      const reg = await (await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@leads.example', password: 'bench password 123', name: 'Bench' }) })).json();
+      const workspaceId: string = reg.workspace.id;
+      state.workspaceId = workspaceId;
+      const tokenRes = await (
+        await fetch(`${base}/access-tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${reg.accessToken}`, 'x-workspace-id': workspaceId },
+          body: JSON.stringify({ name: 'bench', scopes: ['read'] }),
+        })
+      ).json();
+      state.token = tokenRes.token;
+      const projectIds = state.projectIds;
+      for (let i = 0; i < PROJECTS; i++) {
+        const id = newId('proj');
+        await sql.query(`INSERT INTO projects (id, workspace_id, name, slug, type, gate_type) VALUES ($1, $2, $3, $4, 'static_site', 'email')`, [id, workspaceId, `Bench ${i}`, `bench-${i}`]);
+        projectIds.push(id);
       }
-      const t1 = Date.now();
+
+      // ------------------------------------------------------------ seed
+      const keyring = app.get(LeadsKeyring);
+      const key = keyring.current;
+      const index = keyring.index(workspaceId);
+      const secondary: { indexname: string; indexdef: string }[] = (
+        await sql.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'leads' AND indexname <> 'PK_leads'`)
+      ).rows;
+      for (const i of secondary) await sql.query(`DROP INDEX "${i.indexname}"`);
+      await sql.query('CREATE UNLOGGED TABLE bench_plain_leads (id text PRIMARY KEY, workspace_id text NOT NULL, project_id text NOT NULL, email text NOT NULL, captured_at timestamptz(3) NOT NULL)');
+
+      const next = emailGenerator(20251121);
+      const seen = new Set<string>();
+      const distinctTrigrams = new Set<string>();
+      const domains = new Map<string, Buffer>();
+      const start = Date.parse('2024-01-01T00:00:00Z');
+      const step = Math.floor((365 * 24 * 3600 * 1000) / COUNT);
+      let cryptoMs = 0;
+      let insertMs = 0;
+      const seedStart = Date.now();
+      for (let done = 0; done < COUNT; done += BATCH) {
+        const n = Math.min(BATCH, COUNT - done);
+        const cols = { id: [] as string[], project: [] as string[], nonce: [] as Buffer[], ct: [] as Buffer[], hash: [] as Buffer[], tokens: [] as string[], domain: [] as Buffer[], local: [] as string[], at: [] as string[], email: [] as string[] };
+        const t0 = Date.now();
+        for (let i = 0; i < n; i++) {
+          let email = next();
+          while (seen.has(email)) email = next();
+          seen.add(email);
+          for (const trigram of trigrams(email)) distinctTrigrams.add(trigram);
+          const id = newId('lead');
+          const projectId = projectIds[(done + i) % PROJECTS];
+          const sealed = sealEmail(key.key, email, leadAad(projectId, id));
+          cols.id.push(id);
+          cols.project.push(projectId);
+          cols.nonce.push(sealed.nonce);
+          cols.ct.push(sealed.ciphertext);
+          cols.hash.push(index.emailHash(projectId, email));
+          cols.tokens.push(`{${index.tokens(email).join(',')}}`);
+        const parts = splitEmail(email);
+        let domainHash = domains.get(parts.domain);
+        if (!domainHash) domains.set(parts.domain, (domainHash = index.domainHash(parts.domain)));
+        cols.domain.push(domainHash);
+        cols.local.push(`{${index.tokens(parts.local).join(',')}}`);
+          cols.at.push(new Date(start + (done + i) * step + ((done + i) % 997)).toISOString());
+          cols.email.push(email);
+        }
+        const t1 = Date.now();
+        await sql.query(
+          `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, domain_hash, local_tokens, captured_at)
+           SELECT u.id, $1, u.project_id, $2, u.nonce, u.ct, $3, u.hash, u.tokens::int[], u.domain, u.local::int[], u.at
+           FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::bytea[], $9::text[], $10::bytea[], $11::text[], $12::timestamptz[]) AS u(id, project_id, nonce, ct, hash, tokens, domain, local, at)`,
+          [workspaceId, key.id, index.keyId, cols.id, cols.project, cols.nonce, cols.ct, cols.hash, cols.tokens, cols.domain, cols.local, cols.at],
+        );
+        await sql.query(
+          `INSERT INTO bench_plain_leads SELECT u.id, $1, u.project_id, u.email, u.at FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, project_id, email, at)`,
+          [workspaceId, cols.id, cols.project, cols.email, cols.at],
+        );
+        cryptoMs += t1 - t0;
+        insertMs += Date.now() - t1;
+        if ((done / BATCH) % 20 === 0) process.stdout.write(`  seeded ${(done + n).toLocaleString('en')}\r`);
+      }
+      // The workspace's domain dictionary, as captures build it (lead-domains.ts).
+      const entries = [...domains].map(([domain, hash]) => ({ hash, sealed: sealEmail(key.key, domain, domainAad(workspaceId, hash)), tokens: `{${index.tokens(domain).join(',')}}` }));
       await sql.query(
-        `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, captured_at)
-         SELECT u.id, $1, u.project_id, $2, u.nonce, u.ct, $3, u.hash, u.tokens::int[], u.at
-         FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::bytea[], $9::text[], $10::timestamptz[]) AS u(id, project_id, nonce, ct, hash, tokens, at)`,
-        [workspaceId, key.id, index.keyId, cols.id, cols.project, cols.nonce, cols.ct, cols.hash, cols.tokens, cols.at],
+        `INSERT INTO lead_domains (workspace_id, domain_hash, index_key_id, key_id, domain_nonce, domain_ciphertext, search_tokens)
+         SELECT $1, u.hash, $2, $3, u.nonce, u.ct, u.tokens::int[] FROM unnest($4::bytea[], $5::bytea[], $6::bytea[], $7::text[]) AS u(hash, nonce, ct, tokens)`,
+        [workspaceId, index.keyId, key.id, entries.map((e) => e.hash), entries.map((e) => e.sealed.nonce), entries.map((e) => e.sealed.ciphertext), entries.map((e) => e.tokens)],
       );
-      await sql.query(
-        `INSERT INTO bench_plain_leads SELECT u.id, $1, u.project_id, u.email, u.at FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, project_id, email, at)`,
-        [workspaceId, cols.id, cols.project, cols.email, cols.at],
+      const t2 = Date.now();
+      for (const i of secondary) await sql.query(i.indexdef);
+      await sql.query(`INSERT INTO lead_counters (project_id, workspace_id, lead_count) SELECT project_id, workspace_id, count(*) FROM leads GROUP BY 1, 2`);
+      const leadIndexMs = Date.now() - t2;
+      const t3 = Date.now();
+      await sql.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await sql.query('CREATE INDEX bench_plain_email_trgm ON bench_plain_leads USING gin (email gin_trgm_ops)');
+      await sql.query('CREATE INDEX bench_plain_workspace_captured ON bench_plain_leads (workspace_id, captured_at, id)');
+      const plainIndexMs = Date.now() - t3;
+      await sql.query('VACUUM ANALYZE leads');
+      await sql.query('VACUUM ANALYZE lead_counters');
+      await sql.query('VACUUM ANALYZE lead_domains');
+      await sql.query('VACUUM ANALYZE bench_plain_leads');
+      const seedMs = Date.now() - seedStart;
+      const sizes = (
+        await sql.query(`SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS total, pg_size_pretty(pg_relation_size(oid)) AS heap FROM pg_class WHERE relname IN ('leads', 'bench_plain_leads', 'IDX_leads_search_tokens', 'bench_plain_email_trgm') ORDER BY relname`)
+      ).rows as { relname: string; total: string; heap: string }[];
+      console.log(`seeded in ${seconds(seedMs)}: crypto and tokens in Node ${seconds(cryptoMs)}, inserts ${seconds(insertMs)}, lead indexes ${seconds(leadIndexMs)}, plaintext indexes ${seconds(plainIndexMs)}`);
+      for (const s of sizes) console.log(`  ${s.relname.padEnd(26)} ${s.total.padStart(8)} total, ${s.heap.padStart(8)} own`);
+      state.distinctTrigrams = distinctTrigrams.size;
+      if (keep) await writeFile(stateFile, JSON.stringify(state));
+      const buckets = (await sql.query('SELECT count(DISTINCT t)::int AS n FROM (SELECT unnest(search_tokens) AS t FROM leads) AS u')).rows[0].n as number;
+      console.log(
+        `  ${distinctTrigrams.size.toLocaleString('en')} distinct trigrams share ${buckets.toLocaleString('en')} of ${(1 << TOKEN_BITS).toLocaleString('en')} token buckets (${(distinctTrigrams.size / buckets).toFixed(1)} per bucket)`,
       );
-      cryptoMs += t1 - t0;
-      insertMs += Date.now() - t1;
-      if ((done / BATCH) % 20 === 0) process.stdout.write(`  seeded ${(done + n).toLocaleString('en')}\r`);
     }
-    const t2 = Date.now();
-    for (const i of secondary) await sql.query(i.indexdef);
-    await sql.query(`INSERT INTO lead_counters (project_id, workspace_id, lead_count) SELECT project_id, workspace_id, count(*) FROM leads GROUP BY 1, 2`);
-    const leadIndexMs = Date.now() - t2;
-    const t3 = Date.now();
-    await sql.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    await sql.query('CREATE INDEX bench_plain_email_trgm ON bench_plain_leads USING gin (email gin_trgm_ops)');
-    await sql.query('CREATE INDEX bench_plain_workspace_captured ON bench_plain_leads (workspace_id, captured_at, id)');
-    const plainIndexMs = Date.now() - t3;
-    await sql.query('VACUUM ANALYZE leads');
-    await sql.query('VACUUM ANALYZE lead_counters');
-    await sql.query('VACUUM ANALYZE bench_plain_leads');
-    const seedMs = Date.now() - seedStart;
-    const sizes = (
-      await sql.query(`SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS total, pg_size_pretty(pg_relation_size(oid)) AS heap FROM pg_class WHERE relname IN ('leads', 'bench_plain_leads', 'IDX_leads_search_tokens', 'bench_plain_email_trgm') ORDER BY relname`)
-    ).rows as { relname: string; total: string; heap: string }[];
-    console.log(`seeded in ${seconds(seedMs)}: crypto and tokens in Node ${seconds(cryptoMs)}, inserts ${seconds(insertMs)}, lead indexes ${seconds(leadIndexMs)}, plaintext indexes ${seconds(plainIndexMs)}`);
-    for (const s of sizes) console.log(`  ${s.relname.padEnd(26)} ${s.total.padStart(8)} total, ${s.heap.padStart(8)} own`);
-    const buckets = (await sql.query('SELECT count(DISTINCT t)::int AS n FROM (SELECT unnest(search_tokens) AS t FROM leads) AS u')).rows[0].n as number;
-    console.log(
-      `  ${distinctTrigrams.size.toLocaleString('en')} distinct trigrams share ${buckets.toLocaleString('en')} of ${(1 << TOKEN_BITS).toLocaleString('en')} token buckets (${(distinctTrigrams.size / buckets).toFixed(1)} per bucket)`,
-    );
+    const { workspaceId, projectIds } = state;
+    const auth = { authorization: `Bearer ${state.token}` };
+    const index = app.get(LeadsKeyring).index(workspaceId);
 
     // ------------------------------------------------------------ measure
     const api = async (path: string) => {

@@ -20,10 +20,34 @@ import { Blob } from '../deployments/blob.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
 import { LeadCounter } from '../gate/lead-counter.entity';
+import { LeadDomain } from '../gate/lead-domain.entity';
 import { Lead } from '../gate/lead.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
 
-export const ENTITIES: Function[] = [Project, Deployment, DeploymentFile, Blob, IdempotencyKey, User, Workspace, WorkspaceMember, AccessToken, RefreshToken, WorkspaceBlob, BillingCustomer, PaymentMethod, Subscription, WorkspaceMonthlyUsage, WorkspaceStorageBlob, WorkspaceStorage, WorkspaceStorageChange, Lead, LeadCounter, OutboxMessage];
+export const ENTITIES: Function[] = [
+  Project,
+  Deployment,
+  DeploymentFile,
+  Blob,
+  IdempotencyKey,
+  User,
+  Workspace,
+  WorkspaceMember,
+  AccessToken,
+  RefreshToken,
+  WorkspaceBlob,
+  BillingCustomer,
+  PaymentMethod,
+  Subscription,
+  WorkspaceMonthlyUsage,
+  WorkspaceStorageBlob,
+  WorkspaceStorage,
+  WorkspaceStorageChange,
+  Lead,
+  LeadCounter,
+  LeadDomain,
+  OutboxMessage,
+];

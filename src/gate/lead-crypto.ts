@@ -26,6 +26,21 @@ export interface SealedEmail {
   ciphertext: Buffer;
 }
 
+/** What binds a sealed domain of the workspace's domain dictionary (lead_domains) to its row. */
+export function domainAad(workspaceId: string, domainHash: Buffer): Buffer {
+  return Buffer.from(`statichost-lead-domain:v1:${workspaceId}:${domainHash.toString('hex')}`, 'utf8');
+}
+
+/**
+ * A normalised email's local part and domain, split at its last '@' (a quoted local
+ * part may hold others). A search text without '@' that an email contains lies wholly
+ * in one of the two: that is what lets the domain dictionary decide matches exactly.
+ */
+export function splitEmail(email: string): { local: string; domain: string } {
+  const at = email.lastIndexOf('@');
+  return at === -1 ? { local: email, domain: '' } : { local: email.slice(0, at), domain: email.slice(at + 1) };
+}
+
 /** What binds a ciphertext to its row. */
 export function leadAad(projectId: string, leadId: string): Buffer {
   return Buffer.from(`statichost-lead:v1:${projectId}:${leadId}`, 'utf8');
@@ -157,6 +172,7 @@ const TOKEN_MEMO_LIMIT = 50_000;
 export class WorkspaceIndex {
   private readonly dedupeKey: Buffer;
   private readonly trigramKey: Buffer;
+  private readonly domainKey: Buffer;
   private readonly tag: number;
   private readonly memo = new Map<string, number>();
 
@@ -168,12 +184,18 @@ export class WorkspaceIndex {
   ) {
     this.dedupeKey = derive(master, 'dedupe', workspaceId);
     this.trigramKey = derive(master, 'trigram', workspaceId);
+    this.domainKey = derive(master, 'domain', workspaceId);
     this.tag = derive(master, 'tag', workspaceId).readUInt32BE(0) >>> (32 - TAG_BITS);
   }
 
   /** Keyed digest of (project, normalised email): equal for the same email on the same project only. */
   emailHash(projectId: string, email: string): Buffer {
     return createHmac('sha256', this.dedupeKey).update(`${projectId}\u0000${email}`, 'utf8').digest();
+  }
+
+  /** Keyed digest of an email's domain: equal for the leads of the workspace that share a domain. */
+  domainHash(domain: string): Buffer {
+    return createHmac('sha256', this.domainKey).update(domain, 'utf8').digest();
   }
 
   token(trigram: string): number {

@@ -11,6 +11,9 @@ import { Project } from '../projects/project.entity';
 @Index('UQ_leads_project_email_hash', ['projectId', 'emailHash'], { unique: true })
 @Index('IDX_leads_workspace_captured', ['workspaceId', 'capturedAt', 'id'])
 @Index('IDX_leads_project_captured', ['projectId', 'capturedAt', 'id'])
+@Index('IDX_leads_workspace_domain', ['workspaceId', 'domainHash', 'capturedAt', 'id'])
+@Index('IDX_leads_project_domain', ['projectId', 'domainHash', 'capturedAt', 'id'])
+@Index('IDX_leads_unsplit', ['workspaceId'], { where: `"domain_hash" IS NULL` })
 @Check('CHK_leads_email_nonce_length', `octet_length("email_nonce") = 12`)
 export class Lead {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_leads' })
@@ -51,6 +54,19 @@ export class Lead {
   @Index('IDX_leads_search_tokens', { type: 'gin' })
   @Column('integer', { name: 'search_tokens', array: true })
   searchTokens: number[];
+
+  /**
+   * Keyed digest of the email's domain (WorkspaceIndex.domainHash), its plaintext in the
+   * workspace's lead_domains dictionary. NULL for leads captured before it existed, until
+   * `npm run leads:rotate` fills it in; searches of such a workspace decrypt every candidate.
+   */
+  @Column('bytea', { name: 'domain_hash', nullable: true })
+  domainHash: Buffer | null;
+
+  /** Keyed, truncated trigram tokens of the local part only (what is before the last '@'). */
+  @Index('IDX_leads_local_tokens', { type: 'gin' })
+  @Column('integer', { name: 'local_tokens', array: true, nullable: true })
+  localTokens: number[] | null;
 
   @Column({ type: 'timestamptz', name: 'captured_at', precision: 3 })
   capturedAt: Date;

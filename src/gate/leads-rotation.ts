@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { LeadsKeyring } from './keyring';
-import { leadAad, openEmail, sealEmail } from './lead-crypto';
+import { domainAad, leadAad, openEmail, sealEmail, splitEmail } from './lead-crypto';
+import { addDomain } from './lead-domains';
 
 export interface RotationLog {
   info(fields: object, message: string): void;
@@ -66,7 +67,7 @@ export async function rotateLeads(dataSource: DataSource, keyring: LeadsKeyring,
   while (!options.signal?.aborted && (options.maxBatches === undefined || batches < options.maxBatches)) {
     const rows: RotationRow[] = await dataSource.query(
       `SELECT id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, captured_at
-       FROM leads WHERE (key_id <> $1 OR index_key_id <> $2) AND id > $3 ORDER BY id LIMIT $4`,
+       FROM leads WHERE (key_id <> $1 OR index_key_id <> $2 OR domain_hash IS NULL) AND id > $3 ORDER BY id LIMIT $4`,
       [current.id, indexKeyId, after, batchSize],
     );
     if (rows.length === 0) break;
@@ -78,8 +79,9 @@ export async function rotateLeads(dataSource: DataSource, keyring: LeadsKeyring,
     batches++;
     log.info({ ...stats, lastLeadId: after }, 'leads rotation progress');
   }
-  const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM leads WHERE key_id <> $1 OR index_key_id <> $2', [current.id, indexKeyId]);
+  const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM leads WHERE key_id <> $1 OR index_key_id <> $2 OR domain_hash IS NULL', [current.id, indexKeyId]);
   stats.remaining = n;
+  if (!options.signal?.aborted && (options.maxBatches === undefined || batches < options.maxBatches)) await rotateDomains(dataSource, keyring, stats, log, n === 0);
   return stats;
 }
 
@@ -97,6 +99,7 @@ async function rotateOne(m: EntityManager, keyring: LeadsKeyring, row: RotationR
   }
   const index = keyring.index(row.workspace_id);
   const reindex = row.index_key_id !== index.keyId;
+  const { local, domain } = splitEmail(email);
   const hash = index.emailHash(row.project_id, email);
   if (reindex) {
     // Captured again while the index key changed: one lead per email, the first capture wins.
@@ -114,14 +117,57 @@ async function rotateOne(m: EntityManager, keyring: LeadsKeyring, row: RotationR
       if (otherFirst) return;
     }
   }
+  const domainHash = await addDomain(m, keyring, row.workspace_id, domain);
   const sealed = sealEmail(keyring.current.key, email, aad);
   const [, updated] = (await m.query(
-    `UPDATE leads SET key_id = $1, email_nonce = $2, email_ciphertext = $3, index_key_id = $4, email_hash = $5, search_tokens = $6::int[]
-     WHERE id = $7 AND key_id = $8 AND email_nonce = $9`,
-    [keyring.current.id, sealed.nonce, sealed.ciphertext, index.keyId, hash, index.tokens(email), row.id, row.key_id, row.email_nonce],
+    `UPDATE leads SET key_id = $1, email_nonce = $2, email_ciphertext = $3, index_key_id = $4, email_hash = $5, search_tokens = $6::int[], domain_hash = $7, local_tokens = $8::int[]
+     WHERE id = $9 AND key_id = $10 AND email_nonce = $11`,
+    [keyring.current.id, sealed.nonce, sealed.ciphertext, index.keyId, hash, index.tokens(email), domainHash, index.tokens(local), row.id, row.key_id, row.email_nonce],
   )) as [unknown, number];
   if (updated === 1) {
     stats.resealed++;
     if (reindex) stats.reindexed++;
   }
+}
+
+/**
+ * The domain dictionaries (lead_domains): seals again the entries not under the newest
+ * key, and drops those no lead refers to any more: made under an older index key (only
+ * once every lead is reindexed) or left by a deleted project.
+ */
+async function rotateDomains(dataSource: DataSource, keyring: LeadsKeyring, stats: RotationStats, log: RotationLog, leadsDone: boolean): Promise<void> {
+  const current = keyring.current;
+  let resealed = 0;
+  const stale: { workspace_id: string; domain_hash: Buffer; key_id: string; domain_nonce: Buffer; domain_ciphertext: Buffer }[] = await dataSource.query(
+    'SELECT workspace_id, domain_hash, key_id, domain_nonce, domain_ciphertext FROM lead_domains WHERE key_id <> $1 AND index_key_id = $2',
+    [current.id, keyring.indexKeyId],
+  );
+  for (const entry of stale) {
+    const key = keyring.key(entry.key_id);
+    const aad = domainAad(entry.workspace_id, entry.domain_hash);
+    const domain = key ? openEmail(key, { nonce: entry.domain_nonce, ciphertext: entry.domain_ciphertext }, aad) : null;
+    if (domain === null) {
+      stats.failed++;
+      log.error({ workspaceId: entry.workspace_id, keyId: entry.key_id }, 'domain dictionary entry cannot be opened: left as it is');
+      continue;
+    }
+    const sealed = sealEmail(current.key, domain, aad);
+    const [, updated] = (await dataSource.query(
+      'UPDATE lead_domains SET key_id = $1, domain_nonce = $2, domain_ciphertext = $3 WHERE workspace_id = $4 AND domain_hash = $5 AND key_id = $6 AND domain_nonce = $7',
+      [current.id, sealed.nonce, sealed.ciphertext, entry.workspace_id, entry.domain_hash, entry.key_id, entry.domain_nonce],
+    )) as [unknown, number];
+    resealed += updated;
+  }
+  const [, oldIndex] = leadsDone
+    ? ((await dataSource.query('DELETE FROM lead_domains WHERE index_key_id <> $1', [keyring.indexKeyId])) as [unknown, number])
+    : [undefined, 0];
+  // Same lock as an erasure (lead-domains.ts), so a capture in flight keeps its entry.
+  const [, unused] = (await dataSource.query(
+    `DELETE FROM lead_domains d WHERE (d.workspace_id, d.domain_hash) IN (
+       SELECT workspace_id, domain_hash FROM lead_domains e
+       WHERE NOT EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = e.workspace_id AND l.domain_hash = e.domain_hash)
+       FOR UPDATE SKIP LOCKED)
+     AND NOT EXISTS (SELECT 1 FROM leads l WHERE l.workspace_id = d.workspace_id AND l.domain_hash = d.domain_hash)`,
+  )) as [unknown, number];
+  log.info({ domainsResealed: resealed, domainsDropped: oldIndex + unused }, 'leads rotation: domain dictionaries');
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { PoolClient } from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, QueryFailedError, QueryRunner } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -10,7 +10,8 @@ import { Clock } from '../common/time';
 import { ProjectsService, workspaceOf } from '../projects/projects.service';
 import { csvRow } from './csv';
 import { LeadsKeyring } from './keyring';
-import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, TAG_BYTES } from './lead-crypto';
+import { addDomain, removeDomainIfUnused } from './lead-domains';
+import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, splitEmail, TAG_BYTES } from './lead-crypto';
 import { NewestK, Ranked } from './newest';
 
 /** Which leads a query covers: a workspace, optionally one of its projects. */
@@ -91,13 +92,15 @@ export class LeadsService {
     const key = this.keyring.current;
     const id = newId('lead');
     const sealed = sealEmail(key.key, email, leadAad(projectId, id));
+    const { local, domain } = splitEmail(email);
     try {
       return await this.dataSource.transaction(async (m) => {
+        const domainHash = await addDomain(m, this.keyring, workspaceId, domain);
         const inserted: unknown[] = await m.query(
-          `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, captured_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::int[], $10)
+          `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, domain_hash, local_tokens, captured_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::int[], $10, $11::int[], $12)
            ON CONFLICT (project_id, email_hash) DO NOTHING RETURNING id`,
-          [id, workspaceId, projectId, key.id, sealed.nonce, sealed.ciphertext, index.keyId, index.emailHash(projectId, email), index.tokens(email), this.clock.now()],
+          [id, workspaceId, projectId, key.id, sealed.nonce, sealed.ciphertext, index.keyId, index.emailHash(projectId, email), index.tokens(email), domainHash, index.tokens(local), this.clock.now()],
         );
         if (inserted.length === 0) return 'known' as const;
         await m.query(
@@ -141,9 +144,13 @@ export class LeadsService {
   async erase(principal: Principal, projectId: string, leadId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       const project = await this.projects.findVisible(principal, projectId, m);
-      const [deleted] = (await m.query('DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING id', [leadId, project.id])) as [unknown[], number];
+      const [deleted] = (await m.query('DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING workspace_id, domain_hash', [leadId, project.id])) as [
+        { workspace_id: string; domain_hash: Buffer | null }[],
+        number,
+      ];
       if (deleted.length === 0) throw notFound('Lead', leadId);
       await m.query('UPDATE lead_counters SET lead_count = lead_count - 1 WHERE project_id = $1', [project.id]);
+      await removeDomainIfUnused(m, deleted[0].workspace_id, deleted[0].domain_hash);
     });
   }
 
@@ -161,35 +168,68 @@ export class LeadsService {
 
   /**
    * Every lead of the scope whose email contains `search` (case-insensitively):
-   * their number and the `keep` newest. Candidates come from the trigram blind
-   * index (all leads of the scope for a search under 3 characters); each one's
-   * ciphertext is then decrypted in bulk and checked, because the tokens also let
-   * through leads that only share buckets with the search, or hold its trigrams apart.
+   * their number and the `keep` newest. A term without '@' lies wholly in the local
+   * part or the domain: the leads whose domain contains it are found through the
+   * workspace's sealed domain dictionary and counted and ranked in SQL by domain
+   * digest, never decrypted. The others are candidates from the trigram blind index
+   * (of the local part; of the whole email for a term with '@' or a workspace not yet
+   * in the dictionary; every lead for a term under 3 characters), decrypted in bulk
+   * and checked, because the tokens also let through leads that only share buckets
+   * with the term, or hold its trigrams apart.
    */
   async match(scope: LeadScope, search: string, keep: number): Promise<{ total: number; newest: Ranked[] }> {
     const term = normalizeLeadText(search);
     const needle = Buffer.from(term, 'utf8');
-    const tokens = this.keyring.index(scope.workspaceId).tokens(term);
-    const values: unknown[] = [scope.workspaceId];
-    const where = ['workspace_id = $1'];
-    if (scope.projectId) {
-      values.push(scope.projectId);
-      where.push(`project_id = $${values.length}`);
-    }
-    if (tokens.length > 0) {
-      values.push(tokens);
-      where.push(`search_tokens @> $${values.length}::int[]`);
-    }
+    const index = this.keyring.index(scope.workspaceId);
     const top = new NewestK<Ranked>(keep);
     const skipped = new Map<string, number>();
+    let decided = 0;
+    let pushed = 0;
     const runner = this.dataSource.createQueryRunner();
     try {
       const client = (await runner.connect()) as PoolClient;
-      await runner.startTransaction();
+      // One snapshot for the dictionary, the counts and the candidates, so that they add up.
+      await runner.startTransaction('REPEATABLE READ');
+      const values: unknown[] = [scope.projectId ?? scope.workspaceId];
+      const where = [scope.projectId ? 'project_id = $1' : 'workspace_id = $1'];
+      const domains = term.includes('@') ? null : await this.domainsContaining(runner, scope.workspaceId, term, needle);
+      if (domains) {
+        // Every lead with one of these domains matches: counted and ranked by index, never decrypted.
+        if (domains.length > 0) {
+          const [{ n }] = await runner.query(`SELECT count(*)::int AS n FROM leads WHERE ${where[0]} AND domain_hash = ANY($2::bytea[])`, [values[0], domains]);
+          decided = n;
+          const newest: { t: number; id: string }[] = await runner.query(
+            `SELECT l.t, l.id FROM unnest($2::bytea[]) AS d(hash), LATERAL (
+               SELECT floor(extract(epoch FROM captured_at) * 1000)::float8 AS t, id FROM leads
+               WHERE ${where[0]} AND domain_hash = d.hash ORDER BY captured_at DESC, id DESC LIMIT $3) AS l`,
+            [values[0], domains, Number.isFinite(keep) ? keep : null],
+          );
+          for (const r of newest) top.push({ t: r.t, id: r.id });
+          pushed = newest.length;
+        }
+        // The others match only if their local part holds the term.
+        values.push(domains);
+        where.push(`NOT (domain_hash = ANY($2::bytea[]))`);
+        const tokens = index.tokens(term);
+        if (tokens.length > 0) {
+          values.push(tokens);
+          where.push(`local_tokens @> $${values.length}::int[]`);
+        }
+      } else {
+        if (scope.projectId) {
+          values.push(scope.workspaceId);
+          where.push(`workspace_id = $${values.length}`);
+        }
+        const tokens = index.tokens(term);
+        if (tokens.length > 0) {
+          values.push(tokens);
+          where.push(`search_tokens @> $${values.length}::int[]`);
+        }
+      }
       // Every row will be read: plan for all of them (a cursor is otherwise planned for its first 10 %).
       await runner.query('SET LOCAL cursor_tuple_fraction = 1');
       // Per candidate one packed field (capture ms, id, nonce, ciphertext without its tag): moving
-      // candidates out of PostgreSQL is most of a broad search's time, and this is the least of it.
+      // candidates out of PostgreSQL is most of the time of a search they are many for.
       await runner.query(
         `DECLARE lead_candidates NO SCROLL CURSOR FOR
          SELECT key_id, float8send(floor(extract(epoch FROM captured_at) * 1000)) || int2send(octet_length(id)::int2) || convert_to(id, 'UTF8')
@@ -212,7 +252,42 @@ export class LeadsService {
     for (const [keyId, n] of skipped) {
       this.logger.error(`search left out ${n} lead(s) of workspace ${scope.workspaceId} sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS`);
     }
-    return { total: top.count, newest: top.sorted() };
+    return { total: decided + top.count - pushed, newest: top.sorted() };
+  }
+
+  /**
+   * The digests of the workspace's domains that contain `term` (which holds no '@'),
+   * from its sealed domain dictionary; null when the dictionary cannot decide: some
+   * leads predate it (until `npm run leads:rotate` fills them in), or one of its
+   * entries is sealed with a key that is not configured.
+   */
+  private async domainsContaining(runner: QueryRunner, workspaceId: string, term: string, needle: Buffer): Promise<Buffer[] | null> {
+    const [{ unsplit }] = await runner.query('SELECT EXISTS (SELECT 1 FROM leads WHERE workspace_id = $1 AND domain_hash IS NULL) AS unsplit', [workspaceId]);
+    if (unsplit) return null;
+    const index = this.keyring.index(workspaceId);
+    const tokens = index.tokens(term);
+    const entries: { domain_hash: Buffer; key_id: string; sealed: Buffer }[] = await runner.query(
+      `SELECT domain_hash, key_id, domain_nonce || substring(domain_ciphertext FROM 1 FOR GREATEST(octet_length(domain_ciphertext) - ${TAG_BYTES}, 0)) AS sealed
+       FROM lead_domains WHERE workspace_id = $1 AND index_key_id = $2${tokens.length > 0 ? ' AND search_tokens @> $3::int[]' : ''}`,
+      tokens.length > 0 ? [workspaceId, index.keyId, tokens] : [workspaceId, index.keyId],
+    );
+    const byKey = new Map<string, { hashes: Buffer[]; slices: SealedSlice[] }>();
+    for (const e of entries) {
+      let group = byKey.get(e.key_id);
+      if (!group) byKey.set(e.key_id, (group = { hashes: [], slices: [] }));
+      group.hashes.push(e.domain_hash);
+      group.slices.push({ buf: e.sealed, nonceAt: 0, bodyAt: NONCE_BYTES, end: e.sealed.length });
+    }
+    const found: Buffer[] = [];
+    for (const [keyId, group] of byKey) {
+      const key = this.keyring.key(keyId);
+      if (!key) {
+        this.logger.error(`the domain dictionary of workspace ${workspaceId} holds entries sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS: searching without it`);
+        return null;
+      }
+      for (const i of keystreamMatches(key, group.slices, needle)) found.push(group.hashes[i]);
+    }
+    return found;
   }
 
   private filterCandidates(rows: CandidateRow[], needle: Buffer, top: NewestK<Ranked>, skipped: Map<string, number>): void {
