@@ -6,5 +6,6 @@ import { Billing1763770004000 } from './1763770004000-Billing';
 import { CustomDomains1763770005000 } from './1763770005000-CustomDomains';
 import { WorkspaceBlobs1763770006000 } from './1763770006000-WorkspaceBlobs';
 import { Leads1763770003000 } from './1763770003000-Leads';
+import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
 
-export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000, Billing1763770004000, CustomDomains1763770005000, WorkspaceBlobs1763770006000, Leads1763770003000];
+export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000, Billing1763770004000, CustomDomains1763770005000, WorkspaceBlobs1763770006000, Leads1763770003000, AuthEpoch1763770015000];
