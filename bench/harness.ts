@@ -85,3 +85,36 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+export interface WrkResult {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+}
+
+const toMs = (m: RegExpExecArray | null) => (m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN);
+
+/**
+ * Runs wrk (one thread, `connections` connections, with --latency) without blocking
+ * this process, pinned to `core` when taskset exists; `script` is a wrk Lua script
+ * (for a POST). Throws when wrk fails; non-2xx answers are counted, not thrown.
+ */
+export async function runWrk(opts: { url: string; seconds: number; connections: number; headers?: string[]; script?: string; core?: number }): Promise<WrkResult> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const args = ['wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];
+  for (const h of opts.headers ?? []) args.push('-H', h);
+  if (opts.script) args.push('-s', opts.script);
+  args.push(opts.url);
+  const pinned = opts.core === undefined ? args : ['taskset', '-c', String(opts.core), ...args];
+  const { stdout: out } = await promisify(execFile)(pinned[0], pinned.slice(1), { encoding: 'utf8' });
+  return {
+    reqPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50Ms: toMs(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out)),
+    p99Ms: toMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out)),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  };
+}

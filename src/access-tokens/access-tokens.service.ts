@@ -14,7 +14,13 @@ import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
 
 /** last_used_at is bookkeeping: one write a minute per token is plenty. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface LiveToken {
+  credential: Extract<Credential, { kind: 'token' }>;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
 
 @Injectable()
 export class AccessTokensService {
@@ -22,14 +28,34 @@ export class AccessTokensService {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The live token behind a presented secret, or null (unknown, revoked, expired, malformed). */
-  async resolve(secret: string): Promise<Extract<Credential, { kind: 'token' }> | null> {
+  /**
+   * The unrevoked token stored for a presented secret, or null (unknown, revoked,
+   * malformed). Expiry is the caller's check: the bearer guard caches this answer
+   * (src/auth/credential-cache.service.ts) and a token expires while cached.
+   */
+  async findLive(secret: string): Promise<LiveToken | null> {
     if (!isWellFormedTokenSecret(secret)) return null;
-    const token = await this.dataSource.manager.findOneBy(AccessToken, { tokenHash: hashTokenSecret(secret) });
-    const now = new Date();
-    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) return null;
-    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await this.touch(token.id);
-    return { kind: 'token', tokenId: token.id, workspaceId: token.workspaceId, scopes: token.scopes, projectId: token.projectId };
+    const token = await this.dataSource.manager.findOneBy(AccessToken, { tokenHash: hashTokenSecret(secret), revokedAt: IsNull() });
+    if (!token) return null;
+    return {
+      credential: { kind: 'token', tokenId: token.id, workspaceId: token.workspaceId, scopes: token.scopes, projectId: token.projectId },
+      expiresAt: token.expiresAt,
+      lastUsedAt: token.lastUsedAt,
+    };
+  }
+
+  /** last_used_at is bookkeeping: one write a minute per token is plenty (the caller throttles, the WHERE makes sure). */
+  async recordUse(tokenId: string, at: Date): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `UPDATE "access_tokens" SET "last_used_at" = $2
+          WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" <= $2::timestamptz - interval '${LAST_USED_RESOLUTION_MS} milliseconds')`,
+        [tokenId, at],
+      );
+    } catch (err) {
+      // Bookkeeping must not fail the request it is recording.
+      this.logger.warn(`could not record last use of ${tokenId}: ${(err as Error).message}`);
+    }
   }
 
   context(principal: Principal): TokenContextView {
@@ -114,7 +140,7 @@ export class AccessTokensService {
     return paginated(tokens.map(accessTokenView), total, page, limit);
   }
 
-  /** Takes effect on the very next request: the guard reads the row every time. */
+  /** Takes effect on the very next request on every instance: the update bumps the auth epoch (see src/auth/auth-epoch.service.ts). */
   async revoke(principal: Principal, tokenId: string): Promise<void> {
     const result = await this.dataSource.manager.update(
       AccessToken,
@@ -136,16 +162,4 @@ export class AccessTokensService {
     );
   }
 
-  private async touch(tokenId: string): Promise<void> {
-    try {
-      await this.dataSource.query(
-        `UPDATE "access_tokens" SET "last_used_at" = now()
-          WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" < now() - interval '${LAST_USED_RESOLUTION_MS} milliseconds')`,
-        [tokenId],
-      );
-    } catch (err) {
-      // Bookkeeping must not fail the request it is recording.
-      this.logger.warn(`could not record last use of ${tokenId}: ${(err as Error).message}`);
-    }
-  }
 }

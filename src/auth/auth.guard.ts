@@ -1,18 +1,17 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { MembersService } from '../workspaces/members.service';
 import {
   checkCredentialKind,
   checkRequirements,
-  Credential,
   routeAccess,
   tokenPrincipal,
   userPrincipal,
   WORKSPACE_HEADER,
   workspaceTarget,
 } from './authorize';
-import { BearerStrategy } from './bearer.strategy';
+import { Authenticated, BearerStrategy } from './bearer.strategy';
+import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
 import type { Principal } from './principal';
 
@@ -27,7 +26,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly strategy: BearerStrategy,
-    private readonly members: MembersService,
+    private readonly cache: CredentialCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,7 +35,7 @@ export class AuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { principal?: Principal }>();
 
-    const credential = await this.authenticate(req, http.getResponse<Response>());
+    const { credential, epoch } = await this.authenticate(req, http.getResponse<Response>());
     checkCredentialKind(access, credential.kind);
     const param = req.params?.workspaceId as string | undefined;
     const target = workspaceTarget(param, req.headers[WORKSPACE_HEADER]);
@@ -44,7 +43,7 @@ export class AuthGuard implements CanActivate {
     if (credential.kind === 'token') {
       principal = tokenPrincipal(credential, target);
     } else {
-      const role = target.workspaceId === null ? null : await this.members.activeRole(target.workspaceId, credential.userId);
+      const role = target.workspaceId === null ? null : await this.cache.activeRole(target.workspaceId, credential.userId, epoch);
       principal = userPrincipal(credential, target, role, access);
     }
     checkRequirements(access, principal);
@@ -52,14 +51,14 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private authenticate(req: Request, res: Response): Promise<Credential> {
+  private authenticate(req: Request, res: Response): Promise<Authenticated> {
     return new Promise((resolve, reject) => {
       // A fresh object per request: passport attaches this request's callbacks to it.
       const strategy = Object.create(this.strategy) as BearerStrategy;
-      const middleware = this.strategy.getPassportInstance().authenticate(strategy, { session: false }, (err: unknown, credential: Credential | false) => {
+      const middleware = this.strategy.getPassportInstance().authenticate(strategy, { session: false }, (err: unknown, authenticated: Authenticated | false) => {
         if (err) reject(err);
-        else if (!credential) reject(invalidCredentials());
-        else resolve(credential);
+        else if (!authenticated) reject(invalidCredentials());
+        else resolve(authenticated);
       });
       middleware(req, res, (err?: unknown) => reject(err ?? invalidCredentials()));
     });

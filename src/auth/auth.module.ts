@@ -6,7 +6,9 @@ import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { AuthEpoch } from './auth-epoch.service';
 import { BearerStrategy } from './bearer.strategy';
+import { CredentialCache } from './credential-cache.service';
 import { jwtModuleOptions } from './jwt-options';
 import { SessionsService } from './sessions.service';
 
@@ -18,7 +20,7 @@ import { SessionsService } from './sessions.service';
     AccessTokensModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, SessionsService, BearerStrategy],
-  exports: [BearerStrategy],
+  providers: [AuthService, SessionsService, AuthEpoch, CredentialCache, BearerStrategy],
+  exports: [BearerStrategy, CredentialCache],
 })
 export class AuthModule {}

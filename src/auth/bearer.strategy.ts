@@ -3,10 +3,16 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import passport from 'passport';
 import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
-import { AccessTokensService } from '../access-tokens/access-tokens.service';
-import { looksLikeTokenSecret } from '../access-tokens/token-secret';
+import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../access-tokens/token-secret';
+import { AuthEpoch } from './auth-epoch.service';
 import type { Credential } from './authorize';
-import { SessionsService } from './sessions.service';
+import { CredentialCache } from './credential-cache.service';
+
+/** A resolved credential and the auth epoch it was checked in (the guard checks the membership in the same one). */
+export interface Authenticated {
+  credential: Credential;
+  epoch: string;
+}
 
 /**
  * A passport instance of our own: the global one is a process-wide registry, and two
@@ -17,14 +23,14 @@ const authenticator = new passport.Passport();
 
 /**
  * The one bearer strategy: `sk_live_...` is an API token, anything else is tried
- * as a dashboard JWT. Resolves to a Credential; workspace, scopes and route rules
- * are the guard's business.
+ * as a dashboard JWT. Resolves to a Credential (through CredentialCache, in the
+ * current auth epoch); workspace, scopes and route rules are the guard's business.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer') {
   constructor(
-    private readonly tokens: AccessTokensService,
-    private readonly sessions: SessionsService,
+    private readonly epoch: AuthEpoch,
+    private readonly cache: CredentialCache,
   ) {
     super({ realm: 'statichost' });
   }
@@ -42,8 +48,12 @@ export class BearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer
     super.authenticate({ headers: { authorization: req.headers?.authorization } } as Request, options);
   }
 
-  async validate(credential: string): Promise<Credential | false> {
-    if (looksLikeTokenSecret(credential)) return (await this.tokens.resolve(credential)) ?? false;
-    return (await this.sessions.verifyAccessToken(credential)) ?? false;
+  async validate(secret: string): Promise<Authenticated | false> {
+    const isToken = looksLikeTokenSecret(secret);
+    if (isToken && !isWellFormedTokenSecret(secret)) return false;
+    // Read after the request arrived: anything revoked before it was sent is a new epoch.
+    const epoch = await this.epoch.fresh();
+    const credential = isToken ? await this.cache.token(secret, epoch) : await this.cache.user(secret, epoch);
+    return credential ? { credential, epoch } : false;
   }
 }

@@ -21,6 +21,12 @@ interface AccessClaims {
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
+export interface VerifiedJwt {
+  credential: Extract<Credential, { kind: 'user' }>;
+  /** The JWT's `exp`, in unix milliseconds. */
+  expiresAt: number;
+}
+
 export type RefreshOutcome = { ok: true; userId: string; pair: TokenPairView } | { ok: false };
 
 /**
@@ -77,21 +83,28 @@ export class SessionsService {
     await this.dataSource.manager.update(RefreshToken, { familyId, revokedAt: IsNull() }, { revokedAt: new Date() });
   }
 
-  /** The user behind a valid access JWT whose session is still open, or null. */
-  async verifyAccessToken(token: string): Promise<Extract<Credential, { kind: 'user' }> | null> {
-    let claims: AccessClaims;
+  /**
+   * The user, session and expiry (unix ms) a well-signed, unexpired access JWT names, or
+   * null. Signature and claims only: whether the session is still open is `isOpen`.
+   */
+  async verifyJwt(token: string): Promise<VerifiedJwt | null> {
+    let claims: AccessClaims & { exp?: number };
     try {
       claims = await this.jwt.verifyAsync<AccessClaims & object>(token);
     } catch {
       return null;
     }
-    if (!isId('usr', claims.sub) || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) return null;
+    if (!isId('usr', claims.sub) || typeof claims.sid !== 'string' || !UUID.test(claims.sid) || typeof claims.exp !== 'number') return null;
+    return { credential: { kind: 'user', userId: claims.sub, sessionId: claims.sid }, expiresAt: claims.exp * 1000 };
+  }
+
+  /** Whether the session (refresh-token family) is still open: its newest token is not revoked. */
+  async isOpen(userId: string, sessionId: string): Promise<boolean> {
     const head = await this.dataSource.manager.findOne(RefreshToken, {
       select: { id: true, revokedAt: true },
-      where: { familyId: claims.sid, userId: claims.sub, rotatedAt: IsNull() },
+      where: { familyId: sessionId, userId, rotatedAt: IsNull() },
     });
-    if (!head || head.revokedAt) return null;
-    return { kind: 'user', userId: claims.sub, sessionId: claims.sid };
+    return !!head && !head.revokedAt;
   }
 
   private signAccessToken(userId: string, familyId: string): Promise<string> {

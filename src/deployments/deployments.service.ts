@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { conflict, notFound } from '../common/errors';
+import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { Project } from '../projects/project.entity';
@@ -25,13 +26,9 @@ export class DeploymentsService {
 
   async list(principal: Principal, projectId: string, page: number, limit: number): Promise<{ project: Project; page: Paginated<Deployment> }> {
     const project = await this.projects.findVisible(principal, projectId);
-    const [rows, total] = await this.deployments.findAndCount({
-      where: { projectId: project.id },
-      order: { version: 'DESC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { project, page: paginated(rows, total, page, limit) };
+    const query = this.deployments.createQueryBuilder('d').where('d.projectId = :projectId', { projectId: project.id }).orderBy('d.version', 'DESC');
+    const { entities, total } = await pageWithTotal(query, page, limit);
+    return { project, page: paginated(entities, total, page, limit) };
   }
 
   async get(principal: Principal, projectId: string, deploymentId: string) {

@@ -6,6 +6,7 @@ import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, conflict, forbidden, notFound } from '../common/errors';
 import { newId } from '../common/ids';
+import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
@@ -61,14 +62,10 @@ export class ProjectsService {
   }
 
   async list(principal: Principal, page: number, limit: number): Promise<Paginated<Project>> {
-    const where = { workspaceId: workspaceOf(principal), ...(principal.projectId ? { id: principal.projectId } : {}) };
-    const [rows, total] = await this.projects.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return paginated(rows, total, page, limit);
+    const query = this.projects.createQueryBuilder('p').where('p.workspaceId = :workspaceId', { workspaceId: workspaceOf(principal) });
+    if (principal.projectId) query.andWhere('p.id = :projectId', { projectId: principal.projectId });
+    const { entities, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+    return paginated(entities, total, page, limit);
   }
 
   async create(principal: Principal, dto: CreateProjectDto): Promise<Project> {

@@ -5,6 +5,7 @@ import { QuotaService } from '../billing/quota.service';
 import { planLimitsView, workspaceUsageView } from '../billing/usage.view';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
+import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { UsersService } from '../users/users.service';
 import { WorkspaceMember } from './workspace-member.entity';
@@ -56,15 +57,9 @@ export class WorkspacesService {
       .select(['w.id', 'w.name', 'w.plan', 'w.createdAt', 'w.updatedAt'])
       .addSelect('m.role', 'member_role')
       .where('m.user_id = :userId AND m.status = :status', { userId: principal.userId, status: 'active' });
-    const total = await query.getCount();
-    const { entities, raw } = await query
-      .orderBy('w.created_at', 'ASC')
-      .addOrderBy('w.id', 'ASC')
-      .offset((page - 1) * limit)
-      .limit(limit)
-      .getRawAndEntities<{ member_role: WorkspaceView['role'] }>();
+    const { entities, raw, total } = await pageWithTotal(query.orderBy('w.created_at', 'ASC').addOrderBy('w.id', 'ASC'), page, limit);
     return paginated(
-      entities.map((w, i) => workspaceView(w, raw[i].member_role)),
+      entities.map((w, i) => workspaceView(w, raw[i].member_role as WorkspaceView['role'])),
       total,
       page,
       limit,

@@ -257,6 +257,11 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         expect((await projectBySlug('rollback')).live_deployment_id).toBe(v1);
         const list = await t.http().get(`/projects/${projectId}/deployments`).set(asUser(alice)).expect(200);
         expect(list.body.data.map((d: { status: string }) => d.status)).toEqual(['archived', 'live']);
+        expect(list.body.meta).toEqual({ total: 2, page: 1, limit: 20, totalPages: 1 });
+        const page2 = await t.http().get(`/projects/${projectId}/deployments?limit=1&page=2`).set(asUser(alice)).expect(200);
+        expect(page2.body.data.map((d: { id: string }) => d.id)).toEqual([v1]);
+        const past = await t.http().get(`/projects/${projectId}/deployments?limit=1&page=3`).set(asUser(alice)).expect(200);
+        expect(past.body).toEqual({ data: [], meta: { total: 2, page: 3, limit: 1, totalPages: 2 } });
         expect(await count('blobs')).toBe(blobsBefore);
         await patch(v1, 'promote').expect(200);
       });

@@ -48,6 +48,8 @@ describe('Workspaces (e2e)', () => {
       ]);
       const page2 = await t.http().get('/workspaces?limit=1&page=2').set(bearer(user.accessToken)).expect(200);
       expect(page2.body).toEqual({ data: [expect.objectContaining({ id: other.workspaceId })], meta: { total: 2, page: 2, limit: 1, totalPages: 2 } });
+      const past = await t.http().get('/workspaces?limit=1&page=3').set(bearer(user.accessToken)).expect(200);
+      expect(past.body).toEqual({ data: [], meta: { total: 2, page: 3, limit: 1, totalPages: 2 } });
     });
 
     it("gives an API token its own workspace only, with no role", async () => {

@@ -101,6 +101,10 @@ describe('Projects (e2e)', () => {
         ['createdAt', 'custom_domain', 'default_ttl', 'domain_records', 'domain_status', 'domain_verified_at', 'gate_type', 'id', 'liveDeploymentId', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
       );
       expect(res.body.data[0].url).toBe(`http://${res.body.data[0].slug}.localhost:${t.config.PORT}`);
+
+      // A page past the end still says how many there are.
+      const past = await t.http().get('/projects?limit=2&page=1000').set(asUser(alice)).expect(200);
+      expect(past.body).toEqual({ data: [], meta: { ...res.body.meta, page: 1000 } });
     });
 
     it('answers 400 naming a bad page or limit', async () => {

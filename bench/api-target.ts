@@ -1,0 +1,99 @@
+/**
+ * One server under test for bench:api, run as its own process so it can be pinned
+ * to a core (wrk and the bench's own bookkeeping run elsewhere):
+ *
+ * - `statichost`: the real app on a real PostgreSQL, seeded with SEED_PROJECTS projects
+ *   (one deployment each) and SEED_DEPLOYMENTS deployments of one project;
+ * - `bare`: a bare NestJS app on the same adapter (platform-express) answering the same
+ *   paths with the same JSON bodies (BENCH_BODIES, captured from the real app).
+ *
+ * Prints one JSON line `{ready, port, ...}` on stdout when it accepts connections.
+ * With BENCH_CPU_PROF=<dir> the statichost target writes a CPU profile there on SIGTERM.
+ */
+import 'reflect-metadata';
+import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { api, freePort, startBenchApp } from './harness';
+
+const kind = process.argv[2];
+const SEED_PROJECTS = Number(process.env.SEED_PROJECTS ?? 300);
+const SEED_DEPLOYMENTS = Number(process.env.SEED_DEPLOYMENTS ?? 300);
+const SEED_CONCURRENCY = 4;
+
+async function inBatches(n: number, work: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SEED_CONCURRENCY }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
+}
+
+async function statichost(): Promise<void> {
+  const app = await startBenchApp({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+  const auth = { Authorization: `Bearer ${app.token}` };
+  const files = (i: number) => [{ path: 'index.html', content: `<p>bench ${i}</p>` }];
+  await inBatches(SEED_DEPLOYMENTS, (i) => api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-history', files: files(i) }, auth));
+  await inBatches(SEED_PROJECTS - 1, (i) => api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: `bench-${i}`, files: files(i) }, auth));
+  const list = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);
+  const total = (list.meta as { total: number }).total;
+  const all: { id: string; slug: string }[] = [];
+  for (let page = 1; all.length < total; page++) {
+    const got = await api(app.baseUrl, 'GET', `/projects?limit=100&page=${page}`, undefined, auth);
+    all.push(...(got.data as { id: string; slug: string }[]));
+  }
+  const projectId = all.find((p) => p.slug === 'bench-history')!.id;
+  process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`);
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+/** The paths the bench calls, each answering the body the real app gave. */
+async function bare(): Promise<void> {
+  const bodies = JSON.parse(process.env.BENCH_BODIES ?? '{}') as Record<string, unknown>;
+
+  @Controller()
+  class BareController {
+    @Get('v1/me')
+    me() {
+      return bodies.me;
+    }
+
+    @Get('workspaces')
+    workspaces() {
+      return bodies.workspaces;
+    }
+
+    @Get('projects')
+    projects() {
+      return bodies.projects;
+    }
+
+    @Get('projects/:projectId/deployments')
+    deployments(@Param('projectId') _projectId: string) {
+      return bodies.deployments;
+    }
+
+    @Post('v1/deployments')
+    @HttpCode(201)
+    deploy(@Body() _body: unknown) {
+      return bodies.deploy;
+    }
+  }
+
+  @Module({ controllers: [BareController] })
+  class BareModule {}
+
+  const app = await NestFactory.create<NestExpressApplication>(BareModule, { logger: false });
+  const port = await freePort();
+  await app.listen(port, '127.0.0.1');
+  process.stdout.write(`${JSON.stringify({ ready: true, port })}\n`);
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
+(kind === 'statichost' ? statichost() : bare()).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,173 @@
+/**
+ * npm run bench:api — what the API's own work costs over its framework: each route on
+ * the real app (seeded with a few hundred projects and deployments) beside a bare
+ * NestJS app on the same adapter (platform-express) answering the same path with the
+ * same JSON. Each app runs in its own process pinned to core 0 (bench/api-target.ts),
+ * wrk on core 1, 50 connections, loopback only. PostgreSQL (embedded, started here,
+ * unless DATABASE_URL is set) is not pinned: it is the database, not the app.
+ *
+ * Targets (issue 15): authenticated reads >= 0.5x the bare app's req/s, p99 <= 50 ms.
+ *
+ * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
+ * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes a CPU profile
+ * of the real app (node --cpu-prof) there when the bench ends.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { freePort, runWrk, WrkResult } from './harness';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Math.min(3, DURATION);
+const CONNECTIONS = 50;
+const APP_CORE = 0;
+const WRK_CORE = 1;
+
+function have(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const prof = kind === 'statichost' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn('taskset', ['-c', String(APP_CORE), process.execPath, ...prof, '-r', '@swc-node/register', join(__dirname, 'api-target.ts'), kind], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += String(d);
+      const line = buf.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
+    setTimeout(() => reject(new Error(`${kind} did not start in 300 s`)), 300_000).unref();
+  });
+  return { child, info };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+interface Route {
+  name: string;
+  /** The key of the bare app's body (see api-target.ts). */
+  body: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  json?: unknown;
+  /** Counted against the >= 0.5x target. */
+  authenticatedRead: boolean;
+}
+
+async function main(): Promise<void> {
+  for (const cmd of ['wrk', 'taskset']) if (!have(cmd)) throw new Error(`${cmd} is required: apt-get install -y wrk util-linux`);
+  const root = await mkdtemp(join(tmpdir(), 'statichost-bench-api-'));
+  const children: ChildProcess[] = [];
+  const results: { route: Route; bare: WrkResult; app: WrkResult }[] = [];
+  let stopPg: (() => Promise<void>) | undefined;
+  try {
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      // Its own directory: the cluster's system user must be able to reach it (see embedded-postgres.ts).
+      const pgDir = await mkdtemp(join(tmpdir(), 'statichost-bench-api-pg-'));
+      const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() });
+      databaseUrl = pg.url;
+      stopPg = () => pg.stop().then(() => rm(pgDir, { recursive: true, force: true }));
+    }
+    const started = Date.now();
+    const app = await startTarget('statichost', { DATABASE_URL: databaseUrl });
+    children.push(app.child);
+    const { port, token, jwt, workspaceId, projectId, projects } = app.info as Record<string, string>;
+    console.error(`seeded ${projects} projects, ${process.env.SEED_DEPLOYMENTS ?? 300} deployments of one of them, in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const tokenAuth = { Authorization: `Bearer ${token}` };
+    const jwtAuth = { Authorization: `Bearer ${jwt}`, 'X-Workspace-Id': workspaceId };
+    const routes: Route[] = [
+      { name: 'GET /v1/me (API token)', body: 'me', method: 'GET', path: '/v1/me', headers: tokenAuth, authenticatedRead: true },
+      { name: 'GET /workspaces (JWT)', body: 'workspaces', method: 'GET', path: '/workspaces', headers: jwtAuth, authenticatedRead: true },
+      { name: 'GET /projects (JWT)', body: 'projects', method: 'GET', path: '/projects', headers: jwtAuth, authenticatedRead: true },
+      { name: 'GET /projects/:id/deployments (JWT)', body: 'deployments', method: 'GET', path: `/projects/${projectId}/deployments`, headers: jwtAuth, authenticatedRead: true },
+      {
+        name: 'POST /v1/deployments (API token)',
+        body: 'deploy',
+        method: 'POST',
+        path: '/v1/deployments',
+        headers: { ...tokenAuth, 'Content-Type': 'application/json' },
+        json: { project_slug: 'bench-post', files: [{ path: 'index.html', content: '<p>posted</p>' }] },
+        authenticatedRead: false,
+      },
+    ].filter((r) => !process.env.BENCH_ONLY || r.name.includes(process.env.BENCH_ONLY)) as Route[];
+
+    // The bare app answers with exactly what the real one does.
+    const bodies: Record<string, unknown> = {};
+    for (const r of routes) {
+      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, { method: r.method, headers: r.headers, body: r.json === undefined ? undefined : JSON.stringify(r.json) });
+      if (!res.ok) throw new Error(`${r.name} → ${res.status}: ${await res.text()}`);
+      bodies[r.body] = await res.json();
+    }
+    const bare = await startTarget('bare', { BENCH_BODIES: JSON.stringify(bodies) });
+    children.push(bare.child);
+
+    for (const r of routes) {
+      let script: string | undefined;
+      if (r.method === 'POST') {
+        script = join(root, `${r.body}.lua`);
+        await writeFile(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(JSON.stringify(r.json))}\n`);
+      }
+      const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
+      const run = (p: number, seconds: number) => runWrk({ url: `http://127.0.0.1:${p}${r.path}`, seconds, connections: CONNECTIONS, headers, script, core: WRK_CORE });
+      // Warm both (JIT, pools, caches) so neither measured run is the cold one.
+      await run(bare.info.port as number, WARMUP);
+      await run(Number(port), WARMUP);
+      const b = await run(bare.info.port as number, DURATION);
+      const a = await run(Number(port), DURATION);
+      if (a.non2xx || b.non2xx) throw new Error(`${r.name}: ${a.non2xx} non-2xx answers from the app, ${b.non2xx} from the bare app`);
+      results.push({ route: r, bare: b, app: a });
+      console.error(`${r.name}: ${Math.round(a.reqPerSec)} req/s (bare ${Math.round(b.reqPerSec)})`);
+    }
+  } finally {
+    await Promise.all(children.map(stop));
+    await stopPg?.();
+    await rm(root, { recursive: true, force: true });
+  }
+
+  console.log(`\nbench:api — ${CONNECTIONS} connections, ${DURATION} s each, app on core ${APP_CORE}, wrk on core ${WRK_CORE}`);
+  console.table(
+    Object.fromEntries(
+      results.map(({ route, bare, app }) => [
+        route.name,
+        {
+          'req/s': Math.round(app.reqPerSec),
+          'p50 (ms)': app.p50Ms.toFixed(2),
+          'p99 (ms)': app.p99Ms.toFixed(2),
+          'bare req/s': Math.round(bare.reqPerSec),
+          'bare p99 (ms)': bare.p99Ms.toFixed(2),
+          'x bare': (app.reqPerSec / bare.reqPerSec).toFixed(2),
+        },
+      ]),
+    ),
+  );
+  for (const { route, bare, app } of results.filter((r) => r.route.authenticatedRead)) {
+    const ratio = app.reqPerSec / bare.reqPerSec;
+    const met = ratio >= 0.5 && app.p99Ms <= 50;
+    console.log(`${route.name}: ${ratio.toFixed(2)}x bare (target >= 0.5x), p99 ${app.p99Ms.toFixed(1)} ms (target <= 50 ms) ${met ? 'MET' : 'MISSED'}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
