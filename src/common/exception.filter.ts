@@ -17,19 +17,21 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 }
 
 export function sendError(logger: Logger, exception: unknown, req: Request, res: Response): void {
-  const { body, internal } = toErrorBody(exception);
+  const { body, internal, headers: own } = toErrorBody(exception);
   const requestId = String((req as { id?: unknown }).id ?? '');
   if (internal) {
     body.requestId = requestId;
     body.message = `Internal server error (request id ${requestId})`;
     // The path only: query strings can carry search terms (leads) or signed values.
     logger.error({ err: exception, reqId: requestId, method: req.method, url: req.originalUrl.split('?')[0] }, 'unhandled error');
+  } else if (body.code === 'database_unavailable') {
+    logger.warn({ reqId: requestId, method: req.method, url: req.originalUrl.split('?')[0], err: (exception as Error).message }, 'database unavailable');
   }
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const headers = (exception as { headers?: Record<string, string> } | null)?.headers;
+  const headers = own ?? (exception as { headers?: Record<string, string> } | null)?.headers;
   if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(body.statusCode).json(body);
 }
