@@ -48,7 +48,7 @@ export async function waitHealthy(app: AppProcess, timeoutMs = 90_000): Promise<
   void app.exited.then(() => (done = true));
   while (Date.now() < until) {
     if (done) throw new Error(`the app exited before it was healthy:\n${app.stderr()}\n${app.stdout().slice(-3000)}`);
-    const ok = await fetch(`${app.url}/health`).then((r) => r.status === 200, () => false);
+    const ok = await httpGet(`${app.url}/health`).then((r) => r.status === 200, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -62,7 +62,9 @@ export async function stopApp(app: AppProcess): Promise<void> {
   } catch {
     /* already gone */
   }
-  await Promise.race([app.exited, new Promise((r) => setTimeout(r, 20_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([app.exited, new Promise((r) => (timer = setTimeout(r, 20_000)))]);
+  clearTimeout(timer);
   killGroup(app, 'SIGKILL');
 }
 
@@ -92,17 +94,33 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   throw new Error(`timed out waiting for ${what}`);
 }
 
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
 /** A GET over node:http (fetch cannot set Host, which chooses the site), with no keep-alive. */
-export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return send('GET', url, headers);
+}
+
+/** A JSON POST; the answer's body parsed. */
+export async function httpPost(url: string, headers: Record<string, string>, json: unknown): Promise<HttpAnswer & { json: Record<string, any> }> {
+  const res = await send('POST', url, { ...headers, 'Content-Type': 'application/json' }, JSON.stringify(json));
+  return { ...res, json: JSON.parse(res.body || '{}') };
+}
+
+function send(method: string, url: string, headers: Record<string, string>, body?: string): Promise<HttpAnswer> {
   return new Promise((resolvePromise, reject) => {
-    const req = request(url, { headers, agent: false }, (res) => {
+    const req = request(url, { method, headers, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
-    req.setTimeout(15_000, () => req.destroy(new Error(`GET ${url} did not answer within 15 s`)));
-    req.end();
+    req.setTimeout(15_000, () => req.destroy(new Error(`${method} ${url} did not answer within 15 s`)));
+    req.end(body);
   });
 }

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/common/free-port';
-import { alive, AppProcess, httpGet, killGroup, ROOT, spawnApp, stopApp, until, waitHealthy } from './app-process';
+import { alive, AppProcess, httpGet, httpPost, killGroup, ROOT, spawnApp, stopApp, until, waitHealthy } from './app-process';
 
 /**
  * The embedded default as `npm start` runs it: the real app as a child process, with its
@@ -46,14 +46,9 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
 
   async function register(app: AppProcess): Promise<{ accessToken: string; workspaceId: string; email: string }> {
     const email = `pg-${Date.now()}-${Math.random().toString(16).slice(2)}@example.test`;
-    const res = await fetch(`${app.url}/auth/register`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email, password: 'correct horse battery staple', name: 'Pg' }),
-    });
+    const res = await httpPost(`${app.url}/auth/register`, {}, { email, password: 'correct horse battery staple', name: 'Pg' });
     expect(res.status).toBe(201);
-    const body = (await res.json()) as { accessToken: string; workspace: { id: string } };
-    return { accessToken: body.accessToken, workspaceId: body.workspace.id, email };
+    return { accessToken: res.json.accessToken, workspaceId: res.json.workspace.id, email };
   }
 
   (asRoot ? it : it.skip)('starts as root from a checkout in a directory other users cannot enter', async () => {
@@ -80,11 +75,7 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
     // Its data survives a restart.
     const again = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
     await waitHealthy(again);
-    const login = await fetch(`${again.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: user.email, password: 'correct horse battery staple' }),
-    });
+    const login = await httpPost(`${again.url}/auth/login`, {}, { email: user.email, password: 'correct horse battery staple' });
     expect(login.status).toBe(200);
     await stopApp(again);
   }, 240_000);
@@ -155,16 +146,11 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
     const user = await register(app);
     const auth = { Authorization: `Bearer ${user.accessToken}`, 'X-Workspace-Id': user.workspaceId };
     const slug = `pg-crash-${Date.now().toString(36)}`;
-    const token = await fetch(`${app.url}/access-tokens`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'deploy', scopes: ['deploy'] }),
-    });
+    const token = await httpPost(`${app.url}/access-tokens`, auth, { name: 'deploy', scopes: ['deploy'] });
     expect(token.status).toBe(201);
-    const deploy = await fetch(`${app.url}/v1/deployments`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${((await token.json()) as { token: string }).token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ project_slug: slug, files: [{ path: 'index.html', content: '<h1>still here</h1>' }] }),
+    const deploy = await httpPost(`${app.url}/v1/deployments`, { Authorization: `Bearer ${token.json.token}` }, {
+      project_slug: slug,
+      files: [{ path: 'index.html', content: '<h1>still here</h1>' }],
     });
     expect(deploy.status).toBe(201);
     const siteGet = () => httpGet(`${app.url}/`, { Host: `${slug}.localhost` });
