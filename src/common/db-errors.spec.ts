@@ -20,5 +20,7 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
     expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
+    // An S3 request that could not connect (AWS SDK errors carry $metadata).
+    expect(isDatabaseUnavailable(Object.assign(withCode('ECONNREFUSED'), { $metadata: { attempts: 3 } }))).toBe(false);
   });
 });

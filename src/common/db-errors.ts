@@ -8,7 +8,7 @@ export function uniqueViolation(err: unknown): string | undefined {
 }
 
 /** Network errors of a connection to a server that is gone or not (yet) listening. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** node-postgres's own messages when a connection drops or cannot be made in time. */
 const UNREACHABLE_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection closed)/;
 
@@ -21,6 +21,8 @@ const UNREACHABLE_MESSAGES = /^(Connection terminated|Client has encountered a c
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 4) return false;
   const e = err as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown; errors?: unknown };
+  // The object store's SDK fails with the same network codes: that is not the database.
+  if ('$metadata' in e || '$fault' in e) return false;
   const code = typeof e.code === 'string' ? e.code : '';
   if (UNREACHABLE_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return true;
   if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.test(e.message)) return true;
