@@ -483,15 +483,15 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
 
   const ownerFile = join(dataDir, 'postgres.owner');
   let running = await launch(bins, databaseDir, port, user, log);
+  // Nothing stops the server when the process exits without stop() (process.exit, an
+  // uncaught error, a failure below): signal it on the way out so it never outlives us.
+  const onExit = () => running.child.kill('SIGINT');
+  process.once('exit', onExit);
   await writeFile(ownerFile, `${process.pid}\n`);
   await ensureDatabase(port, password, database, databaseDir, dataDir);
 
   const events = new EventEmitter();
   let stopping = false;
-  // Nothing stops the server when the process exits without stop() (process.exit, an
-  // uncaught error): signal it on the way out so it never outlives us.
-  const onExit = () => running.child.kill('SIGINT');
-  process.once('exit', onExit);
 
   const supervise = (current: Running) => {
     current.child.once('exit', (code, signal) => {
@@ -514,7 +514,9 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
         log?.warn({ component: 'embedded-postgres', attempt: attempt + 1, err: message }, 'restarting the embedded PostgreSQL failed; trying again');
         return restart(attempt + 1);
       }
-      events.emit('fatal', new EmbeddedPostgresError(`${message} (gave up restarting after ${attempt + 1} attempts)`));
+      const fatal = new EmbeddedPostgresError(`${message} (gave up restarting after ${attempt + 1} attempts)`);
+      log?.error({ component: 'embedded-postgres' }, fatal.message);
+      events.emit('fatal', fatal);
       return;
     }
     if (stopping) {
