@@ -119,9 +119,9 @@ function canRun(bins: Binaries, user: RunAs): boolean {
   return !r.error && r.status === 0;
 }
 
-/** Whether `user` can enter and read `dir` (every directory above it included). */
+/** Whether `user` can enter `dir` (search permission on it and every directory above; reading it is not needed). */
 function canEnter(dir: string, user: RunAs): boolean {
-  const r = spawnSync('/bin/sh', ['-c', 'cd -- "$1" && test -r . && test -x .', 'sh', dir], { uid: user.uid, gid: user.gid, stdio: 'ignore', timeout: 10_000 });
+  const r = spawnSync('/bin/sh', ['-c', 'cd -- "$1"', 'sh', dir], { uid: user.uid, gid: user.gid, stdio: 'ignore', timeout: 10_000 });
   return !r.error && r.status === 0;
 }
 

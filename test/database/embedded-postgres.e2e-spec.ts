@@ -107,9 +107,12 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
 
   it('after kill -9 of the app, the next start stops the orphaned server and is healthy', async () => {
     const dataDir = await openDataDir();
+    // Enterable once the app adds o+x (0711), unreadable by others: the cluster stays inside it.
+    await mkdir(dataDir, { mode: 0o700 });
     const env = { DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
     const first = await start(env);
     await waitHealthy(first);
+    expect((await lstat(join(dataDir, 'postgres'))).isDirectory()).toBe(true);
     const orphan = postmasterPid(dataDir);
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
