@@ -47,7 +47,7 @@ async function main(): Promise<number> {
     let url = env.DATABASE_URL;
     if (!url) {
       logger.info({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
-      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, logger });
+      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR, logger });
       url = embedded.url;
     }
     dataSource = await new DataSource(dataSourceOptions(url, 2)).initialize();

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createApp } from './app.factory';
 import { createLogger } from './common/logging';
 import { validateEnv } from './config/env.schema';
-import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
+import { EmbeddedPostgresError, EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -20,8 +20,21 @@ async function main(): Promise<void> {
   const overrides: Record<string, string> = {};
   if (!env.DATABASE_URL) {
     logger.info({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, logger });
+    try {
+      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR, logger });
+    } catch (err) {
+      // One line that says what to do; the stack of a start-up failure helps nobody.
+      console.error(err instanceof EmbeddedPostgresError ? err.message : `The embedded PostgreSQL did not start: ${(err as Error).message}`);
+      process.exit(1);
+    }
     overrides.DATABASE_URL = embedded.url;
+    // While it is down the API answers 503 and cached sites keep serving; when restarts give up, exit
+    // non-zero so a supervisor starts everything again.
+    embedded.events.on('fatal', (err: Error) => {
+      logger.fatal({ component: 'embedded-postgres' }, err.message);
+      console.error(err.message);
+      process.exit(1);
+    });
   }
 
   const { app, config } = await createApp({ env: overrides });

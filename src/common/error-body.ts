@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+import { isDatabaseUnavailable } from './db-errors';
 import { ApiError, defaultCode, ErrorBody } from './errors';
 import { formatBytes } from './format-bytes';
 
@@ -23,7 +24,7 @@ function body(status: number, message: string, code = defaultCode(status), extra
  * Maps anything thrown while handling a request to the wire error body.
  * `internal` is true when the error is a bug (logged with its stack, never shown).
  */
-export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean } {
+export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean; headers?: Record<string, string> } {
   // Nest wraps the body parser's errors in an HttpException; its cause says what really happened.
   const cause = err instanceof HttpException ? err.cause : undefined;
   if (isBodyParserError(cause)) err = cause;
@@ -54,5 +55,12 @@ export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean 
         return { body: body(err.status, err.message), internal: false };
     }
   }
+  if (isDatabaseUnavailable(err)) {
+    // Not a bug: the database is down or restarting (the embedded one restarts itself).
+    return { body: body(503, 'The database is unavailable; retry shortly', 'database_unavailable'), internal: false, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } };
+  }
   return { body: body(500, 'Internal server error', 'internal_error'), internal: true };
 }
+
+/** Retry-After of a `database_unavailable` 503: about the embedded server's first restart and crash recovery. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;

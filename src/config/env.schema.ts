@@ -57,6 +57,14 @@ export class EnvironmentVariables {
   @Max(65535)
   EMBEDDED_POSTGRES_PORT = 54329;
 
+  /**
+   * Root only: where the embedded server's binaries are copied, and its cluster placed
+   * (linked from $DATA_DIR/postgres), when the `postgres` user cannot reach them in place.
+   */
+  @IsString()
+  @MinLength(1)
+  EMBEDDED_POSTGRES_RUNTIME_DIR = '/var/lib/statichost';
+
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -13,6 +13,7 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsRun: false,
     logging: false,
     poolSize,
-    extra: { application_name: 'statichost' },
+    // A server that accepts but never answers must fail requests (503), not hang them.
+    extra: { application_name: 'statichost', connectionTimeoutMillis: 5000 },
   };
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { LRUCache } from 'lru-cache';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { EventEmitter } from 'node:events';
@@ -64,6 +65,10 @@ const MISSING = Object.freeze({ missing: true as const });
  * deploys, promotions, gate changes and deletions send inside their transactions,
  * and drops what they name. While the listener is down nothing is cached, so a
  * lost notice can never leave a stale site behind.
+ *
+ * The one exception: while the database cannot be reached at all, a host is answered
+ * from the last state the database gave for it (kept until a notice names its project),
+ * so sites already served stay up through a database outage or restart.
  */
 @Injectable()
 export class SiteCache implements OnModuleInit, OnModuleDestroy {
@@ -73,6 +78,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * leaves a cached miss, and those must not grow without limit.
    */
   private readonly sites = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
+  /** The last answer the database gave per host, used only while it is unreachable. */
+  private readonly lastKnown = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
   /** Deployments never change once committed: their manifests need no invalidation. */
   private readonly manifests = new LRUCache<string, Map<string, SiteFile>>({ max: 2000 });
   /** Lookups in flight, by cache key (see `lookup`). */
@@ -121,7 +128,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     if (this.listener !== client || this.closed) return;
     this.listening = false;
     this.listener = undefined;
-    this.invalidate();
+    // Not invalidate(): the last known states stay as the fallback for an outage.
+    this.drop();
     this.logger.warn(`site change listener lost${err ? `: ${err.message}` : ''}; serving uncached until it is back`);
     const retry = () => {
       if (this.closed) return;
@@ -132,15 +140,21 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   /** Drops one project's cached state (all of it when no id is given). */
   invalidate(projectId?: string): void {
+    this.drop(projectId, this.lastKnown);
+  }
+
+  private drop(projectId?: string, alsoFrom?: LRUCache<string, SiteState | typeof MISSING>): void {
     this.generation++;
     // Loads already under way may predate the change: requests from now on start their own.
     this.loading.clear();
-    if (!projectId) {
-      this.sites.clear();
-    } else {
-      for (const [key, state] of this.sites.entries()) {
-        // Unknown hosts are cached as null; a new project may now answer for one of them.
-        if (!('projectId' in state) || state.projectId === projectId) this.sites.delete(key);
+    for (const cache of alsoFrom ? [this.sites, alsoFrom] : [this.sites]) {
+      if (!projectId) {
+        cache.clear();
+      } else {
+        for (const [key, state] of cache.entries()) {
+          // Unknown hosts are cached as null; a new project may now answer for one of them.
+          if (!('projectId' in state) || state.projectId === projectId) cache.delete(key);
+        }
       }
     }
     this.events.emit('invalidated', projectId);
@@ -176,8 +190,18 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   private async load(key: string, where: string, value: string): Promise<SiteState | null> {
     const generation = this.generation;
-    const state = await this.query(where, value);
-    if (this.listening && generation === this.generation) this.sites.set(key, state ?? MISSING);
+    let state: SiteState | null;
+    try {
+      state = await this.query(where, value);
+    } catch (err) {
+      const known = isDatabaseUnavailable(err) ? this.lastKnown.get(key) : undefined;
+      if (known === undefined) throw err;
+      return 'projectId' in known ? known : null;
+    }
+    if (generation === this.generation) {
+      if (this.listening) this.sites.set(key, state ?? MISSING);
+      this.lastKnown.set(key, state ?? MISSING);
+    }
     return state;
   }
 

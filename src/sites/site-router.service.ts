@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
+import { isDatabaseUnavailable } from '../common/db-errors';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
@@ -116,6 +118,12 @@ export class SiteRouter {
   }
 
   private fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+    if (isDatabaseUnavailable(err) && !res.headersSent) {
+      // A site never seen before this outage: nothing to answer from until the database is back.
+      this.logger.warn(`site request while the database is unavailable: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}`);
+      res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return this.page(res, 503, 'no-store', '<!doctype html><title>Unavailable</title><h1>This site is briefly unavailable</h1><p>Try again in a few seconds.</p>', req.method === 'HEAD');
+    }
     this.logger.error(`site request failed: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}: ${(err as Error).message}`, (err as Error).stack);
     if (res.headersSent) {
       res.destroy();
