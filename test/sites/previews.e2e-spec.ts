@@ -15,6 +15,9 @@ const PASSWORD = 'preview password 7';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
 
+// The client tests start processes (the CLI, the MCP server) on a loaded machine.
+jest.setTimeout(60_000);
+
 /**
  * Preview deployments: every deployment's own address `<slug>--<version>.<SITES_DOMAIN>`
  * (preview_url), served whatever is live, behind the project's gate, never indexed;
