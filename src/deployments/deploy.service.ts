@@ -11,7 +11,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { Project, ProjectType } from '../projects/project.entity';
 import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
 import { notifySiteChanged } from '../projects/site-events';
-import { slugProblem } from '../projects/slug';
+import { newSlugProblem, slugProblem } from '../projects/slug';
 import { BlobContent, BlobStore } from './blob-store.service';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import { Deployment } from './deployment.entity';
@@ -43,6 +43,8 @@ export interface DeployRequest {
   type?: ProjectType;
   files: DeployFileDto[];
   ttl?: string;
+  /** false: the deployment is reachable at its preview address only; promote makes it live. Default true. */
+  publish?: boolean;
 }
 
 class MissingBlobsError extends Error {}
@@ -244,6 +246,7 @@ export class DeployService {
     );
     if (!bumped) throw conflict(`project ${project.id} was deleted during the deploy`, 'project_deleted');
 
+    const publish = request.publish !== false;
     const missing = await this.blobs.lockStored(m, prepared.blobs.map((b) => b.sha256));
     if (missing.length > 0) throw new MissingBlobsError();
 
@@ -252,7 +255,9 @@ export class DeployService {
       projectId: project.id,
       workspaceId: project.workspaceId,
       version: bumped.last_version,
-      status: 'live',
+      // An unpublished deployment is an archived one from birth: not live, promotable,
+      // and counted (storage, deploys this month) exactly like any other.
+      status: publish ? 'live' : 'archived',
       sizeBytes: prepared.sizeBytes,
       fileCount: prepared.files.length,
       ttl: ttl.text,
@@ -267,10 +272,13 @@ export class DeployService {
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])`,
       [deployment.id, f.map((x) => x.path), f.map((x) => x.sha256), f.map((x) => x.size), f.map((x) => x.contentType)],
     );
-    if (bumped.live_deployment_id) {
-      await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [bumped.live_deployment_id]);
+    if (publish) {
+      if (bumped.live_deployment_id) {
+        await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [bumped.live_deployment_id]);
+      }
+      await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, now, project.id]);
     }
-    await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, now, project.id]);
+    // Unpublished too: every instance may have cached "no such preview" for this version's address.
     await notifySiteChanged(m, project.id);
     return { deployment, project };
   }
@@ -289,6 +297,9 @@ export class DeployService {
     };
     if (existing) return check(existing);
     if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
+    // Existing projects keep slugs taken under older rules; a new one follows today's.
+    const problem = newSlugProblem(slug);
+    if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
     await this.quotas.assertProjectSlot(m, workspaceOf(principal));
     const created = await m
       .createQueryBuilder()

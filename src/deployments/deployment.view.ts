@@ -12,13 +12,15 @@ export function lazyDeployView(d: Deployment, url: string) {
   return { id: d.id, url, version: d.version, size_bytes: d.sizeBytes, expires_at: iso(d.expiresAt) };
 }
 
-export function deploymentView(d: Deployment, url: string, now: Date) {
+/** `url`: the project's site address; `previewUrl`: this deployment's own (deploymentUrls). */
+export function deploymentView(d: Deployment, url: string, previewUrl: string, now: Date) {
   return {
     id: d.id,
     projectId: d.projectId,
     version: d.version,
     status: effectiveStatus(d, now),
     url,
+    preview_url: previewUrl,
     size_bytes: d.sizeBytes,
     file_count: d.fileCount,
     ttl: d.ttl,
@@ -28,9 +30,9 @@ export function deploymentView(d: Deployment, url: string, now: Date) {
   };
 }
 
-export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, now: Date) {
+export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, previewUrl: string, now: Date) {
   return {
-    ...deploymentView(d, url, now),
+    ...deploymentView(d, url, previewUrl, now),
     files: files.map((f) => ({ path: f.path, size: f.size, content_type: f.contentType, sha256: f.sha256 })),
   };
 }

@@ -7,6 +7,9 @@ import { PageQueryDto, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { DeployService } from './deploy.service';
+import { Deployment } from './deployment.entity';
+import { previewLabel } from './preview-label';
+import type { Project } from '../projects/project.entity';
 import { deploymentDetailView, deploymentView, lazyDeployView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
@@ -17,6 +20,16 @@ const IDEMPOTENCY_HEADER = {
   required: false,
   description: 'Repeat a request safely: the same key and body within 24 h returns the first response; another body is a 422',
 };
+
+/** A deployment's own address, `<preview label>.<SITES_DOMAIN>` (src/deployments/preview-label.ts). */
+export function previewUrl(config: AppConfig, project: Pick<Project, 'slug'>, d: Pick<Deployment, 'id' | 'version'>): string {
+  return config.siteUrl(previewLabel(project.slug, d.version, d.id));
+}
+
+/** The address a deploy answers with: the site when the deployment went live, else its preview. */
+function deployedUrl(config: AppConfig, project: Project, d: Deployment): string {
+  return d.status === 'live' ? config.siteUrl(project.slug) : previewUrl(config, project, d);
+}
 
 @ApiTags('deployments')
 @ApiBearerAuth('bearer')
@@ -36,7 +49,7 @@ export class LazyDeployController {
   @ApiCreatedResponse({ type: LazyDeploymentView })
   async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto) {
     const { deployment, project } = await this.deploys.deploy(principal, { slug: dto.project_slug }, dto);
-    return lazyDeployView(deployment, this.config.siteUrl(project.slug));
+    return lazyDeployView(deployment, deployedUrl(this.config, project, deployment));
   }
 }
 
@@ -56,11 +69,12 @@ export class DeploymentsController {
   @Scopes('deploy')
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
-  @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live' })
+  @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live (unless `publish: false`)' })
   @ApiCreatedResponse({ type: DeploymentView })
   async deploy(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: ProjectDeployDto) {
     const { deployment, project } = await this.deploys.deploy(principal, { projectId }, dto);
-    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+    const url = deployedUrl(this.config, project, deployment);
+    return deploymentView(deployment, url, previewUrl(this.config, project, deployment), this.clock.now());
   }
 
   @Get()
@@ -71,7 +85,7 @@ export class DeploymentsController {
     const { project, page } = await this.deployments.list(principal, projectId, query.page, query.limit);
     const url = this.config.siteUrl(project.slug);
     const now = this.clock.now();
-    return paginated(page.data.map((d) => deploymentView(d, url, now)), page.meta.total, page.meta.page, page.meta.limit);
+    return paginated(page.data.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now)), page.meta.total, page.meta.page, page.meta.limit);
   }
 
   @Get(':deploymentId')
@@ -80,7 +94,7 @@ export class DeploymentsController {
   @ApiOkResponse({ type: DeploymentDetailView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment, files } = await this.deployments.get(principal, projectId, deploymentId);
-    return deploymentDetailView(deployment, files, this.config.siteUrl(project.slug), this.clock.now());
+    return deploymentDetailView(deployment, files, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
   }
 
   @Patch(':deploymentId/promote')
@@ -89,7 +103,7 @@ export class DeploymentsController {
   @ApiOkResponse({ type: DeploymentView })
   async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment } = await this.deployments.promote(principal, projectId, deploymentId);
-    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+    return deploymentView(deployment, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
   }
 
   @Patch(':deploymentId/archive')
@@ -98,6 +112,6 @@ export class DeploymentsController {
   @ApiOkResponse({ type: DeploymentView })
   async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
     const { project, deployment } = await this.deployments.archive(principal, projectId, deploymentId);
-    return deploymentView(deployment, this.config.siteUrl(project.slug), this.clock.now());
+    return deploymentView(deployment, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
   }
 }

@@ -24,6 +24,8 @@ export class TlsAskService {
     // The same routing the site router uses, so the answer cannot drift from what is served.
     const route = routeHost(host, { sitesDomain: this.config.SITES_DOMAIN, apiHosts });
     if (route.kind === 'site') return (await this.sites.bySlug(route.slug)) !== null;
+    // An existing deployment's preview address (an expired one too: it answers 410, over https).
+    if (route.kind === 'preview') return (await this.sites.byPreview(route.label, route.target)) !== null;
     if (route.kind === 'custom' && couldBeCustomDomain(host)) return (await this.sites.byDomain(host)) !== null;
     return false;
   }

@@ -13,6 +13,10 @@ const slug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'a lowercase DNS label: letters, digits and dashes')
   .describe('Project slug; the site is served at <slug>.<sites domain>. An unknown slug creates the project.');
+const publish = z
+  .boolean()
+  .optional()
+  .describe('false: a preview only. The deployment gets its own address (returned as url) and the live site does not change; promote_deployment makes it live. Default true');
 const ttl = z.string().optional().describe('Lifetime of the deployment: "<n>h", "<n>d" or "forever" (default: the project’s, usually 7d)');
 const page = z.number().int().min(1).optional().describe('Page number, from 1');
 const limit = z.number().int().min(1).max(100).optional().describe('Items per page, at most 100');
@@ -47,7 +51,7 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     {
       title: 'Deploy files',
       description:
-        'Publish files given inline as a new live deployment of a project, and return its public URL. ' +
+        'Publish files given inline as a new live deployment of a project (or, with publish: false, a preview), and return its public URL. ' +
         'Use for generated pages and small sites; for a folder on disk use deploy_directory.',
       inputSchema: {
         project: slug,
@@ -62,11 +66,18 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
           .min(1)
           .describe('Every file of the site (a deployment replaces the previous one; index.html is served at "/")'),
         ttl,
+        publish,
       },
       annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    ({ project, files, ttl: lifetime }) =>
-      run(() => client.call(client.api.POST('/v1/deployments', { body: { project_slug: project, type: 'static_file', files, ...(lifetime ? { ttl: lifetime } : {}) } }))),
+    ({ project, files, ttl: lifetime, publish: live }) =>
+      run(() =>
+        client.call(
+          client.api.POST('/v1/deployments', {
+            body: { project_slug: project, type: 'static_file', files, ...(lifetime ? { ttl: lifetime } : {}), ...(live === false ? { publish: false } : {}) },
+          }),
+        ),
+      ),
   );
 
   server.registerTool(
@@ -74,20 +85,21 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     {
       title: 'Deploy a local folder',
       description:
-        'Publish a folder of this machine as a new live deployment and return its public URL. Files are hashed; only those the ' +
+        'Publish a folder of this machine as a new live deployment (or, with publish: false, a preview) and return its public URL. Files are hashed; only those the ' +
         'service does not have yet are uploaded. Hidden files and node_modules are left out.',
       inputSchema: {
         directory: z.string().min(1).describe('Folder (or single file) to deploy; relative paths are from the server’s working directory'),
         project: slug,
         ttl,
+        publish,
       },
       annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    ({ directory, project, ttl: lifetime }) =>
+    ({ directory, project, ttl: lifetime, publish: live }) =>
       run(async () => {
         const collected = await collectFiles(isAbsolute(directory) ? directory : resolve(cwd, directory));
         if (collected.files.length === 0) throw new Error(`${directory} has no files to deploy`);
-        const result = await deployDigestFirst(client, { project, ttl: lifetime, files: await hashFiles(collected.files) });
+        const result = await deployDigestFirst(client, { project, ttl: lifetime, publish: live, files: await hashFiles(collected.files) });
         return { ...result.deployment, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes };
       }),
   );

@@ -16,7 +16,7 @@ import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { GateType, Project, ProjectType } from './project.entity';
 import { notifySiteChanged } from './site-events';
-import { deriveSlug, slugProblem, withRandomSuffix } from './slug';
+import { deriveSlug, newSlugProblem, withRandomSuffix } from './slug';
 
 export interface NewProject {
   name: string;
@@ -72,7 +72,7 @@ export class ProjectsService {
     if (principal.projectId) throw forbidden('A project-bound token cannot create projects');
     const workspaceId = workspaceOf(principal);
     if (dto.slug !== undefined) {
-      const problem = slugProblem(dto.slug);
+      const problem = newSlugProblem(dto.slug);
       if (problem) throw badRequest(`slug: ${problem}`, 'invalid_slug');
     }
     const fields: Omit<NewProject, 'slug'> = {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG_PATTERN, deriveSlug, slugProblem, withRandomSuffix } from './slug';
+import { MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG_PATTERN, deriveSlug, newSlugProblem, slugProblem, withRandomSuffix } from './slug';
 
 describe('slugProblem', () => {
   it.each(['a', '0', 'my-site', 'abc123', 'a-b-c', '123', 'blog', 'shop', 'a'.repeat(63), 'x-n--a'])('accepts %j', (slug) => {
@@ -22,6 +22,14 @@ describe('slugProblem', () => {
     ['reserved "www"', 'www', /is reserved/],
   ])('refuses %s', (_label, slug, message) => {
     expect(slugProblem(slug)).toMatch(message);
+  });
+
+  it('new slugs may not contain "--" anywhere (preview labels are <slug>--<version>); older ones still pass slugProblem', () => {
+    expect(newSlugProblem('shop--2')).toMatch(/^slug "shop--2" is refused: "--" is reserved for preview addresses/);
+    expect(newSlugProblem('a-b--c')).toMatch(/reserved for preview/);
+    expect(slugProblem('shop--2')).toBeNull();
+    expect(newSlugProblem('my-site')).toBeNull();
+    expect(newSlugProblem('api')).toMatch(/is reserved$/);
   });
 
   it('reserves the names the issue lists and the platform needs', () => {

@@ -49,6 +49,20 @@ export function slugProblem(slug: string): string | null {
   return null;
 }
 
+/**
+ * Null when a new project may take `slug`. Stricter than slugProblem: "--" anywhere is
+ * refused, because `<slug>--<version>` is a deployment's preview label
+ * (src/deployments/preview-label.ts) and a new slug such as "shop--2" would take over
+ * the preview address of project "shop". Slugs taken before this rule keep working
+ * (slugProblem still accepts them for lookups and deploys).
+ */
+export function newSlugProblem(slug: string): string | null {
+  const problem = slugProblem(slug);
+  if (problem) return problem;
+  if (slug.includes('--')) return `slug ${JSON.stringify(slug)} is refused: "--" is reserved for preview addresses (<slug>--<version>)`;
+  return null;
+}
+
 // Letters NFKD does not decompose into a base letter and marks.
 const TRANSLITERATIONS: Record<string, string> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŋ: 'n',

@@ -20,6 +20,12 @@ export interface DigestDeployOptions {
   /** The project's slug; an unknown slug creates the project (lazy deploy). */
   project: string;
   ttl?: string;
+  /**
+   * false: a preview. The deployment is served at its own address only (the result's
+   * `url`), the project's live site does not change, and promote makes it live later.
+   * Default true.
+   */
+  publish?: boolean;
   files: LocalFile[];
   /** Uploads at a time. */
   concurrency?: number;
@@ -87,7 +93,15 @@ export async function deployDigestFirst(client: StatichostClient, options: Diges
     options.onProgress?.({ phase: 'deploying', bytesDone: uploadedBytes, bytesTotal: uploadedBytes, filesDone: uploadedFiles, filesTotal: uploadedFiles });
     try {
       const deployment = await client.call(
-        client.api.POST('/v1/deployments', { body: { project_slug: options.project, type: 'static_file', files: manifest, ...(options.ttl ? { ttl: options.ttl } : {}) } }),
+        client.api.POST('/v1/deployments', {
+          body: {
+            project_slug: options.project,
+            type: 'static_file',
+            files: manifest,
+            ...(options.ttl ? { ttl: options.ttl } : {}),
+            ...(options.publish === false ? { publish: false } : {}),
+          },
+        }),
       );
       return { deployment, files: manifest.length, uploadedFiles, uploadedBytes };
     } catch (err) {

@@ -86,7 +86,7 @@ export interface paths {
         /** List the project’s deployments, newest first */
         get: operations["DeploymentsController_list"];
         put?: never;
-        /** Deploy files to this project; the new deployment becomes live */
+        /** Deploy files to this project; the new deployment becomes live (unless `publish: false`) */
         post: operations["DeploymentsController_deploy"];
         delete?: never;
         options?: never;
@@ -662,6 +662,11 @@ export interface components {
              */
             ttl?: string;
             /**
+             * @description `false`: the deployment is created and served at its `preview_url` only, and the project’s live deployment stays as it is; `url` in the response is then the preview address. Promote it later to make it live.
+             * @default true
+             */
+            publish?: boolean;
+            /**
              * @description Project to deploy to; created in the token’s workspace when missing
              * @example my-site
              */
@@ -671,7 +676,7 @@ export interface components {
             /** @example dep_0123456789abcdefghijklmn */
             id: string;
             /**
-             * @description Address of the project’s site
+             * @description Address of the project’s site; in the answer of a deploy with `publish: false`, the deployment’s preview address
              * @example https://my-site.example.app
              */
             url: string;
@@ -701,12 +706,17 @@ export interface components {
              * @example 7d
              */
             ttl?: string;
+            /**
+             * @description `false`: the deployment is created and served at its `preview_url` only, and the project’s live deployment stays as it is; `url` in the response is then the preview address. Promote it later to make it live.
+             * @default true
+             */
+            publish?: boolean;
         };
         DeploymentView: {
             /** @example dep_0123456789abcdefghijklmn */
             id: string;
             /**
-             * @description Address of the project’s site
+             * @description Address of the project’s site; in the answer of a deploy with `publish: false`, the deployment’s preview address
              * @example https://my-site.example.app
              */
             url: string;
@@ -726,6 +736,11 @@ export interface components {
             projectId: string;
             /** @enum {string} */
             status: "live" | "archived" | "expired";
+            /**
+             * @description This deployment’s own address, whatever is live: `<slug>--<version>.<SITES_DOMAIN>`, or `<slug prefix>--<id without dep_>` when that would exceed a 63-character DNS label. Gated like the site, `X-Robots-Tag: noindex`, 410 once expired
+             * @example https://my-site--12.example.app
+             */
+            preview_url: string;
             /** @example 12 */
             file_count: number;
             /** @example 7d */
@@ -766,7 +781,7 @@ export interface components {
             /** @example dep_0123456789abcdefghijklmn */
             id: string;
             /**
-             * @description Address of the project’s site
+             * @description Address of the project’s site; in the answer of a deploy with `publish: false`, the deployment’s preview address
              * @example https://my-site.example.app
              */
             url: string;
@@ -786,6 +801,11 @@ export interface components {
             projectId: string;
             /** @enum {string} */
             status: "live" | "archived" | "expired";
+            /**
+             * @description This deployment’s own address, whatever is live: `<slug>--<version>.<SITES_DOMAIN>`, or `<slug prefix>--<id without dep_>` when that would exceed a 63-character DNS label. Gated like the site, `X-Robots-Tag: noindex`, 410 once expired
+             * @example https://my-site--12.example.app
+             */
+            preview_url: string;
             /** @example 12 */
             file_count: number;
             /** @example 7d */

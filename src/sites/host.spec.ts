@@ -21,6 +21,11 @@ describe('routeHost', () => {
     expect(routeHost('MY-SITE.Sites.Example.com.', prod)).toEqual({ kind: 'site', slug: 'my-site' });
   });
 
+  it('sends a preview label to the preview route', () => {
+    expect(routeHost('my-site--3.localhost:3000', dev)).toEqual({ kind: 'preview', label: 'my-site--3', target: { slug: 'my-site', version: 3 } });
+    expect(routeHost('my-site--x.sites.example.com', prod)).toEqual({ kind: 'site', slug: 'my-site--x' });
+  });
+
   it('keeps deeper names under the sites domain as sites (an invalid slug is a 404 page, never the API)', () => {
     expect(routeHost('a.b.localhost', dev)).toEqual({ kind: 'site', slug: 'a.b' });
   });

@@ -1,9 +1,15 @@
 import { isIP } from 'node:net';
+import { parsePreviewLabel, PreviewTarget } from '../deployments/preview-label';
 
 export type HostRoute =
   | { kind: 'api' }
   /** `<label>.<SITES_DOMAIN>`: `slug` is the label, valid or not (an invalid one is a 404 page). */
   | { kind: 'site'; slug: string }
+  /**
+   * `<label>.<SITES_DOMAIN>` where the label has a preview label's shape
+   * (src/deployments/preview-label.ts): one deployment of a project, whatever is live.
+   */
+  | { kind: 'preview'; label: string; target: PreviewTarget }
   /** Any other name: served as a site when it is a verified custom domain. */
   | { kind: 'custom'; host: string };
 
@@ -40,7 +46,11 @@ export function routeHost(rawHost: string | undefined, rules: HostRules): HostRo
   // proxy's ask): they can never be a site, and reaching the API by them grants nothing.
   if (rules.apiHosts.includes(host) || isLoopbackHost(host)) return { kind: 'api' };
   const suffix = `.${rules.sitesDomain}`;
-  if (host.endsWith(suffix)) return { kind: 'site', slug: host.slice(0, -suffix.length) };
+  if (host.endsWith(suffix)) {
+    const label = host.slice(0, -suffix.length);
+    const target = parsePreviewLabel(label);
+    return target ? { kind: 'preview', label, target } : { kind: 'site', slug: label };
+  }
   if (host === rules.sitesDomain || host === 'localhost' || isIP(host.replace(/^\[|\]$/g, '')) !== 0) {
     return rules.apiHosts.length === 0 ? { kind: 'api' } : { kind: 'custom', host };
   }

@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { EventEmitter } from 'node:events';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
+import { previewLabel, PreviewTarget } from '../deployments/preview-label';
 
 export interface SiteFile {
   path: string;
@@ -36,6 +37,11 @@ export interface SiteState {
   gateVersion: number;
   passwordHash: string | null;
   live: LiveDeployment | null;
+  /**
+   * Set on the state of a preview host (`<slug>--<version>.<SITES_DOMAIN>`): `live` is
+   * then that deployment, whatever its status, not the project's live one.
+   */
+  preview?: true;
   /** Router memos that live exactly as long as this state: request target → file, cookie → expiry. */
   resolved?: Map<string, SiteFile | null>;
   grants?: Map<string, number>;
@@ -174,7 +180,18 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.lookup(`d:${host}`, `p.custom_domain = $1 AND p.domain_status = 'verified'`, host);
   }
 
-  private lookup(key: string, where: string, value: string): SiteState | null | Promise<SiteState | null> {
+  /**
+   * The site of a preview host: the project's deployment the label names
+   * (src/deployments/preview-label.ts), served as if it were live, or null when there is
+   * no such deployment or the label is not that deployment's own form. A project whose
+   * slug is the whole label (one taken before slugs lost "--") keeps its site there.
+   * Cached and invalidated with the project like bySlug: a gate change or a delete drops it.
+   */
+  byPreview(label: string, target: PreviewTarget): SiteState | null | Promise<SiteState | null> {
+    return this.lookup(`p:${label}`, () => this.queryPreview(label, target));
+  }
+
+  private lookup(key: string, where: string | (() => Promise<SiteState | null>), value?: string): SiteState | null | Promise<SiteState | null> {
     const cached = this.sites.get(key);
     if (cached !== undefined) return 'projectId' in cached ? cached : null;
     // Concurrent misses of one host share one query: on a cold cache under load (and
@@ -188,11 +205,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return load;
   }
 
-  private async load(key: string, where: string, value: string): Promise<SiteState | null> {
+  private async load(key: string, where: string | (() => Promise<SiteState | null>), value?: string): Promise<SiteState | null> {
     const generation = this.generation;
     let state: SiteState | null;
     try {
-      state = await this.query(where, value);
+      state = typeof where === 'function' ? await where() : await this.query(where, value!);
     } catch (err) {
       const known = isDatabaseUnavailable(err) ? this.lastKnown.get(key) : undefined;
       if (known === undefined) throw err;
@@ -233,6 +250,38 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       gateVersion: row.gate_version,
       passwordHash: row.password_hash,
       live,
+    };
+  }
+
+  private async queryPreview(label: string, target: PreviewTarget): Promise<SiteState | null> {
+    const legacy = await this.query('p.slug = $1', label);
+    if (legacy) return legacy;
+    const byVersion = 'version' in target;
+    const rows: (ProjectRow & { deployment_id: string; version: number })[] = await this.dataSource.query(
+      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+              d.id AS deployment_id, d.version, d.status, d.expires_at
+       FROM deployments d JOIN projects p ON p.id = d.project_id
+       WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
+      byVersion ? [target.slug, target.version] : [target.deploymentId],
+    );
+    const row = rows[0];
+    // Only the label the API hands out answers: no second address for one deployment.
+    if (!row || previewLabel(row.slug, row.version, row.deployment_id) !== label) return null;
+    return {
+      projectId: row.id,
+      slug: row.slug,
+      name: row.name,
+      type: row.type,
+      gateType: row.gate_type,
+      gateVersion: row.gate_version,
+      passwordHash: row.password_hash,
+      preview: true,
+      live: {
+        id: row.deployment_id,
+        expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+        expired: row.status === 'expired',
+        files: await this.manifest(row.deployment_id),
+      },
     };
   }
 

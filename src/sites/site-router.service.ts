@@ -14,6 +14,7 @@ import { StorageProvider } from '../storage/storage.provider';
 import { safeNextPath } from './gate-cookie';
 import { GateService } from './gate.service';
 import { HostRoute, HostRules, routeHost } from './host';
+import type { PreviewTarget } from '../deployments/preview-label';
 import { GATE_PATH, gatePage, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
@@ -76,6 +77,7 @@ export class SiteRouter {
     return (req: IncomingMessage, res: ServerResponse): void => {
       const route = this.route(req.headers.host);
       if (route.kind === 'api') return api(req, res);
+      if (route.kind === 'preview') return this.dispatchPreview(route.label, route.target, req, res);
       // Any other host is served when it is a verified custom domain (src/domains).
       const found = route.kind === 'site' ? this.sites.bySlug(route.slug) : this.byCustomDomain(route.host);
       if (route.kind === 'custom' && this.hostRules.apiHosts.length === 0) {
@@ -98,6 +100,27 @@ export class SiteRouter {
         this.fail(err, req, res);
       }
     };
+  }
+
+  /** A deployment's own address (`<slug>--<version>.<SITES_DOMAIN>`), see SiteCache.byPreview. */
+  private dispatchPreview(label: string, target: PreviewTarget, req: IncomingMessage, res: ServerResponse): void {
+    const answer = (site: SiteState | null) => {
+      // Every answer of a preview, gate and error pages included, keeps crawlers out
+      // (set before serve so each writeHead merges it in). A project whose slug is the
+      // whole label (taken before slugs lost "--") is its ordinary site.
+      if (!site || site.preview) res.setHeader('X-Robots-Tag', 'noindex');
+      this.serve(site, req, res);
+    };
+    const found = this.sites.byPreview(label, target);
+    if (found instanceof Promise) {
+      found.then(answer).catch((err) => this.fail(err, req, res));
+      return;
+    }
+    try {
+      answer(found);
+    } catch (err) {
+      this.fail(err, req, res);
+    }
   }
 
   /** Names that can never be a custom domain (IPs, localhost, docker service names) skip the lookup. */

@@ -467,6 +467,17 @@ describe('Custom domains (e2e)', () => {
       await ask(t, s.domain).expect(200);
     });
 
+    it('allows the preview host of an existing deployment, and no other version of it', async () => {
+      const project = await createProject();
+      await deploySite(t, deployToken, project.slug, [{ path: 'index.html', content: '<h1>v1</h1>' }]);
+      const [d] = (await t.http().get(`/projects/${project.id}/deployments`).set(asUser(alice)).expect(200)).body.data;
+      const previewHost = new URL(d.preview_url).hostname;
+      expect(previewHost).toBe(`${project.slug}--1.${SITES_DOMAIN}`);
+      await ask(t, previewHost).expect(200, { domain: previewHost, allowed: true });
+      await ask(t, `${project.slug}--2.${SITES_DOMAIN}`).expect(404);
+      await ask(t, `no-such-project-${randomBytes(3).toString('hex')}--1.${SITES_DOMAIN}`).expect(404);
+    });
+
     it('refuses every other name: unknown slugs, pending domains, strangers, other forms', async () => {
       const pending = await siteWithDomain('<h1>pending</h1>');
       const res = await ask(t, pending.domain).expect(404);

@@ -13,7 +13,8 @@ export function deployCommand(program: Command, io: Io): void {
     .argument('<path>', 'folder or file to deploy')
     .option('-p, --project <slug>', 'project slug; created when missing (default: the folder’s name)')
     .option('--ttl <ttl>', 'how long the deployment lives: <n>h, <n>d or forever (default: the project’s)')
-    .action(async (target: string, opts: { project?: string; ttl?: string }, cmd: Command) => {
+    .option('--preview', 'deploy without going live: the deployment is served at its own preview address; `deployments promote` makes it live')
+    .action(async (target: string, opts: { project?: string; ttl?: string; preview?: boolean }, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
       const client = ctx.client();
       const info = await stat(target).catch(() => undefined);
@@ -34,6 +35,7 @@ export function deployCommand(program: Command, io: Io): void {
       const result = await deployDigestFirst(client, {
         project,
         ttl: opts.ttl,
+        ...(opts.preview ? { publish: false } : {}),
         files,
         onMissing: (m) => {
           asked += m.files;
@@ -47,7 +49,11 @@ export function deployCommand(program: Command, io: Io): void {
       if (asked === 0) ctx.note(`Uploading 0 files: all ${files.length} already uploaded`);
       const { deployment } = result;
       ctx.print({ ...deployment, project, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes }, () =>
-        [`Deployed version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`, deployment.url].join('\n'),
+        [
+          `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,
+          deployment.url,
+          ...(opts.preview ? [`Not live; make it live with: statichost deployments promote ${project} ${deployment.version}`] : []),
+        ].join('\n'),
       );
     });
 }

@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Allow, ArrayMinSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
+import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { PROJECT_TYPES, ProjectType } from '../../projects/project.entity';
 
 export const ENCODINGS = ['utf8', 'base64'] as const;
@@ -79,6 +79,16 @@ export class ProjectDeployDto {
   @IsOptional()
   @IsString()
   ttl?: string;
+
+  @ApiPropertyOptional({
+    default: true,
+    description:
+      '`false`: the deployment is created and served at its `preview_url` only, and the project’s live deployment stays as it is; ' +
+      '`url` in the response is then the preview address. Promote it later to make it live.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  publish?: boolean;
 }
 
 export class LazyDeployDto extends ProjectDeployDto {

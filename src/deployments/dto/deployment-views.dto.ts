@@ -9,7 +9,10 @@ import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity
 export class LazyDeploymentView {
   @ApiProperty({ example: 'dep_0123456789abcdefghijklmn' })
   id: string;
-  @ApiProperty({ example: 'https://my-site.example.app', description: 'Address of the project’s site' })
+  @ApiProperty({
+    example: 'https://my-site.example.app',
+    description: 'Address of the project’s site; in the answer of a deploy with `publish: false`, the deployment’s preview address',
+  })
   url: string;
   @ApiProperty({ example: 1 })
   version: number;
@@ -24,6 +27,13 @@ export class DeploymentView extends LazyDeploymentView {
   projectId: string;
   @ApiProperty({ enum: DEPLOYMENT_STATUSES })
   status: DeploymentStatus;
+  @ApiProperty({
+    example: 'https://my-site--12.example.app',
+    description:
+      'This deployment’s own address, whatever is live: `<slug>--<version>.<SITES_DOMAIN>`, or `<slug prefix>--<id without dep_>` when that would exceed a 63-character DNS label. ' +
+      'Gated like the site, `X-Robots-Tag: noindex`, 410 once expired',
+  })
+  preview_url: string;
   @ApiProperty({ example: 12 })
   file_count: number;
   @ApiProperty({ example: '7d' })
