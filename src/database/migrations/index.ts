@@ -7,5 +7,6 @@ import { CustomDomains1763770005000 } from './1763770005000-CustomDomains';
 import { WorkspaceBlobs1763770006000 } from './1763770006000-WorkspaceBlobs';
 import { Leads1763770003000 } from './1763770003000-Leads';
 import { Outbox1763770010000 } from './1763770010000-Outbox';
+import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';
 
-export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000, Billing1763770004000, CustomDomains1763770005000, WorkspaceBlobs1763770006000, Leads1763770003000, Outbox1763770010000];
+export const MIGRATIONS: Function[] = [Identity1763770000000, ProjectsDeployments1763770001000, GateRateLimits1763770002000, Billing1763770004000, CustomDomains1763770005000, WorkspaceBlobs1763770006000, Leads1763770003000, Outbox1763770010000, BlobVariants1763770012000];
