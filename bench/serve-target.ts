@@ -6,9 +6,10 @@
  */
 import 'reflect-metadata';
 import express from 'express';
-import { writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { BlobVariants } from '../src/deployments/blob-variants.service';
 import { api, freePort, startBenchApp } from './harness';
 
 const kind = process.argv[2];
@@ -39,6 +40,15 @@ async function statichost(): Promise<void> {
   });
   const cookie = login.cookie;
   if (login.status !== 303 || !cookie) throw new Error(`gate login failed: ${login.status}`);
+  // A real build nobody here wrote, for the bytes-on-the-wire comparison (issue 12).
+  const swagger = process.env.BENCH_SWAGGER_DIR;
+  if (swagger) {
+    const names = (await readdir(swagger)).filter((n) => !n.startsWith('.'));
+    const swaggerFiles = await Promise.all(names.map(async (n) => ({ path: n, content: (await readFile(join(swagger, n))).toString('base64'), encoding: 'base64' })));
+    await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-swagger', files: swaggerFiles }, auth);
+  }
+  // Measure compressed answers only once every Brotli and gzip copy exists.
+  await app.app.get(BlobVariants).idle();
   process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, cookie })}\n`);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

@@ -5,12 +5,19 @@
  * core 0 and wrk to core 1 (taskset), 50 connections, loopback only.
  * Targets (issue 5): ungated >= 70% of nginx's req/s; gated >= 50%; p99 <= 10 ms.
  * Issue 18: the same app with METRICS_ENABLED=false beside it; metrics on >= 0.97x off.
+ * Issue 12: bytes on the wire for the files of swagger-ui-dist with `Accept-Encoding:
+ * br, gzip`, statichost beside nginx `gzip on; gzip_comp_level 6` (target <= 0.85x
+ * nginx's bytes); req/s of a 50 KB JS file asked for compressed beside the same file
+ * asked for identity (target >= 0.9x).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { freePort } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -18,7 +25,12 @@ const CONNECTIONS = 50;
 const FILES: Record<string, string> = {
   'file-2k.html': `<p>${randomBytes(1500).toString('base64').slice(0, 2041)}</p>`,
   'file-50k.html': `<p>${randomBytes(38_000).toString('base64').slice(0, 51_193)}</p>`,
+  // Code-like text compresses as real bundles do (random base64 would only save 25 %).
+  'file-50k.js': Array.from({ length: 700 }, (_, i) => `export const f${i} = (a, b) => a.map((x) => x * ${i} + b[${i % 13}] /* ${randomBytes(6).toString('hex')} */);\n`).join('').slice(0, 51_200),
 };
+const ACCEPT_COMPRESSED = 'Accept-Encoding: br, gzip';
+const SWAGGER_DIR = join(require.resolve('swagger-ui-dist/package.json'), '..');
+const NGINX_GZIP_TYPES = 'text/plain text/css text/xml text/javascript application/javascript application/x-javascript application/json application/xml application/rss+xml image/svg+xml';
 
 function have(cmd: string): boolean {
   try {
@@ -31,7 +43,7 @@ function have(cmd: string): boolean {
 
 async function startTarget(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   const child = spawn('taskset', ['-c', '0', process.execPath, '-r', '@swc-node/register', join(__dirname, 'serve-target.ts'), ...args], {
-    env: { ...process.env, ...env, BENCH_FILES: JSON.stringify(FILES) },
+    env: { ...process.env, ...env, BENCH_FILES: JSON.stringify(FILES), BENCH_SWAGGER_DIR: SWAGGER_DIR },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -47,10 +59,11 @@ async function startTarget(args: string[], env: Record<string, string> = {}): Pr
   return { child, info };
 }
 
-async function startNginx(root: string): Promise<{ stop(): void; port: number } | undefined> {
+async function startNginx(root: string): Promise<{ stop(): void; port: number; gzipPort: number } | undefined> {
   const nginx = ['/usr/sbin/nginx', 'nginx'].find((p) => p.startsWith('/') ? have(p) : have(p));
   if (!nginx) return undefined;
   const port = await freePort();
+  const gzipPort = await freePort();
   const conf = join(root, 'nginx.conf');
   await writeFile(
     conf,
@@ -59,11 +72,31 @@ events { worker_connections 1024; }
 http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
   include /etc/nginx/mime.types;
   client_body_temp_path ${root}/tmp; proxy_temp_path ${root}/tmp; fastcgi_temp_path ${root}/tmp; uwsgi_temp_path ${root}/tmp; scgi_temp_path ${root}/tmp;
-  server { listen 127.0.0.1:${port}; root ${root}/files; } }`,
+  server { listen 127.0.0.1:${port}; root ${root}/files; }
+  server { listen 127.0.0.1:${gzipPort}; root ${SWAGGER_DIR}; gzip on; gzip_comp_level 6; gzip_types ${NGINX_GZIP_TYPES}; } }`,
   );
   const child = spawn('taskset', ['-c', '0', nginx, '-c', conf, '-p', root], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
-  return { port, stop: () => child.kill('SIGQUIT') };
+  return { port, gzipPort, stop: () => child.kill('SIGQUIT') };
+}
+
+/** Bytes on the wire for one GET (body as sent, not decoded), checked against the original once decoded. */
+function wireBytes(port: number, host: string, path: string, original: Buffer): Promise<{ bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: host, 'Accept-Encoding': 'br, gzip' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const encoding = String(res.headers['content-encoding'] ?? 'identity');
+        const decoded = encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body;
+        if (res.statusCode !== 200 || !decoded.equals(original)) reject(new Error(`${host}${path}: ${res.statusCode}, decoded bytes differ from the original`));
+        else resolve({ bytes: body.length, encoding });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 interface Result {
@@ -89,6 +122,7 @@ async function main(): Promise<void> {
   await chmod(root, 0o755); // nginx workers run as an unprivileged user
   const children: { stop(): void }[] = [];
   const results: Record<string, Record<string, Result>> = {};
+  let wire: { statichost: number; nginx: number; raw: number; files: number } | undefined;
   try {
     const filesDir = join(root, 'files');
     const sh = await startTarget(['statichost']);
@@ -110,7 +144,18 @@ async function main(): Promise<void> {
       row['statichost ungated, metrics off'] = wrk(`http://127.0.0.1:${offPort}/${file}`, `bench.localhost:${offPort}`);
       row['statichost gated'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench-gated.localhost:${shPort}`, [`Cookie: ${sh.info.cookie as string}`]);
       row['express.static'] = wrk(`http://127.0.0.1:${ex.info.port as number}/${file}`, 'localhost');
+      if (file.endsWith('.js')) row['statichost ungated, br'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench.localhost:${shPort}`, [ACCEPT_COMPRESSED]);
       results[file] = row;
+    }
+    if (ng) {
+      wire = { statichost: 0, nginx: 0, raw: 0, files: 0 };
+      for (const name of readdirSync(SWAGGER_DIR)) {
+        const original = readFileSync(join(SWAGGER_DIR, name));
+        wire.statichost += (await wireBytes(shPort, `bench-swagger.localhost:${shPort}`, `/${name}`, original)).bytes;
+        wire.nginx += (await wireBytes(ng.gzipPort, 'localhost', `/${name}`, original)).bytes;
+        wire.raw += original.length;
+        wire.files++;
+      }
     }
   } finally {
     for (const c of children) c.stop();
@@ -141,6 +186,14 @@ async function main(): Promise<void> {
     for (const name of ['statichost ungated', 'statichost gated']) {
       console.log(`${name} p99 ${row[name].p99Ms.toFixed(2)} ms (target <= 10 ms) ${row[name].p99Ms <= 10 ? 'MET' : 'MISSED'}`);
     }
+    const br = row['statichost ungated, br'];
+    if (br) console.log(`compressed (${ACCEPT_COMPRESSED}) ${(br.reqPerSec / on).toFixed(3)}x of identity req/s (target >= 0.9x) ${br.reqPerSec >= 0.9 * on ? 'MET' : 'MISSED'}`);
+  }
+  if (wire) {
+    const ratio = wire.statichost / wire.nginx;
+    console.log(`\nswagger-ui-dist (${wire.files} files, ${(wire.raw / 1e6).toFixed(2)} MB raw), ${ACCEPT_COMPRESSED}:`);
+    console.log(`bytes on the wire: statichost ${wire.statichost}, nginx gzip_comp_level 6 ${wire.nginx}`);
+    console.log(`statichost ${ratio.toFixed(3)}x of nginx's bytes (target <= 0.85x) ${ratio <= 0.85 ? 'MET' : 'MISSED'}`);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import type { StoredEncoding } from '../sites/rules/encoding';
 import { StorageProvider } from '../storage/storage.provider';
 
 export interface BlobContent {
@@ -14,6 +15,11 @@ export interface BlobContent {
 /** Object key of a blob: derived from its hash only, never from a user's path. */
 export function blobKey(sha256: string): string {
   return `blobs/${sha256.slice(0, 2)}/${sha256}`;
+}
+
+/** Object key of a blob's compressed copy: beside the blob, derived from the hash only. */
+export function variantKey(sha256: string, encoding: StoredEncoding): string {
+  return `${blobKey(sha256)}.${encoding === 'br' ? 'br' : 'gz'}`;
 }
 
 const UPLOAD_CONCURRENCY = 8;
@@ -171,10 +177,10 @@ export class BlobStore {
     let deleted = 0;
     for (const { sha256 } of candidates) {
       const done = await this.dataSource.transaction(async (m) => {
-        const locked = await m.query('SELECT sha256 FROM blobs WHERE sha256 = $1 AND last_claimed_at < $2 FOR UPDATE SKIP LOCKED', [
-          sha256,
-          cutoff,
-        ]);
+        const locked: { br_size: string | null; gzip_size: string | null }[] = await m.query(
+          'SELECT br_size, gzip_size FROM blobs WHERE sha256 = $1 AND last_claimed_at < $2 FOR UPDATE SKIP LOCKED',
+          [sha256, cutoff],
+        );
         if (locked.length === 0) return false;
         // A fresh statement: sees every manifest committed while we waited for the lock.
         const referenced = await m.query(
@@ -184,6 +190,9 @@ export class BlobStore {
         );
         if (referenced.length > 0) return false;
         await this.storage.delete(blobKey(sha256));
+        // Its compressed copies go with it (the compressor records them under a lock on this row).
+        if (locked[0].br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
+        if (locked[0].gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
         await m.query('DELETE FROM blobs WHERE sha256 = $1', [sha256]);
         return true;
       });

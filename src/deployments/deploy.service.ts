@@ -12,7 +12,9 @@ import { Project, ProjectType } from '../projects/project.entity';
 import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
 import { notifySiteChanged } from '../projects/site-events';
 import { newSlugProblem, slugProblem } from '../projects/slug';
+import { isCompressible } from '../sites/rules/encoding';
 import { BlobContent, BlobStore } from './blob-store.service';
+import { BlobVariants } from './blob-variants.service';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import { Deployment } from './deployment.entity';
 import { DeployFileDto } from './dto/deploy.dto';
@@ -69,6 +71,7 @@ export class DeployService {
     private readonly clock: Clock,
     private readonly quotas: QuotaService,
     private readonly metrics: MetricsService,
+    private readonly variants: BlobVariants,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -176,7 +179,10 @@ export class DeployService {
         throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
       }
       try {
-        return await this.dataSource.transaction((m) => this.commit(m, principal, target, request, prepared));
+        const done = await this.dataSource.transaction((m) => this.commit(m, principal, target, request, prepared));
+        // Brotli at its best quality takes seconds a megabyte: computed after the commit, never waited for.
+        this.variants.schedule(prepared.files.filter((f) => isCompressible(f.contentType, f.size)).map((f) => f.sha256));
+        return done;
       } catch (err) {
         if (!(err instanceof MissingBlobsError) || attempt >= COMMIT_ATTEMPTS) {
           if (err instanceof MissingBlobsError) throw new ApiError(503, 'storage_busy', 'Storage is busy; retry the deploy');

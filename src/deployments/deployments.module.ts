@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../projects/projects.module';
 import { Blob } from './blob.entity';
 import { BlobStore } from './blob-store.service';
+import { BlobVariants } from './blob-variants.service';
 import { DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
@@ -13,7 +14,7 @@ import { TtlSweeper } from './ttl-sweeper.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Deployment, DeploymentFile, Blob]), ProjectsModule],
   controllers: [LazyDeployController, DeploymentsController],
-  providers: [DeployService, DeploymentsService, BlobStore, TtlSweeper],
-  exports: [DeployService, DeploymentsService, BlobStore, TtlSweeper],
+  providers: [DeployService, DeploymentsService, BlobStore, BlobVariants, TtlSweeper],
+  exports: [DeployService, DeploymentsService, BlobStore, BlobVariants, TtlSweeper],
 })
 export class DeploymentsModule {}

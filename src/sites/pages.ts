@@ -69,4 +69,5 @@ export const PAGES = {
   methodNotAllowed: () => messagePage('Method not allowed', 'Sites answer GET and HEAD requests only.'),
   tooManyAttempts: (seconds: number) => messagePage('Too many attempts', `Too many attempts from your address. Try again in ${seconds} seconds.`),
   rangeNotSatisfiable: () => messagePage('Range not satisfiable', 'The requested byte range is outside the file.'),
+  notAcceptable: () => messagePage('Not acceptable', 'This file is not available in any content coding the request accepts (Accept-Encoding).'),
 };

@@ -17,6 +17,8 @@ export interface SiteFile {
   etag: string;
   /** Response headers per cache policy, built on first use by the router. */
   headers?: Map<string, string[]>;
+  /** Whether the router serves it compressed when it can (isCompressible), decided on first use. */
+  compressible?: boolean;
 }
 
 export interface LiveDeployment {

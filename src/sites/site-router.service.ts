@@ -6,7 +6,8 @@ import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { blobKey } from '../deployments/blob-store.service';
+import { blobKey, variantKey } from '../deployments/blob-store.service';
+import { BlobVariants, Variants } from '../deployments/blob-variants.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { couldBeCustomDomain } from '../domains/domain-name';
@@ -18,6 +19,7 @@ import type { PreviewTarget } from '../deployments/preview-label';
 import { GATE_PATH, gatePage, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
+import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
 import { SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
@@ -46,6 +48,8 @@ export class SiteRouter {
   private readonly gates = new Map<string, GateHandler>();
   private readonly routes = new Map<string, HostRoute>();
   private readonly hsts?: string;
+  /** `available|Accept-Encoding` → chosen encoding. */
+  private readonly negotiated = new Map<string, Encoding | null>();
 
   constructor(
     private readonly config: AppConfig,
@@ -54,6 +58,7 @@ export class SiteRouter {
     private readonly gate: GateService,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    private readonly variants: BlobVariants,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.bytes = new LRUCache<string, Buffer>({
@@ -243,72 +248,127 @@ export class SiteRouter {
   }
 
   private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[]): void {
+    file.compressible ??= isCompressible(file.contentType, file.size);
+    if (!file.compressible) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, undefined);
+    // Which compressed copies exist: known in memory after the first answer of this content.
+    const known = this.variants.peek(file.sha256);
+    if (known) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, known.variants);
+    this.variants
+      .lookup(file.sha256)
+      .then((k) => this.sendEncoded(req, res, file, status, cacheControl, gated, tags, k.variants))
+      .catch((err) => this.fail(err, req, res));
+  }
+
+  /**
+   * Answers with one representation of the file. `variants` is undefined for a file
+   * that is never compressed (no negotiation, no Vary), else the stored copies.
+   */
+  private sendEncoded(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[], variants: Variants | undefined): void {
     const head = req.method === 'HEAD';
+    const vary = variants !== undefined;
     const ifNoneMatch = req.headers['if-none-match'];
     const rangeHeader = req.headers.range;
-    if (status === 200 && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, file.etag)) {
-      res.writeHead(304, baseHeaders(file, cacheControl, gated, false, tags));
-      res.end();
-      return;
-    }
+    // A range is always of the identity bytes (as nginx does): a byte offset into a
+    // Brotli stream is of no use to anyone, and the bytes must not depend on the coding.
     const range = status === 200 && rangeHeader !== undefined ? parseSingleRange(rangeHeader, file.size) : NO_RANGE;
+    let encoding: Encoding = 'identity';
+    if (vary && range.kind === 'none') {
+      const chosen = this.negotiate(req.headers['accept-encoding'], variants);
+      if (chosen === null) return this.notAcceptable(res, head, gated, tags);
+      encoding = chosen;
+    }
+    if (status === 200 && ifNoneMatch !== undefined) {
+      const etag = vary ? notModifiedEtag(ifNoneMatch, file.etag, encoding) : etagMatches(ifNoneMatch, file.etag) ? file.etag : undefined;
+      if (etag !== undefined) {
+        // No Content-Encoding on a 304: the ETag names the copy the client holds, which may not be `encoding`.
+        const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
+        headers[1] = etag;
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+    }
     if (range.kind === 'unsatisfiable') {
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
-      const headers = baseHeaders(file, cacheControl, gated, false, tags);
+      const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
       headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
       res.writeHead(416, headers);
       res.end(head ? undefined : body);
       return;
     }
-    const cached = this.bytes.get(file.sha256);
+    const body = bodyOf(file, encoding, variants);
+    const cached = this.bytes.get(body.cacheKey);
     if (cached && !head) this.metrics.fileCacheHits.inc();
     if (range.kind === 'none') {
-      // The common case: whole file, headers built once per file and cache policy.
-      const headers = wholeFileHeaders(file, cacheControl, gated, tags);
+      // The common case: whole file, headers built once per file, encoding and cache policy.
+      const headers = wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size);
       if (cached || head) {
         res.writeHead(status, headers);
         res.end(head ? undefined : cached);
         return;
       }
-      this.sendFromStorage(res, file, status, headers).catch((err) => this.fail(err, req, res));
+      this.sendFromStorage(res, file, body, status, headers).catch((err) => this.fail(err, req, res));
       return;
     }
     const { start, end } = range;
-    const headers = baseHeaders(file, cacheControl, gated, true, tags);
+    const headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');
     headers.push('Content-Range', `bytes ${start}-${end}/${file.size}`, 'Content-Length', String(end - start + 1));
     if (cached || head) {
       res.writeHead(206, headers);
       res.end(head ? undefined : cached!.subarray(start, end + 1));
       return;
     }
-    this.sendFromStorage(res, file, 206, headers, { start, end }).catch((err) => this.fail(err, req, res));
+    this.sendFromStorage(res, file, body, 206, headers, { start, end }).catch((err) => this.fail(err, req, res));
   }
 
-  private async sendFromStorage(res: ServerResponse, file: SiteFile, status: number, headers: string[], range?: { start: number; end: number }): Promise<void> {
+  /** chooseEncoding, memoised: a handful of Accept-Encoding values arrive over and over. */
+  private negotiate(acceptEncoding: string | undefined, variants: Variants): Encoding | null {
+    const available = variants.br !== undefined ? (variants.gzip !== undefined ? BR_GZIP : BR) : variants.gzip !== undefined ? GZIP : NONE;
+    if (acceptEncoding === undefined) return 'identity';
+    const key = `${available.join(',')}|${acceptEncoding}`;
+    const known = this.negotiated.get(key);
+    if (known !== undefined) return known;
+    const chosen = chooseEncoding(acceptEncoding, available);
+    if (this.negotiated.size >= 1000) this.negotiated.clear();
+    this.negotiated.set(key, chosen);
+    return chosen;
+  }
+
+  /** The client refuses identity and accepts no stored copy (RFC 9110 §12.5.3 lets us say so). */
+  private notAcceptable(res: ServerResponse, head: boolean, gated: boolean, tags: string[]): void {
+    const body = Buffer.from(PAGES.notAcceptable());
+    // no-store: the copies it asks for may exist a moment later.
+    const headers = ['Content-Type', HTML, 'Content-Length', String(body.length), 'Cache-Control', gated ? PRIVATE_CACHE : 'no-store', 'X-Content-Type-Options', 'nosniff', 'Vary', gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding', ...tags];
+    res.writeHead(406, headers);
+    res.end(head ? undefined : body);
+  }
+
+  private async sendFromStorage(res: ServerResponse, file: SiteFile, body: Body, status: number, headers: string[], range?: { start: number; end: number }): Promise<void> {
     this.metrics.fileCacheMisses.inc();
-    if (file.size <= this.config.SITE_FILE_CACHE_MAX_FILE_BYTES) {
-      const whole = await this.readWhole(file);
+    if (body.size <= this.config.SITE_FILE_CACHE_MAX_FILE_BYTES) {
+      const whole = await this.readWhole(file, body);
       res.writeHead(status, headers);
       res.end(range ? whole.subarray(range.start, range.end + 1) : whole);
       return;
     }
-    const object = await this.storage.get(blobKey(file.sha256), range);
-    if (!object) throw new Error(`object of ${file.path} (${file.sha256}) is missing from storage`);
+    const object = await this.storage.get(body.storageKey, range);
+    if (!object) throw new Error(`object ${body.storageKey} of ${file.path} is missing from storage`);
     res.writeHead(status, headers);
     object.stream.on('error', (err) => {
-      this.logger.error(`streaming ${file.sha256} failed: ${err.message}`);
+      this.logger.error(`streaming ${body.storageKey} failed: ${err.message}`);
       res.destroy(err);
     });
     object.stream.pipe(res);
   }
 
-  private async readWhole(file: SiteFile): Promise<Buffer> {
-    const object = await this.storage.get(blobKey(file.sha256));
-    if (!object) throw new Error(`object of ${file.path} (${file.sha256}) is missing from storage`);
+  private async readWhole(file: SiteFile, body: Body): Promise<Buffer> {
+    const object = await this.storage.get(body.storageKey);
+    if (!object) throw new Error(`object ${body.storageKey} of ${file.path} is missing from storage`);
     const chunks: Buffer[] = [];
     for await (const chunk of object.stream) chunks.push(chunk as Buffer);
     const whole = Buffer.concat(chunks);
-    this.bytes.set(file.sha256, whole);
+    // Identity bytes and compressed copies share one memory bound.
+    this.bytes.set(body.cacheKey, whole);
     return whole;
   }
 
@@ -385,22 +445,47 @@ const NO_RANGE = { kind: 'none' } as const;
 
 
 
-/** Headers every file answer carries (as a flat array, the cheapest form for writeHead). */
-function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean, tags: string[]): string[] {
-  const headers = ['ETag', file.etag, 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', 'Accept-Ranges', 'bytes', ...tags];
+const BR_GZIP: StoredEncoding[] = ['br', 'gzip'];
+const BR: StoredEncoding[] = ['br'];
+const GZIP: StoredEncoding[] = ['gzip'];
+const NONE: StoredEncoding[] = [];
+
+/** Where one representation's bytes are: memory cache key, storage key, length. */
+interface Body {
+  cacheKey: string;
+  storageKey: string;
+  size: number;
+}
+
+function bodyOf(file: SiteFile, encoding: Encoding, variants: Variants | undefined): Body {
+  if (encoding === 'identity' || !variants) return { cacheKey: file.sha256, storageKey: blobKey(file.sha256), size: file.size };
+  return { cacheKey: `${file.sha256}.${encoding}`, storageKey: variantKey(file.sha256, encoding), size: variants[encoding]! };
+}
+
+/**
+ * Headers every file answer carries (as a flat array, the cheapest form for writeHead;
+ * the ETag is always at index 1). A compressible file's answers all say
+ * `Vary: Accept-Encoding`, identity ones included, so no cache hands a gzip body to a
+ * client that cannot read it, or identity to every client after one old one asked.
+ */
+function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean, tags: string[], vary = false, encoding: Encoding = 'identity'): string[] {
+  const headers = ['ETag', etagFor(file.etag, encoding), 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', ...tags];
+  // Ranges are of the identity bytes only; an encoded answer does not offer them (nginx does the same).
+  if (encoding === 'identity') headers.push('Accept-Ranges', 'bytes');
+  else headers.push('Content-Encoding', encoding);
   if (withType) headers.push('Content-Type', file.contentType);
-  if (gated) headers.push('Vary', 'Cookie');
+  if (vary || gated) headers.push('Vary', vary ? (gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding') : 'Cookie');
   return headers;
 }
 
-/** Whole-file headers, memoised on the (immutable) manifest entry per cache policy. */
-function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean, tags: string[]): string[] {
+/** Whole-file headers, memoised on the (immutable) manifest entry per cache policy and encoding. */
+function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean, tags: string[], vary: boolean, encoding: Encoding, size: number): string[] {
   const memo = (file.headers ??= new Map());
-  const key = gated ? `g:${cacheControl}` : cacheControl;
+  const key = `${gated ? 'g' : ''}${vary ? 'v' : ''}:${encoding}:${cacheControl}`;
   let headers = memo.get(key);
   if (!headers) {
-    headers = baseHeaders(file, cacheControl, gated, true, tags);
-    headers.push('Content-Length', String(file.size));
+    headers = baseHeaders(file, cacheControl, gated, true, tags, vary, encoding);
+    headers.push('Content-Length', String(size));
     memo.set(key, headers);
   }
   return headers;

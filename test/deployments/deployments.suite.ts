@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { variantKey } from '../../src/deployments/blob-store.service';
+import { BlobVariants } from '../../src/deployments/blob-variants.service';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { Clock } from '../../src/common/time';
 import { StorageProvider } from '../../src/storage/storage.provider';
@@ -332,6 +334,36 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         } finally {
           now.mockRestore();
         }
+      });
+    });
+
+    describe('compressed copies', () => {
+      it('stores Brotli and gzip copies beside a compressible blob, serves them, and collects them with it', async () => {
+        const clock = t.app.get(Clock);
+        const sweeper = t.app.get(TtlSweeper);
+        const storage = t.app.get(StorageProvider);
+        const content = Array.from({ length: 400 }, (_, i) => `<p>paragraph ${i} of a compressible page ${driver}</p>`).join('\n');
+        const keys = [`blobs/${sha(content).slice(0, 2)}/${sha(content)}`, variantKey(sha(content), 'br'), variantKey(sha(content), 'gzip')];
+        await lazy({ project_slug: `zip-${driver}`, files: [{ path: 'index.html', content }], ttl: '1h' }).expect(201);
+        await t.app.get(BlobVariants).idle();
+        for (const key of keys) expect(await storage.exists(key)).toBe(true);
+        const [row] = await t.dataSource.query('SELECT br_size, gzip_size FROM blobs WHERE sha256 = $1', [sha(content)]);
+        expect((await storage.head(keys[1]))?.size).toBe(Number(row.br_size));
+        // supertest decodes the body; Content-Length tells what came over the wire.
+        const res = await t.http().get('/').set('Host', `zip-${driver}.${t.config.SITES_DOMAIN}:${t.port}`).set('Accept-Encoding', 'br').expect(200);
+        expect(res.headers['content-encoding']).toBe('br');
+        expect(res.headers['content-length']).toBe(String(row.br_size));
+        expect(res.text).toBe(content);
+        // Expired and past the grace period: the blob and both copies go.
+        const now = jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + 2 * 60 * 60 * 1000 + t.config.BLOB_GC_GRACE_SECONDS * 1000));
+        try {
+          await sweeper.runOnce();
+          now.mockReturnValue(new Date(Date.now() + 4 * 60 * 60 * 1000 + 2 * t.config.BLOB_GC_GRACE_SECONDS * 1000));
+          await sweeper.runOnce();
+        } finally {
+          now.mockRestore();
+        }
+        for (const key of keys) expect(await storage.exists(key)).toBe(false);
       });
     });
 

@@ -8,6 +8,7 @@ import { WorkspaceBlobs1763770006000 } from './1763770006000-WorkspaceBlobs';
 import { Leads1763770003000 } from './1763770003000-Leads';
 import { LeadDomains1763770007000 } from './1763770007000-LeadDomains';
 import { Outbox1763770010000 } from './1763770010000-Outbox';
+import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';
 import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
 
 export const MIGRATIONS: Function[] = [
@@ -20,5 +21,6 @@ export const MIGRATIONS: Function[] = [
   Leads1763770003000,
   LeadDomains1763770007000,
   Outbox1763770010000,
+  BlobVariants1763770012000,
   AuthEpoch1763770015000,
 ];
