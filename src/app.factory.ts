@@ -7,7 +7,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
-import { createValidationPipe, RejectNulPipe } from './common/validation';
+import { createValidationPipe, RejectMalformedTextPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { SiteRouter } from './sites/site-router.service';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -66,7 +66,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     next();
   });
   app.useBodyParser('json', { limit: config.BODY_LIMIT_BYTES });
-  app.useGlobalPipes(new RejectNulPipe(), createValidationPipe());
+  app.useGlobalPipes(new RejectMalformedTextPipe(), createValidationPipe());
   app.useGlobalFilters(new GlobalExceptionFilter(logger));
 
   const document = buildOpenApiDocument(app);
