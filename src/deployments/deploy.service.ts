@@ -44,6 +44,8 @@ export interface DeployRequest {
   ttl?: string;
 }
 
+export type DeployResult = { deployment: Deployment; project: Project };
+
 class MissingBlobsError extends Error {}
 
 /** Attempts when the garbage collector takes a blob between claim and commit (rare). */
@@ -140,7 +142,16 @@ export class DeployService {
     return { files: prepared, blobs: [...blobs.values()], referenced: uploadedRefs, sizeBytes };
   }
 
-  async deploy(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
+  /**
+   * `beforeCommit` runs last inside the deploy's transaction: the controller records the
+   * Idempotency-Key's response there, so the key is completed exactly when the deploy commits.
+   */
+  async deploy(
+    principal: Principal,
+    target: DeployTarget,
+    request: DeployRequest,
+    beforeCommit?: (m: EntityManager, result: DeployResult) => Promise<void>,
+  ): Promise<DeployResult> {
     workspaceOf(principal);
     if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
     if ('slug' in target) {
@@ -160,7 +171,11 @@ export class DeployService {
         throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
       }
       try {
-        return await this.dataSource.transaction((m) => this.commit(m, principal, target, request, prepared));
+        return await this.dataSource.transaction(async (m) => {
+          const result = await this.commit(m, principal, target, request, prepared);
+          await beforeCommit?.(m, result);
+          return result;
+        });
       } catch (err) {
         if (!(err instanceof MissingBlobsError) || attempt >= COMMIT_ATTEMPTS) {
           if (err instanceof MissingBlobsError) throw new ApiError(503, 'storage_busy', 'Storage is busy; retry the deploy');
