@@ -89,6 +89,16 @@ export class EnvironmentVariables {
   @Min(0)
   SWEEP_INTERVAL_SECONDS = 60;
 
+  /**
+   * Temp objects (`objects/.tmp`) and upload spools (`uploads/`) not written for this long
+   * are crash leftovers, removed at start and by the sweep. Writes in progress keep their
+   * file fresh, so this only needs to exceed the longest pause within one write.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  STALE_TEMP_FILE_SECONDS = 900;
+
   /** A stored object unreferenced for this long may be deleted; it bounds how long one deploy may take. */
   @Transform(toInt)
   @IsInt()

@@ -1,6 +1,10 @@
+import { mkdir, readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TempFileSweeper } from '../../src/storage/temp-file-sweeper.service';
 import { NO_FREE_QUOTAS, startTestApp, TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
+import { deploySite } from '../helpers/sites';
 import { freePort } from '../helpers/ports';
 import { AppProcess, startAppProcess } from './app-process-helper';
 
@@ -80,4 +84,63 @@ describe('Crash recovery (e2e)', () => {
       expect(again.body.id).toBe(after[0].id);
     }, 180_000);
   });
+
+  describe('leftovers of interrupted writes', () => {
+    const hourAgo = () => new Date(Date.now() - 60 * 60 * 1000);
+    async function leave(dir: string, name: string, stale: boolean): Promise<void> {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, name), 'half-written');
+      if (stale) await utimes(join(dir, name), hourAgo(), hourAgo());
+    }
+    const tmpDir = () => join(t.dataDir, 'objects', '.tmp');
+    const spoolDir = () => join(t.dataDir, 'uploads');
+    const waitFor = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await check()); i++) await sleep(100);
+      return check();
+    };
+
+    it('are removed when an instance starts, sparing recent files (a live instance may be writing them)', async () => {
+      await leave(tmpDir(), 'crashed-object', true);
+      await leave(spoolDir(), 'crashed-upload.part', true);
+      await leave(tmpDir(), 'live-object', false);
+      await leave(spoolDir(), 'live-upload.part', false);
+      const sibling = await startTestApp({ sibling: t });
+      try {
+        expect(await waitFor(async () => !(await readdir(spoolDir())).includes('crashed-upload.part'))).toBe(true);
+        expect(await waitFor(async () => !(await readdir(tmpDir())).includes('crashed-object'))).toBe(true);
+        expect(await readdir(tmpDir())).toContain('live-object');
+        expect(await readdir(spoolDir())).toContain('live-upload.part');
+      } finally {
+        await sibling.close();
+      }
+    }, 60_000);
+
+    it('are removed by the periodic sweep too', async () => {
+      await leave(tmpDir(), 'later-crash', true);
+      await leave(spoolDir(), 'later-crash.part', true);
+      expect(await t.app.get(TempFileSweeper).runOnce()).toBeGreaterThanOrEqual(2);
+      expect(await readdir(tmpDir())).not.toContain('later-crash');
+      expect(await readdir(spoolDir())).not.toContain('later-crash.part');
+    });
+
+    it('temp objects are private to the service (0600), and so the stored objects', async () => {
+      await deploySite(t, token, 'modes', [{ path: 'index.html', content: `mode check ${Date.now()}` }]);
+      const [row] = await t.dataSource.query(
+        `SELECT f.sha256 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id JOIN projects p ON p.id = d.project_id WHERE p.slug = 'modes'`,
+      );
+      const files = await findFiles(join(t.dataDir, 'objects'), row.sha256);
+      expect(files.length).toBeGreaterThan(0);
+      for (const f of files) expect([f, ((await stat(f)).mode & 0o777).toString(8)]).toEqual([f, '600']);
+    });
+  });
 });
+
+async function findFiles(dir: string, nameContains: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await findFiles(path, nameContains)));
+    else if (path.includes(nameContains)) found.push(path);
+  }
+  return found;
+}
