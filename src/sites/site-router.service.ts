@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
+import { ApiError } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey } from '../deployments/blob-store.service';
@@ -110,6 +111,12 @@ export class SiteRouter {
   }
 
   private fail(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+    if (err instanceof ApiError && err.getStatus() === 503 && !res.headersSent) {
+      // Overload (e.g. the password gate's hashing queue is full), not a fault: a retry soon will do.
+      const retryAfter = (err as { headers?: Record<string, string> }).headers?.['Retry-After'];
+      if (retryAfter) res.setHeader('Retry-After', retryAfter);
+      return this.page(res, 503, 'no-store', PAGES.busy(), req.method === 'HEAD');
+    }
     this.logger.error(`site request failed: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}: ${(err as Error).message}`, (err as Error).stack);
     if (res.headersSent) {
       res.destroy();
