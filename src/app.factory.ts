@@ -12,7 +12,7 @@ import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
-import { createValidationPipe, RejectNulPipe } from './common/validation';
+import { createValidationPipe, RejectMalformedTextPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -98,7 +98,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       authenticate: bearerCheck(app.get(BearerStrategy)),
     }),
   );
-  app.useGlobalPipes(new RejectNulPipe(), createValidationPipe());
+  app.useGlobalPipes(new RejectMalformedTextPipe(), createValidationPipe());
   app.useGlobalFilters(new GlobalExceptionFilter(logger));
 
   const document = buildOpenApiDocument(app);

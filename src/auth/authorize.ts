@@ -2,6 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { ApiError, badRequest, forbidden, notFound } from '../common/errors';
 import { isId } from '../common/ids';
+import { assertStorableText } from '../common/validation';
 import {
   CREDENTIAL_KIND,
   IS_PUBLIC,
@@ -59,6 +60,8 @@ export function workspaceTarget(param: string | undefined, header: string | stri
     throw badRequest('X-Workspace-Id must be a workspace id (ws_ followed by 24 lowercase letters or digits)', 'invalid_workspace_header');
   }
   if (param !== undefined) {
+    // The guard reads this before any pipe runs, so the pipes' check is made here too.
+    assertStorableText(param, 'workspaceId');
     if (header !== undefined && header !== param) {
       throw forbidden(`X-Workspace-Id (${header}) names a different workspace than the path (${param})`, 'workspace_mismatch');
     }

@@ -7,7 +7,7 @@ import { QuotaService } from '../billing/quota.service';
 import { AppConfig } from '../config/app-config';
 import { BlobStore } from '../deployments/blob-store.service';
 import { workspaceOf } from '../projects/projects.service';
-import { SpooledUpload, spoolUpload, UploadTooLargeError } from './upload-spool';
+import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
 import { formatBytes } from '../common/format-bytes';
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -66,7 +66,7 @@ export class BlobsService {
 
     let spooled: SpooledUpload;
     try {
-      spooled = await spoolUpload(upload.body, { maxBytes: limit, dir: join(this.config.DATA_DIR, 'uploads') });
+      spooled = await spoolUpload(upload.body, { maxBytes: limit, dir: uploadSpoolDir(this.config.DATA_DIR) });
     } catch (err) {
       if (err instanceof UploadTooLargeError) throw this.tooLarge(sha256, undefined, limit);
       throw err;

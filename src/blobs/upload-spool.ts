@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
+/** Where large uploads are spooled: `$DATA_DIR/uploads` (a crash leaves `.part` files, see TempFileSweeper). */
+export function uploadSpoolDir(dataDir: string): string {
+  return join(dataDir, 'uploads');
+}
+
 export class UploadTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`upload exceeds ${limit} bytes`);

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { AppConfig } from '../config/app-config';
+import { passwordHashing } from './password-hash';
 import { Clock, SystemClock } from './time';
 
 /** Cross-cutting providers every module may inject. */
@@ -12,4 +14,9 @@ import { Clock, SystemClock } from './time';
   providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyInterceptor],
   exports: [Clock, IdempotencyService, IdempotencyInterceptor],
 })
-export class CommonModule {}
+export class CommonModule {
+  constructor(config: AppConfig) {
+    // One limiter per process, as the threadpool it protects is.
+    passwordHashing.configure(config.PASSWORD_HASH_CONCURRENCY, config.PASSWORD_HASH_QUEUE);
+  }
+}

@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { describeValidationErrors, findNul, summarizeProblems } from './validation';
+import { assertStorableText, describeValidationErrors, findLoneSurrogate, findNul, summarizeProblems } from './validation';
 
 const error = (property: string, constraints?: Record<string, string>, children: ValidationError[] = []) =>
   Object.assign(new ValidationError(), { property, constraints, children });
@@ -45,5 +45,24 @@ describe('summarizeProblems', () => {
     const { message, shown } = summarizeProblems(lines);
     expect(shown).toEqual(lines.slice(0, 10));
     expect(message).toBe(`${lines.slice(0, 10).join('; ')}; and 99990 more`);
+  });
+});
+
+describe('findLoneSurrogate', () => {
+  it('names a string holding half a surrogate pair', () => {
+    expect(findLoneSurrogate({ email: '\ud800@x.io' })).toBe('email');
+    expect(findLoneSurrogate({ a: ['ok', 'x\udc00'] })).toBe('a[1]');
+  });
+  it('lets whole pairs (astral characters) and deploy file contents through', () => {
+    expect(findLoneSurrogate({ name: 'rocket \ud83d\ude80' })).toBeUndefined();
+    expect(findLoneSurrogate({ files: [{ path: 'a', content: '\ud800' }] })).toBeUndefined();
+  });
+});
+
+describe('assertStorableText', () => {
+  it('throws a 400 naming the field', () => {
+    expect(() => assertStorableText('a\u0000', 'workspaceId')).toThrow('workspaceId: must not contain a NUL character');
+    expect(() => assertStorableText({ email: '\ud800' })).toThrow('email: must be valid Unicode text (it holds a lone surrogate)');
+    expect(() => assertStorableText({ email: 'ann@x.io' })).not.toThrow();
   });
 });

@@ -1,5 +1,5 @@
-import { ArgumentMetadata, PipeTransform, ValidationPipe } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
+import { applyDecorators, ArgumentMetadata, PipeTransform, ValidationPipe } from '@nestjs/common';
+import { NotEquals, ValidateIf, type ValidationError } from 'class-validator';
 import { badRequest } from './errors';
 
 /** Flattens nested class-validator errors into `files.0.path: must be a string` lines. */
@@ -27,6 +27,17 @@ export function summarizeProblems(lines: string[]): { message: string; shown: st
   return { message: shown.join('; ') + (more > 0 ? `; and ${more} more` : ''), shown };
 }
 
+/**
+ * A field that may be left out but not sent as null: `@IsOptional` lets null through
+ * to the service as if it were a value. For PATCH fields that null cannot clear.
+ */
+export function OptionalNotNull(): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((_object: object, value: unknown) => value !== undefined),
+    NotEquals(null, { message: '$property must not be null (leave it out to keep the current value)' }),
+  );
+}
+
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     whitelist: true,
@@ -40,16 +51,23 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/** PostgreSQL text cannot store NUL: such a string would fail deep in a query (a 500). */
+const hasNul = (s: string) => s.includes('\u0000');
 /**
- * Where in a request value a string holds a NUL character, or undefined. PostgreSQL
- * text cannot store NUL, so any such string would fail deep in a query (a 500);
- * deploy file `content` is skipped: it is bytes bound for the object store.
+ * A lone UTF-16 surrogate (JSON can carry one as `"\ud800"`) is no Unicode text: it
+ * cannot be encoded as UTF-8, and validator.js's `isEmail` throws a URIError on it.
  */
-export function findNul(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'value' : undefined;
+const hasLoneSurrogate = (s: string) => /\p{Cs}/u.test(s);
+
+/**
+ * Where in a request value a string fails `bad`, or undefined. Deploy file `content`
+ * is skipped: it is bytes bound for the object store, never a database column.
+ */
+function findString(value: unknown, bad: (s: string) => boolean, path: string): string | undefined {
+  if (typeof value === 'string') return bad(value) ? path || 'value' : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${path}[${i}]`);
+      const found = findString(value[i], bad, `${path}[${i}]`);
       if (found) return found;
     }
     return undefined;
@@ -57,19 +75,32 @@ export function findNul(value: unknown, path = ''): string | undefined {
   if (value !== null && typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
       if (key === 'content' && /^files\[\d+\]$/.test(path)) continue;
-      const found = findNul(child, path ? `${path}.${key}` : key);
+      const found = findString(child, bad, path ? `${path}.${key}` : key);
       if (found) return found;
     }
   }
   return undefined;
 }
 
-/** Refuses NUL characters in any parameter, query value or body field, naming where. */
-export class RejectNulPipe implements PipeTransform {
+export const findNul = (value: unknown, path = ''): string | undefined => findString(value, hasNul, path);
+export const findLoneSurrogate = (value: unknown, path = ''): string | undefined => findString(value, hasLoneSurrogate, path);
+
+/** Throws the 400 naming the first string in `value` that no text column or validator can take. */
+export function assertStorableText(value: unknown, path = ''): void {
+  const nul = findNul(value, path);
+  if (nul) throw badRequest(`${nul}: must not contain a NUL character`, 'validation_failed');
+  const surrogate = findLoneSurrogate(value, path);
+  if (surrogate) throw badRequest(`${surrogate}: must be valid Unicode text (it holds a lone surrogate)`, 'validation_failed');
+}
+
+/**
+ * Refuses NUL characters and lone surrogates in any parameter, query value or body
+ * field, naming where. Runs before the ValidationPipe, whose validators may throw on them.
+ */
+export class RejectMalformedTextPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type === 'custom') return value;
-    const found = findNul(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
-    if (found) throw badRequest(`${found}: must not contain a NUL character`, 'validation_failed');
+    assertStorableText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
     return value;
   }
 }

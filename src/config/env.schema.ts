@@ -138,6 +138,32 @@ export class EnvironmentVariables {
   @Min(0)
   SWEEP_INTERVAL_SECONDS = 60;
 
+  /**
+   * Password hashes (scrypt) computed at once per process, and how many more may wait;
+   * past that, logins and gate passwords answer 503 with Retry-After. scrypt shares
+   * libuv's threadpool (UV_THREADPOOL_SIZE, 4 by default) with file I/O: keep this
+   * below the pool size so serving files never waits behind a login flood.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  PASSWORD_HASH_CONCURRENCY = 2;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  PASSWORD_HASH_QUEUE = 64;
+
+  /**
+   * Temp objects (`objects/.tmp`) and upload spools (`uploads/`) not written for this long
+   * are crash leftovers, removed at start and by the sweep. Writes in progress keep their
+   * file fresh, so this only needs to exceed the longest pause within one write.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  STALE_TEMP_FILE_SECONDS = 900;
+
   /** A stored object unreferenced for this long may be deleted; it bounds how long one deploy may take. */
   @Transform(toInt)
   @IsInt()

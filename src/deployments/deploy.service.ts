@@ -49,6 +49,8 @@ export interface DeployRequest {
   publish?: boolean;
 }
 
+export type DeployResult = { deployment: Deployment; project: Project };
+
 class MissingBlobsError extends Error {}
 
 /** Attempts when the garbage collector takes a blob between claim and commit (rare). */
@@ -147,10 +149,19 @@ export class DeployService {
     return { files: prepared, blobs: [...blobs.values()], referenced: uploadedRefs, sizeBytes };
   }
 
-  async deploy(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
+  /**
+   * `beforeCommit` runs last inside the deploy's transaction: the controller records the
+   * Idempotency-Key's response there, so the key is completed exactly when the deploy commits.
+   */
+  async deploy(
+    principal: Principal,
+    target: DeployTarget,
+    request: DeployRequest,
+    beforeCommit?: (m: EntityManager, result: DeployResult) => Promise<void>,
+  ): Promise<DeployResult> {
     const start = performance.now();
     try {
-      const done = await this.deployOnce(principal, target, request);
+      const done = await this.deployOnce(principal, target, request, beforeCommit);
       this.metrics.observeDeploy('ok', (performance.now() - start) / 1000, Number(done.deployment.sizeBytes));
       return done;
     } catch (err) {
@@ -159,7 +170,12 @@ export class DeployService {
     }
   }
 
-  private async deployOnce(principal: Principal, target: DeployTarget, request: DeployRequest): Promise<{ deployment: Deployment; project: Project }> {
+  private async deployOnce(
+    principal: Principal,
+    target: DeployTarget,
+    request: DeployRequest,
+    beforeCommit?: (m: EntityManager, result: DeployResult) => Promise<void>,
+  ): Promise<DeployResult> {
     workspaceOf(principal);
     if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
     if ('slug' in target) {
@@ -179,7 +195,11 @@ export class DeployService {
         throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
       }
       try {
-        const done = await this.dataSource.transaction((m) => this.commit(m, principal, target, request, prepared));
+        const done = await this.dataSource.transaction(async (m) => {
+          const result = await this.commit(m, principal, target, request, prepared);
+          await beforeCommit?.(m, result);
+          return result;
+        });
         // Brotli at its best quality takes seconds a megabyte: computed after the commit, never waited for.
         this.variants.schedule(prepared.files.filter((f) => isCompressible(f.contentType, f.size)).map((f) => f.sha256));
         return done;

@@ -2,11 +2,12 @@ import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } fro
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
-import { IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
+import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
+import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { DeployService } from './deploy.service';
+import { DeployResult, DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { previewLabel } from './preview-label';
 import type { Project } from '../projects/project.entity';
@@ -38,6 +39,7 @@ export class LazyDeployController {
   constructor(
     private readonly deploys: DeployService,
     private readonly config: AppConfig,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   @Post()
@@ -47,9 +49,9 @@ export class LazyDeployController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to a project by slug; an unknown slug creates the project in the token’s workspace' })
   @ApiCreatedResponse({ type: LazyDeploymentView })
-  async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto) {
-    const { deployment, project } = await this.deploys.deploy(principal, { slug: dto.project_slug }, dto);
-    return lazyDeployView(deployment, deployedUrl(this.config, project, deployment));
+  async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto, @IdempotencyClaimOf() claim?: IdempotencyClaim) {
+    const view = ({ deployment, project }: DeployResult) => lazyDeployView(deployment, deployedUrl(this.config, project, deployment));
+    return view(await this.deploys.deploy(principal, { slug: dto.project_slug }, dto, completeKeyWith(this.idempotency, claim, view)));
   }
 }
 
@@ -63,6 +65,7 @@ export class DeploymentsController {
     private readonly deployments: DeploymentsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   @Post()
@@ -71,10 +74,16 @@ export class DeploymentsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live (unless `publish: false`)' })
   @ApiCreatedResponse({ type: DeploymentView })
-  async deploy(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: ProjectDeployDto) {
-    const { deployment, project } = await this.deploys.deploy(principal, { projectId }, dto);
-    const url = deployedUrl(this.config, project, deployment);
-    return deploymentView(deployment, url, previewUrl(this.config, project, deployment), this.clock.now());
+  async deploy(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId') projectId: string,
+    @Body() dto: ProjectDeployDto,
+    @IdempotencyClaimOf() claim?: IdempotencyClaim,
+  ) {
+    const now = this.clock.now();
+    const view = ({ deployment, project }: DeployResult) =>
+      deploymentView(deployment, deployedUrl(this.config, project, deployment), previewUrl(this.config, project, deployment), now);
+    return view(await this.deploys.deploy(principal, { projectId }, dto, completeKeyWith(this.idempotency, claim, view)));
   }
 
   @Get()

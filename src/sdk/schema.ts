@@ -1601,10 +1601,10 @@ export interface operations {
     LeadsController_listWorkspace: {
         parameters: {
             query?: {
-                /** @description Only leads whose email contains this text, case-insensitively (every character literal) */
-                search?: string;
                 page?: number;
                 limit?: number;
+                /** @description Only leads whose email contains this text, case-insensitively (every character literal) */
+                search?: string;
                 /** @description Only this project’s leads (`proj_…`) */
                 projectId?: string;
             };
@@ -1630,10 +1630,10 @@ export interface operations {
     LeadsController_listProject: {
         parameters: {
             query?: {
-                /** @description Only leads whose email contains this text, case-insensitively (every character literal) */
-                search?: string;
                 page?: number;
                 limit?: number;
+                /** @description Only leads whose email contains this text, case-insensitively (every character literal) */
+                search?: string;
             };
             header?: {
                 /** @description Required with a JWT; not needed with an API token */

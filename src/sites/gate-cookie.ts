@@ -48,19 +48,36 @@ export function gateCookieName(https: boolean): string {
   return https ? '__Host-statichost_gate' : 'statichost_gate';
 }
 
+const BASE = 'http://site.invalid';
+
 /**
- * A redirect target after a successful gate: same-site relative paths only, so
- * `//evil.com`, `/\evil.com`, absolute URLs and anything odd fall back to `/`.
+ * True when `path`, placed as is in a Location header, can only lead to this site: an
+ * absolute path that browsers will not read as a network-path reference (`//host`,
+ * `/\\host`) and with nothing a header or a URL parser would treat specially.
+ */
+export function isSameSitePath(path: string): boolean {
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return false;
+  if (/[\u0000-\u001f\u007f\\]/.test(path) || /\p{Cs}/u.test(path)) return false;
+  try {
+    return new URL(path, BASE).origin === BASE;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A redirect target after a successful gate: same-site paths only, anything else `/`.
+ * The check runs on what is returned, not only on what came in: normalising
+ * `/.//evil.example/x` or `/x/..//evil.com` yields `//evil…`, a redirect off-site.
  */
 export function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2048) return '/';
-  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  if (/[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  if (typeof next !== 'string' || next.length > 2048 || !isSameSitePath(next)) return '/';
+  let target: string;
   try {
-    const url = new URL(next, 'http://site.invalid');
-    if (url.origin !== 'http://site.invalid') return '/';
-    return `${url.pathname}${url.search}`;
+    const url = new URL(next, BASE);
+    target = `${url.pathname}${url.search}`;
   } catch {
     return '/';
   }
+  return isSameSitePath(target) ? target : '/';
 }

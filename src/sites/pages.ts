@@ -68,6 +68,7 @@ export const PAGES = {
   expired: () => messagePage('Site expired', 'The deployment of this site has expired.'),
   methodNotAllowed: () => messagePage('Method not allowed', 'Sites answer GET and HEAD requests only.'),
   tooManyAttempts: (seconds: number) => messagePage('Too many attempts', `Too many attempts from your address. Try again in ${seconds} seconds.`),
+  busy: () => messagePage('Busy', 'The server is busy. Try again in a moment.'),
   rangeNotSatisfiable: () => messagePage('Range not satisfiable', 'The requested byte range is outside the file.'),
   notAcceptable: () => messagePage('Not acceptable', 'This file is not available in any content coding the request accepts (Accept-Encoding).'),
 };

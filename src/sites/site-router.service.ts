@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
+import { ApiError } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { blobKey, variantKey } from '../deployments/blob-store.service';
@@ -151,6 +152,12 @@ export class SiteRouter {
       this.logger.warn(`site request while the database is unavailable: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}`);
       res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return this.page(res, 503, 'no-store', '<!doctype html><title>Unavailable</title><h1>This site is briefly unavailable</h1><p>Try again in a few seconds.</p>', req.method === 'HEAD');
+    }
+    if (err instanceof ApiError && err.getStatus() === 503 && !res.headersSent) {
+      // Overload (e.g. the password gate's hashing queue is full), not a fault: a retry soon will do.
+      const retryAfter = (err as { headers?: Record<string, string> }).headers?.['Retry-After'];
+      if (retryAfter) res.setHeader('Retry-After', retryAfter);
+      return this.page(res, 503, 'no-store', PAGES.busy(), req.method === 'HEAD');
     }
     this.logger.error(`site request failed: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}: ${(err as Error).message}`, (err as Error).stack);
     if (res.headersSent) {

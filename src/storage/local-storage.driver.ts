@@ -14,6 +14,11 @@ export class LocalStorageDriver extends StorageProvider {
     super();
   }
 
+  /** Writes in progress; a crash leaves files here (see TempFileSweeper). */
+  get tempDir(): string {
+    return join(this.root, '.tmp');
+  }
+
   private pathOf(key: string): string {
     assertValidKey(key);
     return join(this.root, key);
@@ -22,11 +27,11 @@ export class LocalStorageDriver extends StorageProvider {
   async put(key: string, body: Buffer | Readable): Promise<void> {
     const target = this.pathOf(key);
     await mkdir(dirname(target), { recursive: true });
-    const temp = join(this.root, '.tmp', `${randomBytes(12).toString('hex')}`);
-    await mkdir(dirname(temp), { recursive: true });
+    const temp = join(this.tempDir, `${randomBytes(12).toString('hex')}`);
+    await mkdir(this.tempDir, { recursive: true, mode: 0o700 });
     try {
       const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-      await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(source, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
       await rename(temp, target);
     } catch (err) {
       await rm(temp, { force: true });

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { LocalStorageDriver } from './local-storage.driver';
 import { S3StorageDriver } from './s3-storage.driver';
 import { StorageProvider } from './storage.provider';
+import { TempFileSweeper } from './temp-file-sweeper.service';
 
 export function createStorageProvider(config: AppConfig): StorageProvider {
   switch (config.STORAGE_DRIVER) {
@@ -24,7 +25,7 @@ export function createStorageProvider(config: AppConfig): StorageProvider {
 
 @Global()
 @Module({
-  providers: [{ provide: StorageProvider, inject: [AppConfig], useFactory: createStorageProvider }],
-  exports: [StorageProvider],
+  providers: [{ provide: StorageProvider, inject: [AppConfig], useFactory: createStorageProvider }, TempFileSweeper],
+  exports: [StorageProvider, TempFileSweeper],
 })
 export class StorageModule {}

@@ -6,7 +6,7 @@ import { scopesForRole } from '../auth/permissions';
 import type { Principal, Role } from '../auth/principal';
 import { uniqueViolation } from '../common/db-errors';
 import { conflict, notFound } from '../common/errors';
-import { newId } from '../common/ids';
+import { isId, newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { normalizeEmail } from '../users/email';
 import { UsersService } from '../users/users.service';
@@ -25,6 +25,8 @@ export class MembersService {
 
   /** The user's role in the workspace if they are an active member there (the guard asks this on every JWT request). */
   async activeRole(workspaceId: string, userId: string): Promise<Role | null> {
+    // Whatever the path held: no id, no member (and no query to fail on odd text).
+    if (!isId('ws', workspaceId)) return null;
     const member = await this.dataSource.manager.findOne(WorkspaceMember, {
       select: { role: true },
       where: { workspaceId, userId, status: 'active' },

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, createParamDecorator, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
@@ -6,9 +6,16 @@ import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import type { Principal } from '../../auth/principal';
 import { badRequest } from '../errors';
 import { canonicalJson } from './canonical-json';
-import { IdempotencyService } from './idempotency.service';
+import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+const CLAIM = Symbol('idempotency claim');
+type RequestWithClaim = Request & { [CLAIM]?: IdempotencyClaim };
+
+/** The request's claim of its Idempotency-Key, if it sent one: for handlers to complete it in their transaction. */
+export const IdempotencyClaimOf = createParamDecorator((_data: unknown, context: ExecutionContext): IdempotencyClaim | undefined => {
+  return context.switchToHttp().getRequest<RequestWithClaim>()[CLAIM];
+});
 
 /** Applies the `Idempotency-Key` header to a route (use with @UseInterceptors). */
 @Injectable()
@@ -35,8 +42,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const status: number =
       Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const claim: IdempotencyClaim = { workspaceId, key, createdAt: start.createdAt, status, completed: false };
+    (req as RequestWithClaim)[CLAIM] = claim;
     return next.handle().pipe(
-      mergeMap((body) => from(this.idempotency.complete(workspaceId, key, status, body).then(() => body))),
+      // A handler that completed the key in its own transaction (see IdempotencyClaim) left nothing to do.
+      mergeMap((body) => (claim.completed ? of(body) : from(this.idempotency.complete(workspaceId, key, status, body).then(() => body)))),
       catchError((err) => from(this.idempotency.abandon(workspaceId, key).then(() => Promise.reject(err)))),
     );
   }

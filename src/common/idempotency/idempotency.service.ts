@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiError, conflict } from '../errors';
 import { Clock } from '../time';
 
@@ -8,7 +8,28 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A first request that has not finished after this long is taken to have died. */
 const IN_PROGRESS_TIMEOUT_MS = 5 * 60 * 1000;
 
-export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
+/** `createdAt` identifies this claim of the key: a taken-over key is another row. */
+export type IdempotencyStart = { kind: 'new'; createdAt: Date } | { kind: 'replay'; status: number; body: unknown };
+
+/**
+ * The claim of a key by the request now running. A handler whose work commits in a
+ * transaction completes the key in that same transaction (`completeIn`): a crash
+ * between the two would otherwise leave the work done and the key in progress, and a
+ * retry after the takeover window would do it again.
+ */
+export interface IdempotencyClaim {
+  workspaceId: string;
+  key: string;
+  createdAt: Date;
+  status: number;
+  /** Set once completeIn ran: the interceptor then has nothing left to record. */
+  completed: boolean;
+}
+
+/** The hook a transactional handler gives its service: completes the key with the response `view` builds. */
+export function completeKeyWith<R>(service: IdempotencyService, claim: IdempotencyClaim | undefined, view: (result: R) => unknown) {
+  return claim ? (m: EntityManager, result: R) => service.completeIn(m, claim, view(result)) : undefined;
+}
 
 /** Stripe's semantics: same key + same request → the first response; same key + another request → 422. */
 @Injectable()
@@ -26,7 +47,7 @@ export class IdempotencyService {
          ON CONFLICT DO NOTHING RETURNING key`,
         [workspaceId, key, requestHash, now],
       );
-      if (inserted.length > 0) return { kind: 'new' };
+      if (inserted.length > 0) return { kind: 'new', createdAt: now };
       const [row]: { request_hash: string; response_status: number | null; response_body: unknown; created_at: Date }[] =
         await this.dataSource.query('SELECT request_hash, response_status, response_body, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [
           workspaceId,
@@ -57,6 +78,23 @@ export class IdempotencyService {
       status,
       JSON.stringify(body),
     ]);
+  }
+
+  /**
+   * Records the response inside the caller's transaction, so it commits (or not) with
+   * the work. Refuses (rolling the work back) when the claim is no longer this
+   * request's: it ran past the takeover window and a retry took the key over.
+   */
+  async completeIn(m: EntityManager, claim: IdempotencyClaim, body: unknown): Promise<void> {
+    const [, count]: [unknown, number] = await m.query(
+      `UPDATE idempotency_keys SET response_status = $4, response_body = $5
+       WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL`,
+      [claim.workspaceId, claim.key, claim.createdAt, claim.status, JSON.stringify(body)],
+    );
+    if (count !== 1) {
+      throw conflict(`Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`, 'idempotency_key_in_progress');
+    }
+    claim.completed = true;
   }
 
   /** A failed request leaves nothing behind: the client may retry with the same key. */

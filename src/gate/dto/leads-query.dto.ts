@@ -1,53 +1,36 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { MAX_LIMIT, PageQueryDto } from '../../common/pagination';
 import { MAX_EMAIL_LENGTH } from '../email-address';
 
-/** Keeps OFFSET within PostgreSQL's bigint whatever the limit. */
-export const MAX_PAGE = 2_147_483_647;
-export const MAX_LEADS_LIMIT = 100;
+/** `search`: a substring of the email, case-insensitively. */
+function SearchField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description: 'Only leads whose email contains this text, case-insensitively (every character literal)',
+      maxLength: MAX_EMAIL_LENGTH,
+    }),
+    IsOptional(),
+    IsString(),
+    MaxLength(MAX_EMAIL_LENGTH, { message: `search must be at most ${MAX_EMAIL_LENGTH} characters (no email is longer)` }),
+  );
+}
 
-class SearchQueryDto {
-  @ApiPropertyOptional({
-    description: 'Only leads whose email contains this text, case-insensitively (every character literal)',
-    maxLength: MAX_EMAIL_LENGTH,
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_EMAIL_LENGTH, { message: `search must be at most ${MAX_EMAIL_LENGTH} characters (no email is longer)` })
+/** `GET /projects/:projectId/gate/leads`: the shared page parser, limit default 20. */
+export class ProjectLeadsQueryDto extends PageQueryDto {
+  @SearchField()
   search?: string;
 }
 
-class PagedSearchQueryDto extends SearchQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be a positive integer' })
-  @Min(1, { message: 'page must be a positive integer' })
-  @Max(MAX_PAGE, { message: `page must be at most ${MAX_PAGE}` })
-  page: number = 1;
-}
-
-/** `GET /projects/:projectId/gate/leads`: limit default 20. */
-export class ProjectLeadsQueryDto extends PagedSearchQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LEADS_LIMIT, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a positive integer' })
-  @Min(1, { message: 'limit must be a positive integer' })
-  @Max(MAX_LEADS_LIMIT, { message: `limit must be at most ${MAX_LEADS_LIMIT}` })
-  limit: number = 20;
-}
-
 /** `GET /projects/gate/leads`: limit default 25, optionally one project. */
-export class WorkspaceLeadsQueryDto extends PagedSearchQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LEADS_LIMIT, default: 25 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a positive integer' })
-  @Min(1, { message: 'limit must be a positive integer' })
-  @Max(MAX_LEADS_LIMIT, { message: `limit must be at most ${MAX_LEADS_LIMIT}` })
-  limit: number = 25;
+export class WorkspaceLeadsQueryDto extends PageQueryDto {
+  @SearchField()
+  search?: string;
+
+  // Same rules as every list (inherited); only the default differs.
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 25 })
+  override limit: number = 25;
 
   @ApiPropertyOptional({ description: 'Only this project’s leads (`proj_…`)' })
   @IsOptional()
@@ -57,4 +40,7 @@ export class WorkspaceLeadsQueryDto extends PagedSearchQueryDto {
 }
 
 /** `GET /projects/:projectId/gate/leads/export`. */
-export class LeadsExportQueryDto extends SearchQueryDto {}
+export class LeadsExportQueryDto {
+  @SearchField()
+  search?: string;
+}

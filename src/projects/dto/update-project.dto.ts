@@ -1,27 +1,28 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation';
 import { GATE_TYPES, GateType } from '../project.entity';
 
 export class UpdateProjectDto {
   @ApiPropertyOptional({ maxLength: 100 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   name?: string;
 
   @ApiPropertyOptional({ example: '30d' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   default_ttl?: string;
 
   @ApiPropertyOptional({ enum: GATE_TYPES })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(GATE_TYPES)
   gate_type?: GateType;
 
   @ApiPropertyOptional({ writeOnly: true, minLength: 8 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MinLength(8, { message: 'password must be at least 8 characters' })
   @MaxLength(256)

@@ -1,0 +1,28 @@
+import { mkdtemp, readdir, rm, utimes, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeStaleFiles } from './stale-files';
+
+describe('removeStaleFiles', () => {
+  let dir: string;
+  beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'stale-files-'))));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('removes files last written before the cutoff and keeps newer ones and folders', async () => {
+    const now = new Date();
+    const old = new Date(now.getTime() - 60 * 60 * 1000);
+    for (const name of ['old-1', 'old-2']) {
+      await writeFile(join(dir, name), 'x');
+      await utimes(join(dir, name), old, old);
+    }
+    await writeFile(join(dir, 'fresh'), 'x');
+    await mkdir(join(dir, 'sub'));
+    await utimes(join(dir, 'sub'), old, old);
+    expect(await removeStaleFiles(dir, new Date(now.getTime() - 15 * 60 * 1000))).toBe(2);
+    expect((await readdir(dir)).sort()).toEqual(['fresh', 'sub']);
+  });
+
+  it('treats a missing directory as empty', async () => {
+    expect(await removeStaleFiles(join(dir, 'nope'), new Date())).toBe(0);
+  });
+});
