@@ -192,8 +192,14 @@ export class SiteRouter {
     const memo = (site.resolved ??= new Map());
     const known = memo.get(url);
     if (known !== undefined) return known;
+    // Only a redirect's Location depends on the query string: every other answer is kept
+    // per path, so `?utm_source=…` and cache busters never run the rules again.
+    const end = url.search(/[?#]/);
+    const pathOnly = end === -1 ? url : url.slice(0, end);
+    const byPath = pathOnly === url ? undefined : memo.get(pathOnly);
+    if (byPath !== undefined && byPath.kind !== 'redirect') return byPath;
     const answer = this.findAnswer(site, url);
-    if (memo.size < 4096) memo.set(url, answer);
+    if (memo.size < 4096) memo.set(answer.kind === 'redirect' ? url : pathOnly, answer);
     return answer;
   }
 

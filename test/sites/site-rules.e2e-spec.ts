@@ -260,6 +260,8 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
     it('redirects to the canonical URL with 308, keeping the query string', async () => {
       const c = site(t, 'c-site');
       expect((await c.get('/about.html?x=1&y=%20').expect(308)).headers.location).toBe('/about?x=1&y=%20');
+      expect((await c.get('/about.html?z=2').expect(308)).headers.location).toBe('/about?z=2');
+      expect((await c.get('/about.html').expect(308)).headers.location).toBe('/about');
       expect((await c.get('/about').expect(200)).text).toBe('about');
       expect((await c.get('/team').expect(308)).headers.location).toBe('/team/');
       expect((await c.get('/team/index.html?q').expect(308)).headers.location).toBe('/team/?q');
