@@ -22,6 +22,8 @@ async function statichost(): Promise<void> {
   const list = Object.entries(files).map(([path, content]) => ({ path, content }));
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench', files: list }, auth);
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-gated', files: list }, auth);
+  // Issue 12: the same files beside the most rules a _redirects may hold, none matching them.
+  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-rules', files: [...list, { path: '_redirects', content: benchRedirects() }] }, auth);
   const gated = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);
   const id = (gated.data as { id: string; slug: string }[]).find((p) => p.slug === 'bench-gated')!.id;
   await api(app.baseUrl, 'PATCH', `/projects/${id}`, { gate_type: 'password', password: 'bench gate password' }, auth);
@@ -53,6 +55,17 @@ async function statichost(): Promise<void> {
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * 2,000 static and 100 dynamic rules (the limits). Half the dynamic rules start
+ * with a placeholder, so no prefix check spares their regular expression.
+ */
+function benchRedirects(): string {
+  const lines = Array.from({ length: 2000 }, (_, i) => `/old/page-${i} /new/page-${i} 301`);
+  for (let i = 0; i < 50; i++) lines.push(`/section-${i}/:slug /new/section-${i}/:slug 302`);
+  for (let i = 0; i < 50; i++) lines.push(`/:lang/archive-${i}/* /archive/:lang/${i}/:splat 301`);
+  return lines.join('\n');
 }
 
 async function expressStatic(): Promise<void> {

@@ -22,6 +22,9 @@ import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './fi
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { expiryOf, parseTtl } from './ttl';
 import { formatBytes } from '../common/format-bytes';
+import { StorageProvider } from '../storage/storage.provider';
+import { blobKey } from './blob-store.service';
+import { checkRuleFiles, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
 
 export interface PreparedFile {
   path: string;
@@ -74,6 +77,7 @@ export class DeployService {
     private readonly quotas: QuotaService,
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,
+    private readonly storage: StorageProvider,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -187,6 +191,7 @@ export class DeployService {
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
     const prepared = this.prepare(request.files, plan.limits.maxFileBytes);
     await this.claimReferenced(workspaceOf(principal), prepared);
+    await this.checkSiteRules(prepared);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.blobs.ensureStored(prepared.blobs);
@@ -307,6 +312,41 @@ export class DeployService {
     // Unpublished too: every instance may have cached "no such preview" for this version's address.
     await notifySiteChanged(m, project.id);
     return { deployment, project };
+  }
+
+  /**
+   * `_redirects` and `_headers` at the root are parsed now, as the site will
+   * compile them: a bad line is a 400 naming the file and line before anything is
+   * stored. Digest-only entries are read back from storage (their blobs were just
+   * claimed, so they are there), after a size check so junk is never fetched.
+   */
+  private async checkSiteRules(prepared: PreparedDeploy): Promise<void> {
+    const found = ruleFilesOf(prepared.files);
+    if (!found._redirects && !found._headers) return;
+    const read = async (name: RuleFileName): Promise<Buffer | undefined> => {
+      const file = found[name];
+      if (!file) return undefined;
+      const oversized = oversizedRuleFile(name, file.size);
+      if (oversized) throw badRequest(oversized.message, oversized.code, { errors: oversized.errors });
+      const inline = prepared.blobs.find((b) => b.sha256 === file.sha256);
+      if (inline) return inline.bytes;
+      try {
+        const object = await this.storage.get(blobKey(file.sha256));
+        if (!object) throw new Error(`blob ${file.sha256} is missing`);
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks);
+      } catch (err) {
+        this.logger.error(`reading ${name} (${file.sha256}) back failed: ${(err as Error).message}`);
+        throw new ApiError(503, 'storage_unavailable', `Object storage failed while reading ${name}; nothing was deployed. Retry the request.`);
+      }
+    };
+    try {
+      checkRuleFiles({ redirects: await read('_redirects'), headers: await read('_headers') }, prepared.files.map((f) => f.path));
+    } catch (err) {
+      if (err instanceof InvalidRuleFileError) throw badRequest(err.message, err.code, { errors: err.errors });
+      throw err;
+    }
   }
 
   /** The project of a lazy deploy: the token's own, or a new one; never another workspace's. */

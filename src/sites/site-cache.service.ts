@@ -8,6 +8,12 @@ import type { GateType, ProjectType } from '../projects/project.entity';
 import { EventEmitter } from 'node:events';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
 import { previewLabel, PreviewTarget } from '../deployments/preview-label';
+import { blobKey } from '../deployments/blob-store.service';
+import { StorageProvider } from '../storage/storage.provider';
+import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
+import { NO_REDIRECTS, parseRedirects, RedirectRules } from './rules/redirects';
+import { RULE_FILES } from './rules/resolve';
+import { MAX_RULE_FILE_BYTES, ParseResult } from './rules/rule-file';
 
 export interface SiteFile {
   path: string;
@@ -26,7 +32,36 @@ export interface LiveDeployment {
   /** Unix milliseconds, or null for `forever`. */
   expiresAt: number | null;
   expired: boolean;
+  /** Servable files: without the root `_redirects` and `_headers`, which are rules. */
   files: Map<string, SiteFile>;
+  rules: SiteRules;
+}
+
+/** What a request target answers on a site (the router's memo, per site state). */
+export type SiteAnswer =
+  | {
+      kind: 'file';
+      file: SiteFile;
+      status: 200 | 404;
+      /** Served under its own, content-hashed name: cacheable for a year. */
+      immutable: boolean;
+      /** What `_headers` does to this answer (already limited for a gated site). */
+      rules: HeaderChanges;
+    }
+  | { kind: 'redirect'; status: number; location: string }
+  | { kind: 'not_found' };
+
+/** A deployment's compiled `_redirects` and `_headers` (empty when it has none). */
+export interface SiteRules {
+  redirects: RedirectRules;
+  headers: HeaderRules;
+}
+
+export const NO_SITE_RULES: SiteRules = { redirects: NO_REDIRECTS, headers: NO_HEADER_RULES };
+
+interface Manifest {
+  files: Map<string, SiteFile>;
+  rules: SiteRules;
 }
 
 /** Everything the router needs to answer for one project, cached per host. */
@@ -44,8 +79,8 @@ export interface SiteState {
    * then that deployment, whatever its status, not the project's live one.
    */
   preview?: true;
-  /** Router memos that live exactly as long as this state: request target → file, cookie → expiry. */
-  resolved?: Map<string, SiteFile | null>;
+  /** Router memos that live exactly as long as this state: request target → answer, cookie → expiry. */
+  resolved?: Map<string, SiteAnswer>;
   grants?: Map<string, number>;
   /** Headers of every answer of the site (cache tags, HSTS), as a flat list. */
   headers?: string[];
@@ -89,7 +124,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** The last answer the database gave per host, used only while it is unreachable. */
   private readonly lastKnown = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
   /** Deployments never change once committed: their manifests need no invalidation. */
-  private readonly manifests = new LRUCache<string, Map<string, SiteFile>>({ max: 2000 });
+  private readonly manifests = new LRUCache<string, Manifest>({ max: 2000 });
   /** Lookups in flight, by cache key (see `lookup`). */
   private readonly loading = new Map<string, Promise<SiteState | null>>();
   private listener?: Client;
@@ -102,6 +137,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly storage: StorageProvider,
   ) {}
 
   /** Emits 'invalidated' (projectId | undefined) after each drop; tests wait on it. */
@@ -236,11 +272,13 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     if (!row) return null;
     let live: LiveDeployment | null = null;
     if (row.live_deployment_id) {
+      const manifest = await this.manifest(row.live_deployment_id);
       live = {
         id: row.live_deployment_id,
         expiresAt: row.expires_at ? row.expires_at.getTime() : null,
         expired: row.status === 'expired',
-        files: await this.manifest(row.live_deployment_id),
+        files: manifest.files,
+        rules: manifest.rules,
       };
     }
     return {
@@ -282,12 +320,13 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
         id: row.deployment_id,
         expiresAt: row.expires_at ? row.expires_at.getTime() : null,
         expired: row.status === 'expired',
-        files: await this.manifest(row.deployment_id),
+        ...(await this.manifest(row.deployment_id)),
       },
     };
   }
 
-  private async manifest(deploymentId: string): Promise<Map<string, SiteFile>> {
+  /** A deployment's files and compiled rules, read once (deployments never change once committed). */
+  private async manifest(deploymentId: string): Promise<Manifest> {
     const cached = this.manifests.get(deploymentId);
     if (cached) return cached;
     const rows: { path: string; sha256: string; size: string; content_type: string }[] = await this.dataSource.query(
@@ -295,10 +334,38 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       [deploymentId],
     );
     const files = new Map<string, SiteFile>();
+    const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {
-      files.set(r.path, { path: r.path, sha256: r.sha256, size: Number(r.size), contentType: r.content_type, etag: `"${r.sha256}"` });
+      const file = { path: r.path, sha256: r.sha256, size: Number(r.size), contentType: r.content_type, etag: `"${r.sha256}"` };
+      (RULE_FILES.has(r.path) ? ruleFiles : files).set(r.path, file);
     }
-    this.manifests.set(deploymentId, files);
-    return files;
+    const [redirects, headers] = await Promise.all([
+      this.compileRules(deploymentId, ruleFiles.get('_redirects'), parseRedirects, NO_REDIRECTS),
+      this.compileRules(deploymentId, ruleFiles.get('_headers'), parseHeaders, NO_HEADER_RULES),
+    ]);
+    const manifest = { files, rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers } };
+    this.manifests.set(deploymentId, manifest);
+    return manifest;
+  }
+
+  /**
+   * Deploys refuse bad rule files, so a failure here is a deployment made before
+   * rules were checked: it is served without rules (the file stays hidden) and
+   * logged, rather than failing every request of the site.
+   */
+  private async compileRules<T>(deploymentId: string, file: SiteFile | undefined, parse: (bytes: Uint8Array) => ParseResult<T>, none: T): Promise<T> {
+    if (!file) return none;
+    if (file.size > MAX_RULE_FILE_BYTES) {
+      this.logger.warn(`deployment ${deploymentId}: ${file.path} is ${file.size} bytes, over the limit; served without it`);
+      return none;
+    }
+    const object = await this.storage.get(blobKey(file.sha256));
+    if (!object) throw new Error(`object of ${file.path} (${file.sha256}) is missing from storage`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+    const parsed = parse(Buffer.concat(chunks));
+    if (parsed.ok) return parsed.rules;
+    this.logger.warn(`deployment ${deploymentId}: ${file.path} has ${parsed.errors.length} problem(s) (first: line ${parsed.errors[0].line}: ${parsed.errors[0].message}); served without it`);
+    return none;
   }
 }

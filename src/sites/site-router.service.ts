@@ -19,9 +19,11 @@ import { HostRoute, HostRules, routeHost } from './host';
 import type { PreviewTarget } from '../deployments/preview-label';
 import { GATE_PATH, gatePage, PAGES } from './pages';
 import { parseSingleRange } from './range';
-import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
+import { isHashedAssetPath, parseRequestPath } from './request-path';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
-import { SiteCache, SiteFile, SiteState } from './site-cache.service';
+import { applyHeaderChanges, gatedHeaderChanges, HeaderChanges, headersFor, NO_HEADER_CHANGES } from './rules/headers';
+import { resolveRequest } from './rules/resolve';
+import { SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -190,13 +192,21 @@ export class SiteRouter {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
     }
 
-    const file = this.resolve(site, req.url ?? '/');
-    if (!file) {
-      const custom = live.files.get('404.html');
-      if (custom) return this.sendFile(req, res, custom, 404, cacheControl ?? PUBLIC_CACHE, gated, tags);
-      return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
+    const answer = this.resolve(site, req.url ?? '/');
+    if (answer.kind === 'file') {
+      const policy = cacheControl ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE);
+      return this.sendFile(req, res, answer.file, answer.status, policy, gated, tags, answer.rules);
     }
-    return this.sendFile(req, res, file, 200, cacheControl ?? (isHashedAssetPath(file.path) ? IMMUTABLE_CACHE : PUBLIC_CACHE), gated, tags);
+    if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, cacheControl ?? PUBLIC_CACHE, gated, tags);
+    return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
+  }
+
+  /** A redirect from `_redirects` or a canonical URL: no body, the site's headers. */
+  private redirect(res: ServerResponse, status: number, location: string, cacheControl: string, gated: boolean, tags: string[]): void {
+    const headers = ['Location', location, 'Cache-Control', cacheControl, 'Content-Length', '0', 'X-Content-Type-Options', 'nosniff', ...tags];
+    if (gated) headers.push('Vary', 'Cookie');
+    res.writeHead(status, headers);
+    res.end();
   }
 
   /**
@@ -218,17 +228,41 @@ export class SiteRouter {
   }
 
   /**
-   * Request target → manifest entry, memoised per site state (a new deploy or gate
-   * change brings a new state object, so the memo never outlives what it describes).
+   * Request target → answer, memoised per site state (a new deploy or gate change
+   * brings a new state object, so the memo never outlives what it describes).
    */
-  private resolve(site: SiteState, url: string): SiteFile | undefined {
+  private resolve(site: SiteState, url: string): SiteAnswer {
     const memo = (site.resolved ??= new Map());
     const known = memo.get(url);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) return known;
+    // Only a redirect's Location depends on the query string: every other answer is kept
+    // per path, so `?utm_source=…` and cache busters never run the rules again.
+    const end = url.search(/[?#]/);
+    const pathOnly = end === -1 ? url : url.slice(0, end);
+    const byPath = pathOnly === url ? undefined : memo.get(pathOnly);
+    if (byPath !== undefined && byPath.kind !== 'redirect') return byPath;
+    const answer = this.findAnswer(site, url);
+    if (memo.size < 4096) memo.set(answer.kind === 'redirect' ? url : pathOnly, answer);
+    return answer;
+  }
+
+  /** `_redirects`, then canonical URLs, then not-found handling (rules/resolve.ts); `_headers` on file answers. */
+  private findAnswer(site: SiteState, url: string): SiteAnswer {
+    const { files, rules } = site.live!;
     const path = parseRequestPath(url);
-    const file = path === null ? undefined : this.findFile(site, path);
-    if (memo.size < 4096) memo.set(url, file ?? null);
-    return file;
+    const single = path === null ? undefined : this.findFile(site, path);
+    const resolved = single ? ({ kind: 'file', path: single.path, status: 200 } as const) : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p));
+    if (resolved.kind !== 'file') return resolved;
+    // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves.
+    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path);
+    return {
+      kind: 'file',
+      file: single ?? files.get(resolved.path)!,
+      status: resolved.status,
+      // A rewrite's target is cached under the URL asked for, whose content can change.
+      immutable: resolved.status === 200 && resolved.path === path && isHashedAssetPath(path),
+      rules: site.gateType !== 'none' ? gatedHeaderChanges(changes) : changes,
+    };
   }
 
   /** The gate cookie check, memoised per site state by cookie header (HMAC once per visitor). */
@@ -244,33 +278,41 @@ export class SiteRouter {
     return expiresAt > nowSeconds;
   }
 
+  /** The one file of a static_file deployment answers its root. */
   private findFile(site: SiteState, path: string): SiteFile | undefined {
     const files = site.live!.files;
     if (path === '' && site.type === 'static_file' && files.size === 1) return files.values().next().value;
-    for (const candidate of candidatePaths(path)) {
-      const file = files.get(candidate);
-      if (file) return file;
-    }
     return undefined;
   }
 
-  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[]): void {
+  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[], rules: HeaderChanges = NO_HEADER_CHANGES): void {
     file.compressible ??= isCompressible(file.contentType, file.size);
-    if (!file.compressible) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, undefined);
+    if (!file.compressible) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, undefined);
     // Which compressed copies exist: known in memory after the first answer of this content.
     const known = this.variants.peek(file.sha256);
-    if (known) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, known.variants);
+    if (known) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, known.variants);
     this.variants
       .lookup(file.sha256)
-      .then((k) => this.sendEncoded(req, res, file, status, cacheControl, gated, tags, k.variants))
+      .then((k) => this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, k.variants))
       .catch((err) => this.fail(err, req, res));
   }
 
   /**
    * Answers with one representation of the file. `variants` is undefined for a file
-   * that is never compressed (no negotiation, no Vary), else the stored copies.
+   * that is never compressed (no negotiation, no Vary), else the stored copies;
+   * `rules` are what the deployment's `_headers` set and remove.
    */
-  private sendEncoded(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[], variants: Variants | undefined): void {
+  private sendEncoded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    file: SiteFile,
+    status: number,
+    cacheControl: string,
+    gated: boolean,
+    tags: string[],
+    rules: HeaderChanges,
+    variants: Variants | undefined,
+  ): void {
     const head = req.method === 'HEAD';
     const vary = variants !== undefined;
     const ifNoneMatch = req.headers['if-none-match'];
@@ -290,7 +332,7 @@ export class SiteRouter {
         // No Content-Encoding on a 304: the ETag names the copy the client holds, which may not be `encoding`.
         const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
         headers[1] = etag;
-        res.writeHead(304, headers);
+        res.writeHead(304, withRules(headers, rules));
         res.end();
         return;
       }
@@ -299,7 +341,7 @@ export class SiteRouter {
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
       const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
       headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
-      res.writeHead(416, headers);
+      res.writeHead(416, withRules(headers, rules));
       res.end(head ? undefined : body);
       return;
     }
@@ -308,7 +350,7 @@ export class SiteRouter {
     if (cached && !head) this.metrics.fileCacheHits.inc();
     if (range.kind === 'none') {
       // The common case: whole file, headers built once per file, encoding and cache policy.
-      const headers = wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size);
+      const headers = withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules);
       if (cached || head) {
         res.writeHead(status, headers);
         res.end(head ? undefined : cached);
@@ -318,8 +360,9 @@ export class SiteRouter {
       return;
     }
     const { start, end } = range;
-    const headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');
+    let headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');
     headers.push('Content-Range', `bytes ${start}-${end}/${file.size}`, 'Content-Length', String(end - start + 1));
+    headers = withRules(headers, rules);
     if (cached || head) {
       res.writeHead(206, headers);
       res.end(head ? undefined : cached!.subarray(start, end + 1));
@@ -451,6 +494,27 @@ export class SiteRouter {
 const NO_RANGE = { kind: 'none' } as const;
 
 
+
+/** Per `_headers` result, per server header list (itself memoised per file and policy): the merged list. */
+const WITH_RULES = new WeakMap<HeaderChanges, WeakMap<string[], string[]>>();
+
+/** The server's headers with what `_headers` sets and removes; the same array when it does nothing. */
+function withRules(headers: string[], rules: HeaderChanges): string[] {
+  if (rules.set.length === 0 && rules.remove.length === 0) return headers;
+  let memo = WITH_RULES.get(rules);
+  if (!memo) WITH_RULES.set(rules, (memo = new WeakMap()));
+  let merged = memo.get(headers);
+  if (!merged) memo.set(headers, (merged = applyHeaderChanges(headers, rules)));
+  return merged;
+}
+
+/** A URL's raw query string (without "?"), for redirects that keep it. */
+function queryOf(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return '';
+  const hash = url.indexOf('#', q);
+  return url.slice(q + 1, hash === -1 ? undefined : hash);
+}
 
 const BR_GZIP: StoredEncoding[] = ['br', 'gzip'];
 const BR: StoredEncoding[] = ['br'];

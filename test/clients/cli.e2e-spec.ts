@@ -105,9 +105,10 @@ describe('statichost CLI (e2e)', () => {
       expect(res.stdout).toContain('Deployed version 1');
       expect(res.stdout.trim().split('\n').pop()).toBe(`http://my-site.localhost:${t.port}`);
       expect((await site(t, 'my-site').get('/').expect(200)).text).toBe('<h1>home v1</h1>');
-      expect((await site(t, 'my-site').get('/pages/page-321.html').expect(200)).text).toBe('<p>page 321 v1</p>');
-      expect((await site(t, 'my-site').get('/pages/page-1.html').expect(200)).text).toHaveLength(200_007);
-      await site(t, 'my-site').get('/.env').expect(404);
+      expect((await site(t, 'my-site').get('/pages/page-321').expect(200)).text).toBe('<p>page 321 v1</p>');
+      expect((await site(t, 'my-site').get('/pages/page-1').expect(200)).text).toHaveLength(200_007);
+      // Not deployed: without a 404.html the site is an SPA, so the miss gets index.html, never the file.
+      expect((await site(t, 'my-site').get('/.env')).text).not.toContain('SECRET');
     });
 
     it('deploys again uploading only the changed and new files', async () => {
@@ -126,8 +127,8 @@ describe('statichost CLI (e2e)', () => {
       expect(human.stdout).toContain('Deployed version 3');
 
       expect((await site(t, 'my-site').get('/').expect(200)).text).toBe('<h1>home v2</h1>');
-      expect((await site(t, 'my-site').get('/pages/page-7.html').expect(200)).text).toBe('<p>page 7 v2</p>');
-      expect((await site(t, 'my-site').get('/pages/new.html').expect(200)).text).toBe('<p>new</p>');
+      expect((await site(t, 'my-site').get('/pages/page-7').expect(200)).text).toBe('<p>page 7 v2</p>');
+      expect((await site(t, 'my-site').get('/pages/new').expect(200)).text).toBe('<p>new</p>');
     });
 
     it('deploys a single file under its own name', async () => {
@@ -135,7 +136,7 @@ describe('statichost CLI (e2e)', () => {
       await writeFile(file, '<p>single</p>');
       const res = await cli(['deploy', file, '--project', 'single-file'], { STATICHOST_TOKEN: token });
       expect(res.code).toBe(0);
-      expect((await site(t, 'single-file').get('/single.html').expect(200)).text).toBe('<p>single</p>');
+      expect((await site(t, 'single-file').get('/single').expect(200)).text).toBe('<p>single</p>');
     });
 
     it('fails with the API’s message on a bad ttl (exit 1), and with exit 2 on a missing folder', async () => {

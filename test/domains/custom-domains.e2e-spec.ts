@@ -281,9 +281,10 @@ describe('Custom domains (e2e)', () => {
         expect(res.headers['x-content-type-options']).toBe('nosniff');
       }
       expect((await site(t, s.slug).get('/').expect(200)).text).toBe('<h1>custom home</h1>');
-      // The domain is a site host: the API is not behind it.
-      const api = await onHost(t, s.domain, '/health').expect(404);
+      // The domain is a site host: the API is not behind it (the site, without a 404.html, answers as an SPA).
+      const api = await onHost(t, s.domain, '/health').expect(200);
       expect(api.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(api.text).toBe('<h1>custom home</h1>');
     });
 
     it('keeps the gate on the custom domain', async () => {
@@ -318,7 +319,7 @@ describe('Custom domains (e2e)', () => {
       await verify(t, s.id).expect(200);
       // `dev` hears of the change over NOTIFY.
       await eventually(async () => expect((await onHost(dev, s.domain).expect(200)).text).toBe('<h1>dev</h1>'));
-      await onHost(dev, s.domain, '/health').expect(404);
+      expect((await onHost(dev, s.domain, '/health').expect(200)).text).toBe('<h1>dev</h1>');
     });
   });
 

@@ -83,7 +83,7 @@ describe('Email gate: capture (e2e)', () => {
     expect(setCookie).toContain('SameSite=Lax');
 
     const cookie = cookieFrom(res);
-    expect((await site(t, 'guestlist').get('/docs/page.html').set('Cookie', cookie).expect(200)).text).toBe('deep page');
+    expect((await site(t, 'guestlist').get('/docs/page').set('Cookie', cookie).expect(200)).text).toBe('deep page');
     expect((await site(t, 'guestlist').get('/').set('Cookie', cookie).expect(200)).text).toBe('<h1>the guest list</h1>');
 
     const { data } = await leads();

@@ -125,7 +125,7 @@ describe('Site change webhook (e2e)', () => {
     await sendFromBoth();
     const [call] = receiver.calls;
     const projectTag = call.body.tags[0];
-    for (const res of [await site(a, s).get('/').expect(200), await site(b, s).get('/missing').expect(404), await site(a, s).head('/').expect(200)]) {
+    for (const res of [await site(a, s).get('/').expect(200), await site(b, s).get('/missing.js').expect(404), await site(a, s).head('/').expect(200)]) {
       expect(res.headers['cache-tag']).toBe(`${projectTag},statichost-deployment-${dep.id}`);
       expect(res.headers['surrogate-key']).toBe(`${projectTag} statichost-deployment-${dep.id}`);
     }

@@ -34,7 +34,8 @@ describe('Served over https (PUBLIC_SCHEME=https) (e2e)', () => {
 
   it('sends HSTS on every site answer: files, 404 pages, the gate and its redirect, with a __Host- Secure cookie', async () => {
     expect((await site(t, 'secure-site').get('/').expect(200)).headers['strict-transport-security']).toBe(HSTS);
-    expect((await site(t, 'secure-site').get('/nope').expect(404)).headers['strict-transport-security']).toBe(HSTS);
+    expect((await site(t, 'secure-site').get('/nope.js').expect(404)).headers['strict-transport-security']).toBe(HSTS);
+    expect((await site(t, 'secure-site').get('/index.html').expect(308)).headers['strict-transport-security']).toBe(HSTS);
     expect((await site(t, 'no-such-site').get('/').expect(404)).headers['strict-transport-security']).toBe(HSTS);
     const project = (await t.http().get('/projects').set(asUser(user)).expect(200)).body.data.find((p: { slug: string }) => p.slug === 'secure-site');
     await t.http().patch(`/projects/${project.id}`).set(asUser(user)).send({ gate_type: 'password', password: 'correct horse battery' }).expect(200);

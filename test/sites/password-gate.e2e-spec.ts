@@ -79,13 +79,19 @@ describe('Password gate (e2e)', () => {
     expect(setCookie).toContain('Path=/');
     expect(setCookie).not.toMatch(/Domain=/i);
     const cookie = cookieFrom(res);
-    const page = await site(t, 'secret').get('/docs/page.html').set('Cookie', cookie).expect(200);
+    // Canonical URLs (issue 12): the .html name is a 308 to the extensionless one, private like every gated answer.
+    const canonical = await site(t, 'secret').get('/docs/page.html').set('Cookie', cookie).expect(308);
+    expect(canonical.headers.location).toBe('/docs/page');
+    expect(canonical.headers['cache-control']).toBe('private, no-store');
+    expect(canonical.headers.vary).toBe('Cookie');
+    const page = await site(t, 'secret').get('/docs/page').set('Cookie', cookie).expect(200);
     expect(page.text).toBe('deep page');
     expect(page.headers['cache-control']).toBe('private, no-store');
     expect(page.headers.vary).toBe('Cookie');
     const asset = await site(t, 'secret').get('/app.css').set('Cookie', cookie).expect(200);
     expect(asset.headers['cache-control']).toBe('private, no-store');
-    await site(t, 'secret').get('/missing').set('Cookie', cookie).expect(404);
+    // No 404.html: an extensionless miss gets the SPA's index.html (issue 12); a missing asset stays a 404.
+    await site(t, 'secret').get('/missing.png').set('Cookie', cookie).expect(404);
   });
 
   it.each([['//evil.com'], ['https://evil.com/x'], ['/\\evil.com'], ['javascript:alert(1)']])('ignores the unsafe next %j', async (next) => {

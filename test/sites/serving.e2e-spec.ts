@@ -64,9 +64,10 @@ describe('Serving sites (e2e)', () => {
       const s = site(t, 'docs-site');
       expect((await s.get('/').expect(200)).text).toBe('<h1>home</h1>');
       expect((await s.get('/guide/').expect(200)).text).toBe('<h1>guide</h1>');
-      expect((await s.get('/guide').expect(200)).text).toBe('<h1>guide</h1>');
+      // Canonical URLs (issue 12): a directory's page lives at "dir/", a page file at its extensionless name.
+      expect((await s.get('/guide').expect(308)).headers.location).toBe('/guide/');
       expect((await s.get('/about').expect(200)).text).toBe('<h1>about</h1>');
-      expect((await s.get('/about.html').expect(200)).text).toBe('<h1>about</h1>');
+      expect((await s.get('/about.html').expect(308)).headers.location).toBe('/about');
       expect((await s.get('/blog').expect(200)).body.toString()).toBe('a file called blog');
       expect((await s.get('/blog/').expect(200)).text).toBe('<h1>blog index</h1>');
       expect((await s.get('/h%C3%A9llo%20w%C3%B6rld.txt?x=1').expect(200)).text).toBe('unicode name');
@@ -130,7 +131,7 @@ describe('Serving sites (e2e)', () => {
     });
 
     it('serves single byte ranges from memory and from storage (206 / 416)', async () => {
-      const small = await site(t, 'docs-site').get('/about.html').set('Range', 'bytes=4-8').expect(206);
+      const small = await site(t, 'docs-site').get('/about').set('Range', 'bytes=4-8').expect(206);
       expect(small.text).toBe('about');
       expect(small.headers['content-range']).toBe('bytes 4-8/14');
       const big = await site(t, 'docs-site').get('/big.txt').set('Range', 'bytes=-5').expect(206);

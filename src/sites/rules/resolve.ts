@@ -1,0 +1,78 @@
+/**
+ * The whole answer to a GET or HEAD of a site, in the order the rules apply:
+ * `_redirects` first (first matching rule wins; unforced rules only where no file
+ * answers), then canonical URLs, then not-found handling (closest 404.html, SPA
+ * fallback). Pure, so the router, deploy-time validation and tests share it.
+ *
+ * `_redirects` and `_headers` at the root are rules, never files: callers pass a
+ * `has` that does not see them (RULE_FILES).
+ */
+import { parseRequestPath } from '../request-path';
+import { resolveSitePath, pathHasFile, rewriteTargetFile } from './canonical';
+import { matchRedirect, RedirectRules } from './redirects';
+import { RuleError } from './rule-file';
+
+export const RULE_FILES: ReadonlySet<string> = new Set(['_redirects', '_headers']);
+
+export type Resolution =
+  | { kind: 'file'; path: string; status: 200 | 404 }
+  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
+  | { kind: 'not_found' };
+
+const NOT_FOUND: Resolution = { kind: 'not_found' };
+
+/**
+ * `path` is parseRequestPath's form, or null for a target no file could have
+ * (that gets only the top-level 404.html: no rule and no SPA fallback applies to
+ * a path that means nothing). `query` is the raw query string without "?".
+ */
+export function resolveRequest(path: string | null, query: string, redirects: RedirectRules, has: (path: string) => boolean): Resolution {
+  if (path === null) return has('404.html') ? { kind: 'file', path: '404.html', status: 404 } : NOT_FOUND;
+  const rule = matchRedirect(redirects, path, query, (p) => pathHasFile(p, has));
+  if (rule?.kind === 'redirect') return { kind: 'redirect', status: rule.status, location: rule.location };
+  if (rule?.kind === 'rewrite') {
+    const target = rewriteTargetFile(rule.path, has);
+    // A rewrite to a file the deployment lacks answers as if no rule had matched.
+    if (target !== undefined) return { kind: 'file', path: target, status: rule.status };
+  }
+  return resolveSitePath(path, query, 'GET', has);
+}
+
+/** Redirects a browser follows before giving up (Chromium and Firefox stop at 20). */
+export const MAX_REDIRECT_HOPS = 20;
+
+/**
+ * Redirect loops (and chains longer than MAX_REDIRECT_HOPS) that `_redirects`
+ * creates over a deployment's files, each reported at the line of the rule it
+ * starts from. Every rule is tried with a request it matches (a placeholder or
+ * splat stands for "x"), so a reported loop is one a visitor can hit; loops only
+ * some values of a placeholder reach are not all found, and are harmless beyond
+ * the browser's own "too many redirects".
+ */
+export function findRedirectLoops(redirects: RedirectRules, has: (path: string) => boolean): RuleError[] {
+  const errors: RuleError[] = [];
+  for (const rule of redirects.rules) {
+    const start = rule.pattern.path ?? parseRequestPath(rule.source.replace(/\*/g, 'x').replace(/:[A-Za-z]\w*/g, 'x'));
+    if (start === null) continue;
+    const seen = [start];
+    let path = start;
+    for (let hop = 0; ; hop++) {
+      const answer = resolveRequest(path, '', redirects, has);
+      if (answer.kind !== 'redirect' || !answer.location.startsWith('/')) break;
+      const next = parseRequestPath(answer.location);
+      if (next === null) break;
+      const shown = () => [...seen, next].map((p) => `/${p}`).join(' → ');
+      if (seen.includes(next)) {
+        errors.push({ line: rule.line, message: `redirects in a loop: ${shown()}` });
+        break;
+      }
+      if (hop >= MAX_REDIRECT_HOPS) {
+        errors.push({ line: rule.line, message: `starts a chain of more than ${MAX_REDIRECT_HOPS} redirects (browsers give up): ${shown()}` });
+        break;
+      }
+      seen.push(next);
+      path = next;
+    }
+  }
+  return errors;
+}
