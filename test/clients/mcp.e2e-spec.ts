@@ -103,7 +103,7 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     await writeFile(join(dir, 'docs', 'a.html'), '<p>a</p>');
     const first = data(await call('deploy_directory', { directory: 'site', project: 'agent-folder' }));
     expect(first).toMatchObject({ version: 1, files: 2, uploaded_files: 2 });
-    expect(await fetchSite(t, first.url, '/docs/a.html')).toEqual({ status: 200, body: '<p>a</p>' });
+    expect(await fetchSite(t, first.url, '/docs/a')).toEqual({ status: 200, body: '<p>a</p>' });
 
     await writeFile(join(dir, 'index.html'), '<h1>from a folder, v2</h1>');
     const second = data(await call('deploy_directory', { directory: dir, project: 'agent-folder', ttl: '1d' }));

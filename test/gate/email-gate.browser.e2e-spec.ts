@@ -35,7 +35,7 @@ describe('Email gate in a real browser (e2e)', () => {
   it('asks for an email, refuses an invalid one, lets a valid one in to the page first asked for, and records the lead', async () => {
     const context = await browser.browser.newContext();
     const page = await context.newPage();
-    const url = `http://webinar.localhost:${t.port}/replay.html`;
+    const url = `http://webinar.localhost:${t.port}/replay`; // canonical URL of replay.html
 
     const first = await page.goto(url);
     expect(first?.status()).toBe(401);
