@@ -230,6 +230,8 @@ export class BlobVariants implements OnModuleDestroy {
   }
 
   private run(bytes: Buffer): Promise<{ br: Buffer; gzip: Buffer }> {
+    // A compression still reading its blob when the app shut down must not start a new worker.
+    if (this.closed) return Promise.reject(new Error('shutting down'));
     if (!this.worker) {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.unref();
