@@ -3,6 +3,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { PeriodicJob } from '../common/periodic-job';
+import { FastCounter, FastHistogram } from './fast-metrics';
 import { AppConfig } from '../config/app-config';
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -27,11 +28,11 @@ export class MetricsService implements OnApplicationBootstrap {
 
   private readonly apiRequests = new Counter({ name: 'statichost_http_requests_total', help: 'API requests by route template, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
   private readonly apiDuration = new Histogram({ name: 'statichost_http_request_duration_seconds', help: 'API request duration by route template and method', labelNames: ['route', 'method'], buckets: SECONDS, registers: [this.registry] });
-  private readonly siteRequests = new Counter({ name: 'statichost_site_requests_total', help: 'Site requests by status class', labelNames: ['status_class'], registers: [this.registry] });
-  private readonly siteDuration = new Histogram({ name: 'statichost_site_request_duration_seconds', help: 'Site request duration', buckets: SECONDS, registers: [this.registry] });
-  private readonly siteByClass = STATUS_CLASSES.map((c) => this.siteRequests.labels(c));
-  readonly fileCacheHits = new Counter({ name: 'statichost_site_file_cache_hits_total', help: 'Site files answered from the in-memory cache', registers: [this.registry] });
-  readonly fileCacheMisses = new Counter({ name: 'statichost_site_file_cache_misses_total', help: 'Site files read from the object store', registers: [this.registry] });
+  // The site router's instruments: on every site answer, so the cheap kind (fast-metrics.ts).
+  private readonly siteRequests = new FastCounter('statichost_site_requests_total', 'Site requests by status class', 'status_class', STATUS_CLASSES, this.registry);
+  private readonly siteDuration = new FastHistogram('statichost_site_request_duration_seconds', 'Site request duration', SECONDS, this.registry);
+  readonly fileCacheHits = new FastCounter('statichost_site_file_cache_hits_total', 'Site files answered from the in-memory cache', undefined, [], this.registry);
+  readonly fileCacheMisses = new FastCounter('statichost_site_file_cache_misses_total', 'Site files read from the object store', undefined, [], this.registry);
   private readonly deploys = new Counter({ name: 'statichost_deploys_total', help: 'Deploys by outcome', labelNames: ['outcome'], registers: [this.registry] });
   private readonly deployBytes = new Counter({ name: 'statichost_deploy_bytes_total', help: 'Bytes of successful deploys (deployment sizes)', registers: [this.registry] });
   private readonly deployDuration = new Histogram({ name: 'statichost_deploy_duration_seconds', help: 'Deploy duration, successful or not', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
@@ -94,7 +95,7 @@ export class MetricsService implements OnApplicationBootstrap {
   }
 
   observeSite(status: number, seconds: number): void {
-    this.siteByClass[Math.min(4, Math.max(0, Math.floor(status / 100) - 1))].inc();
+    this.siteRequests.inc(Math.min(4, Math.max(0, Math.floor(status / 100) - 1)));
     this.siteDuration.observe(seconds);
   }
 

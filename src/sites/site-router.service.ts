@@ -170,7 +170,16 @@ export class SiteRouter {
   }
 
   private serve(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
-    if (this.metrics.enabled) this.measure(res);
+    if (!this.metrics.enabled) return this.answer(site, req, res);
+    const start = performance.now();
+    this.answer(site, req, res);
+    // A cached file is answered before answer() returns: measured here, with no listener
+    // on the response. Only answers that wait (storage, a gate form) listen for 'finish'.
+    if (res.writableEnded) this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000);
+    else this.measureWhenFinished(res, start);
+  }
+
+  private answer(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
     const head = req.method === 'HEAD';
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
 
@@ -222,8 +231,7 @@ export class SiteRouter {
     return site.headers;
   }
 
-  private measure(res: ServerResponse): void {
-    const start = performance.now();
+  private measureWhenFinished(res: ServerResponse, start: number): void {
     res.once('finish', () => this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000));
   }
 
@@ -492,6 +500,7 @@ export class SiteRouter {
 }
 
 const NO_RANGE = { kind: 'none' } as const;
+
 
 
 
