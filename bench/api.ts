@@ -12,12 +12,12 @@
  * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes a CPU profile
  * of the real app (node --cpu-prof) there when the bench ends.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { freePort, runWrk, WrkResult } from './harness';
+import { freePort, have, runWrk, startPinnedTarget, WrkResult } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -25,32 +25,10 @@ const CONNECTIONS = 50;
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}) {
   const prof = kind === 'statichost' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn('taskset', ['-c', String(APP_CORE), process.execPath, ...prof, '-r', '@swc-node/register', join(__dirname, 'api-target.ts'), kind], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += String(d);
-      const line = buf.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    child.on('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
-    setTimeout(() => reject(new Error(`${kind} did not start in 300 s`)), 300_000).unref();
-  });
-  return { child, info };
+  return startPinnedTarget(join(__dirname, 'api-target.ts'), [kind], { core: APP_CORE, env, nodeArgs: prof, startSeconds: 300 });
 }
 
 function stop(child: ChildProcess): Promise<void> {

@@ -10,24 +10,16 @@
  *   the database about that host at most once (the null is cached until a site changes);
  * - a site on its verified custom domain runs at >= 90% of its `<slug>.<SITES_DOMAIN>` req/s.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { startDnsServer } from '../test/helpers/dns';
-import { api, startBenchApp } from './harness';
+import { api, have, startBenchApp } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const DOMAIN = 'www.bench-domain.example';
 
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface Result {
   reqPerSec: number;

@@ -3,6 +3,7 @@
  * DATABASE_URL is set), the real app on a loopback port, and an API token.
  */
 import 'reflect-metadata';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,4 +118,43 @@ export async function runWrk(opts: { url: string; seconds: number; connections: 
     requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
   };
+}
+
+/** Whether a command is on the PATH (wrk, taskset, nginx). */
+export function have(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs a bench target script in its own process pinned to `core` (taskset), so the load
+ * generator and the bench's bookkeeping never share the measured server's core. The
+ * target prints one JSON line (`{ready, port, ...}`) on stdout once it accepts connections.
+ */
+export async function startPinnedTarget(
+  script: string,
+  args: string[],
+  options: { core: number; env?: Record<string, string>; nodeArgs?: string[]; startSeconds?: number },
+): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const child = spawn('taskset', ['-c', String(options.core), process.execPath, ...(options.nodeArgs ?? []), '-r', '@swc-node/register', script, ...args], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const name = args[0] ?? script;
+  const seconds = options.startSeconds ?? 120;
+  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d) => {
+      buf += String(d);
+      const line = buf.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    setTimeout(() => reject(new Error(`${name} did not start in ${seconds} s`)), seconds * 1000).unref();
+  });
+  return { child, info };
 }

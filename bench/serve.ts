@@ -16,7 +16,7 @@
  * lookup only once; the raw lookup is unit-measured in docs/site-rules.md).
  * statichost is asked for `/file-2k`: `/file-2k.html` is a 308 to it (canonical URLs).
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { freePort } from './harness';
+import { freePort, have, startPinnedTarget } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -38,31 +38,9 @@ const ACCEPT_COMPRESSED = 'Accept-Encoding: br, gzip';
 const SWAGGER_DIR = join(require.resolve('swagger-ui-dist/package.json'), '..');
 const NGINX_GZIP_TYPES = 'text/plain text/css text/xml text/javascript application/javascript application/x-javascript application/json application/xml application/rss+xml image/svg+xml';
 
-function have(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function startTarget(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, '-r', '@swc-node/register', join(__dirname, 'serve-target.ts'), ...args], {
-    env: { ...process.env, ...env, BENCH_FILES: JSON.stringify(FILES), BENCH_SWAGGER_DIR: SWAGGER_DIR },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d) => {
-      buf += String(d);
-      const line = buf.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
-    });
-    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-    setTimeout(() => reject(new Error(`${args[0]} did not start in 120 s`)), 120_000).unref();
-  });
-  return { child, info };
+function startTarget(args: string[], env: Record<string, string> = {}) {
+  return startPinnedTarget(join(__dirname, 'serve-target.ts'), args, { core: 0, env: { ...env, BENCH_FILES: JSON.stringify(FILES), BENCH_SWAGGER_DIR: SWAGGER_DIR } });
 }
 
 async function startNginx(root: string): Promise<{ stop(): void; port: number; gzipPort: number } | undefined> {

@@ -270,26 +270,15 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     );
     const row = rows[0];
     if (!row) return null;
-    let live: LiveDeployment | null = null;
-    if (row.live_deployment_id) {
-      const manifest = await this.manifest(row.live_deployment_id);
-      live = {
-        id: row.live_deployment_id,
-        expiresAt: row.expires_at ? row.expires_at.getTime() : null,
-        expired: row.status === 'expired',
-        files: manifest.files,
-        rules: manifest.rules,
-      };
-    }
+    return siteState(row, row.live_deployment_id ? await this.liveDeployment(row.live_deployment_id, row) : null);
+  }
+
+  private async liveDeployment(id: string, row: { status: string | null; expires_at: Date | null }): Promise<LiveDeployment> {
     return {
-      projectId: row.id,
-      slug: row.slug,
-      name: row.name,
-      type: row.type,
-      gateType: row.gate_type,
-      gateVersion: row.gate_version,
-      passwordHash: row.password_hash,
-      live,
+      id,
+      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+      expired: row.status === 'expired',
+      ...(await this.manifest(id)),
     };
   }
 
@@ -307,22 +296,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     const row = rows[0];
     // Only the label the API hands out answers: no second address for one deployment.
     if (!row || previewLabel(row.slug, row.version, row.deployment_id) !== label) return null;
-    return {
-      projectId: row.id,
-      slug: row.slug,
-      name: row.name,
-      type: row.type,
-      gateType: row.gate_type,
-      gateVersion: row.gate_version,
-      passwordHash: row.password_hash,
-      preview: true,
-      live: {
-        id: row.deployment_id,
-        expiresAt: row.expires_at ? row.expires_at.getTime() : null,
-        expired: row.status === 'expired',
-        ...(await this.manifest(row.deployment_id)),
-      },
-    };
+    return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
   }
 
   /** A deployment's files and compiled rules, read once (deployments never change once committed). */
@@ -368,4 +342,17 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.logger.warn(`deployment ${deploymentId}: ${file.path} has ${parsed.errors.length} problem(s) (first: line ${parsed.errors[0].line}: ${parsed.errors[0].message}); served without it`);
     return none;
   }
+}
+
+function siteState(row: Omit<ProjectRow, 'live_deployment_id' | 'status' | 'expires_at'>, live: LiveDeployment | null): SiteState {
+  return {
+    projectId: row.id,
+    slug: row.slug,
+    name: row.name,
+    type: row.type,
+    gateType: row.gate_type,
+    gateVersion: row.gate_version,
+    passwordHash: row.password_hash,
+    live,
+  };
 }
