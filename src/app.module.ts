@@ -10,6 +10,7 @@ import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DeploymentsModule } from './deployments/deployments.module';
+import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DomainsModule } from './domains/domains.module';
 import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
@@ -37,6 +38,7 @@ export class AppModule {
         HealthModule,
         ProjectsModule,
         DeploymentsModule,
+        DeployPreflightModule,
         BlobsModule,
         SitesModule,
         GateModule,

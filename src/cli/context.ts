@@ -16,15 +16,28 @@ export interface GlobalFlags {
   json?: boolean;
 }
 
-/** A failure the user can act on: printed as `Error: message`, exit code `exitCode`. */
+/**
+ * A failure the user can act on, found by the CLI itself (not an API answer):
+ * printed as `Error: message`, exit code `exitCode` (2: the command line was wrong,
+ * 1: anything else); under --json `{statusCode: null, error, message, code}`, the
+ * API's error shape, so scripts read both kinds alike.
+ */
 export class CliError extends Error {
+  readonly code: string;
   constructor(
     message: string,
     readonly exitCode = 1,
+    code?: string,
   ) {
     super(message);
     this.name = 'CliError';
+    this.code = code ?? (exitCode === 2 ? 'usage_error' : 'cli_error');
   }
+}
+
+/** The --json form of a failure the CLI found itself: the API's error shape with no HTTP status. */
+export function cliErrorBody(message: string, code: string, exitCode: number): { statusCode: null; error: string; message: string; code: string } {
+  return { statusCode: null, error: exitCode === 2 ? 'Usage Error' : 'CLI Error', message, code };
 }
 
 /** The package's version, from src/cli (a checkout) or dist/src/cli (a build). */
@@ -65,7 +78,7 @@ export class Context {
   /** An API client with the resolved token; a clear error when there is none. */
   client(): StatichostClient {
     if (!this.settings.token) {
-      throw new CliError('No API token. Run `statichost login --token sk_live_...`, set STATICHOST_TOKEN, or pass --token.');
+      throw new CliError('No API token. Run `statichost login` (or `statichost signup`), set STATICHOST_TOKEN, or pass --token.', 1, 'no_token');
     }
     return new StatichostClient({ baseUrl: this.settings.apiUrl, token: this.settings.token, userAgent: `statichost-cli/${VERSION}` });
   }
@@ -84,24 +97,39 @@ export class Context {
   note(text: string): void {
     if (!this.json) this.io.stderr.write(`${text}\n`);
   }
+
+  /** Something the user must see even in scripts (a file left out for safety): stderr, always. */
+  warn(text: string): void {
+    this.io.stderr.write(`Warning: ${text}\n`);
+  }
+
+  /** An unauthenticated client, for register and login. */
+  publicClient(): StatichostClient {
+    return new StatichostClient({ baseUrl: this.settings.apiUrl, userAgent: `statichost-cli/${VERSION}` });
+  }
 }
 
-/** The message and exit code of anything a command threw. */
+/** The message and exit code of anything a command threw; under --json, the API's error body unchanged (or the same shape). */
 export function describeFailure(err: unknown, json: boolean): { text: string; exitCode: number } {
   if (err instanceof StatichostApiError) {
     const hint =
       err.status === 401
-        ? ' Check the token (statichost login --token ..., STATICHOST_TOKEN or --token).'
-        : '';
+        ? ' Check the token (statichost login, STATICHOST_TOKEN or --token).'
+        : err.code === 'insufficient_scope'
+          ? ' The token lacks a scope: statichost login --scopes deploy,read,admin,delete creates one with more.'
+          : '';
     const text = json ? JSON.stringify(err.body) : `Error: ${err.message} (HTTP ${err.status}, ${err.code})${hint}`;
     return { text, exitCode: 1 };
   }
   if (err instanceof StatichostConnectionError) {
-    return { text: json ? JSON.stringify({ message: err.message, code: 'connection_failed' }) : `Error: ${err.message}. Is STATICHOST_API_URL (or --api-url) right?`, exitCode: 1 };
+    return {
+      text: json ? JSON.stringify(cliErrorBody(err.message, 'connection_failed', 1)) : `Error: ${err.message}. Is STATICHOST_API_URL (or --api-url) right?`,
+      exitCode: 1,
+    };
   }
   if (err instanceof CliError) {
-    return { text: json ? JSON.stringify({ message: err.message, code: 'cli_error' }) : `Error: ${err.message}`, exitCode: err.exitCode };
+    return { text: json ? JSON.stringify(cliErrorBody(err.message, err.code, err.exitCode)) : `Error: ${err.message}`, exitCode: err.exitCode };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { text: json ? JSON.stringify({ message, code: 'error' }) : `Error: ${message}`, exitCode: 1 };
+  return { text: json ? JSON.stringify(cliErrorBody(message, 'error', 1)) : `Error: ${message}`, exitCode: 1 };
 }

@@ -4,21 +4,26 @@ import { deployCommand } from './commands/deploy';
 import { deploymentCommands } from './commands/deployments';
 import { leadCommands } from './commands/leads';
 import { projectCommands } from './commands/projects';
+import { siteCommands } from './commands/site';
 import { tokenCommands } from './commands/tokens';
-import { Context, describeFailure, type Io, VERSION } from './context';
+import { cliErrorBody, Context, describeFailure, type Io, VERSION } from './context';
 
 /** The `statichost` program: every command, global flags, and errors turned into exit codes. */
-export function buildProgram(io: Io): Command {
+export function buildProgram(io: Io, json = false): Command {
   const program = new Command('statichost')
     .description('Deploy static sites to a statichost service, and manage projects, deployments, tokens and leads')
     .version(VERSION)
     .addOption(new Option('--token <token>', 'API token (default: $STATICHOST_TOKEN, then the one saved by login)'))
     .addOption(new Option('--api-url <url>', 'API address (default: $STATICHOST_API_URL, then the one saved by login, then http://localhost:3000)'))
     .option('--json', 'print JSON for scripts instead of tables', false)
-    .showHelpAfterError('(statichost --help lists the commands)')
+    .showHelpAfterError(json ? false : '(statichost --help lists the commands)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Under --json a usage error is printed once, as JSON, by main().
+      outputError: (s, write) => {
+        if (!json) write(s);
+      },
     })
     .exitOverride();
 
@@ -26,6 +31,7 @@ export function buildProgram(io: Io): Command {
   deployCommand(program, io);
   projectCommands(program, io);
   deploymentCommands(program, io);
+  siteCommands(program, io);
   tokenCommands(program, io);
   leadCommands(program, io);
 
@@ -51,16 +57,18 @@ export function buildProgram(io: Io): Command {
  * API's message is printed), 2 the command line was wrong.
  */
 export async function main(argv: string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const json = argv.includes('--json');
+  const program = buildProgram(io, json);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and --version "fail" with exit code 0; commander has printed what it had to.
-      return err.exitCode === 0 ? 0 : 2;
+      if (err.exitCode === 0) return 0;
+      if (json) io.stderr.write(`${JSON.stringify(cliErrorBody(err.message.replace(/^error: /, ''), 'usage_error', 2))}\n`);
+      return 2;
     }
-    const json = argv.includes('--json');
     const { text, exitCode } = describeFailure(err, json);
     io.stderr.write(`${text}\n`);
     return exitCode;

@@ -1,5 +1,6 @@
 import type { StatichostClient } from '../sdk';
 import { CliError } from './context';
+import { LINK_FILE, readLink } from './link';
 
 /**
  * The project view (GET /projects). Its route does not declare a response schema
@@ -39,7 +40,7 @@ export async function resolveProject(client: StatichostClient, ref: string): Pro
     if (found) return found;
     if (page >= result.meta.totalPages) break;
   }
-  throw new CliError(`No project "${ref}" in this workspace (give its slug or its proj_ id; statichost projects list shows them)`);
+  throw new CliError(`No project "${ref}" in this workspace (give its slug or its proj_ id; statichost projects list shows them)`, 1, 'project_not_found');
 }
 
 /** A deployment id: `dep_...` as is, or a version number of the project. */
@@ -53,5 +54,16 @@ export async function resolveDeployment(client: StatichostClient, projectId: str
     if (found) return found.id;
     if (page >= result.meta.totalPages) break;
   }
-  throw new CliError(`The project has no deployment with version ${version}`);
+  throw new CliError(`The project has no deployment with version ${version}`, 1, 'deployment_not_found');
+}
+
+/**
+ * The project a command is about: --project (slug or id), else the one the current
+ * folder is linked to by a deploy (.statichost/project.json).
+ */
+export async function projectFromFlagOrLink(client: StatichostClient, ref: string | undefined, cwd = process.cwd()): Promise<ProjectRecord> {
+  if (ref) return resolveProject(client, ref);
+  const link = await readLink(cwd);
+  if (!link) throw new CliError(`Which project? Pass --project <slug>, or run this in a folder deployed before (it has ${LINK_FILE})`, 2, 'no_project');
+  return resolveProject(client, link.project_id ?? link.project_slug);
 }

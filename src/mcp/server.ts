@@ -8,27 +8,51 @@ import { listProjects, resolveDeployment, resolveProject } from '../cli/resolve'
 import { collectFiles, deployDigestFirst, hashFiles, StatichostApiError, type StatichostClient } from '../sdk';
 import { VERSION } from '../cli/context';
 
-const projectRef = z.string().min(1).describe('The project: its slug (e.g. "my-site") or its id (proj_...)');
-const slug = z
+const projectSlug = z
+  .string()
+  .min(1)
+  .describe('The project’s slug, as in the API’s project_slug (e.g. "my-site"; its id, proj_..., works too)');
+const newSlug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'a lowercase DNS label: letters, digits and dashes')
-  .describe('Project slug; the site is served at <slug>.<sites domain>. An unknown slug creates the project.');
+  .describe('Project slug (the API’s project_slug); the site is served at <slug>.<sites domain>. An unknown slug creates the project.');
 const publish = z
   .boolean()
   .optional()
   .describe('false: a preview only. The deployment gets its own address (returned as url) and the live site does not change; promote_deployment makes it live. Default true');
 const ttl = z.string().optional().describe('Lifetime of the deployment: "<n>h", "<n>d" or "forever" (default: the project’s, usually 7d)');
-const page = z.number().int().min(1).optional().describe('Page number, from 1');
-const limit = z.number().int().min(1).max(100).optional().describe('Items per page, at most 100');
+const page = z.number().int().min(1).optional().describe('Page number (a number), from 1');
+const limit = z.number().int().min(1).max(100).optional().describe('Items per page (a number), at most 100');
+const version = z.number().int().min(1).describe('The deployment’s version number (a number, e.g. 3), as list_deployments shows');
 
-function ok(result: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }] };
+// Output schemas: what the tools return, as structuredContent. Loose objects: the
+// API may add fields, and a client must not reject an answer for carrying more.
+const pageMeta = z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int(), totalPages: z.number().int() }).loose();
+const deploymentOut = {
+  id: z.string().describe('dep_...'),
+  url: z.string().describe('Where it is served: the site when live, its preview address when published: false'),
+  version: z.number().int(),
+  size_bytes: z.number().int(),
+  expires_at: z.string().nullable(),
+};
+const deploymentRecord = z.object({ ...deploymentOut, status: z.string().describe('live, archived or expired'), preview_url: z.string().optional() }).loose();
+const projectRecord = z
+  .object({ id: z.string(), slug: z.string(), name: z.string(), gate_type: z.string().optional(), custom_domain: z.string().nullable().optional(), url: z.string().optional() })
+  .loose();
+const leadRecord = z.object({ id: z.string(), email: z.string() }).loose();
+
+function ok(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result };
 }
 
-/** Tool failures go back to the agent as text it can act on, never as a protocol error. */
+/**
+ * Tool failures go back to the agent as text it can act on, never as a protocol
+ * error. No structuredContent on them: clients check it against the tool's
+ * outputSchema, which describes success.
+ */
 async function run(work: () => Promise<unknown>): Promise<CallToolResult> {
   try {
-    return ok(await work());
+    return ok((await work()) as Record<string, unknown>);
   } catch (err) {
     const text =
       err instanceof StatichostApiError
@@ -38,9 +62,21 @@ async function run(work: () => Promise<unknown>): Promise<CallToolResult> {
   }
 }
 
+/** A deployment of the project by version number. */
+async function deploymentByVersion(client: StatichostClient, projectSlug: string, v: number): Promise<{ projectId: string; deploymentId: string }> {
+  const { id } = await resolveProject(client, projectSlug);
+  return { projectId: id, deploymentId: await resolveDeployment(client, id, String(v)) };
+}
+
+async function updateProject(client: StatichostClient, projectSlug: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { id } = await resolveProject(client, projectSlug);
+  return (await client.call(client.api.PATCH('/projects/{projectId}', { params: { path: { projectId: id } }, body: body as never }))) as unknown as Record<string, unknown>;
+}
+
 /**
  * The agent-tool server: the statichost API as MCP tools, each with a JSON
- * schema (from zod), acting with the API token it was started with.
+ * schema for its input and for its output (structuredContent), acting with the
+ * API token it was started with. Argument names are the API's (project_slug).
  */
 export function createMcpServer(client: StatichostClient, options: { cwd?: string } = {}): McpServer {
   const server = new McpServer({ name: 'statichost', version: VERSION });
@@ -51,10 +87,10 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     {
       title: 'Deploy files',
       description:
-        'Publish files given inline as a new live deployment of a project (or, with publish: false, a preview), and return its public URL. ' +
+        'Publish files given inline as a new live deployment of a project (or, with publish: false, a preview at its own address), and return its public URL. ' +
         'Use for generated pages and small sites; for a folder on disk use deploy_directory.',
       inputSchema: {
-        project: slug,
+        project_slug: newSlug,
         files: z
           .array(
             z.object({
@@ -68,13 +104,14 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
         ttl,
         publish,
       },
+      outputSchema: z.object(deploymentOut).loose(),
       annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    ({ project, files, ttl: lifetime, publish: live }) =>
+    ({ project_slug, files, ttl: lifetime, publish: live }) =>
       run(() =>
         client.call(
           client.api.POST('/v1/deployments', {
-            body: { project_slug: project, type: 'static_file', files, ...(lifetime ? { ttl: lifetime } : {}), ...(live === false ? { publish: false } : {}) },
+            body: { project_slug, type: 'static_file', files, ...(lifetime ? { ttl: lifetime } : {}), ...(live === false ? { publish: false } : {}) },
           }),
         ),
       ),
@@ -86,21 +123,31 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
       title: 'Deploy a local folder',
       description:
         'Publish a folder of this machine as a new live deployment (or, with publish: false, a preview) and return its public URL. Files are hashed; only those the ' +
-        'service does not have yet are uploaded. Hidden files and node_modules are left out.',
+        'service does not have yet are uploaded, and nothing is uploaded when the deploy would be refused (plan limits, slug taken). Hidden files, node_modules and ' +
+        'symbolic links out of the folder are left out (listed in skipped).',
       inputSchema: {
         directory: z.string().min(1).describe('Folder (or single file) to deploy; relative paths are from the server’s working directory'),
-        project: slug,
+        project_slug: newSlug,
         ttl,
         publish,
       },
+      outputSchema: z
+        .object({
+          ...deploymentOut,
+          files: z.number().int().describe('Files deployed'),
+          uploaded_files: z.number().int().describe('Files the service lacked and that were uploaded'),
+          uploaded_bytes: z.number().int(),
+          skipped: z.array(z.object({ path: z.string(), reason: z.string() }).loose()).describe('Left out, with why'),
+        })
+        .loose(),
       annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    ({ directory, project, ttl: lifetime, publish: live }) =>
+    ({ directory, project_slug, ttl: lifetime, publish: live }) =>
       run(async () => {
         const collected = await collectFiles(isAbsolute(directory) ? directory : resolve(cwd, directory));
         if (collected.files.length === 0) throw new Error(`${directory} has no files to deploy`);
-        const result = await deployDigestFirst(client, { project, ttl: lifetime, publish: live, files: await hashFiles(collected.files) });
-        return { ...result.deployment, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes };
+        const result = await deployDigestFirst(client, { project: project_slug, ttl: lifetime, publish: live, files: await hashFiles(collected.files) });
+        return { ...result.deployment, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes, skipped: collected.skipped };
       }),
   );
 
@@ -108,8 +155,9 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'list_projects',
     {
       title: 'List projects',
-      description: 'The projects of the token’s workspace, newest first, with their slug, public URL and live deployment.',
+      description: 'The projects of the token’s workspace, newest first, with their slug, public URL, gate and custom domain.',
       inputSchema: { page, limit },
+      outputSchema: z.object({ data: z.array(projectRecord), meta: pageMeta }).loose(),
       annotations: { readOnlyHint: true },
     },
     ({ page: p, limit: l }) => run(() => listProjects(client, p ?? 1, l ?? 20)),
@@ -119,13 +167,14 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'list_deployments',
     {
       title: 'List deployments',
-      description: 'A project’s deployments, newest first: id, version, status (live, archived, expired), size and expiry.',
-      inputSchema: { project: projectRef, page, limit },
+      description: 'A project’s deployments, newest first: id, version, status (live, archived, expired), url, preview_url, size and expiry.',
+      inputSchema: { project_slug: projectSlug, page, limit },
+      outputSchema: z.object({ data: z.array(deploymentRecord), meta: pageMeta }).loose(),
       annotations: { readOnlyHint: true },
     },
-    ({ project, page: p, limit: l }) =>
+    ({ project_slug, page: p, limit: l }) =>
       run(async () => {
-        const { id } = await resolveProject(client, project);
+        const { id } = await resolveProject(client, project_slug);
         return client.call(client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: id }, query: { page: p ?? 1, limit: l ?? 20 } } }));
       }),
   );
@@ -134,19 +183,103 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'promote_deployment',
     {
       title: 'Promote a deployment',
-      description: 'Make an earlier (or the current) deployment the live one: a rollback, nothing is re-uploaded.',
-      inputSchema: {
-        project: projectRef,
-        deployment: z.string().min(1).describe('The deployment: its id (dep_...) or its version number, e.g. "3"'),
-      },
+      description: 'Make a version of the project the live one: a rollback, or publishing a preview; nothing is re-uploaded.',
+      inputSchema: { project_slug: projectSlug, version },
+      outputSchema: deploymentRecord,
       annotations: { destructiveHint: false, idempotentHint: true },
     },
-    ({ project, deployment }) =>
+    ({ project_slug, version: v }) =>
       run(async () => {
-        const { id } = await resolveProject(client, project);
-        const deploymentId = await resolveDeployment(client, id, deployment);
-        return client.call(client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: id, deploymentId } } }));
+        const { projectId, deploymentId } = await deploymentByVersion(client, project_slug, v);
+        return client.call(client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId, deploymentId } } }));
       }),
+  );
+
+  server.registerTool(
+    'archive_deployment',
+    {
+      title: 'Archive a deployment',
+      description: 'Archive a version of the project (the token needs the delete scope). Archiving the live version takes the site offline until a deploy or promote.',
+      inputSchema: { project_slug: projectSlug, version },
+      outputSchema: deploymentRecord,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    ({ project_slug, version: v }) =>
+      run(async () => {
+        const { projectId, deploymentId } = await deploymentByVersion(client, project_slug, v);
+        return client.call(client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId, deploymentId } } }));
+      }),
+  );
+
+  server.registerTool(
+    'set_gate',
+    {
+      title: 'Set the site’s gate',
+      description:
+        'Who may open the site: "none" (everyone), "password" (visitors type the password given here) or "email" (visitors leave an email, listed by list_leads). ' +
+        'The token needs the admin scope.',
+      inputSchema: {
+        project_slug: projectSlug,
+        gate_type: z.enum(['none', 'password', 'email']).describe('The API’s gate_type'),
+        password: z.string().min(8).optional().describe('Required with gate_type "password": at least 8 characters; never returned'),
+      },
+      outputSchema: projectRecord,
+      annotations: { destructiveHint: false, idempotentHint: true },
+    },
+    ({ project_slug, gate_type, password }) =>
+      run(() => {
+        if (gate_type === 'password' && !password) throw new Error('password is required with gate_type "password"');
+        return updateProject(client, project_slug, { gate_type, ...(password ? { password } : {}) });
+      }),
+  );
+
+  server.registerTool(
+    'add_domain',
+    {
+      title: 'Attach a custom domain',
+      description:
+        'Serve the site at a host name of the user’s once DNS proves it is theirs. Returns the project with domain_records: the TXT and CNAME records the user must create; ' +
+        'then call verify_domain. The token needs the admin scope.',
+      inputSchema: { project_slug: projectSlug, custom_domain: z.string().min(1).describe('Host name, e.g. "www.example.com" (the API’s custom_domain)') },
+      outputSchema: projectRecord,
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ project_slug, custom_domain }) => run(() => updateProject(client, project_slug, { custom_domain })),
+  );
+
+  server.registerTool(
+    'verify_domain',
+    {
+      title: 'Verify a custom domain',
+      description: 'Check the custom domain’s DNS records now: verified true once the TXT record is found (the domain is then served); else what each record should be and what was found.',
+      inputSchema: { project_slug: projectSlug },
+      outputSchema: z
+        .object({
+          verified: z.boolean(),
+          custom_domain: z.string().nullable(),
+          domain_status: z.string().nullable(),
+          records: z.array(z.object({ type: z.string(), name: z.string(), ok: z.boolean() }).loose()),
+        })
+        .loose(),
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ project_slug }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return client.call(client.api.POST('/projects/{projectId}/verify-domain', { params: { path: { projectId: id } }, body: {} }));
+      }),
+  );
+
+  server.registerTool(
+    'remove_domain',
+    {
+      title: 'Remove the custom domain',
+      description: 'Detach the project’s custom domain; the site stays at its own address. The token needs the admin scope.',
+      inputSchema: { project_slug: projectSlug },
+      outputSchema: projectRecord,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    ({ project_slug }) => run(() => updateProject(client, project_slug, { custom_domain: null })),
   );
 
   server.registerTool(
@@ -155,16 +288,17 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
       title: 'List leads',
       description: 'Emails captured by email-gated projects, newest first: one project’s, or every project’s of the workspace.',
       inputSchema: {
-        project: projectRef.optional().describe('Only this project (slug or id); default: every project'),
+        project_slug: projectSlug.optional().describe('Only this project (its slug); default: every project'),
         search: z.string().optional().describe('Only emails containing this text (case-insensitive)'),
         page,
         limit,
       },
+      outputSchema: z.object({ data: z.array(leadRecord), meta: pageMeta }).loose(),
       annotations: { readOnlyHint: true },
     },
-    ({ project, search, page: p, limit: l }) =>
+    ({ project_slug, search, page: p, limit: l }) =>
       run(async () => {
-        const projectId = project ? (await resolveProject(client, project)).id : undefined;
+        const projectId = project_slug ? (await resolveProject(client, project_slug)).id : undefined;
         return listLeads(client, { projectId, search, page: p, limit: l });
       }),
   );

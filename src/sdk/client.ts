@@ -19,8 +19,8 @@ export type BlobUploadResult = ResponseBody<'/v1/blobs/{sha256}', 'put', 201>;
 export interface StatichostClientOptions {
   /** The API's address, e.g. https://api.example.com (no trailing path). */
   baseUrl: string;
-  /** An `sk_live_` API token (or a dashboard JWT, for the routes that take one). */
-  token: string;
+  /** An `sk_live_` API token (or a dashboard JWT, for the routes that take one); none for the public routes (register, login). */
+  token?: string;
   /** Replaces globalThis.fetch (tests, proxies). */
   fetch?: typeof fetch;
   /** Sent as User-Agent. */
@@ -52,7 +52,7 @@ async function errorFrom(response: Response, method: string, path: string): Prom
 export class StatichostClient {
   readonly api: StatichostApi;
   readonly baseUrl: string;
-  private readonly token: string;
+  private readonly token: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly userAgent: string;
 
@@ -65,7 +65,7 @@ export class StatichostClient {
     const baseUrl = this.baseUrl;
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
-      headers: { Authorization: `Bearer ${this.token}`, 'User-Agent': this.userAgent },
+      headers: { ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}), 'User-Agent': this.userAgent },
       fetch: async (request: Request) => {
         try {
           return await fetchImpl(request);

@@ -5,6 +5,7 @@ import { StatichostApiError } from './errors';
 import { type LocalFile, mapLimit } from './files';
 
 export type LazyDeployment = ResponseBody<'/v1/deployments', 'post', 201>;
+export type DeployPreflight = ResponseBody<'/v1/deployments/preflight', 'post', 200>;
 
 export interface DeployProgress {
   /** `uploading`: sending the blobs the service lacks; `deploying`: sending the manifest. */
@@ -36,6 +37,13 @@ export interface DigestDeployOptions {
    */
   inlineBytes?: number;
   onProgress?: (progress: DeployProgress) => void;
+  /**
+   * Before uploading anything, ask POST /v1/deployments/preflight whether the deploy
+   * would be accepted (slug, plan limits: projects, deploys this month, storage, file
+   * size), so a refused deploy uploads nothing. Default true; a service without the
+   * route (404) is deployed to as before.
+   */
+  preflight?: boolean;
   /** Once per round the service asked for bytes: how many files (and bytes) it lacked, and how they will travel. */
   onMissing?: (missing: MissingSummary) => void;
 }
@@ -55,6 +63,27 @@ export interface DigestDeployResult {
   files: number;
   uploadedFiles: number;
   uploadedBytes: number;
+}
+
+/**
+ * POST /v1/deployments/preflight: the service's answer to "would this deploy be
+ * accepted now?" without deploying (throws the error the deploy would give).
+ */
+export async function preflightDeploy(
+  client: StatichostClient,
+  options: Pick<DigestDeployOptions, 'project' | 'ttl' | 'publish' | 'files'>,
+): Promise<DeployPreflight> {
+  return client.call(
+    client.api.POST('/v1/deployments/preflight', {
+      body: {
+        project_slug: options.project,
+        type: 'static_file',
+        files: options.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })),
+        ...(options.ttl ? { ttl: options.ttl } : {}),
+        ...(options.publish === false ? { publish: false } : {}),
+      },
+    }),
+  );
 }
 
 /** Upload rounds before giving up (a blob is collected between upload and deploy only after the grace period). */
@@ -82,7 +111,8 @@ export function pickInline(missing: LocalFile[], budget: number): Set<string> {
  * first; the service answers 400 `missing_blobs` with the hashes it does not
  * have for this workspace; those alone are sent (large ones streamed with
  * PUT /v1/blobs/:sha256, small ones inline in the repeated manifest) and the
- * manifest is sent again. Unchanged files are never re-sent.
+ * manifest is sent again. Unchanged files are never re-sent. Before the first byte
+ * is sent, a preflight asks whether the deploy would be accepted at all.
  */
 export async function deployDigestFirst(client: StatichostClient, options: DigestDeployOptions): Promise<DigestDeployResult> {
   let manifest: ManifestEntry[] = options.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }));
@@ -108,6 +138,14 @@ export async function deployDigestFirst(client: StatichostClient, options: Diges
       if (!(err instanceof StatichostApiError) || err.code !== 'missing_blobs' || round >= ROUNDS) throw err;
       const needed = (err.body.missing as string[]).map((sha) => bySha.get(sha)).filter((f): f is LocalFile => f !== undefined);
       if (needed.length === 0) throw err;
+      // Bytes are about to leave: first make sure the deploy can succeed at all.
+      if (round === 1 && options.preflight !== false) {
+        await preflightDeploy(client, options).catch((preflightError: unknown) => {
+          // An older service without the route: deploy as before.
+          if (preflightError instanceof StatichostApiError && (preflightError.status === 404 || preflightError.status === 405)) return;
+          throw preflightError;
+        });
+      }
       // Small files go inline in the next manifest (one entry per hash carries the bytes).
       const inline = pickInline(needed, options.inlineBytes ?? INLINE_BYTES);
       if (inline.size > 0) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
 /** A file of a local directory, ready for a digest-first deploy. */
@@ -16,25 +16,42 @@ export interface LocalFile {
 export interface CollectedFiles {
   root: string;
   files: { path: string; absolutePath: string; size: number }[];
-  /** Paths left out, relative to the root, with why. */
-  skipped: { path: string; reason: string }[];
+  /** Paths left out, relative to the root, with why; `outside`: a symbolic link out of the folder (warn about it). */
+  skipped: { path: string; reason: string; outside?: boolean }[];
 }
 
 /**
  * What a deploy of a directory leaves out, as Netlify's and Vercel's CLIs do:
  * hidden files and folders (except `.well-known`, which sites need for ACME,
  * security.txt and app links), `node_modules`, and symbolic links to folders.
+ * Symbolic links to files outside the folder are left out too (see collectFiles).
  */
 export function isIgnored(name: string): boolean {
   return (name.startsWith('.') && name !== '.well-known') || name === 'node_modules';
 }
 
-/** The files of `target`: a directory walked recursively, or one file deployed under its own name. */
+/** True when `path` is `root` or inside it (both real paths). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The files of `target`: a directory walked recursively, or one file deployed under its own name.
+ *
+ * A symbolic link is deployed as the file it points to only when that file is inside
+ * the folder: a link out of it (`ln -s ~/.ssh/id_ed25519 key.txt`, `ln -s /etc/hostname`)
+ * would publish a file its owner never meant to put in the site, so it is skipped with
+ * reason `outside` and the caller warns. The file read later is the resolved real
+ * path, not the link, so re-pointing the link after the check changes nothing.
+ */
 export async function collectFiles(target: string): Promise<CollectedFiles> {
   const root = resolve(target);
   const info = await stat(root);
-  if (info.isFile()) return { root, files: [{ path: basename(root), absolutePath: root, size: info.size }], skipped: [] };
+  if (info.isFile()) return { root, files: [{ path: basename(root), absolutePath: await realpath(root), size: info.size }], skipped: [] };
   if (!info.isDirectory()) throw new Error(`${target} is neither a file nor a directory`);
+  // The folder itself may be reached through a link (dist -> build/out): its real path is the boundary.
+  const realRoot = await realpath(root);
   const files: CollectedFiles['files'] = [];
   const skipped: CollectedFiles['skipped'] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -47,19 +64,22 @@ export async function collectFiles(target: string): Promise<CollectedFiles> {
         skipped.push({ path, reason: entry.name === 'node_modules' ? 'node_modules' : 'hidden' });
         continue;
       }
-      let kind = entry;
-      let size: number | undefined;
       if (entry.isSymbolicLink()) {
-        const target = await stat(absolutePath).catch(() => undefined);
-        if (!target?.isFile()) {
-          skipped.push({ path, reason: target ? 'symbolic link to a folder' : 'broken symbolic link' });
-          continue;
+        const real = await realpath(absolutePath).catch(() => undefined);
+        const target = real ? await stat(real).catch(() => undefined) : undefined;
+        if (!real || !target) {
+          skipped.push({ path, reason: 'broken symbolic link' });
+        } else if (!isInside(realRoot, real)) {
+          skipped.push({ path, reason: `symbolic link to ${real}, outside the folder`, outside: true });
+        } else if (!target.isFile()) {
+          skipped.push({ path, reason: target.isDirectory() ? 'symbolic link to a folder' : 'not a regular file' });
+        } else {
+          files.push({ path, absolutePath: real, size: target.size });
         }
-        size = target.size;
-        kind = { isFile: () => true, isDirectory: () => false } as typeof entry;
+        continue;
       }
-      if (kind.isDirectory()) await walk(absolutePath);
-      else if (kind.isFile()) files.push({ path, absolutePath, size: size ?? (await stat(absolutePath)).size });
+      if (entry.isDirectory()) await walk(absolutePath);
+      else if (entry.isFile()) files.push({ path, absolutePath, size: (await stat(absolutePath)).size });
       else skipped.push({ path, reason: 'not a regular file' });
     }
   };

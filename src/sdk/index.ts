@@ -5,6 +5,6 @@
  */
 export { StatichostClient, type StatichostApi, type StatichostClientOptions, type ResponseBody, type BlobUploadResult } from './client';
 export { StatichostApiError, StatichostConnectionError, type ApiErrorBody } from './errors';
-export { collectFiles, hashFiles, isIgnored, sha256OfFile, type CollectedFiles, type LocalFile } from './files';
-export { deployDigestFirst, type DeployProgress, type DigestDeployOptions, type DigestDeployResult, type LazyDeployment } from './deploy';
+export { collectFiles, hashFiles, isIgnored, isInside, sha256OfFile, type CollectedFiles, type LocalFile } from './files';
+export { deployDigestFirst, preflightDeploy, type DeployPreflight, type DeployProgress, type DigestDeployOptions, type DigestDeployResult, type LazyDeployment } from './deploy';
 export type { components, operations, paths } from './schema';

@@ -145,6 +145,26 @@ export interface paths {
         patch: operations["DeploymentsController_archive"];
         trace?: never;
     };
+    "/v1/deployments/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a deploy without doing it: the body of POST /v1/deployments, its errors, nothing stored
+         * @description Answers 200 when the deploy would be accepted now (slug free or the token’s own, TTL valid and allowed, every file within the plan’s largest file, projects, deployments this month and storage within the plan), or the error the deploy would give. Digest entries need not be uploaded yet. Clients call it before uploading anything. Scope: deploy (API token).
+         */
+        post: operations["preflightDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blobs/{sha256}": {
         parameters: {
             query?: never;
@@ -818,6 +838,22 @@ export interface components {
              */
             createdBy: string;
             files: components["schemas"]["DeploymentFileView"][];
+        };
+        DeployPreflightView: {
+            /** @example my-site */
+            project_slug: string;
+            /**
+             * @description null: the deploy would create the project
+             * @example proj_0123456789abcdefghijklmn
+             */
+            project_id: string | null;
+            /** @example ws_0123456789abcdefghijklmn */
+            workspace_id: string;
+            creates_project: boolean;
+            /** @enum {string} */
+            plan: "free" | "pro" | "team";
+            /** @description Bytes of the files the workspace does not store yet */
+            new_bytes: number;
         };
         BlobView: {
             /**
@@ -1558,6 +1594,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeploymentView"];
+                };
+            };
+        };
+    };
+    preflightDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LazyDeployDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeployPreflightView"];
                 };
             };
         };

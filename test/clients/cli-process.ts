@@ -13,17 +13,22 @@ export interface CliResult {
  * Runs the real `statichost` bin in a child process, with only the environment
  * given (plus PATH), so nothing from the test run leaks into it.
  */
-export function runCli(args: string[], env: Record<string, string | undefined>, options: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { cwd?: string; timeoutMs?: number; /** Written to stdin (a pipe, as `echo pw | statichost login`), then closed. */ input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`statichost ${args.join(' ')} did not finish in time\n${stderr}`));

@@ -1,7 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, TestApp } from '../helpers/app';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 import { runCli } from './cli-process';
@@ -19,8 +21,10 @@ describe('statichost CLI (e2e)', () => {
   let token: string;
   let env: Record<string, string>;
   let configFile: string;
+  let dns: TestDnsServer;
+  let user: Awaited<ReturnType<typeof registerUser>>;
 
-  const cli = (args: string[], extraEnv: Record<string, string | undefined> = {}) => runCli(args, { ...env, ...extraEnv });
+  const cli = (args: string[], extraEnv: Record<string, string | undefined> = {}, input?: string) => runCli(args, { ...env, ...extraEnv }, { input });
   const json = async (args: string[], extraEnv: Record<string, string | undefined> = {}) => {
     const res = await cli(['--json', ...args], extraEnv);
     if (res.code !== 0) throw new Error(`statichost ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
@@ -29,8 +33,9 @@ describe('statichost CLI (e2e)', () => {
 
   beforeAll(async () => {
     // Room for every project and deploy these tests make (the free plan allows 3 and 10).
-    t = await startTestApp({ env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }) } });
-    const user = await registerUser(t);
+    dns = await startDnsServer();
+    t = await startTestApp({ env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }), DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000' } });
+    user = await registerUser(t);
     token = (await createApiToken(t, user, { scopes: ['deploy', 'read', 'delete', 'admin'], name: 'cli e2e' })).token;
     home = await mkdtemp(join(tmpdir(), 'statichost-cli-'));
     configFile = join(home, 'config', 'statichost', 'config.json');
@@ -49,6 +54,7 @@ describe('statichost CLI (e2e)', () => {
   });
   afterAll(async () => {
     await t.close();
+    await dns?.close();
     await rm(home, { recursive: true, force: true });
   });
 
@@ -82,7 +88,7 @@ describe('statichost CLI (e2e)', () => {
     it('whoami fails with exit 1 and says how to log in when there is no token', async () => {
       const res = await cli(['whoami'], { STATICHOST_CONFIG: join(home, 'none.json') });
       expect(res.code).toBe(1);
-      expect(res.stderr).toContain('No API token. Run `statichost login --token sk_live_...`');
+      expect(res.stderr).toContain('No API token. Run `statichost login` (or `statichost signup`)');
     });
 
     it('flags win over the environment: --api-url to a dead address fails clearly', async () => {
@@ -300,6 +306,239 @@ describe('statichost CLI (e2e)', () => {
       const unknown = await cli(['leads', 'list', '--project', 'no-such-project']);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('No project "no-such-project"');
+    });
+  });
+
+  describe('login with email and password', () => {
+    const password = 'correct horse battery staple';
+    const tokenRow = async (id: string) => (await t.dataSource.query('SELECT name, scopes, workspace_id FROM access_tokens WHERE id = $1', [id]))[0];
+
+    it('signs in, creates a deploy+read token named after the machine in the personal workspace, stores it 0600 and says so', async () => {
+      const file = join(home, 'login-env', 'config.json');
+      const res = await cli(['login', '--email', user.email], { STATICHOST_CONFIG: file, STATICHOST_PASSWORD: password });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain(`Logged in to ${t.baseUrl} as ${user.email}.`);
+      expect(res.stdout).toMatch(new RegExp(`Created API token tok_\\w+ "${hostname()}" \\(scopes: deploy, read\\) in workspace Test User's workspace \\(${user.workspaceId}\\)`));
+      expect(res.stdout).toContain(`Saved to ${file}`);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const stored = JSON.parse(await readFile(file, 'utf8'));
+      expect(stored).toEqual({ token: expect.stringMatching(/^sk_live_/), apiUrl: t.baseUrl });
+      const me = await json(['whoami'], { STATICHOST_CONFIG: file });
+      expect(me).toMatchObject({ workspaceId: user.workspaceId, scopes: ['deploy', 'read'] });
+      expect(await tokenRow(me.tokenId)).toMatchObject({ name: hostname(), workspace_id: user.workspaceId });
+      // The password never lands on disk.
+      expect(await readFile(file, 'utf8')).not.toContain(password);
+    });
+
+    it('reads the password from stdin, and takes --workspace, --scopes and --token-name', async () => {
+      const file = join(home, 'login-stdin.json');
+      const res = await cli(['--json', 'login', '--email', user.email, '--workspace', user.workspaceId, '--scopes', 'deploy,read,admin', '--token-name', 'laptop'], { STATICHOST_CONFIG: file }, `${password}\n`);
+      expect(res.code).toBe(0);
+      const out = JSON.parse(res.stdout);
+      expect(out).toMatchObject({ email: user.email, workspaceId: user.workspaceId, tokenName: 'laptop', scopes: ['deploy', 'read', 'admin'], configFile: file });
+      expect(await tokenRow(out.tokenId)).toMatchObject({ name: 'laptop' });
+    });
+
+    it('a wrong password stores nothing; --json prints the API’s error body unchanged, exit 1', async () => {
+      const file = join(home, 'login-wrong.json');
+      const res = await cli(['--json', 'login', '--email', user.email], { STATICHOST_CONFIG: file, STATICHOST_PASSWORD: 'not the password' });
+      expect(res.code).toBe(1);
+      const direct = await t.http().post('/auth/login').send({ email: user.email, password: 'not the password' });
+      const { requestId: _a, ...body } = JSON.parse(res.stderr.trim());
+      const { requestId: _b, ...expected } = direct.body;
+      expect(body).toEqual(expected);
+      expect(body).toMatchObject({ statusCode: 401 });
+      await expect(stat(file)).rejects.toThrow();
+    });
+
+    it('without an email and nobody to ask, is a usage error (exit 2), in the API’s error shape under --json', async () => {
+      const res = await cli(['--json', 'login'], { STATICHOST_CONFIG: join(home, 'none.json') });
+      expect(res.code).toBe(2);
+      expect(JSON.parse(res.stderr)).toEqual({ statusCode: null, error: 'Usage Error', message: expect.stringContaining('--email'), code: 'no_email' });
+      const unknown = await cli(['--json', 'deploi']);
+      expect(unknown.code).toBe(2);
+      expect(JSON.parse(unknown.stderr)).toEqual({ statusCode: null, error: 'Usage Error', message: expect.stringContaining("unknown command 'deploi'"), code: 'usage_error' });
+      const noToken = await cli(['--json', 'whoami'], { STATICHOST_CONFIG: join(home, 'none.json') });
+      expect(noToken.code).toBe(1);
+      expect(JSON.parse(noToken.stderr)).toMatchObject({ statusCode: null, error: 'CLI Error', code: 'no_token' });
+    });
+  });
+
+  describe('deploy: the folder’s link, a free slug, symbolic links', () => {
+    let other: string;
+
+    beforeAll(async () => {
+      const someoneElse = await registerUser(t, { name: 'Someone Else' });
+      other = (await createApiToken(t, someoneElse, { scopes: ['deploy', 'read'] })).token;
+      await deploySite(t, other, 'taken-site', [{ path: 'index.html', content: 'not yours' }]);
+    });
+
+    it('remembers the project in .statichost/project.json: the next deploy goes there without --project', async () => {
+      const dir = join(home, 'linked-folder');
+      await mkdir(dir);
+      await writeFile(join(dir, 'index.html'), 'v1');
+      const first = await cli(['deploy', dir, '--project', 'chosen-name']);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain('Linked');
+      const link = JSON.parse(await readFile(join(dir, '.statichost', 'project.json'), 'utf8'));
+      const [project] = await t.dataSource.query('SELECT id, workspace_id FROM projects WHERE slug = $1', ['chosen-name']);
+      expect(link).toEqual({ project_slug: 'chosen-name', project_id: project.id, workspace_id: project.workspace_id, api_url: t.baseUrl });
+      await writeFile(join(dir, 'index.html'), 'v2');
+      const second = await cli(['deploy', dir]);
+      expect(second.code).toBe(0);
+      expect(second.stderr).toContain('to project "chosen-name"');
+      expect(second.stdout).toContain('Deployed version 2');
+      expect((await site(t, 'chosen-name').get('/').expect(200)).text).toBe('v2');
+      const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM projects WHERE slug = $1', ['linked-folder']);
+      expect(n).toBe(0);
+      // The link file itself is never deployed.
+      const paths = await t.dataSource.query('SELECT DISTINCT path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1', [project.id]);
+      expect(paths).toEqual([{ path: 'index.html' }]);
+    });
+
+    it('a folder whose name another workspace has (or that is reserved) deploys to a free slug with a random suffix, and says which', async () => {
+      for (const name of ['taken-site', 'docs']) {
+        const dir = join(home, 'free-slug', name);
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, 'index.html'), `mine: ${name}`);
+        const res = await cli(['deploy', dir]);
+        expect(res.code).toBe(0);
+        const chosen = new RegExp(`Project slug "${name}" (is taken by another workspace|cannot be used .*reserved.*); using "(${name}-[a-z0-9]{6})" instead`).exec(res.stderr);
+        expect(chosen).not.toBeNull();
+        const slug = chosen![2];
+        expect(res.stdout.trim().split('\n').pop()).toBe(`http://${slug}.localhost:${t.port}`);
+        expect((await site(t, slug).get('/').expect(200)).text).toBe(`mine: ${name}`);
+        expect(JSON.parse(await readFile(join(dir, '.statichost', 'project.json'), 'utf8'))).toMatchObject({ project_slug: slug });
+      }
+      expect((await site(t, 'taken-site').get('/').expect(200)).text).toBe('not yours');
+      // A slug the user chose is never changed behind their back.
+      const chosen = await cli(['deploy', join(home, 'free-slug', 'taken-site'), '--project', 'taken-site']);
+      expect(chosen.code).toBe(1);
+      expect(chosen.stderr).toMatch(/slug "taken-site" is already taken \(HTTP 409, slug_taken\)/);
+    });
+
+    it('never follows a symbolic link out of the folder: skipped with a warning; links inside deploy the file', async () => {
+      const dir = join(home, 'links');
+      await mkdir(dir);
+      await writeFile(join(home, 'private.key'), 'PRIVATE KEY');
+      await writeFile(join(dir, 'index.html'), 'home');
+      await symlink('/etc/hostname', join(dir, 'host.txt'));
+      await symlink(join(home, 'private.key'), join(dir, 'key.txt'));
+      await symlink('index.html', join(dir, 'alias.html'));
+      const res = await cli(['deploy', dir, '--project', 'links-site']);
+      expect(res.code).toBe(0);
+      expect(res.stderr).toContain('Warning: skipped host.txt: symbolic link to /etc/hostname, outside the folder');
+      expect(res.stderr).toContain(`Warning: skipped key.txt: symbolic link to ${join(home, 'private.key')}, outside the folder`);
+      const [project] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', ['links-site']);
+      const paths = await t.dataSource.query('SELECT f.path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1 ORDER BY f.path', [project.id]);
+      expect(paths.map((p: { path: string }) => p.path)).toEqual(['alias.html', 'index.html']);
+      expect((await site(t, 'links-site').get('/alias').expect(200)).text).toBe('home');
+      expect((await site(t, 'links-site').get('/key.txt')).text).not.toContain('PRIVATE KEY');
+    });
+  });
+
+  describe('a deploy the plan refuses uploads nothing', () => {
+    let tight: TestApp;
+    let tightEnv: Record<string, string>;
+    const big = (label: string) => `${label} ${'x'.repeat(100_000)}`;
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    const stored = async (text: string) =>
+      (await t.dataSource.query('SELECT (SELECT count(*) FROM blobs WHERE sha256 = $1)::int + (SELECT count(*) FROM workspace_blobs WHERE sha256 = $1)::int AS n', [sha(text)]))[0].n;
+
+    beforeAll(async () => {
+      // The same database, another instance with a small plan: 1 project, 150 KB of storage.
+      tight = await startTestApp({ sibling: t, env: { PLANS_JSON: JSON.stringify({ free: { projects: 1, deploymentsPerMonth: 500, storageBytes: 150_000 } }) } });
+      const owner = await registerUser(tight);
+      const token = (await createApiToken(tight, owner, { scopes: ['deploy', 'read'] })).token;
+      tightEnv = { STATICHOST_API_URL: tight.baseUrl, STATICHOST_TOKEN: token };
+      await deploySite(tight, token, 'only-one', [{ path: 'index.html', content: 'the one project' }]);
+    });
+    afterAll(() => tight?.close());
+
+    it('one project too many: 402 before any upload', async () => {
+      const dir = join(home, 'second-project');
+      await mkdir(dir);
+      await writeFile(join(dir, 'big.bin'), big('second project'));
+      const res = await cli(['--json', 'deploy', dir], tightEnv);
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.stderr)).toMatchObject({ statusCode: 402, code: 'quota_exceeded', quota: 'projects' });
+      expect(await stored(big('second project'))).toBe(0);
+    });
+
+    it('more storage than the plan has: 402 before any upload', async () => {
+      const dir = join(home, 'too-big');
+      await mkdir(dir);
+      await writeFile(join(dir, 'a.bin'), big('part a'));
+      await writeFile(join(dir, 'b.bin'), big('part b'));
+      const res = await cli(['deploy', dir, '--project', 'only-one'], tightEnv);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/Error: .*the free plan allows .* \(HTTP 402, quota_exceeded\)/);
+      expect(res.stderr).not.toContain('Uploading');
+      expect(await stored(big('part a'))).toBe(0);
+      expect(await stored(big('part b'))).toBe(0);
+    });
+  });
+
+  describe('gate, domain, promote and archive by version', () => {
+    let dir: string;
+    const inFolder = (args: string[], extraEnv: Record<string, string> = {}, input?: string) => runCli(args, { ...env, ...extraEnv }, { cwd: dir, input });
+
+    beforeAll(async () => {
+      dir = join(home, 'settings-site');
+      await mkdir(dir);
+      for (const v of [1, 2, 3]) {
+        await writeFile(join(dir, 'index.html'), `version ${v}`);
+        expect((await cli(['deploy', dir])).code).toBe(0);
+      }
+    });
+
+    it('gate set password (from the environment or stdin), email and none, for the folder’s project', async () => {
+      const res = await inFolder(['gate', 'set', 'password'], { STATICHOST_GATE_PASSWORD: 'open sesame' });
+      expect(res).toMatchObject({ code: 0 });
+      expect(res.stdout).toContain('settings-site asks for the password');
+      expect((await site(t, 'settings-site').get('/')).text).not.toContain('version 3');
+      expect((await inFolder(['gate', 'set', 'password'], {}, 'another secret\n')).code).toBe(0);
+      expect((await inFolder(['gate', 'set', 'email'])).stdout).toContain('asks visitors for their email');
+      expect((await inFolder(['gate', 'set', 'none'])).stdout).toContain('settings-site is public');
+      expect((await site(t, 'settings-site').get('/').expect(200)).text).toBe('version 3');
+      const bad = await inFolder(['gate', 'set', 'secret']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('must be one of none, password, email');
+      const short = await inFolder(['gate', 'set', 'password'], { STATICHOST_GATE_PASSWORD: 'short' });
+      expect(short.code).toBe(1);
+      expect(short.stderr).toMatch(/password:? must be at least 8 characters \(HTTP 400/);
+    });
+
+    it('domain add prints the records, verify fails (exit 1) until DNS has them, remove detaches', async () => {
+      const added = await inFolder(['domain', 'add', 'www.cli-example.test']);
+      expect(added.code).toBe(0);
+      expect(added.stdout).toContain('www.cli-example.test is attached to settings-site (pending)');
+      const txt = /TXT +(_statichost-challenge\.www\.cli-example\.test) +(\S+)/.exec(added.stdout)!;
+      expect(txt).not.toBeNull();
+      const early = await inFolder(['domain', 'verify']);
+      expect(early.code).toBe(1);
+      expect(early.stdout).toContain('is not verified yet');
+      dns.setTxt(txt[1], txt[2]);
+      const verified = await inFolder(['--json', 'domain', 'verify']);
+      expect(verified.code).toBe(0);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ verified: true, domain_status: 'verified' });
+      const removed = await inFolder(['domain', 'remove']);
+      expect(removed).toMatchObject({ code: 0 });
+      expect(removed.stdout).toContain('Removed www.cli-example.test from settings-site');
+      expect((await inFolder(['domain', 'remove'])).code).toBe(1);
+    });
+
+    it('promote and archive take a version number, the project from the folder or --project', async () => {
+      const promoted = await inFolder(['promote', '1']);
+      expect(promoted.code).toBe(0);
+      expect(promoted.stdout).toMatch(/^Version 1 \(dep_\w+\) of settings-site is live/);
+      expect((await site(t, 'settings-site').get('/').expect(200)).text).toBe('version 1');
+      const archived = await cli(['archive', '3', '--project', 'settings-site']);
+      expect(archived.code).toBe(0);
+      expect(archived.stdout).toMatch(/^Archived version 3/);
+      const nowhere = await runCli(['promote', '2'], env, { cwd: home });
+      expect(nowhere.code).toBe(2);
+      expect(nowhere.stderr).toContain('Which project? Pass --project <slug>');
     });
   });
 

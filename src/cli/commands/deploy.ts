@@ -1,42 +1,133 @@
 import type { Command } from 'commander';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { collectFiles, deployDigestFirst, hashFiles } from '../../sdk';
+import { withRandomSuffix } from '../../projects/slug';
+import { collectFiles, deployDigestFirst, hashFiles, preflightDeploy, StatichostApiError, type DeployPreflight, type LocalFile, type StatichostClient } from '../../sdk';
 import { CliError, Context, type Io } from '../context';
 import { formatBytes, slugFromName } from '../format';
+import { LINK_FILE, readLink, writeLink, type ProjectLink } from '../link';
 import { uploadProgress } from '../progress';
+import { resolveProject } from '../resolve';
+
+/** Tries at a free slug when the folder's name is taken (6 random characters: a clash twice in a row is next to impossible). */
+const SLUG_ATTEMPTS = 4;
+
+type SlugSource = 'flag' | 'link' | 'folder';
+
+/** The slug a linked project has now (it may have been renamed); the stored one when the token cannot read projects. */
+async function linkedSlug(client: StatichostClient, link: ProjectLink, folder: string): Promise<string> {
+  if (!link.project_id) return link.project_slug;
+  try {
+    const project = await client.call(client.api.GET('/projects/{projectId}', { params: { path: { projectId: link.project_id } } }));
+    return (project as unknown as { slug: string }).slug;
+  } catch (err) {
+    if (err instanceof StatichostApiError && err.status === 404) {
+      throw new CliError(
+        `${join(folder, LINK_FILE)} links this folder to project ${link.project_slug} (${link.project_id}), which this workspace no longer has. ` +
+          'Delete the file to deploy to a new project, or pass --project.',
+        1,
+        'linked_project_gone',
+      );
+    }
+    if (err instanceof StatichostApiError && err.status === 403) return link.project_slug;
+    throw err;
+  }
+}
+
+/**
+ * The preflight, and the slug to deploy to: when the slug only came from the
+ * folder's name and another workspace has it (or it is reserved), a free one
+ * with a random suffix, before anything is uploaded.
+ */
+async function checkBeforeUpload(
+  ctx: Context,
+  client: StatichostClient,
+  slug: string,
+  source: SlugSource,
+  request: { ttl?: string; publish?: boolean; files: LocalFile[] },
+): Promise<{ slug: string; preflight?: DeployPreflight }> {
+  const base = slug;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { slug, preflight: await preflightDeploy(client, { project: slug, ...request }) };
+    } catch (err) {
+      if (!(err instanceof StatichostApiError)) throw err;
+      // A service from before the preflight route: the deploy itself checks (after uploading).
+      if (err.status === 404) return { slug };
+      // A name derived from the folder may be changed; one the user chose (or linked) may not.
+      if (source !== 'folder' || (err.code !== 'slug_taken' && err.code !== 'invalid_slug') || attempt >= SLUG_ATTEMPTS) throw err;
+      const next = withRandomSuffix(base);
+      ctx.note(`Project slug "${slug}" ${err.code === 'slug_taken' ? 'is taken by another workspace' : `cannot be used (${err.message})`}; using "${next}" instead.`);
+      slug = next;
+    }
+  }
+}
 
 export function deployCommand(program: Command, io: Io): void {
   program
     .command('deploy')
-    .description('Deploy a folder (or one file) to a project; only files the service does not have yet are uploaded')
+    .description(
+      'Deploy a folder (or one file) to a project; only files the service does not have yet are uploaded, and nothing is uploaded when the deploy would be refused. ' +
+        'The folder remembers its project in .statichost/project.json',
+    )
     .argument('<path>', 'folder or file to deploy')
-    .option('-p, --project <slug>', 'project slug; created when missing (default: the folder’s name)')
+    .option('-p, --project <slug>', 'project slug; created when missing (default: the one the folder is linked to, else the folder’s name)')
     .option('--ttl <ttl>', 'how long the deployment lives: <n>h, <n>d or forever (default: the project’s)')
-    .option('--preview', 'deploy without going live: the deployment is served at its own preview address; `deployments promote` makes it live')
+    .option('--preview', 'deploy without going live: the deployment is served at its own preview address; `promote` makes it live')
     .action(async (target: string, opts: { project?: string; ttl?: string; preview?: boolean }, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
       const client = ctx.client();
       const info = await stat(target).catch(() => undefined);
-      if (!info) throw new CliError(`${target}: no such file or folder`, 2);
-      const folder = info.isDirectory() ? resolve(target) : dirname(resolve(target));
-      const project = opts.project ?? slugFromName(basename(folder));
-      if (!project) throw new CliError(`Cannot derive a project slug from "${basename(folder)}": pass --project <slug>`, 2);
+      if (!info) throw new CliError(`${target}: no such file or folder`, 2, 'no_such_path');
+      const isFolder = info.isDirectory();
+      const folder = isFolder ? resolve(target) : dirname(resolve(target));
+      // Only a deployed folder is linked: a single file's folder is not the site.
+      const link = isFolder ? await readLink(folder) : undefined;
+      let slug: string;
+      let source: SlugSource;
+      if (opts.project) {
+        slug = opts.project;
+        source = 'flag';
+      } else if (link) {
+        slug = await linkedSlug(client, link, folder);
+        source = 'link';
+      } else {
+        slug = slugFromName(basename(folder)) || 'site';
+        source = 'folder';
+      }
 
       const collected = await collectFiles(target);
-      if (collected.files.length === 0) throw new CliError(`${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`, 2);
+      for (const s of collected.skipped.filter((x) => x.outside)) ctx.warn(`skipped ${s.path}: ${s.reason} (links out of the deployed folder are never followed)`);
+      if (collected.files.length === 0) {
+        throw new CliError(`${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`, 2, 'no_files');
+      }
       const totalBytes = collected.files.reduce((n, f) => n + f.size, 0);
-      ctx.note(`Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${project}"`);
-      if (collected.skipped.length > 0) ctx.note(`Skipped ${collected.skipped.length}: ${collected.skipped.slice(0, 5).map((s) => `${s.path} (${s.reason})`).join(', ')}${collected.skipped.length > 5 ? ', ...' : ''}`);
-
       const files = await hashFiles(collected.files);
+
+      const checked = await checkBeforeUpload(ctx, client, slug, source, { ttl: opts.ttl, publish: opts.preview ? false : undefined, files });
+      slug = checked.slug;
+      if (source === 'link' && link?.workspace_id && checked.preflight && checked.preflight.workspace_id !== link.workspace_id) {
+        throw new CliError(
+          `${join(folder, LINK_FILE)} links this folder to a project of workspace ${link.workspace_id}, but the token acts in ${checked.preflight.workspace_id}. ` +
+            'Use that workspace’s token, pass --project, or delete the file.',
+          1,
+          'linked_workspace_mismatch',
+        );
+      }
+
+      ctx.note(`Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${slug}"`);
+      const quiet = collected.skipped.filter((x) => !x.outside);
+      if (quiet.length > 0) ctx.note(`Skipped ${quiet.length}: ${quiet.slice(0, 5).map((s) => `${s.path} (${s.reason})`).join(', ')}${quiet.length > 5 ? ', ...' : ''}`);
+
       const bar = uploadProgress(io, !ctx.json);
       let asked = 0;
       const result = await deployDigestFirst(client, {
-        project,
+        project: slug,
         ttl: opts.ttl,
         ...(opts.preview ? { publish: false } : {}),
         files,
+        // Done just above (and again by the deploy itself, under the workspace lock).
+        preflight: checked.preflight === undefined,
         onMissing: (m) => {
           asked += m.files;
           ctx.note(
@@ -47,13 +138,28 @@ export function deployCommand(program: Command, io: Io): void {
         onProgress: (p) => bar.update(p),
       }).finally(() => bar.stop());
       if (asked === 0) ctx.note(`Uploading 0 files: all ${files.length} already uploaded`);
+
+      if (isFolder) {
+        const projectId =
+          checked.preflight?.project_id ??
+          (link?.project_slug === slug ? link.project_id : null) ??
+          // A new project: its id, when the token may read projects.
+          (await resolveProject(client, slug).then((p) => p.id, () => null));
+        const next: ProjectLink = { project_slug: slug, project_id: projectId, workspace_id: checked.preflight?.workspace_id ?? link?.workspace_id ?? null, api_url: ctx.settings.apiUrl };
+        if (!link || link.project_slug !== next.project_slug || link.project_id !== next.project_id || link.workspace_id !== next.workspace_id || link.api_url !== next.api_url) {
+          await writeLink(folder, next);
+          ctx.note(`Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`);
+        }
+      }
       const { deployment } = result;
-      ctx.print({ ...deployment, project, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes }, () =>
-        [
-          `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,
-          deployment.url,
-          ...(opts.preview ? [`Not live; make it live with: statichost deployments promote ${project} ${deployment.version}`] : []),
-        ].join('\n'),
+      ctx.print(
+        { ...deployment, project: slug, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes, skipped: collected.skipped },
+        () =>
+          [
+            `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,
+            deployment.url,
+            ...(opts.preview ? [`Not live; make it live with: statichost promote ${deployment.version} --project ${slug}`] : []),
+          ].join('\n'),
       );
     });
 }

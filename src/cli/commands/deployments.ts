@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Context, type Io } from '../context';
 import { formatBytes, formatTime, pageNote, table } from '../format';
-import { resolveDeployment, resolveProject } from '../resolve';
+import { projectFromFlagOrLink, resolveDeployment, resolveProject } from '../resolve';
 import { pageOptions } from './shared';
 
 export function deploymentCommands(program: Command, io: Io): void {
@@ -62,5 +62,39 @@ export function deploymentCommands(program: Command, io: Io): void {
         client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
       );
       ctx.print(d, () => `Archived version ${d.version} (${d.id})${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`);
+    });
+
+  // The same two actions at the top level, by version number, with the project from
+  // --project or from the current folder's link: `statichost promote 3`.
+  program
+    .command('promote')
+    .description('Make version <version> of the project live (roll back or publish a preview); the project: --project, else the current folder’s link')
+    .argument('<version>', 'version number (or dep_ id)')
+    .option('-p, --project <project>', 'slug or proj_ id (default: the project this folder was deployed to)')
+    .action(async (ref: string, opts: { project?: string }, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = await projectFromFlagOrLink(client, opts.project);
+      const deploymentId = await resolveDeployment(client, project.id, ref);
+      const d = await client.call(
+        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId } } }),
+      );
+      ctx.print(d, () => `Version ${d.version} (${d.id}) of ${project.slug} is live: ${d.url}`);
+    });
+
+  program
+    .command('archive')
+    .description('Archive version <version> of the project (needs the delete scope); archiving the live one takes the site offline')
+    .argument('<version>', 'version number (or dep_ id)')
+    .option('-p, --project <project>', 'slug or proj_ id (default: the project this folder was deployed to)')
+    .action(async (ref: string, opts: { project?: string }, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = await projectFromFlagOrLink(client, opts.project);
+      const deploymentId = await resolveDeployment(client, project.id, ref);
+      const d = await client.call(
+        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
+      );
+      ctx.print(d, () => `Archived version ${d.version} (${d.id}) of ${project.slug}${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`);
     });
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
-import type { Io } from '../context';
+import { CliError, type Io } from '../context';
 
 export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -21,4 +22,45 @@ export async function confirm(io: Io, question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+/** One line from a person at a terminal. */
+export async function ask(io: Io, question: string): Promise<string> {
+  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** A secret typed at a terminal, not echoed. */
+async function askHidden(io: Io, question: string): Promise<string> {
+  io.stderr.write(question);
+  const muted = new Writable({ write: (_chunk, _enc, done) => done() });
+  const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
+  try {
+    return await rl.question('');
+  } finally {
+    rl.close();
+    io.stderr.write('\n');
+  }
+}
+
+/** All of stdin (a pipe), without the final line break: `echo "$PW" | statichost login`. */
+async function readStdin(io: Io): Promise<string> {
+  let text = '';
+  for await (const chunk of io.stdin) text += chunk.toString();
+  return text.replace(/\r?\n$/, '');
+}
+
+/**
+ * A password: from `envName`, else typed (hidden) on a terminal, else read from
+ * stdin. Never from the command line, where `ps` and shell history would show it.
+ */
+export async function readSecret(io: Io, envName: string, prompt: string): Promise<string> {
+  const fromEnv = io.env[envName];
+  const secret = fromEnv !== undefined ? fromEnv : io.stdin.isTTY ? await askHidden(io, prompt) : await readStdin(io);
+  if (!secret) throw new CliError(`No password: type it at the prompt, pipe it on stdin, or set ${envName}`, 2, 'no_password');
+  return secret;
 }

@@ -1,0 +1,46 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { TIERS } from '../billing/plans';
+import { LazyDeployDto } from '../deployments/dto/deploy.dto';
+import { DeployPreflightService, type PreflightResult } from './preflight.service';
+
+export class DeployPreflightView implements PreflightResult {
+  @ApiProperty({ example: 'my-site' })
+  project_slug: string;
+  @ApiProperty({ type: String, nullable: true, example: 'proj_0123456789abcdefghijklmn', description: 'null: the deploy would create the project' })
+  project_id: string | null;
+  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  workspace_id: string;
+  @ApiProperty()
+  creates_project: boolean;
+  @ApiProperty({ enum: TIERS })
+  plan: PreflightResult['plan'];
+  @ApiProperty({ type: 'integer', description: 'Bytes of the files the workspace does not store yet' })
+  new_bytes: number;
+}
+
+@ApiTags('deployments')
+@ApiBearerAuth('bearer')
+@Controller('v1/deployments/preflight')
+export class DeployPreflightController {
+  constructor(private readonly preflight: DeployPreflightService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Scopes('deploy')
+  @CredentialKind('token')
+  @ApiOperation({
+    operationId: 'preflightDeployment',
+    summary: 'Check a deploy without doing it: the body of POST /v1/deployments, its errors, nothing stored',
+    description:
+      'Answers 200 when the deploy would be accepted now (slug free or the token’s own, TTL valid and allowed, every file within the plan’s largest file, ' +
+      'projects, deployments this month and storage within the plan), or the error the deploy would give. Digest entries need not be uploaded yet. ' +
+      'Clients call it before uploading anything. Scope: deploy (API token).',
+  })
+  @ApiOkResponse({ type: DeployPreflightView })
+  check(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto): Promise<DeployPreflightView> {
+    return this.preflight.check(principal, dto);
+  }
+}

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
+import { QuotaService } from '../billing/quota.service';
+import { badRequest, conflict, forbidden } from '../common/errors';
+import { Clock } from '../common/time';
+import { DeployService } from '../deployments/deploy.service';
+import type { LazyDeployDto } from '../deployments/dto/deploy.dto';
+import { Project } from '../projects/project.entity';
+import { checkTtl, workspaceOf } from '../projects/projects.service';
+import { newSlugProblem, slugProblem } from '../projects/slug';
+import type { Tier } from '../billing/plans';
+
+export interface PreflightResult {
+  project_slug: string;
+  /** The project the deploy would go to; null when the deploy would create it. */
+  project_id: string | null;
+  workspace_id: string;
+  creates_project: boolean;
+  plan: Tier;
+  /** Bytes of files the workspace does not store yet: what the deploy adds to its storage. */
+  new_bytes: number;
+}
+
+/**
+ * A dry run of `POST /v1/deployments`: the same body, the same 400/402/403/409/413
+ * a deploy would give for it, and nothing stored or counted. Clients call it before
+ * uploading a single byte, so a deploy that cannot succeed uploads nothing.
+ *
+ * It reads without the workspace lock, so a concurrent deploy can still make the
+ * real one fail; the deploy itself checks everything again under the lock. Not
+ * checked here: the blobs' presence (the deploy's `missing_blobs` round does that)
+ * and `_redirects`/`_headers` of digest entries (their bytes are not uploaded yet).
+ */
+@Injectable()
+export class DeployPreflightService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly deploys: DeployService,
+    private readonly quotas: QuotaService,
+    private readonly clock: Clock,
+  ) {}
+
+  async check(principal: Principal, dto: LazyDeployDto): Promise<PreflightResult> {
+    const workspaceId = workspaceOf(principal);
+    // Same order as the deploy, so both give the same first error.
+    if (dto.ttl !== undefined) checkTtl(dto.ttl, 'ttl');
+    const problem = slugProblem(dto.project_slug);
+    if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
+    const plan = await this.quotas.planOf(workspaceId);
+    if (dto.ttl !== undefined) this.quotas.assertTtlAllowed(plan, dto.ttl, 'ttl');
+    const prepared = this.deploys.prepare(dto.files, plan.limits.maxFileBytes);
+
+    const slug = dto.project_slug;
+    const project = await this.dataSource.getRepository(Project).findOneBy({ slug });
+    const usage = await this.quotas.usage(workspaceId);
+    if (project) {
+      if (project.workspaceId !== workspaceId) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+      if (principal.projectId && principal.projectId !== project.id) throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
+      if (dto.type !== undefined && dto.type !== project.type) {
+        throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${dto.type}`);
+      }
+    } else {
+      if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
+      const fresh = newSlugProblem(slug);
+      if (fresh) throw badRequest(`project_slug: ${fresh}`, 'invalid_slug');
+      const projects = projectQuotaError(plan.tier, plan.limits, usage.projects);
+      if (projects) throw projects;
+    }
+    const deploys = deploymentQuotaError(plan.tier, plan.limits, usage.deploymentsPerMonth, this.clock.now());
+    if (deploys) throw deploys;
+    const unique = new Map(prepared.files.map((f) => [f.sha256, f.size]));
+    const [{ added }] = await this.dataSource.query(
+      `SELECT coalesce(sum(n.size), 0)::bigint AS added FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
+        WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256)`,
+      [workspaceId, [...unique.keys()], [...unique.values()]],
+    );
+    const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, Number(added));
+    if (storage) throw storage;
+    return {
+      project_slug: slug,
+      project_id: project?.id ?? null,
+      workspace_id: workspaceId,
+      creates_project: !project,
+      plan: plan.tier,
+      new_bytes: Number(added),
+    };
+  }
+}
