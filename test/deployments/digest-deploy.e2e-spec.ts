@@ -202,7 +202,7 @@ describe('Digest-first deploys (e2e)', () => {
       const [project] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', ['digest-site']);
       const detail = await t.http().get(`/projects/${project.id}/deployments/${res.body.id}`).set(asUser(alice)).expect(200);
       expect(detail.body.files).toEqual(
-        expect.arrayContaining([{ path: 'index.html', size: page.size, content_type: 'text/html; charset=utf-8', sha256: page.sha256 }]),
+        expect.arrayContaining([{ path: 'index.html', size: page.size, contentType: 'text/html; charset=utf-8', sha256: page.sha256 }]),
       );
     });
 
