@@ -76,7 +76,7 @@ export const OPERATIONS: Record<string, OperationContract> = {
     id: 'uploadBlob',
     errors: { 400: ['invalid_sha256', 'sha256_mismatch'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 503: ['storage_unavailable'] },
   },
-  LeadsController_listWorkspace: { id: 'listWorkspaceLeads' },
+  LeadsController_listWorkspace: { id: 'listWorkspaceLeads', errors: { 404: ['not_found'] } },
   LeadsController_listProject: { id: 'listProjectLeads' },
   LeadsController_export: { id: 'exportProjectLeads' },
   LeadsController_erase: { id: 'eraseLead' },
@@ -127,6 +127,7 @@ const STATUS_TEXT: Record<number, string> = {
   402: 'The plan does not allow it, or payment failed',
   403: 'The credential may not do this',
   404: 'Not found (or not visible to this credential)',
+  408: 'The request body stopped arriving',
   409: 'Conflicts with the current state',
   413: 'The body is too large',
   415: 'Unsupported Content-Type',
@@ -251,8 +252,8 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
       // The validation pipe, and the text pipe (NUL, lone surrogates), on anything the route reads.
       if (hasInput) generic[400] = ['validation_failed'];
       if (op.requestBody !== undefined) {
-        // The JSON body parser, before routing.
-        Object.assign(generic, merge(generic, { 400: ['invalid_json', 'body_too_complex'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }));
+        // The JSON body parser, before routing; the idle timeout of a body that stops arriving (src/common/connection-limits.ts).
+        Object.assign(generic, merge(generic, { 400: ['invalid_json', 'body_too_complex'], 408: ['request_timeout'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }));
       }
       const errors = merge(generic, accessErrors(access, hasPathParams), contract?.errors ?? {});
 

@@ -1716,6 +1716,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -2028,6 +2042,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -2163,6 +2191,20 @@ export interface operations {
                         statusCode?: 403;
                         /** @enum {string} */
                         code?: "forbidden" | "insufficient_scope" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -2416,6 +2458,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -2852,6 +2908,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -2962,6 +3032,20 @@ export interface operations {
                         statusCode?: 403;
                         /** @enum {string} */
                         code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
@@ -3298,6 +3382,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description `no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check */
             409: {
                 headers: {
@@ -3505,6 +3603,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -3688,6 +3800,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -3885,6 +4011,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -4102,6 +4242,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -4297,6 +4451,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -4479,6 +4647,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -4686,6 +4868,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -4793,6 +4989,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -4886,6 +5096,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -4974,6 +5198,20 @@ export interface operations {
                         statusCode?: 403;
                         /** @enum {string} */
                         code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -5098,6 +5336,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -5216,6 +5468,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
@@ -5529,6 +5795,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };
