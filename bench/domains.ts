@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const list = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);
     const id = (list.data as { id: string; slug: string }[]).find((p) => p.slug === 'bench')!.id;
     const attached = await api(app.baseUrl, 'PATCH', `/projects/${id}`, { custom_domain: DOMAIN }, auth);
-    for (const r of attached.domain_records as { type: string; name: string; value: string }[]) {
+    for (const r of attached.domainRecords as { type: string; name: string; value: string }[]) {
       if (r.type === 'TXT') dns.setTxt(r.name, r.value);
     }
     const verified = await api(app.baseUrl, 'POST', `/projects/${id}/verify-domain`, undefined, auth);

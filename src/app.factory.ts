@@ -12,6 +12,7 @@ import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
+import { finishOpenApiDocument } from './auth/openapi-document';
 import { createValidationPipe, RejectMalformedTextPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { apiMetrics } from './metrics/api-metrics';
@@ -37,10 +38,19 @@ export function buildOpenApiDocument(app: NestExpressApplication) {
     .setTitle('Static hosting API')
     .setDescription('Deploy files to projects and serve them, with password and email gates. See README.md.')
     .setVersion('1')
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An `sk_live_` API token or a dashboard JWT' })
     .addSecurityRequirements('bearer')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return finishOpenApiDocument(SwaggerModule.createDocument(app, config), app, { serverUrl: publicApiUrl(app.get(AppConfig)) });
+}
+
+/** The API's public address when API_HOSTS names it; else the document's servers entry is relative. */
+function publicApiUrl(config: AppConfig): string | undefined {
+  const host = config.apiHosts[0];
+  if (!host) return undefined;
+  const port = config.publicPort;
+  return `${config.PUBLIC_SCHEME}://${host}${port ? `:${port}` : ''}`;
 }
 
 /**

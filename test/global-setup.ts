@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
 import { TEMPLATE_DATABASE, urlFor, withAdmin } from './helpers/database';
 import { freePort } from './helpers/ports';
+import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 
 /**
  * Starts one PostgreSQL for the whole run (or uses DATABASE_URL, e.g. a stock
@@ -22,6 +23,8 @@ export default async function globalSetup(): Promise<void> {
     admin = embedded.url;
   }
   process.env.TEST_DATABASE_ADMIN_URL = admin;
+  // Where test apps record their answers, for the check against the OpenAPI document in global-teardown.ts.
+  process.env[RESPONSE_LOG_DIR_ENV] = await mkdtemp(join(tmpdir(), 'statichost-test-responses-'));
   // Tests choose their database explicitly; never let the app fall back to DATABASE_URL.
   delete process.env.DATABASE_URL;
 

@@ -7,7 +7,7 @@ export class TokenPairView {
   accessToken: string;
   @ApiProperty({ description: 'Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one' })
   refreshToken: string;
-  @ApiProperty({ example: 900, description: 'Seconds until the access token expires' })
+  @ApiProperty({ type: 'integer', example: 900, description: 'Seconds until the access token expires' })
   expiresIn: number;
 }
 

@@ -23,9 +23,9 @@ export class PaymentMethodView {
   brand: string | null;
   @ApiProperty({ nullable: true, type: String, example: '4242' })
   last4: string | null;
-  @ApiProperty({ nullable: true, type: Number, example: 12 })
+  @ApiProperty({ nullable: true, type: 'integer', example: 12 })
   expMonth: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: 2030 })
+  @ApiProperty({ nullable: true, type: 'integer', example: 2030 })
   expYear: number | null;
   @ApiProperty({ description: 'The method charged for the subscription: the most recently saved one' })
   isDefault: boolean;

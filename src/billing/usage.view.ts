@@ -3,22 +3,22 @@ import type { Limits } from './plans.service';
 import type { WorkspaceUsage } from './quota.service';
 
 export class PlanLimitsView {
-  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'Projects per workspace; null: unlimited' })
+  @ApiProperty({ nullable: true, type: 'integer', example: 3, description: 'Projects per workspace; null: unlimited' })
   projects: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: 10, description: 'Deployments per calendar month (UTC); null: unlimited' })
+  @ApiProperty({ nullable: true, type: 'integer', example: 10, description: 'Deployments per calendar month (UTC); null: unlimited' })
   deploymentsPerMonth: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: 524288000, description: 'Bytes of distinct files in live and archived deployments; null: unlimited' })
+  @ApiProperty({ nullable: true, type: 'integer', example: 524288000, description: 'Bytes of distinct files in live and archived deployments; null: unlimited' })
   storageBytes: number | null;
-  @ApiProperty({ example: 10485760, description: 'Largest file of a deployment, in bytes' })
+  @ApiProperty({ type: 'integer', example: 10485760, description: 'Largest file of a deployment, in bytes' })
   maxFileBytes: number;
   @ApiProperty({ nullable: true, type: String, example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
   maxTtl: string | null;
 }
 
 export class QuotaUsageView {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   used: number;
-  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'null: unlimited' })
+  @ApiProperty({ nullable: true, type: 'integer', example: 3, description: 'null: unlimited' })
   limit: number | null;
 }
 

@@ -25,7 +25,7 @@ export const MAX_LIMIT = 100;
  * limit extend it and only change the default.
  */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'page must be a positive integer' })
@@ -33,7 +33,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE, { message: `page must be at most ${MAX_PAGE}` })
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 20 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be a positive integer' })

@@ -32,7 +32,6 @@ export class DeployPreflightController {
   @Scopes('deploy')
   @CredentialKind('token')
   @ApiOperation({
-    operationId: 'preflightDeployment',
     summary: 'Check a deploy without doing it: the body of POST /v1/deployments, its errors, nothing stored',
     description:
       'Answers 200 when the deploy would be accepted now (slug free or the token’s own, TTL valid and allowed, every file within the plan’s largest file, ' +

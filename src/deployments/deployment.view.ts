@@ -20,9 +20,9 @@ export function deploymentView(d: Deployment, url: string, previewUrl: string, n
     version: d.version,
     status: effectiveStatus(d, now),
     url,
-    preview_url: previewUrl,
+    previewUrl,
     size_bytes: d.sizeBytes,
-    file_count: d.fileCount,
+    fileCount: d.fileCount,
     ttl: d.ttl,
     expires_at: iso(d.expiresAt),
     createdAt: iso(d.createdAt),
@@ -33,6 +33,6 @@ export function deploymentView(d: Deployment, url: string, previewUrl: string, n
 export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, previewUrl: string, now: Date) {
   return {
     ...deploymentView(d, url, previewUrl, now),
-    files: files.map((f) => ({ path: f.path, size: f.size, content_type: f.contentType, sha256: f.sha256 })),
+    files: files.map((f) => ({ path: f.path, size: f.size, contentType: f.contentType, sha256: f.sha256 })),
   };
 }

@@ -10,9 +10,9 @@ export function verifyDomainView(result: DomainCheckResult) {
   return {
     verified: result.verified,
     custom_domain: p.customDomain,
-    domain_status: p.domainStatus,
-    verifiedAt: iso(p.domainVerifiedAt),
-    checkedAt: iso(p.domainCheckedAt),
+    domainStatus: p.domainStatus,
+    domainVerifiedAt: iso(p.domainVerifiedAt),
+    domainCheckedAt: iso(p.domainCheckedAt),
     records: result.records,
   };
 }

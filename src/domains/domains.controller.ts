@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { VerifyDomainView } from './dto/verify-domain.view.dto';
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import type { Principal } from '../auth/principal';
@@ -22,7 +23,7 @@ export class DomainsController {
       'Looks up the TXT record `_statichost-challenge.<domain>` (it decides) and the CNAME. ' +
       'Token found: the domain becomes `verified` and is served. Otherwise 200 with `verified: false` and, per record, what was expected and found.',
   })
-  @ApiResponse({ status: 200, description: '`{verified, custom_domain, domain_status, verifiedAt, checkedAt, records: [{type, name, expected, found, ok, error}]}`' })
+  @ApiOkResponse({ type: VerifyDomainView, description: 'Whether this check found the token, the domain’s state afterwards, and per record what was expected and found' })
   @ApiResponse({ status: 409, description: '`no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check' })
   @ApiResponse({ status: 503, description: '`dns_timeout` / `dns_unavailable`: DNS did not answer within DNS_TIMEOUT_MS; nothing changed (Retry-After)' })
   async verify(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() _body: EmptyBodyDto) {

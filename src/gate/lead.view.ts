@@ -25,10 +25,10 @@ export class WorkspaceLeadDto extends LeadDto {
 }
 
 class PageMetaDto {
-  @ApiProperty() total: number;
-  @ApiProperty() page: number;
-  @ApiProperty() limit: number;
-  @ApiProperty() totalPages: number;
+  @ApiProperty({ type: 'integer' }) total: number;
+  @ApiProperty({ type: 'integer' }) page: number;
+  @ApiProperty({ type: 'integer' }) limit: number;
+  @ApiProperty({ type: 'integer' }) totalPages: number;
 }
 
 export class LeadsPageDto {

@@ -40,6 +40,7 @@ export class LeadsController {
   @Get(':projectId/gate/leads/export')
   @Scopes('read')
   @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'CSV with a header line', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiOperation({ summary: 'The project’s leads as CSV (id, email, capturedAt), newest first, streamed; `search` filters as in the list' })
   async export(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: LeadsExportQueryDto, @Res() res: Response): Promise<void> {
     const { filename, lines } = await this.leads.exportProject(principal, projectId, query.search);

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { HealthView } from './health.view';
 import type { Response } from 'express';
 import { Public } from '../auth/decorators';
 import { HealthService, HealthReport } from './health.service';
@@ -12,6 +13,8 @@ export class HealthController {
   @Public()
   @Get()
   @ApiOperation({ summary: 'Liveness and readiness: 200 when the database and the object store answer, 503 otherwise' })
+  @ApiOkResponse({ type: HealthView, description: 'The database and the object store answer' })
+  @ApiResponse({ status: 503, type: HealthView, description: 'The database or the object store does not answer' })
   async check(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
     const report = await this.health.check();
     res.status(report.status === 'ok' ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);

@@ -35,7 +35,7 @@ const deploymentOut = {
   size_bytes: z.number().int(),
   expires_at: z.string().nullable(),
 };
-const deploymentRecord = z.object({ ...deploymentOut, status: z.string().describe('live, archived or expired'), preview_url: z.string().optional() }).loose();
+const deploymentRecord = z.object({ ...deploymentOut, status: z.string().describe('live, archived or expired'), previewUrl: z.string().optional() }).loose();
 const projectRecord = z
   .object({ id: z.string(), slug: z.string(), name: z.string(), gate_type: z.string().optional(), custom_domain: z.string().nullable().optional(), url: z.string().optional() })
   .loose();
@@ -167,7 +167,7 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'list_deployments',
     {
       title: 'List deployments',
-      description: 'A project’s deployments, newest first: id, version, status (live, archived, expired), url, preview_url, size and expiry.',
+      description: 'A project’s deployments, newest first: id, version, status (live, archived, expired), url, previewUrl, size and expiry.',
       inputSchema: { project_slug: projectSlug, page, limit },
       outputSchema: z.object({ data: z.array(deploymentRecord), meta: pageMeta }).loose(),
       annotations: { readOnlyHint: true },
@@ -238,7 +238,7 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     {
       title: 'Attach a custom domain',
       description:
-        'Serve the site at a host name of the user’s once DNS proves it is theirs. Returns the project with domain_records: the TXT and CNAME records the user must create; ' +
+        'Serve the site at a host name of the user’s once DNS proves it is theirs. Returns the project with domainRecords: the TXT and CNAME records the user must create; ' +
         'then call verify_domain. The token needs the admin scope.',
       inputSchema: { project_slug: projectSlug, custom_domain: z.string().min(1).describe('Host name, e.g. "www.example.com" (the API’s custom_domain)') },
       outputSchema: projectRecord,
@@ -257,7 +257,7 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
         .object({
           verified: z.boolean(),
           custom_domain: z.string().nullable(),
-          domain_status: z.string().nullable(),
+          domainStatus: z.string().nullable(),
           records: z.array(z.object({ type: z.string(), name: z.string(), ok: z.boolean() }).loose()),
         })
         .loose(),

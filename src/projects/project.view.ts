@@ -24,9 +24,9 @@ export function projectView(p: Project, config: AppConfig) {
     custom_domain: p.customDomain,
     // Domain state (src/domains): null throughout while no domain is attached. The
     // records stay visible after verification: the TXT one must stay for re-checks.
-    domain_status: p.domainStatus,
-    domain_verified_at: iso(p.domainVerifiedAt),
-    domain_records: domainRecords(p, config),
+    domainStatus: p.domainStatus,
+    domainVerifiedAt: iso(p.domainVerifiedAt),
+    domainRecords: domainRecords(p, config),
     liveDeploymentId: p.liveDeploymentId,
     url: config.siteUrl(p.slug),
     updatedAt: iso(p.updatedAt),

@@ -1,11 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiPaginatedOk } from '../auth/openapi';
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto, paginated } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
+import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { projectCreatedView, projectView } from './project.view';
 import { ProjectsService } from './projects.service';
 
@@ -22,6 +24,7 @@ export class ProjectsController {
   @Get()
   @Scopes('read')
   @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
+  @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
     const page = await this.projects.list(principal, query.page, query.limit);
     return paginated(page.data.map((p) => projectView(p, this.config)), page.meta.total, page.meta.page, page.meta.limit);
@@ -30,6 +33,7 @@ export class ProjectsController {
   @Post()
   @Scopes('admin')
   @ApiOperation({ summary: 'Create a project (slug derived from the name when absent)' })
+  @ApiCreatedResponse({ type: ProjectCreatedView })
   async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateProjectDto) {
     return projectCreatedView(await this.projects.create(principal, dto));
   }
@@ -37,6 +41,7 @@ export class ProjectsController {
   @Get(':projectId')
   @Scopes('read')
   @ApiOperation({ summary: 'Get a project' })
+  @ApiOkResponse({ type: ProjectView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string) {
     return projectView(await this.projects.findVisible(principal, projectId), this.config);
   }
@@ -44,6 +49,7 @@ export class ProjectsController {
   @Patch(':projectId')
   @Scopes('admin')
   @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
+  @ApiOkResponse({ type: ProjectView })
   async update(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: UpdateProjectDto) {
     return projectView(await this.projects.update(principal, projectId, dto), this.config);
   }

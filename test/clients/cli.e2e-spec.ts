@@ -521,7 +521,7 @@ describe('statichost CLI (e2e)', () => {
       dns.setTxt(txt[1], txt[2]);
       const verified = await inFolder(['--json', 'domain', 'verify']);
       expect(verified.code).toBe(0);
-      expect(JSON.parse(verified.stdout)).toMatchObject({ verified: true, domain_status: 'verified' });
+      expect(JSON.parse(verified.stdout)).toMatchObject({ verified: true, domainStatus: 'verified' });
       const removed = await inFolder(['domain', 'remove']);
       expect(removed).toMatchObject({ code: 0 });
       expect(removed.stdout).toContain('Removed www.cli-example.test from settings-site');

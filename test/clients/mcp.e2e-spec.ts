@@ -192,12 +192,12 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
 
   it('attaches a custom domain, verifies it over DNS and removes it', async () => {
     const added = data(await call('add_domain', { project_slug: 'agent-folder', custom_domain: 'www.agent-example.test' }));
-    expect(added).toMatchObject({ custom_domain: 'www.agent-example.test', domain_status: 'pending' });
-    const records = added.domain_records as { type: string; name: string; value: string }[];
+    expect(added).toMatchObject({ custom_domain: 'www.agent-example.test', domainStatus: 'pending' });
+    const records = added.domainRecords as { type: string; name: string; value: string }[];
     expect(records.map((r) => r.type)).toEqual(['TXT', 'CNAME']);
     expect(data(await call('verify_domain', { project_slug: 'agent-folder' }))).toMatchObject({ verified: false });
     dns.setTxt(records[0].name, records[0].value);
-    expect(data(await call('verify_domain', { project_slug: 'agent-folder' }))).toMatchObject({ verified: true, domain_status: 'verified' });
+    expect(data(await call('verify_domain', { project_slug: 'agent-folder' }))).toMatchObject({ verified: true, domainStatus: 'verified' });
     expect(data(await call('remove_domain', { project_slug: 'agent-folder' }))).toMatchObject({ custom_domain: null });
   });
 

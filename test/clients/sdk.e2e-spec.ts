@@ -44,12 +44,21 @@ describe('TypeScript SDK (e2e)', () => {
     expect(await readFile(join(root, 'src/sdk/schema.ts'), 'utf8')).toBe(await generateTypes(document));
   });
 
-  it('type-checks typed usage and refuses wrong usage (tsc on a fixture full of @ts-expect-error)', async () => {
+  it('type-checks typed usage of every operation with strict and refuses wrong usage (tsc on fixtures with @ts-expect-error)', async () => {
     const result = await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(__dirname, 'fixtures/tsconfig.json')], { cwd: root }).then(
       () => ({ code: 0, out: '' }),
       (err: { code: number; stdout: string }) => ({ code: err.code, out: err.stdout }),
     );
     expect(result).toEqual({ code: 0, out: '' });
+  });
+
+  it('has every operation of the document in the strict typed program (fixtures/sdk-operations.ts)', async () => {
+    const document = (await t.http().get('/docs/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const program = await readFile(join(__dirname, 'fixtures/sdk-operations.ts'), 'utf8');
+    const used = new Set([...program.matchAll(/api\.(GET|POST|PUT|PATCH|DELETE)\('([^']+)'/g)].map((m) => `${m[1]} ${m[2]}`));
+    expect(operations.filter((op) => !used.has(op))).toEqual([]);
+    expect(operations.length).toBeGreaterThan(40);
   });
 
   it('runs the typed calls against the service', async () => {

@@ -120,12 +120,12 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
 
       it('answers 201 with the deployment record, using the project’s default ttl', async () => {
         const res = await deploy({ files: [{ path: 'index.html', content: 'home' }, { path: 'img/dot.png', content: Buffer.from([137, 80, 78, 71]).toString('base64'), encoding: 'base64' }] }).expect(201);
-        expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'createdBy', 'expires_at', 'file_count', 'id', 'preview_url', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version'].sort());
-        expect(res.body).toMatchObject({ projectId, version: 1, status: 'live', size_bytes: 8, file_count: 2, ttl: '30d', createdBy: alice.userId, url: `http://direct.localhost:${t.config.PORT}`, preview_url: `http://direct--1.localhost:${t.config.PORT}` });
+        expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'createdBy', 'expires_at', 'fileCount', 'id', 'previewUrl', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version'].sort());
+        expect(res.body).toMatchObject({ projectId, version: 1, status: 'live', size_bytes: 8, fileCount: 2, ttl: '30d', createdBy: alice.userId, url: `http://direct.localhost:${t.config.PORT}`, previewUrl: `http://direct--1.localhost:${t.config.PORT}` });
         const detail = await t.http().get(`/projects/${projectId}/deployments/${res.body.id}`).set(asUser(alice)).expect(200);
         expect(detail.body.files).toEqual([
-          { path: 'img/dot.png', size: 4, content_type: 'image/png', sha256: sha(Buffer.from([137, 80, 78, 71])) },
-          { path: 'index.html', size: 4, content_type: 'text/html; charset=utf-8', sha256: sha('home') },
+          { path: 'img/dot.png', size: 4, contentType: 'image/png', sha256: sha(Buffer.from([137, 80, 78, 71])) },
+          { path: 'index.html', size: 4, contentType: 'text/html; charset=utf-8', sha256: sha('home') },
         ]);
       });
 

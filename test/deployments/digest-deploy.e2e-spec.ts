@@ -202,7 +202,7 @@ describe('Digest-first deploys (e2e)', () => {
       const [project] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', ['digest-site']);
       const detail = await t.http().get(`/projects/${project.id}/deployments/${res.body.id}`).set(asUser(alice)).expect(200);
       expect(detail.body.files).toEqual(
-        expect.arrayContaining([{ path: 'index.html', size: page.size, content_type: 'text/html; charset=utf-8', sha256: page.sha256 }]),
+        expect.arrayContaining([{ path: 'index.html', size: page.size, contentType: 'text/html; charset=utf-8', sha256: page.sha256 }]),
       );
     });
 
@@ -319,7 +319,7 @@ describe('Digest-first deploys (e2e)', () => {
     const doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
     const blobPut = doc.paths['/v1/blobs/{sha256}'].put;
     expect(Object.keys(blobPut.requestBody.content)).toEqual(['application/octet-stream']);
-    expect(Object.keys(blobPut.responses).sort()).toEqual(['200', '201']);
+    expect(Object.keys(blobPut.responses).sort()).toEqual(['200', '201', '400', '401', '403', '404', '408', '413', '415', '503']);
     const files = doc.components.schemas.LazyDeployDto.properties.files;
     expect(files.items.oneOf).toEqual([{ $ref: '#/components/schemas/InlineDeployFileDto' }, { $ref: '#/components/schemas/DigestDeployFileDto' }]);
     expect(doc.components.schemas.DigestDeployFileDto.required.sort()).toEqual(['path', 'sha256', 'size']);

@@ -75,7 +75,7 @@ describe('Custom domains (e2e)', () => {
     await deploySite(t, deployToken, project.slug, [{ path: 'index.html', content }]);
     const domain = uniqueDomain();
     const attached = (await patchDomain(project.id, domain).expect(200)).body;
-    return { ...project, domain, records: attached.domain_records as DnsRecord[] };
+    return { ...project, domain, records: attached.domainRecords as DnsRecord[] };
   }
 
   async function verifiedSite(content: string, extra: object = {}) {
@@ -104,21 +104,21 @@ describe('Custom domains (e2e)', () => {
       const label = `Shop-${randomBytes(3).toString('hex')}`;
       const res = await patchDomain(project.id, `WWW.${label}.Bücher.Example.`).expect(200);
       const domain = `www.${label.toLowerCase()}.xn--bcher-kva.example`;
-      expect(res.body).toMatchObject({ custom_domain: domain, domain_status: 'pending', domain_verified_at: null });
-      expect(res.body.domain_records).toEqual([
+      expect(res.body).toMatchObject({ custom_domain: domain, domainStatus: 'pending', domainVerifiedAt: null });
+      expect(res.body.domainRecords).toEqual([
         { type: 'TXT', name: `_statichost-challenge.${domain}`, value: expect.stringMatching(/^[0-9a-f]{32}$/) },
         { type: 'CNAME', name: domain, value: `${project.slug}.${SITES_DOMAIN}` },
       ]);
       // The records stay on the project: the owner may come back for them.
       const got = await getProject(project.id);
-      expect(got).toMatchObject({ custom_domain: domain, domain_status: 'pending', domain_records: res.body.domain_records });
+      expect(got).toMatchObject({ custom_domain: domain, domainStatus: 'pending', domainRecords: res.body.domainRecords });
       const listed = (await t.http().get('/projects?limit=100').set(asUser(alice)).expect(200)).body.data.find((p: { id: string }) => p.id === project.id);
-      expect(listed.domain_records).toEqual(res.body.domain_records);
+      expect(listed.domainRecords).toEqual(res.body.domainRecords);
     });
 
     it('shows null domain fields on a project without a domain', async () => {
       const project = await createProject();
-      expect(await getProject(project.id)).toMatchObject({ custom_domain: null, domain_status: null, domain_verified_at: null, domain_records: null });
+      expect(await getProject(project.id)).toMatchObject({ custom_domain: null, domainStatus: null, domainVerifiedAt: null, domainRecords: null });
     });
 
     it.each([
@@ -185,7 +185,7 @@ describe('Custom domains (e2e)', () => {
 
     it('refuses a body', async () => {
       const project = await createProject();
-      expect((await verify(t, project.id).send({ domain_status: 'verified' }).expect(400)).body.message).toContain('domain_status');
+      expect((await verify(t, project.id).send({ domainStatus: 'verified' }).expect(400)).body.message).toContain('domainStatus');
     });
 
     it('reports missing records: 200, verified false, what was expected and found', async () => {
@@ -194,9 +194,9 @@ describe('Custom domains (e2e)', () => {
       expect(res.body).toEqual({
         verified: false,
         custom_domain: s.domain,
-        domain_status: 'pending',
-        verifiedAt: null,
-        checkedAt: expect.any(String),
+        domainStatus: 'pending',
+        domainVerifiedAt: null,
+        domainCheckedAt: expect.any(String),
         records: [
           { type: 'TXT', name: `_statichost-challenge.${s.domain}`, expected: s.records[0].value, found: [], ok: false, error: null },
           { type: 'CNAME', name: s.domain, expected: `${s.slug}.${SITES_DOMAIN}`, found: [], ok: false, error: null },
@@ -211,10 +211,10 @@ describe('Custom domains (e2e)', () => {
       dns.setTxt(s.records[0].name, 'not-the-token', 'v=spf1 -all');
       dns.setCname(s.domain, `${s.slug}.${SITES_DOMAIN}`);
       const res = await verify(t, s.id).expect(200);
-      expect(res.body).toMatchObject({ verified: false, domain_status: 'pending', verifiedAt: null });
+      expect(res.body).toMatchObject({ verified: false, domainStatus: 'pending', domainVerifiedAt: null });
       expect(res.body.records[0]).toMatchObject({ found: ['not-the-token', 'v=spf1 -all'], ok: false });
       expect(res.body.records[1]).toMatchObject({ found: [`${s.slug}.${SITES_DOMAIN}`], ok: true });
-      expect((await getProject(s.id)).domain_status).toBe('pending');
+      expect((await getProject(s.id)).domainStatus).toBe('pending');
     });
 
     it('reports a domain whose DNS fails (SERVFAIL) as not verified, naming the error', async () => {
@@ -230,18 +230,18 @@ describe('Custom domains (e2e)', () => {
       // The token decides on its own: no CNAME yet (an apex domain may use ALIAS or A records).
       dns.setTxt(s.records[0].name, 'google-site-verification=abc', s.records[0].value);
       const res = await verify(t, s.id).expect(200);
-      expect(res.body).toMatchObject({ verified: true, custom_domain: s.domain, domain_status: 'verified' });
-      expect(res.body.verifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(res.body).toMatchObject({ verified: true, custom_domain: s.domain, domainStatus: 'verified' });
+      expect(res.body.domainVerifiedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(res.body.records[0]).toMatchObject({ ok: true, error: null });
       expect(res.body.records[1]).toMatchObject({ ok: false });
       const got = await getProject(s.id);
-      expect(got).toMatchObject({ domain_status: 'verified', domain_verified_at: res.body.verifiedAt });
+      expect(got).toMatchObject({ domainStatus: 'verified', domainVerifiedAt: res.body.domainVerifiedAt });
 
       // Sending the same name again, in another spelling, changes nothing.
       const again = await patchDomain(s.id, s.domain.toUpperCase()).expect(200);
-      expect(again.body).toMatchObject({ domain_status: 'verified', domain_records: got.domain_records });
-      // A second verification keeps the first verifiedAt.
-      expect((await verify(t, s.id).expect(200)).body.verifiedAt).toBe(res.body.verifiedAt);
+      expect(again.body).toMatchObject({ domainStatus: 'verified', domainRecords: got.domainRecords });
+      // A second verification keeps the first domainVerifiedAt.
+      expect((await verify(t, s.id).expect(200)).body.domainVerifiedAt).toBe(res.body.domainVerifiedAt);
     });
 
     it('answers 503 dns_timeout when DNS never answers, and changes nothing', async () => {
@@ -253,7 +253,7 @@ describe('Custom domains (e2e)', () => {
       expect(res.body.message).toContain('300 ms');
       expect(res.headers['retry-after']).toBe('30');
       expect(silent.questions.length).toBeGreaterThan(asked);
-      expect(await getProject(s.id)).toMatchObject({ domain_status: 'pending', domain_verified_at: null });
+      expect(await getProject(s.id)).toMatchObject({ domainStatus: 'pending', domainVerifiedAt: null });
     });
 
     it('starts over when the name changes: pending, a new token, no longer served', async () => {
@@ -261,8 +261,8 @@ describe('Custom domains (e2e)', () => {
       await onHost(t, s.domain).expect(200);
       const other = uniqueDomain('shop');
       const res = await patchDomain(s.id, other).expect(200);
-      expect(res.body).toMatchObject({ custom_domain: other, domain_status: 'pending', domain_verified_at: null });
-      expect(res.body.domain_records[0].value).not.toBe(s.records[0].value);
+      expect(res.body).toMatchObject({ custom_domain: other, domainStatus: 'pending', domainVerifiedAt: null });
+      expect(res.body.domainRecords[0].value).not.toBe(s.records[0].value);
       await onHost(t, s.domain).expect(404);
       await onHost(t, other).expect(404);
     });
@@ -303,7 +303,7 @@ describe('Custom domains (e2e)', () => {
       const s = await verifiedSite('<h1>detach me</h1>');
       await onHost(t, s.domain).expect(200);
       const res = await patchDomain(s.id, null).expect(200);
-      expect(res.body).toMatchObject({ custom_domain: null, domain_status: null, domain_verified_at: null, domain_records: null });
+      expect(res.body).toMatchObject({ custom_domain: null, domainStatus: null, domainVerifiedAt: null, domainRecords: null });
       await onHost(t, s.domain).expect(404);
       await eventually(async () => void (await onHost(dev, s.domain, '/health').expect(200)));
     });
@@ -346,7 +346,7 @@ describe('Custom domains (e2e)', () => {
       const spy = jest.spyOn(app.app.get(Clock), 'now');
       return (at: number) => spy.mockReturnValue(new Date(at));
     };
-    const status = async (projectId: string) => (await getProject(projectId)).domain_status;
+    const status = async (projectId: string) => (await getProject(projectId)).domainStatus;
 
     it('keeps a domain whose token stays published', async () => {
       const setNow = moveClock(t);
@@ -370,7 +370,7 @@ describe('Custom domains (e2e)', () => {
 
       setNow(t0 + 1 * HOUR);
       await rechecker(t).runOnce();
-      expect(await getProject(s.id)).toMatchObject({ domain_status: 'verified' }); // not due yet: checked an hour ago
+      expect(await getProject(s.id)).toMatchObject({ domainStatus: 'verified' }); // not due yet: checked an hour ago
 
       setNow(t0 + 24 * HOUR);
       expect(await rechecker(t).runOnce()).toMatchObject({ ran: true, failing: 1 });
@@ -397,7 +397,7 @@ describe('Custom domains (e2e)', () => {
       const [row] = await t.dataSource.query('SELECT domain_status, domain_checked_at FROM projects WHERE id = $1', [s.id]);
       expect(row).toEqual({ domain_status: 'failed', domain_checked_at: new Date(t0 + 120 * HOUR) });
       const back = await verify(t, s.id).expect(200);
-      expect(back.body).toMatchObject({ verified: true, domain_status: 'verified', verifiedAt: new Date(t0 + 200 * HOUR).toISOString() });
+      expect(back.body).toMatchObject({ verified: true, domainStatus: 'verified', domainVerifiedAt: new Date(t0 + 200 * HOUR).toISOString() });
       expect((await onHost(t, s.domain).expect(200)).text).toBe('<h1>dangling</h1>');
     });
 
@@ -472,7 +472,7 @@ describe('Custom domains (e2e)', () => {
       const project = await createProject();
       await deploySite(t, deployToken, project.slug, [{ path: 'index.html', content: '<h1>v1</h1>' }]);
       const [d] = (await t.http().get(`/projects/${project.id}/deployments`).set(asUser(alice)).expect(200)).body.data;
-      const previewHost = new URL(d.preview_url).hostname;
+      const previewHost = new URL(d.previewUrl).hostname;
       expect(previewHost).toBe(`${project.slug}--1.${SITES_DOMAIN}`);
       await ask(t, previewHost).expect(200, { domain: previewHost, allowed: true });
       await ask(t, `${project.slug}--2.${SITES_DOMAIN}`).expect(404);
@@ -506,7 +506,7 @@ describe('Custom domains (e2e)', () => {
         spy.mockReturnValue(new Date(t0 + hours * HOUR));
         await t.app.get(DomainRechecker).runOnce();
       }
-      expect((await getProject(s.id)).domain_status).toBe('failed');
+      expect((await getProject(s.id)).domainStatus).toBe('failed');
       await ask(t, s.domain).expect(404);
     });
 

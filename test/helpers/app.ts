@@ -10,6 +10,7 @@ import { createApp } from '../../src/app.factory';
 import { AppConfig } from '../../src/config/app-config';
 import { createTestDatabase } from './database';
 import { freePort } from './ports';
+import { recordResponses } from './response-recorder';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -61,8 +62,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', OUTBOX_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS, ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
     logDestination,
   });
-  await app.listen(port, '127.0.0.1');
   const server = app.getHttpServer() as Server;
+  // Every JSON answer of a route is checked against the OpenAPI document after the run (test/global-teardown.ts).
+  const recorder = recordResponses(server);
+  await app.listen(port, '127.0.0.1');
   return {
     app,
     config,
@@ -75,6 +78,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     http: () => request(server),
     async close() {
+      recorder.flush();
       await app.close();
       await db?.drop();
       if (!options.sibling) await rm(dataDir, { recursive: true, force: true });

@@ -98,7 +98,7 @@ describe('Projects (e2e)', () => {
       expect(res.body.data[0].createdAt >= res.body.data[1].createdAt).toBe(true);
       for (const p of res.body.data) expect(p.workspaceId).toBe(alice.workspaceId);
       expect(Object.keys(res.body.data[0]).sort()).toEqual(
-        ['createdAt', 'custom_domain', 'default_ttl', 'domain_records', 'domain_status', 'domain_verified_at', 'gate_type', 'id', 'liveDeploymentId', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
+        ['createdAt', 'custom_domain', 'default_ttl', 'domainRecords', 'domainStatus', 'domainVerifiedAt', 'gate_type', 'id', 'liveDeploymentId', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
       );
       expect(res.body.data[0].url).toBe(`http://${res.body.data[0].slug}.localhost:${t.config.PORT}`);
 

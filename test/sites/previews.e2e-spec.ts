@@ -20,7 +20,7 @@ jest.setTimeout(60_000);
 
 /**
  * Preview deployments: every deployment's own address `<slug>--<version>.<SITES_DOMAIN>`
- * (preview_url), served whatever is live, behind the project's gate, never indexed;
+ * (previewUrl), served whatever is live, behind the project's gate, never indexed;
  * and deploys with `publish: false` that only a promote makes live.
  */
 describe('Preview deployments (e2e)', () => {
@@ -45,7 +45,7 @@ describe('Preview deployments (e2e)', () => {
   const deployTo = (projectId: string, body: object) => t.http().post(`/projects/${projectId}/deployments`).set(bearer(token)).send(body);
   const page = (content: string) => [{ path: 'index.html', content }];
 
-  describe('preview_url on deployment records', () => {
+  describe('previewUrl on deployment records', () => {
     it('is on the per-project deploy answer, the list, the detail, promote and archive; the lazy answer keeps exactly its five keys', async () => {
       const lazy = await deploySite(t, token, 'records', page('<h1>v1</h1>'));
       expect(Object.keys(lazy).sort()).toEqual(['expires_at', 'id', 'size_bytes', 'url', 'version']);
@@ -53,26 +53,26 @@ describe('Preview deployments (e2e)', () => {
       const project = await projectBySlug('records');
 
       const created = (await deployTo(project.id, { files: page('<h1>v2</h1>') }).expect(201)).body;
-      expect(created).toMatchObject({ version: 2, status: 'live', url: `http://records.localhost:${t.port}`, preview_url: `http://records--2.localhost:${t.port}` });
+      expect(created).toMatchObject({ version: 2, status: 'live', url: `http://records.localhost:${t.port}`, previewUrl: `http://records--2.localhost:${t.port}` });
 
       const list = await deployments(project.id);
-      expect(list.map((d: { version: number; preview_url: string }) => [d.version, d.preview_url])).toEqual([
+      expect(list.map((d: { version: number; previewUrl: string }) => [d.version, d.previewUrl])).toEqual([
         [2, `http://records--2.localhost:${t.port}`],
         [1, `http://records--1.localhost:${t.port}`],
       ]);
       const detail = (await t.http().get(`/projects/${project.id}/deployments/${lazy.id}`).set(bearer(token)).expect(200)).body;
-      expect(detail).toMatchObject({ preview_url: `http://records--1.localhost:${t.port}`, files: [expect.objectContaining({ path: 'index.html' })] });
+      expect(detail).toMatchObject({ previewUrl: `http://records--1.localhost:${t.port}`, files: [expect.objectContaining({ path: 'index.html' })] });
       const promoted = (await t.http().patch(`/projects/${project.id}/deployments/${lazy.id}/promote`).set(bearer(token)).expect(200)).body;
-      expect(promoted.preview_url).toBe(`http://records--1.localhost:${t.port}`);
+      expect(promoted.previewUrl).toBe(`http://records--1.localhost:${t.port}`);
       const archived = (await t.http().patch(`/projects/${project.id}/deployments/${created.id}/archive`).set(bearer(token)).expect(200)).body;
-      expect(archived.preview_url).toBe(`http://records--2.localhost:${t.port}`);
+      expect(archived.previewUrl).toBe(`http://records--2.localhost:${t.port}`);
     });
 
     it('takes the short form <37 characters of the slug>--<id> when <slug>--<version> would pass 63 characters, and serves it', async () => {
       const slug = `long-${'x'.repeat(54)}-end`; // 63 characters
       const d = await deploySite(t, token, slug, page('<h1>long</h1>'));
       const [record] = await deployments((await projectBySlug(slug)).id);
-      const label = labelOf(record.preview_url);
+      const label = labelOf(record.previewUrl);
       expect(label).toBe(`${slug.slice(0, 37)}--${d.id.slice('dep_'.length)}`);
       expect(label.length).toBeLessThanOrEqual(63);
       const res = await site(t, label).get('/').expect(200);
@@ -208,7 +208,7 @@ describe('Preview deployments (e2e)', () => {
       await deploySite(t, token, 'staged', page('<h1>live one</h1>'));
       const { id } = await projectBySlug('staged');
       const res = (await deployTo(id, { files: page('<h1>candidate</h1>'), publish: false }).expect(201)).body;
-      expect(res).toMatchObject({ version: 2, status: 'archived', url: `http://staged--2.localhost:${t.port}`, preview_url: `http://staged--2.localhost:${t.port}` });
+      expect(res).toMatchObject({ version: 2, status: 'archived', url: `http://staged--2.localhost:${t.port}`, previewUrl: `http://staged--2.localhost:${t.port}` });
       expect((await site(t, 'staged').get('/').expect(200)).text).toBe('<h1>live one</h1>');
       expect((await site(t, 'staged--2').get('/').expect(200)).text).toBe('<h1>candidate</h1>');
       const project = (await t.http().get(`/projects/${id}`).set(bearer(token)).expect(200)).body;

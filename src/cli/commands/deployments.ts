@@ -23,7 +23,7 @@ export function deploymentCommands(program: Command, io: Io): void {
       [
         table(
           ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'],
-          result.data.map((d) => [d.id, d.version, d.status, d.file_count, formatBytes(d.size_bytes), formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at), formatTime(d.createdAt)]),
+          result.data.map((d) => [d.id, d.version, d.status, d.fileCount, formatBytes(d.size_bytes), formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at), formatTime(d.createdAt)]),
         ),
         pageNote(result.meta),
       ]

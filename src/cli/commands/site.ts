@@ -13,7 +13,7 @@ interface DomainRecord {
   name: string;
   value: string;
 }
-type ProjectWithDomain = ProjectRecord & { domain_status?: string | null; domain_records?: DomainRecord[] | null };
+type ProjectWithDomain = ProjectRecord & { domainStatus?: string | null; domainRecords?: DomainRecord[] | null };
 
 const projectOption = (cmd: Command) => cmd.option('-p, --project <project>', 'slug or proj_ id (default: the project this folder was deployed to)');
 
@@ -67,8 +67,8 @@ export function siteCommands(program: Command, io: Io): void {
     const updated = await updateProject(client, project.id, { custom_domain: name });
     ctx.print(updated, () =>
       [
-        `${updated.custom_domain} is attached to ${updated.slug} (${updated.domain_status ?? 'pending'}). Create these DNS records, then run: statichost domain verify --project ${updated.slug}`,
-        records(updated.domain_records),
+        `${updated.custom_domain} is attached to ${updated.slug} (${updated.domainStatus ?? 'pending'}). Create these DNS records, then run: statichost domain verify --project ${updated.slug}`,
+        records(updated.domainRecords),
       ]
         .filter(Boolean)
         .join('\n'),
@@ -82,10 +82,10 @@ export function siteCommands(program: Command, io: Io): void {
       const project = await projectFromFlagOrLink(client, opts.project);
       const result = (await client.call(
         client.api.POST('/projects/{projectId}/verify-domain', { params: { path: { projectId: project.id } }, body: {} }),
-      )) as unknown as { verified: boolean; custom_domain?: string; domain_status: string; records: { type: string; name: string; expected?: string; found?: string[] | string | null; ok: boolean; error?: string | null }[] };
+      )) as unknown as { verified: boolean; custom_domain?: string; domainStatus: string; records: { type: string; name: string; expected?: string; found?: string[] | string | null; ok: boolean; error?: string | null }[] };
       ctx.print(result, () =>
         [
-          result.verified ? `${result.custom_domain ?? 'The domain'} is verified and served.` : `${result.custom_domain ?? 'The domain'} is not verified yet (${result.domain_status}).`,
+          result.verified ? `${result.custom_domain ?? 'The domain'} is verified and served.` : `${result.custom_domain ?? 'The domain'} is not verified yet (${result.domainStatus}).`,
           table(
             ['TYPE', 'NAME', 'EXPECTED', 'FOUND', 'OK'],
             result.records.map((r) => [r.type, r.name, r.expected, Array.isArray(r.found) ? r.found.join(', ') : r.found ?? r.error, r.ok ? 'yes' : 'no']),

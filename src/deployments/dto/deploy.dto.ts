@@ -30,7 +30,7 @@ export class DigestDeployFileDto {
   })
   sha256: string;
 
-  @ApiProperty({ example: 5120, minimum: 0, description: 'The blob’s size in bytes; must match it' })
+  @ApiProperty({ type: 'integer', example: 5120, minimum: 0, description: 'The blob’s size in bytes; must match it' })
   size: number;
 }
 
@@ -83,7 +83,7 @@ export class ProjectDeployDto {
   @ApiPropertyOptional({
     default: true,
     description:
-      '`false`: the deployment is created and served at its `preview_url` only, and the project’s live deployment stays as it is; ' +
+      '`false`: the deployment is created and served at its `previewUrl` only, and the project’s live deployment stays as it is; ' +
       '`url` in the response is then the preview address. Promote it later to make it live.',
   })
   @IsOptional()

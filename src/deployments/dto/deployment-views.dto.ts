@@ -14,9 +14,9 @@ export class LazyDeploymentView {
     description: 'Address of the project’s site; in the answer of a deploy with `publish: false`, the deployment’s preview address',
   })
   url: string;
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   version: number;
-  @ApiProperty({ example: 5120, description: 'Total size of the files, in bytes' })
+  @ApiProperty({ type: 'integer', example: 5120, description: 'Total size of the files, in bytes' })
   size_bytes: number;
   @ApiProperty({ type: String, nullable: true, example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
   expires_at: string | null;
@@ -33,9 +33,9 @@ export class DeploymentView extends LazyDeploymentView {
       'This deployment’s own address, whatever is live: `<slug>--<version>.<SITES_DOMAIN>`, or `<slug prefix>--<id without dep_>` when that would exceed a 63-character DNS label. ' +
       'Gated like the site, `X-Robots-Tag: noindex`, 410 once expired',
   })
-  preview_url: string;
-  @ApiProperty({ example: 12 })
-  file_count: number;
+  previewUrl: string;
+  @ApiProperty({ type: 'integer', example: 12 })
+  fileCount: number;
   @ApiProperty({ example: '7d' })
   ttl: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
@@ -47,10 +47,10 @@ export class DeploymentView extends LazyDeploymentView {
 export class DeploymentFileView {
   @ApiProperty({ example: 'index.html' })
   path: string;
-  @ApiProperty({ example: 5120 })
+  @ApiProperty({ type: 'integer', example: 5120 })
   size: number;
   @ApiProperty({ example: 'text/html; charset=utf-8' })
-  content_type: string;
+  contentType: string;
   @ApiProperty({ example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' })
   sha256: string;
 }
@@ -61,13 +61,13 @@ export class DeploymentDetailView extends DeploymentView {
 }
 
 export class PageMetaView {
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', example: 42 })
   total: number;
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   page: number;
-  @ApiProperty({ example: 20 })
+  @ApiProperty({ type: 'integer', example: 20 })
   limit: number;
-  @ApiProperty({ example: 3 })
+  @ApiProperty({ type: 'integer', example: 3 })
   totalPages: number;
 }
 

@@ -29,7 +29,7 @@ export class WorkspaceLeadsQueryDto extends PageQueryDto {
   search?: string;
 
   // Same rules as every list (inherited); only the default differs.
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 25 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 25 })
   override limit: number = 25;
 
   @ApiPropertyOptional({ description: 'Only this project’s leads (`proj_…`)' })

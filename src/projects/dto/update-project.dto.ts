@@ -28,7 +28,7 @@ export class UpdateProjectDto {
   @MaxLength(256)
   password?: string;
 
-  @ApiPropertyOptional({ nullable: true, example: 'www.example.com', description: 'Host name to serve the project at once verified; null detaches it' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'www.example.com', description: 'Host name to serve the project at once verified; null detaches it' })
   @ValidateIf((o: UpdateProjectDto) => o.custom_domain !== null)
   @IsOptional()
   @IsString()

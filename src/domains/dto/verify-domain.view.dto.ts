@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DOMAIN_STATUSES, type DomainStatus } from '../domain-check';
+
+/** Response shape of verify-domain, for the OpenAPI document; domain.view.ts builds it. */
+
+export class RecordCheckView {
+  @ApiProperty({ enum: ['TXT', 'CNAME'] })
+  type: 'TXT' | 'CNAME';
+  @ApiProperty({ example: '_statichost-challenge.www.example.com' })
+  name: string;
+  @ApiProperty({ description: 'The value the record must hold' })
+  expected: string;
+  @ApiProperty({ type: [String], description: 'What DNS returned' })
+  found: string[];
+  @ApiProperty()
+  ok: boolean;
+  @ApiProperty({ type: String, nullable: true, example: 'ESERVFAIL', description: 'Why nothing was found when DNS failed rather than answered' })
+  error: string | null;
+}
+
+export class VerifyDomainView {
+  @ApiProperty({ description: 'Whether this check found the TXT token' })
+  verified: boolean;
+  @ApiProperty({ type: String, nullable: true, example: 'www.example.com' })
+  custom_domain: string | null;
+  @ApiProperty({ enum: DOMAIN_STATUSES, nullable: true })
+  domainStatus: DomainStatus | null;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'The same instant as the project’s `domainVerifiedAt`' })
+  domainVerifiedAt: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'When DNS was last asked' })
+  domainCheckedAt: string | null;
+  @ApiProperty({ type: [RecordCheckView] })
+  records: RecordCheckView[];
+}

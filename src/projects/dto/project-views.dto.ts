@@ -1,0 +1,58 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
+import { GATE_TYPES, PROJECT_TYPES, type GateType, type ProjectType } from '../project.entity';
+
+/**
+ * Response shapes of the project routes, for the OpenAPI document (and so the SDK's
+ * generated types); project.view.ts builds the objects.
+ */
+
+export class DnsRecordView {
+  @ApiProperty({ enum: ['TXT', 'CNAME'] })
+  type: 'TXT' | 'CNAME';
+  @ApiProperty({ example: '_statichost-challenge.www.example.com' })
+  name: string;
+  @ApiProperty({ example: 'statichost-verify=0123456789abcdef' })
+  value: string;
+}
+
+/** The create answer: exactly the spec's fields. */
+export class ProjectCreatedView {
+  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  id: string;
+  @ApiProperty({ example: 'My site' })
+  name: string;
+  @ApiProperty({ example: 'my-site' })
+  slug: string;
+  @ApiProperty({ enum: PROJECT_TYPES })
+  type: ProjectType;
+  @ApiProperty({ example: '7d', description: 'Time to live of a deployment that names none' })
+  default_ttl: string;
+  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  workspaceId: string;
+  @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
+  createdAt: string;
+}
+
+export class ProjectView extends ProjectCreatedView {
+  @ApiProperty({ enum: GATE_TYPES })
+  gate_type: GateType;
+  @ApiProperty({ type: String, nullable: true, example: 'www.example.com' })
+  custom_domain: string | null;
+  @ApiProperty({ enum: DOMAIN_STATUSES, nullable: true, description: 'null while no custom domain is attached' })
+  domainStatus: DomainStatus | null;
+  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'Start of the current verified run; null until verified' })
+  domainVerifiedAt: string | null;
+  @ApiProperty({
+    type: [DnsRecordView],
+    nullable: true,
+    description: 'The DNS records to create for the custom domain (they stay listed after verification: the TXT one is re-checked); null without a domain',
+  })
+  domainRecords: DnsRecordView[] | null;
+  @ApiProperty({ type: String, nullable: true, example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the site serves; null before the first' })
+  liveDeploymentId: string | null;
+  @ApiProperty({ example: 'https://my-site.example.app' })
+  url: string;
+  @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
+  updatedAt: string;
+}
