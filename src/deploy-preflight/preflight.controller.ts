@@ -10,15 +10,15 @@ export class DeployPreflightView implements PreflightResult {
   @ApiProperty({ example: 'my-site' })
   project_slug: string;
   @ApiProperty({ type: String, nullable: true, example: 'proj_0123456789abcdefghijklmn', description: 'null: the deploy would create the project' })
-  project_id: string | null;
+  projectId: string | null;
   @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
-  workspace_id: string;
+  workspaceId: string;
   @ApiProperty()
-  creates_project: boolean;
+  createsProject: boolean;
   @ApiProperty({ enum: TIERS })
   plan: PreflightResult['plan'];
   @ApiProperty({ type: 'integer', description: 'Bytes of the files the workspace does not store yet' })
-  new_bytes: number;
+  newBytes: number;
 }
 
 @ApiTags('deployments')

@@ -15,12 +15,12 @@ import type { Tier } from '../billing/plans';
 export interface PreflightResult {
   project_slug: string;
   /** The project the deploy would go to; null when the deploy would create it. */
-  project_id: string | null;
-  workspace_id: string;
-  creates_project: boolean;
+  projectId: string | null;
+  workspaceId: string;
+  createsProject: boolean;
   plan: Tier;
   /** Bytes of files the workspace does not store yet: what the deploy adds to its storage. */
-  new_bytes: number;
+  newBytes: number;
 }
 
 /**
@@ -80,11 +80,11 @@ export class DeployPreflightService {
     if (storage) throw storage;
     return {
       project_slug: slug,
-      project_id: project?.id ?? null,
-      workspace_id: workspaceId,
-      creates_project: !project,
+      projectId: project?.id ?? null,
+      workspaceId,
+      createsProject: !project,
       plan: plan.tier,
-      new_bytes: Number(added),
+      newBytes: Number(added),
     };
   }
 }

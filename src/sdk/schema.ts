@@ -1052,14 +1052,14 @@ export interface components {
              * @description null: the deploy would create the project
              * @example proj_0123456789abcdefghijklmn
              */
-            project_id: string | null;
+            projectId: string | null;
             /** @example ws_0123456789abcdefghijklmn */
-            workspace_id: string;
-            creates_project: boolean;
+            workspaceId: string;
+            createsProject: boolean;
             /** @enum {string} */
             plan: "free" | "pro" | "team";
             /** @description Bytes of the files the workspace does not store yet */
-            new_bytes: number;
+            newBytes: number;
         };
         BlobView: {
             /**

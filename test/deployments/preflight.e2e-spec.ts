@@ -42,15 +42,15 @@ describe('POST /v1/deployments/preflight (e2e)', () => {
     const res = await preflight({ project_slug: 'mine', files: [digest('index.html', 'mine v2'), digest('a.txt', 'mine')] }).expect(200);
     expect(res.body).toEqual({
       project_slug: 'mine',
-      project_id: expect.stringMatching(/^proj_/),
-      workspace_id: expect.stringMatching(/^ws_/),
-      creates_project: false,
+      projectId: expect.stringMatching(/^proj_/),
+      workspaceId: expect.stringMatching(/^ws_/),
+      createsProject: false,
       plan: 'free',
       // "mine" is stored already: only the new content counts.
-      new_bytes: 7,
+      newBytes: 7,
     });
     const fresh = await preflight({ project_slug: 'brand-new', files: [digest('index.html', 'x')] }).expect(200);
-    expect(fresh.body).toMatchObject({ project_id: null, creates_project: true });
+    expect(fresh.body).toMatchObject({ projectId: null, createsProject: true });
     expect(await counts()).toEqual(before);
   });
 

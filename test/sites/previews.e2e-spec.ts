@@ -267,7 +267,7 @@ describe('Preview deployments (e2e)', () => {
       expect(res).toMatchObject({ code: 0 });
       expect(res.stdout).toContain('Deployed a preview of version 2');
       expect(res.stdout).toContain(`http://cli-preview--2.localhost:${t.port}`);
-      expect(res.stdout).toContain('statichost deployments promote cli-preview 2');
+      expect(res.stdout).toContain('statichost promote 2 --project cli-preview');
       expect((await site(t, 'cli-preview').get('/').expect(200)).text).toBe('<h1>cli live</h1>');
       expect((await site(t, 'cli-preview--2').get('/').expect(200)).text).toBe('<h1>cli preview</h1>');
       const json = await runCli(['--json', 'deploy', join(home, 'site'), '--project', 'cli-preview', '--preview'], env());
@@ -288,10 +288,10 @@ describe('Preview deployments (e2e)', () => {
           if (result.isError) throw new Error(result.content[0].text);
           return JSON.parse(result.content[0].text);
         };
-        await call('deploy_files', { project: 'mcp-preview', files: page('<h1>mcp live</h1>') });
-        const preview = await call('deploy_files', { project: 'mcp-preview', files: page('<h1>mcp draft</h1>'), publish: false });
+        await call('deploy_files', { project_slug: 'mcp-preview', files: page('<h1>mcp live</h1>') });
+        const preview = await call('deploy_files', { project_slug: 'mcp-preview', files: page('<h1>mcp draft</h1>'), publish: false });
         expect(preview.url).toBe(`http://mcp-preview--2.localhost:${t.port}`);
-        const dir = await call('deploy_directory', { directory: 'site', project: 'mcp-preview', publish: false });
+        const dir = await call('deploy_directory', { directory: 'site', project_slug: 'mcp-preview', publish: false });
         expect(dir.url).toBe(`http://mcp-preview--3.localhost:${t.port}`);
         expect((await site(t, 'mcp-preview').get('/').expect(200)).text).toBe('<h1>mcp live</h1>');
         expect((await site(t, 'mcp-preview--2').get('/').expect(200)).text).toBe('<h1>mcp draft</h1>');

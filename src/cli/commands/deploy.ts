@@ -106,9 +106,9 @@ export function deployCommand(program: Command, io: Io): void {
 
       const checked = await checkBeforeUpload(ctx, client, slug, source, { ttl: opts.ttl, publish: opts.preview ? false : undefined, files });
       slug = checked.slug;
-      if (source === 'link' && link?.workspace_id && checked.preflight && checked.preflight.workspace_id !== link.workspace_id) {
+      if (source === 'link' && link?.workspace_id && checked.preflight && checked.preflight.workspaceId !== link.workspace_id) {
         throw new CliError(
-          `${join(folder, LINK_FILE)} links this folder to a project of workspace ${link.workspace_id}, but the token acts in ${checked.preflight.workspace_id}. ` +
+          `${join(folder, LINK_FILE)} links this folder to a project of workspace ${link.workspace_id}, but the token acts in ${checked.preflight.workspaceId}. ` +
             'Use that workspace’s token, pass --project, or delete the file.',
           1,
           'linked_workspace_mismatch',
@@ -141,11 +141,11 @@ export function deployCommand(program: Command, io: Io): void {
 
       if (isFolder) {
         const projectId =
-          checked.preflight?.project_id ??
+          checked.preflight?.projectId ??
           (link?.project_slug === slug ? link.project_id : null) ??
           // A new project: its id, when the token may read projects.
           (await resolveProject(client, slug).then((p) => p.id, () => null));
-        const next: ProjectLink = { project_slug: slug, project_id: projectId, workspace_id: checked.preflight?.workspace_id ?? link?.workspace_id ?? null, api_url: ctx.settings.apiUrl };
+        const next: ProjectLink = { project_slug: slug, project_id: projectId, workspace_id: checked.preflight?.workspaceId ?? link?.workspace_id ?? null, api_url: ctx.settings.apiUrl };
         if (!link || link.project_slug !== next.project_slug || link.project_id !== next.project_id || link.workspace_id !== next.workspace_id || link.api_url !== next.api_url) {
           await writeLink(folder, next);
           ctx.note(`Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`);
