@@ -11,6 +11,8 @@ import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { withBearerChallenge } from './credentials';
 import type { LoginDto, RefreshDto, RegisterDto } from './dto/auth.dto';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './account-recovery.service';
+import { AuthThrottle } from './auth-throttle.service';
 import { SessionsService } from './sessions.service';
 
 @Injectable()
@@ -23,6 +25,8 @@ export class AuthService implements OnModuleInit {
     private readonly users: UsersService,
     private readonly workspaces: WorkspacesService,
     private readonly sessions: SessionsService,
+    private readonly recovery: AccountRecoveryService,
+    private readonly throttle: AuthThrottle,
   ) {}
 
   onModuleInit(): void {
@@ -36,15 +40,23 @@ export class AuthService implements OnModuleInit {
       const user = await this.users.create(m, { email: dto.email, name: dto.name, passwordHash });
       const workspace = await this.workspaces.createWithOwner(m, user, `${user.name}'s workspace`);
       const pair = await this.sessions.start(m, user.id);
+      await this.recovery.sendVerification(m, user, user.email);
       return { ...pair, user: userView(user), workspace: workspaceView(workspace, 'owner') };
     });
   }
 
-  async login(dto: LoginDto): Promise<LoginView> {
+  /** `ip` is the client's address, for the failed-attempt limits (AuthThrottle). */
+  async login(dto: LoginDto, ip: string): Promise<LoginView> {
+    // Before the password is checked: past the limit the answer must not tell right from wrong.
+    await this.throttle.assertMayTryLogin(dto.email, ip);
     const user = await this.users.findByEmail(dto.email);
     const matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
     // One answer for a wrong email and a wrong password: no account enumeration.
-    if (!user || !matches) throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    if (!user || !matches) {
+      await this.throttle.loginFailed(dto.email, ip);
+      throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    }
+    await this.throttle.loginSucceeded(dto.email, ip);
     const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
     return { ...pair, user: userView(user) };
   }

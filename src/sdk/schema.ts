@@ -440,8 +440,82 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in: an access JWT and a refresh token */
+        /**
+         * Sign in: an access JWT and a refresh token
+         * @description Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.
+         */
         post: operations["AuthController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm an email address with the single-use token mailed to it (24 h) */
+        post: operations["AuthController_verifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a new verification link to the signed-in user's address (rate-limited) */
+        post: operations["AuthController_resendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a single-use password reset link (1 h) if an account has this email
+         * @description Always 202 with the same body, whether or not the account exists. Rate-limited per email and client address.
+         */
+        post: operations["AuthController_requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the mailed token; every session and refresh token of the account ends */
+        post: operations["AuthController_confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -483,6 +557,27 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user, with whether their email is verified */
+        get: operations["UsersMeController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change your name at once, or your email once the new address is confirmed
+         * @description A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now.
+         */
+        patch: operations["UsersMeController_updateMe"];
         trace?: never;
     };
     "/billing/activate-plan": {
@@ -1128,6 +1223,11 @@ export interface components {
             email: string;
             /** @example Ann Lee */
             name: string;
+            /**
+             * @description Whether the person confirmed the address through the link mailed to it
+             * @example false
+             */
+            emailVerified: boolean;
             /** @example 2025-01-01T00:00:00.000Z */
             createdAt: string;
         };
@@ -1163,6 +1263,33 @@ export interface components {
             expiresIn: number;
             user: components["schemas"]["UserView"];
         };
+        VerifyEmailDto: {
+            /**
+             * @description The token from the link mailed to the address (`ev_…`)
+             * @example ev_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG
+             */
+            token: string;
+        };
+        VerifiedEmailView: {
+            user: components["schemas"]["UserView"];
+        };
+        AcceptedView: {
+            /** @example If an account has this email, a link to reset its password is on its way */
+            message: string;
+        };
+        PasswordResetDto: {
+            /** @example ann@example.com */
+            email: string;
+        };
+        PasswordResetConfirmDto: {
+            /**
+             * @description The token from the mailed reset link (`pr_…`)
+             * @example pr_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG
+             */
+            token: string;
+            /** @description The new password */
+            password: string;
+        };
         RefreshDto: {
             /** @description The refresh token from register, login or the previous refresh */
             refreshToken: string;
@@ -1177,6 +1304,15 @@ export interface components {
              * @example 900
              */
             expiresIn: number;
+        };
+        UpdateMeDto: {
+            /**
+             * @description The new address takes effect when the link mailed to it is followed (POST /auth/verify-email); the old one is told then
+             * @example ann@example.org
+             */
+            email?: string;
+            /** @example Ann Lee */
+            name?: string;
         };
         ActivatePlanDto: {
             /** @example ws_0123456789abcdefghijklmn */
@@ -2148,6 +2284,96 @@ export interface operations {
             };
         };
     };
+    AuthController_verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyEmailDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifiedEmailView"];
+                };
+            };
+        };
+    };
+    AuthController_resendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedView"];
+                };
+            };
+        };
+    };
+    AuthController_requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedView"];
+                };
+            };
+        };
+    };
+    AuthController_confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetConfirmDto"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     AuthController_refresh: {
         parameters: {
             query?: never;
@@ -2189,6 +2415,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    UsersMeController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+        };
+    };
+    UsersMeController_updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
             };
         };
     };
