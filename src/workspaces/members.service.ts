@@ -112,9 +112,9 @@ export class MembersService {
   /** Pending invitations addressed to the user's email, in any workspace. */
   async invitations(userId: string, page: number, limit: number): Promise<Paginated<InvitationView>> {
     const user = await this.users.findById(userId);
-    if (!user) return paginated([], 0, page, limit);
-    // An invitation is for whoever reads mail at the address, not whoever registered it first.
-    if (!user.emailVerifiedAt) throw emailNotVerified('see your invitations');
+    // An invitation is for whoever reads mail at the address, not whoever registered it
+    // first: an unverified account sees none (its user object says emailVerified: false).
+    if (!user || !user.emailVerifiedAt) return paginated([], 0, page, limit);
     const [members, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
       where: { email: user.email, status: 'invited' },
       relations: { workspace: true },
