@@ -23,7 +23,7 @@ export function tooManyAttempts(message: string, retryAfterMs: number): ApiError
  * Brute-force limits of the account endpoints, counted in PostgreSQL (the gates'
  * rate-limiter table, own key prefixes) so every instance counts together.
  *
- * Login counts failures only, keyed by the normalised email whether or not an account
+ * Login counts failed passwords, keyed by the normalised email whether or not an account
  * has it (so a 429 says nothing about existence): per account and client address, and
  * per account from everywhere (slower). Past either, even the right password gets 429:
  * otherwise the answer to the next guess would still tell right from wrong.
@@ -49,26 +49,30 @@ export class AuthThrottle implements OnModuleInit {
     this.mailPerAddress = this.limiter('acct-mail-addr', c.ACCOUNT_MAIL_MAX_PER_WINDOW, c.ACCOUNT_MAIL_WINDOW_SECONDS);
   }
 
-  /** Throws 429 when this account may not try a password from this address now. */
-  async assertMayTryLogin(email: string, ip: string): Promise<void> {
+  /**
+   * Takes one attempt from both counts before the password is checked, so guesses in
+   * flight at once cannot slip past the limit together; 429 when either count is full.
+   * A failed password keeps it; `loginSucceeded` and `refundLoginAttempt` give it back.
+   */
+  async reserveLoginAttempt(email: string, ip: string): Promise<void> {
     const account = accountKey(normalizeEmail(email));
-    const [byAddress, byAccount] = await Promise.all([this.loginPerAddress.get(`${account}:${ip}`), this.loginPerAccount.get(account)]);
-    const waits = [
-      byAddress && byAddress.consumedPoints >= this.config.LOGIN_MAX_FAILURES_PER_ADDRESS ? byAddress.msBeforeNext : 0,
-      byAccount && byAccount.consumedPoints >= this.config.LOGIN_MAX_FAILURES_PER_ACCOUNT ? byAccount.msBeforeNext : 0,
-    ];
-    const wait = Math.max(...waits);
-    if (wait > 0) throw tooManyAttempts('Too many failed sign-ins for this account', wait);
+    const results = await Promise.allSettled([this.loginPerAddress.consume(`${account}:${ip}`, 1), this.loginPerAccount.consume(account, 1)]);
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    const broken = refused.find((reason) => !(reason instanceof RateLimiterRes));
+    if (broken) throw broken;
+    if (refused.length > 0) throw tooManyAttempts('Too many failed sign-ins for this account', Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
   }
 
-  async loginFailed(email: string, ip: string): Promise<void> {
+  /** The attempt ended before the password could be judged (hashing busy, database down): it does not count. */
+  async refundLoginAttempt(email: string, ip: string): Promise<void> {
     const account = accountKey(normalizeEmail(email));
-    await Promise.all([this.loginPerAddress.penalty(`${account}:${ip}`, 1), this.loginPerAccount.penalty(account, 1)]);
+    await Promise.all([this.loginPerAddress.reward(`${account}:${ip}`, 1), this.loginPerAccount.reward(account, 1)]);
   }
 
-  /** A right password clears this address's count (not the account-wide one, which an attacker elsewhere feeds). */
+  /** A right password clears this address's count and gives back its attempt to the account-wide one (which an attacker elsewhere may be feeding). */
   async loginSucceeded(email: string, ip: string): Promise<void> {
-    await this.loginPerAddress.delete(`${accountKey(normalizeEmail(email))}:${ip}`);
+    const account = accountKey(normalizeEmail(email));
+    await Promise.all([this.loginPerAddress.delete(`${account}:${ip}`), this.loginPerAccount.reward(account, 1)]);
   }
 
   /** Counts one mail-sending request (reset, resend); throws 429 past the limit. `account` is an email or a user id. */

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { unauthorized } from '../common/errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
+import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
@@ -48,14 +49,18 @@ export class AuthService implements OnModuleInit {
   /** `ip` is the client's address, for the failed-attempt limits (AuthThrottle). */
   async login(dto: LoginDto, ip: string): Promise<LoginView> {
     // Before the password is checked: past the limit the answer must not tell right from wrong.
-    await this.throttle.assertMayTryLogin(dto.email, ip);
-    const user = await this.users.findByEmail(dto.email);
-    const matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
-    // One answer for a wrong email and a wrong password: no account enumeration.
-    if (!user || !matches) {
-      await this.throttle.loginFailed(dto.email, ip);
-      throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    await this.throttle.reserveLoginAttempt(dto.email, ip);
+    let user: User | null;
+    let matches: boolean;
+    try {
+      user = await this.users.findByEmail(dto.email);
+      matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
+    } catch (err) {
+      await this.throttle.refundLoginAttempt(dto.email, ip).catch(() => undefined);
+      throw err;
     }
+    // One answer for a wrong email and a wrong password: no account enumeration.
+    if (!user || !matches) throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
     await this.throttle.loginSucceeded(dto.email, ip);
     const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
     return { ...pair, user: userView(user) };
