@@ -15,6 +15,7 @@ import { DomainsModule } from './domains/domains.module';
 import { GateModule } from './gate/gate.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
+import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { ProjectsModule } from './projects/projects.module';
@@ -51,6 +52,7 @@ export class AppModule {
         BillingModule,
         InternalModule,
         OutboxModule,
+        MailModule,
         SiteWebhookModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],

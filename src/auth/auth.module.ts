@@ -4,12 +4,15 @@ import { AccessTokensModule } from '../access-tokens/access-tokens.module';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { AccountRecoveryService } from './account-recovery.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthEpoch } from './auth-epoch.service';
+import { AuthThrottle } from './auth-throttle.service';
 import { BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { jwtModuleOptions } from './jwt-options';
+import { UsersMeController } from './me.controller';
 import { SessionsService } from './sessions.service';
 
 @Module({
@@ -19,8 +22,8 @@ import { SessionsService } from './sessions.service';
     WorkspacesModule,
     AccessTokensModule,
   ],
-  controllers: [AuthController],
-  providers: [AuthService, SessionsService, AuthEpoch, CredentialCache, BearerStrategy],
-  exports: [BearerStrategy, CredentialCache],
+  controllers: [AuthController, UsersMeController],
+  providers: [AuthService, SessionsService, AuthEpoch, CredentialCache, BearerStrategy, AccountRecoveryService, AuthThrottle],
+  exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
 })
 export class AuthModule {}

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { unauthorized } from '../common/errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
+import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
@@ -11,6 +12,8 @@ import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { withBearerChallenge } from './credentials';
 import type { LoginDto, RefreshDto, RegisterDto } from './dto/auth.dto';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './account-recovery.service';
+import { AuthThrottle } from './auth-throttle.service';
 import { SessionsService } from './sessions.service';
 
 @Injectable()
@@ -23,6 +26,8 @@ export class AuthService implements OnModuleInit {
     private readonly users: UsersService,
     private readonly workspaces: WorkspacesService,
     private readonly sessions: SessionsService,
+    private readonly recovery: AccountRecoveryService,
+    private readonly throttle: AuthThrottle,
   ) {}
 
   onModuleInit(): void {
@@ -36,15 +41,27 @@ export class AuthService implements OnModuleInit {
       const user = await this.users.create(m, { email: dto.email, name: dto.name, passwordHash });
       const workspace = await this.workspaces.createWithOwner(m, user, `${user.name}'s workspace`);
       const pair = await this.sessions.start(m, user.id);
+      await this.recovery.sendVerification(m, user, user.email);
       return { ...pair, user: userView(user), workspace: workspaceView(workspace, 'owner') };
     });
   }
 
-  async login(dto: LoginDto): Promise<LoginView> {
-    const user = await this.users.findByEmail(dto.email);
-    const matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
+  /** `ip` is the client's address, for the failed-attempt limits (AuthThrottle). */
+  async login(dto: LoginDto, ip: string): Promise<LoginView> {
+    // Before the password is checked: past the limit the answer must not tell right from wrong.
+    await this.throttle.reserveLoginAttempt(dto.email, ip);
+    let user: User | null;
+    let matches: boolean;
+    try {
+      user = await this.users.findByEmail(dto.email);
+      matches = await verifyPassword(dto.password, user?.passwordHash ?? (await this.dummyHash));
+    } catch (err) {
+      await this.throttle.refundLoginAttempt(dto.email, ip).catch(() => undefined);
+      throw err;
+    }
     // One answer for a wrong email and a wrong password: no account enumeration.
     if (!user || !matches) throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    await this.throttle.loginSucceeded(dto.email, ip);
     const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
     return { ...pair, user: userView(user) };
   }

@@ -20,3 +20,13 @@ export class RegisterView extends LoginView {
   @ApiProperty({ type: WorkspaceView, description: 'The personal workspace created with the account' })
   workspace: WorkspaceView;
 }
+
+export class AcceptedView {
+  @ApiProperty({ example: 'If an account has this email, a link to reset its password is on its way' })
+  message: string;
+}
+
+export class VerifiedEmailView {
+  @ApiProperty({ type: UserView })
+  user: UserView;
+}

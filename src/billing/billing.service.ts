@@ -121,6 +121,7 @@ export class BillingService {
    */
   async activate(principal: Principal, workspaceId: string, tier: PaidTier, interval: Interval): Promise<ActivationView> {
     await this.assertOwner(principal, workspaceId);
+    await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
       const hasMethod = await m.exists(PaymentMethod, { where: { workspaceId, provider: this.provider.name } });

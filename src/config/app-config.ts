@@ -33,6 +33,19 @@ export class AppConfig extends EnvironmentVariables {
     return port;
   }
 
+  /** Public base of the API (and the dashboard under /app), for links sent by mail; no trailing slash. */
+  get apiBaseUrl(): string {
+    if (this.PUBLIC_API_URL) return this.PUBLIC_API_URL.replace(/\/+$/, '');
+    const host = this.apiHosts[0] ?? this.SITES_DOMAIN;
+    const port = /:\d+$/.test(host) ? undefined : this.publicPort;
+    return `${this.PUBLIC_SCHEME}://${host}${port ? `:${port}` : ''}`;
+  }
+
+  /** The From of every mail. */
+  get mailFrom(): string {
+    return this.MAIL_FROM ?? `${this.PRODUCT_NAME} <no-reply@${(this.apiHosts[0] ?? this.SITES_DOMAIN).replace(/:\d+$/, '')}>`;
+  }
+
   /** Public base address of a project's site, e.g. https://my-site.example.app */
   siteUrl(slug: string): string {
     const port = this.publicPort;

@@ -470,6 +470,73 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(100)
   OUTBOX_MAX_ATTEMPTS = 12;
+
+  /**
+   * Where mail goes: `smtp://user:pass@host:port` or `smtps://…` (nodemailer). Unset: each
+   * message is written as an .eml file under $DATA_DIR/mail/ and its links logged at info.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587' })
+  SMTP_URL?: string;
+
+  /** The From of every mail, e.g. `statichost <no-reply@example.com>`. Unset: no-reply@ the API's host. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  MAIL_FROM?: string;
+
+  /** The product's name in mail subjects and bodies. */
+  @IsString()
+  @MinLength(1)
+  PRODUCT_NAME = 'statichost';
+
+  /**
+   * Public base URL of the API and dashboard, used in mailed links (e.g. https://api.example.com).
+   * Unset: PUBLIC_SCHEME://<first API_HOSTS entry, else SITES_DOMAIN><:port>.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_API_URL must be an http:// or https:// URL' })
+  PUBLIC_API_URL?: string;
+
+  /** true: paid plans and sending or accepting invitations wait until the account's email is verified. */
+  @Transform(toBool)
+  @IsBoolean()
+  REQUIRE_VERIFIED_EMAIL = false;
+
+  /** Failed logins allowed per account from one client address within LOGIN_FAILURE_WINDOW_SECONDS, then 429. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_ADDRESS = 5;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
+
+  /** Failed logins allowed per account from all addresses together within LOGIN_ACCOUNT_WINDOW_SECONDS (the slower global limit). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT = 50;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 60 * 60;
+
+  /** Password-reset requests and verification resends allowed per account, and per client address, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  ACCOUNT_MAIL_MAX_PER_WINDOW = 5;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -3,6 +3,7 @@
  * load the same set without globbing compiled files.
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
+import { AccountToken } from '../auth/account-token.entity';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import {
   BillingCustomer,
@@ -50,4 +51,5 @@ export const ENTITIES: Function[] = [
   LeadCounter,
   LeadDomain,
   OutboxMessage,
+  AccountToken,
 ];

@@ -18,6 +18,10 @@ export class User {
   @Column('text', { name: 'password_hash' })
   passwordHash: string;
 
+  /** When the person proved they read mail at `email`; null until then (and again after a change of address). */
+  @Column({ type: 'timestamptz', name: 'email_verified_at', precision: 3, nullable: true })
+  emailVerifiedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 

@@ -9,10 +9,12 @@ export class UserView {
   email: string;
   @ApiProperty({ example: 'Ann Lee' })
   name: string;
+  @ApiProperty({ example: false, description: 'Whether the person confirmed the address through the link mailed to it' })
+  emailVerified: boolean;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   createdAt: string;
 }
 
 export function userView(user: User): UserView {
-  return { id: user.id, email: user.email, name: user.name, createdAt: iso(user.createdAt) };
+  return { id: user.id, email: user.email, name: user.name, emailVerified: Boolean(user.emailVerifiedAt), createdAt: iso(user.createdAt) };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { conflict } from '../common/errors';
+import { conflict, forbidden } from '../common/errors';
+import { AppConfig } from '../config/app-config';
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
 import { normalizeEmail } from './email';
@@ -8,7 +9,20 @@ import { User } from './user.entity';
 
 @Injectable()
 export class UsersService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * With REQUIRE_VERIFIED_EMAIL=true, paid plans and invitations wait until the person
+   * confirmed their address; API tokens act for their workspace and are not asked.
+   */
+  async assertVerifiedIfRequired(userId: string | undefined, action: string): Promise<void> {
+    if (!this.config.REQUIRE_VERIFIED_EMAIL || !userId) return;
+    const user = await this.findById(userId);
+    if (user && !user.emailVerifiedAt) throw emailNotVerified(action);
+  }
 
   findByEmail(email: string): Promise<User | null> {
     return this.dataSource.getRepository(User).findOneBy({ email: normalizeEmail(email) });
@@ -24,7 +38,7 @@ export class UsersService {
     const taken = () => conflict(`An account with the email ${email} already exists`, 'email_taken');
     if (await manager.existsBy(User, { email })) throw taken();
     try {
-      return await manager.save(manager.create(User, { id: newId('usr'), email, name: input.name, passwordHash: input.passwordHash }));
+      return await manager.save(manager.create(User, { id: newId('usr'), email, name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: null }));
     } catch (err) {
       // Two registrations racing for one email: the unique index decides.
       if (uniqueViolation(err) === 'UQ_users_email') throw taken();
@@ -32,3 +46,6 @@ export class UsersService {
     }
   }
 }
+
+export const emailNotVerified = (action: string) =>
+  forbidden(`Confirm your email address before you ${action}: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend`, 'email_not_verified');

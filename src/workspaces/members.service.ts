@@ -6,10 +6,14 @@ import { scopesForRole } from '../auth/permissions';
 import type { Principal, Role } from '../auth/principal';
 import { uniqueViolation } from '../common/db-errors';
 import { conflict, notFound } from '../common/errors';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { MailService } from '../mail/mail.service';
+import { User } from '../users/user.entity';
 import { isId, newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { normalizeEmail } from '../users/email';
-import { UsersService } from '../users/users.service';
+import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
 import { WorkspaceMember } from './workspace-member.entity';
 import { Workspace } from './workspace.entity';
@@ -21,6 +25,9 @@ export class MembersService {
     private readonly dataSource: DataSource,
     private readonly users: UsersService,
     private readonly tokens: AccessTokensService,
+    private readonly mail: MailService,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /** The user's role in the workspace if they are an active member there (the guard asks this on every JWT request). */
@@ -48,6 +55,7 @@ export class MembersService {
   async invite(principal: Principal, workspaceId: string, input: { email: string; role: Role }): Promise<MemberView> {
     this.assertActsIn(principal, workspaceId);
     assertMayGrantRole(principal, input.role);
+    await this.users.assertVerifiedIfRequired(principal.userId, 'invite anyone');
     const email = normalizeEmail(input.email);
     const already = (status: string) =>
       conflict(`${email} is already ${status === 'active' ? 'a member of' : 'invited to'} this workspace`, 'already_member');
@@ -62,6 +70,7 @@ export class MembersService {
         if (uniqueViolation(err) === 'UQ_workspace_members_workspace_email') throw already('invited');
         throw err;
       }
+      await this.mailInvitation(m, principal, workspaceId, email, input.role);
       return memberView(await m.findOneByOrFail(WorkspaceMember, { id: member.id }));
     });
   }
@@ -103,7 +112,9 @@ export class MembersService {
   /** Pending invitations addressed to the user's email, in any workspace. */
   async invitations(userId: string, page: number, limit: number): Promise<Paginated<InvitationView>> {
     const user = await this.users.findById(userId);
-    if (!user) return paginated([], 0, page, limit);
+    // An invitation is for whoever reads mail at the address, not whoever registered it
+    // first: an unverified account sees none (its user object says emailVerified: false).
+    if (!user || !user.emailVerifiedAt) return paginated([], 0, page, limit);
     const [members, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
       where: { email: user.email, status: 'invited' },
       relations: { workspace: true },
@@ -119,9 +130,18 @@ export class MembersService {
     );
   }
 
+  /**
+   * Only the person who reads mail at the invited address may take the invitation:
+   * the account's address must equal the invited one (both normalised) and be
+   * verified, or whoever registered that address first would join with its role.
+   */
   async accept(userId: string, memberId: string): Promise<InvitationView> {
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.findById(userId, m);
+      if (user && !user.emailVerifiedAt) {
+        const invited = await m.existsBy(WorkspaceMember, { id: memberId, email: user.email, status: 'invited' });
+        if (invited) throw emailNotVerified('accept an invitation');
+      }
       // One conditional update: two accepts racing cannot both win, and someone
       // else's invitation is as unknown as a made-up id.
       const accepted = user
@@ -131,6 +151,20 @@ export class MembersService {
       const member = await m.findOneOrFail(WorkspaceMember, { where: { id: memberId }, relations: { workspace: true } });
       return invitationView(member, member.workspace!);
     });
+  }
+
+  /** Tells the invitee, in the inviting transaction: with an account they accept in the dashboard, without one they sign up first. */
+  private async mailInvitation(m: EntityManager, principal: Principal, workspaceId: string, email: string, role: Role): Promise<void> {
+    const workspace = await m.findOneByOrFail(Workspace, { id: workspaceId });
+    const inviter = principal.userId ? await m.findOneBy(User, { id: principal.userId }) : null;
+    const hasAccount = await m.existsBy(User, { email });
+    const link = hasAccount ? `${this.config.apiBaseUrl}/app/invitations` : `${this.config.apiBaseUrl}/app/register?email=${encodeURIComponent(email)}`;
+    await this.mail.queue(
+      m,
+      email,
+      { template: 'invitation', data: { workspace: workspace.name, inviter: inviter ? inviter.name : `An API token of ${workspace.name}`, role, link, hasAccount } },
+      this.clock.now(),
+    );
   }
 
   /** Serialises member changes of one workspace, so two owners cannot remove each other at once. */

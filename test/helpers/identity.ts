@@ -89,10 +89,33 @@ export async function createApiToken(
 }
 
 /**
+ * The token of the newest verification link mailed to `email`, read from the outbox
+ * (tests send mail by hand, so it is still there), or undefined.
+ */
+export async function mailedToken(t: TestApp, email: string, template: 'verify_email' | 'password_reset' = 'verify_email'): Promise<string | undefined> {
+  const rows: { payload: { data: { link: string } } }[] = await t.dataSource.query(
+    `SELECT payload FROM outbox_messages WHERE kind = 'mail' AND payload->>'to' = $1 AND payload->>'template' = $2 ORDER BY created_at DESC LIMIT 1`,
+    [email, template],
+  );
+  return rows[0] ? (new URL(rows[0].payload.data.link).searchParams.get('token') ?? undefined) : undefined;
+}
+
+/** Confirms the user's address the way a person does: the mailed link's token to POST /auth/verify-email. No-op when already verified. */
+export async function verifyEmail(t: TestApp, user: { userId: string; email: string }): Promise<void> {
+  const [row] = await t.dataSource.query('SELECT email_verified_at FROM users WHERE id = $1', [user.userId]);
+  if (row?.email_verified_at) return;
+  const token = await mailedToken(t, user.email);
+  if (!token) throw new Error(`no verification mail to ${user.email} in the outbox`);
+  expectStatus(await t.http().post('/auth/verify-email').send({ token }), 200, `verify ${user.email}`);
+}
+
+/**
  * Makes `member` an active member of `owner`'s workspace with `role`: the owner
  * invites their email, the member accepts. Returns the member id (`mem_...`).
  */
 export async function addMember(t: TestApp, owner: UserSession, member: UserSession, role: 'owner' | 'admin' | 'viewer'): Promise<string> {
+  // Only a verified address may take an invitation.
+  await verifyEmail(t, member);
   const invite = await t.http().post(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).send({ email: member.email, role });
   expectStatus(invite, 201, `invite ${member.email}`);
   const accept = await t.http().post(`/invitations/${invite.body.id}/accept`).set(bearer(member.accessToken));

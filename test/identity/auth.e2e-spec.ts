@@ -21,7 +21,7 @@ describe('Accounts and sessions (e2e)', () => {
         accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
         refreshToken: expect.stringMatching(/^rt_[0-9A-Za-z]{43}$/),
         expiresIn: 900,
-        user: { id: expect.stringMatching(/^usr_[0-9a-z]{24}$/), email: email.toLowerCase(), name: 'Ann Lee', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+        user: { id: expect.stringMatching(/^usr_[0-9a-z]{24}$/), email: email.toLowerCase(), name: 'Ann Lee', emailVerified: false, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
         workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: "Ann Lee's workspace", plan: 'free', createdAt: expect.any(String), role: 'owner' },
       });
       expect(JSON.stringify(res.body)).not.toContain('long enough password');
@@ -85,7 +85,7 @@ describe('Accounts and sessions (e2e)', () => {
         accessToken: expect.any(String),
         refreshToken: expect.stringMatching(/^rt_/),
         expiresIn: 900,
-        user: { id: user.userId, email: user.email, name: user.name, createdAt: expect.any(String) },
+        user: { id: user.userId, email: user.email, name: user.name, emailVerified: false, createdAt: expect.any(String) },
       });
       await t.http().get('/access-tokens').set(asUser({ accessToken: res.body.accessToken, workspaceId: user.workspaceId })).expect(200);
     });

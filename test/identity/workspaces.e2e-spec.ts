@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '../helpers/app';
-import { addMember, asUser, bearer, createApiToken, loginUser, registerUser, UserSession } from '../helpers/identity';
+import { addMember, asUser, bearer, createApiToken, loginUser, registerUser, UserSession, verifyEmail } from '../helpers/identity';
 
 describe('Workspaces (e2e)', () => {
   let t: TestApp;
@@ -134,6 +134,7 @@ describe('Workspaces (e2e)', () => {
 
     it('invite -> the invited person sees it -> accepts -> active member', async () => {
       const carol = await registerUser(t, { name: 'Carol' });
+      await verifyEmail(t, carol);
       const invited = await invite(owner, { email: carol.email.toUpperCase(), role: 'admin' }).expect(201);
       expect(invited.body).toEqual({
         id: expect.stringMatching(/^mem_[0-9a-z]{24}$/),
@@ -170,6 +171,7 @@ describe('Workspaces (e2e)', () => {
       const email = `later-${Date.now()}@example.test`;
       await invite(owner, { email, role: 'viewer' }).expect(201);
       const later = await registerUser(t, { email });
+      await verifyEmail(t, later);
       const pending = await t.http().get('/invitations').set(bearer(later.accessToken)).expect(200);
       expect(pending.body.data).toHaveLength(1);
       await t.http().post(`/invitations/${pending.body.data[0].id}/accept`).set(bearer(later.accessToken)).expect(200);

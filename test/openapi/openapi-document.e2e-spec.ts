@@ -84,7 +84,7 @@ describe('The OpenAPI document (e2e)', () => {
 
   it('declares security: [] on the public routes and, elsewhere, the bearer and the scope or role in the description', () => {
     const publicOps = operations(document).filter(({ op }) => op['x-access'].public).map(({ op }) => op.operationId).sort();
-    expect(publicOps).toEqual(['getHealth', 'login', 'refresh', 'register']);
+    expect(publicOps).toEqual(['confirmPasswordReset', 'getHealth', 'login', 'refresh', 'register', 'requestPasswordReset', 'verifyEmail']);
     for (const { path, method, op } of operations(document)) {
       const access = op['x-access'];
       if (access.public) {

@@ -48,3 +48,35 @@ export class RefreshDto {
   @MaxLength(200)
   refreshToken: string;
 }
+
+/** Mailed tokens are checked by the service, which names what is wrong with one (malformed, used, expired). */
+const MAX_TOKEN = 200;
+
+export class VerifyEmailDto {
+  @ApiProperty({ description: 'The token from the link mailed to the address (`ev_…`)', example: 'ev_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' })
+  @IsString()
+  @IsNotEmpty({ message: 'token must not be empty' })
+  @MaxLength(MAX_TOKEN)
+  token: string;
+}
+
+export class PasswordResetDto {
+  @ApiProperty({ example: 'ann@example.com' })
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email: string;
+}
+
+export class PasswordResetConfirmDto {
+  @ApiProperty({ description: 'The token from the mailed reset link (`pr_…`)', example: 'pr_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' })
+  @IsString()
+  @IsNotEmpty({ message: 'token must not be empty' })
+  @MaxLength(MAX_TOKEN)
+  token: string;
+
+  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, description: 'The new password' })
+  @IsString()
+  @MinLength(8, { message: 'password must be at least 8 characters' })
+  @MaxLength(MAX_PASSWORD)
+  password: string;
+}

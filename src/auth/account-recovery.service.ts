@@ -1,0 +1,181 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { uniqueViolation } from '../common/db-errors';
+import { badRequest, conflict, unauthorized } from '../common/errors';
+import { hashPassword } from '../common/password-hash';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { MailService } from '../mail/mail.service';
+import { enqueueOutbox } from '../outbox/outbox';
+import { OutboxService } from '../outbox/outbox.service';
+import { normalizeEmail } from '../users/email';
+import { User } from '../users/user.entity';
+import { userView, UserView } from '../users/user.view';
+import { AccountToken, AccountTokenPurpose } from './account-token.entity';
+import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
+import { AuthThrottle } from './auth-throttle.service';
+import { RefreshToken } from './refresh-token.entity';
+
+/** The outbox kind that turns a reset request into a token and a mail, after the request was answered. */
+export const PASSWORD_RESET_REQUEST_KIND = 'password_reset_request';
+
+const invalidToken = (what: string) => badRequest(`token is not a valid ${what} token: ask for a new link`, 'invalid_token');
+
+/**
+ * Email verification and password reset: single-use tokens mailed through the outbox,
+ * stored as SHA-256 only.
+ */
+@Injectable()
+export class AccountRecoveryService implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly mail: MailService,
+    private readonly outbox: OutboxService,
+    private readonly throttle: AuthThrottle,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.outbox.register(PASSWORD_RESET_REQUEST_KIND, (payload) => this.issueReset(String(payload.email)));
+  }
+
+  /** Mails a link confirming `email` for the user (their address, or the one they want instead), in the caller's transaction. */
+  async sendVerification(m: EntityManager, user: User, email: string): Promise<void> {
+    const now = this.clock.now();
+    const token = await this.issue(m, user.id, 'verify_email', email, now);
+    const link = `${this.config.apiBaseUrl}/app/verify-email?token=${token}`;
+    await this.mail.queue(m, email, { template: 'verify_email', data: { name: user.name, email, link, change: email !== user.email } }, now);
+  }
+
+  async resendVerification(userId: string, ip: string): Promise<void> {
+    await this.throttle.consumeMailRequest(`user:${userId}`, ip);
+    await this.dataSource.transaction(async (m) => {
+      const user = await m.findOne(User, { where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      if (!user) throw unauthorized();
+      if (user.emailVerifiedAt) throw conflict(`${user.email} is already verified`, 'email_already_verified');
+      await this.sendVerification(m, user, user.email);
+    });
+  }
+
+  /** A new name applies at once; a new email is mailed a confirmation link and applies when it is followed. */
+  async updateMe(userId: string, input: { email?: string; name?: string }, ip: string): Promise<UserView> {
+    const email = input.email === undefined ? undefined : normalizeEmail(input.email);
+    return this.dataSource.transaction(async (m) => {
+      const user = await m.findOne(User, { where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      if (!user) throw unauthorized();
+      if (input.name !== undefined && input.name !== user.name) {
+        user.name = input.name;
+        await m.update(User, { id: user.id }, { name: input.name });
+      }
+      if (email !== undefined && email !== user.email) {
+        if (await m.existsBy(User, { email })) throw conflict(`An account with the email ${email} already exists`, 'email_taken');
+        await this.throttle.consumeMailRequest(`user:${userId}`, ip);
+        await this.sendVerification(m, user, email);
+      }
+      return userView(user);
+    });
+  }
+
+  /**
+   * Marks the token's address verified. When it is not the account's address (a change
+   * the user asked for), the account moves to it and the old address is told.
+   */
+  async verifyEmail(token: string): Promise<UserView> {
+    return this.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
+      const row = await this.consume(m, token, 'verify_email', now);
+      const user = await m.findOneOrFail(User, { where: { id: row.userId }, lock: { mode: 'pessimistic_write' } });
+      const oldEmail = user.email;
+      if (row.email !== oldEmail) {
+        if (await m.existsBy(User, { email: row.email })) throw conflict(`An account with the email ${row.email} already exists`, 'email_taken');
+        try {
+          await m.update(User, { id: user.id }, { email: row.email });
+        } catch (err) {
+          if (uniqueViolation(err) === 'UQ_users_email') throw conflict(`An account with the email ${row.email} already exists`, 'email_taken');
+          throw err;
+        }
+        user.email = row.email;
+        await this.mail.queue(m, oldEmail, { template: 'email_changed', data: { name: user.name, oldEmail, newEmail: row.email } }, now);
+      }
+      if (!user.emailVerifiedAt || row.email !== oldEmail) {
+        user.emailVerifiedAt = now;
+        await m.update(User, { id: user.id }, { emailVerifiedAt: now });
+      }
+      // Other links for this address have nothing left to do; after a change, neither have
+      // links for earlier addresses (one of them must not move the account back).
+      const others = row.email !== oldEmail ? {} : { email: row.email };
+      await m.update(AccountToken, { userId: user.id, purpose: 'verify_email', usedAt: IsNull(), ...others }, { usedAt: now });
+      return userView(user);
+    });
+  }
+
+  /**
+   * The same work whether or not the email has an account: count it, queue it, answer.
+   * Looking the account up, making the token and mailing it happen in the outbox job,
+   * so neither the answer nor its timing says whether the account exists.
+   */
+  async requestReset(email: string, ip: string): Promise<void> {
+    const normalized = normalizeEmail(email);
+    await this.throttle.consumeMailRequest(`email:${normalized}`, ip);
+    await this.dataSource.transaction((m) => enqueueOutbox(m, PASSWORD_RESET_REQUEST_KIND, { email: normalized }, this.clock.now()));
+  }
+
+  /** Sets the password and ends every session of the user (which bumps the auth epoch, by trigger). */
+  async confirmReset(token: string, password: string): Promise<void> {
+    // Checked before the slow hash, so a bad token costs a lookup only; checked again, authoritatively, below.
+    await this.consume(this.dataSource.manager, token, 'password_reset', this.clock.now(), true);
+    const passwordHash = await hashPassword(password);
+    await this.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
+      const row = await this.consume(m, token, 'password_reset', now);
+      const user = await m.findOneOrFail(User, { where: { id: row.userId }, lock: { mode: 'pessimistic_write' } });
+      // Mailed to an address the account no longer has: not this account's link any more.
+      if (user.email !== row.email) throw invalidToken('password reset');
+      // The link reached that inbox, which proves the address as well as a verification link would.
+      await m.update(User, { id: user.id }, { passwordHash, ...(user.emailVerifiedAt ? {} : { emailVerifiedAt: now }) });
+      await m.update(RefreshToken, { userId: user.id, revokedAt: IsNull() }, { revokedAt: now });
+      await m.update(AccountToken, { userId: user.id, purpose: 'password_reset', usedAt: IsNull() }, { usedAt: now });
+    });
+  }
+
+  private async issueReset(email: string): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      const user = await m.findOneBy(User, { email });
+      if (!user) return;
+      const now = this.clock.now();
+      const token = await this.issue(m, user.id, 'password_reset', user.email, now);
+      const link = `${this.config.apiBaseUrl}/app/reset-password?token=${token}`;
+      await this.mail.queue(m, user.email, { template: 'password_reset', data: { name: user.name, link } }, now);
+    });
+  }
+
+  private async issue(m: EntityManager, userId: string, purpose: AccountTokenPurpose, email: string, now: Date): Promise<string> {
+    const token = newAccountToken(purpose);
+    await m.insert(AccountToken, {
+      id: randomUUID(),
+      userId,
+      purpose,
+      email,
+      tokenHash: hashAccountToken(token),
+      expiresAt: new Date(now.getTime() + TOKEN_TTL_MS[purpose]),
+      usedAt: null,
+    });
+    return token;
+  }
+
+  /** The token's row, marked used (unless `peek`), or a 400 that says which of malformed, unknown, used or expired. */
+  private async consume(m: EntityManager, token: string, purpose: AccountTokenPurpose, now: Date, peek = false): Promise<AccountToken> {
+    const what = purpose === 'verify_email' ? 'email verification' : 'password reset';
+    const shape = tokenShape(token, purpose);
+    if (shape === 'malformed') throw badRequest(`token is malformed: copy the whole ${what} link`, 'invalid_token');
+    if (shape === 'foreign') throw invalidToken(what);
+    const row = await m.findOne(AccountToken, { where: { tokenHash: hashAccountToken(token), purpose }, lock: peek ? undefined : { mode: 'pessimistic_write' } });
+    if (!row) throw invalidToken(what);
+    if (row.usedAt) throw badRequest(`token was already used: ask for a new ${what} link`, 'token_used');
+    if (row.expiresAt <= now) throw badRequest(`token expired: ask for a new ${what} link`, 'token_expired');
+    if (!peek) await m.update(AccountToken, { id: row.id }, { usedAt: now });
+    return row;
+  }
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, Patch, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { clientAddress } from '../common/client-address';
+import { AppConfig } from '../config/app-config';
+import { AccountRecoveryService } from './account-recovery.service';
+import { UpdateMeDto } from './dto/update-me.dto';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { unauthorized } from '../common/errors';
+import { userView, UserView } from '../users/user.view';
+import { UsersService } from '../users/users.service';
+import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './decorators';
+import type { Principal } from './principal';
+
+@ApiTags('users')
+@Controller('users')
+export class UsersMeController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly recovery: AccountRecoveryService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get('me')
+  @CredentialKind('user')
+  @WorkspaceOptional()
+  @ApiOperation({ summary: 'The signed-in user, with whether their email is verified' })
+  @ApiOkResponse({ type: UserView })
+  async me(@CurrentPrincipal() principal: Principal): Promise<UserView> {
+    const user = await this.users.findById(principal.userId!);
+    if (!user) throw unauthorized();
+    return userView(user);
+  }
+
+  @Patch('me')
+  @CredentialKind('user')
+  @WorkspaceOptional()
+  @ApiOperation({
+    summary: 'Change your name at once, or your email once the new address is confirmed',
+    description:
+      'A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now.',
+  })
+  @ApiOkResponse({ type: UserView })
+  updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto, @Req() req: Request): Promise<UserView> {
+    return this.recovery.updateMe(principal.userId!, dto, clientAddress(req, this.config.TRUST_PROXY));
+  }
+}

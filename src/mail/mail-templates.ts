@@ -1,0 +1,91 @@
+/**
+ * The mails the service sends, each as a subject and a plain-text and an HTML part.
+ * Pure functions of their data and the product's name and address, so they are tested
+ * here without a server. No images, no tracking pixels, no link rewriting: the links
+ * are exactly the ones the text shows.
+ */
+
+export interface MailBrand {
+  product: string;
+  /** The public base URL of the API and dashboard. */
+  baseUrl: string;
+}
+
+export type MailTemplate =
+  | { template: 'verify_email'; data: { name: string; link: string; email: string; change: boolean } }
+  | { template: 'email_changed'; data: { name: string; oldEmail: string; newEmail: string } }
+  | { template: 'password_reset'; data: { name: string; link: string } }
+  | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } };
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+  /** Every link in the mail (logged when mail goes to files, for a developer to click). */
+  links: string[];
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+/** A paragraph or a link, rendered once as text and once as HTML. */
+type Block = { p: string } | { link: string; label: string };
+
+function render(brand: MailBrand, subject: string, greeting: string, blocks: Block[]): RenderedMail {
+  const links = blocks.flatMap((b) => ('link' in b ? [b.link] : []));
+  const footer = `${brand.product} · ${brand.baseUrl}`;
+  const text = [greeting, ...blocks.map((b) => ('p' in b ? b.p : `${b.label}:\n${b.link}`)), '--', footer].join('\n\n') + '\n';
+  const htmlBlocks = blocks.map((b) =>
+    'p' in b ? `<p>${escapeHtml(b.p)}</p>` : `<p><a href="${escapeHtml(b.link)}">${escapeHtml(b.label)}</a></p>\n<p style="font-size:small;word-break:break-all">${escapeHtml(b.link)}</p>`,
+  );
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family:sans-serif;line-height:1.5;max-width:36em">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    ...htmlBlocks,
+    `<hr><p style="font-size:small;color:#666">${escapeHtml(footer)}</p>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { subject, text, html, links };
+}
+
+export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
+  const product = brand.product;
+  switch (mail.template) {
+    case 'verify_email': {
+      const d = mail.data;
+      return render(brand, `Confirm your email address for ${product}`, `Hello ${d.name},`, [
+        { p: d.change ? `You asked to change the email address of your ${product} account to ${d.email}.` : `Welcome to ${product}. Please confirm that ${d.email} is your address.` },
+        { link: d.link, label: 'Confirm this address' },
+        { p: 'The link works once, for 24 hours. If you did not ask for this, ignore this mail.' },
+      ]);
+    }
+    case 'email_changed': {
+      const d = mail.data;
+      return render(brand, `The email address of your ${product} account changed`, `Hello ${d.name},`, [
+        { p: `The email address of your ${product} account changed from ${d.oldEmail} to ${d.newEmail}.` },
+        { p: 'If you did not do this, reset your password at once and contact the operator of this service.' },
+      ]);
+    }
+    case 'password_reset': {
+      const d = mail.data;
+      return render(brand, `Reset your ${product} password`, `Hello ${d.name},`, [
+        { p: `Someone (hopefully you) asked to reset the password of your ${product} account.` },
+        { link: d.link, label: 'Choose a new password' },
+        { p: 'The link works once, for one hour. Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.' },
+      ]);
+    }
+    case 'invitation': {
+      const d = mail.data;
+      return render(brand, `${d.inviter} invited you to ${d.workspace} on ${product}`, 'Hello,', [
+        { p: `${d.inviter} invited you to join the workspace "${d.workspace}" on ${product} as ${d.role}.` },
+        d.hasAccount
+          ? { link: d.link, label: 'See the invitation' }
+          : { link: d.link, label: `Create your ${product} account with this address, then accept` },
+        { p: 'You can accept once your email address is confirmed. If you do not know the sender, ignore this mail.' },
+      ]);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
+import type { EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { enqueueOutbox } from '../outbox/outbox';
+import { OutboxService } from '../outbox/outbox.service';
+import { MailTemplate, renderMail } from './mail-templates';
+
+export const MAIL_KIND = 'mail';
+const TIMEOUT_MS = 15_000;
+
+type MailPayload = { to: string } & MailTemplate;
+
+/**
+ * Mail goes through the outbox: `queue` writes it in the caller's transaction (so it
+ * exists exactly when the change it reports does, and a request never waits for or
+ * fails on a mail server), and the outbox job renders and sends it, retried with
+ * backoff, once even with several instances. Over SMTP when SMTP_URL is set; otherwise
+ * into $DATA_DIR/mail/*.eml with the links logged, so a fresh machine works without one.
+ */
+@Injectable()
+export class MailService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(MailService.name);
+  private smtp?: ReturnType<typeof createTransport>;
+  private readonly files = createTransport({ streamTransport: true, buffer: true });
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.SMTP_URL) {
+      this.smtp = createTransport({ url: this.config.SMTP_URL, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
+    }
+    this.outbox.register(MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id));
+  }
+
+  onModuleDestroy(): void {
+    this.smtp?.close();
+  }
+
+  /** Queues one mail inside the caller's transaction. */
+  async queue(m: EntityManager, to: string, mail: MailTemplate, now: Date): Promise<void> {
+    await enqueueOutbox(m, MAIL_KIND, { to, ...mail }, now);
+  }
+
+  private async send(payload: MailPayload, id: string): Promise<void> {
+    const rendered = renderMail({ product: this.config.PRODUCT_NAME, baseUrl: this.config.apiBaseUrl }, payload);
+    const host = new URL(this.config.apiBaseUrl).hostname;
+    const message = {
+      from: this.config.mailFrom,
+      to: payload.to,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      // The outbox id: a receiver (or a person) can tell a repeat after a crash from a new mail.
+      messageId: `<${id}@${host}>`,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    };
+    if (this.smtp) {
+      await this.smtp.sendMail(message);
+      this.logger.log(`mail ${id} (${payload.template}) sent to ${payload.to}`);
+      return;
+    }
+    const info = await this.files.sendMail(message);
+    const dir = join(this.config.DATA_DIR, 'mail');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Named by the outbox id, so a repeat overwrites rather than duplicates; renamed into place whole.
+    const file = join(dir, `${id}.eml`);
+    await writeFile(`${file}.tmp`, info.message as Buffer, { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+    this.logger.log(`mail ${id} (${payload.template}) to ${payload.to} written to ${file}; links: ${rendered.links.join(' ') || 'none'}`);
+  }
+}
