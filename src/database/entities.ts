@@ -3,6 +3,7 @@
  * load the same set without globbing compiled files.
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
+import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import {
   BillingCustomer,
@@ -50,4 +51,8 @@ export const ENTITIES: Function[] = [
   LeadCounter,
   LeadDomain,
   OutboxMessage,
+  AnalyticsHourly,
+  AnalyticsDaily,
+  AnalyticsVisitors,
+  AnalyticsSecret,
 ];

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
+import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
+import type { GateEvent } from '../analytics/analytics.entities';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
@@ -31,6 +33,9 @@ const PRIVATE_CACHE = 'private, no-store';
 const HTML = 'text/html; charset=utf-8';
 const GATE_FORM_LIMIT = 16 * 1024;
 const PASSWORD_LIMIT = 1024;
+/** Set on a response whose body is an HTML file (what makes a page view). */
+const HTML_FILE = Symbol('htmlFile');
+type Tagged = ServerResponse & { [HTML_FILE]?: boolean };
 
 /** What a gate kind needs from the router; the email gate plugs in beside the password gate. */
 export interface GateHandler {
@@ -51,6 +56,7 @@ export class SiteRouter {
   private readonly gates = new Map<string, GateHandler>();
   private readonly routes = new Map<string, HostRoute>();
   private readonly hsts?: string;
+  private readonly clientIpOf: (req: IncomingMessage) => string;
   /** `available|Accept-Encoding` → chosen encoding. */
   private readonly negotiated = new Map<string, Encoding | null>();
 
@@ -62,6 +68,7 @@ export class SiteRouter {
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,
+    private readonly analytics: AnalyticsRecorder,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.bytes = new LRUCache<string, Buffer>({
@@ -71,6 +78,7 @@ export class SiteRouter {
     metrics.watchFileCache(() => this.bytes.calculatedSize);
     this.hsts = config.hstsHeader;
     this.gates.set('password', { submit: (site, form, ip, res) => this.submitPassword(site, form, ip, res) });
+    this.clientIpOf = (req) => this.clientIp(req);
   }
 
   registerGate(kind: string, handler: GateHandler): void {
@@ -170,7 +178,9 @@ export class SiteRouter {
   }
 
   private serve(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
-    if (this.metrics.enabled) this.measure(res);
+    // A preview address is the owner's look before publishing, not the site's traffic.
+    const counted = site !== null && site.preview !== true && this.analytics.enabled;
+    if (this.metrics.enabled || counted) this.measure(counted ? site : null, req, res);
     const head = req.method === 'HEAD';
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
 
@@ -222,9 +232,22 @@ export class SiteRouter {
     return site.headers;
   }
 
-  private measure(res: ServerResponse): void {
-    const start = performance.now();
-    res.once('finish', () => this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000));
+  /**
+   * One 'finish' listener for metrics and analytics: the answer is out before either
+   * counts. Bytes are what the connection sent meanwhile (headers included); the
+   * socket is taken now because Node detaches it before our listener runs. `site`: the
+   * site to count for analytics, null for none.
+   */
+  private measure(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
+    const metrics = this.metrics.enabled;
+    const start = metrics ? performance.now() : 0;
+    const projectId = site?.projectId;
+    const socket = req.socket;
+    const before = socket.bytesWritten;
+    res.once('finish', () => {
+      if (metrics) this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000);
+      if (projectId !== undefined) this.analytics.record(projectId, req, res.statusCode, socket.bytesWritten - before, (res as Tagged)[HTML_FILE] === true, this.clientIpOf);
+    });
   }
 
   /**
@@ -314,6 +337,7 @@ export class SiteRouter {
     variants: Variants | undefined,
   ): void {
     const head = req.method === 'HEAD';
+    if (file.contentType.startsWith('text/html')) (res as Tagged)[HTML_FILE] = true;
     const vary = variants !== undefined;
     const ifNoneMatch = req.headers['if-none-match'];
     const rangeHeader = req.headers.range;
@@ -433,6 +457,7 @@ export class SiteRouter {
     }
     const next = path === GATE_PATH ? '/' : safeNextPath(req.url);
     const kind = site.gateType === 'email' ? 'email' : 'password';
+    if (req.method === 'GET') this.gateEvent(site, 'gate_view');
     return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind, siteName: site.name, next }), req.method === 'HEAD', true);
   }
 
@@ -446,9 +471,16 @@ export class SiteRouter {
     const password = form.get('password') ?? '';
     const ok = password.length > 0 && password.length <= PASSWORD_LIMIT && (await this.gate.checkPassword(site, ip, password));
     if (!ok) {
+      this.gateEvent(site, 'wrong_password');
       return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' }), false, true);
     }
+    this.gateEvent(site, 'unlocked');
     this.grant(site, res, next);
+  }
+
+  /** Counts a gate event for analytics (not on preview addresses, as with page views). */
+  gateEvent(site: SiteState, event: GateEvent): void {
+    if (site.preview !== true) this.analytics.gate(site.projectId, event);
   }
 
   /** Sets the access cookie and sends the visitor back to the page first asked for. */

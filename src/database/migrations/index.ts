@@ -10,6 +10,7 @@ import { LeadDomains1763770007000 } from './1763770007000-LeadDomains';
 import { Outbox1763770010000 } from './1763770010000-Outbox';
 import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';
 import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
+import { Analytics1763770030000 } from './1763770030000-Analytics';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -23,4 +24,5 @@ export const MIGRATIONS: Function[] = [
   Outbox1763770010000,
   BlobVariants1763770012000,
   AuthEpoch1763770015000,
+  Analytics1763770030000,
 ];
