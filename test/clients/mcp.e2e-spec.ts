@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { site } from '../helpers/sites';
@@ -66,7 +67,7 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
 
   it('lists its tools, each with a JSON schema for its input', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['deploy_directory', 'deploy_files', 'list_deployments', 'list_leads', 'list_projects', 'promote_deployment']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['deploy_directory', 'deploy_files', 'get_analytics', 'list_deployments', 'list_leads', 'list_projects', 'promote_deployment']);
     const deployFiles = tools.find((tool) => tool.name === 'deploy_files')!;
     expect(deployFiles.description).toContain('URL');
     expect(deployFiles.inputSchema).toMatchObject({
@@ -133,6 +134,15 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     const all = data(await call('list_leads', { search: 'VISITOR' }));
     expect(all.data).toEqual([expect.objectContaining({ email: 'visitor@example.com', projectSlug: 'agent-site', projectId: project.id })]);
     expect(data(await call('list_leads', { search: 'nobody' })).data).toEqual([]);
+  });
+
+  it('reads a project’s site analytics, with the gate funnel', async () => {
+    await t.app.get(AnalyticsRecorder).flush();
+    const result = data(await call('get_analytics', { project: 'agent-site', interval: 'day' }));
+    expect(result.funnel).toMatchObject({ gateType: 'email', emailsCaptured: 1, unlocks: 1 });
+    expect(result.totals.requests).toBeGreaterThan(0);
+    const bad = await call('get_analytics', { project: 'agent-site', from: '2026-11-10', to: '2026-11-01' });
+    expect(bad.isError).toBe(true);
   });
 
   it('reports failures to the agent as tool errors with the API’s message', async () => {
