@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 export class AnalyticsTotalsDto {
   @ApiProperty({ description: 'GET answers of an HTML file, 2xx or 304, not by bots' }) pageViews: number;
-  @ApiProperty({ description: 'Distinct visitors over the whole range (HyperLogLog, ~0.8 % standard error; whole UTC days)' }) visitors: number;
+  @ApiProperty({ description: 'Distinct visitors per UTC day, summed over the range (a visitor coming back another day counts again: the key rotates daily); HyperLogLog, ~0.8 % standard error' }) visitors: number;
   @ApiProperty({ description: 'Every site answer, bots included' }) requests: number;
   @ApiProperty({ description: 'Bytes sent, headers included' }) bytes: number;
   @ApiProperty() status4xx: number;

@@ -46,6 +46,9 @@ export function mergeSparse(into: Uint8Array, from: SparseSketch): void {
   for (const [index, rank] of from) if (rank > into[index]) into[index] = rank;
 }
 
+/** 2^-rank for every possible rank (0..65). */
+const INVERSE_POWERS = Float64Array.from({ length: 66 }, (_, r) => 2 ** -r);
+
 /** The cardinality estimate, with linear counting for small numbers (exact-ish below a few thousand). */
 export function estimate(registers: Uint8Array): number {
   const m = HLL_REGISTERS;
@@ -53,7 +56,7 @@ export function estimate(registers: Uint8Array): number {
   let zeros = 0;
   for (let i = 0; i < m; i++) {
     const r = registers[i];
-    sum += 1 / 2 ** r;
+    sum += INVERSE_POWERS[r];
     if (r === 0) zeros++;
   }
   const alpha = 0.7213 / (1 + 1.079 / m);

@@ -482,6 +482,15 @@ export class EnvironmentVariables {
   @Min(0)
   ANALYTICS_DAILY_RETENTION_DAYS = 0;
 
+  /**
+   * Keys (paths, pages, referrers, 404 paths) kept per project, kind and completed hour or
+   * day; the retention job folds the long tail into one `(other)` row.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  ANALYTICS_KEYS_KEPT = 500;
+
   /** How often the analytics retention job runs (one instance at a time); 0 disables it. */
   @Transform(toInt)
   @IsInt()

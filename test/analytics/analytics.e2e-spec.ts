@@ -190,4 +190,20 @@ describe('Site analytics (e2e)', () => {
     const days: { day: string }[] = await a.dataSource.query(`SELECT day::text AS day FROM analytics_secrets ORDER BY day`);
     expect(days.every((d) => d.day >= new Date().toISOString().slice(0, 10))).toBe(true);
   });
+
+  it('folds the long tail of a past day into one (other) row, sums unchanged', async () => {
+    const day = '2026-01-15';
+    for (const [path, n] of [['/a.php', 9], ['/b.php', 5], ['/c.php', 2], ['/d.php', 1]] as const) {
+      await a.dataSource.query(`INSERT INTO analytics_daily VALUES ($1, $2, 'not_found', $3, 0, $4, 0, 0, 0)`, [blogId, day, path, n]);
+    }
+    const retention = a.app.get(AnalyticsRetention);
+    expect(await retention.compact('analytics_daily', day, '2026-01-16', 2)).toBe(2);
+    expect(await retention.compact('analytics_daily', day, '2026-01-16', 2)).toBe(0);
+    const body = (await analytics(blogId, `?from=${day}&to=${day}`).expect(200)).body;
+    expect(body.topNotFound).toEqual([
+      { path: '/a.php', requests: 9 },
+      { path: '/b.php', requests: 5 },
+      { path: '(other)', requests: 3 },
+    ]);
+  });
 });
