@@ -107,10 +107,12 @@ async function main(): Promise<void> {
     // What the retention job does to each completed hour and day (ANALYTICS_KEYS_KEPT), at once;
     // VACUUM FULL so the sizes below are what the kept rows take, not the freed space.
     const retention = app.app.get(AnalyticsRetention);
-    const keep = app.app.get(AppConfig).ANALYTICS_KEYS_KEPT;
+    const config = app.app.get(AppConfig);
     const t1 = performance.now();
-    const folded = (await retention.compact('analytics_hourly', new Date(start), new Date(end), keep)) + (await retention.compact('analytics_daily', new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10), keep));
-    console.log(`compaction (top ${keep} keys per bucket): ${folded.toLocaleString('en')} rows folded into (other) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    const folded =
+      (await retention.compact('analytics_hourly', new Date(start), new Date(end), config.ANALYTICS_HOURLY_KEYS_KEPT)) +
+      (await retention.compact('analytics_daily', new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10), config.ANALYTICS_KEYS_KEPT));
+    console.log(`compaction (top ${config.ANALYTICS_HOURLY_KEYS_KEPT} keys per hour, ${config.ANALYTICS_KEYS_KEPT} per day): ${folded.toLocaleString('en')} rows folded into (other) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     await dataSource.query('VACUUM FULL ANALYZE analytics_hourly, analytics_daily, analytics_visitors');
     const from = new Date(start).toISOString();
     const to = new Date(end - 1).toISOString();

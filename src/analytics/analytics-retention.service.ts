@@ -57,9 +57,8 @@ export class AnalyticsRetention extends PeriodicJob<RetentionReport> {
     // Buckets that ended over an hour ago (a flush may still bring the last seconds of one
     // in), looked at on two runs in a row so one missed run leaves nothing behind.
     const hourEnd = Math.floor(now / HOUR) * HOUR - HOUR;
-    const keep = this.config.ANALYTICS_KEYS_KEPT;
-    let folded = await this.compact('analytics_hourly', new Date(hourEnd - 2 * HOUR), new Date(hourEnd), keep);
-    folded += await this.compact('analytics_daily', dayOf(now - HOUR - 2 * DAY), dayOf(now - HOUR), keep);
+    let folded = await this.compact('analytics_hourly', new Date(hourEnd - 2 * HOUR), new Date(hourEnd), this.config.ANALYTICS_HOURLY_KEYS_KEPT);
+    folded += await this.compact('analytics_daily', dayOf(now - HOUR - 2 * DAY), dayOf(now - HOUR), this.config.ANALYTICS_KEYS_KEPT);
     return { ran: true, hourlyDeleted, dailyDeleted, sketchesDeleted, folded };
   }
 

@@ -45,6 +45,25 @@ export class AnalyticsService {
     const args = [project.id, from, to];
     const q = <T>(sql: string) => this.dataSource.query(sql, args) as Promise<T[]>;
 
+    // Top lists and the funnel read daily rows for the whole days inside the range and
+    // hourly rows only for the partial days at its ends: a 30-day range by hour reads 30
+    // days' worth of daily keys, not 720 hours' worth.
+    const DAY_MS = 86_400_000;
+    let wholeFrom = Math.ceil(range.from.getTime() / DAY_MS) * DAY_MS;
+    let wholeTo = Math.floor(range.to.getTime() / DAY_MS) * DAY_MS;
+    if (wholeFrom >= wholeTo) wholeFrom = wholeTo = range.to.getTime();
+    const dayIso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const topArgs = [project.id, range.from, range.to, dayIso(wholeFrom), dayIso(wholeTo), new Date(wholeFrom), new Date(wholeTo)];
+    const top = (kind: string, measure: 'page_views' | 'requests', limit = `LIMIT ${TOP}`) =>
+      this.dataSource.query(
+        `SELECT key, sum(n) AS n FROM (
+           SELECT key, ${measure} AS n FROM analytics_daily WHERE project_id = $1 AND kind = '${kind}' AND day >= $4 AND day < $5
+           UNION ALL
+           SELECT key, ${measure} FROM analytics_hourly WHERE project_id = $1 AND kind = '${kind}' AND ((hour >= $2 AND hour < $6) OR (hour >= $7 AND hour < $3))
+         ) rows GROUP BY key ORDER BY n DESC, key ${limit}`,
+        topArgs,
+      ) as Promise<{ key: string; n: string }[]>;
+
     const [series, pages, referrers, notFound, gate, sketches] = await Promise.all([
       q<SeriesRow>(
         `SELECT ${time === 'day' ? 'day::text' : 'hour'} AS t, sum(page_views) AS page_views, sum(requests) AS requests, sum(bytes) AS bytes,
@@ -52,10 +71,10 @@ export class AnalyticsService {
            sum(bot_requests) AS bots
          FROM ${table} WHERE ${where} AND kind = 'total' GROUP BY ${time}`,
       ),
-      q<{ key: string; n: string }>(`SELECT key, sum(page_views) AS n FROM ${table} WHERE ${where} AND kind = 'page' GROUP BY key ORDER BY n DESC, key LIMIT ${TOP}`),
-      q<{ key: string; n: string }>(`SELECT key, sum(page_views) AS n FROM ${table} WHERE ${where} AND kind = 'referrer' GROUP BY key ORDER BY n DESC, key LIMIT ${TOP}`),
-      q<{ key: string; n: string }>(`SELECT key, sum(requests) AS n FROM ${table} WHERE ${where} AND kind = 'not_found' GROUP BY key ORDER BY n DESC, key LIMIT ${TOP}`),
-      q<{ key: string; n: string }>(`SELECT key, sum(requests) AS n FROM ${table} WHERE ${where} AND kind = 'gate' GROUP BY key`),
+      top('page', 'page_views'),
+      top('referrer', 'page_views'),
+      top('not_found', 'requests'),
+      top('gate', 'requests', ''),
       // Sketches are per day: an hourly range counts the visitors of the days it touches.
       this.dataSource.query(`SELECT day::text AS day, sketch FROM analytics_visitors WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, [
         project.id,

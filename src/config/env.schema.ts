@@ -491,6 +491,15 @@ export class EnvironmentVariables {
   @Min(10)
   ANALYTICS_KEYS_KEPT = 500;
 
+  /**
+   * The same per completed hour: hourly rows serve the series (whose totals never fold)
+   * and the top lists of partial days only, so they keep far fewer keys.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  ANALYTICS_HOURLY_KEYS_KEPT = 50;
+
   /** How often the analytics retention job runs (one instance at a time); 0 disables it. */
   @Transform(toInt)
   @IsInt()

@@ -27,9 +27,10 @@ describe('Site analytics (e2e)', () => {
     return referer ? req.set('Referer', referer) : req;
   };
   const analytics = (projectId: string, query = '') => a.http().get(`/projects/${projectId}/analytics${query}`).set(asUser(owner));
+  // b first: V1 was seen by both, V2 by b only, so a sketch overwritten instead of merged would lose V2.
   const flushAll = async () => {
-    await a.app.get(AnalyticsRecorder).flush();
     await b.app.get(AnalyticsRecorder).flush();
+    await a.app.get(AnalyticsRecorder).flush();
   };
 
   beforeAll(async () => {
@@ -92,6 +93,11 @@ describe('Site analytics (e2e)', () => {
     const hourly = (await analytics(blogId, '?interval=hour&from=' + new Date(Date.now() - 3_600_000).toISOString()).expect(200)).body;
     expect(hourly.totals).toMatchObject({ pageViews: 5, visitors: 2, requests: 11 });
     expect(hourly.series.at(-1)).toMatchObject({ pageViews: 5, visitors: null });
+    // A whole day (daily rows) plus today's hours (hourly rows): the same lists.
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString();
+    const mixed = (await analytics(blogId, `?interval=hour&from=${yesterday}`).expect(200)).body;
+    expect(mixed.series).toHaveLength(24 + new Date().getUTCHours() + 1);
+    expect([mixed.topPages, mixed.topReferrers, mixed.topNotFound]).toEqual([body.topPages, body.topReferrers, body.topNotFound]);
 
     // A second flush with nothing new adds nothing; a visitor coming back is still one.
     await visit(a, 'blog', V2, '/').expect(200);
