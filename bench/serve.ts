@@ -5,6 +5,9 @@
  * core 0 and wrk to core 1 (taskset), 50 connections, loopback only.
  * Targets (issue 5): ungated >= 70% of nginx's req/s; gated >= 50%; p99 <= 10 ms.
  * Issue 18: the same app with METRICS_ENABLED=false beside it; metrics on >= 0.97x off.
+ * Issue 14: the same app with ANALYTICS_ENABLED=false beside it; analytics on >= 0.95x off.
+ * These rows send a browser's User-Agent, so every HTML answer is a page view (visitor
+ * hash included) rather than a cheaper bot request.
  * Issue 12: bytes on the wire for the files of swagger-ui-dist with `Accept-Encoding:
  * br, gzip`, statichost beside nginx `gzip on; gzip_comp_level 6` (target <= 0.85x
  * nginx's bytes); req/s of a 50 KB JS file asked for compressed beside the same file
@@ -35,6 +38,8 @@ const FILES: Record<string, string> = {
   'file-50k.js': Array.from({ length: 700 }, (_, i) => `export const f${i} = (a, b) => a.map((x) => x * ${i} + b[${i % 13}] /* ${randomBytes(6).toString('hex')} */);\n`).join('').slice(0, 51_200),
 };
 const ACCEPT_COMPRESSED = 'Accept-Encoding: br, gzip';
+/** A browser's agent: analytics counts its HTML answers as page views (wrk sends none, which counts as a bot). */
+const BROWSER_UA = 'User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 const SWAGGER_DIR = join(require.resolve('swagger-ui-dist/package.json'), '..');
 const NGINX_GZIP_TYPES = 'text/plain text/css text/xml text/javascript application/javascript application/x-javascript application/json application/xml application/rss+xml image/svg+xml';
 
@@ -115,6 +120,8 @@ async function main(): Promise<void> {
     children.push({ stop: () => sh.child.kill('SIGTERM') });
     const noMetrics = await startTarget(['statichost'], { METRICS_ENABLED: 'false' });
     children.push({ stop: () => noMetrics.child.kill('SIGTERM') });
+    const noAnalytics = await startTarget(['statichost'], { ANALYTICS_ENABLED: 'false' });
+    children.push({ stop: () => noAnalytics.child.kill('SIGTERM') });
     const ex = await startTarget(['express', filesDir]);
     children.push({ stop: () => ex.child.kill('SIGTERM') });
     const ng = await startNginx(root);
@@ -123,15 +130,17 @@ async function main(): Promise<void> {
     for (const file of Object.keys(FILES)) {
       // Warm every server (and the router's memory cache) before measuring.
       const offPort = noMetrics.info.port as number;
+      const noAnalyticsPort = noAnalytics.info.port as number;
       // The canonical URL of an .html file has no extension; the .html one answers 308 (issue 12).
       const url = `/${file.replace(/\.html$/, '')}`;
-      for (const port of [shPort, offPort]) execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${port}${url}`]);
-      // And warm the JIT of both app processes alike: the first one measured must not pay for it alone.
-      for (const port of [shPort, offPort]) wrk(`http://127.0.0.1:${port}${url}`, `bench.localhost:${port}`, [], undefined, 2);
+      for (const port of [shPort, offPort, noAnalyticsPort]) execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${port}${url}`]);
+      // And warm the JIT of every app process alike: the first one measured must not pay for it alone.
+      for (const port of [shPort, offPort, noAnalyticsPort]) wrk(`http://127.0.0.1:${port}${url}`, `bench.localhost:${port}`, [BROWSER_UA], undefined, 2);
       const row: Record<string, Result> = {};
       if (ng) row.nginx = wrk(`http://127.0.0.1:${ng.port}/${file}`, 'localhost');
-      row['statichost ungated'] = wrk(`http://127.0.0.1:${shPort}${url}`, `bench.localhost:${shPort}`);
-      row['statichost ungated, metrics off'] = wrk(`http://127.0.0.1:${offPort}${url}`, `bench.localhost:${offPort}`);
+      row['statichost ungated'] = wrk(`http://127.0.0.1:${shPort}${url}`, `bench.localhost:${shPort}`, [BROWSER_UA]);
+      row['statichost ungated, metrics off'] = wrk(`http://127.0.0.1:${offPort}${url}`, `bench.localhost:${offPort}`, [BROWSER_UA]);
+      row['statichost ungated, analytics off'] = wrk(`http://127.0.0.1:${noAnalyticsPort}${url}`, `bench.localhost:${noAnalyticsPort}`, [BROWSER_UA]);
       row['statichost gated'] = wrk(`http://127.0.0.1:${shPort}${url}`, `bench-gated.localhost:${shPort}`, [`Cookie: ${sh.info.cookie as string}`]);
       row['express.static'] = wrk(`http://127.0.0.1:${ex.info.port as number}/${file}`, 'localhost');
       if (file.endsWith('.js')) row['statichost ungated, br'] = wrk(`http://127.0.0.1:${shPort}/${file}`, `bench.localhost:${shPort}`, [ACCEPT_COMPRESSED]);
@@ -183,6 +192,8 @@ async function main(): Promise<void> {
     const on = row['statichost ungated'].reqPerSec;
     const off = row['statichost ungated, metrics off'].reqPerSec;
     console.log(`metrics on ${(on / off).toFixed(3)}x of off (target >= 0.97x) ${on >= 0.97 * off ? 'MET' : 'MISSED'}`);
+    const analyticsOff = row['statichost ungated, analytics off'].reqPerSec;
+    console.log(`analytics on ${(on / analyticsOff).toFixed(3)}x of off (target >= 0.95x) ${on >= 0.95 * analyticsOff ? 'MET' : 'MISSED'}`);
     for (const name of ['statichost ungated', 'statichost gated']) {
       console.log(`${name} p99 ${row[name].p99Ms.toFixed(2)} ms (target <= 10 ms) ${row[name].p99Ms <= 10 ? 'MET' : 'MISSED'}`);
     }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccessTokensModule } from './access-tokens/access-tokens.module';
+import { AnalyticsModule } from './analytics/analytics.module';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { BillingModule } from './billing/billing.module';
@@ -54,6 +55,7 @@ export class AppModule {
         OutboxModule,
         MailModule,
         SiteWebhookModule,
+        AnalyticsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

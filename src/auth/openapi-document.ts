@@ -71,6 +71,7 @@ export const OPERATIONS: Record<string, OperationContract> = {
     errors: { 400: ['invalid_slug', 'invalid_domain'], 402: ['quota_exceeded'], 409: ['slug_taken', 'domain_taken'], 503: ['password_hashing_busy'] },
   },
   ProjectsController_remove: { id: 'deleteProject' },
+  AnalyticsController_get: { id: 'getProjectAnalytics' },
   DomainsController_verify: { id: 'verifyDomain', errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] } },
   LazyDeployController_deploy: { id: 'deployLazy', errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] } },
   DeploymentsController_deploy: { id: 'deployProject', errors: DEPLOY_ERRORS },

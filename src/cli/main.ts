@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { analyticsCommand } from './commands/analytics';
 import { authCommands } from './commands/auth';
 import { deployCommand } from './commands/deploy';
 import { deploymentCommands } from './commands/deployments';
@@ -11,7 +12,7 @@ import { cliErrorBody, Context, describeFailure, type Io, VERSION } from './cont
 /** The `statichost` program: every command, global flags, and errors turned into exit codes. */
 export function buildProgram(io: Io, json = false): Command {
   const program = new Command('statichost')
-    .description('Deploy static sites to a statichost service, and manage projects, deployments, tokens and leads')
+    .description('Deploy static sites to a statichost service, and manage projects, deployments, tokens, leads and analytics')
     .version(VERSION)
     .addOption(new Option('--token <token>', 'API token (default: $STATICHOST_TOKEN, then the one saved by login)'))
     .addOption(new Option('--api-url <url>', 'API address (default: $STATICHOST_API_URL, then the one saved by login, then http://localhost:3000)'))
@@ -34,6 +35,7 @@ export function buildProgram(io: Io, json = false): Command {
   siteCommands(program, io);
   tokenCommands(program, io);
   leadCommands(program, io);
+  analyticsCommand(program, io);
 
   program
     .command('mcp')

@@ -458,6 +458,54 @@ export class EnvironmentVariables {
   @IsBoolean()
   METRICS_ENABLED = true;
 
+  /** Site analytics (src/analytics): false counts nothing and keeps no visitor key. */
+  @Transform(toBool)
+  @IsBoolean()
+  ANALYTICS_ENABLED = true;
+
+  /** How often each instance writes its in-memory counts (a crash loses at most this much); 0 stops the timer (tests flush by hand). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  ANALYTICS_FLUSH_SECONDS = 10;
+
+  /** Hourly analytics rows older than this are deleted (daily rows stay). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  ANALYTICS_HOURLY_RETENTION_DAYS = 90;
+
+  /** Daily analytics rows and visitor sketches older than this are deleted; 0 keeps them for ever. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  ANALYTICS_DAILY_RETENTION_DAYS = 0;
+
+  /**
+   * Keys (paths, pages, referrers, 404 paths) kept per project, kind and completed hour or
+   * day; the retention job folds the long tail into one `(other)` row.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  ANALYTICS_KEYS_KEPT = 500;
+
+  /**
+   * The same per completed hour: hourly rows serve the series (whose totals never fold)
+   * and the top lists of partial days only, so they keep far fewer keys.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  ANALYTICS_HOURLY_KEYS_KEPT = 50;
+
+  /** How often the analytics retention job runs (one instance at a time); 0 disables it. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  ANALYTICS_RETENTION_INTERVAL_SECONDS = 3600;
+
   /** How often queued messages (webhook calls) are sent; 0 stops the timer (tests send by hand). */
   @Transform(toInt)
   @IsInt()

@@ -4,6 +4,7 @@
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
 import { AccountToken } from '../auth/account-token.entity';
+import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import {
   BillingCustomer,
@@ -52,4 +53,8 @@ export const ENTITIES: Function[] = [
   LeadDomain,
   OutboxMessage,
   AccountToken,
+  AnalyticsHourly,
+  AnalyticsDaily,
+  AnalyticsVisitors,
+  AnalyticsSecret,
 ];

@@ -62,6 +62,8 @@ export class EmailGate implements OnModuleInit {
     }
     const result = await this.leads.capture(site.projectId, checked.email);
     if (result === 'gone') return this.router.page(res, 404, PRIVATE_CACHE, PAGES.unknownSite(), false, true);
+    this.router.gateEvent(site, 'email_captured');
+    this.router.gateEvent(site, 'unlocked');
     this.router.grant(site, res, next);
   }
 

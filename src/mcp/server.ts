@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
+import { getAnalytics } from '../cli/commands/analytics';
 import { listLeads } from '../cli/commands/leads';
 import { listProjects, resolveDeployment, resolveProject } from '../cli/resolve';
 import { collectFiles, deployDigestFirst, hashFiles, StatichostApiError, type StatichostClient } from '../sdk';
@@ -300,6 +301,30 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
       run(async () => {
         const projectId = project_slug ? (await resolveProject(client, project_slug)).id : undefined;
         return listLeads(client, { projectId, search, page: p, limit: l });
+      }),
+  );
+
+  server.registerTool(
+    'get_analytics',
+    {
+      title: 'Get site analytics',
+      description:
+        'Traffic of a project’s site (UTC): totals (page views, unique visitors, requests, bytes, 4xx, 5xx, bots), a series by hour or day, top pages, top referrers, top 404 paths, and for gated projects the gate funnel (views → unlocks / captured emails). Counted on the server, no cookies, no addresses stored.',
+      inputSchema: {
+        project_slug: projectSlug,
+        from: z.string().optional().describe('ISO 8601 date or UTC time; default 30 days before `to`'),
+        to: z.string().optional().describe('ISO 8601 date (included) or UTC time; default now; at most 400 days after `from`'),
+        interval: z.enum(['hour', 'day']).optional().describe('Series buckets; default day'),
+      },
+      outputSchema: z
+        .object({ totals: z.object({}).loose(), series: z.array(z.object({}).loose()), funnel: z.object({}).loose().nullable().optional() })
+        .loose(),
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug, from, to, interval }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return getAnalytics(client, id, { from, to, interval });
       }),
   );
 

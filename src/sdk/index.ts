@@ -8,3 +8,5 @@ export { StatichostApiError, StatichostConnectionError, type ApiErrorBody } from
 export { collectFiles, hashFiles, isIgnored, isInside, sha256OfFile, type CollectedFiles, type LocalFile } from './files';
 export { deployDigestFirst, preflightDeploy, type DeployPreflight, type DeployProgress, type DigestDeployOptions, type DigestDeployResult, type LazyDeployment } from './deploy';
 export type { components, operations, paths } from './schema';
+/** `GET /projects/{projectId}/analytics`: `client.call(client.api.GET('/projects/{projectId}/analytics', …))`. */
+export type ProjectAnalytics = import('./schema').components['schemas']['AnalyticsDto'];

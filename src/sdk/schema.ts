@@ -825,6 +825,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)
+         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["getProjectAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1688,6 +1708,85 @@ export interface components {
             isDefault: boolean;
             /** @example 2025-01-01T00:00:00.000Z */
             createdAt: string;
+        };
+        AnalyticsTotalsDto: {
+            /** @description GET answers of an HTML file, 2xx or 304, not by bots */
+            pageViews: number;
+            /** @description Distinct visitors per UTC day, summed over the range (a visitor coming back another day counts again: the key rotates daily); HyperLogLog, ~0.8 % standard error */
+            visitors: number;
+            /** @description Every site answer, bots included */
+            requests: number;
+            /** @description Bytes sent, headers included */
+            bytes: number;
+            status4xx: number;
+            status5xx: number;
+            /** @description Answers to known bots (isbot) and clients without a user agent */
+            botRequests: number;
+        };
+        AnalyticsPointDto: {
+            /**
+             * @description Bucket start, UTC
+             * @example 2026-11-23T00:00:00.000Z
+             */
+            time: string;
+            pageViews: number;
+            /** @description Distinct visitors of the day; null per hour (sketches are kept per day) */
+            visitors: number | null;
+            requests: number;
+            bytes: number;
+            status4xx: number;
+            status5xx: number;
+            botRequests: number;
+        };
+        AnalyticsPageDto: {
+            /** @example /docs/ */
+            path: string;
+            pageViews: number;
+        };
+        AnalyticsReferrerDto: {
+            /** @example news.ycombinator.com */
+            host: string;
+            pageViews: number;
+        };
+        AnalyticsNotFoundDto: {
+            /** @example /old-page */
+            path: string;
+            requests: number;
+        };
+        AnalyticsFunnelDto: {
+            /** @enum {string} */
+            gateType: "none" | "password" | "email";
+            /** @description Gate pages shown (GET) */
+            gateViews: number;
+            wrongPasswords: number;
+            /** @description Access granted: right passwords and captured emails */
+            unlocks: number;
+            emailsCaptured: number;
+            /**
+             * Format: double
+             * @description unlocks / gateViews, 0..1 (null without gate views)
+             */
+            unlockRate: number | null;
+        };
+        AnalyticsDto: {
+            /** @example proj_0f3k2m9x7q1w5e8r4t6y2u0i */
+            projectId: string;
+            /** @description Start of the first bucket, UTC */
+            from: string;
+            /** @description End of the last bucket (exclusive), UTC */
+            to: string;
+            /** @enum {string} */
+            interval: "hour" | "day";
+            totals: components["schemas"]["AnalyticsTotalsDto"];
+            series: components["schemas"]["AnalyticsPointDto"][];
+            /** @description Up to 10, most page views first */
+            topPages: components["schemas"]["AnalyticsPageDto"][];
+            /** @description Up to 10 other sites, by page views they sent */
+            topReferrers: components["schemas"]["AnalyticsReferrerDto"][];
+            /** @description Up to 10 paths answered 404 */
+            topNotFound: components["schemas"]["AnalyticsNotFoundDto"][];
+            /** @description The gate funnel; gate type none and zeros for a public project without gate events in the range */
+            funnel: components["schemas"]["AnalyticsFunnelDto"];
         };
         /** @description The body of every error answer */
         Error: {
@@ -6942,6 +7041,92 @@ export interface operations {
                         statusCode?: 502;
                         /** @enum {string} */
                         code?: "payment_provider_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getProjectAnalytics: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date or UTC time; default: 30 days before `to` */
+                from?: string;
+                /** @description ISO 8601 date (included) or UTC time; default: now; at most 400 days after `from` */
+                to?: string;
+                interval?: "hour" | "day";
+            };
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDto"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
+import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
+import type { GateEvent } from '../analytics/analytics.entities';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
@@ -31,6 +33,9 @@ const PRIVATE_CACHE = 'private, no-store';
 const HTML = 'text/html; charset=utf-8';
 const GATE_FORM_LIMIT = 16 * 1024;
 const PASSWORD_LIMIT = 1024;
+/** Set on a response whose body is an HTML file (what makes a page view). */
+const HTML_FILE = Symbol('htmlFile');
+type Tagged = ServerResponse & { [HTML_FILE]?: boolean };
 
 /** What a gate kind needs from the router; the email gate plugs in beside the password gate. */
 export interface GateHandler {
@@ -51,6 +56,7 @@ export class SiteRouter {
   private readonly gates = new Map<string, GateHandler>();
   private readonly routes = new Map<string, HostRoute>();
   private readonly hsts?: string;
+  private readonly clientIpOf: (req: IncomingMessage) => string;
   /** `available|Accept-Encoding` → chosen encoding. */
   private readonly negotiated = new Map<string, Encoding | null>();
 
@@ -62,6 +68,7 @@ export class SiteRouter {
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,
+    private readonly analytics: AnalyticsRecorder,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.bytes = new LRUCache<string, Buffer>({
@@ -71,6 +78,7 @@ export class SiteRouter {
     metrics.watchFileCache(() => this.bytes.calculatedSize);
     this.hsts = config.hstsHeader;
     this.gates.set('password', { submit: (site, form, ip, res) => this.submitPassword(site, form, ip, res) });
+    this.clientIpOf = (req) => this.clientIp(req);
   }
 
   registerGate(kind: string, handler: GateHandler): void {
@@ -170,13 +178,18 @@ export class SiteRouter {
   }
 
   private serve(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
-    if (!this.metrics.enabled) return this.answer(site, req, res);
+    // A preview address is the owner's look before publishing, not the site's traffic.
+    const counted = site !== null && site.preview !== true && this.analytics.enabled ? site : null;
+    if (!this.metrics.enabled && !counted) return this.answer(site, req, res);
     const start = performance.now();
+    // Taken now: Node detaches the socket from the response before 'finish' listeners run.
+    const socket = req.socket;
+    const before = socket.bytesWritten;
     this.answer(site, req, res);
-    // A cached file is answered before answer() returns: measured here, with no listener
+    // A cached file is answered before answer() returns: counted here, with no listener
     // on the response. Only answers that wait (storage, a gate form) listen for 'finish'.
-    if (res.writableEnded) this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000);
-    else this.measureWhenFinished(res, start);
+    if (res.writableEnded) this.count(counted, req, res, start, socket.bytesWritten - before);
+    else res.once('finish', () => this.count(counted, req, res, start, socket.bytesWritten - before));
   }
 
   private answer(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
@@ -231,8 +244,10 @@ export class SiteRouter {
     return site.headers;
   }
 
-  private measureWhenFinished(res: ServerResponse, start: number): void {
-    res.once('finish', () => this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000));
+  /** Metrics and analytics of one answer; `site` is the site to count for analytics, null for none. Bytes include headers. */
+  private count(site: SiteState | null, req: IncomingMessage, res: ServerResponse, start: number, bytes: number): void {
+    if (this.metrics.enabled) this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000);
+    if (site) this.analytics.record(site.projectId, req, res.statusCode, bytes, (res as Tagged)[HTML_FILE] === true, this.clientIpOf);
   }
 
   /**
@@ -322,6 +337,7 @@ export class SiteRouter {
     variants: Variants | undefined,
   ): void {
     const head = req.method === 'HEAD';
+    if (file.contentType.startsWith('text/html')) (res as Tagged)[HTML_FILE] = true;
     const vary = variants !== undefined;
     const ifNoneMatch = req.headers['if-none-match'];
     const rangeHeader = req.headers.range;
@@ -441,6 +457,7 @@ export class SiteRouter {
     }
     const next = path === GATE_PATH ? '/' : safeNextPath(req.url);
     const kind = site.gateType === 'email' ? 'email' : 'password';
+    if (req.method === 'GET') this.gateEvent(site, 'gate_view');
     return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind, siteName: site.name, next }), req.method === 'HEAD', true);
   }
 
@@ -454,9 +471,16 @@ export class SiteRouter {
     const password = form.get('password') ?? '';
     const ok = password.length > 0 && password.length <= PASSWORD_LIMIT && (await this.gate.checkPassword(site, ip, password));
     if (!ok) {
+      this.gateEvent(site, 'wrong_password');
       return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' }), false, true);
     }
+    this.gateEvent(site, 'unlocked');
     this.grant(site, res, next);
+  }
+
+  /** Counts a gate event for analytics (not on preview addresses, as with page views). */
+  gateEvent(site: SiteState, event: GateEvent): void {
+    if (site.preview !== true) this.analytics.gate(site.projectId, event);
   }
 
   /** Sets the access cookie and sends the visitor back to the page first asked for. */

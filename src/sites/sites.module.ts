@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { GateService } from './gate.service';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 
 @Module({
-  imports: [DeploymentsModule],
+  imports: [DeploymentsModule, AnalyticsModule],
   providers: [SiteCache, GateService, SiteRouter],
   exports: [SiteCache, GateService, SiteRouter],
 })

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
@@ -297,6 +298,19 @@ describe('statichost CLI (e2e)', () => {
       const csv = await readFile(file, 'utf8');
       expect(csv).toContain('grace@example.org');
       expect(csv).not.toContain('ada@');
+    });
+
+    it('analytics prints a project’s traffic and gate funnel', async () => {
+      await t.app.get(AnalyticsRecorder).flush();
+      const res = await cli(['analytics', 'gated-leads']);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/UTC, by day\n/);
+      expect(res.stdout).toContain('Gate (email): 0 views → 2 unlocks (–), 2 emails');
+      const hourly = await json(['analytics', 'gated-leads', '--interval', 'hour', '--from', new Date(Date.now() - 7_200_000).toISOString()]);
+      expect(hourly).toMatchObject({ interval: 'hour', funnel: { emailsCaptured: 2 } });
+      const bad = await cli(['analytics', 'gated-leads', '--interval', 'week']);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('interval: must be hour or day');
     });
 
     it('export needs --project (usage error), and an unknown project fails', async () => {

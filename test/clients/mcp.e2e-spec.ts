@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
@@ -78,6 +79,7 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
       'archive_deployment',
       'deploy_directory',
       'deploy_files',
+      'get_analytics',
       'list_deployments',
       'list_leads',
       'list_projects',
@@ -199,6 +201,15 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     dns.setTxt(records[0].name, records[0].value);
     expect(data(await call('verify_domain', { project_slug: 'agent-folder' }))).toMatchObject({ verified: true, domainStatus: 'verified' });
     expect(data(await call('remove_domain', { project_slug: 'agent-folder' }))).toMatchObject({ custom_domain: null });
+  });
+
+  it('reads a project’s site analytics, with the gate funnel', async () => {
+    await t.app.get(AnalyticsRecorder).flush();
+    const result = data(await call('get_analytics', { project_slug: 'agent-site', interval: 'day' }));
+    expect(result.funnel).toMatchObject({ gateType: 'email', emailsCaptured: 1, unlocks: 1 });
+    expect(result.totals.requests).toBeGreaterThan(0);
+    const bad = await call('get_analytics', { project_slug: 'agent-site', from: '2026-11-10', to: '2026-11-01' });
+    expect(bad.isError).toBe(true);
   });
 
   it('reports failures to the agent as tool errors with the API’s message', async () => {

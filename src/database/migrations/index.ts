@@ -11,6 +11,7 @@ import { Outbox1763770010000 } from './1763770010000-Outbox';
 import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';
 import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
 import { AccountRecovery1763770020000 } from './1763770020000-AccountRecovery';
+import { Analytics1763770030000 } from './1763770030000-Analytics';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -25,4 +26,5 @@ export const MIGRATIONS: Function[] = [
   BlobVariants1763770012000,
   AuthEpoch1763770015000,
   AccountRecovery1763770020000,
+  Analytics1763770030000,
 ];

@@ -1,0 +1,355 @@
+import { Injectable } from '@nestjs/common';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isbot } from 'isbot';
+import { DataSource } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import type { GateEvent, RollupKind } from './analytics.entities';
+import { addHash, emptySketch, mergeSparse, SparseSketch } from './hll';
+import { dayOf, hourOf, normalisePath, referrerHost, statusClass } from './traffic';
+
+/** Distinct paths one project may add per hour between two flushes; past it they count as OTHER_PATH. */
+export const MAX_PATHS_PER_FLUSH = 1000;
+export const OTHER_PATH = '(other)';
+
+/** One rollup row's counts since the last flush. */
+interface Row {
+  projectId: string;
+  hour: number;
+  kind: RollupKind;
+  key: string;
+  statusClass: number;
+  requests: number;
+  pageViews: number;
+  botRequests: number;
+  bytes: number;
+}
+
+export interface FlushReport {
+  rows: number;
+  sketches: number;
+}
+
+/**
+ * Counts site answers in memory and writes them in batches. The site router calls
+ * `record` once per answer, after it is sent ('finish'): a map lookup and a few
+ * increments; the visitor hash (HMAC with the day's key) only for page views. Every
+ * ANALYTICS_FLUSH_SECONDS, and on shutdown, `flush` swaps the maps for empty ones and
+ * adds them to the hourly and daily rollups in one transaction (upserts that add, so
+ * any number of instances sum up); a failed flush puts its counts back for the next.
+ * A crash loses what was counted since the last flush (docs/decisions.md).
+ */
+@Injectable()
+export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
+  readonly enabled: boolean;
+  private rows = new Map<string, Row>();
+  /** `project\thour` → distinct paths added since the last flush. */
+  private paths = new Map<string, number>();
+  /** `project\tday` → registers touched. */
+  private visitors = new Map<string, SparseSketch>();
+  /** UTC day → the visitor-hash key of that day (today's and tomorrow's, loaded ahead). */
+  private secrets = new Map<string, Buffer>();
+  private purgedBefore?: string;
+  /** User agent → bot? (a handful of agents arrive over and over; isbot is a large regex). */
+  private readonly bots = new Map<string, boolean>();
+  private missingSecretWarned = false;
+
+  constructor(
+    config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {
+    super(AnalyticsRecorder.name, config.ANALYTICS_ENABLED ? config.ANALYTICS_FLUSH_SECONDS : 0);
+    this.enabled = config.ANALYTICS_ENABLED;
+  }
+
+  override onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    super.onApplicationBootstrap();
+    // Visitors are counted from the first request when the key is there in time; until then page views still count.
+    this.loadSecrets().catch((err) => this.logger.warn(`visitor keys not loaded yet: ${(err as Error).message}`));
+  }
+
+  /** Shutdown writes what is still in memory (after the timer's round in progress). */
+  override async onModuleDestroy(): Promise<void> {
+    await super.onModuleDestroy();
+    if (!this.enabled) return;
+    await this.flush().catch((err) => this.logger.error(`final analytics flush failed: ${(err as Error).message}`));
+  }
+
+  /**
+   * One site answer. `html`: the body was an HTML file (a 2xx or 304 of one is a page
+   * view); `bytes`: what went on the wire, headers included.
+   */
+  record(projectId: string, req: IncomingMessage, status: number, bytes: number, html: boolean, clientIp: (req: IncomingMessage) => string): void {
+    const now = this.clock.now().getTime();
+    const hour = hourOf(now);
+    const cls = statusClass(status);
+    const ua = req.headers['user-agent'] ?? '';
+    const bot = this.isBot(ua);
+    const row = this.pathRow(projectId, hour, normalisePath(req.url ?? '/'), cls);
+    row.requests++;
+    row.bytes += bytes;
+    if (status === 404) this.row(projectId, hour, 'not_found', row.key, 0).requests++;
+    if (bot) {
+      row.botRequests++;
+      return;
+    }
+    // A revalidated page (304) was shown again as much as a 200 one.
+    if (!html || req.method !== 'GET' || (cls !== 2 && status !== 304)) return;
+    row.pageViews++;
+    const referrer = referrerHost(req.headers.referer, req.headers.host);
+    if (referrer !== undefined) {
+      const r = this.row(projectId, hour, 'referrer', referrer, 0);
+      r.requests++;
+      r.pageViews++;
+    }
+    this.countVisitor(projectId, now, clientIp(req), ua);
+  }
+
+  /** A gate event (the router's password gate, the email gate). */
+  gate(projectId: string, event: GateEvent): void {
+    if (!this.enabled) return;
+    this.row(projectId, hourOf(this.clock.now().getTime()), 'gate', event, 0).requests++;
+  }
+
+  /** Writes everything counted until now. */
+  async flush(): Promise<FlushReport> {
+    let report = await this.trigger();
+    // A round already under way took its maps before this call: what came since needs a round of its own.
+    if (this.rows.size > 0 || this.visitors.size > 0) report = await this.trigger();
+    return report ?? { rows: 0, sketches: 0 };
+  }
+
+  protected async work(): Promise<FlushReport> {
+    await this.loadSecrets();
+    const rows = this.rows;
+    const visitors = this.visitors;
+    if (rows.size === 0 && visitors.size === 0) return { rows: 0, sketches: 0 };
+    this.rows = new Map();
+    this.visitors = new Map();
+    this.paths.clear();
+    try {
+      await this.dataSource.transaction(async (m) => {
+        // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).
+        const hourly = withDerived(rows).sort(compareRows);
+        await m.query(upsertSql('analytics_hourly', 'hour', 'timestamptz'), columns(hourly, (r) => new Date(r.hour).toISOString()));
+        await m.query(upsertSql('analytics_daily', 'day', 'date'), columns(byDay(hourly), (r) => dayOf(r.hour)));
+        await this.mergeSketches(m.query.bind(m), visitors);
+      });
+    } catch (err) {
+      this.putBack(rows, visitors);
+      throw err;
+    }
+    return { rows: rows.size, sketches: visitors.size };
+  }
+
+  private isBot(ua: string): boolean {
+    let bot = this.bots.get(ua);
+    if (bot === undefined) {
+      // No user agent at all is a script, not a person.
+      bot = ua === '' || isbot(ua);
+      if (this.bots.size >= 5000) this.bots.clear();
+      this.bots.set(ua, bot);
+    }
+    return bot;
+  }
+
+  private pathRow(projectId: string, hour: number, path: string, cls: number): Row {
+    const known = this.rows.get(`${projectId}\t${hour}\tpath\t${path}\t${cls}`);
+    if (known) return known;
+    // A scanner asking for a million random paths must not grow memory or the table without bound.
+    const ph = `${projectId}\t${hour}`;
+    const added = this.paths.get(ph) ?? 0;
+    if (added >= MAX_PATHS_PER_FLUSH) return this.row(projectId, hour, 'path', OTHER_PATH, cls);
+    this.paths.set(ph, added + 1);
+    return this.row(projectId, hour, 'path', path, cls);
+  }
+
+  private row(projectId: string, hour: number, kind: RollupKind, key: string, cls: number): Row {
+    const id = `${projectId}\t${hour}\t${kind}\t${key}\t${cls}`;
+    let row = this.rows.get(id);
+    if (!row) {
+      row = { projectId, hour, kind, key, statusClass: cls, requests: 0, pageViews: 0, botRequests: 0, bytes: 0 };
+      this.rows.set(id, row);
+    }
+    return row;
+  }
+
+  /** The visitor id is never kept: only the HyperLogLog registers its hash touches. */
+  private countVisitor(projectId: string, now: number, ip: string, ua: string): void {
+    const day = dayOf(now);
+    const secret = this.secrets.get(day);
+    if (!secret) {
+      if (!this.missingSecretWarned) this.logger.warn(`no visitor key for ${day} yet: page views count, visitors do not until the next flush loads it`);
+      this.missingSecretWarned = true;
+      return;
+    }
+    const hash = createHmac('sha256', secret).update(projectId).update('\0').update(ip).update('\0').update(ua).digest();
+    const key = `${projectId}\t${day}`;
+    let sketch = this.visitors.get(key);
+    if (!sketch) this.visitors.set(key, (sketch = new Map()));
+    addHash(sketch, hash);
+  }
+
+  /**
+   * Today's and tomorrow's keys, created by whichever instance comes first (so all
+   * share them); keys of past days are deleted, and forgotten here.
+   */
+  private async loadSecrets(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const today = dayOf(now);
+    const tomorrow = dayOf(now + 86_400_000);
+    for (const day of this.secrets.keys()) if (day < today) this.secrets.delete(day);
+    if (this.purgedBefore !== today) {
+      await this.dataSource.query('DELETE FROM analytics_secrets WHERE day < $1', [today]);
+      this.purgedBefore = today;
+    }
+    if (this.secrets.has(today) && this.secrets.has(tomorrow)) return;
+    await this.dataSource.query('INSERT INTO analytics_secrets (day, secret) VALUES ($1, $2), ($3, $4) ON CONFLICT (day) DO NOTHING', [today, randomBytes(32), tomorrow, randomBytes(32)]);
+    const rows: { day: string; secret: Buffer }[] = await this.dataSource.query('SELECT day::text AS day, secret FROM analytics_secrets WHERE day IN ($1, $2)', [today, tomorrow]);
+    for (const r of rows) this.secrets.set(r.day, r.secret);
+    this.missingSecretWarned = false;
+  }
+
+  /**
+   * Adds each sparse sketch into the stored one by register maximum: placeholder rows
+   * first (so a concurrent instance waits on them instead of overwriting), then read
+   * under lock, merge here, write back.
+   */
+  private async mergeSketches(query: (sql: string, params?: unknown[]) => Promise<unknown>, visitors: Map<string, SparseSketch>): Promise<void> {
+    if (visitors.size === 0) return;
+    const keys = [...visitors.keys()].sort();
+    const projects = keys.map((k) => k.split('\t')[0]);
+    const days = keys.map((k) => k.split('\t')[1]);
+    await query(
+      `INSERT INTO analytics_visitors (project_id, day, sketch)
+       SELECT u.project_id, u.day, ''::bytea FROM unnest($1::text[], $2::date[]) AS u(project_id, day)
+       WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
+       ON CONFLICT (project_id, day) DO NOTHING`,
+      [projects, days],
+    );
+    const stored = (await query(
+      `SELECT v.project_id, v.day::text AS day, v.sketch FROM analytics_visitors v
+       JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
+       ORDER BY v.project_id, v.day FOR UPDATE OF v`,
+      [projects, days],
+    )) as { project_id: string; day: string; sketch: Buffer }[];
+    const merged: Buffer[] = [];
+    for (const row of stored) {
+      const registers = row.sketch.length === 0 ? emptySketch() : Buffer.from(row.sketch);
+      mergeSparse(registers, visitors.get(`${row.project_id}\t${row.day}`)!);
+      merged.push(registers);
+    }
+    await query(
+      `UPDATE analytics_visitors v SET sketch = u.sketch
+       FROM unnest($1::text[], $2::date[], $3::bytea[]) AS u(project_id, day, sketch)
+       WHERE v.project_id = u.project_id AND v.day = u.day`,
+      [stored.map((r) => r.project_id), stored.map((r) => r.day), merged],
+    );
+  }
+
+  /** A failed flush's counts go back into the live maps, to be written by the next one. */
+  private putBack(rows: Map<string, Row>, visitors: Map<string, SparseSketch>): void {
+    for (const [id, row] of rows) {
+      const live = this.rows.get(id);
+      if (!live) {
+        this.rows.set(id, row);
+        continue;
+      }
+      live.requests += row.requests;
+      live.pageViews += row.pageViews;
+      live.botRequests += row.botRequests;
+      live.bytes += row.bytes;
+    }
+    for (const [key, sketch] of visitors) {
+      const live = this.visitors.get(key);
+      if (!live) {
+        this.visitors.set(key, sketch);
+        continue;
+      }
+      for (const [index, rank] of sketch) if ((live.get(index) ?? 0) < rank) live.set(index, rank);
+    }
+  }
+}
+
+function compareRows(a: Row, b: Row): number {
+  return cmp(a.projectId, b.projectId) || cmp(a.kind, b.kind) || a.hour - b.hour || cmp(a.key, b.key) || a.statusClass - b.statusClass;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The counted rows plus what queries read instead of every path: per project, hour and
+ * status class the sums (`total`), and per path with page views those (`page`).
+ * Computed here, once per flush, so serving never pays for them.
+ */
+function withDerived(rows: Map<string, Row>): Row[] {
+  const derived = new Map<string, Row>();
+  const add = (r: Row, kind: RollupKind, key: string, cls: number) => {
+    const id = `${r.projectId}\t${r.hour}\t${kind}\t${key}\t${cls}`;
+    const d = derived.get(id);
+    if (!d) derived.set(id, { ...r, kind, key, statusClass: cls });
+    else {
+      d.requests += r.requests;
+      d.pageViews += r.pageViews;
+      d.botRequests += r.botRequests;
+      d.bytes += r.bytes;
+    }
+  };
+  for (const r of rows.values()) {
+    if (r.kind !== 'path') continue;
+    add(r, 'total', '', r.statusClass);
+    if (r.pageViews > 0) add(r, 'page', r.key, 0);
+  }
+  return [...rows.values(), ...derived.values()];
+}
+
+/** Hourly rows summed per UTC day, in the same (sorted) order. */
+function byDay(rows: Row[]): Row[] {
+  const days = new Map<string, Row>();
+  for (const r of rows) {
+    const day = Date.parse(dayOf(r.hour));
+    const id = `${r.projectId}\t${day}\t${r.kind}\t${r.key}\t${r.statusClass}`;
+    const d = days.get(id);
+    if (!d) days.set(id, { ...r, hour: day });
+    else {
+      d.requests += r.requests;
+      d.pageViews += r.pageViews;
+      d.botRequests += r.botRequests;
+      d.bytes += r.bytes;
+    }
+  }
+  return [...days.values()].sort(compareRows);
+}
+
+function columns(rows: Row[], time: (r: Row) => string): unknown[] {
+  return [
+    rows.map((r) => r.projectId),
+    rows.map(time),
+    rows.map((r) => r.kind),
+    rows.map((r) => r.key),
+    rows.map((r) => r.statusClass),
+    rows.map((r) => r.requests),
+    rows.map((r) => r.pageViews),
+    rows.map((r) => r.botRequests),
+    rows.map((r) => r.bytes),
+  ];
+}
+
+/** One statement per table whatever the batch size; rows of a project deleted meanwhile are dropped. */
+function upsertSql(table: string, timeColumn: string, timeType: string): string {
+  return `INSERT INTO ${table} AS t (project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    SELECT u.* FROM unnest($1::text[], $2::${timeType}[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+      AS u(project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
+    ON CONFLICT (project_id, ${timeColumn}, kind, key, status_class) DO UPDATE SET
+      requests = t.requests + EXCLUDED.requests,
+      page_views = t.page_views + EXCLUDED.page_views,
+      bot_requests = t.bot_requests + EXCLUDED.bot_requests,
+      bytes = t.bytes + EXCLUDED.bytes`;
+}

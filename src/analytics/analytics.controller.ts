@@ -1,0 +1,23 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { AnalyticsService } from './analytics.service';
+import { AnalyticsDto } from './analytics.view';
+import { AnalyticsQueryDto } from './dto/analytics-query.dto';
+
+@ApiTags('analytics')
+@ApiBearerAuth('bearer')
+@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@Controller('projects')
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @Get(':projectId/analytics')
+  @Scopes('read')
+  @ApiOperation({ summary: 'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)' })
+  @ApiOkResponse({ type: AnalyticsDto })
+  get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: AnalyticsQueryDto): Promise<AnalyticsDto> {
+    return this.analytics.forProject(principal, projectId, query);
+  }
+}

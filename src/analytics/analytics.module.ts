@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ProjectsModule } from '../projects/projects.module';
+import { AnalyticsController } from './analytics.controller';
+import { AnalyticsRecorder } from './analytics-recorder.service';
+import { AnalyticsRetention } from './analytics-retention.service';
+import { AnalyticsService } from './analytics.service';
+
+/** Site analytics: counting in the site router (AnalyticsRecorder), retention, and the API. */
+@Module({
+  imports: [ProjectsModule],
+  controllers: [AnalyticsController],
+  providers: [AnalyticsRecorder, AnalyticsRetention, AnalyticsService],
+  exports: [AnalyticsRecorder, AnalyticsRetention],
+})
+export class AnalyticsModule {}
