@@ -13,6 +13,7 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { DataSource } from 'typeorm';
+import pino from 'pino';
 import { createLogger } from '../src/common/logging';
 import { validateEnv } from '../src/config/env.schema';
 import { dataSourceOptions } from '../src/database/data-source-options';
@@ -33,7 +34,8 @@ async function main(): Promise<number> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const env = validateEnv(process.env);
   const batchSize = batchSizeArg(process.argv.slice(2));
-  const logger = createLogger(env.LOG_LEVEL);
+  // Written synchronously: the command ends with process.exit, and its last line is the summary scripts read.
+  const logger = createLogger(env.LOG_LEVEL, pino.destination({ dest: 1, sync: true }));
   let embedded: EmbeddedPostgresHandle | undefined;
   let dataSource: DataSource | undefined;
   const stop = new AbortController();
