@@ -41,6 +41,9 @@ export interface FlushReport {
  * any number of instances sum up); a failed flush puts its counts back for the next.
  * A crash loses what was counted since the last flush (docs/decisions.md).
  */
+/** Visitors remembered per instance to skip hashing their repeat page views (cleared daily and when full). */
+const SEEN_VISITORS_MAX = 50_000;
+
 @Injectable()
 export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   readonly enabled: boolean;
@@ -53,6 +56,8 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   private secrets = new Map<string, Buffer>();
   private purgedBefore?: string;
   /** User agent → bot? (a handful of agents arrive over and over; isbot is a large regex). */
+  private readonly seen = new Set<string>();
+  private seenDay = '';
   private readonly bots = new Map<string, boolean>();
   private missingSecretWarned = false;
 
@@ -181,6 +186,14 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   /** The visitor id is never kept: only the HyperLogLog registers its hash touches. */
   private countVisitor(projectId: string, now: number, ip: string, ua: string): void {
     const day = dayOf(now);
+    // A visitor's next page views change no register of the sketch: skip the HMAC for them.
+    // This set lives in memory only, for the day, bounded; nothing of it is written anywhere.
+    if (day !== this.seenDay) {
+      this.seen.clear();
+      this.seenDay = day;
+    }
+    const seenKey = `${projectId}\0${ip}\0${ua}`;
+    if (this.seen.has(seenKey)) return;
     const secret = this.secrets.get(day);
     if (!secret) {
       if (!this.missingSecretWarned) this.logger.warn(`no visitor key for ${day} yet: page views count, visitors do not until the next flush loads it`);
@@ -192,6 +205,8 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     let sketch = this.visitors.get(key);
     if (!sketch) this.visitors.set(key, (sketch = new Map()));
     addHash(sketch, hash);
+    if (this.seen.size >= SEEN_VISITORS_MAX) this.seen.clear();
+    this.seen.add(seenKey);
   }
 
   /**
