@@ -71,30 +71,39 @@ export function deploymentCommands(program: Command, io: Io): void {
     .description('Make version <version> of the project live (roll back or publish a preview); the project: --project, else the current folder’s link')
     .argument('<version>', 'version number (or dep_ id)')
     .option('-p, --project <project>', 'slug or proj_ id (default: the project this folder was deployed to)')
-    .action(async (ref: string, opts: { project?: string }, cmd: Command) => {
-      const ctx = await Context.of(cmd, io);
-      const client = ctx.client();
-      const project = await projectFromFlagOrLink(client, opts.project);
-      const deploymentId = await resolveDeployment(client, project.id, ref);
-      const d = await client.call(
-        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId } } }),
-      );
-      ctx.print(d, () => `Version ${d.version} (${d.id}) of ${project.slug} is live: ${d.url}`);
-    });
+    .action((ref: string, opts: { project?: string }, cmd: Command) =>
+      changeVersion(cmd, opts.project, ref, 'promote', (d, project) => `Version ${d.version} (${d.id}) of ${project.slug} is live: ${d.url}`),
+    );
 
   program
     .command('archive')
     .description('Archive version <version> of the project (needs the delete scope); archiving the live one takes the site offline')
     .argument('<version>', 'version number (or dep_ id)')
     .option('-p, --project <project>', 'slug or proj_ id (default: the project this folder was deployed to)')
-    .action(async (ref: string, opts: { project?: string }, cmd: Command) => {
-      const ctx = await Context.of(cmd, io);
-      const client = ctx.client();
-      const project = await projectFromFlagOrLink(client, opts.project);
-      const deploymentId = await resolveDeployment(client, project.id, ref);
-      const d = await client.call(
-        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
-      );
-      ctx.print(d, () => `Archived version ${d.version} (${d.id}) of ${project.slug}${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`);
-    });
+    .action((ref: string, opts: { project?: string }, cmd: Command) =>
+      changeVersion(
+        cmd,
+        opts.project,
+        ref,
+        'archive',
+        (d, project) => `Archived version ${d.version} (${d.id}) of ${project.slug}${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`,
+      ),
+    );
+
+  /** `statichost promote|archive <version>`: the project from --project or the folder's link. */
+  async function changeVersion(
+    cmd: Command,
+    projectRef: string | undefined,
+    ref: string,
+    action: 'promote' | 'archive',
+    describe: (d: { id: string; version: number; url: string }, project: { slug: string; liveDeploymentId?: string | null }) => string,
+  ): Promise<void> {
+    const ctx = await Context.of(cmd, io);
+    const client = ctx.client();
+    const project = await projectFromFlagOrLink(client, projectRef);
+    const deploymentId = await resolveDeployment(client, project.id, ref);
+    const path = action === 'promote' ? '/projects/{projectId}/deployments/{deploymentId}/promote' : '/projects/{projectId}/deployments/{deploymentId}/archive';
+    const d = await client.call(client.api.PATCH(path, { params: { path: { projectId: project.id, deploymentId } } }));
+    ctx.print(d, () => describe(d, project));
+  }
 }
