@@ -50,7 +50,11 @@ export async function spoolUpload(source: AsyncIterable<Buffer | string>, option
   let file: { path: string; stream: WriteStream } | undefined;
   const dispose = async () => {
     if (!file) return;
+    // The file is opened asynchronously: removing it before the stream has closed could
+    // run before the open, which would then create it again and leave it behind.
+    const closed = file.stream.closed ? Promise.resolve() : once(file.stream, 'close').then(() => undefined, () => undefined);
     file.stream.destroy();
+    await closed;
     await rm(file.path, { force: true });
   };
   try {
