@@ -1,23 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fetchSite } from '../helpers/sites';
 import { startTestApp, TestApp } from '../helpers/app';
 import { runCli } from './cli-process';
 
-/** What README's first screen tells a newcomer to run: `curl -H "Host: <site host>" http://localhost:<port>/`. */
-function curlWithHost(t: TestApp, siteUrl: string, path = '/'): Promise<{ status: number; body: string }> {
-  const { host } = new URL(siteUrl);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: t.port, path, headers: { Host: host } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /**
  * A newcomer's first run, as README's first screen shows it: from a database with
@@ -63,7 +50,7 @@ describe('first run: from nothing to a served site with the CLI only (e2e)', () 
     expect(url).toBe(`http://my-site.localhost:${t.port}`);
 
     // 3. The site, asked for with its Host header (Node's fetch does not resolve *.localhost).
-    expect(await curlWithHost(t, url)).toEqual({ status: 200, body: '<h1>Hello from my first site</h1>' });
+    expect(await fetchSite(t, url)).toEqual({ status: 200, body: '<h1>Hello from my first site</h1>' });
 
     // And the folder remembers its project for the next deploy.
     expect(JSON.parse(await readFile(join(dir, '.statichost', 'project.json'), 'utf8'))).toMatchObject({ project_slug: 'my-site', project_id: expect.stringMatching(/^proj_/) });
@@ -71,6 +58,6 @@ describe('first run: from nothing to a served site with the CLI only (e2e)', () 
     const again = await runCli(['deploy', 'my-site'], env, { cwd: home });
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain('Deployed version 2');
-    expect(await curlWithHost(t, url)).toEqual({ status: 200, body: '<h1>Hello again</h1>' });
+    expect(await fetchSite(t, url)).toEqual({ status: 200, body: '<h1>Hello again</h1>' });
   });
 });

@@ -1,31 +1,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
-import { site } from '../helpers/sites';
+import { fetchSite, site } from '../helpers/sites';
 import { BIN } from './cli-process';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
-/** GET `url` the way a browser would reach it here: to the app's port, with the site's Host header. */
-function fetchSite(t: TestApp, url: string, path = '/'): Promise<{ status: number; body: string }> {
-  const { host } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: t.port, path, headers: { Host: host } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /**
  * `statichost mcp`, driven by the MCP SDK's own client over stdio, as an agent

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { TestApp } from './app';
 import { bearer } from './identity';
 
@@ -27,4 +28,18 @@ export function site(t: TestApp, slug: string) {
     post: (path: string) => agent.post(path).set('Host', host),
     request: (method: string, path: string) => (agent as unknown as Record<string, (p: string) => ReturnType<typeof agent.get>>)[method.toLowerCase()](path).set('Host', host),
   };
+}
+
+/** GET a site address (`url` as the API answers it) on this app's port, with the site's Host header, as a browser would reach it here. */
+export function fetchSite(t: TestApp, url: string, path = '/'): Promise<{ status: number; body: string }> {
+  const { host } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: t.port, path, headers: { Host: host } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
