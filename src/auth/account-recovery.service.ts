@@ -7,7 +7,6 @@ import { hashPassword } from '../common/password-hash';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
-import { enqueueOutbox } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import { normalizeEmail } from '../users/email';
 import { User } from '../users/user.entity';
@@ -119,7 +118,7 @@ export class AccountRecoveryService implements OnModuleInit {
   async requestReset(email: string, ip: string): Promise<void> {
     const normalized = normalizeEmail(email);
     await this.throttle.consumeMailRequest(`email:${normalized}`, ip);
-    await this.dataSource.transaction((m) => enqueueOutbox(m, PASSWORD_RESET_REQUEST_KIND, { email: normalized }, this.clock.now()));
+    await this.dataSource.transaction((m) => this.outbox.enqueue(m, PASSWORD_RESET_REQUEST_KIND, { email: normalized }, this.clock.now()));
   }
 
   /** Sets the password and ends every session of the user (which bumps the auth epoch, by trigger). */

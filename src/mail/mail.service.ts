@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { enqueueOutbox } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import { MailTemplate, renderMail } from './mail-templates';
 
@@ -44,7 +43,7 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
 
   /** Queues one mail inside the caller's transaction. */
   async queue(m: EntityManager, to: string, mail: MailTemplate, now: Date): Promise<void> {
-    await enqueueOutbox(m, MAIL_KIND, { to, ...mail }, now);
+    await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail }, now);
   }
 
   private async send(payload: MailPayload, id: string): Promise<void> {

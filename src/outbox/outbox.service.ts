@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { OutboxHandler, retryDelayMs } from './outbox';
+import { newOutboxId, OutboxHandler, retryDelayMs } from './outbox';
+import { OutboxRepository } from './outbox.repository';
 
 /** Any constant: the advisory lock that lets one instance at a time send the outbox. */
 const OUTBOX_LOCK = 7_461_010;
@@ -14,13 +15,6 @@ export interface OutboxReport {
   delivered: number;
   failed: number;
   dead: number;
-}
-
-interface DueMessage {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-  attempts: number;
 }
 
 /**
@@ -36,7 +30,8 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
   private readonly handlers = new Map<string, OutboxHandler>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
+    private readonly messages: OutboxRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
@@ -48,6 +43,16 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     this.handlers.set(kind, handler);
   }
 
+  /**
+   * Queues a message inside the caller's transaction: it is sent only if that
+   * transaction commits, and it survives a crash or restart until it is sent.
+   */
+  async enqueue(manager: EntityManager, kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
+    const id = newOutboxId();
+    await this.messages.insert(manager, id, kind, payload, now);
+    return id;
+  }
+
   async runOnce(): Promise<OutboxReport> {
     return (await this.trigger()) ?? { ran: false, delivered: 0, failed: 0, dead: 0 };
   }
@@ -56,29 +61,18 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     const report: OutboxReport = { ran: true, delivered: 0, failed: 0, dead: 0 };
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0) return report;
-    const due: DueMessage[] = await this.dataSource.query(
-      `SELECT id, kind, payload, attempts FROM outbox_messages
-        WHERE delivered_at IS NULL AND dead_at IS NULL AND next_attempt_at <= $1 AND kind = ANY($2)
-        ORDER BY next_attempt_at, created_at LIMIT ${BATCH}`,
-      [this.clock.now(), kinds],
-    );
+    const due = await this.messages.due(this.clock.now(), kinds, BATCH);
     for (const message of due) {
       const attempts = message.attempts + 1;
       try {
         await this.handlers.get(message.kind)!(message.payload, { id: message.id, attempts });
-        await this.dataSource.query('UPDATE outbox_messages SET attempts = $2, delivered_at = $3, last_error = NULL WHERE id = $1', [message.id, attempts, this.clock.now()]);
+        await this.messages.markDelivered(message.id, attempts, this.clock.now());
         report.delivered++;
       } catch (err) {
         const error = String((err as Error).message ?? err).slice(0, 500);
         const dead = attempts >= this.config.OUTBOX_MAX_ATTEMPTS;
         const now = this.clock.now();
-        await this.dataSource.query('UPDATE outbox_messages SET attempts = $2, last_error = $3, next_attempt_at = $4, dead_at = $5 WHERE id = $1', [
-          message.id,
-          attempts,
-          error,
-          new Date(now.getTime() + retryDelayMs(attempts)),
-          dead ? now : null,
-        ]);
+        await this.messages.markFailed(message.id, attempts, error, new Date(now.getTime() + retryDelayMs(attempts)), dead ? now : null);
         if (dead) {
           report.dead++;
           this.logger.error(`${message.kind} message ${message.id} is dead after ${attempts} attempts: ${error}`);
@@ -94,6 +88,6 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
 
   /** Delivered messages are kept a day for inspection, then dropped. */
   private async purgeDelivered(): Promise<void> {
-    await this.dataSource.query('DELETE FROM outbox_messages WHERE delivered_at < $1', [new Date(this.clock.now().getTime() - 86_400_000)]);
+    await this.messages.purgeDeliveredBefore(new Date(this.clock.now().getTime() - 86_400_000));
   }
 }

@@ -1,4 +1,3 @@
-import type { EntityManager } from 'typeorm';
 import { randomString } from '../common/ids';
 
 /** Sends one message; throws to have it retried later. */
@@ -6,19 +5,6 @@ export type OutboxHandler = (payload: Record<string, unknown>, message: { id: st
 
 /** Outbox ids are internal (never in the API): `obx_` plus the usual random body. */
 export const newOutboxId = () => `obx_${randomString(24)}`;
-
-/**
- * Queues a message inside the caller's transaction: it is sent only if that
- * transaction commits, and it survives a crash or restart until it is sent.
- */
-export async function enqueueOutbox(manager: EntityManager, kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
-  const id = newOutboxId();
-  await manager.query(
-    `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at) VALUES ($1, $2, $3, $4, 0, $4)`,
-    [id, kind, JSON.stringify(payload), now],
-  );
-  return id;
-}
 
 /**
  * When to try again after `attempts` failed tries: exponential from 1 s, capped at an

@@ -2,7 +2,6 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { enqueueOutbox } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import { siteChangesBeforeCommit, SiteNames } from '../projects/site-events';
 import { projectCacheTag } from './cache-tags';
@@ -44,7 +43,7 @@ export class SiteWebhookService implements OnModuleInit {
     const now = this.clock.now();
     for (const [projectId, names] of changes) {
       const hosts = [...[...names.slugs].map((slug) => `${slug}.${this.config.SITES_DOMAIN}`), ...names.domains].sort();
-      await enqueueOutbox(m, SITE_CHANGE_KIND, { project_id: projectId, hosts, tags: [projectCacheTag(projectId)], changed_at: now.toISOString() }, now);
+      await this.outbox.enqueue(m, SITE_CHANGE_KIND, { project_id: projectId, hosts, tags: [projectCacheTag(projectId)], changed_at: now.toISOString() }, now);
     }
   }
 
