@@ -125,17 +125,16 @@ const ERROR_CODE_SCHEMA = 'ErrorCode';
  * client switches on.
  */
 function errorCodeSchemas(): Record<string, Json> {
-  const declared = declaredCodes();
   const byModule = new Map<string, string[]>();
-  for (const { module, code } of declared) byModule.set(module, [...(byModule.get(module) ?? []), code]);
+  for (const { module, code } of declaredCodes()) byModule.set(module, [...(byModule.get(module) ?? []), code]);
   const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  const modules = [...byModule].map(([module, codes]) => ({ name: `${pascal(module)}${ERROR_CODE_SCHEMA}`, module, codes: [...codes].sort() }));
   return {
     [ERROR_CODE_SCHEMA]: {
-      type: 'string',
-      description: 'Stable, for programs: every code the service declares. Each error answer lists the codes it can carry.',
-      enum: declared.map((d) => d.code).sort(),
+      description: 'Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry.',
+      anyOf: modules.map((m) => ({ $ref: `#/components/schemas/${m.name}` })),
     },
-    ...Object.fromEntries([...byModule].map(([module, codes]) => [`${pascal(module)}${ERROR_CODE_SCHEMA}`, { type: 'string', description: `The ${module} module's codes`, enum: [...codes].sort() }])),
+    ...Object.fromEntries(modules.map((m) => [m.name, { type: 'string', description: `The ${m.module} module's codes`, enum: m.codes }])),
   };
 }
 

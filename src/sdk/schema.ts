@@ -1807,11 +1807,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /**
-         * @description Stable, for programs: every code the service declares. Each error answer lists the codes it can carry.
-         * @enum {string}
-         */
-        ErrorCode: "already_member" | "blob_size_mismatch" | "body_too_complex" | "certificate_not_allowed" | "conflict" | "database_unavailable" | "deployment_expired" | "dns_timeout" | "dns_unavailable" | "domain_changed" | "domain_taken" | "email_already_verified" | "email_not_verified" | "email_taken" | "error" | "forbidden" | "idempotency_key_in_progress" | "idempotency_key_reused" | "insufficient_role" | "insufficient_scope" | "internal_error" | "invalid_content" | "invalid_domain" | "invalid_file" | "invalid_headers" | "invalid_idempotency_key" | "invalid_json" | "invalid_login" | "invalid_path" | "invalid_payment_method" | "invalid_redirects" | "invalid_refresh_token" | "invalid_sha256" | "invalid_slug" | "invalid_token" | "invalid_workspace_header" | "last_owner" | "method_not_allowed" | "missing_blobs" | "no_custom_domain" | "no_subscription" | "not_a_member" | "not_found" | "owner_required" | "password_hashing_busy" | "payload_too_large" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "payment_required" | "project_bound_token" | "project_deleted" | "quota_exceeded" | "rate_limited" | "request_timeout" | "service_unavailable" | "sha256_mismatch" | "slug_taken" | "storage_busy" | "storage_unavailable" | "token_expired" | "token_outlives_creator" | "token_used" | "unauthorized" | "unprocessable_entity" | "unsupported_media_type" | "validation_failed" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
+        /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
