@@ -1,9 +1,9 @@
-import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import type { Credential } from '../auth/authorize';
 import { missingScopes, sortScopes } from '../auth/permissions';
 import type { Principal, Scope } from '../auth/principal';
-import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../common/errors';
+import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { iso } from '../common/time';
@@ -12,6 +12,8 @@ import { AccessToken } from './access-token.entity';
 import { accessTokenView, AccessTokenView, createdAccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
+import { accessTokensError } from './access-tokens.errors';
+import { authError } from '../auth/auth.errors';
 
 /** last_used_at is bookkeeping: one write a minute per token is plenty. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -67,12 +69,7 @@ export class AccessTokensService {
     const scopes = sortScopes(dto.scopes);
     const missing = missingScopes(scopes, principal.scopes);
     if (missing.length > 0) {
-      throw new ApiError(
-        HttpStatus.FORBIDDEN,
-        'insufficient_scope',
-        `You cannot grant a scope you do not hold: ${missing.join(', ')} (you hold: ${principal.scopes.join(', ')})`,
-        { missingScopes: missing },
-      );
+      throw authError('insufficient_scope', `You cannot grant a scope you do not hold: ${missing.join(', ')} (you hold: ${principal.scopes.join(', ')})`, { missingScopes: missing });
     }
     const requestedExpiry = dto.expires_at ? new Date(dto.expires_at) : null;
     if (requestedExpiry && requestedExpiry.getTime() <= Date.now()) {
@@ -90,10 +87,7 @@ export class AccessTokensService {
         if (parent.expiresAt) {
           if (!expiresAt) expiresAt = parent.expiresAt;
           else if (expiresAt > parent.expiresAt) {
-            throw forbidden(
-              `expires_at cannot be later than the expiry of the token creating it (${iso(parent.expiresAt)})`,
-              'token_outlives_creator',
-            );
+            throw accessTokensError('token_outlives_creator', `expires_at cannot be later than the expiry of the token creating it (${iso(parent.expiresAt)})`);
           }
         }
       }
@@ -101,10 +95,7 @@ export class AccessTokensService {
       const projectId = dto.projectId ?? null;
       if (principal.projectId) {
         if (projectId === null) {
-          throw forbidden(
-            `A token bound to project ${principal.projectId} cannot create a workspace-wide token: send projectId ${principal.projectId}`,
-            'project_bound_token',
-          );
+          throw authError('project_bound_token', `A token bound to project ${principal.projectId} cannot create a workspace-wide token: send projectId ${principal.projectId}`);
         }
         if (projectId !== principal.projectId) throw notFound('Project', projectId);
       }

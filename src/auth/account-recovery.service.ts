@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { uniqueViolation } from '../common/db-errors';
-import { badRequest, conflict, unauthorized } from '../common/errors';
+import { unauthorized } from '../common/errors';
 import { hashPassword } from '../common/password-hash';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -15,11 +15,13 @@ import { AccountToken, AccountTokenPurpose } from './account-token.entity';
 import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
 import { AuthThrottle } from './auth-throttle.service';
 import { RefreshToken } from './refresh-token.entity';
+import { authError } from './auth.errors';
+import { usersError } from '../users/users.errors';
 
 /** The outbox kind that turns a reset request into a token and a mail, after the request was answered. */
 export const PASSWORD_RESET_REQUEST_KIND = 'password_reset_request';
 
-const invalidToken = (what: string) => badRequest(`token is not a valid ${what} token: ask for a new link`, 'invalid_token');
+const invalidToken = (what: string) => authError('invalid_token', `token is not a valid ${what} token: ask for a new link`);
 
 /**
  * Email verification and password reset: single-use tokens mailed through the outbox,
@@ -53,7 +55,7 @@ export class AccountRecoveryService implements OnModuleInit {
     await this.dataSource.transaction(async (m) => {
       const user = await m.findOne(User, { where: { id: userId }, lock: { mode: 'pessimistic_write' } });
       if (!user) throw unauthorized();
-      if (user.emailVerifiedAt) throw conflict(`${user.email} is already verified`, 'email_already_verified');
+      if (user.emailVerifiedAt) throw authError('email_already_verified', `${user.email} is already verified`);
       await this.sendVerification(m, user, user.email);
     });
   }
@@ -69,7 +71,7 @@ export class AccountRecoveryService implements OnModuleInit {
         await m.update(User, { id: user.id }, { name: input.name });
       }
       if (email !== undefined && email !== user.email) {
-        if (await m.existsBy(User, { email })) throw conflict(`An account with the email ${email} already exists`, 'email_taken');
+        if (await m.existsBy(User, { email })) throw usersError('email_taken', `An account with the email ${email} already exists`);
         await this.throttle.consumeMailRequest(`user:${userId}`, ip);
         await this.sendVerification(m, user, email);
       }
@@ -88,11 +90,11 @@ export class AccountRecoveryService implements OnModuleInit {
       const user = await m.findOneOrFail(User, { where: { id: row.userId }, lock: { mode: 'pessimistic_write' } });
       const oldEmail = user.email;
       if (row.email !== oldEmail) {
-        if (await m.existsBy(User, { email: row.email })) throw conflict(`An account with the email ${row.email} already exists`, 'email_taken');
+        if (await m.existsBy(User, { email: row.email })) throw usersError('email_taken', `An account with the email ${row.email} already exists`);
         try {
           await m.update(User, { id: user.id }, { email: row.email });
         } catch (err) {
-          if (uniqueViolation(err) === 'UQ_users_email') throw conflict(`An account with the email ${row.email} already exists`, 'email_taken');
+          if (uniqueViolation(err) === 'UQ_users_email') throw usersError('email_taken', `An account with the email ${row.email} already exists`);
           throw err;
         }
         user.email = row.email;
@@ -168,12 +170,12 @@ export class AccountRecoveryService implements OnModuleInit {
   private async consume(m: EntityManager, token: string, purpose: AccountTokenPurpose, now: Date, peek = false): Promise<AccountToken> {
     const what = purpose === 'verify_email' ? 'email verification' : 'password reset';
     const shape = tokenShape(token, purpose);
-    if (shape === 'malformed') throw badRequest(`token is malformed: copy the whole ${what} link`, 'invalid_token');
+    if (shape === 'malformed') throw authError('invalid_token', `token is malformed: copy the whole ${what} link`);
     if (shape === 'foreign') throw invalidToken(what);
     const row = await m.findOne(AccountToken, { where: { tokenHash: hashAccountToken(token), purpose }, lock: peek ? undefined : { mode: 'pessimistic_write' } });
     if (!row) throw invalidToken(what);
-    if (row.usedAt) throw badRequest(`token was already used: ask for a new ${what} link`, 'token_used');
-    if (row.expiresAt <= now) throw badRequest(`token expired: ask for a new ${what} link`, 'token_expired');
+    if (row.usedAt) throw authError('token_used', `token was already used: ask for a new ${what} link`);
+    if (row.expiresAt <= now) throw authError('token_expired', `token expired: ask for a new ${what} link`);
     if (!peek) await m.update(AccountToken, { id: row.id }, { usedAt: now });
     return row;
   }

@@ -1,8 +1,8 @@
-import { HttpStatus, Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../common/errors';
+import { ApiError, commonError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { GATE_LIMITS_TABLE } from '../sites/gate.service';
 import { normalizeEmail } from '../users/email';
@@ -15,7 +15,7 @@ const accountKey = (account: string) => createHash('sha256').update(account, 'ut
 
 export function tooManyAttempts(message: string, retryAfterMs: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const error = new ApiError(HttpStatus.TOO_MANY_REQUESTS, 'rate_limited', `${message}; retry in ${seconds} s`, { retryAfter: seconds });
+  const error = commonError('rate_limited', `${message}; retry in ${seconds} s`, { retryAfter: seconds });
   return Object.assign(error, { headers: { 'Retry-After': String(seconds) } });
 }
 

@@ -4,6 +4,8 @@ import type { Request, Response } from 'express';
 import {
   checkCredentialKind,
   checkRequirements,
+  namedWorkspace,
+  namedWorkspacePrincipal,
   routeAccess,
   tokenPrincipal,
   userPrincipal,
@@ -18,8 +20,9 @@ import type { Principal } from './principal';
 /**
  * The global guard. Default deny: every route needs a credential unless marked
  * @Public(). It resolves the bearer credential (API token or JWT), the workspace
- * the request acts in, and the caller's scopes, then applies the route's
- * @CredentialKind, @Scopes, @Roles and @WorkspaceWide; the result is `req.principal`.
+ * the request acts in (path, X-Workspace-Id, or the body or query of a @WorkspaceIn
+ * route), and the caller's scopes, then applies the route's @CredentialKind, @Scopes,
+ * @Roles and @WorkspaceWide; the result is `req.principal`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -45,6 +48,11 @@ export class AuthGuard implements CanActivate {
     } else {
       const role = target.workspaceId === null ? null : await this.cache.activeRole(target.workspaceId, credential.userId, epoch);
       principal = userPrincipal(credential, target, role, access);
+    }
+    if (access.workspaceIn) {
+      const named = namedWorkspace(access.workspaceIn, req.body, req.query);
+      const role = credential.kind === 'user' ? await this.cache.activeRole(named, credential.userId, epoch) : null;
+      principal = namedWorkspacePrincipal(principal, named, role);
     }
     checkRequirements(access, principal);
     req.principal = principal;

@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { unauthorized } from '../common/errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
 import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
@@ -15,6 +14,7 @@ import type { Principal } from './principal';
 import { AccountRecoveryService } from './account-recovery.service';
 import { AuthThrottle } from './auth-throttle.service';
 import { SessionsService } from './sessions.service';
+import { authError } from './auth.errors';
 
 @Injectable()
 export class AuthService implements OnModuleInit {
@@ -60,7 +60,7 @@ export class AuthService implements OnModuleInit {
       throw err;
     }
     // One answer for a wrong email and a wrong password: no account enumeration.
-    if (!user || !matches) throw withBearerChallenge(unauthorized('Wrong email or password', 'invalid_login'));
+    if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     await this.throttle.loginSucceeded(dto.email, ip);
     const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
     return { ...pair, user: userView(user) };
@@ -68,7 +68,7 @@ export class AuthService implements OnModuleInit {
 
   async refresh(dto: RefreshDto): Promise<TokenPairView> {
     const outcome = await this.sessions.refresh(dto.refreshToken);
-    if (!outcome.ok) throw withBearerChallenge(unauthorized('Invalid, expired or already used refresh token: sign in again', 'invalid_refresh_token'));
+    if (!outcome.ok) throw withBearerChallenge(authError('invalid_refresh_token', 'Invalid, expired or already used refresh token: sign in again'));
     return outcome.pair;
   }
 

@@ -5,6 +5,8 @@ import {
   checkCredentialKind,
   checkRequirements,
   Credential,
+  namedWorkspace,
+  namedWorkspacePrincipal,
   RouteAccess,
   routeAccess,
   tokenPrincipal,
@@ -25,6 +27,8 @@ const access = (overrides: Partial<RouteAccess> = {}): RouteAccess => ({
   roles: [],
   workspaceOptional: false,
   workspaceWide: false,
+  workspaceIn: null,
+  roleRefusal: null,
   ...overrides,
 });
 
@@ -62,6 +66,8 @@ describe('routeAccess', () => {
       roles: ['owner'],
       workspaceOptional: true,
       workspaceWide: true,
+      workspaceIn: null,
+      roleRefusal: null,
     });
   });
 
@@ -165,6 +171,38 @@ describe('userPrincipal', () => {
   });
 });
 
+describe('namedWorkspace', () => {
+  it('reads workspaceId from the body or the query', () => {
+    expect(namedWorkspace('body', { workspaceId: WS_A, tier: 'pro' }, {})).toBe(WS_A);
+    expect(namedWorkspace('query', { workspaceId: WS_A }, { workspaceId: WS_B })).toBe(WS_B);
+  });
+
+  it('answers the pipe’s 400 for a missing or malformed one, before any lookup', () => {
+    for (const [body, query] of [[{}, {}], [{ workspaceId: 'acme' }, {}], [{ workspaceId: [WS_A] }, {}], [undefined, {}], [[WS_A], {}]] as const) {
+      expect(failure(() => namedWorkspace('body', body, query))).toEqual({
+        status: 400,
+        code: 'validation_failed',
+        message: 'workspaceId: must be a workspace id (ws_ followed by 24 lowercase letters or digits)',
+      });
+    }
+  });
+});
+
+describe('namedWorkspacePrincipal', () => {
+  const user: Principal = { kind: 'user', userId: 'usr_1', sessionId: 'ses_1', workspaceId: null, scopes: [], projectId: null };
+
+  it('acts in the named workspace with the role held there', () => {
+    expect(namedWorkspacePrincipal(user, WS_A, 'viewer')).toEqual({ ...user, workspaceId: WS_A, role: 'viewer', scopes: ['read'] });
+  });
+
+  it('answers 403 not_a_member to a non-member and 403 workspace_mismatch when X-Workspace-Id names another', () => {
+    expect(failure(() => namedWorkspacePrincipal(user, WS_A, null))).toEqual({ status: 403, code: 'not_a_member', message: `You are not a member of workspace ${WS_A}` });
+    const inB: Principal = { ...user, workspaceId: WS_B, role: 'owner', scopes: ['deploy', 'read', 'delete', 'admin'] };
+    expect(failure(() => namedWorkspacePrincipal(inB, WS_A, 'owner'))).toMatchObject({ status: 403, code: 'workspace_mismatch' });
+    expect(namedWorkspacePrincipal(inB, WS_B, 'owner').workspaceId).toBe(WS_B);
+  });
+});
+
 describe('checkRequirements', () => {
   const viewer: Principal = { kind: 'user', userId: 'usr_1', workspaceId: WS_A, role: 'viewer', scopes: ['read'], projectId: null };
   const owner: Principal = { ...viewer, role: 'owner', scopes: ['deploy', 'read', 'delete', 'admin'] };
@@ -192,6 +230,15 @@ describe('checkRequirements', () => {
     expect(failure(() => checkRequirements(access({ roles: ['owner'] }), viewer))).toMatchObject({ status: 403, code: 'insufficient_role' });
     const allScopes: Principal = { ...readToken, scopes: ['deploy', 'read', 'delete', 'admin'] };
     expect(failure(() => checkRequirements(access({ roles: ['owner'] }), allScopes))).toMatchObject({ status: 403, code: 'insufficient_role' });
+  });
+
+  it('words a role refusal as the route asks (billing: owner_required)', () => {
+    const refusal = { code: 'owner_required', action: 'manage its billing' } as const;
+    expect(failure(() => checkRequirements(access({ roles: ['owner'], roleRefusal: refusal }), viewer))).toEqual({
+      status: 403,
+      code: 'owner_required',
+      message: `Only an owner of workspace ${WS_A} can manage its billing; your role is viewer`,
+    });
   });
 
   it('keeps project-bound tokens off workspace-wide routes', () => {

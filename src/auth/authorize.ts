@@ -1,6 +1,5 @@
-import { HttpStatus } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
-import { ApiError, badRequest, forbidden, notFound } from '../common/errors';
+import { type ApiError, badRequest, notFound } from '../common/errors';
 import { isId } from '../common/ids';
 import { assertStorableText } from '../common/validation';
 import {
@@ -8,11 +7,14 @@ import {
   IS_PUBLIC,
   REQUIRED_ROLES,
   REQUIRED_SCOPES,
+  ROLE_REFUSAL,
+  WORKSPACE_IN,
   WORKSPACE_OPTIONAL,
   WORKSPACE_WIDE,
 } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
 import type { Principal, Role, Scope } from './principal';
+import { type AuthErrorCode, authError } from './auth.errors';
 
 /**
  * The pure half of the bearer guard: given who the credential says the caller is
@@ -28,6 +30,17 @@ export interface RouteAccess {
   roles: Role[];
   workspaceOptional: boolean;
   workspaceWide: boolean;
+  /** Where the route names its workspace besides the path and the header (@WorkspaceIn), or null. */
+  workspaceIn: 'body' | 'query' | null;
+  /** How a @Roles refusal is worded (@RoleRefusal), or null for the default. */
+  roleRefusal: RoleRefusalWording | null;
+}
+
+/** A route's own wording of a @Roles refusal: its code and what only those roles may do. */
+export interface RoleRefusalWording {
+  code: Extract<AuthErrorCode, 'insufficient_role' | 'owner_required'>;
+  /** Completes "Only an owner of workspace ws_… can …". */
+  action: string;
 }
 
 export function routeAccess(reflector: Reflector, handler: Function, controller: Function): RouteAccess {
@@ -39,6 +52,8 @@ export function routeAccess(reflector: Reflector, handler: Function, controller:
     roles: get<Role[]>(REQUIRED_ROLES) ?? [],
     workspaceOptional: get<boolean>(WORKSPACE_OPTIONAL) === true,
     workspaceWide: get<boolean>(WORKSPACE_WIDE) === true,
+    workspaceIn: get<'body' | 'query'>(WORKSPACE_IN) ?? null,
+    roleRefusal: get<RoleRefusalWording>(ROLE_REFUSAL) ?? null,
   };
 }
 
@@ -55,15 +70,15 @@ export type WorkspaceTarget =
 export const WORKSPACE_HEADER = 'x-workspace-id';
 
 export function workspaceTarget(param: string | undefined, header: string | string[] | undefined): WorkspaceTarget {
-  if (Array.isArray(header)) throw badRequest('X-Workspace-Id must be sent once', 'invalid_workspace_header');
+  if (Array.isArray(header)) throw authError('invalid_workspace_header', 'X-Workspace-Id must be sent once');
   if (header !== undefined && !isId('ws', header)) {
-    throw badRequest('X-Workspace-Id must be a workspace id (ws_ followed by 24 lowercase letters or digits)', 'invalid_workspace_header');
+    throw authError('invalid_workspace_header', 'X-Workspace-Id must be a workspace id (ws_ followed by 24 lowercase letters or digits)');
   }
   if (param !== undefined) {
     // The guard reads this before any pipe runs, so the pipes' check is made here too.
     assertStorableText(param, 'workspaceId');
     if (header !== undefined && header !== param) {
-      throw forbidden(`X-Workspace-Id (${header}) names a different workspace than the path (${param})`, 'workspace_mismatch');
+      throw authError('workspace_mismatch', `X-Workspace-Id (${header}) names a different workspace than the path (${param})`);
     }
     return { from: 'param', workspaceId: param };
   }
@@ -71,14 +86,49 @@ export function workspaceTarget(param: string | undefined, header: string | stri
   return { from: 'none', workspaceId: null };
 }
 
+const WORKSPACE_ID = /^ws_[0-9a-z]{24}$/;
+const NAMED_WORKSPACE_PROBLEM = 'workspaceId: must be a workspace id (ws_ followed by 24 lowercase letters or digits)';
+
+/**
+ * The `workspaceId` a @WorkspaceIn route names in its body or query. The guard runs
+ * before the validation pipe, so it checks the field itself, with the pipe's words;
+ * a missing or malformed one is the same 400 the pipe would give.
+ */
+export function namedWorkspace(source: 'body' | 'query', body: unknown, query: unknown): string {
+  const from = source === 'body' ? body : query;
+  const value = typeof from === 'object' && from !== null && !Array.isArray(from) ? (from as Record<string, unknown>).workspaceId : undefined;
+  if (typeof value !== 'string' || !WORKSPACE_ID.test(value)) throw badRequest(NAMED_WORKSPACE_PROBLEM, 'validation_failed', { errors: [NAMED_WORKSPACE_PROBLEM] });
+  return value;
+}
+
+/**
+ * The principal of a @WorkspaceIn route: the workspace named in the request, with the
+ * caller's role there (`role` is null when they have none). It must agree with an
+ * X-Workspace-Id (already resolved into `principal`); not being a member is 403, as
+ * for a header, since the name comes from the body, not from a path.
+ */
+export function namedWorkspacePrincipal(principal: Principal, named: string, role: Role | null): Principal {
+  if (principal.workspaceId && principal.workspaceId !== named) {
+    throw authError('workspace_mismatch', `X-Workspace-Id is ${principal.workspaceId} but the request names workspace ${named}; send one workspace`);
+  }
+  if (principal.kind === 'token') return principal;
+  if (role === null) throw authError('not_a_member', `You are not a member of workspace ${named}`);
+  return { ...principal, workspaceId: named, role, scopes: scopesForRole(role) };
+}
+
+/** The 403 of a caller whose role is not one of `roles`, worded as the route asks. */
+export function roleRefused(roles: readonly Role[], workspaceId: string, role: Role | undefined, wording: RoleRefusalWording | null): ApiError {
+  const names = roles.join(' or ');
+  if (wording) return authError(wording.code, `Only an ${names} of workspace ${workspaceId} can ${wording.action}; your role is ${role}`);
+  return authError('insufficient_role', `This route needs the ${names} role in workspace ${workspaceId} (you are ${role})`);
+}
+
 /** Runs first, so a JWT on a token-only route hears about the credential, not about a missing header. */
 export function checkCredentialKind(access: RouteAccess, kind: Principal['kind']): void {
   if (access.kind === null || access.kind === kind) return;
-  throw forbidden(
-    access.kind === 'token'
-      ? 'This route takes an API token (sk_live_...), not a dashboard JWT'
-      : 'This route takes a dashboard JWT, not an API token',
+  throw authError(
     'wrong_credential_kind',
+    access.kind === 'token' ? 'This route takes an API token (sk_live_...), not a dashboard JWT' : 'This route takes a dashboard JWT, not an API token',
   );
 }
 
@@ -89,7 +139,7 @@ export function tokenPrincipal(credential: Extract<Credential, { kind: 'token' }
     throw notFound('Workspace', target.workspaceId);
   }
   if (target.from === 'header' && target.workspaceId !== credential.workspaceId) {
-    throw forbidden("X-Workspace-Id names a different workspace than the API token's own; a token acts in its workspace only", 'workspace_mismatch');
+    throw authError('workspace_mismatch', "X-Workspace-Id names a different workspace than the API token's own; a token acts in its workspace only");
   }
   return {
     kind: 'token',
@@ -113,13 +163,13 @@ export function userPrincipal(
   const base = { kind: 'user' as const, userId: credential.userId, sessionId: credential.sessionId, projectId: null };
   if (target.from === 'none') {
     if (!access.workspaceOptional) {
-      throw badRequest('X-Workspace-Id header is required with a dashboard JWT on this route', 'workspace_required');
+      throw authError('workspace_required', 'X-Workspace-Id header is required with a dashboard JWT on this route');
     }
     return { ...base, workspaceId: null, scopes: [] };
   }
   if (role === null) {
     if (target.from === 'param') throw notFound('Workspace', target.workspaceId);
-    throw forbidden(`You are not a member of workspace ${target.workspaceId}`, 'not_a_member');
+    throw authError('not_a_member', `You are not a member of workspace ${target.workspaceId}`);
   }
   return { ...base, workspaceId: target.workspaceId, role, scopes: scopesForRole(role) };
 }
@@ -127,10 +177,7 @@ export function userPrincipal(
 /** The route's scope, role and project-binding requirements against the resolved principal. */
 export function checkRequirements(access: RouteAccess, principal: Principal): void {
   if (access.workspaceWide && principal.projectId) {
-    throw forbidden(
-      `This route acts on the whole workspace; a token bound to project ${principal.projectId} cannot call it`,
-      'project_bound_token',
-    );
+    throw authError('project_bound_token', `This route acts on the whole workspace; a token bound to project ${principal.projectId} cannot call it`);
   }
   const missing = missingScopes(access.scopes, principal.scopes);
   if (missing.length > 0) {
@@ -143,18 +190,16 @@ export function checkRequirements(access: RouteAccess, principal: Principal): vo
     } else {
       message = `Your role (${principal.role}) in workspace ${principal.workspaceId} does not grant ${needs} this route requires`;
     }
-    throw new ApiError(HttpStatus.FORBIDDEN, 'insufficient_scope', message, { missingScopes: missing });
+    throw authError('insufficient_scope', message, { missingScopes: missing });
   }
   if (access.roles.length > 0) {
     const roles = access.roles.join(' or ');
     if (principal.kind !== 'user') {
-      throw forbidden(`This route takes a dashboard JWT of a workspace ${roles}; API tokens cannot call it`, 'insufficient_role');
+      throw authError('insufficient_role', `This route takes a dashboard JWT of a workspace ${roles}; API tokens cannot call it`);
     }
     if (principal.workspaceId === null) {
-      throw forbidden(`This route needs the ${roles} role in a workspace: send X-Workspace-Id`, 'insufficient_role');
+      throw authError('insufficient_role', `This route needs the ${roles} role in a workspace: send X-Workspace-Id`);
     }
-    if (!principal.role || !access.roles.includes(principal.role)) {
-      throw forbidden(`This route needs the ${roles} role in workspace ${principal.workspaceId} (you are ${principal.role})`, 'insufficient_role');
-    }
+    if (!principal.role || !access.roles.includes(principal.role)) throw roleRefused(access.roles, principal.workspaceId, principal.role, access.roleRefusal);
   }
 }

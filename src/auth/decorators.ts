@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { RoleRefusalWording } from './authorize';
 import type { Principal, Role, Scope } from './principal';
 
 export const IS_PUBLIC = 'auth:public';
@@ -7,6 +8,8 @@ export const REQUIRED_ROLES = 'auth:roles';
 export const CREDENTIAL_KIND = 'auth:kind';
 export const WORKSPACE_OPTIONAL = 'auth:workspace-optional';
 export const WORKSPACE_WIDE = 'auth:workspace-wide';
+export const WORKSPACE_IN = 'auth:workspace-in';
+export const ROLE_REFUSAL = 'auth:role-refusal';
 
 /** The route needs no credential. Everything else is denied by default. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
@@ -20,6 +23,15 @@ export const CredentialKind = (kind: Principal['kind']) => SetMetadata(CREDENTIA
 export const WorkspaceOptional = () => SetMetadata(WORKSPACE_OPTIONAL, true);
 /** The route acts on the whole workspace (members, settings): a project-bound token gets 403. */
 export const WorkspaceWide = () => SetMetadata(WORKSPACE_WIDE, true);
+
+/**
+ * The route names its workspace in the body or the query (`workspaceId`), not in the
+ * path or X-Workspace-Id (billing): the guard resolves the caller's role there, so
+ * @Roles applies to it. With a JWT only.
+ */
+export const WorkspaceIn = (source: 'body' | 'query') => SetMetadata(WORKSPACE_IN, source);
+/** How the guard words a @Roles refusal on these routes (default: 403 `insufficient_role`). */
+export const RoleRefusal = (refusal: RoleRefusalWording) => SetMetadata(ROLE_REFUSAL, refusal);
 
 /** The resolved caller of the current request. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -1,7 +1,7 @@
 import { accessErrors, accessSentence } from './openapi-document';
 import type { RouteAccess } from './authorize';
 
-const base: RouteAccess = { isPublic: false, kind: null, scopes: [], roles: [], workspaceOptional: false, workspaceWide: false };
+const base: RouteAccess = { isPublic: false, kind: null, scopes: [], roles: [], workspaceOptional: false, workspaceWide: false, workspaceIn: null, roleRefusal: null };
 
 describe('what the OpenAPI document says about a route’s access', () => {
   it('says a public route needs nothing and can give no guard error', () => {

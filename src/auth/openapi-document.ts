@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type { ErrorStatus } from '../common/errors';
+import { declaredCodes, type ErrorCodeWithStatus } from '../error-codes';
 import { routeAccess, RouteAccess } from './authorize';
 
 /**
@@ -20,7 +22,8 @@ import { routeAccess, RouteAccess } from './authorize';
  */
 
 type Json = Record<string, unknown>;
-type Codes = Partial<Record<number, string[]>>;
+/** Codes by status, each typed against the declared codes of that status: a typo or a wrong status fails the build. */
+type Codes = { [S in ErrorStatus]?: ErrorCodeWithStatus<S>[] };
 
 interface OperationContract {
   /** The readable operationId. */
@@ -114,6 +117,26 @@ export const OPERATIONS: Record<string, OperationContract> = {
 };
 
 const ERROR_SCHEMA = 'Error';
+const ERROR_CODE_SCHEMA = 'ErrorCode';
+
+/**
+ * The declared codes as schemas: `ErrorCode` (all of them, the type of every error's
+ * `code`) and one `<Module>ErrorCode` per module, so the SDK exports the unions a
+ * client switches on.
+ */
+function errorCodeSchemas(): Record<string, Json> {
+  const byModule = new Map<string, string[]>();
+  for (const { module, code } of declaredCodes()) byModule.set(module, [...(byModule.get(module) ?? []), code]);
+  const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  const modules = [...byModule].map(([module, codes]) => ({ name: `${pascal(module)}${ERROR_CODE_SCHEMA}`, module, codes: [...codes].sort() }));
+  return {
+    [ERROR_CODE_SCHEMA]: {
+      description: 'Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry.',
+      anyOf: modules.map((m) => ({ $ref: `#/components/schemas/${m.name}` })),
+    },
+    ...Object.fromEntries(modules.map((m) => [m.name, { type: 'string', description: `The ${m.module} module's codes`, enum: m.codes }])),
+  };
+}
 
 /** The document's tags, in this order, with what a reader finds under each. */
 const TAGS: Record<string, string> = {
@@ -165,14 +188,14 @@ function handlers(app: INestApplication): Map<string, { handler: Function; contr
 export function accessErrors(access: RouteAccess, hasPathParams: boolean): Codes {
   if (access.isPublic) return {};
   const codes: Codes = { 400: ['invalid_workspace_header'], 401: ['unauthorized'], 403: ['workspace_mismatch'] };
-  const add = (status: number, code: string) => (codes[status] = [...(codes[status] ?? []), code]);
+  const add = <S extends ErrorStatus>(status: S, code: ErrorCodeWithStatus<S>) => ((codes as Record<S, ErrorCodeWithStatus<S>[]>)[status] = [...(codes[status] ?? []), code]);
   if (access.kind !== 'token') {
     add(403, 'not_a_member');
     if (!access.workspaceOptional) add(400, 'workspace_required');
   }
   if (access.kind !== null) add(403, 'wrong_credential_kind');
   if (access.scopes.length > 0) add(403, 'insufficient_scope');
-  if (access.roles.length > 0) add(403, 'insufficient_role');
+  if (access.roles.length > 0) add(403, access.roleRefusal?.code ?? 'insufficient_role');
   if (access.workspaceWide) add(403, 'project_bound_token');
   if (hasPathParams) add(404, 'not_found');
   return codes;
@@ -191,6 +214,7 @@ export function accessSentence(access: RouteAccess): string {
   if (access.roles.length > 0) parts.push(`role ${access.roles.map((r) => `\`${r}\``).join(' or ')}`);
   if (access.scopes.length === 0 && access.roles.length === 0) parts.push('no scope required');
   if (access.workspaceWide) parts.push('acts on the whole workspace (a project-bound token gets 403)');
+  if (access.workspaceIn) parts.push(`the workspace is the ${access.workspaceIn}’s \`workspaceId\``);
   if (access.kind !== 'token') {
     parts.push(access.workspaceOptional ? 'with a JWT, X-Workspace-Id is optional' : 'with a JWT, send X-Workspace-Id');
   }
@@ -198,13 +222,13 @@ export function accessSentence(access: RouteAccess): string {
 }
 
 function merge(...sets: Codes[]): Codes {
-  const out: Codes = {};
+  const out: Partial<Record<number, string[]>> = {};
   for (const set of sets) {
     for (const [status, codes] of Object.entries(set)) {
-      out[Number(status)] = [...new Set([...(out[Number(status)] ?? []), ...(codes ?? [])])];
+      out[Number(status)] = [...new Set([...(out[Number(status)] ?? []), ...((codes as string[] | undefined) ?? [])])];
     }
   }
-  return out;
+  return out as Codes;
 }
 
 /** Every schema object in the document: nullable enums get null among their values (OpenAPI 3.0 needs it there). */
@@ -233,11 +257,13 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
       statusCode: { type: 'integer', example: 404 },
       error: { type: 'string', example: 'Not Found', description: 'The HTTP reason phrase' },
       message: { type: 'string', example: 'Project proj_0123456789abcdefghijklmn not found', description: 'For people; a 400 names the field' },
-      code: { type: 'string', example: 'not_found', description: 'Stable, for programs; each answer lists the codes it can carry' },
+      code: { $ref: `#/components/schemas/${ERROR_CODE_SCHEMA}` },
       requestId: { type: 'string' },
     },
     additionalProperties: true,
   };
+
+  Object.assign(schemas, errorCodeSchemas());
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {

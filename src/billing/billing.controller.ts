@@ -1,25 +1,30 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from '../auth/decorators';
+import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/decorators';
 import { ApiPaginatedOk } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
+import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
 import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
 
 /**
- * Billing is the dashboard's: JWT only (an API token gets 403), and the workspace is
- * named in the body or query, so the service checks the caller's role in it.
+ * Billing is the dashboard's: JWT only (an API token gets 403). The workspace is
+ * named in the body or query (@WorkspaceIn), where the guard checks the caller's role;
+ * a payment method's workspace is its own, so removing one checks the role in the service.
  */
 @ApiTags('billing')
 @ApiBearerAuth('bearer')
 @CredentialKind('user')
 @WorkspaceOptional()
+@RoleRefusal(BILLING_ROLE_REFUSAL)
 @Controller('billing')
 export class BillingController {
   constructor(private readonly billing: BillingService) {}
 
   @Post('activate-plan')
+  @WorkspaceIn('body')
+  @Roles('owner')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Put a workspace on a paid plan now, charged to its saved payment method (owner only; repeating it changes nothing)',
@@ -30,21 +35,26 @@ export class BillingController {
   }
 
   @Post('cancel')
+  @WorkspaceIn('body')
+  @Roles('owner')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'End the paid plan at the end of the current period; the workspace then returns to free (owner only)' })
   @ApiOkResponse({ type: SubscriptionView })
-  cancel(@CurrentPrincipal() principal: Principal, @Body() dto: WorkspaceRefDto): Promise<SubscriptionView> {
-    return this.billing.cancel(principal, dto.workspaceId);
+  cancel(@Body() dto: WorkspaceRefDto): Promise<SubscriptionView> {
+    return this.billing.cancel(dto.workspaceId);
   }
 
   @Get('subscription')
+  @WorkspaceIn('query')
   @ApiOperation({ summary: "A workspace's tier, interval, status and current period end (any member)" })
   @ApiOkResponse({ type: SubscriptionView })
-  subscription(@CurrentPrincipal() principal: Principal, @Query() query: WorkspaceQueryDto): Promise<SubscriptionView> {
-    return this.billing.subscription(principal, query.workspaceId);
+  subscription(@Query() query: WorkspaceQueryDto): Promise<SubscriptionView> {
+    return this.billing.subscription(query.workspaceId);
   }
 
   @Post('payment-methods')
+  @WorkspaceIn('body')
+  @Roles('owner')
   @ApiOperation({ summary: 'Save a payment method for a workspace; it becomes the one charged (owner only)' })
   @ApiCreatedResponse({ type: PaymentMethodView })
   addPaymentMethod(@CurrentPrincipal() principal: Principal, @Body() dto: AddPaymentMethodDto): Promise<PaymentMethodView> {
@@ -52,10 +62,12 @@ export class BillingController {
   }
 
   @Get('payment-methods')
+  @WorkspaceIn('query')
+  @Roles('owner')
   @ApiOperation({ summary: "A workspace's saved payment methods, newest (the one charged) first (owner only)" })
   @ApiPaginatedOk(PaymentMethodView)
-  listPaymentMethods(@CurrentPrincipal() principal: Principal, @Query() query: PaymentMethodsQueryDto) {
-    return this.billing.listPaymentMethods(principal, query.workspaceId, query.page, query.limit);
+  listPaymentMethods(@Query() query: PaymentMethodsQueryDto) {
+    return this.billing.listPaymentMethods(query.workspaceId, query.page, query.limit);
   }
 
   @Delete('payment-methods/:paymentMethodId')

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { ApiError, badRequest, conflict, forbidden, notFound } from '../common/errors';
+import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock, iso } from '../common/time';
@@ -14,13 +14,16 @@ import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSub
 import type { Interval, PaidTier } from './plans';
 import { periodEndAt } from './quota';
 import { QuotaService } from './quota.service';
+import { roleRefused } from '../auth/authorize';
+import { BILLING_ROLE_REFUSAL, billingError } from './billing.errors';
 
 /** Class id of the per-workspace advisory lock that queues billing changes (two-key form, apart from the one-key locks elsewhere). */
 const BILLING_LOCK_CLASS = 0x42494c4c;
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage
- * its billing, and only with a JWT (the controller admits no API token).
+ * its billing, and only with a JWT: the guard enforces both (@Roles('owner') on the
+ * controller), except for removing a payment method, whose workspace is the method's.
  *
  * Every change runs in a transaction holding the workspace's billing lock, so two
  * activations at once make one provider subscription, and the provider is called
@@ -40,14 +43,13 @@ export class BillingService {
   ) {}
 
   async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
-    await this.assertOwner(principal, workspaceId);
     const problem = this.provider.tokenProblem(token);
-    if (problem) throw badRequest(problem, 'invalid_payment_method');
+    if (problem) throw billingError('invalid_payment_method', problem);
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
       const ref = this.provider.refOf(token);
       const saved = await m.findOneBy(PaymentMethod, { workspaceId, provider: this.provider.name, providerRef: ref });
-      if (saved) throw conflict(`This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, 'payment_method_exists', { id: saved.id });
+      if (saved) throw billingError('payment_method_exists', `This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, { id: saved.id });
       const customer = await this.customer(m, workspaceId, principal.userId!);
       const attached = await this.call(() => this.provider.attachPaymentMethod(customer.customerRef, token));
       const newest = await this.newestMethod(m, workspaceId);
@@ -68,8 +70,7 @@ export class BillingService {
     });
   }
 
-  async listPaymentMethods(principal: Principal, workspaceId: string, page: number, limit: number): Promise<Paginated<PaymentMethodView>> {
-    await this.assertOwner(principal, workspaceId);
+  async listPaymentMethods(workspaceId: string, page: number, limit: number): Promise<Paginated<PaymentMethodView>> {
     const [methods, total] = await this.dataSource.manager.findAndCount(PaymentMethod, {
       where: { workspaceId, provider: this.provider.name },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -85,7 +86,8 @@ export class BillingService {
     // Another workspace's payment method is a 404, like any foreign id.
     const role = found ? await this.members.activeRole(found.workspaceId, principal.userId!) : null;
     if (!found || !role) throw notFound('Payment method', id);
-    if (role !== 'owner') throw this.ownerRequired(found.workspaceId, role);
+    // The workspace is the payment method's, known only from the data: the one owner check left in a service.
+    if (role !== 'owner') throw roleRefused(['owner'], found.workspaceId, role, BILLING_ROLE_REFUSAL);
     const workspaceId = found.workspaceId;
     await this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
@@ -99,10 +101,7 @@ export class BillingService {
         });
         const sub = await m.findOneBy(Subscription, { workspaceId });
         if (!second && sub && this.isRunning(sub) && !sub.cancelAtPeriodEnd) {
-          throw conflict(
-            `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`,
-            'payment_method_required',
-          );
+          throw billingError.at(409, 'payment_method_required', `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`);
         }
         // Removing the one charged makes the next newest the one charged.
         const nextDefault = newest.id === id ? (second?.providerRef ?? null) : null;
@@ -120,17 +119,12 @@ export class BillingService {
    * (before the period ends) resumes it.
    */
   async activate(principal: Principal, workspaceId: string, tier: PaidTier, interval: Interval): Promise<ActivationView> {
-    await this.assertOwner(principal, workspaceId);
     await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
       const hasMethod = await m.exists(PaymentMethod, { where: { workspaceId, provider: this.provider.name } });
       if (!hasMethod) {
-        throw new ApiError(
-          402,
-          'payment_method_required',
-          `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
-        );
+        throw billingError.at(402, 'payment_method_required', `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`);
       }
       const sub = await m.findOneBy(Subscription, { workspaceId });
       const running = sub !== null && this.isRunning(sub);
@@ -172,14 +166,13 @@ export class BillingService {
   }
 
   /** Schedules the end of the paid plan at the end of the period; until then it stays in force. */
-  async cancel(principal: Principal, workspaceId: string): Promise<SubscriptionView> {
-    await this.assertOwner(principal, workspaceId);
+  async cancel(workspaceId: string): Promise<SubscriptionView> {
     await this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
       const sub = await m.findOneBy(Subscription, { workspaceId });
       if (!sub || !this.isRunning(sub)) {
         const plan = await this.quotas.planOf(workspaceId, m);
-        throw conflict(`Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`, 'no_subscription');
+        throw billingError('no_subscription', `Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`);
       }
       if (sub.cancelAtPeriodEnd) return;
       const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
@@ -192,10 +185,8 @@ export class BillingService {
     return this.subscriptionView(workspaceId);
   }
 
-  /** Any active member may see how the workspace's plan is paid for; changing it is the owners'. */
-  async subscription(principal: Principal, workspaceId: string): Promise<SubscriptionView> {
-    this.assertSameWorkspace(principal, workspaceId);
-    if (!(await this.members.activeRole(workspaceId, principal.userId!))) throw this.notAMember(workspaceId);
+  /** Any active member may see how the workspace's plan is paid for (the guard checked the membership). */
+  async subscription(workspaceId: string): Promise<SubscriptionView> {
     return this.subscriptionView(workspaceId);
   }
 
@@ -290,33 +281,6 @@ export class BillingService {
     await m.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BILLING_LOCK_CLASS, workspaceId]);
   }
 
-  /**
-   * The workspace is named in the body or query, so the guard has not checked it:
-   * the caller must be one of its active owners. Not a member (or no such
-   * workspace) is 403 `not_a_member`, as for an X-Workspace-Id the caller does not
-   * belong to; a member who is not an owner is 403 `owner_required`.
-   */
-  private async assertOwner(principal: Principal, workspaceId: string): Promise<void> {
-    this.assertSameWorkspace(principal, workspaceId);
-    const role = await this.members.activeRole(workspaceId, principal.userId!);
-    if (!role) throw this.notAMember(workspaceId);
-    if (role !== 'owner') throw this.ownerRequired(workspaceId, role);
-  }
-
-  private assertSameWorkspace(principal: Principal, workspaceId: string): void {
-    if (principal.workspaceId && principal.workspaceId !== workspaceId) {
-      throw forbidden(`X-Workspace-Id is ${principal.workspaceId} but the request names workspace ${workspaceId}; send one workspace`, 'workspace_mismatch');
-    }
-  }
-
-  private notAMember(workspaceId: string): ApiError {
-    return forbidden(`You are not a member of workspace ${workspaceId}`, 'not_a_member');
-  }
-
-  private ownerRequired(workspaceId: string, role: string): ApiError {
-    return forbidden(`Only an owner of workspace ${workspaceId} can manage its billing; your role is ${role}`, 'owner_required');
-  }
-
   /** One provider call, its refusal turned into the HTTP answer. */
   private async call<T>(run: () => Promise<T>): Promise<T> {
     try {
@@ -325,13 +289,13 @@ export class BillingService {
       if (!(err instanceof PaymentProviderError)) throw err;
       switch (err.kind) {
         case 'invalid_payment_method':
-          throw badRequest(`paymentMethodToken: the payment provider does not accept it: ${err.message}`, 'invalid_payment_method', { providerCode: err.providerCode ?? null });
+          throw billingError('invalid_payment_method', `paymentMethodToken: the payment provider does not accept it: ${err.message}`, { providerCode: err.providerCode ?? null });
         case 'declined':
-          throw new ApiError(402, 'payment_failed', `The payment provider declined the payment: ${err.message}. Nothing was changed; save another payment method and try again.`, {
+          throw billingError('payment_failed', `The payment provider declined the payment: ${err.message}. Nothing was changed; save another payment method and try again.`, {
             providerCode: err.providerCode ?? null,
           });
         case 'unavailable':
-          throw new ApiError(502, 'payment_provider_unavailable', `${err.message}; nothing was changed. Try again later.`);
+          throw billingError('payment_provider_unavailable', `${err.message}; nothing was changed. Try again later.`);
       }
     }
   }

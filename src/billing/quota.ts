@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors';
 import { parseTtl, ttlWithin } from '../deployments/ttl';
 import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
 import { formatBytes } from '../common/format-bytes';
+import { billingError } from './billing.errors';
 
 /** First instant of the calendar month (UTC) that contains `now`. */
 export function monthStart(now: Date): Date {
@@ -24,7 +25,7 @@ export function monthKey(now: Date): string {
 
 
 function quotaExceeded(quota: QuotaName, plan: Tier, limit: number | string, usage: number | string, message: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(402, 'quota_exceeded', message, { quota, limit, usage, plan, ...extra });
+  return billingError('quota_exceeded', message, { quota, limit, usage, plan, ...extra });
 }
 
 const upgrade = (plan: Tier) => (plan === 'team' ? 'ask the operator for a larger plan' : 'upgrade the plan (POST /billing/activate-plan)');

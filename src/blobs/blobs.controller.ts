@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse,
 import type { Request, Response } from 'express';
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
-import { ApiError } from '../common/errors';
+import { unsupportedMediaType } from '../common/errors';
 import { BlobView } from './blob.view';
 import { BlobsService } from './blobs.service';
 
@@ -37,7 +37,7 @@ export class BlobsController {
   ): Promise<BlobView> {
     if (req.is('json')) {
       // The JSON parser has already consumed it: the bytes are no longer what was sent.
-      throw new ApiError(HttpStatus.UNSUPPORTED_MEDIA_TYPE, 'unsupported_media_type', 'Send the raw bytes with Content-Type: application/octet-stream, not JSON');
+      throw unsupportedMediaType('Send the raw bytes with Content-Type: application/octet-stream, not JSON');
     }
     const length = req.headers['content-length'];
     try {

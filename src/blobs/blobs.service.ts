@@ -2,13 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal';
-import { ApiError, badRequest, payloadTooLarge } from '../common/errors';
+import { ApiError, payloadTooLarge } from '../common/errors';
 import { QuotaService } from '../billing/quota.service';
 import { AppConfig } from '../config/app-config';
 import { BlobStore } from '../deployments/blob-store.service';
 import { workspaceOf } from '../projects/projects.service';
 import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
 import { formatBytes } from '../common/format-bytes';
+import { blobsError } from './blobs.errors';
+import { storageError } from '../storage/storage.errors';
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -29,7 +31,7 @@ export interface BlobUploadResult {
 export function parseSha256(value: string): string {
   const sha256 = value.toLowerCase();
   if (!SHA256_HEX.test(sha256)) {
-    throw badRequest(`sha256 must be the 64 hexadecimal characters of the file's SHA-256, got ${JSON.stringify(value.slice(0, 80))}`, 'invalid_sha256');
+    throw blobsError('invalid_sha256', `sha256 must be the 64 hexadecimal characters of the file's SHA-256, got ${JSON.stringify(value.slice(0, 80))}`);
   }
   return sha256;
 }
@@ -73,7 +75,7 @@ export class BlobsService {
     }
     try {
       if (spooled.sha256 !== sha256) {
-        throw badRequest(`The body's SHA-256 is ${spooled.sha256} (${formatBytes(spooled.size)}), not the ${sha256} named in the path; nothing was stored`, 'sha256_mismatch', {
+        throw blobsError('sha256_mismatch', `The body's SHA-256 is ${spooled.sha256} (${formatBytes(spooled.size)}), not the ${sha256} named in the path; nothing was stored`, {
           expected: sha256,
           actual: spooled.sha256,
           size: spooled.size,
@@ -83,7 +85,7 @@ export class BlobsService {
         await this.blobs.storeUpload(workspaceId, { sha256, size: spooled.size }, spooled.open);
       } catch (err) {
         this.logger.error(`storing blob ${sha256} failed: ${(err as Error).message}`, (err as Error).stack);
-        throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the blob; retry the upload.');
+        throw storageError('storage_unavailable', 'Object storage failed while storing the blob; retry the upload.');
       }
       return { sha256, size: spooled.size, created: true };
     } finally {

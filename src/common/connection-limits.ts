@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
-import type { ErrorBody } from './errors';
+import type { CommonErrorCode, ErrorBody } from './errors';
 
 export interface ConnectionTimeouts {
   /** All request headers must arrive within this. */
@@ -54,7 +54,7 @@ function onIdle(req: IncomingMessage, res: ServerResponse, idleMs: number): void
       statusCode: 408,
       error: STATUS_CODES[408]!,
       message: `The request body stopped arriving: no bytes for ${idleMs} ms`,
-      code: 'request_timeout',
+      code: 'request_timeout' satisfies CommonErrorCode,
     };
     const body = JSON.stringify(error);
     // The handler still waiting for the body then meets the close and gives up.

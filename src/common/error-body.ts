@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from './db-errors';
-import { ApiError, defaultCode, ErrorBody } from './errors';
+import { ApiError, type CommonErrorCode, defaultCode, ErrorBody } from './errors';
 import { formatBytes } from './format-bytes';
 
 interface BodyParserError {
@@ -16,7 +16,7 @@ function isBodyParserError(err: unknown): err is BodyParserError {
   return typeof err === 'object' && err !== null && typeof (err as BodyParserError).type === 'string' && typeof (err as BodyParserError).status === 'number';
 }
 
-function body(status: number, message: string, code = defaultCode(status), extra: Record<string, unknown> = {}): ErrorBody {
+function body(status: number, message: string, code: CommonErrorCode = defaultCode(status), extra: Record<string, unknown> = {}): ErrorBody {
   return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message, code, ...extra };
 }
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
-import { ApiError, badRequest, payloadTooLarge } from './errors';
+import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from './errors';
 import { formatBytes } from './format-bytes';
 import { checkJsonShape, JsonShapeLimits } from './json-shape';
 
@@ -91,5 +91,5 @@ function tooLarge(size: number | undefined, limit: number, anonymous = false): A
   return payloadTooLarge(message, { limit, ...(size === undefined ? {} : { size }) });
 }
 
-const unsupported = (message: string) => new ApiError(415, 'unsupported_media_type', message);
+const unsupported = (message: string) => unsupportedMediaType(message);
 const invalidJson = (why: string) => badRequest(`Request body is not valid JSON: ${why}`, 'invalid_json');

@@ -1,8 +1,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
-import { HttpStatus } from '@nestjs/common';
 import { promisify } from 'node:util';
 import { BoundedConcurrency, QueueFullError } from './bounded-concurrency';
-import { ApiError } from './errors';
+import { ApiError, commonError } from './errors';
 
 const scryptOnPool = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 
@@ -20,7 +19,7 @@ export const PASSWORD_HASH_RETRY_AFTER_SECONDS = 1;
 export const passwordHashing = new BoundedConcurrency(2, 64);
 
 export function passwordHashingBusy(): ApiError {
-  const error = new ApiError(HttpStatus.SERVICE_UNAVAILABLE, 'password_hashing_busy', 'Too many password checks are in progress; retry in a moment');
+  const error = commonError('password_hashing_busy', 'Too many password checks are in progress; retry in a moment');
   return Object.assign(error, { headers: { 'Retry-After': String(PASSWORD_HASH_RETRY_AFTER_SECONDS) } });
 }
 

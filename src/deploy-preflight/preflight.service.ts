@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
-import { badRequest, conflict, forbidden } from '../common/errors';
+import { badRequest, forbidden } from '../common/errors';
 import { Clock } from '../common/time';
 import { DeployService } from '../deployments/deploy.service';
 import type { LazyDeployDto } from '../deployments/dto/deploy.dto';
@@ -11,6 +11,7 @@ import { Project } from '../projects/project.entity';
 import { checkTtl, workspaceOf } from '../projects/projects.service';
 import { newSlugProblem, slugProblem } from '../projects/slug';
 import type { Tier } from '../billing/plans';
+import { projectsError } from '../projects/projects.errors';
 
 export interface PreflightResult {
   project_slug: string;
@@ -47,7 +48,7 @@ export class DeployPreflightService {
     // Same order as the deploy, so both give the same first error.
     if (dto.ttl !== undefined) checkTtl(dto.ttl, 'ttl');
     const problem = slugProblem(dto.project_slug);
-    if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
+    if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
     const plan = await this.quotas.planOf(workspaceId);
     if (dto.ttl !== undefined) this.quotas.assertTtlAllowed(plan, dto.ttl, 'ttl');
     const prepared = this.deploys.prepare(dto.files, plan.limits.maxFileBytes);
@@ -56,7 +57,7 @@ export class DeployPreflightService {
     const project = await this.dataSource.getRepository(Project).findOneBy({ slug });
     const usage = await this.quotas.usage(workspaceId);
     if (project) {
-      if (project.workspaceId !== workspaceId) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+      if (project.workspaceId !== workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
       if (principal.projectId && principal.projectId !== project.id) throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
       if (dto.type !== undefined && dto.type !== project.type) {
         throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${dto.type}`);
@@ -64,7 +65,7 @@ export class DeployPreflightService {
     } else {
       if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
       const fresh = newSlugProblem(slug);
-      if (fresh) throw badRequest(`project_slug: ${fresh}`, 'invalid_slug');
+      if (fresh) throw projectsError('invalid_slug', `project_slug: ${fresh}`);
       const projects = projectQuotaError(plan.tier, plan.limits, usage.projects);
       if (projects) throw projects;
     }

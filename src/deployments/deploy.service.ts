@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { defaultTtlWithin } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
-import { ApiError, badRequest, conflict, forbidden, payloadTooLarge } from '../common/errors';
+import { badRequest, forbidden, payloadTooLarge } from '../common/errors';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -25,6 +25,9 @@ import { formatBytes } from '../common/format-bytes';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey } from './blob-store.service';
 import { checkRuleFiles, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
+import { deploymentsError } from './deployments.errors';
+import { projectsError } from '../projects/projects.errors';
+import { storageError } from '../storage/storage.errors';
 
 export interface PreparedFile {
   path: string;
@@ -88,14 +91,14 @@ export class DeployService {
     try {
       files.forEach((file, i) => assertFileObject(file, i));
     } catch (err) {
-      if (err instanceof InvalidFileEntryError) throw badRequest(err.message, 'invalid_file');
+      if (err instanceof InvalidFileEntryError) throw deploymentsError('invalid_file', err.message);
       throw err;
     }
     let paths: string[];
     try {
       paths = normaliseDeployPaths(files.map((f) => f.path));
     } catch (err) {
-      if (err instanceof InvalidPathError) throw badRequest(err.reason, 'invalid_path');
+      if (err instanceof InvalidPathError) throw deploymentsError('invalid_path', err.reason);
       throw err;
     }
     const prepared: PreparedFile[] = [];
@@ -115,14 +118,14 @@ export class DeployService {
       try {
         entry = describeFileEntry(file, i);
       } catch (err) {
-        if (err instanceof InvalidFileEntryError) throw badRequest(err.message, 'invalid_file');
+        if (err instanceof InvalidFileEntryError) throw deploymentsError('invalid_file', err.message);
         throw err;
       }
       if (entry.kind === 'digest') {
         checkSize(i, entry.size);
         const earlier = referenced.get(entry.sha256);
         if (earlier && earlier.size !== entry.size) {
-          throw badRequest(`files[${i}].size is ${entry.size} but files[${earlier.index}] gives ${earlier.size} for the same sha256`, 'invalid_file');
+          throw deploymentsError('invalid_file', `files[${i}].size is ${entry.size} but files[${earlier.index}] gives ${earlier.size} for the same sha256`);
         }
         if (!earlier) referenced.set(entry.sha256, { sha256: entry.sha256, size: entry.size, index: i });
         prepared.push({ path: paths[i], sha256: entry.sha256, size: entry.size, contentType: contentTypeFor(paths[i]) });
@@ -133,7 +136,7 @@ export class DeployService {
       try {
         bytes = decodeContent(file.content, file.encoding, i);
       } catch (err) {
-        if (err instanceof InvalidContentError) throw badRequest(err.message, 'invalid_content');
+        if (err instanceof InvalidContentError) throw deploymentsError('invalid_content', err.message);
         throw err;
       }
       checkSize(i, bytes.length);
@@ -146,7 +149,7 @@ export class DeployService {
     for (const ref of referenced.values()) {
       const inline = blobs.get(ref.sha256);
       if (inline && inline.size !== ref.size) {
-        throw badRequest(`files[${ref.index}].size is ${ref.size}, but the file's sha256 belongs to ${inline.size} bytes`, 'blob_size_mismatch');
+        throw deploymentsError('blob_size_mismatch', `files[${ref.index}].size is ${ref.size}, but the file's sha256 belongs to ${inline.size} bytes`);
       }
     }
     const uploadedRefs = [...referenced.values()].filter((r) => !blobs.has(r.sha256)).map(({ sha256, size }) => ({ sha256, size }));
@@ -184,7 +187,7 @@ export class DeployService {
     if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
     if ('slug' in target) {
       const problem = slugProblem(target.slug);
-      if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
+      if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
     }
     // The plan in force now: its largest file and longest TTL apply before anything is stored.
     const plan = await this.quotas.planOf(workspaceOf(principal));
@@ -197,7 +200,7 @@ export class DeployService {
         await this.blobs.ensureStored(prepared.blobs);
       } catch (err) {
         this.logger.error(`storing deployment files failed: ${(err as Error).message}`, (err as Error).stack);
-        throw new ApiError(503, 'storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
+        throw storageError('storage_unavailable', 'Object storage failed while storing the files; nothing was deployed. Retry the request.');
       }
       try {
         const done = await this.dataSource.transaction(async (m) => {
@@ -210,7 +213,7 @@ export class DeployService {
         return done;
       } catch (err) {
         if (!(err instanceof MissingBlobsError) || attempt >= COMMIT_ATTEMPTS) {
-          if (err instanceof MissingBlobsError) throw new ApiError(503, 'storage_busy', 'Storage is busy; retry the deploy');
+          if (err instanceof MissingBlobsError) throw deploymentsError('storage_busy', 'Storage is busy; retry the deploy');
           throw err;
         }
       }
@@ -229,18 +232,14 @@ export class DeployService {
     const missing = prepared.referenced.filter((r) => !owned.has(r.sha256)).map((r) => r.sha256);
     if (missing.length > 0) {
       const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
-      throw badRequest(
-        `${missing.length} file${missing.length === 1 ? '' : 's'} name${missing.length === 1 ? 's a blob' : ' blobs'} this workspace has not uploaded: ${shown}. ` +
-          'Upload each with PUT /v1/blobs/:sha256, then repeat the deploy; nothing was deployed.',
-        'missing_blobs',
-        { missing },
-      );
+      throw deploymentsError('missing_blobs', `${missing.length} file${missing.length === 1 ? '' : 's'} name${missing.length === 1 ? 's a blob' : ' blobs'} this workspace has not uploaded: ${shown}. ` +
+          'Upload each with PUT /v1/blobs/:sha256, then repeat the deploy; nothing was deployed.', { missing });
     }
     for (const ref of prepared.referenced) {
       const stored = owned.get(ref.sha256)!;
       if (stored !== ref.size) {
         const i = prepared.files.findIndex((f) => f.sha256 === ref.sha256);
-        throw badRequest(`files[${i}] "${prepared.files[i].path}" gives size ${ref.size}, but blob ${ref.sha256} is ${stored} bytes`, 'blob_size_mismatch', {
+        throw deploymentsError('blob_size_mismatch', `files[${i}] "${prepared.files[i].path}" gives size ${ref.size}, but blob ${ref.sha256} is ${stored} bytes`, {
           sha256: ref.sha256,
           size: stored,
         });
@@ -275,7 +274,7 @@ export class DeployService {
       'UPDATE projects SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, live_deployment_id',
       [project.id],
     );
-    if (!bumped) throw conflict(`project ${project.id} was deleted during the deploy`, 'project_deleted');
+    if (!bumped) throw deploymentsError('project_deleted', `project ${project.id} was deleted during the deploy`);
 
     const publish = request.publish !== false;
     const missing = await this.blobs.lockStored(m, prepared.blobs.map((b) => b.sha256));
@@ -327,7 +326,7 @@ export class DeployService {
       const file = found[name];
       if (!file) return undefined;
       const oversized = oversizedRuleFile(name, file.size);
-      if (oversized) throw badRequest(oversized.message, oversized.code, { errors: oversized.errors });
+      if (oversized) throw deploymentsError(oversized.code, oversized.message, { errors: oversized.errors });
       const inline = prepared.blobs.find((b) => b.sha256 === file.sha256);
       if (inline) return inline.bytes;
       try {
@@ -338,13 +337,13 @@ export class DeployService {
         return Buffer.concat(chunks);
       } catch (err) {
         this.logger.error(`reading ${name} (${file.sha256}) back failed: ${(err as Error).message}`);
-        throw new ApiError(503, 'storage_unavailable', `Object storage failed while reading ${name}; nothing was deployed. Retry the request.`);
+        throw storageError('storage_unavailable', `Object storage failed while reading ${name}; nothing was deployed. Retry the request.`);
       }
     };
     try {
       checkRuleFiles({ redirects: await read('_redirects'), headers: await read('_headers') }, prepared.files.map((f) => f.path));
     } catch (err) {
-      if (err instanceof InvalidRuleFileError) throw badRequest(err.message, err.code, { errors: err.errors });
+      if (err instanceof InvalidRuleFileError) throw deploymentsError(err.code, err.message, { errors: err.errors });
       throw err;
     }
   }
@@ -355,7 +354,7 @@ export class DeployService {
     const existing = await repo.findOneBy({ slug });
     const check = (project: Project): Project => {
       // Indistinguishable from any taken slug: never confirm another workspace's project.
-      if (project.workspaceId !== principal.workspaceId) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+      if (project.workspaceId !== principal.workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
       if (principal.projectId && principal.projectId !== project.id) {
         throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
       }
@@ -365,7 +364,7 @@ export class DeployService {
     if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
     // Existing projects keep slugs taken under older rules; a new one follows today's.
     const problem = newSlugProblem(slug);
-    if (problem) throw badRequest(`project_slug: ${problem}`, 'invalid_slug');
+    if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
     await this.quotas.assertProjectSlot(m, workspaceOf(principal));
     const created = await m
       .createQueryBuilder()

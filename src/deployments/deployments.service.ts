@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { conflict, notFound } from '../common/errors';
+import { notFound } from '../common/errors';
 import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
@@ -12,6 +12,7 @@ import { notifySiteChanged } from '../projects/site-events';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
 import { effectiveStatus } from './deployment.view';
+import { deploymentsError } from './deployments.errors';
 
 /** Reading deployments and moving the live pointer (promote = rollback, archive). */
 @Injectable()
@@ -44,7 +45,7 @@ export class DeploymentsService {
     return this.dataSource.transaction(async (m) => {
       const { project, deployment } = await this.lockForChange(m, principal, projectId, deploymentId);
       if (effectiveStatus(deployment, this.clock.now()) === 'expired') {
-        throw conflict(`deployment ${deployment.id} has expired and cannot be promoted`, 'deployment_expired');
+        throw deploymentsError('deployment_expired', `deployment ${deployment.id} has expired and cannot be promoted`);
       }
       if (project.liveDeploymentId !== deployment.id) {
         if (project.liveDeploymentId) {
@@ -64,7 +65,7 @@ export class DeploymentsService {
     return this.dataSource.transaction(async (m) => {
       const { project, deployment } = await this.lockForChange(m, principal, projectId, deploymentId);
       if (effectiveStatus(deployment, this.clock.now()) === 'expired') {
-        throw conflict(`deployment ${deployment.id} has expired; there is nothing to archive`, 'deployment_expired');
+        throw deploymentsError('deployment_expired', `deployment ${deployment.id} has expired; there is nothing to archive`);
       }
       if (deployment.status !== 'archived') {
         await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1`, [deployment.id]);

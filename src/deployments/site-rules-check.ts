@@ -5,6 +5,7 @@
  * or is refused before anything goes live.
  */
 import { HeaderRules, parseHeaders } from '../sites/rules/headers';
+import type { DeploymentsErrorCode } from './deployments.errors';
 import { parseRedirects, RedirectRules } from '../sites/rules/redirects';
 import { findRedirectLoops, RULE_FILES } from '../sites/rules/resolve';
 import { MAX_RULE_FILE_BYTES, RuleError } from '../sites/rules/rule-file';
@@ -20,7 +21,7 @@ export class InvalidRuleFileError extends Error {
     this.name = 'InvalidRuleFileError';
   }
 
-  get code(): string {
+  get code(): Extract<DeploymentsErrorCode, 'invalid_redirects' | 'invalid_headers'> {
     return this.file === '_redirects' ? 'invalid_redirects' : 'invalid_headers';
   }
 }

@@ -1,8 +1,8 @@
-import { badRequest } from '../common/errors';
 import type { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
 import { DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
+import { domainsError } from './domains.errors';
 
 export function domainRules(config: AppConfig): DomainRules {
   return { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
@@ -13,7 +13,7 @@ export function checkCustomDomain(raw: string, config: AppConfig): string {
   try {
     return normaliseDomain(raw, domainRules(config));
   } catch (err) {
-    if (err instanceof InvalidDomainError) throw badRequest(err.message, 'invalid_domain');
+    if (err instanceof InvalidDomainError) throw domainsError('invalid_domain', err.message);
     throw err;
   }
 }

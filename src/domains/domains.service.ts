@@ -1,7 +1,7 @@
-import { HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
-import { ApiError, conflict, notFound } from '../common/errors';
+import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { Project } from '../projects/project.entity';
@@ -10,6 +10,7 @@ import { notifySiteChanged } from '../projects/site-events';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
 import { domainRecords } from './custom-domain';
+import { domainsError } from './domains.errors';
 
 export interface DomainCheckResult {
   /** This check found the token. */
@@ -43,7 +44,7 @@ export class DomainsService {
   async verify(principal: Principal, projectId: string): Promise<DomainCheckResult> {
     const project = await this.projects.findVisible(principal, projectId);
     if (!project.customDomain || !project.domainToken) {
-      throw conflict(`Project ${project.id} has no custom domain to verify; attach one with PATCH /projects/${project.id} {custom_domain}`, 'no_custom_domain');
+      throw domainsError('no_custom_domain', `Project ${project.id} has no custom domain to verify; attach one with PATCH /projects/${project.id} {custom_domain}`);
     }
     const { verdict, records } = await this.check(project);
     if (verdict === 'inconclusive') throw this.dnsUnavailable(records[0]);
@@ -51,7 +52,7 @@ export class DomainsService {
       const current = await this.lockSame(m, project);
       if (current === 'gone') throw notFound('Project', project.id);
       if (!current) {
-        throw conflict(`The custom domain of project ${project.id} changed while it was being checked; verify again`, 'domain_changed');
+        throw domainsError('domain_changed', `The custom domain of project ${project.id} changed while it was being checked; verify again`);
       }
       const saved = await this.record(m, current, verdict);
       return { verified: verdict === 'verified', project: saved, records };
@@ -118,7 +119,7 @@ export class DomainsService {
     const message = timedOut
       ? `DNS did not answer the lookup of ${txt.name} within ${this.dns.timeoutMs} ms (asked ${this.dns.describeServers()}); nothing was changed, try again`
       : `DNS lookup of ${txt.name} failed (${txt.error}, asked ${this.dns.describeServers()}); nothing was changed, try again`;
-    const error = new ApiError(HttpStatus.SERVICE_UNAVAILABLE, timedOut ? 'dns_timeout' : 'dns_unavailable', message);
+    const error = domainsError(timedOut ? 'dns_timeout' : 'dns_unavailable', message);
     return Object.assign(error, { headers: { 'Retry-After': '30' } });
   }
 }

@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../auth/decorators';
-import { ApiError, badRequest } from '../common/errors';
 import { InternalGuard } from './internal.guard';
 import { TlsAskService } from './tls-ask.service';
+import { domainsError } from '../domains/domains.errors';
+import { internalError } from './internal.errors';
 
 /** Infrastructure only: not part of the public API, so not in the OpenAPI document. */
 @ApiExcludeController()
@@ -18,10 +19,10 @@ export class TlsAskController {
   @HttpCode(200)
   async allowed(@Query('domain') domain: unknown): Promise<{ domain: string; allowed: true }> {
     if (typeof domain !== 'string' || domain.length === 0 || domain.length > 253) {
-      throw badRequest('domain: give one host name as ?domain=', 'invalid_domain');
+      throw domainsError('invalid_domain', 'domain: give one host name as ?domain=');
     }
     if (!(await this.ask.allowed(domain))) {
-      throw new ApiError(404, 'certificate_not_allowed', `No certificate for ${domain}: it is neither the API host, a project's site host nor a verified custom domain`);
+      throw internalError('certificate_not_allowed', `No certificate for ${domain}: it is neither the API host, a project's site host nor a verified custom domain`);
     }
     return { domain, allowed: true };
   }

@@ -4,7 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
-import { badRequest, conflict, forbidden, notFound } from '../common/errors';
+import { badRequest, forbidden, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
@@ -17,6 +17,7 @@ import { UpdateProjectDto } from './dto/update-project.dto';
 import { GateType, Project, ProjectType } from './project.entity';
 import { notifySiteChanged } from './site-events';
 import { deriveSlug, newSlugProblem, withRandomSuffix } from './slug';
+import { projectsError } from './projects.errors';
 
 export interface NewProject {
   name: string;
@@ -73,7 +74,7 @@ export class ProjectsService {
     const workspaceId = workspaceOf(principal);
     if (dto.slug !== undefined) {
       const problem = newSlugProblem(dto.slug);
-      if (problem) throw badRequest(`slug: ${problem}`, 'invalid_slug');
+      if (problem) throw projectsError('invalid_slug', `slug: ${problem}`);
     }
     const fields: Omit<NewProject, 'slug'> = {
       name: dto.name.trim(),
@@ -110,9 +111,9 @@ export class ProjectsService {
         .returning(['id'])
         .execute();
       if (inserted.raw.length > 0) return manager.getRepository(Project).findOneByOrFail({ id });
-      if (explicitSlug) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
+      if (explicitSlug) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
     }
-    throw conflict(`could not find a free slug derived from "${base}"; choose a slug`, 'slug_taken');
+    throw projectsError('slug_taken', `could not find a free slug derived from "${base}"; choose a slug`);
   }
 
   async update(principal: Principal, projectId: string, dto: UpdateProjectDto): Promise<Project> {
@@ -148,7 +149,7 @@ export class ProjectsService {
         await m.getRepository(Project).update({ id: project.id }, changes);
       } catch (err) {
         if (uniqueViolation(err) === 'UQ_projects_custom_domain') {
-          throw conflict(`custom_domain "${changes.customDomain}" is already attached to a project`, 'domain_taken');
+          throw projectsError('domain_taken', `custom_domain "${changes.customDomain}" is already attached to a project`);
         }
         throw err;
       }

@@ -4,7 +4,7 @@
  * local files. `npm run sdk:generate` refreshes schema.ts from the service.
  */
 export { StatichostClient, type StatichostApi, type StatichostClientOptions, type ResponseBody, type BlobUploadResult } from './client';
-export { StatichostApiError, StatichostConnectionError, type ApiErrorBody } from './errors';
+export { StatichostApiError, StatichostConnectionError, type ApiErrorBody, type ErrorCode, type HttpStatusCode, type ModuleErrorCodes } from './errors';
 export { collectFiles, hashFiles, isIgnored, isInside, sha256OfFile, type CollectedFiles, type LocalFile } from './files';
 export { deployDigestFirst, preflightDeploy, type DeployPreflight, type DeployProgress, type DigestDeployOptions, type DigestDeployResult, type LazyDeployment } from './deploy';
 export type { components, operations, paths } from './schema';

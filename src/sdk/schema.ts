@@ -732,7 +732,7 @@ export interface paths {
         put?: never;
         /**
          * Put a workspace on a paid plan now, charged to its saved payment method (owner only; repeating it changes nothing)
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         post: operations["activatePlan"];
         delete?: never;
@@ -752,7 +752,7 @@ export interface paths {
         put?: never;
         /**
          * End the paid plan at the end of the current period; the workspace then returns to free (owner only)
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         post: operations["cancelPlan"];
         delete?: never;
@@ -770,7 +770,7 @@ export interface paths {
         };
         /**
          * A workspace's tier, interval, status and current period end (any member)
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description **Access:** a dashboard JWT only; no scope required; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         get: operations["getSubscription"];
         put?: never;
@@ -790,13 +790,13 @@ export interface paths {
         };
         /**
          * A workspace's saved payment methods, newest (the one charged) first (owner only)
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         get: operations["listPaymentMethods"];
         put?: never;
         /**
          * Save a payment method for a workspace; it becomes the one charged (owner only)
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         post: operations["addPaymentMethod"];
         delete?: never;
@@ -1802,15 +1802,78 @@ export interface components {
              * @example Project proj_0123456789abcdefghijklmn not found
              */
             message: string;
-            /**
-             * @description Stable, for programs; each answer lists the codes it can carry
-             * @example not_found
-             */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             requestId?: string;
         } & {
             [key: string]: unknown;
         };
+        /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"];
+        /**
+         * @description The common module's codes
+         * @enum {string}
+         */
+        CommonErrorCode: "body_too_complex" | "conflict" | "database_unavailable" | "error" | "forbidden" | "internal_error" | "invalid_json" | "method_not_allowed" | "not_found" | "password_hashing_busy" | "payload_too_large" | "payment_required" | "rate_limited" | "request_timeout" | "service_unavailable" | "unauthorized" | "unprocessable_entity" | "unsupported_media_type" | "validation_failed";
+        /**
+         * @description The idempotency module's codes
+         * @enum {string}
+         */
+        IdempotencyErrorCode: "idempotency_key_in_progress" | "idempotency_key_reused" | "invalid_idempotency_key";
+        /**
+         * @description The auth module's codes
+         * @enum {string}
+         */
+        AuthErrorCode: "email_already_verified" | "insufficient_role" | "insufficient_scope" | "invalid_login" | "invalid_refresh_token" | "invalid_token" | "invalid_workspace_header" | "not_a_member" | "owner_required" | "project_bound_token" | "token_expired" | "token_used" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
+        /**
+         * @description The users module's codes
+         * @enum {string}
+         */
+        UsersErrorCode: "email_not_verified" | "email_taken";
+        /**
+         * @description The workspaces module's codes
+         * @enum {string}
+         */
+        WorkspacesErrorCode: "already_member" | "last_owner";
+        /**
+         * @description The access-tokens module's codes
+         * @enum {string}
+         */
+        AccessTokensErrorCode: "token_outlives_creator";
+        /**
+         * @description The projects module's codes
+         * @enum {string}
+         */
+        ProjectsErrorCode: "domain_taken" | "invalid_slug" | "slug_taken";
+        /**
+         * @description The domains module's codes
+         * @enum {string}
+         */
+        DomainsErrorCode: "dns_timeout" | "dns_unavailable" | "domain_changed" | "invalid_domain" | "no_custom_domain";
+        /**
+         * @description The deployments module's codes
+         * @enum {string}
+         */
+        DeploymentsErrorCode: "blob_size_mismatch" | "deployment_expired" | "invalid_content" | "invalid_file" | "invalid_headers" | "invalid_path" | "invalid_redirects" | "missing_blobs" | "project_deleted" | "storage_busy";
+        /**
+         * @description The storage module's codes
+         * @enum {string}
+         */
+        StorageErrorCode: "storage_unavailable";
+        /**
+         * @description The blobs module's codes
+         * @enum {string}
+         */
+        BlobsErrorCode: "invalid_sha256" | "sha256_mismatch";
+        /**
+         * @description The billing module's codes
+         * @enum {string}
+         */
+        BillingErrorCode: "invalid_payment_method" | "no_subscription" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "quota_exceeded";
+        /**
+         * @description The internal module's codes
+         * @enum {string}
+         */
+        InternalErrorCode: "certificate_not_allowed";
     };
     responses: never;
     parameters: never;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { conflict, forbidden } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
 import { normalizeEmail } from './email';
 import { User } from './user.entity';
+import { usersError } from './users.errors';
 
 @Injectable()
 export class UsersService {
@@ -35,7 +35,7 @@ export class UsersService {
   /** `passwordHash` is already hashed; the email is normalised here. */
   async create(manager: EntityManager, input: { email: string; name: string; passwordHash: string }): Promise<User> {
     const email = normalizeEmail(input.email);
-    const taken = () => conflict(`An account with the email ${email} already exists`, 'email_taken');
+    const taken = () => usersError('email_taken', `An account with the email ${email} already exists`);
     if (await manager.existsBy(User, { email })) throw taken();
     try {
       return await manager.save(manager.create(User, { id: newId('usr'), email, name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: null }));
@@ -48,4 +48,4 @@ export class UsersService {
 }
 
 export const emailNotVerified = (action: string) =>
-  forbidden(`Confirm your email address before you ${action}: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend`, 'email_not_verified');
+  usersError('email_not_verified', `Confirm your email address before you ${action}: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend`);

@@ -1,6 +1,7 @@
-import { conflict, forbidden } from '../common/errors';
 import type { Principal, Role } from '../auth/principal';
 import type { MemberStatus } from './workspace-member.entity';
+import { authError } from '../auth/auth.errors';
+import { workspacesError } from './workspaces.errors';
 
 /**
  * Who may do what to a member, beyond the route's scope. Admins manage admins and
@@ -23,14 +24,14 @@ export function isSelf(principal: Principal, member: MemberLike): boolean {
 /** Inviting someone as, or changing someone to, `role`. */
 export function assertMayGrantRole(principal: Principal, role: Role): void {
   if (role === 'owner' && !isOwner(principal)) {
-    throw forbidden('Only a workspace owner (signed in, not with an API token) can make someone an owner', 'insufficient_role');
+    throw authError('insufficient_role', 'Only a workspace owner (signed in, not with an API token) can make someone an owner');
   }
 }
 
 /** Changing or removing someone who is an owner (or was invited as one). */
 export function assertMayManageMember(principal: Principal, member: MemberLike): void {
   if (member.role === 'owner' && !isOwner(principal)) {
-    throw forbidden('Only a workspace owner (signed in, not with an API token) can change or remove an owner', 'insufficient_role');
+    throw authError('insufficient_role', 'Only a workspace owner (signed in, not with an API token) can change or remove an owner');
   }
 }
 
@@ -41,11 +42,8 @@ export function assertMayManageMember(principal: Principal, member: MemberLike):
 export function assertKeepsAnOwner(member: MemberLike, newRole: Role | null, activeOwners: number): void {
   const losesOwner = member.status === 'active' && member.role === 'owner' && newRole !== 'owner';
   if (losesOwner && activeOwners <= 1) {
-    throw conflict(
-      newRole === null
+    throw workspacesError('last_owner', newRole === null
         ? 'The last owner cannot be removed: make another member an owner first'
-        : 'The last owner cannot be demoted: make another member an owner first',
-      'last_owner',
-    );
+        : 'The last owner cannot be demoted: make another member an owner first');
   }
 }

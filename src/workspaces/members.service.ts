@@ -5,7 +5,7 @@ import { checkRequirements } from '../auth/authorize';
 import { scopesForRole } from '../auth/permissions';
 import type { Principal, Role } from '../auth/principal';
 import { uniqueViolation } from '../common/db-errors';
-import { conflict, notFound } from '../common/errors';
+import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
@@ -18,6 +18,7 @@ import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf }
 import { WorkspaceMember } from './workspace-member.entity';
 import { Workspace } from './workspace.entity';
 import { invitationView, InvitationView, memberView, MemberView } from './workspace.view';
+import { workspacesError } from './workspaces.errors';
 
 @Injectable()
 export class MembersService {
@@ -58,7 +59,7 @@ export class MembersService {
     await this.users.assertVerifiedIfRequired(principal.userId, 'invite anyone');
     const email = normalizeEmail(input.email);
     const already = (status: string) =>
-      conflict(`${email} is already ${status === 'active' ? 'a member of' : 'invited to'} this workspace`, 'already_member');
+      workspacesError('already_member', `${email} is already ${status === 'active' ? 'a member of' : 'invited to'} this workspace`);
     return this.dataSource.transaction(async (m) => {
       await this.lockWorkspace(m, workspaceId);
       const existing = await m.findOneBy(WorkspaceMember, { workspaceId, email });
@@ -99,7 +100,7 @@ export class MembersService {
       await this.lockWorkspace(m, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
       if (!isSelf(principal, member)) {
-        checkRequirements({ isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true }, principal);
+        checkRequirements({ isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true, workspaceIn: null, roleRefusal: null }, principal);
         assertMayManageMember(principal, member);
       }
       assertKeepsAnOwner(member, null, await this.activeOwners(m, workspaceId));

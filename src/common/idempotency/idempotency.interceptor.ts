@@ -4,9 +4,9 @@ import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import type { Principal } from '../../auth/principal';
-import { badRequest } from '../errors';
 import { canonicalJson } from './canonical-json';
 import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
+import { idempotencyError } from './idempotency.errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const CLAIM = Symbol('idempotency claim');
@@ -29,7 +29,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const workspaceId = req.principal?.workspaceId;
     if (key === undefined || !workspaceId) return next.handle();
     if (typeof key !== 'string' || !KEY.test(key)) {
-      throw badRequest('Idempotency-Key header must be 1 to 255 printable ASCII characters', 'invalid_idempotency_key');
+      throw idempotencyError('invalid_idempotency_key', 'Idempotency-Key header must be 1 to 255 printable ASCII characters');
     }
     const requestHash = createHash('sha256')
       .update(canonicalJson({ method: req.method, path: req.path, body: req.body }))

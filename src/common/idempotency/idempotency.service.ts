@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ApiError, conflict } from '../errors';
 import { Clock } from '../time';
+import { idempotencyError } from './idempotency.errors';
 
 /** Keys are kept this long (Stripe's window). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -61,14 +61,14 @@ export class IdempotencyService {
         continue;
       }
       if (row.request_hash !== requestHash) {
-        throw new ApiError(422, 'idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request`);
+        throw idempotencyError('idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request`);
       }
       if (row.response_status === null) {
-        throw conflict(`A request with Idempotency-Key "${key}" is still in progress`, 'idempotency_key_in_progress');
+        throw idempotencyError('idempotency_key_in_progress', `A request with Idempotency-Key "${key}" is still in progress`);
       }
       return { kind: 'replay', status: row.response_status, body: row.response_body };
     }
-    throw conflict(`Idempotency-Key "${key}" is being reused concurrently; retry`, 'idempotency_key_in_progress');
+    throw idempotencyError('idempotency_key_in_progress', `Idempotency-Key "${key}" is being reused concurrently; retry`);
   }
 
   async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
@@ -92,7 +92,7 @@ export class IdempotencyService {
       [claim.workspaceId, claim.key, claim.createdAt, claim.status, JSON.stringify(body)],
     );
     if (count !== 1) {
-      throw conflict(`Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`, 'idempotency_key_in_progress');
+      throw idempotencyError('idempotency_key_in_progress', `Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`);
     }
     claim.completed = true;
   }

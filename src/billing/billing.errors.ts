@@ -1,0 +1,17 @@
+import type { RoleRefusalWording } from '../auth/authorize';
+import { declareErrors } from '../common/errors';
+
+export const billingError = declareErrors('billing', {
+  invalid_payment_method: 400,
+  payment_failed: 402,
+  quota_exceeded: 402,
+  // 402 to activate a plan without one; 409 to remove the last one while a paid plan renews.
+  payment_method_required: [402, 409],
+  payment_method_exists: 409,
+  no_subscription: 409,
+  payment_provider_unavailable: 502,
+});
+export type BillingErrorCode = keyof typeof billingError.codes;
+
+/** How a refused non-owner hears it: 403 `owner_required`, as billing has always answered. */
+export const BILLING_ROLE_REFUSAL: RoleRefusalWording = { code: 'owner_required', action: 'manage its billing' };
