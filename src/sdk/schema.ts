@@ -664,7 +664,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new pair
-         * @description Refresh tokens are single use. Presenting one a second time ends the whole session.
+         * @description Refresh tokens are single use. Presenting one a second time ends the whole session. In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there.
          *
          *     **Access:** public, no credential.
          */
@@ -1546,8 +1546,8 @@ export interface components {
         RegisterView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -1566,8 +1566,8 @@ export interface components {
         LoginView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -1603,14 +1603,14 @@ export interface components {
             password: string;
         };
         RefreshDto: {
-            /** @description The refresh token from register, login or the previous refresh */
-            refreshToken: string;
+            /** @description The refresh token from register, login or the previous refresh. Required unless the request is in cookie mode (`X-Session-Mode: cookie`), which reads the cookie instead */
+            refreshToken?: string;
         };
         TokenPairView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -5287,7 +5287,10 @@ export interface operations {
     register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5315,7 +5318,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -5394,7 +5397,10 @@ export interface operations {
     login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5422,7 +5428,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -5927,7 +5933,10 @@ export interface operations {
     refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5955,7 +5964,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -6020,7 +6029,10 @@ export interface operations {
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6046,7 +6058,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "invalid_workspace_header" | "validation_failed";
                     };
                 };
             };
