@@ -907,6 +907,16 @@ export interface components {
              * @example dep_0123456789abcdefghijklmn
              */
             liveDeploymentId: string | null;
+            /**
+             * @description The live deployment’s version; null before the first
+             * @example 3
+             */
+            liveVersion: number | null;
+            /**
+             * @description The live deployment’s total size in bytes; null before the first
+             * @example 48213
+             */
+            liveSizeBytes: number | null;
             /** @example https://my-site.example.app */
             url: string;
             /** @example 2030-01-01T00:00:00.000Z */
