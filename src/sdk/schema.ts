@@ -215,7 +215,7 @@ export interface paths {
          * Upload one file’s bytes by their SHA-256, for digest-only deploys
          * @description The raw bytes (`application/octet-stream`, not JSON), checked against `:sha256` (mismatch: 400, nothing stored). Idempotent: when the workspace already has the blob the answer is 200 at once and the body is not read; otherwise 201. A deploy may then list the file as `{path, sha256, size}` instead of `{path, content}`. Blobs no deployment references are deleted after the garbage-collection grace period (`BLOB_GC_GRACE_SECONDS`).
          *
-         *     **Access:** an API token (`sk_live_…`) only; scope `deploy`.
+         *     **Access:** an API token or a dashboard JWT; scope `deploy` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         put: operations["uploadBlob"];
         post?: never;
@@ -3323,7 +3323,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "invalid_sha256" | "invalid_workspace_header" | "sha256_mismatch" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_sha256" | "invalid_workspace_header" | "sha256_mismatch" | "validation_failed" | "workspace_required";
                     };
                 };
             };
@@ -3351,7 +3351,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
                     };
                 };
             };
