@@ -14,6 +14,11 @@ const PHASES: Record<DeployProgress['phase'], string> = {
   done: 'Done',
 };
 
+/** A live deployment is seen at the project's address; a preview only at its own. */
+function siteOf(d: Deployment): string {
+  return d.status === 'live' ? d.url : (d.previewUrl ?? d.url);
+}
+
 export function Deploy() {
   const project = useProject();
   const { workspaceId } = useParams() as { workspaceId: string };
@@ -125,8 +130,8 @@ export function Deploy() {
       {result ? (
         <div className="note ok" role="status">
           Version {result.deployment.version} is {result.deployment.status === 'live' ? 'live' : 'deployed as a preview'} at{' '}
-          <a href={result.deployment.previewUrl ?? result.deployment.url} target="_blank" rel="noreferrer">
-            {result.deployment.previewUrl ?? result.deployment.url}
+          <a href={siteOf(result.deployment)} target="_blank" rel="noreferrer">
+            {siteOf(result.deployment)}
           </a>
           . {result.uploadedFiles} new file{result.uploadedFiles === 1 ? '' : 's'} ({formatBytes(result.uploadedBytes)}) uploaded; the rest the service already had.{' '}
           <Link to={`/w/${workspaceId}/projects/${project.id}`}>See the deployments</Link>
