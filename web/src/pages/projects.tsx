@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call, type Project } from '../api';
 import { ConfirmDialog, Empty, ErrorNote, Field, Loading, formatBytes } from '../components/ui';
 
-const PAGE = 50;
+const PAGE = 100;
 
 export function projectsQuery(workspaceId: string, page: number) {
   return {
