@@ -79,19 +79,19 @@ export function Deploy() {
         onDrop={onDrop}
       >
         <p>Drop a folder here, or</p>
-        <label className="button" htmlFor="folder-input">
-          Choose a folder
-        </label>
         <input
           ref={input}
           id="folder-input"
-          className="skip"
+          className="visually-hidden"
           type="file"
           multiple
           // A folder picker (every current browser; the attribute is not in React's types).
           {...{ webkitdirectory: '' }}
           onChange={(e) => choose([...(e.target.files ?? [])].map((file) => ({ relativePath: file.webkitRelativePath || file.name, file })))}
         />
+        <label className="button" htmlFor="folder-input">
+          Choose a folder
+        </label>
         <p className="muted">Hidden files and node_modules are left out, as the CLI does.</p>
       </div>
       {files.length > 0 ? (
