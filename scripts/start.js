@@ -5,8 +5,9 @@
  * process, so a restart pays for neither a second Node start nor a type check.
  */
 const { join } = require('node:path');
-const { build } = require('./build');
+const { build, buildWeb } = require('./build');
 
 build({ quiet: true });
+buildWeb({ quiet: true });
 process.setSourceMapsEnabled(true);
 require(join(__dirname, '..', 'dist', 'src', 'main.js'));

@@ -14,6 +14,7 @@ import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
 import { finishOpenApiDocument } from './auth/openapi-document';
 import { createValidationPipe, RejectMalformedTextPipe } from './common/validation';
+import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { AppConfig } from './config/app-config';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -100,6 +101,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     if (hsts) res.setHeader('Strict-Transport-Security', hsts);
     next();
   });
+  app.use(dashboardMiddleware());
   app.use(
     jsonBodyParser({
       limit: config.BODY_LIMIT_BYTES,

@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { clientAddress } from '../common/client-address';
 import { AppConfig } from '../config/app-config';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { badRequest } from '../common/errors';
 import { AccountRecoveryService } from './account-recovery.service';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
@@ -10,6 +11,14 @@ import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './d
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
 import type { Principal } from './principal';
+import { refreshCookie, refreshTokenFromCookies, SESSION_MODE_HEADER, sessionMode } from './session-cookie';
+
+const SESSION_MODE = ApiHeader({
+  name: 'X-Session-Mode',
+  required: false,
+  enum: ['cookie'],
+  description: '`cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md',
+});
 
 @ApiTags('auth')
 @Controller('auth')
@@ -23,9 +32,11 @@ export class AuthController {
   @Post('register')
   @Public()
   @ApiOperation({ summary: 'Create an account with its own workspace, and sign in' })
+  @SESSION_MODE
   @ApiCreatedResponse({ type: RegisterView })
-  register(@Body() dto: RegisterDto): Promise<RegisterView> {
-    return this.auth.register(dto);
+  async register(@Body() dto: RegisterDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RegisterView> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    return this.deliver(mode, await this.auth.register(dto), res);
   }
 
   @Post('login')
@@ -35,9 +46,11 @@ export class AuthController {
     summary: 'Sign in: an access JWT and a refresh token',
     description: 'Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.',
   })
+  @SESSION_MODE
   @ApiOkResponse({ type: LoginView })
-  login(@Body() dto: LoginDto, @Req() req: Request): Promise<LoginView> {
-    return this.auth.login(dto, this.ip(req));
+  async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginView> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    return this.deliver(mode, await this.auth.login(dto, this.ip(req)), res);
   }
 
   @Post('verify-email')
@@ -87,11 +100,25 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Exchange a refresh token for a new pair',
-    description: 'Refresh tokens are single use. Presenting one a second time ends the whole session.',
+    description:
+      'Refresh tokens are single use. Presenting one a second time ends the whole session. ' +
+      'In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there.',
   })
+  @SESSION_MODE
   @ApiOkResponse({ type: TokenPairView })
-  refresh(@Body() dto: RefreshDto): Promise<TokenPairView> {
-    return this.auth.refresh(dto);
+  async refresh(@Body() dto: RefreshDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<TokenPairView> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    if (mode === 'body') {
+      if (!dto.refreshToken) throw badRequest('refreshToken must not be empty (or send X-Session-Mode: cookie to use the session cookie)');
+      return this.auth.refresh(dto.refreshToken);
+    }
+    try {
+      return this.deliver(mode, await this.auth.refresh(refreshTokenFromCookies(req.headers.cookie) ?? ''), res);
+    } catch (err) {
+      // A dead session's cookie is of no further use: drop it rather than resend it on every load.
+      res.setHeader('Set-Cookie', this.cookie(undefined));
+      throw err;
+    }
   }
 
   @Post('logout')
@@ -99,9 +126,24 @@ export class AuthController {
   @WorkspaceOptional()
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: "End the JWT's session: its refresh token and access JWTs stop working" })
+  @SESSION_MODE
   @ApiNoContentResponse()
-  async logout(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto): Promise<void> {
+  async logout(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
     await this.auth.logout(principal);
+    if (mode === 'cookie') res.setHeader('Set-Cookie', this.cookie(undefined));
+  }
+
+  /** The answer as the mode wants it: in cookie mode the refresh token moves from the body to the cookie. */
+  private deliver<T extends { refreshToken?: string }>(mode: 'body' | 'cookie', answer: T, res: Response): T {
+    if (mode === 'body') return answer;
+    const { refreshToken, ...rest } = answer;
+    res.setHeader('Set-Cookie', this.cookie(refreshToken));
+    return rest as T;
+  }
+
+  private cookie(token: string | undefined): string {
+    return refreshCookie(token, { secure: this.config.PUBLIC_SCHEME === 'https', maxAgeSeconds: this.config.REFRESH_TOKEN_TTL_DAYS * 86_400 });
   }
 
   private ip(req: Request): string {

@@ -7,6 +7,8 @@ export const authError = declareErrors('auth', {
   invalid_token: 400,
   token_used: 400,
   token_expired: 400,
+  // The dashboard's X-Session-Mode header (cookie-mode sessions).
+  invalid_session_mode: 400,
   invalid_login: 401,
   invalid_refresh_token: 401,
   workspace_mismatch: 403,

@@ -9,7 +9,7 @@ import { workspaceView } from '../workspaces/workspace.view';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { withBearerChallenge } from './credentials';
-import type { LoginDto, RefreshDto, RegisterDto } from './dto/auth.dto';
+import type { LoginDto, RegisterDto } from './dto/auth.dto';
 import type { Principal } from './principal';
 import { AccountRecoveryService } from './account-recovery.service';
 import { AuthThrottle } from './auth-throttle.service';
@@ -66,8 +66,8 @@ export class AuthService implements OnModuleInit {
     return { ...pair, user: userView(user) };
   }
 
-  async refresh(dto: RefreshDto): Promise<TokenPairView> {
-    const outcome = await this.sessions.refresh(dto.refreshToken);
+  async refresh(refreshToken: string): Promise<TokenPairView> {
+    const outcome = await this.sessions.refresh(refreshToken);
     if (!outcome.ok) throw withBearerChallenge(authError('invalid_refresh_token', 'Invalid, expired or already used refresh token: sign in again'));
     return outcome.pair;
   }

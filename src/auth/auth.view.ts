@@ -1,12 +1,16 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { UserView } from '../users/user.view';
 import { WorkspaceView } from '../workspaces/workspace.view';
 
 export class TokenPairView {
   @ApiProperty({ description: 'A JWT for `Authorization: Bearer`; send X-Workspace-Id with it' })
   accessToken: string;
-  @ApiProperty({ description: 'Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one' })
-  refreshToken: string;
+  @ApiPropertyOptional({
+    description:
+      'Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. ' +
+      'Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie',
+  })
+  refreshToken?: string;
   @ApiProperty({ type: 'integer', example: 900, description: 'Seconds until the access token expires' })
   expiresIn: number;
 }

@@ -49,16 +49,17 @@ const BILLING_ACCESS: Codes = { 403: ['owner_required', 'not_a_member', 'workspa
  */
 export const OPERATIONS: Record<string, OperationContract> = {
   HealthController_check: { id: 'getHealth' },
-  AuthController_register: { id: 'register', errors: { 409: ['email_taken'], 503: ['password_hashing_busy'] } },
-  AuthController_login: { id: 'login', errors: { 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] } },
+  // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
+  AuthController_register: { id: 'register', errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 503: ['password_hashing_busy'] } },
+  AuthController_login: { id: 'login', errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] } },
   AuthController_verifyEmail: { id: 'verifyEmail', errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] } },
   AuthController_resendVerification: { id: 'resendVerificationEmail', errors: { 409: ['email_already_verified'], 429: ['rate_limited'] } },
   AuthController_requestPasswordReset: { id: 'requestPasswordReset', errors: { 429: ['rate_limited'] } },
   AuthController_confirmPasswordReset: { id: 'confirmPasswordReset', errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] } },
   UsersMeController_me: { id: 'getCurrentUser' },
   UsersMeController_updateMe: { id: 'updateCurrentUser', errors: { 409: ['email_taken'], 429: ['rate_limited'] } },
-  AuthController_refresh: { id: 'refresh', errors: { 401: ['invalid_refresh_token'] } },
-  AuthController_logout: { id: 'logout' },
+  AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode'], 401: ['invalid_refresh_token'] } },
+  AuthController_logout: { id: 'logout', errors: { 400: ['invalid_session_mode'] } },
   MeController_me: { id: 'getTokenContext' },
   AccessTokensController_create: { id: 'createAccessToken', errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] } },
   AccessTokensController_list: { id: 'listAccessTokens' },

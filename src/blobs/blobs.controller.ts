@@ -1,7 +1,7 @@
 import { Controller, HttpStatus, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
+import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { unsupportedMediaType } from '../common/errors';
 import { BlobView } from './blob.view';
@@ -15,7 +15,8 @@ export class BlobsController {
 
   @Put(':sha256')
   @Scopes('deploy')
-  @CredentialKind('token')
+  // Any credential with `deploy`: the CLI's token, or the dashboard's JWT (X-Workspace-Id), whose
+  // folder deploys go digest first too. Blobs belong to the workspace either way.
   @ApiOperation({
     summary: 'Upload one file’s bytes by their SHA-256, for digest-only deploys',
     description:

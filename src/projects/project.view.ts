@@ -16,8 +16,15 @@ export function projectCreatedView(p: Project) {
   };
 }
 
+/** The live deployment's version and size, for the dashboard's list (ProjectsService.liveSummaries). */
+export interface LiveSummary {
+  version: number;
+  sizeBytes: number;
+}
+
 /** Get and list: the create fields plus state; never the password or its hash. */
-export function projectView(p: Project, config: AppConfig) {
+export function projectView(p: Project, config: AppConfig, live: Map<string, LiveSummary>) {
+  const current = p.liveDeploymentId ? live.get(p.liveDeploymentId) : undefined;
   return {
     ...projectCreatedView(p),
     gate_type: p.gateType,
@@ -28,6 +35,8 @@ export function projectView(p: Project, config: AppConfig) {
     domainVerifiedAt: iso(p.domainVerifiedAt),
     domainRecords: domainRecords(p, config),
     liveDeploymentId: p.liveDeploymentId,
+    liveVersion: current?.version ?? null,
+    liveSizeBytes: current?.sizeBytes ?? null,
     url: config.siteUrl(p.slug),
     updatedAt: iso(p.updatedAt),
   };

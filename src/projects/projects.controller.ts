@@ -27,7 +27,8 @@ export class ProjectsController {
   @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
     const page = await this.projects.list(principal, query.page, query.limit);
-    return paginated(page.data.map((p) => projectView(p, this.config)), page.meta.total, page.meta.page, page.meta.limit);
+    const live = await this.projects.liveSummaries(page.data);
+    return paginated(page.data.map((p) => projectView(p, this.config, live)), page.meta.total, page.meta.page, page.meta.limit);
   }
 
   @Post()
@@ -43,7 +44,8 @@ export class ProjectsController {
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string) {
-    return projectView(await this.projects.findVisible(principal, projectId), this.config);
+    const project = await this.projects.findVisible(principal, projectId);
+    return projectView(project, this.config, await this.projects.liveSummaries([project]));
   }
 
   @Patch(':projectId')
@@ -51,7 +53,8 @@ export class ProjectsController {
   @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
   @ApiOkResponse({ type: ProjectView })
   async update(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: UpdateProjectDto) {
-    return projectView(await this.projects.update(principal, projectId, dto), this.config);
+    const project = await this.projects.update(principal, projectId, dto);
+    return projectView(project, this.config, await this.projects.liveSummaries([project]));
   }
 
   @Delete(':projectId')

@@ -15,6 +15,7 @@ import { InvalidTtlError, parseTtl } from '../deployments/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { GateType, Project, ProjectType } from './project.entity';
+import type { LiveSummary } from './project.view';
 import { notifySiteChanged } from './site-events';
 import { deriveSlug, newSlugProblem, withRandomSuffix } from './slug';
 import { projectsError } from './projects.errors';
@@ -67,6 +68,21 @@ export class ProjectsService {
     if (principal.projectId) query.andWhere('p.id = :projectId', { projectId: principal.projectId });
     const { entities, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
     return paginated(entities, total, page, limit);
+  }
+
+  /**
+   * Version and size of these projects' live deployments, in one query (a list page of
+   * 100 projects must not cost 100 lookups). Read-only, by primary key, on the
+   * deployments table: the live pointer is the projects module's own column.
+   */
+  async liveSummaries(projects: Project[]): Promise<Map<string, LiveSummary>> {
+    const ids = projects.map((p) => p.liveDeploymentId).filter((id): id is string => id !== null);
+    if (ids.length === 0) return new Map();
+    const rows: { id: string; version: number; size_bytes: string }[] = await this.dataSource.query(
+      'SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)',
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
   }
 
   async create(principal: Principal, dto: CreateProjectDto): Promise<Project> {

@@ -215,7 +215,7 @@ export interface paths {
          * Upload one file’s bytes by their SHA-256, for digest-only deploys
          * @description The raw bytes (`application/octet-stream`, not JSON), checked against `:sha256` (mismatch: 400, nothing stored). Idempotent: when the workspace already has the blob the answer is 200 at once and the body is not read; otherwise 201. A deploy may then list the file as `{path, sha256, size}` instead of `{path, content}`. Blobs no deployment references are deleted after the garbage-collection grace period (`BLOB_GC_GRACE_SECONDS`).
          *
-         *     **Access:** an API token (`sk_live_…`) only; scope `deploy`.
+         *     **Access:** an API token or a dashboard JWT; scope `deploy` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         put: operations["uploadBlob"];
         post?: never;
@@ -664,7 +664,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new pair
-         * @description Refresh tokens are single use. Presenting one a second time ends the whole session.
+         * @description Refresh tokens are single use. Presenting one a second time ends the whole session. In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there.
          *
          *     **Access:** public, no credential.
          */
@@ -907,6 +907,16 @@ export interface components {
              * @example dep_0123456789abcdefghijklmn
              */
             liveDeploymentId: string | null;
+            /**
+             * @description The live deployment’s version; null before the first
+             * @example 3
+             */
+            liveVersion: number | null;
+            /**
+             * @description The live deployment’s total size in bytes; null before the first
+             * @example 48213
+             */
+            liveSizeBytes: number | null;
             /** @example https://my-site.example.app */
             url: string;
             /** @example 2030-01-01T00:00:00.000Z */
@@ -1546,8 +1556,8 @@ export interface components {
         RegisterView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -1566,8 +1576,8 @@ export interface components {
         LoginView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -1603,14 +1613,14 @@ export interface components {
             password: string;
         };
         RefreshDto: {
-            /** @description The refresh token from register, login or the previous refresh */
-            refreshToken: string;
+            /** @description The refresh token from register, login or the previous refresh. Required unless the request is in cookie mode (`X-Session-Mode: cookie`), which reads the cookie instead */
+            refreshToken?: string;
         };
         TokenPairView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one */
-            refreshToken: string;
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            refreshToken?: string;
             /**
              * @description Seconds until the access token expires
              * @example 900
@@ -1823,7 +1833,7 @@ export interface components {
          * @description The auth module's codes
          * @enum {string}
          */
-        AuthErrorCode: "email_already_verified" | "insufficient_role" | "insufficient_scope" | "invalid_login" | "invalid_refresh_token" | "invalid_token" | "invalid_workspace_header" | "not_a_member" | "owner_required" | "project_bound_token" | "token_expired" | "token_used" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
+        AuthErrorCode: "email_already_verified" | "insufficient_role" | "insufficient_scope" | "invalid_login" | "invalid_refresh_token" | "invalid_session_mode" | "invalid_token" | "invalid_workspace_header" | "not_a_member" | "owner_required" | "project_bound_token" | "token_expired" | "token_used" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
         /**
          * @description The users module's codes
          * @enum {string}
@@ -3376,7 +3386,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "invalid_sha256" | "invalid_workspace_header" | "sha256_mismatch" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_sha256" | "invalid_workspace_header" | "sha256_mismatch" | "validation_failed" | "workspace_required";
                     };
                 };
             };
@@ -3404,7 +3414,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
                     };
                 };
             };
@@ -5350,7 +5360,10 @@ export interface operations {
     register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5378,7 +5391,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -5457,7 +5470,10 @@ export interface operations {
     login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -5485,7 +5501,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -5990,7 +6006,10 @@ export interface operations {
     refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6018,7 +6037,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -6083,7 +6102,10 @@ export interface operations {
     logout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                "X-Session-Mode"?: "cookie";
+            };
             path?: never;
             cookie?: never;
         };
@@ -6109,7 +6131,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "invalid_workspace_header" | "validation_failed";
                     };
                 };
             };

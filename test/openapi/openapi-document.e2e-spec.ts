@@ -180,7 +180,7 @@ describe('The OpenAPI document (e2e)', () => {
     const validator = new ResponseValidator(document);
     const project = {
       id: 'proj_0', name: 'a', slug: 'a', type: 'static_file', default_ttl: '7d', workspaceId: 'ws_0', createdAt: '2030-01-01T00:00:00.000Z',
-      gate_type: 'none', custom_domain: null, domainStatus: null, domainVerifiedAt: null, domainRecords: null, liveDeploymentId: null, url: 'http://a.localhost', updatedAt: '2030-01-01T00:00:00.000Z',
+      gate_type: 'none', custom_domain: null, domainStatus: null, domainVerifiedAt: null, domainRecords: null, liveDeploymentId: null, liveVersion: null, liveSizeBytes: null, url: 'http://a.localhost', updatedAt: '2030-01-01T00:00:00.000Z',
     };
     const get = { method: 'get', route: '/projects/:projectId' };
     expect(validator.check({ ...get, status: 200, body: project })).toBeNull();

@@ -98,13 +98,26 @@ describe('Projects (e2e)', () => {
       expect(res.body.data[0].createdAt >= res.body.data[1].createdAt).toBe(true);
       for (const p of res.body.data) expect(p.workspaceId).toBe(alice.workspaceId);
       expect(Object.keys(res.body.data[0]).sort()).toEqual(
-        ['createdAt', 'custom_domain', 'default_ttl', 'domainRecords', 'domainStatus', 'domainVerifiedAt', 'gate_type', 'id', 'liveDeploymentId', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
+        ['createdAt', 'custom_domain', 'default_ttl', 'domainRecords', 'domainStatus', 'domainVerifiedAt', 'gate_type', 'id', 'liveDeploymentId', 'liveSizeBytes', 'liveVersion', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
       );
       expect(res.body.data[0].url).toBe(`http://${res.body.data[0].slug}.localhost:${t.config.PORT}`);
 
       // A page past the end still says how many there are.
       const past = await t.http().get('/projects?limit=2&page=1000').set(asUser(alice)).expect(200);
       expect(past.body).toEqual({ data: [], meta: { ...res.body.meta, page: 1000 } });
+    });
+
+    it('gives each project its live deployment’s version and size (the dashboard’s list), null before the first', async () => {
+      const created = await create({ name: 'with live summary' }).expect(201);
+      const id = created.body.id;
+      const listed = async () => (await t.http().get('/projects?limit=100').set(asUser(alice)).expect(200)).body.data.find((p: { id: string }) => p.id === id);
+      expect(await listed()).toMatchObject({ liveDeploymentId: null, liveVersion: null, liveSizeBytes: null });
+      const deploy = (content: string) =>
+        t.http().post(`/projects/${id}/deployments`).set(asUser(alice)).send({ type: 'static_file', files: [{ path: 'index.html', content }] }).expect(201);
+      await deploy('12345');
+      const second = await deploy('1234567890');
+      expect(await listed()).toMatchObject({ liveDeploymentId: second.body.id, liveVersion: 2, liveSizeBytes: 10 });
+      expect((await t.http().get(`/projects/${id}`).set(asUser(alice)).expect(200)).body).toMatchObject({ liveVersion: 2, liveSizeBytes: 10 });
     });
 
     it('answers 400 naming a bad page or limit', async () => {

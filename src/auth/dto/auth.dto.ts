@@ -1,6 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -42,11 +42,12 @@ export class LoginDto {
 }
 
 export class RefreshDto {
-  @ApiProperty({ description: 'The refresh token from register, login or the previous refresh' })
+  @ApiPropertyOptional({ description: 'The refresh token from register, login or the previous refresh. Required unless the request is in cookie mode (`X-Session-Mode: cookie`), which reads the cookie instead' })
+  @IsOptional()
   @IsString()
   @IsNotEmpty({ message: 'refreshToken must not be empty' })
   @MaxLength(200)
-  refreshToken: string;
+  refreshToken?: string;
 }
 
 /** Mailed tokens are checked by the service, which names what is wrong with one (malformed, used, expired). */

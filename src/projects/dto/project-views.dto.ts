@@ -51,6 +51,10 @@ export class ProjectView extends ProjectCreatedView {
   domainRecords: DnsRecordView[] | null;
   @ApiProperty({ type: String, nullable: true, example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the site serves; null before the first' })
   liveDeploymentId: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 3, description: 'The live deployment’s version; null before the first' })
+  liveVersion: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 48213, description: 'The live deployment’s total size in bytes; null before the first' })
+  liveSizeBytes: number | null;
   @ApiProperty({ example: 'https://my-site.example.app' })
   url: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })

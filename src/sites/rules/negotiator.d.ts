@@ -5,6 +5,8 @@ declare module 'negotiator' {
     constructor(request: { headers: Record<string, string | string[] | undefined> });
     /** The encodings of `available` the client accepts, best first; ties go to `preferred` order. */
     encodings(available?: readonly string[], options?: { preferred?: readonly string[] }): string[];
+    /** The media type of `available` the client prefers (the dashboard's HTML-or-JSON choice at `/`). */
+    mediaType(available?: readonly string[]): string | undefined;
   }
   export = Negotiator;
 }

@@ -1,0 +1,160 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { api, call, useWorkspaceHeader } from '../api';
+import { onSessionEnded, refreshSession, signOut } from '../session';
+import { ErrorNote, Loading } from './ui';
+
+/** Where to come back to after signing in: only a dashboard path (never another site). */
+export function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+function signInPath(location: { pathname: string; search: string }): string {
+  return `/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`;
+}
+
+export function useMe() {
+  return useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/users/me')) });
+}
+
+export function useWorkspaces() {
+  return useQuery({ queryKey: ['workspaces'], queryFn: () => call(api.GET('/workspaces', { params: { query: { limit: 100 } } })) });
+}
+
+/**
+ * The signed-in part of the app. On load the session comes back from the refresh
+ * cookie; without one (or when it ends later) the user goes to sign in, and returns here.
+ */
+export function Shell() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<'checking' | 'in' | 'out'>('checking');
+
+  useEffect(() => {
+    let live = true;
+    void refreshSession().then((token) => {
+      if (!live) return;
+      setState(token ? 'in' : 'out');
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  useEffect(
+    () =>
+      onSessionEnded(() => {
+        queryClient.clear();
+        void navigate(signInPath(window.location.pathname.startsWith('/app') ? { pathname: window.location.pathname.slice(4) || '/', search: window.location.search } : location), { replace: true });
+      }),
+    [navigate, queryClient, location],
+  );
+
+  if (state === 'checking') return <Loading what="your session" />;
+  if (state === 'out') return <NavigateToSignIn />;
+  return <SignedIn />;
+}
+
+function NavigateToSignIn() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  useEffect(() => {
+    void navigate(signInPath(location), { replace: true });
+  }, [navigate, location]);
+  return null;
+}
+
+function SignedIn() {
+  const me = useMe();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const { workspaceId } = useParams();
+  const workspaces = useWorkspaces();
+  const [signingOut, setSigningOut] = useState(false);
+
+  return (
+    <>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link className="brand" to="/">
+          statichost
+        </Link>
+        {workspaces.data && workspaces.data.data.length > 0 ? (
+          <label>
+            <span className="muted">Workspace </span>
+            <select
+              aria-label="Workspace"
+              value={workspaceId ?? ''}
+              onChange={(e) => {
+                void navigate(`/w/${e.target.value}/projects`);
+              }}
+            >
+              {!workspaceId ? <option value="">Choose…</option> : null}
+              {workspaces.data.data.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name} ({w.role})
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <span className="muted hide-narrow">{me.data?.email}</span>
+        <button
+          type="button"
+          disabled={signingOut}
+          onClick={() => {
+            setSigningOut(true);
+            void signOut().finally(() => {
+              queryClient.clear();
+              void navigate('/sign-in', { replace: true });
+            });
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <nav className="main" aria-label="Main">
+        {workspaceId ? <NavLink to={`/w/${workspaceId}/projects`}>Projects</NavLink> : null}
+        <NavLink to="/invitations">Invitations</NavLink>
+      </nav>
+      {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
+      <main id="content" tabIndex={-1}>
+        <ErrorNote error={workspaces.error} />
+        <Outlet />
+      </main>
+    </>
+  );
+}
+
+function UnverifiedBanner() {
+  const [sent, setSent] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <div className="note banner" role="status">
+      Your email address is not verified yet: invitations wait until it is.{' '}
+      <button
+        type="button"
+        className="small"
+        onClick={() => {
+          setError(null);
+          call(api.POST('/auth/verify-email/resend', { body: {} })).then((r) => setSent(r.message), setError);
+        }}
+      >
+        Send the link again
+      </button>
+      {sent ? <span> {sent}</span> : null}
+      <ErrorNote error={error} />
+    </div>
+  );
+}
+
+/** Pages under /w/:workspaceId act in that workspace (X-Workspace-Id). */
+export function WorkspaceScope() {
+  const { workspaceId } = useParams();
+  useWorkspaceHeader(workspaceId);
+  return <Outlet key={workspaceId} />;
+}

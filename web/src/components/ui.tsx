@@ -1,0 +1,167 @@
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { ApiError } from '../errors';
+
+/** An error where the user acted, with the API's own message; a 402 offers the upgrade. */
+export function ErrorNote({ error, workspaceId }: { error: unknown; workspaceId?: string }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const quota = error instanceof ApiError && error.status === 402;
+  return (
+    <div role="alert" className="note error">
+      <strong>{quota ? 'Over your plan’s limit: ' : 'Error: '}</strong>
+      {message}
+      {quota && workspaceId ? (
+        <>
+          {' '}
+          <a href={`/app/w/${workspaceId}/billing`}>Upgrade the plan</a>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted" role="status" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+/** One labelled input; every input in the app goes through this, so none lacks a label. */
+export function Field({
+  label,
+  hint,
+  ...input
+}: { label: string; hint?: ReactNode } & React.InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint ? (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="small"
+      onClick={() => {
+        void navigator.clipboard
+          ?.writeText(text)
+          .then(() => setCopied(true))
+          // Clipboard refused (insecure context, permissions): the text stays visible to select by hand.
+          .catch(() => setCopied(false));
+      }}
+      aria-label={`${label}: ${text}`}
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+export function ProgressBar({ done, total, label }: { done: number; total: number; label: string }) {
+  const pct = total > 0 ? Math.min(100, Math.round((done / total) * 100)) : 100;
+  return (
+    <div className="progress">
+      <progress max={total || 1} value={Math.min(done, total || 1)} aria-label={label} />
+      <span>
+        {formatBytes(done)} of {formatBytes(total)} ({pct}%)
+      </span>
+    </div>
+  );
+}
+
+/**
+ * A confirmation in a native <dialog> (focus trapped, Escape closes). With `typed`,
+ * the user must type that text before the action is enabled (deleting a project).
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  typed,
+  danger,
+  busy,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  typed?: string;
+  danger?: boolean;
+  busy?: boolean;
+  error?: unknown;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [value, setValue] = useState('');
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      setValue('');
+      dialog.showModal();
+    } else if (!open && dialog.open) dialog.close();
+  }, [open]);
+  const ready = !typed || value === typed;
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
+      <form
+        method="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (ready && !busy) onConfirm();
+        }}
+      >
+        <h2 id={titleId}>{title}</h2>
+        {children}
+        {typed ? <Field label={`Type ${typed} to confirm`} value={value} onChange={(e) => setValue(e.target.value)} autoComplete="off" autoFocus /> : null}
+        <ErrorNote error={error} />
+        <div className="actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={!ready || busy} autoFocus={!typed}>
+            {busy ? 'Working…' : confirmLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

@@ -1,0 +1,142 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type DragEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import type { Deployment } from '../api';
+import { ErrorNote, Field, ProgressBar, formatBytes } from '../components/ui';
+import { deployDigestFirst, filesFromDrop, hashFiles, sitePaths, type DeployProgress, type PickedFile } from '../deploy';
+import { useProject } from './project-layout';
+
+const PHASES: Record<DeployProgress['phase'], string> = {
+  hashing: 'Reading and hashing files',
+  checking: 'Asking the service which files it already has',
+  uploading: 'Uploading new content',
+  deploying: 'Publishing',
+  done: 'Done',
+};
+
+/** A live deployment is seen at the project's address; a preview only at its own. */
+function siteOf(d: Deployment): string {
+  return d.status === 'live' ? d.url : (d.previewUrl ?? d.url);
+}
+
+export function Deploy() {
+  const project = useProject();
+  const { workspaceId } = useParams() as { workspaceId: string };
+  const queryClient = useQueryClient();
+  const [files, setFiles] = useState<PickedFile[]>([]);
+  const [over, setOver] = useState(false);
+  const [ttl, setTtl] = useState('');
+  const [publish, setPublish] = useState(true);
+  const [progress, setProgress] = useState<DeployProgress | null>(null);
+  const [hashed, setHashed] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  const [result, setResult] = useState<{ deployment: Deployment; uploadedFiles: number; uploadedBytes: number } | null>(null);
+  const busy = progress !== null && progress.phase !== 'done';
+  const input = useRef<HTMLInputElement>(null);
+
+  const choose = (picked: { relativePath: string; file: File }[]) => {
+    setFiles(sitePaths(picked));
+    setResult(null);
+    setError(null);
+    setProgress(null);
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    filesFromDrop(e.dataTransfer.items).then(choose, setError);
+  };
+
+  const start = async () => {
+    setError(null);
+    setResult(null);
+    setHashed(0);
+    try {
+      setProgress({ phase: 'hashing', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: files.length });
+      const withHashes = await hashFiles(files, () => setHashed((n) => n + 1));
+      const answer = await deployDigestFirst(project.id, withHashes, { ttl: ttl || undefined, publish }, setProgress);
+      setResult(answer);
+      await queryClient.invalidateQueries({ queryKey: ['deployments', project.id] });
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
+      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
+    } catch (err) {
+      setError(err);
+      setProgress(null);
+    }
+  };
+
+  const total = files.reduce((n, f) => n + f.file.size, 0);
+  return (
+    <>
+      <h2>Deploy a folder</h2>
+      <div
+        className={`dropzone${over ? ' over' : ''}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+      >
+        <p>Drop a folder here, or</p>
+        <input
+          ref={input}
+          id="folder-input"
+          className="visually-hidden"
+          type="file"
+          multiple
+          // A folder picker (every current browser; the attribute is not in React's types).
+          {...{ webkitdirectory: '' }}
+          onChange={(e) => choose([...(e.target.files ?? [])].map((file) => ({ relativePath: file.webkitRelativePath || file.name, file })))}
+        />
+        <label className="button" htmlFor="folder-input">
+          Choose a folder
+        </label>
+        <p className="muted">Hidden files and node_modules are left out, as the CLI does.</p>
+      </div>
+      {files.length > 0 ? (
+        <p role="status">
+          {files.length} file{files.length === 1 ? '' : 's'}, {formatBytes(total)} selected
+          {files.some((f) => f.path === 'index.html') ? '' : ' (no index.html at the top: the site’s address will answer 404)'}.
+        </p>
+      ) : null}
+      <div className="row">
+        <Field label="Time to live" placeholder={project.default_ttl} hint={`e.g. 1d, 30d, forever. Empty: the project’s default (${project.default_ttl}).`} value={ttl} onChange={(e) => setTtl(e.target.value)} />
+      </div>
+      <fieldset>
+        <legend>When it is uploaded</legend>
+        <label>
+          <input type="radio" name="publish" checked={publish} onChange={() => setPublish(true)} /> Publish now
+        </label>
+        <label>
+          <input type="radio" name="publish" checked={!publish} onChange={() => setPublish(false)} /> Preview only (promote later)
+        </label>
+      </fieldset>
+      <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
+        {busy ? 'Deploying…' : 'Deploy'}
+      </button>
+      {progress ? (
+        <div className="panel" aria-live="polite">
+          <p>
+            {PHASES[progress.phase]}
+            {progress.phase === 'hashing' ? ` (${hashed} of ${files.length})` : ''}
+          </p>
+          {progress.phase === 'uploading' || progress.phase === 'deploying' || progress.phase === 'done' ? (
+            <ProgressBar done={progress.bytesDone} total={progress.bytesTotal} label="Bytes uploaded" />
+          ) : null}
+        </div>
+      ) : null}
+      <ErrorNote error={error} workspaceId={workspaceId} />
+      {result ? (
+        <div className="note ok" role="status">
+          Version {result.deployment.version} is {result.deployment.status === 'live' ? 'live' : 'deployed as a preview'} at{' '}
+          <a href={siteOf(result.deployment)} target="_blank" rel="noreferrer">
+            {siteOf(result.deployment)}
+          </a>
+          . {result.uploadedFiles} new file{result.uploadedFiles === 1 ? '' : 's'} ({formatBytes(result.uploadedBytes)}) uploaded; the rest the service already had.{' '}
+          <Link to={`/w/${workspaceId}/projects/${project.id}`}>See the deployments</Link>
+        </div>
+      ) : null}
+    </>
+  );
+}

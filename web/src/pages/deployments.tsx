@@ -1,0 +1,203 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, call, type Deployment } from '../api';
+import { ConfirmDialog, Empty, ErrorNote, Loading, formatBytes, formatTime } from '../components/ui';
+import { useProject } from './project-layout';
+
+type Action = { kind: 'promote' | 'archive'; deployment: Deployment };
+
+export function Deployments() {
+  const project = useProject();
+  const { workspaceId } = useParams() as { workspaceId: string };
+  const [page, setPage] = useState(1);
+  const queryClient = useQueryClient();
+  const list = useQuery({
+    queryKey: ['deployments', project.id, page],
+    queryFn: () => call(api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page, limit: 20 } } })),
+  });
+  const [action, setAction] = useState<Action | null>(null);
+  const run = useMutation({
+    mutationFn: ({ kind, deployment }: Action) =>
+      call(
+        kind === 'promote'
+          ? api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId: deployment.id } } })
+          : api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId: deployment.id } } }),
+      ),
+    onSuccess: async () => {
+      setAction(null);
+      await queryClient.invalidateQueries({ queryKey: ['deployments', project.id] });
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
+      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
+    },
+  });
+  const base = `/w/${workspaceId}/projects/${project.id}`;
+
+  return (
+    <>
+      <h2>Deployments</h2>
+      {list.isPending ? <Loading what="deployments" /> : null}
+      <ErrorNote error={list.error} />
+      {list.data && list.data.meta.total === 0 ? (
+        <Empty>
+          Nothing deployed yet. <Link to={`${base}/deploy`}>Deploy a folder</Link>.
+        </Empty>
+      ) : null}
+      {list.data && list.data.data.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="hide-narrow">Size</th>
+                <th scope="col" className="hide-narrow">Created</th>
+                <th scope="col" className="hide-narrow">Expires</th>
+                <th scope="col">Links</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((d) => {
+                const live = d.id === project.liveDeploymentId;
+                return (
+                  <tr key={d.id}>
+                    <td>
+                      <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link>
+                    </td>
+                    <td>
+                      <span className={`badge ${d.status}`}>{d.status}</span>
+                    </td>
+                    <td className="hide-narrow">
+                      {formatBytes(d.size_bytes)} · {d.fileCount} file{d.fileCount === 1 ? '' : 's'}
+                    </td>
+                    <td className="hide-narrow">{formatTime(d.createdAt)}</td>
+                    <td className="hide-narrow">{d.expires_at ? formatTime(d.expires_at) : 'never'}</td>
+                    <td>
+                      {d.previewUrl ? (
+                        <a href={d.previewUrl} target="_blank" rel="noreferrer">
+                          Preview<span className="skip"> of v{d.version}</span>
+                        </a>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                    <td>
+                      <div className="actions">
+                        {!live && d.status !== 'expired' ? (
+                          <button type="button" className="small" onClick={() => setAction({ kind: 'promote', deployment: d })}>
+                            Promote<span className="skip"> v{d.version}</span>
+                          </button>
+                        ) : null}
+                        {d.status !== 'archived' && d.status !== 'expired' ? (
+                          <button type="button" className="small" onClick={() => setAction({ kind: 'archive', deployment: d })}>
+                            Archive<span className="skip"> v{d.version}</span>
+                          </button>
+                        ) : null}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {list.data && list.data.meta.totalPages > 1 ? (
+        <div className="actions" role="navigation" aria-label="Pages">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Newer
+          </button>
+          <span>
+            Page {page} of {list.data.meta.totalPages}
+          </span>
+          <button type="button" disabled={page >= list.data.meta.totalPages} onClick={() => setPage(page + 1)}>
+            Older
+          </button>
+        </div>
+      ) : null}
+      <ConfirmDialog
+        open={action !== null}
+        title={action?.kind === 'promote' ? `Make v${action.deployment.version} live?` : `Archive v${action?.deployment.version ?? ''}?`}
+        confirmLabel={action?.kind === 'promote' ? 'Promote' : 'Archive'}
+        danger={action?.kind === 'archive'}
+        busy={run.isPending}
+        error={run.error}
+        onConfirm={() => action && run.mutate(action)}
+        onClose={() => {
+          setAction(null);
+          run.reset();
+        }}
+      >
+        {action?.kind === 'promote' ? (
+          <p>The site serves this version at once (a rollback, if it is older). Nothing is copied.</p>
+        ) : action?.deployment.id === project.liveDeploymentId ? (
+          <p>This is the live version: archiving it takes the site offline until another version is promoted.</p>
+        ) : (
+          <p>The version stays listed as archived and can be promoted again later.</p>
+        )}
+      </ConfirmDialog>
+    </>
+  );
+}
+
+export function DeploymentFiles() {
+  const project = useProject();
+  const { workspaceId, deploymentId } = useParams() as { workspaceId: string; deploymentId: string };
+  const detail = useQuery({
+    queryKey: ['deployment', project.id, deploymentId],
+    queryFn: () => call(api.GET('/projects/{projectId}/deployments/{deploymentId}', { params: { path: { projectId: project.id, deploymentId } } })),
+  });
+  return (
+    <>
+      <p>
+        <Link to={`/w/${workspaceId}/projects/${project.id}`}>← All deployments</Link>
+      </p>
+      {detail.isPending ? <Loading what="the deployment" /> : null}
+      <ErrorNote error={detail.error} />
+      {detail.data ? (
+        <>
+          <h2>
+            Version {detail.data.version} <span className={`badge ${detail.data.status}`}>{detail.data.status}</span>
+          </h2>
+          <p className="muted">
+            {formatBytes(detail.data.size_bytes)} in {detail.data.fileCount} files · created {formatTime(detail.data.createdAt)} · expires{' '}
+            {detail.data.expires_at ? formatTime(detail.data.expires_at) : 'never'}
+            {detail.data.previewUrl ? (
+              <>
+                {' · '}
+                <a href={detail.data.previewUrl} target="_blank" rel="noreferrer">
+                  preview
+                </a>
+              </>
+            ) : null}
+          </p>
+          {detail.data.files.length === 0 ? (
+            <Empty>No files.</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Path</th>
+                    <th scope="col">Size</th>
+                    <th scope="col" className="hide-narrow">Type</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {detail.data.files.map((f) => (
+                    <tr key={f.path}>
+                      <td className="mono">{f.path}</td>
+                      <td>{formatBytes(f.size)}</td>
+                      <td className="hide-narrow">{f.contentType}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { api, call } from '../api';
+import { useMe } from '../components/shell';
+import { Empty, ErrorNote, Loading, formatTime } from '../components/ui';
+
+export function Invitations() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const me = useMe();
+  const invitations = useQuery({ queryKey: ['invitations'], queryFn: () => call(api.GET('/invitations', { params: { query: { limit: 100 } } })) });
+  const accept = useMutation({
+    mutationFn: (memberId: string) => call(api.POST('/invitations/{memberId}/accept', { params: { path: { memberId } }, body: {} })),
+    onSuccess: async (member) => {
+      await queryClient.invalidateQueries({ queryKey: ['workspaces'] });
+      await queryClient.invalidateQueries({ queryKey: ['invitations'] });
+      const invitation = invitations.data?.data.find((i) => i.id === member.id);
+      if (invitation) void navigate(`/w/${invitation.workspaceId}/projects`);
+    },
+  });
+  return (
+    <>
+      <h1>Invitations</h1>
+      {me.data && !me.data.emailVerified ? (
+        <p className="note">Invitations to {me.data.email} show here once the address is verified: follow the link mailed to it.</p>
+      ) : null}
+      {invitations.isPending ? <Loading what="invitations" /> : null}
+      <ErrorNote error={invitations.error} />
+      {invitations.data && invitations.data.data.length === 0 ? <Empty>No pending invitations.</Empty> : null}
+      {invitations.data && invitations.data.data.length > 0 ? (
+        <ul className="panel">
+          {invitations.data.data.map((i) => (
+            <li key={i.id}>
+              <strong>{i.workspaceName}</strong> invites you as <span className="badge">{i.role}</span>{' '}
+              <span className="muted">({formatTime(i.invitedAt)})</span>{' '}
+              <button type="button" className="primary small" disabled={accept.isPending} onClick={() => accept.mutate(i.id)}>
+                Accept
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorNote error={accept.error} />
+    </>
+  );
+}

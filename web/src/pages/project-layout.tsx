@@ -1,0 +1,40 @@
+import { useQuery } from '@tanstack/react-query';
+import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
+import { api, call, type Project } from '../api';
+import { ErrorNote, Loading } from '../components/ui';
+
+export function projectQuery(projectId: string) {
+  return { queryKey: ['project', projectId], queryFn: () => call(api.GET('/projects/{projectId}', { params: { path: { projectId } } })) };
+}
+
+export function useProject(): Project {
+  return useOutletContext<Project>();
+}
+
+export function ProjectLayout() {
+  const { workspaceId, projectId } = useParams() as { workspaceId: string; projectId: string };
+  const project = useQuery(projectQuery(projectId));
+  const base = `/w/${workspaceId}/projects/${projectId}`;
+  if (project.isPending) return <Loading what="the project" />;
+  if (project.error) return <ErrorNote error={project.error} />;
+  const p = project.data;
+  return (
+    <>
+      <h1>{p.name}</h1>
+      <p>
+        <a href={p.url} target="_blank" rel="noreferrer" className="mono">
+          {p.url}
+        </a>{' '}
+        {p.liveVersion !== null ? <span className="badge live">v{p.liveVersion} live</span> : <span className="badge offline">no live deployment</span>}
+      </p>
+      <nav className="tabs" aria-label="Project">
+        <NavLink to={base} end>
+          Deployments
+        </NavLink>
+        <NavLink to={`${base}/deploy`}>Deploy</NavLink>
+        <NavLink to={`${base}/settings`}>Settings</NavLink>
+      </nav>
+      <Outlet context={p} />
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The dashboard: served by the app under /app/ (src/dashboard), built into dist/web.
+ * No React plugin: the production build needs only the JSX transform, which Vite's own
+ * transformer does (the plugin adds fast refresh for a dev server this project does not use).
+ */
+export default defineConfig({
+  root: here('.'),
+  base: '/app/',
+  publicDir: false,
+  oxc: { jsx: { runtime: 'automatic' } },
+  build: {
+    outDir: here('../dist/web'),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: false,
+    target: 'es2022',
+    // One chunk per lazily loaded page; the initial load is the shell and the signed-in pages.
+    chunkSizeWarningLimit: 400,
+    rolldownOptions: {
+      onwarn(warning, warn) {
+        // TanStack Query's "use client" markers are for server-component bundlers, not this SPA.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
+  },
+  logLevel: 'warn',
+});
