@@ -25,7 +25,6 @@ const NOT_YET: string[] = [
   'analytics/analytics.service.ts',
   'auth/auth-epoch.service.ts',
   'billing/billing.service.ts',
-  'billing/quota.service.ts',
   'common/idempotency/idempotency.service.ts',
   'deploy-preflight/preflight.service.ts',
   'deployments/blob-store.service.ts',
