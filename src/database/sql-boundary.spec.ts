@@ -24,7 +24,6 @@ const NOT_YET: string[] = [
   'analytics/analytics-retention.service.ts',
   'analytics/analytics.service.ts',
   'auth/auth-epoch.service.ts',
-  'billing/billing.service.ts',
   'common/idempotency/idempotency.service.ts',
   'deploy-preflight/preflight.service.ts',
   'deployments/blob-store.service.ts',

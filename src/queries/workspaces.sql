@@ -18,6 +18,9 @@ START TRANSACTION
 UPDATE "workspaces" SET "name" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE "id" = $2 RETURNING "updated_at"
 COMMIT
 
+-- WorkspacesRepository.setPlan
+UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2
+
 -- WorkspacesRepository.lock
 SELECT "Workspace"."id" AS "Workspace_id" FROM "workspaces" "Workspace" WHERE (("Workspace"."id" = $1)) LIMIT 1 FOR UPDATE
 

@@ -4,7 +4,7 @@ import type { Role } from '../auth/principal';
 import { GenerateSql } from '../database/generate-sql';
 import { pageWithTotal } from '../common/page-query';
 import { WorkspaceMember } from './workspace-member.entity';
-import { Workspace } from './workspace.entity';
+import { type Plan, Workspace } from './workspace.entity';
 
 /** A page of rows and how many there are in all. */
 export interface Page<T> {
@@ -39,6 +39,12 @@ export class WorkspacesRepository {
   @GenerateSql({ params: (f) => [Object.assign(new Workspace(), { id: f.workspaceId, name: 'Fixture' })] })
   save(workspace: Workspace): Promise<Workspace> {
     return this.dataSource.manager.save(workspace);
+  }
+
+  /** The tier billing puts the workspace on (a no-op when it is on it already). */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'pro', new Date(0)] })
+  async setPlan(manager: EntityManager, id: string, plan: Plan, now: Date): Promise<void> {
+    await manager.query('UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2', [id, plan, now]);
   }
 
   /**
