@@ -31,8 +31,6 @@ const NOT_YET: string[] = [
   'deployments/deploy.service.ts',
   'deployments/deployments.service.ts',
   'deployments/ttl-sweeper.service.ts',
-  'domains/domain-rechecker.service.ts',
-  'domains/domains.service.ts',
   'gate/lead-domains.ts',
   'gate/leads-rotation.ts',
   'gate/leads.service.ts',
