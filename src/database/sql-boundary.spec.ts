@@ -24,7 +24,6 @@ const NOT_YET: string[] = [
   'analytics/analytics-retention.service.ts',
   'analytics/analytics.service.ts',
   'auth/auth-epoch.service.ts',
-  'common/idempotency/idempotency.service.ts',
   'deploy-preflight/preflight.service.ts',
   'deployments/blob-store.service.ts',
   'deployments/blob-variants.service.ts',
@@ -36,7 +35,6 @@ const NOT_YET: string[] = [
   'gate/leads.service.ts',
   'projects/projects.service.ts',
   'projects/site-events.ts',
-  'site-webhook/site-webhook.service.ts',
   'sites/site-cache.service.ts',
 ];
 
