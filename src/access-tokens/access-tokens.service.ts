@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Credential } from '../auth/authorize';
 import { missingScopes, sortScopes } from '../auth/permissions';
 import type { Principal, Scope } from '../auth/principal';
@@ -7,16 +7,15 @@ import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { iso } from '../common/time';
-import { Project } from '../projects/project.entity';
-import { AccessToken } from './access-token.entity';
+import { ProjectsService } from '../projects/projects.service';
+import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenScope } from './access-tokens.repository';
 import { accessTokenView, AccessTokenView, createdAccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
 import { accessTokensError } from './access-tokens.errors';
 import { authError } from '../auth/auth.errors';
 
-/** last_used_at is bookkeeping: one write a minute per token is plenty. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+export { LAST_USED_RESOLUTION_MS };
 
 export interface LiveToken {
   credential: Extract<Credential, { kind: 'token' }>;
@@ -28,7 +27,11 @@ export interface LiveToken {
 export class AccessTokensService {
   private readonly logger = new Logger(AccessTokensService.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tokens: AccessTokensRepository,
+    private readonly projects: ProjectsService,
+  ) {}
 
   /**
    * The unrevoked token stored for a presented secret, or null (unknown, revoked,
@@ -37,7 +40,7 @@ export class AccessTokensService {
    */
   async findLive(secret: string): Promise<LiveToken | null> {
     if (!isWellFormedTokenSecret(secret)) return null;
-    const token = await this.dataSource.manager.findOneBy(AccessToken, { tokenHash: hashTokenSecret(secret), revokedAt: IsNull() });
+    const token = await this.tokens.findLiveByHash(hashTokenSecret(secret));
     if (!token) return null;
     return {
       credential: { kind: 'token', tokenId: token.id, workspaceId: token.workspaceId, scopes: token.scopes, projectId: token.projectId },
@@ -49,11 +52,7 @@ export class AccessTokensService {
   /** last_used_at is bookkeeping: one write a minute per token is plenty (the caller throttles, the WHERE makes sure). */
   async recordUse(tokenId: string, at: Date): Promise<void> {
     try {
-      await this.dataSource.query(
-        `UPDATE "access_tokens" SET "last_used_at" = $2
-          WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" <= $2::timestamptz - interval '${LAST_USED_RESOLUTION_MS} milliseconds')`,
-        [tokenId, at],
-      );
+      await this.tokens.recordUse(tokenId, at);
     } catch (err) {
       // Bookkeeping must not fail the request it is recording.
       this.logger.warn(`could not record last use of ${tokenId}: ${(err as Error).message}`);
@@ -80,7 +79,7 @@ export class AccessTokensService {
       let createdBy = principal.userId;
       let expiresAt = requestedExpiry;
       if (principal.kind === 'token') {
-        const parent = await m.findOneBy(AccessToken, { id: principal.tokenId, revokedAt: IsNull() });
+        const parent = await this.tokens.findLiveById(m, principal.tokenId!);
         if (!parent) throw unauthorized();
         // A token's tokens belong to the token's person, and cannot outlive it.
         createdBy = parent.createdBy;
@@ -99,10 +98,11 @@ export class AccessTokensService {
         }
         if (projectId !== principal.projectId) throw notFound('Project', projectId);
       }
-      if (projectId !== null && !(await m.existsBy(Project, { id: projectId, workspaceId }))) throw notFound('Project', projectId);
+      // The project's owner answers: another workspace's project is a 404 like a made-up id.
+      if (projectId !== null) await this.projects.findVisible(principal, projectId, m);
 
       const secret = generateTokenSecret();
-      const token = m.create(AccessToken, {
+      const token = {
         id: newId('tok'),
         workspaceId,
         projectId,
@@ -114,31 +114,21 @@ export class AccessTokensService {
         lastUsedAt: null,
         createdBy: createdBy!,
         revokedAt: null,
-      });
-      await m.insert(AccessToken, token);
-      return createdAccessTokenView(await m.findOneByOrFail(AccessToken, { id: token.id }), secret);
+      };
+      await this.tokens.insert(m, token);
+      return createdAccessTokenView(await this.tokens.getById(m, token.id), secret);
     });
   }
 
   /** Live tokens of the workspace (a project-bound caller sees its project's only); never a secret. */
   async list(principal: Principal, page: number, limit: number): Promise<Paginated<AccessTokenView>> {
-    const [tokens, total] = await this.dataSource.manager.findAndCount(AccessToken, {
-      where: { workspaceId: principal.workspaceId!, revokedAt: IsNull(), ...(principal.projectId ? { projectId: principal.projectId } : {}) },
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return paginated(tokens.map(accessTokenView), total, page, limit);
+    const { rows, total } = await this.tokens.pageLive(tokenScope(principal), page, limit);
+    return paginated(rows.map(accessTokenView), total, page, limit);
   }
 
   /** Takes effect on the very next request on every instance: the update bumps the auth epoch (see src/auth/auth-epoch.service.ts). */
   async revoke(principal: Principal, tokenId: string): Promise<void> {
-    const result = await this.dataSource.manager.update(
-      AccessToken,
-      { id: tokenId, workspaceId: principal.workspaceId!, revokedAt: IsNull(), ...(principal.projectId ? { projectId: principal.projectId } : {}) },
-      { revokedAt: new Date() },
-    );
-    if (!result.affected) throw notFound('Access token', tokenId);
+    if (!(await this.tokens.revoke(tokenScope(principal), tokenId, new Date()))) throw notFound('Access token', tokenId);
   }
 
   /**
@@ -146,11 +136,10 @@ export class AccessTokensService {
    * `allowed` (all of them when `allowed` is empty), inside the caller's transaction.
    */
   async revokeForUser(m: EntityManager, workspaceId: string, userId: string, allowed: Scope[]): Promise<void> {
-    await m.query(
-      `UPDATE "access_tokens" SET "revoked_at" = now()
-        WHERE "workspace_id" = $1 AND "created_by" = $2 AND "revoked_at" IS NULL AND NOT ("scopes" <@ $3::text[])`,
-      [workspaceId, userId, allowed],
-    );
+    await this.tokens.revokeForUser(m, workspaceId, userId, allowed);
   }
+}
 
+function tokenScope(principal: Principal): TokenScope {
+  return { workspaceId: principal.workspaceId!, projectId: principal.projectId };
 }

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { uniqueViolation } from '../common/db-errors';
 import { unauthorized } from '../common/errors';
 import { hashPassword } from '../common/password-hash';
@@ -9,14 +9,16 @@ import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
 import { OutboxService } from '../outbox/outbox.service';
 import { normalizeEmail } from '../users/email';
-import { User } from '../users/user.entity';
+import type { User } from '../users/user.entity';
+import { UsersRepository } from '../users/users.repository';
 import { userView, UserView } from '../users/user.view';
-import { AccountToken, AccountTokenPurpose } from './account-token.entity';
+import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
+import { AccountTokensRepository } from './account-tokens.repository';
 import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
 import { AuthThrottle } from './auth-throttle.service';
-import { RefreshToken } from './refresh-token.entity';
 import { authError } from './auth.errors';
 import { usersError } from '../users/users.errors';
+import { SessionsRepository } from './sessions.repository';
 
 /** The outbox kind that turns a reset request into a token and a mail, after the request was answered. */
 export const PASSWORD_RESET_REQUEST_KIND = 'password_reset_request';
@@ -31,6 +33,9 @@ const invalidToken = (what: string) => authError('invalid_token', `token is not 
 export class AccountRecoveryService implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly accountTokens: AccountTokensRepository,
+    private readonly sessions: SessionsRepository,
     private readonly config: AppConfig,
     private readonly mail: MailService,
     private readonly outbox: OutboxService,
@@ -53,7 +58,7 @@ export class AccountRecoveryService implements OnModuleInit {
   async resendVerification(userId: string, ip: string): Promise<void> {
     await this.throttle.consumeMailRequest(`user:${userId}`, ip);
     await this.dataSource.transaction(async (m) => {
-      const user = await m.findOne(User, { where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      const user = await this.users.lockById(m, userId);
       if (!user) throw unauthorized();
       if (user.emailVerifiedAt) throw authError('email_already_verified', `${user.email} is already verified`);
       await this.sendVerification(m, user, user.email);
@@ -64,14 +69,14 @@ export class AccountRecoveryService implements OnModuleInit {
   async updateMe(userId: string, input: { email?: string; name?: string }, ip: string): Promise<UserView> {
     const email = input.email === undefined ? undefined : normalizeEmail(input.email);
     return this.dataSource.transaction(async (m) => {
-      const user = await m.findOne(User, { where: { id: userId }, lock: { mode: 'pessimistic_write' } });
+      const user = await this.users.lockById(m, userId);
       if (!user) throw unauthorized();
       if (input.name !== undefined && input.name !== user.name) {
         user.name = input.name;
-        await m.update(User, { id: user.id }, { name: input.name });
+        await this.users.update(m, user.id, { name: input.name });
       }
       if (email !== undefined && email !== user.email) {
-        if (await m.existsBy(User, { email })) throw usersError('email_taken', `An account with the email ${email} already exists`);
+        if (await this.users.emailTaken(m, email)) throw usersError('email_taken', `An account with the email ${email} already exists`);
         await this.throttle.consumeMailRequest(`user:${userId}`, ip);
         await this.sendVerification(m, user, email);
       }
@@ -87,12 +92,12 @@ export class AccountRecoveryService implements OnModuleInit {
     return this.dataSource.transaction(async (m) => {
       const now = this.clock.now();
       const row = await this.consume(m, token, 'verify_email', now);
-      const user = await m.findOneOrFail(User, { where: { id: row.userId }, lock: { mode: 'pessimistic_write' } });
+      const user = await this.lockUser(m, row.userId);
       const oldEmail = user.email;
       if (row.email !== oldEmail) {
-        if (await m.existsBy(User, { email: row.email })) throw usersError('email_taken', `An account with the email ${row.email} already exists`);
+        if (await this.users.emailTaken(m, row.email)) throw usersError('email_taken', `An account with the email ${row.email} already exists`);
         try {
-          await m.update(User, { id: user.id }, { email: row.email });
+          await this.users.update(m, user.id, { email: row.email });
         } catch (err) {
           if (uniqueViolation(err) === 'UQ_users_email') throw usersError('email_taken', `An account with the email ${row.email} already exists`);
           throw err;
@@ -102,12 +107,11 @@ export class AccountRecoveryService implements OnModuleInit {
       }
       if (!user.emailVerifiedAt || row.email !== oldEmail) {
         user.emailVerifiedAt = now;
-        await m.update(User, { id: user.id }, { emailVerifiedAt: now });
+        await this.users.update(m, user.id, { emailVerifiedAt: now });
       }
       // Other links for this address have nothing left to do; after a change, neither have
       // links for earlier addresses (one of them must not move the account back).
-      const others = row.email !== oldEmail ? {} : { email: row.email };
-      await m.update(AccountToken, { userId: user.id, purpose: 'verify_email', usedAt: IsNull(), ...others }, { usedAt: now });
+      await this.accountTokens.markUnusedUsed(m, user.id, 'verify_email', now, row.email !== oldEmail ? undefined : row.email);
       return userView(user);
     });
   }
@@ -131,19 +135,19 @@ export class AccountRecoveryService implements OnModuleInit {
     await this.dataSource.transaction(async (m) => {
       const now = this.clock.now();
       const row = await this.consume(m, token, 'password_reset', now);
-      const user = await m.findOneOrFail(User, { where: { id: row.userId }, lock: { mode: 'pessimistic_write' } });
+      const user = await this.lockUser(m, row.userId);
       // Mailed to an address the account no longer has: not this account's link any more.
       if (user.email !== row.email) throw invalidToken('password reset');
       // The link reached that inbox, which proves the address as well as a verification link would.
-      await m.update(User, { id: user.id }, { passwordHash, ...(user.emailVerifiedAt ? {} : { emailVerifiedAt: now }) });
-      await m.update(RefreshToken, { userId: user.id, revokedAt: IsNull() }, { revokedAt: now });
-      await m.update(AccountToken, { userId: user.id, purpose: 'password_reset', usedAt: IsNull() }, { usedAt: now });
+      await this.users.update(m, user.id, { passwordHash, ...(user.emailVerifiedAt ? {} : { emailVerifiedAt: now }) });
+      await this.sessions.revokeAllOfUser(m, user.id, now);
+      await this.accountTokens.markUnusedUsed(m, user.id, 'password_reset', now);
     });
   }
 
   private async issueReset(email: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      const user = await m.findOneBy(User, { email });
+      const user = await this.users.findByEmail(m, email);
       if (!user) return;
       const now = this.clock.now();
       const token = await this.issue(m, user.id, 'password_reset', user.email, now);
@@ -154,7 +158,7 @@ export class AccountRecoveryService implements OnModuleInit {
 
   private async issue(m: EntityManager, userId: string, purpose: AccountTokenPurpose, email: string, now: Date): Promise<string> {
     const token = newAccountToken(purpose);
-    await m.insert(AccountToken, {
+    await this.accountTokens.insert(m, {
       id: randomUUID(),
       userId,
       purpose,
@@ -172,11 +176,18 @@ export class AccountRecoveryService implements OnModuleInit {
     const shape = tokenShape(token, purpose);
     if (shape === 'malformed') throw authError('invalid_token', `token is malformed: copy the whole ${what} link`);
     if (shape === 'foreign') throw invalidToken(what);
-    const row = await m.findOne(AccountToken, { where: { tokenHash: hashAccountToken(token), purpose }, lock: peek ? undefined : { mode: 'pessimistic_write' } });
+    const row = await this.accountTokens.findByHash(m, hashAccountToken(token), purpose, !peek);
     if (!row) throw invalidToken(what);
     if (row.usedAt) throw authError('token_used', `token was already used: ask for a new ${what} link`);
     if (row.expiresAt <= now) throw authError('token_expired', `token expired: ask for a new ${what} link`);
-    if (!peek) await m.update(AccountToken, { id: row.id }, { usedAt: now });
+    if (!peek) await this.accountTokens.markUsed(m, row.id, now);
     return row;
+  }
+
+  /** The token's account, locked: it exists, since its tokens go with it (ON DELETE CASCADE). */
+  private async lockUser(m: EntityManager, userId: string): Promise<User> {
+    const user = await this.users.lockById(m, userId);
+    if (!user) throw new Error(`user ${userId} of a live account token is gone`);
+    return user;
   }
 }

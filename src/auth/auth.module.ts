@@ -13,6 +13,8 @@ import { BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { jwtModuleOptions } from './jwt-options';
 import { UsersMeController } from './me.controller';
+import { AccountTokensRepository } from './account-tokens.repository';
+import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 
 @Module({
@@ -23,7 +25,7 @@ import { SessionsService } from './sessions.service';
     AccessTokensModule,
   ],
   controllers: [AuthController, UsersMeController],
-  providers: [AuthService, SessionsService, AuthEpoch, CredentialCache, BearerStrategy, AccountRecoveryService, AuthThrottle],
+  providers: [AuthService, SessionsService, AuthEpoch, CredentialCache, BearerStrategy, AccountRecoveryService, AuthThrottle, SessionsRepository, AccountTokensRepository],
   exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
 })
 export class AuthModule {}

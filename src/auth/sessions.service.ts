@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { createHash, randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { isId, randomString } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import type { Credential } from './authorize';
-import { RefreshToken } from './refresh-token.entity';
+import { SessionsRepository } from './sessions.repository';
 import type { TokenPairView } from './auth.view';
 
 const REFRESH_PREFIX = 'rt_';
@@ -40,6 +40,7 @@ export class SessionsService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly tokens: SessionsRepository,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
   ) {}
@@ -57,14 +58,14 @@ export class SessionsService {
     const now = new Date();
     // Returns rather than throws, so a reuse's family revocation is committed.
     const rotated = await this.dataSource.transaction(async (m) => {
-      const row = await m.findOne(RefreshToken, { where: { tokenHash: sha256(refreshToken) }, lock: { mode: 'pessimistic_write' } });
+      const row = await this.tokens.lockByHash(m, sha256(refreshToken));
       if (!row || row.revokedAt || row.expiresAt <= now) return null;
       if (row.rotatedAt) {
-        await m.update(RefreshToken, { familyId: row.familyId, revokedAt: IsNull() }, { revokedAt: now });
+        await this.tokens.revokeFamily(m, row.familyId, now);
         this.logger.warn(`refresh token reused: revoked session ${row.familyId} of ${row.userId}`);
         return null;
       }
-      await m.update(RefreshToken, { id: row.id }, { rotatedAt: now });
+      await this.tokens.markRotated(m, row.id, now);
       return { userId: row.userId, familyId: row.familyId, refreshToken: await this.insertRefreshToken(m, row.userId, row.familyId) };
     });
     if (!rotated) return { ok: false };
@@ -80,7 +81,7 @@ export class SessionsService {
   }
 
   async revoke(familyId: string): Promise<void> {
-    await this.dataSource.manager.update(RefreshToken, { familyId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    await this.tokens.revokeFamily(this.dataSource.manager, familyId, new Date());
   }
 
   /**
@@ -100,10 +101,7 @@ export class SessionsService {
 
   /** Whether the session (refresh-token family) is still open: its newest token is not revoked. */
   async isOpen(userId: string, sessionId: string): Promise<boolean> {
-    const head = await this.dataSource.manager.findOne(RefreshToken, {
-      select: { id: true, revokedAt: true },
-      where: { familyId: sessionId, userId, rotatedAt: IsNull() },
-    });
+    const head = await this.tokens.head(userId, sessionId);
     return !!head && !head.revokedAt;
   }
 
@@ -114,7 +112,7 @@ export class SessionsService {
   private async insertRefreshToken(m: EntityManager, userId: string, familyId: string): Promise<string> {
     const token = `${REFRESH_PREFIX}${randomString(REFRESH_RANDOM, BASE62)}`;
     const expiresAt = new Date(Date.now() + this.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
-    await m.insert(RefreshToken, { id: randomUUID(), familyId, userId, tokenHash: sha256(token), expiresAt, rotatedAt: null, revokedAt: null });
+    await this.tokens.insert(m, { id: randomUUID(), familyId, userId, tokenHash: sha256(token), expiresAt, rotatedAt: null, revokedAt: null });
     return token;
   }
 }

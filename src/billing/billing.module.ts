@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { BillingController } from './billing.controller';
+import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
 import { PaymentProvider } from './payment-provider';
 import { createPaymentProvider } from './payment-provider.factory';
@@ -15,6 +16,7 @@ import { BillingSweeper } from './billing-sweeper.service';
   providers: [
     { provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider },
     BillingService,
+    BillingRepository,
     BillingSweeper,
   ],
   exports: [BillingService, BillingSweeper, PaymentProvider],

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -7,8 +7,9 @@ import { Paginated, paginated } from '../common/pagination';
 import { Clock, iso } from '../common/time';
 import { UsersService } from '../users/users.service';
 import { MembersService } from '../workspaces/members.service';
-import { Workspace } from '../workspaces/workspace.entity';
-import { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
+import type { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
+import { BillingRepository } from './billing.repository';
 import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
 import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
 import type { Interval, PaidTier } from './plans';
@@ -16,9 +17,6 @@ import { periodEndAt } from './quota';
 import { QuotaService } from './quota.service';
 import { roleRefused } from '../auth/authorize';
 import { BILLING_ROLE_REFUSAL, billingError } from './billing.errors';
-
-/** Class id of the per-workspace advisory lock that queues billing changes (two-key form, apart from the one-key locks elsewhere). */
-const BILLING_LOCK_CLASS = 0x42494c4c;
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage
@@ -35,6 +33,8 @@ export class BillingService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly billing: BillingRepository,
+    private readonly workspaces: WorkspacesRepository,
     private readonly members: MembersService,
     private readonly users: UsersService,
     private readonly provider: PaymentProvider,
@@ -48,7 +48,7 @@ export class BillingService {
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
       const ref = this.provider.refOf(token);
-      const saved = await m.findOneBy(PaymentMethod, { workspaceId, provider: this.provider.name, providerRef: ref });
+      const saved = await this.billing.findPaymentMethodByRef(m, workspaceId, this.provider.name, ref);
       if (saved) throw billingError('payment_method_exists', `This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, { id: saved.id });
       const customer = await this.customer(m, workspaceId, principal.userId!);
       const attached = await this.call(() => this.provider.attachPaymentMethod(customer.customerRef, token));
@@ -56,7 +56,7 @@ export class BillingService {
       // The newest method is the one charged; keep "newest" exact even within one millisecond.
       const now = this.clock.now();
       const createdAt = newest && newest.createdAt >= now ? new Date(newest.createdAt.getTime() + 1) : now;
-      const method = m.create(PaymentMethod, {
+      const method = await this.billing.insertPaymentMethod(m, {
         id: newId('pm'),
         workspaceId,
         provider: this.provider.name,
@@ -65,24 +65,18 @@ export class BillingService {
         createdBy: principal.userId!,
         createdAt,
       });
-      await m.insert(PaymentMethod, method);
       return paymentMethodView(method, true);
     });
   }
 
   async listPaymentMethods(workspaceId: string, page: number, limit: number): Promise<Paginated<PaymentMethodView>> {
-    const [methods, total] = await this.dataSource.manager.findAndCount(PaymentMethod, {
-      where: { workspaceId, provider: this.provider.name },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
+    const { rows: methods, total } = await this.billing.pagePaymentMethods(workspaceId, this.provider.name, page, limit);
     const newest = page === 1 ? methods[0] : await this.newestMethod(this.dataSource.manager, workspaceId);
     return paginated(methods.map((pm) => paymentMethodView(pm, pm.id === newest?.id)), total, page, limit);
   }
 
   async removePaymentMethod(principal: Principal, id: string): Promise<void> {
-    const found = await this.dataSource.manager.findOneBy(PaymentMethod, { id });
+    const found = await this.billing.findPaymentMethod(this.dataSource.manager, id);
     // Another workspace's payment method is a 404, like any foreign id.
     const role = found ? await this.members.activeRole(found.workspaceId, principal.userId!) : null;
     if (!found || !role) throw notFound('Payment method', id);
@@ -91,24 +85,20 @@ export class BillingService {
     const workspaceId = found.workspaceId;
     await this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
-      const method = await m.findOneBy(PaymentMethod, { id });
+      const method = await this.billing.findPaymentMethod(m, id);
       if (!method) throw notFound('Payment method', id);
       if (method.provider === this.provider.name) {
-        const [newest, second] = await m.find(PaymentMethod, {
-          where: { workspaceId, provider: this.provider.name },
-          order: { createdAt: 'DESC', id: 'DESC' },
-          take: 2,
-        });
-        const sub = await m.findOneBy(Subscription, { workspaceId });
+        const [newest, second] = await this.billing.newestPaymentMethods(m, workspaceId, this.provider.name, 2);
+        const sub = await this.billing.findSubscription(m, workspaceId);
         if (!second && sub && this.isRunning(sub) && !sub.cancelAtPeriodEnd) {
           throw billingError.at(409, 'payment_method_required', `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`);
         }
         // Removing the one charged makes the next newest the one charged.
         const nextDefault = newest.id === id ? (second?.providerRef ?? null) : null;
-        const customer = await m.findOneBy(BillingCustomer, { workspaceId });
+        const customer = await this.billing.findCustomer(m, workspaceId);
         await this.call(() => this.provider.detachPaymentMethod(customer?.customerRef ?? null, method.providerRef, nextDefault));
       }
-      await m.delete(PaymentMethod, { id });
+      await this.billing.deletePaymentMethod(m, id);
     });
   }
 
@@ -122,11 +112,11 @@ export class BillingService {
     await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
-      const hasMethod = await m.exists(PaymentMethod, { where: { workspaceId, provider: this.provider.name } });
+      const hasMethod = await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name);
       if (!hasMethod) {
         throw billingError.at(402, 'payment_method_required', `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`);
       }
-      const sub = await m.findOneBy(Subscription, { workspaceId });
+      const sub = await this.billing.findSubscription(m, workspaceId);
       const running = sub !== null && this.isRunning(sub);
       if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
         await this.setPlan(m, workspaceId, tier);
@@ -141,24 +131,20 @@ export class BillingService {
         started = await this.call(() =>
           this.provider.subscribe({ workspaceId, customerRef: customer.customerRef, tier, interval, idempotencyKey: `statichost-subscription-${workspaceId}-${seq}` }),
         );
-        await m.increment(BillingCustomer, { workspaceId }, 'subscriptionsStarted', 1);
+        await this.billing.countSubscriptionStarted(m, workspaceId);
       }
-      await m.upsert(
-        Subscription,
-        {
-          workspaceId,
-          provider: this.provider.name,
-          providerSubscriptionRef: started.ref,
-          providerItemRef: started.itemRef,
-          tier,
-          interval,
-          status: 'active',
-          cancelAtPeriodEnd: false,
-          periodAnchor: started.periodAnchor,
-          currentPeriodEnd: started.currentPeriodEnd,
-        },
-        ['workspaceId'],
-      );
+      await this.billing.upsertSubscription(m, {
+        workspaceId,
+        provider: this.provider.name,
+        providerSubscriptionRef: started.ref,
+        providerItemRef: started.itemRef,
+        tier,
+        interval,
+        status: 'active',
+        cancelAtPeriodEnd: false,
+        periodAnchor: started.periodAnchor,
+        currentPeriodEnd: started.currentPeriodEnd,
+      });
       await this.setPlan(m, workspaceId, tier);
       this.logger.log(`workspace ${workspaceId} activated ${tier}/${interval} with ${this.provider.name}`);
       return { success: true, tier, status: 'active' };
@@ -169,18 +155,14 @@ export class BillingService {
   async cancel(workspaceId: string): Promise<SubscriptionView> {
     await this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
-      const sub = await m.findOneBy(Subscription, { workspaceId });
+      const sub = await this.billing.findSubscription(m, workspaceId);
       if (!sub || !this.isRunning(sub)) {
         const plan = await this.quotas.planOf(workspaceId, m);
         throw billingError('no_subscription', `Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`);
       }
       if (sub.cancelAtPeriodEnd) return;
       const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
-      await m.update(
-        Subscription,
-        { workspaceId },
-        { cancelAtPeriodEnd: true, periodAnchor: ended.periodAnchor, currentPeriodEnd: ended.currentPeriodEnd },
-      );
+      await this.billing.updateSubscription(m, workspaceId, { cancelAtPeriodEnd: true, periodAnchor: ended.periodAnchor, currentPeriodEnd: ended.currentPeriodEnd });
     });
     return this.subscriptionView(workspaceId);
   }
@@ -196,23 +178,15 @@ export class BillingService {
    */
   async endLapsedSubscriptions(): Promise<number> {
     const now = this.clock.now();
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `WITH ended AS (
-         UPDATE subscriptions SET status = 'canceled', updated_at = $1
-         WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
-         RETURNING workspace_id)
-       UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM ended WHERE w.id = ended.workspace_id
-       RETURNING w.id`,
-      [now],
-    );
-    if (rows.length > 0) this.logger.log(`${rows.length} cancelled subscription(s) ended; back on free: ${rows.map((r) => r.id).join(', ')}`);
-    return rows.length;
+    const ended = await this.billing.endLapsed(now);
+    if (ended.length > 0) this.logger.log(`${ended.length} cancelled subscription(s) ended; back on free: ${ended.join(', ')}`);
+    return ended.length;
   }
 
   private async subscriptionView(workspaceId: string): Promise<SubscriptionView> {
     const now = this.clock.now();
     const plan = await this.quotas.planOf(workspaceId);
-    const sub = await this.dataSource.manager.findOneBy(Subscription, { workspaceId });
+    const sub = await this.billing.findSubscription(this.dataSource.manager, workspaceId);
     if (!sub) {
       return { workspaceId, tier: plan.tier, interval: null, status: 'none', cancelAtPeriodEnd: false, currentPeriodEnd: null, provider: null };
     }
@@ -250,35 +224,33 @@ export class BillingService {
   }
 
   private async setPlan(m: EntityManager, workspaceId: string, tier: PaidTier): Promise<void> {
-    await m.query('UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2', [workspaceId, tier, this.clock.now()]);
+    await this.workspaces.setPlan(m, workspaceId, tier, this.clock.now());
   }
 
   private newestMethod(m: EntityManager, workspaceId: string): Promise<PaymentMethod | null> {
-    return m.findOne(PaymentMethod, { where: { workspaceId, provider: this.provider.name }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return this.billing.newestPaymentMethod(m, workspaceId, this.provider.name);
   }
 
   /** The workspace's customer at the provider, created on first use. */
   private async customer(m: EntityManager, workspaceId: string, userId: string): Promise<BillingCustomer> {
-    const existing = await m.findOneBy(BillingCustomer, { workspaceId });
+    const existing = await this.billing.findCustomer(m, workspaceId);
     if (existing && existing.provider === this.provider.name) return existing;
-    const workspace = await m.findOneByOrFail(Workspace, { id: workspaceId });
+    const workspace = await this.workspaces.getById(m, workspaceId);
     const user = await this.users.findById(userId, m);
     if (!user) throw notFound('User', userId);
     const customerRef = await this.call(() => this.provider.createCustomer({ id: workspace.id, name: workspace.name }, user.email));
     // After a change of provider the row is reused; its subscription count keeps growing so idempotency keys stay unique.
-    const customer = m.create(BillingCustomer, {
+    return this.billing.saveCustomer(m, {
       workspaceId,
       provider: this.provider.name,
       customerRef,
       subscriptionsStarted: existing?.subscriptionsStarted ?? 0,
       createdAt: this.clock.now(),
     });
-    await m.save(BillingCustomer, customer);
-    return customer;
   }
 
   private async lockBilling(m: EntityManager, workspaceId: string): Promise<void> {
-    await m.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BILLING_LOCK_CLASS, workspaceId]);
+    await this.billing.lock(m, workspaceId);
   }
 
   /** One provider call, its refusal turned into the HTTP answer. */

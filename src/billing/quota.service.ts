@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import type { Tier } from './plans';
@@ -14,6 +14,7 @@ import {
   storageQuotaError,
   ttlQuotaError,
 } from './quota';
+import { type BlobSizes, QuotaRepository } from './quota.repository';
 
 /** The plan a workspace is on, as read for one request. */
 export interface WorkspacePlan {
@@ -29,18 +30,6 @@ export interface WorkspaceUsage {
   /** When the monthly deployment count starts again. */
   deploymentsResetAt: Date;
 }
-
-/**
- * Distinct blobs of the workspace's live and archived deployments: the same file in
- * many deployments (or projects) is stored once and counted once. Scanning every
- * manifest is slow for a big workspace, so it runs only to rebuild
- * `workspace_storage_blobs` after deployments left the count.
- */
-const STORED_BLOBS = `
-  SELECT DISTINCT f.sha256, f.size
-  FROM deployment_files f
-  JOIN deployments d ON d.id = f.deployment_id
-  WHERE d.workspace_id = $1 AND d.status IN ('live', 'archived')`;
 
 /**
  * Counts what the plan meters and answers 402 when a request would go past it.
@@ -59,6 +48,7 @@ const STORED_BLOBS = `
 export class QuotaService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly usageRows: QuotaRepository,
     private readonly plans: PlansService,
     private readonly clock: Clock,
   ) {}
@@ -77,7 +67,7 @@ export class QuotaService {
   async assertProjectSlot(manager: EntityManager, workspaceId: string): Promise<void> {
     const plan = await this.lock(manager, workspaceId);
     if (plan.limits.projects === null) return;
-    const [{ n }] = await manager.query('SELECT count(*)::int AS n FROM projects WHERE workspace_id = $1', [workspaceId]);
+    const n = await this.usageRows.countProjects(manager, workspaceId);
     const error = projectQuotaError(plan.tier, plan.limits, n);
     if (error) throw error;
   }
@@ -103,57 +93,39 @@ export class QuotaService {
     const month = monthKey(now);
     const { limits, tier, workspaceId } = plan;
     if (limits.deploymentsPerMonth !== null) {
-      const rows: { deployments: number }[] = await manager.query(
-        'SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2',
-        [workspaceId, month],
-      );
-      const error = deploymentQuotaError(tier, limits, rows[0]?.deployments ?? 0, now);
+      const deployments = await this.usageRows.monthlyDeployments(manager, workspaceId, month);
+      const error = deploymentQuotaError(tier, limits, deployments, now);
       if (error) throw error;
     }
     await this.freshStorage(manager, workspaceId);
-    const unique = new Map(files.map((f) => [f.sha256, f.size]));
-    const shas = [...unique.keys()];
-    const sizes = [...unique.values()];
-    const [{ used, added }] = await manager.query(
-      `SELECT (SELECT bytes FROM workspace_storage WHERE workspace_id = $1) AS used,
-              (SELECT coalesce(sum(n.size), 0) FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
-                WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256))::bigint AS added`,
-      [workspaceId, shas, sizes],
-    );
-    const error = storageQuotaError(tier, limits, Number(used), Number(added));
+    const blobs = distinctBlobs(files);
+    const { used, added } = await this.usageRows.storageUsedAndAdded(manager, workspaceId, blobs);
+    const error = storageQuotaError(tier, limits, used, added);
     if (error) throw error;
     // Counted whatever the plan, so the figure is right when the plan changes.
-    if (Number(added) > 0) {
-      await manager.query(
-        `INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
-         SELECT $1, n.sha256, n.size FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
-         ON CONFLICT (workspace_id, sha256) DO NOTHING`,
-        [workspaceId, shas, sizes],
-      );
-      await manager.query('UPDATE workspace_storage SET bytes = bytes + $2 WHERE workspace_id = $1', [workspaceId, added]);
-    }
-    await manager.query(
-      `INSERT INTO workspace_monthly_usage (workspace_id, month, deployments) VALUES ($1, $2, 1)
-       ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1`,
-      [workspaceId, month],
-    );
+    if (added > 0) await this.usageRows.addBlobs(manager, workspaceId, blobs, added);
+    await this.usageRows.countDeployment(manager, workspaceId, month);
+  }
+
+  /**
+   * Bytes of `files` the workspace does not store yet: what a deploy of them would add
+   * to its storage. Read without the lock, so a deploy running meanwhile can change it
+   * (the preflight's estimate; the deploy itself charges under the lock).
+   */
+  async newBytes(workspaceId: string, files: { sha256: string; size: number }[]): Promise<number> {
+    return this.usageRows.addedBytes(workspaceId, distinctBlobs(files));
   }
 
   /** What the workspace uses now, for GET /workspaces/:id. */
   async usage(workspaceId: string): Promise<WorkspaceUsage> {
     const now = this.clock.now();
-    if (await this.storageStale(this.dataSource.manager, workspaceId)) {
+    if (await this.usageRows.storageStale(this.dataSource.manager, workspaceId)) {
       await this.dataSource.transaction(async (m) => {
         await this.lock(m, workspaceId);
         await this.freshStorage(m, workspaceId);
       });
     }
-    const [row] = await this.dataSource.query(
-      `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
-              coalesce((SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::int AS deployments,
-              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
-      [workspaceId, monthKey(now)],
-    );
+    const row = await this.usageRows.usage(workspaceId, monthKey(now));
     return { projects: row.projects, deploymentsPerMonth: row.deployments, storageBytes: Number(row.storage), deploymentsResetAt: nextMonthStart(now) };
   }
 
@@ -163,28 +135,15 @@ export class QuotaService {
    * Run by the billing sweeper; returns how many were rebuilt.
    */
   async refreshStaleStorage(batch = 100): Promise<number> {
-    const rows: { workspace_id: string }[] = await this.dataSource.query(
-      'SELECT DISTINCT workspace_id FROM workspace_storage_changes LIMIT $1',
-      [batch],
-    );
-    for (const { workspace_id: workspaceId } of rows) {
+    const workspaceIds = await this.usageRows.withStaleStorage(batch);
+    for (const workspaceId of workspaceIds) {
       await this.dataSource.transaction(async (m) => {
-        const exists = await m.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [workspaceId]);
         // The workspace itself was deleted: nothing to count.
-        if (exists.length === 0) await m.query('DELETE FROM workspace_storage_changes WHERE workspace_id = $1', [workspaceId]);
+        if (!(await this.usageRows.lockIfExists(m, workspaceId))) await this.usageRows.forgetStorageChanges(m, workspaceId);
         else await this.freshStorage(m, workspaceId);
       });
     }
-    return rows.length;
-  }
-
-  private async storageStale(manager: EntityManager, workspaceId: string): Promise<boolean> {
-    const [{ stale }] = await manager.query(
-      `SELECT NOT EXISTS (SELECT 1 FROM workspace_storage WHERE workspace_id = $1)
-              OR EXISTS (SELECT 1 FROM workspace_storage_changes WHERE workspace_id = $1) AS stale`,
-      [workspaceId],
-    );
-    return stale;
+    return workspaceIds.length;
   }
 
   /**
@@ -195,31 +154,13 @@ export class QuotaService {
    * high, never too low.
    */
   private async freshStorage(manager: EntityManager, workspaceId: string): Promise<void> {
-    if (!(await this.storageStale(manager, workspaceId))) return;
-    await manager.query('DELETE FROM workspace_storage_changes WHERE workspace_id = $1', [workspaceId]);
-    await manager.query('DELETE FROM workspace_storage_blobs WHERE workspace_id = $1', [workspaceId]);
-    await manager.query(
-      `INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
-       SELECT DISTINCT ON (stored.sha256) $1, stored.sha256, stored.size FROM (${STORED_BLOBS}) stored`,
-      [workspaceId],
-    );
-    await manager.query(
-      `INSERT INTO workspace_storage (workspace_id, bytes)
-       VALUES ($1, (SELECT coalesce(sum(size), 0) FROM workspace_storage_blobs WHERE workspace_id = $1))
-       ON CONFLICT (workspace_id) DO UPDATE SET bytes = EXCLUDED.bytes`,
-      [workspaceId],
-    );
+    if (!(await this.usageRows.storageStale(manager, workspaceId))) return;
+    await this.usageRows.rebuildStorage(manager, workspaceId);
   }
 
   private async readPlan(manager: EntityManager, workspaceId: string, lock: boolean): Promise<WorkspacePlan> {
-    const rows: { plan: Tier; status: 'active' | 'canceled' | null; cancel_at_period_end: boolean | null; current_period_end: Date | null }[] = await manager.query(
-      `SELECT w.plan, s.status, s.cancel_at_period_end, s.current_period_end
-       FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
-       WHERE w.id = $1${lock ? ' FOR NO KEY UPDATE OF w' : ''}`,
-      [workspaceId],
-    );
-    if (rows.length === 0) throw notFound('Workspace', workspaceId);
-    const [row] = rows;
+    const row = await this.usageRows.readPlan(manager, workspaceId, lock);
+    if (!row) throw notFound('Workspace', workspaceId);
     const state: PlanState = {
       plan: row.plan,
       subscription: row.status
@@ -229,4 +170,10 @@ export class QuotaService {
     const tier = effectiveTier(state, this.clock.now());
     return { workspaceId, tier, limits: this.plans.limits(tier) };
   }
+}
+
+/** One entry per digest: a file twice in a deploy is stored (and counted) once. */
+function distinctBlobs(files: { sha256: string; size: number }[]): BlobSizes {
+  const unique = new Map(files.map((f) => [f.sha256, f.size]));
+  return { shas: [...unique.keys()], sizes: [...unique.values()] };
 }

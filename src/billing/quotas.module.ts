@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { PlansService } from './plans.service';
+import { QuotaRepository } from './quota.repository';
 import { QuotaService } from './quota.service';
 
 /**
@@ -9,7 +10,7 @@ import { QuotaService } from './quota.service';
  */
 @Global()
 @Module({
-  providers: [PlansService, QuotaService],
+  providers: [PlansService, QuotaService, QuotaRepository],
   exports: [PlansService, QuotaService],
 })
 export class QuotasModule {}

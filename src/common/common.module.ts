@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { AppConfig } from '../config/app-config';
 import { passwordHashing } from './password-hash';
@@ -11,7 +12,7 @@ import { Clock, SystemClock } from './time';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyInterceptor],
+  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor],
   exports: [Clock, IdempotencyService, IdempotencyInterceptor],
 })
 export class CommonModule {

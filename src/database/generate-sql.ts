@@ -24,6 +24,11 @@ export interface SqlExample {
   /** Names a variant when a method's SQL depends on its arguments (e.g. with and without a search term). */
   name?: string;
   params: (fixture: SqlFixture) => unknown[];
+  /**
+   * Runs the example inside a transaction that is then rolled back, `fixture.manager` being
+   * that transaction's: for methods that lock rows (PostgreSQL locks only inside one).
+   */
+  transaction?: boolean;
 }
 
 const EXAMPLES = Symbol('statichost:generate-sql');

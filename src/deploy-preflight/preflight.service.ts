@@ -71,13 +71,8 @@ export class DeployPreflightService {
     }
     const deploys = deploymentQuotaError(plan.tier, plan.limits, usage.deploymentsPerMonth, this.clock.now());
     if (deploys) throw deploys;
-    const unique = new Map(prepared.files.map((f) => [f.sha256, f.size]));
-    const [{ added }] = await this.dataSource.query(
-      `SELECT coalesce(sum(n.size), 0)::bigint AS added FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
-        WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256)`,
-      [workspaceId, [...unique.keys()], [...unique.values()]],
-    );
-    const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, Number(added));
+    const added = await this.quotas.newBytes(workspaceId, prepared.files);
+    const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, added);
     if (storage) throw storage;
     return {
       project_slug: slug,
@@ -85,7 +80,7 @@ export class DeployPreflightService {
       workspaceId,
       createsProject: !project,
       plan: plan.tier,
-      newBytes: Number(added),
+      newBytes: added,
     };
   }
 }

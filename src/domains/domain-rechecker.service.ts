@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { Project } from '../projects/project.entity';
+import type { Project } from '../projects/project.entity';
+import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
 
 /** Any constant (not the TTL sweeper's): lets one instance at a time run the re-check. */
@@ -37,7 +38,8 @@ export interface RecheckReport {
 @Injectable()
 export class DomainRechecker extends PeriodicJob<RecheckReport> {
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
+    private readonly rows: DomainsRepository,
     private readonly domains: DomainsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -78,13 +80,6 @@ export class DomainRechecker extends PeriodicJob<RecheckReport> {
   /** Verified domains whose last check is at least one interval old, the longest waiting first. */
   private due(): Promise<Project[]> {
     const before = new Date(this.clock.now().getTime() - this.config.DOMAIN_RECHECK_INTERVAL_SECONDS * 1000);
-    return this.dataSource
-      .getRepository(Project)
-      .createQueryBuilder('p')
-      .where(`p.domain_status = 'verified'`)
-      .andWhere('(p.domain_checked_at IS NULL OR p.domain_checked_at <= :before)', { before })
-      .orderBy('p.domain_checked_at', 'ASC', 'NULLS FIRST')
-      .limit(BATCH)
-      .getMany();
+    return this.rows.dueForRecheck(before, BATCH);
   }
 }

@@ -3,6 +3,7 @@ import { ProjectsModule } from '../projects/projects.module';
 import { DomainDns } from './domain-dns.service';
 import { DomainRechecker } from './domain-rechecker.service';
 import { DomainsController } from './domains.controller';
+import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
 
 /**
@@ -13,7 +14,7 @@ import { DomainsService } from './domains.service';
 @Module({
   imports: [ProjectsModule],
   controllers: [DomainsController],
-  providers: [DomainDns, DomainsService, DomainRechecker],
+  providers: [DomainDns, DomainsService, DomainRechecker, DomainsRepository],
   exports: [DomainsService, DomainRechecker],
 })
 export class DomainsModule {}

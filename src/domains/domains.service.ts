@@ -1,16 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { Project } from '../projects/project.entity';
+import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { notifySiteChanged } from '../projects/site-events';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
 import { domainRecords } from './custom-domain';
 import { domainsError } from './domains.errors';
+import { DomainsRepository } from './domains.repository';
 
 export interface DomainCheckResult {
   /** This check found the token. */
@@ -26,6 +27,7 @@ export class DomainsService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly domains: DomainsRepository,
     private readonly projects: ProjectsService,
     private readonly dns: DomainDns,
     private readonly config: AppConfig,
@@ -71,7 +73,7 @@ export class DomainsService {
       if (!current || current === 'gone') return undefined;
       if (verdict === 'inconclusive') {
         this.logger.warn(`re-check of ${project.customDomain} got no DNS answer from ${this.dns.describeServers()}; trying again next interval`);
-        await m.getRepository(Project).update({ id: current.id }, { domainCheckedAt: this.clock.now() });
+        await this.domains.markChecked(m, current.id, this.clock.now());
         return { verdict, status: current.domainStatus };
       }
       const saved = await this.record(m, current, verdict);
@@ -90,7 +92,7 @@ export class DomainsService {
 
   /** The project under a row lock; null when its domain or token is no longer the one checked, 'gone' when it was deleted. */
   private async lockSame(m: EntityManager, checked: Project): Promise<Project | null | 'gone'> {
-    const current = await m.getRepository(Project).findOne({ where: { id: checked.id }, lock: { mode: 'pessimistic_write' } });
+    const current = await this.domains.lockProject(m, checked.id);
     if (!current) return 'gone';
     if (current.customDomain !== checked.customDomain || current.domainToken !== checked.domainToken) return null;
     return current;
@@ -105,13 +107,15 @@ export class DomainsService {
       failingSince: current.domainFailingSince,
     };
     const next = nextDomainState(before, verdict, this.clock.now(), this.failAfterMs);
-    await m.getRepository(Project).update(
-      { id: current.id },
-      { domainStatus: next.status, domainVerifiedAt: next.verifiedAt, domainCheckedAt: next.checkedAt, domainFailingSince: next.failingSince },
-    );
+    await this.domains.writeState(m, current.id, {
+      domainStatus: next.status,
+      domainVerifiedAt: next.verifiedAt,
+      domainCheckedAt: next.checkedAt,
+      domainFailingSince: next.failingSince,
+    });
     // Only `verified` is served, so only a move into or out of it changes what the router answers.
     if ((before.status === 'verified') !== (next.status === 'verified')) await notifySiteChanged(m, current.id);
-    return m.getRepository(Project).findOneByOrFail({ id: current.id });
+    return this.domains.getProject(m, current.id);
   }
 
   private dnsUnavailable(txt: RecordCheck): ApiError {

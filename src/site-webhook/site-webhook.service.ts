@@ -1,11 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { OutboxService } from '../outbox/outbox.service';
 import { siteChangesBeforeCommit, SiteNames } from '../projects/site-events';
 import { projectCacheTag } from './cache-tags';
 import { signBody } from './signature';
+import { SiteWebhookRepository } from './site-webhook.repository';
 
 export const SITE_CHANGE_KIND = 'site_change';
 const TIMEOUT_MS = 10_000;
@@ -22,6 +23,7 @@ export class SiteWebhookService implements OnModuleInit {
   constructor(
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly projects: SiteWebhookRepository,
     private readonly outbox: OutboxService,
     private readonly clock: Clock,
   ) {}
@@ -35,7 +37,7 @@ export class SiteWebhookService implements OnModuleInit {
   private async queue(m: EntityManager, changes: Map<string, SiteNames>): Promise<void> {
     const ids = [...changes.keys()];
     // The names as the transaction leaves them, beside those seen when each change was announced.
-    const current: { id: string; slug: string; custom_domain: string | null }[] = await m.query('SELECT id, slug, custom_domain FROM projects WHERE id = ANY($1)', [ids]);
+    const current = await this.projects.currentNames(m, ids);
     for (const row of current) {
       changes.get(row.id)!.slugs.add(row.slug);
       if (row.custom_domain) changes.get(row.id)!.domains.add(row.custom_domain);

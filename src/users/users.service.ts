@@ -4,13 +4,15 @@ import { AppConfig } from '../config/app-config';
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
 import { normalizeEmail } from './email';
-import { User } from './user.entity';
+import type { User } from './user.entity';
 import { usersError } from './users.errors';
+import { UsersRepository } from './users.repository';
 
 @Injectable()
 export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -25,20 +27,20 @@ export class UsersService {
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ email: normalizeEmail(email) });
+    return this.users.findByEmail(this.dataSource.manager, normalizeEmail(email));
   }
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
-    return manager.findOneBy(User, { id });
+    return this.users.findById(manager, id);
   }
 
   /** `passwordHash` is already hashed; the email is normalised here. */
   async create(manager: EntityManager, input: { email: string; name: string; passwordHash: string }): Promise<User> {
     const email = normalizeEmail(input.email);
     const taken = () => usersError('email_taken', `An account with the email ${email} already exists`);
-    if (await manager.existsBy(User, { email })) throw taken();
+    if (await this.users.emailTaken(manager, email)) throw taken();
     try {
-      return await manager.save(manager.create(User, { id: newId('usr'), email, name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: null }));
+      return await this.users.insert(manager, { id: newId('usr'), email, name: input.name, passwordHash: input.passwordHash, emailVerifiedAt: null });
     } catch (err) {
       // Two registrations racing for one email: the unique index decides.
       if (uniqueViolation(err) === 'UQ_users_email') throw taken();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AccessTokensService } from '../access-tokens/access-tokens.service';
 import { checkRequirements } from '../auth/authorize';
 import { scopesForRole } from '../auth/permissions';
@@ -9,14 +9,14 @@ import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
-import { User } from '../users/user.entity';
 import { isId, newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { normalizeEmail } from '../users/email';
+import { UsersRepository } from '../users/users.repository';
 import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
-import { WorkspaceMember } from './workspace-member.entity';
-import { Workspace } from './workspace.entity';
+import type { WorkspaceMember } from './workspace-member.entity';
+import { WorkspacesRepository } from './workspaces.repository';
 import { invitationView, InvitationView, memberView, MemberView } from './workspace.view';
 import { workspacesError } from './workspaces.errors';
 
@@ -24,7 +24,9 @@ import { workspacesError } from './workspaces.errors';
 export class MembersService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly workspaces: WorkspacesRepository,
     private readonly users: UsersService,
+    private readonly userRows: UsersRepository,
     private readonly tokens: AccessTokensService,
     private readonly mail: MailService,
     private readonly config: AppConfig,
@@ -35,22 +37,13 @@ export class MembersService {
   async activeRole(workspaceId: string, userId: string): Promise<Role | null> {
     // Whatever the path held: no id, no member (and no query to fail on odd text).
     if (!isId('ws', workspaceId)) return null;
-    const member = await this.dataSource.manager.findOne(WorkspaceMember, {
-      select: { role: true },
-      where: { workspaceId, userId, status: 'active' },
-    });
-    return member?.role ?? null;
+    return this.workspaces.activeRole(workspaceId, userId);
   }
 
   async list(principal: Principal, workspaceId: string, page: number, limit: number): Promise<Paginated<MemberView>> {
     this.assertActsIn(principal, workspaceId);
-    const [members, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
-      where: { workspaceId },
-      order: { invitedAt: 'ASC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return paginated(members.map(memberView), total, page, limit);
+    const { rows, total } = await this.workspaces.pageMembers(workspaceId, page, limit);
+    return paginated(rows.map(memberView), total, page, limit);
   }
 
   async invite(principal: Principal, workspaceId: string, input: { email: string; role: Role }): Promise<MemberView> {
@@ -62,17 +55,17 @@ export class MembersService {
       workspacesError('already_member', `${email} is already ${status === 'active' ? 'a member of' : 'invited to'} this workspace`);
     return this.dataSource.transaction(async (m) => {
       await this.lockWorkspace(m, workspaceId);
-      const existing = await m.findOneBy(WorkspaceMember, { workspaceId, email });
+      const existing = await this.workspaces.findMemberByEmail(m, workspaceId, email);
       if (existing) throw already(existing.status);
-      const member = m.create(WorkspaceMember, { id: newId('mem'), workspaceId, email, role: input.role, status: 'invited', userId: null, joinedAt: null });
+      const member = { id: newId('mem'), workspaceId, email, role: input.role, status: 'invited' as const, userId: null, joinedAt: null };
       try {
-        await m.insert(WorkspaceMember, member);
+        await this.workspaces.insertMember(m, member);
       } catch (err) {
         if (uniqueViolation(err) === 'UQ_workspace_members_workspace_email') throw already('invited');
         throw err;
       }
       await this.mailInvitation(m, principal, workspaceId, email, input.role);
-      return memberView(await m.findOneByOrFail(WorkspaceMember, { id: member.id }));
+      return memberView(await this.workspaces.getMember(m, member.id));
     });
   }
 
@@ -86,7 +79,7 @@ export class MembersService {
       if (member.role === role) return memberView(member);
       assertKeepsAnOwner(member, role, await this.activeOwners(m, workspaceId));
       member.role = role;
-      await m.update(WorkspaceMember, { id: member.id }, { role });
+      await this.workspaces.setRole(m, member.id, role);
       // Tokens may not hold more than their person now can.
       if (member.userId) await this.tokens.revokeForUser(m, workspaceId, member.userId, scopesForRole(role));
       return memberView(member);
@@ -104,7 +97,7 @@ export class MembersService {
         assertMayManageMember(principal, member);
       }
       assertKeepsAnOwner(member, null, await this.activeOwners(m, workspaceId));
-      await m.delete(WorkspaceMember, { id: member.id });
+      await this.workspaces.deleteMember(m, member.id);
       // Someone who left must not keep acting through the tokens they made.
       if (member.userId) await this.tokens.revokeForUser(m, workspaceId, member.userId, []);
     });
@@ -116,15 +109,9 @@ export class MembersService {
     // An invitation is for whoever reads mail at the address, not whoever registered it
     // first: an unverified account sees none (its user object says emailVerified: false).
     if (!user || !user.emailVerifiedAt) return paginated([], 0, page, limit);
-    const [members, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
-      where: { email: user.email, status: 'invited' },
-      relations: { workspace: true },
-      order: { invitedAt: 'ASC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
+    const { rows, total } = await this.workspaces.pageInvitations(user.email, page, limit);
     return paginated(
-      members.map((member) => invitationView(member, member.workspace!)),
+      rows.map((member) => invitationView(member, member.workspace!)),
       total,
       page,
       limit,
@@ -140,25 +127,22 @@ export class MembersService {
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.findById(userId, m);
       if (user && !user.emailVerifiedAt) {
-        const invited = await m.existsBy(WorkspaceMember, { id: memberId, email: user.email, status: 'invited' });
-        if (invited) throw emailNotVerified('accept an invitation');
+        if (await this.workspaces.invitationExists(m, memberId, user.email)) throw emailNotVerified('accept an invitation');
       }
       // One conditional update: two accepts racing cannot both win, and someone
       // else's invitation is as unknown as a made-up id.
-      const accepted = user
-        ? await m.update(WorkspaceMember, { id: memberId, email: user.email, status: 'invited' }, { status: 'active', userId, joinedAt: new Date() })
-        : { affected: 0 };
-      if (!accepted.affected) throw notFound('Invitation', memberId);
-      const member = await m.findOneOrFail(WorkspaceMember, { where: { id: memberId }, relations: { workspace: true } });
+      const accepted = user ? await this.workspaces.acceptInvitation(m, memberId, user.email, userId, new Date()) : false;
+      if (!accepted) throw notFound('Invitation', memberId);
+      const member = await this.workspaces.getMemberWithWorkspace(m, memberId);
       return invitationView(member, member.workspace!);
     });
   }
 
   /** Tells the invitee, in the inviting transaction: with an account they accept in the dashboard, without one they sign up first. */
   private async mailInvitation(m: EntityManager, principal: Principal, workspaceId: string, email: string, role: Role): Promise<void> {
-    const workspace = await m.findOneByOrFail(Workspace, { id: workspaceId });
-    const inviter = principal.userId ? await m.findOneBy(User, { id: principal.userId }) : null;
-    const hasAccount = await m.existsBy(User, { email });
+    const workspace = await this.workspaces.getById(m, workspaceId);
+    const inviter = principal.userId ? await this.userRows.findById(m, principal.userId) : null;
+    const hasAccount = await this.userRows.emailTaken(m, email);
     const link = hasAccount ? `${this.config.apiBaseUrl}/app/invitations` : `${this.config.apiBaseUrl}/app/register?email=${encodeURIComponent(email)}`;
     await this.mail.queue(
       m,
@@ -170,18 +154,17 @@ export class MembersService {
 
   /** Serialises member changes of one workspace, so two owners cannot remove each other at once. */
   private async lockWorkspace(m: EntityManager, workspaceId: string): Promise<void> {
-    const found = await m.findOne(Workspace, { select: { id: true }, where: { id: workspaceId }, lock: { mode: 'pessimistic_write' } });
-    if (!found) throw notFound('Workspace', workspaceId);
+    if (!(await this.workspaces.lock(m, workspaceId))) throw notFound('Workspace', workspaceId);
   }
 
   private async findMember(m: EntityManager, workspaceId: string, memberId: string): Promise<WorkspaceMember> {
-    const member = await m.findOneBy(WorkspaceMember, { id: memberId, workspaceId });
+    const member = await this.workspaces.findMember(m, workspaceId, memberId);
     if (!member) throw notFound('Member', memberId);
     return member;
   }
 
   private activeOwners(m: EntityManager, workspaceId: string): Promise<number> {
-    return m.countBy(WorkspaceMember, { workspaceId, role: 'owner', status: 'active' });
+    return this.workspaces.countActiveOwners(m, workspaceId);
   }
 
   /** The guard matched the path to the caller; this keeps a service call from ever crossing workspaces. */

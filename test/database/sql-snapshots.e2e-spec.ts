@@ -18,6 +18,9 @@ const UPDATE = process.env.UPDATE_SQL_SNAPSHOTS === '1';
 
 type Ctor = abstract new (...args: never[]) => unknown;
 
+/** Thrown to roll back an example's transaction. */
+const ROLLBACK = Symbol('rollback');
+
 function repositoryFiles(): string[] {
   return (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith('.repository.ts')).sort();
 }
@@ -81,7 +84,17 @@ describe('SQL snapshots of the repositories', () => {
         for (const example of examples.get(method)!) {
           const queries: string[] = [];
           // A method may fail on the fixture's rows (a unique key, a missing row): its SQL up to there is what counts.
-          await capture.run(queries, () => instance[method](...example.params(fixture))).catch(() => undefined);
+          const call = (f: SqlFixture) => capture.run(queries, () => instance[method](...example.params(f))).catch(() => undefined);
+          if (example.transaction) {
+            await t.dataSource
+              .transaction(async (manager) => {
+                await call({ ...fixture, manager });
+                throw ROLLBACK;
+              })
+              .catch((err: unknown) => {
+                if (err !== ROLLBACK) throw err;
+              });
+          } else await call(fixture);
           out.push('', `-- ${name}.${method}${example.name ? ` (${example.name})` : ''}`, ...(queries.length ? queries.map(tidy) : ['-- (no query)']));
         }
       }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../errors';
 import { Clock } from '../time';
 import { idempotencyError } from './idempotency.errors';
+import { IdempotencyRepository } from './idempotency.repository';
 
 /** Keys are kept this long (Stripe's window). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -35,29 +37,20 @@ export function completeKeyWith<R>(service: IdempotencyService, claim: Idempoten
 @Injectable()
 export class IdempotencyService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyRepository,
     private readonly clock: Clock,
   ) {}
 
   async begin(workspaceId: string, key: string, requestHash: string): Promise<IdempotencyStart> {
     const now = this.clock.now();
     for (let attempt = 0; attempt < 2; attempt++) {
-      const inserted = await this.dataSource.query(
-        `INSERT INTO idempotency_keys (workspace_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING RETURNING key`,
-        [workspaceId, key, requestHash, now],
-      );
-      if (inserted.length > 0) return { kind: 'new', createdAt: now };
-      const [row]: { request_hash: string; response_status: number | null; response_body: unknown; created_at: Date }[] =
-        await this.dataSource.query('SELECT request_hash, response_status, response_body, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2', [
-          workspaceId,
-          key,
-        ]);
+      if (await this.keys.claim(workspaceId, key, requestHash, now)) return { kind: 'new', createdAt: now };
+      const row = await this.keys.find(workspaceId, key);
       if (!row) continue;
       const age = now.getTime() - row.created_at.getTime();
       const stale = age >= IDEMPOTENCY_TTL_MS || (row.response_status === null && age >= IN_PROGRESS_TIMEOUT_MS);
       if (stale) {
-        await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3', [workspaceId, key, row.created_at]);
+        await this.keys.deleteClaim(workspaceId, key, row.created_at);
         continue;
       }
       if (row.request_hash !== requestHash) {
@@ -72,12 +65,7 @@ export class IdempotencyService {
   }
 
   async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.dataSource.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2', [
-      workspaceId,
-      key,
-      status,
-      JSON.stringify(body),
-    ]);
+    await this.keys.complete(workspaceId, key, status, body);
   }
 
   /**
@@ -86,12 +74,7 @@ export class IdempotencyService {
    * request's: it ran past the takeover window and a retry took the key over.
    */
   async completeIn(m: EntityManager, claim: IdempotencyClaim, body: unknown): Promise<void> {
-    const [, count]: [unknown, number] = await m.query(
-      `UPDATE idempotency_keys SET response_status = $4, response_body = $5
-       WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL`,
-      [claim.workspaceId, claim.key, claim.createdAt, claim.status, JSON.stringify(body)],
-    );
-    if (count !== 1) {
+    if (!(await this.keys.completeClaim(m, claim, claim.status, body))) {
       throw idempotencyError('idempotency_key_in_progress', `Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`);
     }
     claim.completed = true;
@@ -99,12 +82,11 @@ export class IdempotencyService {
 
   /** A failed request leaves nothing behind: the client may retry with the same key. */
   async abandon(workspaceId: string, key: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND response_status IS NULL', [workspaceId, key]);
+    await this.keys.abandon(workspaceId, key);
   }
 
   async purgeExpired(): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS);
-    const [, count] = await this.dataSource.query('DELETE FROM idempotency_keys WHERE created_at < $1', [cutoff]);
-    return count ?? 0;
+    return this.keys.deleteCreatedBefore(cutoff);
   }
 }

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, IsNull } from 'typeorm';
+import type { Scope } from '../auth/principal';
+import { GenerateSql } from '../database/generate-sql';
+import { AccessToken } from './access-token.entity';
+
+/** last_used_at is bookkeeping: one write a minute per token is plenty. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Which live tokens a caller sees: a project-bound caller only its project's. */
+export interface TokenScope {
+  workspaceId: string;
+  projectId?: string | null;
+}
+
+const TOKEN = 'tok_sqlsnapshot0000000000000';
+
+/** Every query on access_tokens. */
+@Injectable()
+export class AccessTokensRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The unrevoked token stored under this SHA-256 of a secret. */
+  @GenerateSql({ params: () => ['0'.repeat(64)] })
+  findLiveByHash(tokenHash: string): Promise<AccessToken | null> {
+    return this.dataSource.manager.findOneBy(AccessToken, { tokenHash, revokedAt: IsNull() });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.tokenId] })
+  findLiveById(manager: EntityManager, id: string): Promise<AccessToken | null> {
+    return manager.findOneBy(AccessToken, { id, revokedAt: IsNull() });
+  }
+
+  /** The caller throttles; the WHERE makes sure two instances do not both write within the resolution. */
+  @GenerateSql({ params: (f) => [f.tokenId, new Date(0)] })
+  async recordUse(tokenId: string, at: Date): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE "access_tokens" SET "last_used_at" = $2
+        WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" <= $2::timestamptz - interval '${LAST_USED_RESOLUTION_MS} milliseconds')`,
+      [tokenId, at],
+    );
+  }
+
+  @GenerateSql({
+    params: (f) => [
+      f.manager,
+      { id: TOKEN, workspaceId: f.workspaceId, projectId: null, name: 'fixture', tokenHash: '1'.repeat(64), prefix: 'sk_live_fixt', scopes: ['read'], expiresAt: null, lastUsedAt: null, createdBy: f.userId, revokedAt: null },
+    ],
+  })
+  async insert(
+    manager: EntityManager,
+    row: Pick<AccessToken, 'id' | 'workspaceId' | 'projectId' | 'name' | 'tokenHash' | 'prefix' | 'scopes' | 'expiresAt' | 'lastUsedAt' | 'createdBy' | 'revokedAt'>,
+  ): Promise<void> {
+    await manager.insert(AccessToken, manager.create(AccessToken, row));
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.tokenId] })
+  getById(manager: EntityManager, id: string): Promise<AccessToken> {
+    return manager.findOneByOrFail(AccessToken, { id });
+  }
+
+  /** Newest first. */
+  @GenerateSql(
+    { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, 1, 20] },
+    { name: 'project-bound caller', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }, 1, 20] },
+  )
+  async pageLive(scope: TokenScope, page: number, limit: number): Promise<{ rows: AccessToken[]; total: number }> {
+    const [rows, total] = await this.dataSource.manager.findAndCount(AccessToken, {
+      where: liveIn(scope),
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return { rows, total };
+  }
+
+  /**
+   * Takes effect on the very next request on every instance: the update bumps the auth
+   * epoch (see src/auth/auth-epoch.service.ts). False when no live token matched.
+   */
+  @GenerateSql(
+    { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, TOKEN, new Date(0)] },
+    { name: 'project-bound caller', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }, TOKEN, new Date(0)] },
+  )
+  async revoke(scope: TokenScope, tokenId: string, at: Date): Promise<boolean> {
+    const result = await this.dataSource.manager.update(AccessToken, { id: tokenId, ...liveIn(scope) }, { revokedAt: at });
+    return !!result.affected;
+  }
+
+  /**
+   * Revokes the workspace's live tokens behind `userId` that hold any scope outside
+   * `allowed` (all of them when `allowed` is empty), inside the caller's transaction.
+   */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', f.userId, ['read']] })
+  async revokeForUser(manager: EntityManager, workspaceId: string, userId: string, allowed: Scope[]): Promise<void> {
+    await manager.query(
+      `UPDATE "access_tokens" SET "revoked_at" = now()
+        WHERE "workspace_id" = $1 AND "created_by" = $2 AND "revoked_at" IS NULL AND NOT ("scopes" <@ $3::text[])`,
+      [workspaceId, userId, allowed],
+    );
+  }
+}
+
+function liveIn(scope: TokenScope) {
+  return { workspaceId: scope.workspaceId, revokedAt: IsNull(), ...(scope.projectId ? { projectId: scope.projectId } : {}) };
+}

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { GenerateSql } from '../database/generate-sql';
+import type { Tier } from './plans';
+
+/** The plan columns a quota check reads: the workspace's plan and its subscription's state, if any. */
+export interface PlanRow {
+  plan: Tier;
+  status: 'active' | 'canceled' | null;
+  cancel_at_period_end: boolean | null;
+  current_period_end: Date | null;
+}
+
+export interface UsageRow {
+  projects: number;
+  deployments: number;
+  storage: string;
+}
+
+/** Distinct blob digests and their sizes, as two arrays (unnest pairs them up). */
+export interface BlobSizes {
+  shas: string[];
+  sizes: number[];
+}
+
+/**
+ * Distinct blobs of the workspace's live and archived deployments: the same file in
+ * many deployments (or projects) is stored once and counted once. Scanning every
+ * manifest is slow for a big workspace, so it runs only to rebuild
+ * `workspace_storage_blobs` after deployments left the count.
+ */
+const STORED_BLOBS = `
+  SELECT DISTINCT f.sha256, f.size
+  FROM deployment_files f
+  JOIN deployments d ON d.id = f.deployment_id
+  WHERE d.workspace_id = $1 AND d.status IN ('live', 'archived')`;
+
+/** Bytes of the files ($2 digests, $3 sizes) that workspace $1 does not store yet: what a deploy of them adds. */
+const ADDED_BYTES = `SELECT coalesce(sum(n.size), 0) FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
+                WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256)`;
+
+const FIXTURE_BLOBS: BlobSizes = { shas: ['0'.repeat(64)], sizes: [1] };
+
+/**
+ * Every query on what the plan meters: workspace_monthly_usage, workspace_storage,
+ * workspace_storage_blobs and workspace_storage_changes. It also holds the quota lock
+ * (the workspace row, `FOR NO KEY UPDATE`) and reads the plan under it, and counts from
+ * other modules' tables (projects, deployment manifests) inside the statements that
+ * need those counts: each is one statement, so one snapshot of the data. Kept out of
+ * WorkspacesRepository because quotas are consulted by workspaces and so cannot depend
+ * on them (src/billing/quotas.module.ts).
+ */
+@Injectable()
+export class QuotaRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** With `lock`, the quota lock: held for the rest of the caller's transaction. */
+  @GenerateSql(
+    { name: 'read', params: (f) => [f.manager, f.workspaceId, false] },
+    { name: 'locked', transaction: true, params: (f) => [f.manager, f.workspaceId, true] },
+  )
+  async readPlan(manager: EntityManager, workspaceId: string, lock: boolean): Promise<PlanRow | null> {
+    const rows: PlanRow[] = await manager.query(
+      `SELECT w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+       FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
+       WHERE w.id = $1${lock ? ' FOR NO KEY UPDATE OF w' : ''}`,
+      [workspaceId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The quota lock alone, for a workspace that may have been deleted meanwhile: false then. */
+  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.workspaceId] })
+  async lockIfExists(manager: EntityManager, workspaceId: string): Promise<boolean> {
+    const exists = await manager.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [workspaceId]);
+    return exists.length > 0;
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async countProjects(manager: EntityManager, workspaceId: string): Promise<number> {
+    const [{ n }] = await manager.query('SELECT count(*)::int AS n FROM projects WHERE workspace_id = $1', [workspaceId]);
+    return n;
+  }
+
+  /** Deployments counted in `month` (its first day, YYYY-MM-01). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
+  async monthlyDeployments(manager: EntityManager, workspaceId: string, month: string): Promise<number> {
+    const rows: { deployments: number }[] = await manager.query('SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2', [
+      workspaceId,
+      month,
+    ]);
+    return rows[0]?.deployments ?? 0;
+  }
+
+  /** Bytes stored now, and the bytes `blobs` would add. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, FIXTURE_BLOBS] })
+  async storageUsedAndAdded(manager: EntityManager, workspaceId: string, blobs: BlobSizes): Promise<{ used: number; added: number }> {
+    const [{ used, added }] = await manager.query(
+      `SELECT (SELECT bytes FROM workspace_storage WHERE workspace_id = $1) AS used,
+              (${ADDED_BYTES})::bigint AS added`,
+      [workspaceId, blobs.shas, blobs.sizes],
+    );
+    return { used: Number(used), added: Number(added) };
+  }
+
+  /** The bytes `blobs` would add, read without a lock (a preflight's estimate). */
+  @GenerateSql({ params: (f) => [f.workspaceId, FIXTURE_BLOBS] })
+  async addedBytes(workspaceId: string, blobs: BlobSizes): Promise<number> {
+    const [{ added }] = await this.dataSource.query(`SELECT (${ADDED_BYTES})::bigint AS added`, [workspaceId, blobs.shas, blobs.sizes]);
+    return Number(added);
+  }
+
+  /** Under the quota lock: `blobs` join the workspace's stored set, and `added` (their new bytes) its sum. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', FIXTURE_BLOBS, 1] })
+  async addBlobs(manager: EntityManager, workspaceId: string, blobs: BlobSizes, added: number): Promise<void> {
+    await manager.query(
+      `INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
+       SELECT $1, n.sha256, n.size FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
+       ON CONFLICT (workspace_id, sha256) DO NOTHING`,
+      [workspaceId, blobs.shas, blobs.sizes],
+    );
+    await manager.query('UPDATE workspace_storage SET bytes = bytes + $2 WHERE workspace_id = $1', [workspaceId, added]);
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', '2000-01-01'] })
+  async countDeployment(manager: EntityManager, workspaceId: string, month: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO workspace_monthly_usage (workspace_id, month, deployments) VALUES ($1, $2, 1)
+       ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1`,
+      [workspaceId, month],
+    );
+  }
+
+  /** Projects, this month's deployments and stored bytes, in one statement. */
+  @GenerateSql({ params: (f) => [f.workspaceId, '2000-01-01'] })
+  async usage(workspaceId: string, month: string): Promise<UsageRow> {
+    const [row] = await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
+              coalesce((SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::int AS deployments,
+              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
+      [workspaceId, month],
+    );
+    return row;
+  }
+
+  /** Workspaces whose deployments left (or entered) the storage count since it was last counted. */
+  @GenerateSql({ params: () => [100] })
+  async withStaleStorage(batch: number): Promise<string[]> {
+    const rows: { workspace_id: string }[] = await this.dataSource.query('SELECT DISTINCT workspace_id FROM workspace_storage_changes LIMIT $1', [batch]);
+    return rows.map((r) => r.workspace_id);
+  }
+
+  /** Never counted, or changed since. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async storageStale(manager: EntityManager, workspaceId: string): Promise<boolean> {
+    const [{ stale }] = await manager.query(
+      `SELECT NOT EXISTS (SELECT 1 FROM workspace_storage WHERE workspace_id = $1)
+              OR EXISTS (SELECT 1 FROM workspace_storage_changes WHERE workspace_id = $1) AS stale`,
+      [workspaceId],
+    );
+    return stale;
+  }
+
+  /** A deleted workspace's change log: nothing is left to count. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none'] })
+  async forgetStorageChanges(manager: EntityManager, workspaceId: string): Promise<void> {
+    await manager.query('DELETE FROM workspace_storage_changes WHERE workspace_id = $1', [workspaceId]);
+  }
+
+  /** Under the quota lock: counts the workspace's distinct blobs again from the manifests. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async rebuildStorage(manager: EntityManager, workspaceId: string): Promise<void> {
+    await manager.query('DELETE FROM workspace_storage_changes WHERE workspace_id = $1', [workspaceId]);
+    await manager.query('DELETE FROM workspace_storage_blobs WHERE workspace_id = $1', [workspaceId]);
+    await manager.query(
+      `INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
+       SELECT DISTINCT ON (stored.sha256) $1, stored.sha256, stored.size FROM (${STORED_BLOBS}) stored`,
+      [workspaceId],
+    );
+    await manager.query(
+      `INSERT INTO workspace_storage (workspace_id, bytes)
+       VALUES ($1, (SELECT coalesce(sum(size), 0) FROM workspace_storage_blobs WHERE workspace_id = $1))
+       ON CONFLICT (workspace_id) DO UPDATE SET bytes = EXCLUDED.bytes`,
+      [workspaceId],
+    );
+  }
+}

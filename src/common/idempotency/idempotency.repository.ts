@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { GenerateSql } from '../../database/generate-sql';
+
+export interface StoredKey {
+  request_hash: string;
+  response_status: number | null;
+  response_body: unknown;
+  created_at: Date;
+}
+
+/** Every query on idempotency_keys. A claim of a key is identified by its `created_at`. */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** False when the key is already claimed. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', 'hash', new Date(0)] })
+  async claim(workspaceId: string, key: string, requestHash: string, now: Date): Promise<boolean> {
+    const inserted = await this.dataSource.query(
+      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING key`,
+      [workspaceId, key, requestHash, now],
+    );
+    return inserted.length > 0;
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot'] })
+  async find(workspaceId: string, key: string): Promise<StoredKey | null> {
+    const [row]: StoredKey[] = await this.dataSource.query(
+      'SELECT request_hash, response_status, response_body, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
+      [workspaceId, key],
+    );
+    return row ?? null;
+  }
+
+  /** Removes that one claim (a stale one being taken over), not a newer claim of the same key. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', new Date(1)] })
+  async deleteClaim(workspaceId: string, key: string, createdAt: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3', [workspaceId, key, createdAt]);
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', 200, { ok: true }] })
+  async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.dataSource.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2', [
+      workspaceId,
+      key,
+      status,
+      JSON.stringify(body),
+    ]);
+  }
+
+  /** In the caller's transaction; false when the claim is no longer in progress (taken over, or completed). */
+  @GenerateSql({ params: (f) => [f.manager, { workspaceId: f.workspaceId, key: 'sql-snapshot', createdAt: new Date(0) }, 200, { ok: true }] })
+  async completeClaim(manager: EntityManager, claim: { workspaceId: string; key: string; createdAt: Date }, status: number, body: unknown): Promise<boolean> {
+    const [, count]: [unknown, number] = await manager.query(
+      `UPDATE idempotency_keys SET response_status = $4, response_body = $5
+       WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL`,
+      [claim.workspaceId, claim.key, claim.createdAt, status, JSON.stringify(body)],
+    );
+    return count === 1;
+  }
+
+  /** Only while in progress: a completed key stays for replays. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot'] })
+  async abandon(workspaceId: string, key: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND response_status IS NULL', [workspaceId, key]);
+  }
+
+  /** Returns how many were deleted. */
+  @GenerateSql({ params: () => [new Date(0)] })
+  async deleteCreatedBefore(cutoff: Date): Promise<number> {
+    const [, count] = await this.dataSource.query('DELETE FROM idempotency_keys WHERE created_at < $1', [cutoff]);
+    return count ?? 0;
+  }
+}

@@ -1,0 +1,166 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Role } from '../auth/principal';
+import { GenerateSql } from '../database/generate-sql';
+import { pageWithTotal } from '../common/page-query';
+import { WorkspaceMember } from './workspace-member.entity';
+import { type Plan, Workspace } from './workspace.entity';
+
+/** A page of rows and how many there are in all. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+const MEMBER = 'mem_sqlsnapshot0000000000000';
+
+/** Every query on workspaces and workspace_members (members and invitations). */
+@Injectable()
+export class WorkspacesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @GenerateSql({ params: (f) => [f.manager, { id: 'ws_sqlsnapshot00000000000000', name: 'Fixture' }] })
+  insert(manager: EntityManager, row: Pick<Workspace, 'id' | 'name'>): Promise<Workspace> {
+    return manager.save(manager.create(Workspace, row));
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  findById(manager: EntityManager, id: string): Promise<Workspace | null> {
+    return manager.findOneBy(Workspace, { id });
+  }
+
+  /** For a workspace the caller already knows exists (its own, or one it holds locked). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  getById(manager: EntityManager, id: string): Promise<Workspace> {
+    return manager.findOneByOrFail(Workspace, { id });
+  }
+
+  /** Writes the workspace's changed columns (its name). */
+  @GenerateSql({ params: (f) => [Object.assign(new Workspace(), { id: f.workspaceId, name: 'Fixture' })] })
+  save(workspace: Workspace): Promise<Workspace> {
+    return this.dataSource.manager.save(workspace);
+  }
+
+  /** The tier billing puts the workspace on (a no-op when it is on it already). */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'pro', new Date(0)] })
+  async setPlan(manager: EntityManager, id: string, plan: Plan, now: Date): Promise<void> {
+    await manager.query('UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2', [id, plan, now]);
+  }
+
+  /**
+   * Serialises member changes of one workspace, so two owners cannot remove each other
+   * at once. False when there is no such workspace.
+   */
+  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.workspaceId] })
+  async lock(manager: EntityManager, id: string): Promise<boolean> {
+    return !!(await manager.findOne(Workspace, { select: { id: true }, where: { id }, lock: { mode: 'pessimistic_write' } }));
+  }
+
+  /** The workspaces the user is an active member of, with their role there, oldest first. */
+  @GenerateSql({ params: (f) => [f.userId, 1, 20] })
+  async pageForUser(userId: string, page: number, limit: number): Promise<Page<{ workspace: Workspace; role: Role }>> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(Workspace, 'w')
+      .innerJoin(WorkspaceMember, 'm', 'm.workspace_id = w.id')
+      .select(['w.id', 'w.name', 'w.plan', 'w.createdAt', 'w.updatedAt'])
+      .addSelect('m.role', 'member_role')
+      .where('m.user_id = :userId AND m.status = :status', { userId, status: 'active' });
+    const { entities, raw, total } = await pageWithTotal(query.orderBy('w.created_at', 'ASC').addOrderBy('w.id', 'ASC'), page, limit);
+    return { rows: entities.map((workspace, i) => ({ workspace, role: raw[i].member_role as Role })), total };
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, f.userId] })
+  async activeRole(workspaceId: string, userId: string): Promise<Role | null> {
+    const member = await this.dataSource.manager.findOne(WorkspaceMember, {
+      select: { role: true },
+      where: { workspaceId, userId, status: 'active' },
+    });
+    return member?.role ?? null;
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 1, 20] })
+  async pageMembers(workspaceId: string, page: number, limit: number): Promise<Page<WorkspaceMember>> {
+    const [rows, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
+      where: { workspaceId },
+      order: { invitedAt: 'ASC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return { rows, total };
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, MEMBER] })
+  findMember(manager: EntityManager, workspaceId: string, memberId: string): Promise<WorkspaceMember | null> {
+    return manager.findOneBy(WorkspaceMember, { id: memberId, workspaceId });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, f.email] })
+  findMemberByEmail(manager: EntityManager, workspaceId: string, email: string): Promise<WorkspaceMember | null> {
+    return manager.findOneBy(WorkspaceMember, { workspaceId, email });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, MEMBER] })
+  getMember(manager: EntityManager, memberId: string): Promise<WorkspaceMember> {
+    return manager.findOneByOrFail(WorkspaceMember, { id: memberId });
+  }
+
+  /** The member with its workspace, for an invitation's view. */
+  @GenerateSql({ params: (f) => [f.manager, MEMBER] })
+  getMemberWithWorkspace(manager: EntityManager, memberId: string): Promise<WorkspaceMember> {
+    return manager.findOneOrFail(WorkspaceMember, { where: { id: memberId }, relations: { workspace: true } });
+  }
+
+  /** Fails with UQ_workspace_members_workspace_email when the address is already there. */
+  @GenerateSql({
+    params: (f) => [f.manager, { id: MEMBER, workspaceId: f.workspaceId, email: f.email, role: 'viewer', status: 'invited', userId: null, joinedAt: null }],
+  })
+  async insertMember(
+    manager: EntityManager,
+    row: Pick<WorkspaceMember, 'id' | 'workspaceId' | 'email' | 'role' | 'status' | 'userId' | 'joinedAt'> & Partial<Pick<WorkspaceMember, 'invitedAt'>>,
+  ): Promise<void> {
+    await manager.insert(WorkspaceMember, row);
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, MEMBER, 'admin'] })
+  async setRole(manager: EntityManager, memberId: string, role: Role): Promise<void> {
+    await manager.update(WorkspaceMember, { id: memberId }, { role });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, MEMBER] })
+  async deleteMember(manager: EntityManager, memberId: string): Promise<void> {
+    await manager.delete(WorkspaceMember, { id: memberId });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  countActiveOwners(manager: EntityManager, workspaceId: string): Promise<number> {
+    return manager.countBy(WorkspaceMember, { workspaceId, role: 'owner', status: 'active' });
+  }
+
+  /** Pending invitations addressed to `email`, in any workspace, with their workspace. */
+  @GenerateSql({ params: (f) => [f.email, 1, 20] })
+  async pageInvitations(email: string, page: number, limit: number): Promise<Page<WorkspaceMember>> {
+    const [rows, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
+      where: { email, status: 'invited' },
+      relations: { workspace: true },
+      order: { invitedAt: 'ASC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return { rows, total };
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, MEMBER, f.email] })
+  invitationExists(manager: EntityManager, memberId: string, email: string): Promise<boolean> {
+    return manager.existsBy(WorkspaceMember, { id: memberId, email, status: 'invited' });
+  }
+
+  /**
+   * One conditional update: two accepts racing cannot both win, and an invitation to
+   * another address is as unknown as a made-up id. False when nothing was accepted.
+   */
+  @GenerateSql({ params: (f) => [f.manager, MEMBER, f.email, f.userId, new Date(0)] })
+  async acceptInvitation(manager: EntityManager, memberId: string, email: string, userId: string, joinedAt: Date): Promise<boolean> {
+    const accepted = await manager.update(WorkspaceMember, { id: memberId, email, status: 'invited' }, { status: 'active', userId, joinedAt });
+    return !!accepted.affected;
+  }
+}
