@@ -23,6 +23,12 @@ export interface SqlFixture {
 export interface SqlExample {
   /** Names a variant when a method's SQL depends on its arguments (e.g. with and without a search term). */
   name?: string;
+  /**
+   * Runs the example inside a transaction that is rolled back, with `fixture.manager`
+   * being that transaction's: for methods that lock rows (TypeORM sends no locking
+   * query outside a transaction) and for writes the fixture should not keep.
+   */
+  inTransaction?: boolean;
   params: (fixture: SqlFixture) => unknown[];
 }
 

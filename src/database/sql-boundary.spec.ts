@@ -41,8 +41,6 @@ const NOT_YET: string[] = [
   'gate/lead-domains.ts',
   'gate/leads-rotation.ts',
   'gate/leads.service.ts',
-  'projects/projects.service.ts',
-  'projects/site-events.ts',
   'site-webhook/site-webhook.service.ts',
   'sites/site-cache.service.ts',
   'users/users.service.ts',

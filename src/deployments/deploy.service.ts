@@ -10,7 +10,6 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { Project, ProjectType } from '../projects/project.entity';
 import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
 import { newSlugProblem, slugProblem } from '../projects/slug';
 import { isCompressible } from '../sites/rules/encoding';
 import { BlobContent, BlobStore } from './blob-store.service';
@@ -310,7 +309,7 @@ export class DeployService {
       await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, now, project.id]);
     }
     // Unpublished too: every instance may have cached "no such preview" for this version's address.
-    await notifySiteChanged(m, project.id);
+    await this.projects.notifySiteChanged(m, project.id);
     return { deployment, project };
   }
 

@@ -8,7 +8,6 @@ import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
 import { effectiveStatus } from './deployment.view';
@@ -52,7 +51,7 @@ export class DeploymentsService {
         }
         await m.query(`UPDATE deployments SET status = 'live' WHERE id = $1`, [deployment.id]);
         await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, this.clock.now(), project.id]);
-        await notifySiteChanged(m, project.id);
+        await this.projects.notifySiteChanged(m, project.id);
         deployment.status = 'live';
       }
       return { project, deployment };
@@ -72,7 +71,7 @@ export class DeploymentsService {
       }
       if (project.liveDeploymentId === deployment.id) {
         await m.query('UPDATE projects SET live_deployment_id = NULL, updated_at = $1 WHERE id = $2', [this.clock.now(), project.id]);
-        await notifySiteChanged(m, project.id);
+        await this.projects.notifySiteChanged(m, project.id);
       }
       return { project, deployment };
     });

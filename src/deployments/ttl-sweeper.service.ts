@@ -4,7 +4,7 @@ import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { notifySiteChanged } from '../projects/site-events';
+import { ProjectsService } from '../projects/projects.service';
 import { BlobStore } from './blob-store.service';
 
 /** Any constant: the advisory lock that lets one instance at a time run the sweep. */
@@ -30,6 +30,7 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     private readonly idempotency: IdempotencyService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly projects: ProjectsService,
   ) {
     super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: SWEEP_LOCK });
   }
@@ -56,7 +57,7 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
          RETURNING project_id`,
         [this.clock.now()],
       );
-      for (const projectId of new Set(rows.map((r) => r.project_id))) await notifySiteChanged(m, projectId);
+      for (const projectId of new Set(rows.map((r) => r.project_id))) await this.projects.notifySiteChanged(m, projectId);
       return rows.length;
     });
   }

@@ -6,7 +6,6 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
 import { domainRecords } from './custom-domain';
@@ -109,7 +108,7 @@ export class DomainsService {
       { domainStatus: next.status, domainVerifiedAt: next.verifiedAt, domainCheckedAt: next.checkedAt, domainFailingSince: next.failingSince },
     );
     // Only `verified` is served, so only a move into or out of it changes what the router answers.
-    if ((before.status === 'verified') !== (next.status === 'verified')) await notifySiteChanged(m, current.id);
+    if ((before.status === 'verified') !== (next.status === 'verified')) await this.projects.notifySiteChanged(m, current.id);
     return m.getRepository(Project).findOneByOrFail({ id: current.id });
   }
 
