@@ -139,6 +139,17 @@ export class QuotaService {
     );
   }
 
+  /** Bytes of `files` the workspace does not store yet (a preflight's estimate, without the lock). */
+  async addedStorageBytes(workspaceId: string, files: { sha256: string; size: number }[]): Promise<number> {
+    const unique = new Map(files.map((f) => [f.sha256, f.size]));
+    const [{ added }] = await this.dataSource.query(
+      `SELECT coalesce(sum(n.size), 0)::bigint AS added FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
+        WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256)`,
+      [workspaceId, [...unique.keys()], [...unique.values()]],
+    );
+    return Number(added);
+  }
+
   /** What the workspace uses now, for GET /workspaces/:id. */
   async usage(workspaceId: string): Promise<WorkspaceUsage> {
     const now = this.clock.now();

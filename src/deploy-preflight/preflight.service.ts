@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
@@ -7,7 +6,7 @@ import { badRequest, conflict, forbidden } from '../common/errors';
 import { Clock } from '../common/time';
 import { DeployService } from '../deployments/deploy.service';
 import type { LazyDeployDto } from '../deployments/dto/deploy.dto';
-import { Project } from '../projects/project.entity';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { checkTtl, workspaceOf } from '../projects/projects.service';
 import { newSlugProblem, slugProblem } from '../projects/slug';
 import type { Tier } from '../billing/plans';
@@ -36,7 +35,7 @@ export interface PreflightResult {
 @Injectable()
 export class DeployPreflightService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly projects: ProjectsRepository,
     private readonly deploys: DeployService,
     private readonly quotas: QuotaService,
     private readonly clock: Clock,
@@ -53,7 +52,7 @@ export class DeployPreflightService {
     const prepared = this.deploys.prepare(dto.files, plan.limits.maxFileBytes);
 
     const slug = dto.project_slug;
-    const project = await this.dataSource.getRepository(Project).findOneBy({ slug });
+    const project = await this.projects.findBySlug(slug);
     const usage = await this.quotas.usage(workspaceId);
     if (project) {
       if (project.workspaceId !== workspaceId) throw conflict(`slug "${slug}" is already taken`, 'slug_taken');
@@ -70,13 +69,8 @@ export class DeployPreflightService {
     }
     const deploys = deploymentQuotaError(plan.tier, plan.limits, usage.deploymentsPerMonth, this.clock.now());
     if (deploys) throw deploys;
-    const unique = new Map(prepared.files.map((f) => [f.sha256, f.size]));
-    const [{ added }] = await this.dataSource.query(
-      `SELECT coalesce(sum(n.size), 0)::bigint AS added FROM unnest($2::text[], $3::bigint[]) AS n(sha256, size)
-        WHERE NOT EXISTS (SELECT 1 FROM workspace_storage_blobs b WHERE b.workspace_id = $1 AND b.sha256 = n.sha256)`,
-      [workspaceId, [...unique.keys()], [...unique.values()]],
-    );
-    const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, Number(added));
+    const added = await this.quotas.addedStorageBytes(workspaceId, prepared.files);
+    const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, added);
     if (storage) throw storage;
     return {
       project_slug: slug,
@@ -84,7 +78,7 @@ export class DeployPreflightService {
       workspaceId,
       createsProject: !project,
       plan: plan.tier,
-      newBytes: Number(added),
+      newBytes: added,
     };
   }
 }

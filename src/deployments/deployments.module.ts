@@ -8,13 +8,14 @@ import { DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
 import { DeploymentsController, LazyDeployController } from './deployments.controller';
+import { DeploymentsRepository } from './deployments.repository';
 import { DeploymentsService } from './deployments.service';
 import { TtlSweeper } from './ttl-sweeper.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Deployment, DeploymentFile, Blob]), ProjectsModule],
   controllers: [LazyDeployController, DeploymentsController],
-  providers: [DeployService, DeploymentsService, BlobStore, BlobVariants, TtlSweeper],
-  exports: [DeployService, DeploymentsService, BlobStore, BlobVariants, TtlSweeper],
+  providers: [DeployService, DeploymentsService, DeploymentsRepository, BlobStore, BlobVariants, TtlSweeper],
+  exports: [DeployService, DeploymentsService, DeploymentsRepository, BlobStore, BlobVariants, TtlSweeper],
 })
 export class DeploymentsModule {}
