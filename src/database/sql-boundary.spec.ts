@@ -30,8 +30,6 @@ const NOT_YET: string[] = [
   'billing/billing.service.ts',
   'billing/quota.service.ts',
   'common/idempotency/idempotency.service.ts',
-  'deployments/blob-store.service.ts',
-  'deployments/blob-variants.service.ts',
   'domains/domain-rechecker.service.ts',
   'domains/domains.service.ts',
   'gate/lead-domains.ts',
