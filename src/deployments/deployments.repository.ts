@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { pageWithTotal } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
+import type { SiteRow } from '../projects/projects.repository';
+import type { PreviewTarget } from './preview-label';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
 
@@ -12,6 +14,17 @@ export interface ManifestEntry {
   sha256: string;
   size: number;
   contentType: string;
+}
+
+/** A preview host's deployment (whatever its status) and its project. */
+export type PreviewRow = Omit<SiteRow, 'live_deployment_id'> & { deployment_id: string; version: number };
+
+/** A manifest entry as the router reads it (no entity mapping on the hot path). */
+export interface ManifestRow {
+  path: string;
+  sha256: string;
+  size: string;
+  content_type: string;
 }
 
 const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string }): NewDeployment => ({
@@ -49,6 +62,26 @@ export class DeploymentsRepository {
   @GenerateSql({ params: (f) => [f.deploymentId] })
   files(deploymentId: string): Promise<DeploymentFile[]> {
     return this.dataSource.getRepository(DeploymentFile).find({ where: { deploymentId }, order: { path: 'ASC' } });
+  }
+
+  /** The deployment a preview label names, by version of a slug or by id, with its project. */
+  @GenerateSql({ name: 'by version', params: (f) => [{ slug: f.projectSlug, version: 1 }] }, { name: 'by id', params: (f) => [{ deploymentId: f.deploymentId }] })
+  async previewSite(target: PreviewTarget): Promise<PreviewRow | undefined> {
+    const byVersion = 'version' in target;
+    const rows: PreviewRow[] = await this.dataSource.query(
+      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+              d.id AS deployment_id, d.version, d.status, d.expires_at
+       FROM deployments d JOIN projects p ON p.id = d.project_id
+       WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
+      byVersion ? [target.slug, target.version] : [target.deploymentId],
+    );
+    return rows[0];
+  }
+
+  /** A deployment's files for the router (read once per deployment: they never change). */
+  @GenerateSql({ params: (f) => [f.deploymentId] })
+  manifestRows(deploymentId: string): Promise<ManifestRow[]> {
+    return this.dataSource.query('SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1', [deploymentId]);
   }
 
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SNAPSHOT_DEPLOYMENT(f)] })

@@ -9,6 +9,21 @@ SELECT "Deployment"."id" AS "Deployment_id", "Deployment"."project_id" AS "Deplo
 -- DeploymentsRepository.files
 SELECT "DeploymentFile"."deployment_id" AS "DeploymentFile_deployment_id", "DeploymentFile"."path" AS "DeploymentFile_path", "DeploymentFile"."sha256" AS "DeploymentFile_sha256", "DeploymentFile"."size" AS "DeploymentFile_size", "DeploymentFile"."content_type" AS "DeploymentFile_content_type" FROM "deployment_files" "DeploymentFile" WHERE (("DeploymentFile"."deployment_id" = $1)) ORDER BY "DeploymentFile"."path" ASC
 
+-- DeploymentsRepository.previewSite (by version)
+SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+         d.id AS deployment_id, d.version, d.status, d.expires_at
+  FROM deployments d JOIN projects p ON p.id = d.project_id
+  WHERE p.slug = $1 AND d.version = $2
+
+-- DeploymentsRepository.previewSite (by id)
+SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+         d.id AS deployment_id, d.version, d.status, d.expires_at
+  FROM deployments d JOIN projects p ON p.id = d.project_id
+  WHERE d.id = $1
+
+-- DeploymentsRepository.manifestRows
+SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1
+
 -- DeploymentsRepository.insert
 INSERT INTO "deployments"("id", "project_id", "workspace_id", "version", "status", "size_bytes", "file_count", "ttl", "expires_at", "created_by", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING "created_at"
 
