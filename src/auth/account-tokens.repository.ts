@@ -18,7 +18,7 @@ export class AccountTokensRepository {
   /** With `lock`, held for the rest of the caller's transaction: two uses of one link queue here, and one finds it used. */
   @GenerateSql(
     { name: 'peek', params: (f) => [f.manager, '3'.repeat(64), 'verify_email', false] },
-    { name: 'locked', transaction: true, params: (f) => [f.manager, '3'.repeat(64), 'verify_email', true] },
+    { name: 'locked', inTransaction: true, params: (f) => [f.manager, '3'.repeat(64), 'verify_email', true] },
   )
   findByHash(manager: EntityManager, tokenHash: string, purpose: AccountTokenPurpose, lock: boolean): Promise<AccountToken | null> {
     return manager.findOne(AccountToken, { where: { tokenHash, purpose }, lock: lock ? { mode: 'pessimistic_write' } : undefined });

@@ -18,7 +18,7 @@ export class SessionsRepository {
   }
 
   /** Locked for the rest of the caller's transaction: two refreshes with one token queue here, and one finds it rotated. */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, '2'.repeat(64)] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, '2'.repeat(64)] })
   lockByHash(manager: EntityManager, tokenHash: string): Promise<RefreshToken | null> {
     return manager.findOne(RefreshToken, { where: { tokenHash }, lock: { mode: 'pessimistic_write' } });
   }

@@ -19,7 +19,7 @@ export class BillingRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Queues billing changes of one workspace for the rest of the caller's transaction. */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.workspaceId] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lock(manager: EntityManager, workspaceId: string): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BILLING_LOCK_CLASS, workspaceId]);
   }

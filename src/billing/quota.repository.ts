@@ -57,7 +57,7 @@ export class QuotaRepository {
   /** With `lock`, the quota lock: held for the rest of the caller's transaction. */
   @GenerateSql(
     { name: 'read', params: (f) => [f.manager, f.workspaceId, false] },
-    { name: 'locked', transaction: true, params: (f) => [f.manager, f.workspaceId, true] },
+    { name: 'locked', inTransaction: true, params: (f) => [f.manager, f.workspaceId, true] },
   )
   async readPlan(manager: EntityManager, workspaceId: string, lock: boolean): Promise<PlanRow | null> {
     const rows: PlanRow[] = await manager.query(
@@ -70,7 +70,7 @@ export class QuotaRepository {
   }
 
   /** The quota lock alone, for a workspace that may have been deleted meanwhile: false then. */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.workspaceId] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lockIfExists(manager: EntityManager, workspaceId: string): Promise<boolean> {
     const exists = await manager.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [workspaceId]);
     return exists.length > 0;

@@ -23,12 +23,13 @@ export interface SqlFixture {
 export interface SqlExample {
   /** Names a variant when a method's SQL depends on its arguments (e.g. with and without a search term). */
   name?: string;
-  params: (fixture: SqlFixture) => unknown[];
   /**
-   * Runs the example inside a transaction that is then rolled back, `fixture.manager` being
-   * that transaction's: for methods that lock rows (PostgreSQL locks only inside one).
+   * Runs the example inside a transaction that is rolled back, with `fixture.manager`
+   * being that transaction's: for methods that lock rows (TypeORM sends no locking
+   * query outside a transaction) and for writes the fixture should not keep.
    */
-  transaction?: boolean;
+  inTransaction?: boolean;
+  params: (fixture: SqlFixture) => unknown[];
 }
 
 const EXAMPLES = Symbol('statichost:generate-sql');

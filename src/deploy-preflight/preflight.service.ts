@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
@@ -7,7 +6,7 @@ import { badRequest, forbidden } from '../common/errors';
 import { Clock } from '../common/time';
 import { DeployService } from '../deployments/deploy.service';
 import type { LazyDeployDto } from '../deployments/dto/deploy.dto';
-import { Project } from '../projects/project.entity';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { checkTtl, workspaceOf } from '../projects/projects.service';
 import { newSlugProblem, slugProblem } from '../projects/slug';
 import type { Tier } from '../billing/plans';
@@ -37,7 +36,7 @@ export interface PreflightResult {
 @Injectable()
 export class DeployPreflightService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly projects: ProjectsRepository,
     private readonly deploys: DeployService,
     private readonly quotas: QuotaService,
     private readonly clock: Clock,
@@ -54,7 +53,7 @@ export class DeployPreflightService {
     const prepared = this.deploys.prepare(dto.files, plan.limits.maxFileBytes);
 
     const slug = dto.project_slug;
-    const project = await this.dataSource.getRepository(Project).findOneBy({ slug });
+    const project = await this.projects.findBySlug(slug);
     const usage = await this.quotas.usage(workspaceId);
     if (project) {
       if (project.workspaceId !== workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);

@@ -5,6 +5,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { StoredEncoding } from '../sites/rules/encoding';
 import { StorageProvider } from '../storage/storage.provider';
+import { BlobsRepository } from './blobs.repository';
 
 export interface BlobContent {
   sha256: string;
@@ -52,6 +53,7 @@ export class BlobStore {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly rows: BlobsRepository,
     private readonly storage: StorageProvider,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -65,25 +67,15 @@ export class BlobStore {
     // collector leaves it alone for at least that long, and a re-deploy of 1,000
     // unchanged files then writes no blob rows at all.
     const freshAfter = new Date(now.getTime() - (this.config.BLOB_GC_GRACE_SECONDS * 1000) / 2);
-    const fresh: { sha256: string }[] = await this.dataSource.query(
-      'SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[]) AND stored AND last_claimed_at > $2',
-      [blobs.map((b) => b.sha256), freshAfter],
-    );
-    const skip = new Set(fresh.map((r) => r.sha256));
+    const skip = new Set(await this.rows.freshlyClaimed(blobs.map((b) => b.sha256), freshAfter));
     const toClaim = blobs.filter((b) => !skip.has(b.sha256));
     if (toClaim.length === 0) return 0;
-    const rows: { sha256: string; stored: boolean }[] = await this.dataSource.query(
-      `INSERT INTO blobs (sha256, size, stored, last_claimed_at)
-       SELECT sha, size, false, $3 FROM unnest($1::text[], $2::bigint[]) AS t(sha, size)
-       ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
-       RETURNING sha256, stored`,
-      [toClaim.map((b) => b.sha256), toClaim.map((b) => b.size), now],
-    );
+    const rows = await this.rows.claim(toClaim, now);
     const stored = new Set(rows.filter((r) => r.stored).map((r) => r.sha256));
     const missing = toClaim.filter((b) => !stored.has(b.sha256));
     await inParallel(missing, UPLOAD_CONCURRENCY, (b) => this.storage.put(blobKey(b.sha256), b.bytes, b.size));
     if (missing.length > 0) {
-      await this.dataSource.query('UPDATE blobs SET stored = true WHERE sha256 = ANY($1::text[])', [missing.map((b) => b.sha256)]);
+      await this.rows.markStored(missing.map((b) => b.sha256));
     }
     return missing.length;
   }
@@ -93,11 +85,7 @@ export class BlobStore {
    * before the manifest referencing them commits. Returns the hashes that are gone.
    */
   async lockStored(manager: EntityManager, sha256s: string[]): Promise<string[]> {
-    const rows: { sha256: string }[] = await manager.query(
-      'SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[]) AND stored ORDER BY sha256 FOR SHARE',
-      [sha256s],
-    );
-    const present = new Set(rows.map((r) => r.sha256));
+    const present = new Set(await this.rows.lockStored(manager, sha256s));
     return sha256s.filter((s) => !present.has(s));
   }
 
@@ -112,28 +100,10 @@ export class BlobStore {
   async storeUpload(workspaceId: string, blob: { sha256: string; size: number }, open: () => Buffer | Readable): Promise<{ written: boolean }> {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock.now();
-      const [claim]: { stored: boolean }[] = await this.dataSource.query(
-        `INSERT INTO blobs (sha256, size, stored, last_claimed_at) VALUES ($1, $2, false, $3)
-         ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
-         RETURNING stored`,
-        [blob.sha256, blob.size, now],
-      );
-      const written = !claim.stored;
+      const written = !(await this.rows.claimOne(blob, now));
       if (written) await this.storage.put(blobKey(blob.sha256), open(), blob.size);
-      // One statement, so one round trip: mark stored and record the owner, atomically.
-      // Only the writer may mark the row stored: a row re-created by someone else's
-      // claim after the collector took ours is stored when *their* upload finishes.
-      const [{ recorded }]: { recorded: boolean }[] = await this.dataSource.query(
-        `WITH claimed AS (
-           UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256
-         ), owner AS (
-           INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at)
-           SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO NOTHING
-         )
-         SELECT EXISTS (SELECT 1 FROM claimed) AS recorded`,
-        [blob.sha256, now, written, workspaceId, blob.size],
-      );
-      if (recorded) return { written };
+      // Only the writer may mark the row stored (see BlobsRepository.recordUpload).
+      if (await this.rows.recordUpload(workspaceId, blob, now, written)) return { written };
       if (attempt >= UPLOAD_ATTEMPTS) throw new Error(`blob ${blob.sha256} was collected during its upload ${attempt} times`);
     }
   }
@@ -148,16 +118,7 @@ export class BlobStore {
    */
   async claimOwned(workspaceId: string, sha256s: string[]): Promise<Map<string, number>> {
     if (sha256s.length === 0) return new Map();
-    const [rows]: [{ sha256: string; size: string }[], number] = await this.dataSource.query(
-      `UPDATE blobs b SET last_claimed_at = $3
-       WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
-         EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256)
-         OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
-                    WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
-       RETURNING b.sha256, b.size`,
-      [sha256s, workspaceId, this.clock.now()],
-    );
-    return new Map(rows.map((r) => [r.sha256, Number(r.size)]));
+    return this.rows.claimOwned(workspaceId, sha256s, this.clock.now());
   }
 
   /**
@@ -166,34 +127,19 @@ export class BlobStore {
    */
   async collectGarbage(graceMs: number, batch = 500): Promise<number> {
     const cutoff = new Date(this.clock.now().getTime() - graceMs);
-    const candidates: { sha256: string }[] = await this.dataSource.query(
-      `SELECT b.sha256 FROM blobs b
-       WHERE b.last_claimed_at < $1 AND NOT EXISTS (
-         SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
-         WHERE f.sha256 = b.sha256 AND d.status <> 'expired')
-       LIMIT $2`,
-      [cutoff, batch],
-    );
+    const candidates = await this.rows.garbageCandidates(cutoff, batch);
     let deleted = 0;
-    for (const { sha256 } of candidates) {
+    for (const sha256 of candidates) {
       const done = await this.dataSource.transaction(async (m) => {
-        const locked: { br_size: string | null; gzip_size: string | null }[] = await m.query(
-          'SELECT br_size, gzip_size FROM blobs WHERE sha256 = $1 AND last_claimed_at < $2 FOR UPDATE SKIP LOCKED',
-          [sha256, cutoff],
-        );
-        if (locked.length === 0) return false;
+        const locked = await this.rows.lockForCollection(m, sha256, cutoff);
+        if (!locked) return false;
         // A fresh statement: sees every manifest committed while we waited for the lock.
-        const referenced = await m.query(
-          `SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
-           WHERE f.sha256 = $1 AND d.status <> 'expired' LIMIT 1`,
-          [sha256],
-        );
-        if (referenced.length > 0) return false;
+        if (await this.rows.isReferenced(m, sha256)) return false;
         await this.storage.delete(blobKey(sha256));
         // Its compressed copies go with it (the compressor records them under a lock on this row).
-        if (locked[0].br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
-        if (locked[0].gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
-        await m.query('DELETE FROM blobs WHERE sha256 = $1', [sha256]);
+        if (locked.br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
+        if (locked.gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
+        await this.rows.delete(m, sha256);
         return true;
       });
       if (done) deleted++;

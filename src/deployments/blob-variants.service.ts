@@ -6,6 +6,7 @@ import { Clock } from '../common/time';
 import type { StoredEncoding } from '../sites/rules/encoding';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey, variantKey } from './blob-store.service';
+import { BlobsRepository } from './blobs.repository';
 
 /** Sizes of a blob's stored compressed copies; an absent encoding has no copy. */
 export type Variants = Partial<Record<StoredEncoding, number>>;
@@ -90,6 +91,7 @@ export class BlobVariants implements OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly rows: BlobsRepository,
     private readonly storage: StorageProvider,
     private readonly clock: Clock,
   ) {}
@@ -124,11 +126,7 @@ export class BlobVariants implements OnModuleDestroy {
   }
 
   private async load(sha256: string): Promise<KnownVariants> {
-    const rows: { br_size: string | null; gzip_size: string | null; variants_at: Date | null }[] = await this.dataSource.query(
-      'SELECT br_size, gzip_size, variants_at FROM blobs WHERE sha256 = $1',
-      [sha256],
-    );
-    const row = rows[0];
+    const row = await this.rows.variantsOf(sha256);
     if (!row || row.variants_at === null) {
       const pending: KnownVariants = { variants: {}, done: false };
       this.known.set(sha256, pending, { ttl: PENDING_TTL_MS });
@@ -191,10 +189,7 @@ export class BlobVariants implements OnModuleDestroy {
 
   /** Computes, stores and records one blob's copies (each kept only when it saves >= 10 %). */
   private async compress(sha256: string): Promise<void> {
-    const [row]: { size: string; variants_at: Date | null; br_size: string | null; gzip_size: string | null }[] = await this.dataSource.query(
-      'SELECT size, variants_at, br_size, gzip_size FROM blobs WHERE sha256 = $1 AND stored',
-      [sha256],
-    );
+    const row = await this.rows.storedForCompression(sha256);
     if (!row) return;
     if (row.variants_at !== null) {
       this.remember(sha256, sizes(row.br_size, row.gzip_size));
@@ -214,15 +209,9 @@ export class BlobVariants implements OnModuleDestroy {
     // between our writes and our record; a KEY SHARE lock does not hold up deploys,
     // whose commit takes FOR SHARE. A blob collected before we got here is left alone.
     const recorded = await this.dataSource.transaction(async (m) => {
-      const locked = await m.query('SELECT 1 FROM blobs WHERE sha256 = $1 AND stored AND variants_at IS NULL FOR KEY SHARE', [sha256]);
-      if (locked.length === 0) return false;
+      if (!(await this.rows.lockForVariants(m, sha256))) return false;
       for (const [encoding, body] of keep) await this.storage.put(variantKey(sha256, encoding), body, body.length);
-      await m.query('UPDATE blobs SET br_size = $2, gzip_size = $3, variants_at = $4 WHERE sha256 = $1', [
-        sha256,
-        variants.br ?? null,
-        variants.gzip ?? null,
-        this.clock.now(),
-      ]);
+      await this.rows.recordVariants(m, sha256, variants, this.clock.now());
       return true;
     });
     if (recorded) this.remember(sha256, variants);

@@ -8,15 +8,17 @@ import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { Project, ProjectType } from '../projects/project.entity';
+import type { Project, ProjectType } from '../projects/project.entity';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
 import { newSlugProblem, slugProblem } from '../projects/slug';
 import { isCompressible } from '../sites/rules/encoding';
 import { BlobContent, BlobStore } from './blob-store.service';
 import { BlobVariants } from './blob-variants.service';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
-import { Deployment } from './deployment.entity';
+import type { Deployment } from './deployment.entity';
+import { DeploymentsRepository } from './deployments.repository';
+import { DeploymentsService } from './deployments.service';
 import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
@@ -75,6 +77,9 @@ export class DeployService {
     private readonly dataSource: DataSource,
     private readonly blobs: BlobStore,
     private readonly projects: ProjectsService,
+    private readonly projectRows: ProjectsRepository,
+    private readonly deployments: DeploymentsRepository,
+    private readonly pointer: DeploymentsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly quotas: QuotaService,
@@ -269,18 +274,14 @@ export class DeployService {
     await this.quotas.chargeDeployment(m, plan, prepared.files);
 
     // The row lock serialises deploys of one project: versions are dense and unique.
-    // TypeORM answers an UPDATE with [rows, rowCount].
-    const [[bumped]]: [{ last_version: number; live_deployment_id: string | null }[], number] = await m.query(
-      'UPDATE projects SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, live_deployment_id',
-      [project.id],
-    );
+    const bumped = await this.projectRows.nextVersion(m, project.id);
     if (!bumped) throw deploymentsError('project_deleted', `project ${project.id} was deleted during the deploy`);
 
     const publish = request.publish !== false;
     const missing = await this.blobs.lockStored(m, prepared.blobs.map((b) => b.sha256));
     if (missing.length > 0) throw new MissingBlobsError();
 
-    const deployment = m.getRepository(Deployment).create({
+    const deployment = await this.deployments.insert(m, {
       id: newId('dep'),
       projectId: project.id,
       workspaceId: project.workspaceId,
@@ -295,21 +296,10 @@ export class DeployService {
       createdBy: principal.userId ?? principal.tokenId ?? 'unknown',
       createdAt: now,
     });
-    await m.getRepository(Deployment).insert(deployment);
-    const f = prepared.files;
-    await m.query(
-      `INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])`,
-      [deployment.id, f.map((x) => x.path), f.map((x) => x.sha256), f.map((x) => x.size), f.map((x) => x.contentType)],
-    );
-    if (publish) {
-      if (bumped.live_deployment_id) {
-        await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [bumped.live_deployment_id]);
-      }
-      await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, now, project.id]);
-    }
+    await this.deployments.insertFiles(m, deployment.id, prepared.files);
+    if (publish) await this.pointer.makeLive(m, { id: project.id, liveDeploymentId: bumped.live_deployment_id }, deployment, now);
     // Unpublished too: every instance may have cached "no such preview" for this version's address.
-    await notifySiteChanged(m, project.id);
+    else await this.projects.notifySiteChanged(m, project.id);
     return { deployment, project };
   }
 
@@ -350,8 +340,7 @@ export class DeployService {
 
   /** The project of a lazy deploy: the token's own, or a new one; never another workspace's. */
   private async resolveLazyProject(m: EntityManager, principal: Principal, slug: string, type?: ProjectType): Promise<Project> {
-    const repo = m.getRepository(Project);
-    const existing = await repo.findOneBy({ slug });
+    const existing = await this.projectRows.findBySlug(slug, m);
     const check = (project: Project): Project => {
       // Indistinguishable from any taken slug: never confirm another workspace's project.
       if (project.workspaceId !== principal.workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
@@ -365,17 +354,11 @@ export class DeployService {
     // Existing projects keep slugs taken under older rules; a new one follows today's.
     const problem = newSlugProblem(slug);
     if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
-    await this.quotas.assertProjectSlot(m, workspaceOf(principal));
-    const created = await m
-      .createQueryBuilder()
-      .insert()
-      .into(Project)
-      .values({ id: newId('proj'), workspaceId: workspaceOf(principal), name: slug, slug, type: type ?? 'static_file', defaultTtl: '7d', gateType: 'none' })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    if (created.raw.length > 0) return repo.findOneByOrFail({ id: created.raw[0].id });
+    const created = await this.projects.insertLazyProject(m, workspaceOf(principal), slug, type);
+    if (created) return created;
     // Another request created it first and has committed (the insert waited for it).
-    return check(await repo.findOneByOrFail({ slug }));
+    const winner = await this.projectRows.findBySlug(slug, m);
+    if (!winner) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
+    return check(winner);
   }
 }

@@ -1,25 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
-import { Project } from '../projects/project.entity';
+import type { Project } from '../projects/project.entity';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
-import { Deployment } from './deployment.entity';
-import { DeploymentFile } from './deployment-file.entity';
+import type { Deployment } from './deployment.entity';
 import { effectiveStatus } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
+import { DeploymentsRepository } from './deployments.repository';
 
-/** Reading deployments and moving the live pointer (promote = rollback, archive). */
+/** Reading deployments and moving the live pointer (deploy, promote = rollback, archive). */
 @Injectable()
 export class DeploymentsService {
   constructor(
-    @InjectRepository(Deployment) private readonly deployments: Repository<Deployment>,
-    @InjectRepository(DeploymentFile) private readonly files: Repository<DeploymentFile>,
+    private readonly deployments: DeploymentsRepository,
+    private readonly projectRows: ProjectsRepository,
     private readonly projects: ProjectsService,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
@@ -27,16 +26,15 @@ export class DeploymentsService {
 
   async list(principal: Principal, projectId: string, page: number, limit: number): Promise<{ project: Project; page: Paginated<Deployment> }> {
     const project = await this.projects.findVisible(principal, projectId);
-    const query = this.deployments.createQueryBuilder('d').where('d.projectId = :projectId', { projectId: project.id }).orderBy('d.version', 'DESC');
-    const { entities, total } = await pageWithTotal(query, page, limit);
+    const { entities, total } = await this.deployments.page(project.id, page, limit);
     return { project, page: paginated(entities, total, page, limit) };
   }
 
   async get(principal: Principal, projectId: string, deploymentId: string) {
     const project = await this.projects.findVisible(principal, projectId);
-    const deployment = await this.deployments.findOneBy({ id: deploymentId, projectId: project.id });
+    const deployment = await this.deployments.findInProject(deploymentId, project.id);
     if (!deployment) throw notFound('Deployment', deploymentId);
-    const files = await this.files.find({ where: { deploymentId: deployment.id }, order: { path: 'ASC' } });
+    const files = await this.deployments.files(deployment.id);
     return { project, deployment, files };
   }
 
@@ -47,17 +45,27 @@ export class DeploymentsService {
       if (effectiveStatus(deployment, this.clock.now()) === 'expired') {
         throw deploymentsError('deployment_expired', `deployment ${deployment.id} has expired and cannot be promoted`);
       }
-      if (project.liveDeploymentId !== deployment.id) {
-        if (project.liveDeploymentId) {
-          await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [project.liveDeploymentId]);
-        }
-        await m.query(`UPDATE deployments SET status = 'live' WHERE id = $1`, [deployment.id]);
-        await m.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deployment.id, this.clock.now(), project.id]);
-        await notifySiteChanged(m, project.id);
-        deployment.status = 'live';
-      }
+      if (project.liveDeploymentId !== deployment.id) await this.makeLive(m, project, deployment, this.clock.now());
       return { project, deployment };
     });
+  }
+
+  /**
+   * The one way a deployment becomes the live one (a deploy that publishes, a promote):
+   * the previous live one is archived, the project points at this one, and every
+   * instance is told. Inside a transaction that locked the project row (deploys and
+   * promotes of one project serialise there); `project.liveDeploymentId` is the
+   * pointer as read under that lock.
+   */
+  async makeLive(m: EntityManager, project: Pick<Project, 'id' | 'liveDeploymentId'>, deployment: Deployment, now: Date): Promise<void> {
+    if (project.liveDeploymentId && project.liveDeploymentId !== deployment.id) await this.deployments.archiveIfLive(m, project.liveDeploymentId);
+    // A deploy inserts its deployment already live; a promoted one is archived until now.
+    if (deployment.status !== 'live') {
+      await this.deployments.markLive(m, deployment.id);
+      deployment.status = 'live';
+    }
+    await this.projectRows.setLiveDeployment(m, project.id, deployment.id, now);
+    await this.projects.notifySiteChanged(m, project.id);
   }
 
   /** Archives a deployment; archiving the live one takes the site offline until the next deploy or promote. */
@@ -68,12 +76,12 @@ export class DeploymentsService {
         throw deploymentsError('deployment_expired', `deployment ${deployment.id} has expired; there is nothing to archive`);
       }
       if (deployment.status !== 'archived') {
-        await m.query(`UPDATE deployments SET status = 'archived' WHERE id = $1`, [deployment.id]);
+        await this.deployments.markArchived(m, deployment.id);
         deployment.status = 'archived';
       }
       if (project.liveDeploymentId === deployment.id) {
-        await m.query('UPDATE projects SET live_deployment_id = NULL, updated_at = $1 WHERE id = $2', [this.clock.now(), project.id]);
-        await notifySiteChanged(m, project.id);
+        await this.projectRows.clearLiveDeployment(m, project.id, this.clock.now());
+        await this.projects.notifySiteChanged(m, project.id);
       }
       return { project, deployment };
     });
@@ -82,8 +90,10 @@ export class DeploymentsService {
   /** Locks the project row first (the same order as a deploy) so pointer changes serialise. */
   private async lockForChange(m: EntityManager, principal: Principal, projectId: string, deploymentId: string) {
     const visible = await this.projects.findVisible(principal, projectId, m);
-    const project = await m.getRepository(Project).findOneOrFail({ where: { id: visible.id }, lock: { mode: 'pessimistic_write' } });
-    const deployment = await m.getRepository(Deployment).findOneBy({ id: deploymentId, projectId: project.id });
+    const project = await this.projectRows.lock(m, visible.id);
+    // Deleted between the two reads: as if it had never been there.
+    if (!project) throw notFound('Project', projectId);
+    const deployment = await this.deployments.findInProject(deploymentId, project.id, m);
     if (!deployment) throw notFound('Deployment', deploymentId);
     return { project, deployment };
   }

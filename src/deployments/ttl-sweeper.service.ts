@@ -4,8 +4,12 @@ import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { notifySiteChanged } from '../projects/site-events';
+import { ProjectsService } from '../projects/projects.service';
 import { BlobStore } from './blob-store.service';
+import { DeploymentsRepository } from './deployments.repository';
+
+/** Something another module forgets on every sweep (it owns the table; the sweep owns the schedule). */
+export type SweepPurge = (now: Date) => Promise<void>;
 
 /** Any constant: the advisory lock that lets one instance at a time run the sweep. */
 const SWEEP_LOCK = 7_461_004;
@@ -24,14 +28,23 @@ export interface SweepReport {
  */
 @Injectable()
 export class TtlSweeper extends PeriodicJob<SweepReport> {
+  private readonly purges: SweepPurge[] = [];
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly blobs: BlobStore,
     private readonly idempotency: IdempotencyService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly projects: ProjectsService,
+    private readonly deployments: DeploymentsRepository,
   ) {
     super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: SWEEP_LOCK });
+  }
+
+  /** Adds a purge to every sweep (e.g. the password gate's expired attempt counters). */
+  alsoPurge(purge: SweepPurge): void {
+    this.purges.push(purge);
   }
 
   /** One sweep; `ran` is false when another instance holds the lock. */
@@ -43,21 +56,15 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     const expired = await this.expireDeployments();
     const objectsDeleted = await this.blobs.collectGarbage(this.config.BLOB_GC_GRACE_SECONDS * 1000);
     const idempotencyKeysPurged = await this.idempotency.purgeExpired();
-    // Gate attempt counters whose window has passed (the limiter never deletes them itself).
-    await this.dataSource.query('DELETE FROM gate_rate_limits WHERE expire < $1', [this.clock.now().getTime()]);
+    for (const purge of this.purges) await purge(this.clock.now());
     return { ran: true, expired, objectsDeleted, idempotencyKeysPurged };
   }
 
   private async expireDeployments(): Promise<number> {
     return this.dataSource.transaction(async (m) => {
-      const [rows]: [{ project_id: string }[], number] = await m.query(
-        `UPDATE deployments SET status = 'expired'
-         WHERE status <> 'expired' AND expires_at IS NOT NULL AND expires_at <= $1
-         RETURNING project_id`,
-        [this.clock.now()],
-      );
-      for (const projectId of new Set(rows.map((r) => r.project_id))) await notifySiteChanged(m, projectId);
-      return rows.length;
+      const projectIds = await this.deployments.expireDue(m, this.clock.now());
+      for (const projectId of new Set(projectIds)) await this.projects.notifySiteChanged(m, projectId);
+      return projectIds.length;
     });
   }
 }

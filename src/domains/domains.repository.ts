@@ -16,7 +16,7 @@ export class DomainsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The project under a row lock, for writing a check's outcome; null when it was deleted. */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.projectId] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId] })
   lockProject(manager: EntityManager, projectId: string): Promise<Project | null> {
     return manager.getRepository(Project).findOne({ where: { id: projectId }, lock: { mode: 'pessimistic_write' } });
   }

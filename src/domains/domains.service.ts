@@ -6,7 +6,6 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
-import { notifySiteChanged } from '../projects/site-events';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
 import { domainRecords } from './custom-domain';
@@ -114,7 +113,7 @@ export class DomainsService {
       domainFailingSince: next.failingSince,
     });
     // Only `verified` is served, so only a move into or out of it changes what the router answers.
-    if ((before.status === 'verified') !== (next.status === 'verified')) await notifySiteChanged(m, current.id);
+    if ((before.status === 'verified') !== (next.status === 'verified')) await this.projects.notifySiteChanged(m, current.id);
     return this.domains.getProject(m, current.id);
   }
 

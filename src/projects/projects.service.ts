@@ -1,22 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
 import { newId } from '../common/ids';
-import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
 import { customDomainChanges } from '../domains/custom-domain';
-import { InvalidTtlError, parseTtl } from '../deployments/ttl';
+import { DEFAULT_TTL_TEXT, InvalidTtlError, parseTtl } from '../deployments/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
-import { GateType, Project, ProjectType } from './project.entity';
+import type { GateType, Project, ProjectType } from './project.entity';
 import type { LiveSummary } from './project.view';
-import { notifySiteChanged } from './site-events';
+import { ProjectsRepository } from './projects.repository';
+import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
 import { deriveSlug, newSlugProblem, withRandomSuffix } from './slug';
 import { projectsError } from './projects.errors';
 
@@ -30,6 +29,12 @@ export interface NewProject {
 }
 
 const SLUG_ATTEMPTS = 5;
+
+/** A derived slug, then variants with a short random suffix. */
+function* candidateSlugs(base: string): Iterable<string> {
+  yield base;
+  for (let attempt = 1; attempt < SLUG_ATTEMPTS; attempt++) yield withRandomSuffix(base);
+}
 
 export function checkTtl(value: string, field: string): string {
   try {
@@ -49,7 +54,7 @@ export function workspaceOf(principal: Principal): string {
 @Injectable()
 export class ProjectsService {
   constructor(
-    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly projects: ProjectsRepository,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly quotas: QuotaService,
@@ -57,31 +62,24 @@ export class ProjectsService {
 
   /** A project the principal may see: its workspace's, and only its own when the token is project-bound. */
   async findVisible(principal: Principal, projectId: string, manager?: EntityManager): Promise<Project> {
-    const repo = manager ? manager.getRepository(Project) : this.projects;
-    const project = await repo.findOneBy({ id: projectId, workspaceId: workspaceOf(principal) });
+    const project = await this.projects.findInWorkspace(projectId, workspaceOf(principal), manager);
     if (!project || (principal.projectId && principal.projectId !== project.id)) throw notFound('Project', projectId);
     return project;
   }
 
   async list(principal: Principal, page: number, limit: number): Promise<Paginated<Project>> {
-    const query = this.projects.createQueryBuilder('p').where('p.workspaceId = :workspaceId', { workspaceId: workspaceOf(principal) });
-    if (principal.projectId) query.andWhere('p.id = :projectId', { projectId: principal.projectId });
-    const { entities, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+    const { entities, total } = await this.projects.page(workspaceOf(principal), principal.projectId ?? undefined, page, limit);
     return paginated(entities, total, page, limit);
   }
 
   /**
    * Version and size of these projects' live deployments, in one query (a list page of
-   * 100 projects must not cost 100 lookups). Read-only, by primary key, on the
-   * deployments table: the live pointer is the projects module's own column.
+   * 100 projects must not cost 100 lookups).
    */
   async liveSummaries(projects: Project[]): Promise<Map<string, LiveSummary>> {
     const ids = projects.map((p) => p.liveDeploymentId).filter((id): id is string => id !== null);
     if (ids.length === 0) return new Map();
-    const rows: { id: string; version: number; size_bytes: string }[] = await this.dataSource.query(
-      'SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)',
-      [ids],
-    );
+    const rows = await this.projects.liveDeployments(ids);
     return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
   }
 
@@ -95,7 +93,7 @@ export class ProjectsService {
     const fields: Omit<NewProject, 'slug'> = {
       name: dto.name.trim(),
       type: dto.type ?? 'static_file',
-      defaultTtl: checkTtl(dto.default_ttl ?? '7d', 'default_ttl'),
+      defaultTtl: checkTtl(dto.default_ttl ?? DEFAULT_TTL_TEXT, 'default_ttl'),
       gateType: dto.gate_type ?? 'none',
       passwordHash: dto.password !== undefined ? await hashPassword(dto.password) : null,
     };
@@ -108,35 +106,50 @@ export class ProjectsService {
   }
 
   /**
-   * Inserts a project. An explicit slug that is taken is a 409; a derived one
-   * gets a short random suffix until it is free.
+   * Inserts a project from the create form. An explicit slug that is taken is a 409;
+   * a derived one gets a short random suffix until it is free.
    */
   async insertProject(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, explicitSlug?: string): Promise<Project> {
+    const base = explicitSlug ?? deriveSlug(fields.name);
+    const project = await this.insertFirstFree(manager, workspaceId, fields, explicitSlug !== undefined ? [base] : candidateSlugs(base));
+    if (project) return project;
+    if (explicitSlug !== undefined) throw projectsError('slug_taken', `slug "${base}" is already taken`);
+    throw projectsError('slug_taken', `could not find a free slug derived from "${base}"; choose a slug`);
+  }
+
+  /**
+   * The project a lazy deploy to a new slug creates, with the create form's defaults.
+   * Null when the slug was taken meanwhile (the insert waited for the taker's commit).
+   */
+  insertLazyProject(manager: EntityManager, workspaceId: string, slug: string, type?: ProjectType): Promise<Project | null> {
+    const fields = { name: slug, type: type ?? 'static_file', defaultTtl: DEFAULT_TTL_TEXT, gateType: 'none', passwordHash: null } as const;
+    return this.insertFirstFree(manager, workspaceId, fields, [slug]);
+  }
+
+  /** The one way a project is created: the plan's slot, then the first free slug. */
+  private async insertFirstFree(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, slugs: Iterable<string>): Promise<Project | null> {
     // 402 at the plan's project limit; locks the workspace so concurrent creates count one another.
     await this.quotas.assertProjectSlot(manager, workspaceId);
-    const base = explicitSlug ?? deriveSlug(fields.name);
-    for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-      const slug = explicitSlug ?? (attempt === 0 ? base : withRandomSuffix(base));
+    for (const slug of slugs) {
       const id = newId('proj');
-      const inserted = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Project)
-        .values({ id, workspaceId, slug, ...fields })
-        .orIgnore()
-        .returning(['id'])
-        .execute();
-      if (inserted.raw.length > 0) return manager.getRepository(Project).findOneByOrFail({ id });
-      if (explicitSlug) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
+      if (await this.projects.insertIfSlugFree(manager, { id, workspaceId, slug, ...fields })) return this.projects.getById(manager, id);
     }
-    throw projectsError('slug_taken', `could not find a free slug derived from "${base}"; choose a slug`);
+    return null;
+  }
+
+  /**
+   * Announces, inside the caller's transaction, that what the project's site serves
+   * changed (see site-events.ts): every instance drops its cached state on commit.
+   */
+  async notifySiteChanged(manager: EntityManager, projectId: string): Promise<void> {
+    rememberSiteChange(manager, projectId, await this.projects.notifyAndReadNames(manager, SITE_CHANGED_CHANNEL, projectId));
   }
 
   async update(principal: Principal, projectId: string, dto: UpdateProjectDto): Promise<Project> {
     const passwordHash = dto.password !== undefined ? await hashPassword(dto.password) : undefined;
     return this.dataSource.transaction(async (m) => {
       const project = await this.findVisible(principal, projectId, m);
-      await m.getRepository(Project).findOne({ where: { id: project.id }, lock: { mode: 'pessimistic_write' } });
+      await this.projects.lock(m, project.id);
       const changes: Partial<Project> = {};
       if (dto.name !== undefined) changes.name = dto.name.trim();
       if (dto.default_ttl !== undefined) {
@@ -160,24 +173,24 @@ export class ProjectsService {
       if (gateChanged) changes.gateVersion = project.gateVersion + 1;
       if (Object.keys(changes).length === 0) return project;
       // Before the write, so the names the site had (an old custom domain) are purged too.
-      await notifySiteChanged(m, project.id);
+      await this.notifySiteChanged(m, project.id);
       try {
-        await m.getRepository(Project).update({ id: project.id }, changes);
+        await this.projects.update(m, project.id, changes);
       } catch (err) {
         if (uniqueViolation(err) === 'UQ_projects_custom_domain') {
           throw projectsError('domain_taken', `custom_domain "${changes.customDomain}" is already attached to a project`);
         }
         throw err;
       }
-      return m.getRepository(Project).findOneByOrFail({ id: project.id });
+      return this.projects.getById(m, project.id);
     });
   }
 
   async remove(principal: Principal, projectId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       const project = await this.findVisible(principal, projectId, m);
-      await notifySiteChanged(m, project.id); // while the project still has its names
-      await m.getRepository(Project).delete({ id: project.id });
+      await this.notifySiteChanged(m, project.id); // while the project still has its names
+      await this.projects.delete(m, project.id);
     });
   }
 }

@@ -7,20 +7,15 @@ const PENDING = 'siteChanges';
 
 /**
  * Announces that what a project's site serves changed (deploy, promote, archive,
- * gate, domain, delete). Sent inside the caller's transaction: PostgreSQL delivers
- * it to every instance on commit and drops it on rollback, so no instance ever sees
- * a change that did not happen. The change is also remembered on the transaction so
- * this instance can drop its own cache synchronously at commit (see
- * `siteChangesOnCommit`), before the response that reports the change is sent.
+ * gate, domain, delete): `ProjectsService.notifySiteChanged`. Sent inside the caller's
+ * transaction: PostgreSQL delivers it to every instance on commit and drops it on
+ * rollback, so no instance ever sees a change that did not happen. The change is also
+ * remembered on the transaction (here) so this instance can drop its own cache
+ * synchronously at commit (see `siteChangesOnCommit`), before the response that
+ * reports the change is sent, and so the names the project had are purged too (see
+ * siteChangesBeforeCommit).
  */
-export async function notifySiteChanged(manager: EntityManager, projectId: string): Promise<void> {
-  // The project's names as they are at this point of the transaction ride along in the
-  // same round trip: a change that renames or deletes the project must still purge the
-  // names it had (see siteChangesBeforeCommit).
-  const [row] = (await manager.query(
-    'SELECT pg_notify($1, $2), p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2',
-    [SITE_CHANGED_CHANNEL, projectId],
-  )) as { slug: string | null; custom_domain: string | null }[];
+export function rememberSiteChange(manager: EntityManager, projectId: string, row: { slug: string | null; custom_domain: string | null } | undefined): void {
   const runner = manager.queryRunner;
   if (!runner) return;
   const pending = (runner.data[PENDING] ??= new Map<string, SiteNames>()) as Map<string, SiteNames>;

@@ -8,6 +8,8 @@ import type { GateType, ProjectType } from '../projects/project.entity';
 import { EventEmitter } from 'node:events';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
 import { previewLabel, PreviewTarget } from '../deployments/preview-label';
+import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
 import { blobKey } from '../deployments/blob-store.service';
 import { StorageProvider } from '../storage/storage.provider';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
@@ -86,19 +88,6 @@ export interface SiteState {
   headers?: string[];
 }
 
-interface ProjectRow {
-  id: string;
-  slug: string;
-  name: string;
-  type: ProjectType;
-  gate_type: GateType;
-  gate_version: number;
-  password_hash: string | null;
-  live_deployment_id: string | null;
-  status: string | null;
-  expires_at: Date | null;
-}
-
 const RECONNECT_MS = 1000;
 /** A cached "no site at this host" (the LRU cannot hold null). */
 const MISSING = Object.freeze({ missing: true as const });
@@ -138,6 +127,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly storage: StorageProvider,
+    private readonly projects: ProjectsRepository,
+    private readonly deployments: DeploymentsRepository,
   ) {}
 
   /** Emits 'invalidated' (projectId | undefined) after each drop; tests wait on it. */
@@ -206,7 +197,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`s:${slug}`, 'p.slug = $1', slug);
+    return this.lookup(`s:${slug}`, () => this.site(this.projects.siteBySlug(slug)));
   }
 
   /**
@@ -215,7 +206,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * cached too, so hosts that are no custom domain cost one query per invalidation.
    */
   byDomain(host: string): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`d:${host}`, `p.custom_domain = $1 AND p.domain_status = 'verified'`, host);
+    return this.lookup(`d:${host}`, () => this.site(this.projects.siteByVerifiedDomain(host)));
   }
 
   /**
@@ -229,25 +220,25 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.lookup(`p:${label}`, () => this.queryPreview(label, target));
   }
 
-  private lookup(key: string, where: string | (() => Promise<SiteState | null>), value?: string): SiteState | null | Promise<SiteState | null> {
+  private lookup(key: string, read: () => Promise<SiteState | null>): SiteState | null | Promise<SiteState | null> {
     const cached = this.sites.get(key);
     if (cached !== undefined) return 'projectId' in cached ? cached : null;
     // Concurrent misses of one host share one query: on a cold cache under load (and
     // custom-domain lookups put every dotted API host here) each request would send its own.
     const loading = this.loading.get(key);
     if (loading) return loading;
-    const load = this.load(key, where, value).finally(() => {
+    const load = this.load(key, read).finally(() => {
       if (this.loading.get(key) === load) this.loading.delete(key);
     });
     this.loading.set(key, load);
     return load;
   }
 
-  private async load(key: string, where: string | (() => Promise<SiteState | null>), value?: string): Promise<SiteState | null> {
+  private async load(key: string, read: () => Promise<SiteState | null>): Promise<SiteState | null> {
     const generation = this.generation;
     let state: SiteState | null;
     try {
-      state = typeof where === 'function' ? await where() : await this.query(where, value!);
+      state = await read();
     } catch (err) {
       const known = isDatabaseUnavailable(err) ? this.lastKnown.get(key) : undefined;
       if (known === undefined) throw err;
@@ -260,15 +251,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return state;
   }
 
-  private async query(where: string, value: string): Promise<SiteState | null> {
-    const rows: ProjectRow[] = await this.dataSource.query(
-      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
-              d.status, d.expires_at
-       FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
-       WHERE ${where}`,
-      [value],
-    );
-    const row = rows[0];
+  private async site(read: Promise<SiteRow | undefined>): Promise<SiteState | null> {
+    const row = await read;
     if (!row) return null;
     return siteState(row, row.live_deployment_id ? await this.liveDeployment(row.live_deployment_id, row) : null);
   }
@@ -283,17 +267,9 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private async queryPreview(label: string, target: PreviewTarget): Promise<SiteState | null> {
-    const legacy = await this.query('p.slug = $1', label);
+    const legacy = await this.site(this.projects.siteBySlug(label));
     if (legacy) return legacy;
-    const byVersion = 'version' in target;
-    const rows: (ProjectRow & { deployment_id: string; version: number })[] = await this.dataSource.query(
-      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-              d.id AS deployment_id, d.version, d.status, d.expires_at
-       FROM deployments d JOIN projects p ON p.id = d.project_id
-       WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
-      byVersion ? [target.slug, target.version] : [target.deploymentId],
-    );
-    const row = rows[0];
+    const row = await this.deployments.previewSite(target);
     // Only the label the API hands out answers: no second address for one deployment.
     if (!row || previewLabel(row.slug, row.version, row.deployment_id) !== label) return null;
     return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
@@ -303,10 +279,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private async manifest(deploymentId: string): Promise<Manifest> {
     const cached = this.manifests.get(deploymentId);
     if (cached) return cached;
-    const rows: { path: string; sha256: string; size: string; content_type: string }[] = await this.dataSource.query(
-      'SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1',
-      [deploymentId],
-    );
+    const rows = await this.deployments.manifestRows(deploymentId);
     const files = new Map<string, SiteFile>();
     const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {
@@ -344,7 +317,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-function siteState(row: Omit<ProjectRow, 'live_deployment_id' | 'status' | 'expires_at'>, live: LiveDeployment | null): SiteState {
+function siteState(row: Omit<SiteRow, 'live_deployment_id' | 'status' | 'expires_at'>, live: LiveDeployment | null): SiteState {
   return {
     projectId: row.id,
     slug: row.slug,

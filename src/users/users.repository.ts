@@ -23,7 +23,7 @@ export class UsersRepository {
   }
 
   /** The row locked for the rest of the caller's transaction: changes of one account queue here. */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.userId] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.userId] })
   lockById(manager: EntityManager, id: string): Promise<User | null> {
     return manager.findOne(User, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }

@@ -51,7 +51,7 @@ export class WorkspacesRepository {
    * Serialises member changes of one workspace, so two owners cannot remove each other
    * at once. False when there is no such workspace.
    */
-  @GenerateSql({ transaction: true, params: (f) => [f.manager, f.workspaceId] })
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lock(manager: EntityManager, id: string): Promise<boolean> {
     return !!(await manager.findOne(Workspace, { select: { id: true }, where: { id }, lock: { mode: 'pessimistic_write' } }));
   }

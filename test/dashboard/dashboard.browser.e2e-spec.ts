@@ -211,6 +211,9 @@ describe('The dashboard in a real browser (e2e)', () => {
     await page.getByRole('button', { name: 'Accept' }).click();
     await page.waitForURL(new RegExp(`/app/w/${owner.workspaceId}/projects$`));
     const select = page.getByLabel('Workspace');
+    // The switcher re-renders once the refreshed workspace list arrives: wait for it, not for a fixed moment.
+    const handle = await select.elementHandle();
+    await page.waitForFunction(([el, id]) => (el as HTMLSelectElement).value === id, [handle, owner.workspaceId] as const);
     expect(await select.inputValue()).toBe(owner.workspaceId);
     const options = await select.locator('option').allTextContents();
     expect(options).toHaveLength(2);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { Logger as TypeOrmLogger } from 'typeorm';
+import type { EntityManager, Logger as TypeOrmLogger } from 'typeorm';
 import { sqlExamples, type SqlFixture } from '../../src/database/generate-sql';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
@@ -17,9 +17,6 @@ const QUERIES = join(SRC, 'queries');
 const UPDATE = process.env.UPDATE_SQL_SNAPSHOTS === '1';
 
 type Ctor = abstract new (...args: never[]) => unknown;
-
-/** Thrown to roll back an example's transaction. */
-const ROLLBACK = Symbol('rollback');
 
 function repositoryFiles(): string[] {
   return (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith('.repository.ts')).sort();
@@ -69,6 +66,18 @@ describe('SQL snapshots of the repositories', () => {
 
   afterAll(() => t?.close());
 
+  /** Runs `work` in a transaction and rolls it back; BEGIN and ROLLBACK are outside the capture. */
+  async function rolledBack(work: (m: EntityManager) => Promise<unknown>): Promise<void> {
+    const runner = t.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await work(runner.manager);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
   it.each(repositoryFiles())('%s', async (file) => {
     const module = (await import(join(SRC, file))) as Record<string, unknown>;
     const classes = Object.entries(module).filter(([name, v]) => typeof v === 'function' && name.endsWith('Repository')) as [string, Ctor][];
@@ -85,16 +94,8 @@ describe('SQL snapshots of the repositories', () => {
           const queries: string[] = [];
           // A method may fail on the fixture's rows (a unique key, a missing row): its SQL up to there is what counts.
           const call = (f: SqlFixture) => capture.run(queries, () => instance[method](...example.params(f))).catch(() => undefined);
-          if (example.transaction) {
-            await t.dataSource
-              .transaction(async (manager) => {
-                await call({ ...fixture, manager });
-                throw ROLLBACK;
-              })
-              .catch((err: unknown) => {
-                if (err !== ROLLBACK) throw err;
-              });
-          } else await call(fixture);
+          if (example.inTransaction) await rolledBack((m) => call({ ...fixture, manager: m }));
+          else await call(fixture);
           out.push('', `-- ${name}.${method}${example.name ? ` (${example.name})` : ''}`, ...(queries.length ? queries.map(tidy) : ['-- (no query)']));
         }
       }

@@ -5,7 +5,7 @@ import { blobKey, BlobStore } from '../../src/deployments/blob-store.service';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import { addMember, asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { site } from '../helpers/sites';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -160,14 +160,18 @@ describe('Digest-first deploys (e2e)', () => {
       expect(res.body.sha256).toBe(sha(bytes));
     });
 
-    it('needs an API token with the deploy scope', async () => {
+    it('needs the deploy scope: an API token with it, or a member whose role grants it (the dashboard)', async () => {
       const bytes = Buffer.from('auth');
       await t.http().put(`/v1/blobs/${sha(bytes)}`).set('Content-Type', 'application/octet-stream').send(bytes).expect(401);
       const read = await createApiToken(t, alice, { scopes: ['read'] });
       expect((await put(sha(bytes), bytes, read.token).expect(403)).body.code).toBe('insufficient_scope');
-      const jwt = await t.http().put(`/v1/blobs/${sha(bytes)}`).set(asUser(alice)).set('Content-Type', 'application/octet-stream').send(bytes).expect(403);
-      expect(jwt.body.code).toBe('wrong_credential_kind');
+      const viewer = await registerUser(t);
+      await addMember(t, alice, viewer, 'viewer');
+      const asViewer = await t.http().put(`/v1/blobs/${sha(bytes)}`).set(asUser(viewer, alice.workspaceId)).set('Content-Type', 'application/octet-stream').send(bytes).expect(403);
+      expect(asViewer.body.code).toBe('insufficient_scope');
       expect(await blobRow(sha(bytes))).toBeUndefined();
+      await t.http().put(`/v1/blobs/${sha(bytes)}`).set(asUser(alice)).set('Content-Type', 'application/octet-stream').send(bytes).expect(201);
+      expect(await blobRow(sha(bytes))).toBeDefined();
     });
 
     it('verifies bytes another workspace stored, records the new owner, and writes nothing again', async () => {

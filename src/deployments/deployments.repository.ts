@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { pageWithTotal } from '../common/page-query';
+import { GenerateSql } from '../database/generate-sql';
+import type { SiteRow } from '../projects/projects.repository';
+import type { PreviewTarget } from './preview-label';
+import { Deployment } from './deployment.entity';
+import { DeploymentFile } from './deployment-file.entity';
+
+export type NewDeployment = Omit<Deployment, 'project'>;
+
+export interface ManifestEntry {
+  path: string;
+  sha256: string;
+  size: number;
+  contentType: string;
+}
+
+/** A preview host's deployment (whatever its status) and its project. */
+export type PreviewRow = Omit<SiteRow, 'live_deployment_id'> & { deployment_id: string; version: number };
+
+/** A manifest entry as the router reads it (no entity mapping on the hot path). */
+export interface ManifestRow {
+  path: string;
+  sha256: string;
+  size: string;
+  content_type: string;
+}
+
+const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string }): NewDeployment => ({
+  id: 'dep_sqlsnapshot000000000000000',
+  projectId: f.scratchProjectId,
+  workspaceId: f.workspaceId,
+  version: 1_000_000,
+  status: 'archived',
+  sizeBytes: 1,
+  fileCount: 1,
+  ttl: '7d',
+  expiresAt: new Date(0),
+  createdBy: 'usr_sqlsnapshot',
+  createdAt: new Date(0),
+});
+
+/** Every query on `deployments` and their manifests (`deployment_files`). */
+@Injectable()
+export class DeploymentsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Newest version first. */
+  @GenerateSql({ params: (f) => [f.projectId, 1, 20] })
+  page(projectId: string, page: number, limit: number) {
+    const query = this.dataSource.getRepository(Deployment).createQueryBuilder('d').where('d.projectId = :projectId', { projectId }).orderBy('d.version', 'DESC');
+    return pageWithTotal(query, page, limit);
+  }
+
+  @GenerateSql({ params: (f) => [f.deploymentId, f.projectId] })
+  findInProject(id: string, projectId: string, manager: EntityManager = this.dataSource.manager): Promise<Deployment | null> {
+    return manager.getRepository(Deployment).findOneBy({ id, projectId });
+  }
+
+  /** The manifest, by path. */
+  @GenerateSql({ params: (f) => [f.deploymentId] })
+  files(deploymentId: string): Promise<DeploymentFile[]> {
+    return this.dataSource.getRepository(DeploymentFile).find({ where: { deploymentId }, order: { path: 'ASC' } });
+  }
+
+  /** The deployment a preview label names, by version of a slug or by id, with its project. */
+  @GenerateSql({ name: 'by version', params: (f) => [{ slug: f.projectSlug, version: 1 }] }, { name: 'by id', params: (f) => [{ deploymentId: f.deploymentId }] })
+  async previewSite(target: PreviewTarget): Promise<PreviewRow | undefined> {
+    const byVersion = 'version' in target;
+    const rows: PreviewRow[] = await this.dataSource.query(
+      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+              d.id AS deployment_id, d.version, d.status, d.expires_at
+       FROM deployments d JOIN projects p ON p.id = d.project_id
+       WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
+      byVersion ? [target.slug, target.version] : [target.deploymentId],
+    );
+    return rows[0];
+  }
+
+  /** A deployment's files for the router (read once per deployment: they never change). */
+  @GenerateSql({ params: (f) => [f.deploymentId] })
+  manifestRows(deploymentId: string): Promise<ManifestRow[]> {
+    return this.dataSource.query('SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1', [deploymentId]);
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SNAPSHOT_DEPLOYMENT(f)] })
+  async insert(manager: EntityManager, values: NewDeployment): Promise<Deployment> {
+    const deployment = manager.getRepository(Deployment).create(values);
+    await manager.getRepository(Deployment).insert(deployment);
+    return deployment;
+  }
+
+  /** One statement for the whole manifest, however many files. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId, [{ path: 'snapshot.html', sha256: '0'.repeat(64), size: 1, contentType: 'text/html' }]] })
+  async insertFiles(manager: EntityManager, deploymentId: string, files: ManifestEntry[]): Promise<void> {
+    await manager.query(
+      `INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])`,
+      [deploymentId, files.map((x) => x.path), files.map((x) => x.sha256), files.map((x) => x.size), files.map((x) => x.contentType)],
+    );
+  }
+
+  /** The previous live deployment steps down; an expired one stays expired. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId] })
+  async archiveIfLive(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [id]);
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId] })
+  async markLive(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE deployments SET status = 'live' WHERE id = $1`, [id]);
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId] })
+  async markArchived(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE deployments SET status = 'archived' WHERE id = $1`, [id]);
+  }
+
+  /** Marks every deployment past its expiry as expired; returns the project of each. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, new Date(0)] })
+  async expireDue(manager: EntityManager, now: Date): Promise<string[]> {
+    const [rows]: [{ project_id: string }[], number] = await manager.query(
+      `UPDATE deployments SET status = 'expired'
+       WHERE status <> 'expired' AND expires_at IS NOT NULL AND expires_at <= $1
+       RETURNING project_id`,
+      [now],
+    );
+    return rows.map((r) => r.project_id);
+  }
+}

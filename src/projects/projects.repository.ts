@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { GenerateSql } from '../database/generate-sql';
+import { pageWithTotal } from '../common/page-query';
+import { Project } from './project.entity';
+
+/** What the site router needs of a project and its live deployment (sites/site-cache.service.ts). */
+export interface SiteRow {
+  id: string;
+  slug: string;
+  name: string;
+  type: Project['type'];
+  gate_type: Project['gateType'];
+  gate_version: number;
+  password_hash: string | null;
+  live_deployment_id: string | null;
+  status: string | null;
+  expires_at: Date | null;
+}
+
+/** The router's read path, tuned: one statement, only the columns it serves from. */
+function siteQuery(where: string): string {
+  return `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+              d.status, d.expires_at
+       FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+       WHERE ${where}`;
+}
+
+/** A project's names at one point of a transaction (null when it does not exist). */
+export interface ProjectNames {
+  slug: string | null;
+  custom_domain: string | null;
+}
+
+export type NewProjectRow = Pick<Project, 'id' | 'workspaceId' | 'slug' | 'name' | 'type' | 'defaultTtl' | 'gateType' | 'passwordHash'>;
+
+const SNAPSHOT_PROJECT = {
+  id: 'proj_sqlsnapshot00000000000000',
+  name: 'snapshot',
+  type: 'static_file' as const,
+  defaultTtl: '7d',
+  gateType: 'none' as const,
+  passwordHash: null,
+};
+
+/** Every query on `projects` (the live pointer and version counter included). */
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @GenerateSql({ params: (f) => [f.projectId, f.workspaceId] })
+  findInWorkspace(id: string, workspaceId: string, manager: EntityManager = this.dataSource.manager): Promise<Project | null> {
+    return manager.getRepository(Project).findOneBy({ id, workspaceId });
+  }
+
+  /** Slugs are global: the project may be another workspace's. */
+  @GenerateSql({ params: (f) => [f.projectSlug] })
+  findBySlug(slug: string, manager: EntityManager = this.dataSource.manager): Promise<Project | null> {
+    return manager.getRepository(Project).findOneBy({ slug });
+  }
+
+  /** The site at `<slug>.<SITES_DOMAIN>`, with its live deployment's status. */
+  @GenerateSql({ params: (f) => [f.projectSlug] })
+  async siteBySlug(slug: string): Promise<SiteRow | undefined> {
+    const rows: SiteRow[] = await this.dataSource.query(siteQuery('p.slug = $1'), [slug]);
+    return rows[0];
+  }
+
+  /** The site at a custom domain: pending and failed domains are not served. */
+  @GenerateSql({ params: () => ['www.example.com'] })
+  async siteByVerifiedDomain(host: string): Promise<SiteRow | undefined> {
+    const rows: SiteRow[] = await this.dataSource.query(siteQuery(`p.custom_domain = $1 AND p.domain_status = 'verified'`), [host]);
+    return rows[0];
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.projectId] })
+  getById(manager: EntityManager, id: string): Promise<Project> {
+    return manager.getRepository(Project).findOneByOrFail({ id });
+  }
+
+  /** Locks the row for the rest of the transaction and reads it as it is once locked. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId] })
+  lock(manager: EntityManager, id: string): Promise<Project | null> {
+    return manager.getRepository(Project).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Newest first; `onlyProjectId` narrows it to a project-bound token's project. */
+  @GenerateSql({ name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] }, { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] })
+  page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
+    const query = this.dataSource.getRepository(Project).createQueryBuilder('p').where('p.workspaceId = :workspaceId', { workspaceId });
+    if (onlyProjectId) query.andWhere('p.id = :projectId', { projectId: onlyProjectId });
+    return pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+  }
+
+  /**
+   * Version and size of live deployments, by primary key. The one read of the deployments
+   * table here: the live pointer is this module's column, and the deployments module
+   * depends on this one, not the other way round.
+   */
+  @GenerateSql({ params: (f) => [[f.deploymentId]] })
+  liveDeployments(ids: string[]): Promise<{ id: string; version: number; size_bytes: string }[]> {
+    return this.dataSource.query('SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)', [ids]);
+  }
+
+  /** Inserts the project unless its slug is taken (then waits for the taker's commit and returns false). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, { ...SNAPSHOT_PROJECT, workspaceId: f.workspaceId, slug: f.projectSlug }] })
+  async insertIfSlugFree(manager: EntityManager, values: NewProjectRow): Promise<boolean> {
+    const inserted = await manager.createQueryBuilder().insert().into(Project).values(values).orIgnore().returning(['id']).execute();
+    return inserted.raw.length > 0;
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchProjectId, { name: 'renamed' }] })
+  async update(manager: EntityManager, id: string, changes: Partial<Project>): Promise<void> {
+    await manager.getRepository(Project).update({ id }, changes);
+  }
+
+  /** Deletes the project; its deployments and leads go with it (foreign keys cascade). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchProjectId] })
+  async delete(manager: EntityManager, id: string): Promise<void> {
+    await manager.getRepository(Project).delete({ id });
+  }
+
+  /**
+   * Sends the site-change notice (delivered by PostgreSQL on commit) and reads the
+   * project's names as they are at this point of the transaction, in one round trip:
+   * a change that renames or deletes the project must still purge the names it had.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'statichost_sql_snapshot', f.projectId] })
+  async notifyAndReadNames(manager: EntityManager, channel: string, projectId: string): Promise<ProjectNames | undefined> {
+    const [row] = (await manager.query('SELECT pg_notify($1, $2), p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2', [
+      channel,
+      projectId,
+    ])) as ProjectNames[];
+    return row;
+  }
+
+  /**
+   * The next version number of a deployment of the project. The row lock it takes
+   * serialises deploys of one project: versions are dense and unique. Undefined when
+   * the project is gone.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchProjectId] })
+  async nextVersion(manager: EntityManager, id: string): Promise<{ last_version: number; live_deployment_id: string | null } | undefined> {
+    // TypeORM answers an UPDATE with [rows, rowCount].
+    const [[bumped]]: [{ last_version: number; live_deployment_id: string | null }[], number] = await manager.query(
+      'UPDATE projects SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, live_deployment_id',
+      [id],
+    );
+    return bumped;
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchProjectId, f.scratchDeploymentId, new Date(0)] })
+  async setLiveDeployment(manager: EntityManager, projectId: string, deploymentId: string, now: Date): Promise<void> {
+    await manager.query('UPDATE projects SET live_deployment_id = $1, updated_at = $2 WHERE id = $3', [deploymentId, now, projectId]);
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchProjectId, new Date(0)] })
+  async clearLiveDeployment(manager: EntityManager, projectId: string, now: Date): Promise<void> {
+    await manager.query('UPDATE projects SET live_deployment_id = NULL, updated_at = $1 WHERE id = $2', [now, projectId]);
+  }
+}
