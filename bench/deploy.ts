@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { blobKey } from '../src/deployments/blob-store.service';
+import { blobKey } from '../src/blobs/blob-store.service';
 import { sha256Hex } from '../src/deployments/content';
 import { LocalStorageDriver } from '../src/storage/local-storage.driver';
 import { api, ms, startBenchApp } from './harness';

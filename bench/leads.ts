@@ -25,8 +25,8 @@ import { Client } from 'pg';
 import { createApp } from '../src/app.factory';
 import { newId } from '../src/common/ids';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { LeadsKeyring } from '../src/gate/keyring';
-import { domainAad, leadAad, sealEmail, splitEmail, TOKEN_BITS, trigrams } from '../src/gate/lead-crypto';
+import { LeadsKeyring } from '../src/leads/keyring';
+import { domainAad, leadAad, sealEmail, splitEmail, TOKEN_BITS, trigrams } from '../src/leads/lead-crypto';
 
 const COUNT = Number(process.env.LEADS_BENCH_COUNT ?? 1_000_000);
 const ROUNDS = Number(process.env.LEADS_BENCH_ROUNDS ?? 5);

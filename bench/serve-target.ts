@@ -9,7 +9,7 @@ import express from 'express';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { BlobVariants } from '../src/deployments/blob-variants.service';
+import { BlobVariants } from '../src/blobs/blob-variants.service';
 import { api, freePort, startBenchApp } from './harness';
 
 const kind = process.argv[2];

@@ -19,8 +19,8 @@ import { validateEnv } from '../src/config/env.schema';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
-import { LeadsKeyring } from '../src/gate/keyring';
-import { rotateLeads } from '../src/gate/leads-rotation';
+import { LeadsKeyring } from '../src/leads/keyring';
+import { rotateLeads } from '../src/leads/leads-rotation';
 
 function batchSizeArg(argv: string[]): number | undefined {
   const at = argv.indexOf('--batch-size');

@@ -13,7 +13,7 @@ import { DatabaseModule } from './database/database.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DomainsModule } from './domains/domains.module';
-import { GateModule } from './gate/gate.module';
+import { LeadsModule } from './leads/leads.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
 import { MailModule } from './mail/mail.module';
@@ -43,7 +43,7 @@ export class AppModule {
         DeployPreflightModule,
         BlobsModule,
         SitesModule,
-        GateModule,
+        LeadsModule,
         DomainsModule,
         UsersModule,
         WorkspacesModule,

@@ -4,7 +4,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 import { ApiError, commonError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { GATE_LIMITS_TABLE } from '../sites/gate.service';
+import { GATE_LIMITS_TABLE } from '../gates/gate-access.service';
 import { normalizeEmail } from '../users/email';
 
 /**

@@ -1,11 +1,20 @@
 import { Module } from '@nestjs/common';
-import { DeploymentsModule } from '../deployments/deployments.module';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Blob } from './blob.entity';
+import { BlobStore } from './blob-store.service';
+import { BlobVariants } from './blob-variants.service';
 import { BlobsController } from './blobs.controller';
+import { BlobsRepository } from './blobs.repository';
 import { BlobsService } from './blobs.service';
 
+/**
+ * Content-addressed file bodies shared by every deployment: the store (claims, uploads,
+ * collection), their compressed copies, and PUT /v1/blobs/:sha256 for digest-first deploys.
+ */
 @Module({
-  imports: [DeploymentsModule],
+  imports: [TypeOrmModule.forFeature([Blob])],
   controllers: [BlobsController],
-  providers: [BlobsService],
+  providers: [BlobsService, BlobsRepository, BlobStore, BlobVariants],
+  exports: [BlobStore, BlobVariants],
 })
 export class BlobsModule {}

@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal';
 import { ApiError, payloadTooLarge } from '../common/errors';
 import { QuotaService } from '../billing/quota.service';
 import { AppConfig } from '../config/app-config';
-import { BlobStore } from '../deployments/blob-store.service';
+import { BlobStore } from './blob-store.service';
 import { workspaceOf } from '../projects/projects.service';
 import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
 import { formatBytes } from '../common/format-bytes';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Blob } from '../deployments/blob.entity';
+import { Blob } from './blob.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 
 /**

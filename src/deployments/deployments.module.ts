@@ -1,10 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../projects/projects.module';
-import { Blob } from './blob.entity';
-import { BlobStore } from './blob-store.service';
-import { BlobVariants } from './blob-variants.service';
-import { BlobsRepository } from './blobs.repository';
+import { BlobsModule } from '../blobs/blobs.module';
 import { DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
@@ -14,9 +11,9 @@ import { DeploymentsService } from './deployments.service';
 import { TtlSweeper } from './ttl-sweeper.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Deployment, DeploymentFile, Blob]), ProjectsModule],
+  imports: [TypeOrmModule.forFeature([Deployment, DeploymentFile]), ProjectsModule, BlobsModule],
   controllers: [LazyDeployController, DeploymentsController],
-  providers: [DeployService, DeploymentsService, DeploymentsRepository, BlobsRepository, BlobStore, BlobVariants, TtlSweeper],
-  exports: [DeployService, DeploymentsService, DeploymentsRepository, BlobStore, BlobVariants, TtlSweeper],
+  providers: [DeployService, DeploymentsService, DeploymentsRepository, TtlSweeper],
+  exports: [DeployService, DeploymentsService, DeploymentsRepository, BlobsModule, TtlSweeper],
 })
 export class DeploymentsModule {}

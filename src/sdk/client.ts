@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import createClient, { type Client } from 'openapi-fetch';
 import { type ApiErrorBody, StatichostApiError, StatichostConnectionError } from './errors';
-import type { paths } from './schema';
+import type { paths } from './generated/schema';
 
 export type StatichostApi = Client<paths>;
 
@@ -41,7 +41,7 @@ async function errorFrom(response: Response, method: string, path: string): Prom
 /**
  * A typed client of the statichost API. `api` is an openapi-fetch client whose
  * paths, parameters and bodies come from the service's own OpenAPI document
- * (src/sdk/schema.ts, generated); `call` unwraps its answer or throws
+ * (src/sdk/generated/schema.ts, generated); `call` unwraps its answer or throws
  * StatichostApiError with the service's message.
  *
  * ```ts

@@ -7,6 +7,6 @@ export { StatichostClient, type StatichostApi, type StatichostClientOptions, typ
 export { StatichostApiError, StatichostConnectionError, type ApiErrorBody, type ErrorCode, type HttpStatusCode, type ModuleErrorCodes } from './errors';
 export { collectFiles, hashFiles, isIgnored, isInside, sha256OfFile, type CollectedFiles, type LocalFile } from './files';
 export { deployDigestFirst, preflightDeploy, type DeployPreflight, type DeployProgress, type DigestDeployOptions, type DigestDeployResult, type LazyDeployment } from './deploy';
-export type { components, operations, paths } from './schema';
+export type { components, operations, paths } from './generated/schema';
 /** `GET /projects/{projectId}/analytics`: `client.call(client.api.GET('/projects/{projectId}/analytics', …))`. */
-export type ProjectAnalytics = import('./schema').components['schemas']['AnalyticsDto'];
+export type ProjectAnalytics = import('./generated/schema').components['schemas']['AnalyticsDto'];

@@ -10,7 +10,7 @@ import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-even
 import { previewLabel, PreviewTarget } from '../deployments/preview-label';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
-import { blobKey } from '../deployments/blob-store.service';
+import { blobKey } from '../blobs/blob-store.service';
 import { StorageProvider } from '../storage/storage.provider';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from './rules/redirects';

@@ -9,14 +9,14 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { blobKey, variantKey } from '../deployments/blob-store.service';
-import { BlobVariants, Variants } from '../deployments/blob-variants.service';
+import { blobKey, variantKey } from '../blobs/blob-store.service';
+import { BlobVariants, Variants } from '../blobs/blob-variants.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { couldBeCustomDomain } from '../domains/domain-name';
 import { StorageProvider } from '../storage/storage.provider';
-import { safeNextPath } from './gate-cookie';
-import { GateService } from './gate.service';
+import { safeNextPath } from '../gates/gate-cookie';
+import { GateAccess } from '../gates/gate-access.service';
 import { HostRoute, HostRules, routeHost } from './host';
 import type { PreviewTarget } from '../deployments/preview-label';
 import { GATE_PATH, gatePage, PAGES } from './pages';
@@ -64,7 +64,7 @@ export class SiteRouter {
     private readonly config: AppConfig,
     private readonly sites: SiteCache,
     private readonly storage: StorageProvider,
-    private readonly gate: GateService,
+    private readonly gate: GateAccess,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,

@@ -2,14 +2,13 @@ import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { GateAttemptsRepository } from './gate-attempts.repository';
-import { GateService } from './gate.service';
+import { GatesModule } from '../gates/gates.module';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 
 @Module({
-  imports: [DeploymentsModule, ProjectsModule, AnalyticsModule],
-  providers: [SiteCache, GateService, SiteRouter, GateAttemptsRepository],
-  exports: [SiteCache, GateService, SiteRouter],
+  imports: [DeploymentsModule, ProjectsModule, AnalyticsModule, GatesModule],
+  providers: [SiteCache, SiteRouter],
+  exports: [SiteCache, SiteRouter, GatesModule],
 })
 export class SitesModule {}

@@ -39,9 +39,9 @@ describe('TypeScript SDK (e2e)', () => {
 
   it('has committed types and document identical to what the running service generates (else run npm run sdk:generate)', async () => {
     const document = (await t.http().get('/docs/openapi.json').expect(200)).body;
-    expect(await readFile(join(root, 'src/sdk/openapi.json'), 'utf8')).toBe(documentText(document));
+    expect(await readFile(join(root, 'src/sdk/generated/openapi.json'), 'utf8')).toBe(documentText(document));
     // toBe on the whole text: a difference shows as a diff of the generated file.
-    expect(await readFile(join(root, 'src/sdk/schema.ts'), 'utf8')).toBe(await generateTypes(document));
+    expect(await readFile(join(root, 'src/sdk/generated/schema.ts'), 'utf8')).toBe(await generateTypes(document));
   });
 
   it('type-checks typed usage of every operation with strict and refuses wrong usage (tsc on fixtures with @ts-expect-error)', async () => {

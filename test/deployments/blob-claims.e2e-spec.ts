@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Clock } from '../../src/common/time';
-import { BlobStore } from '../../src/deployments/blob-store.service';
+import { BlobStore } from '../../src/blobs/blob-store.service';
 import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Clock } from '../../src/common/time';
-import { BlobStore, blobKey } from '../../src/deployments/blob-store.service';
+import { BlobStore, blobKey } from '../../src/blobs/blob-store.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';

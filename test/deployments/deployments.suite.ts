@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { variantKey } from '../../src/deployments/blob-store.service';
-import { BlobVariants } from '../../src/deployments/blob-variants.service';
+import { variantKey } from '../../src/blobs/blob-store.service';
+import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { Clock } from '../../src/common/time';
 import { StorageProvider } from '../../src/storage/storage.provider';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Clock } from '../../src/common/time';
-import { blobKey, BlobStore } from '../../src/deployments/blob-store.service';
+import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, TestApp } from '../helpers/app';

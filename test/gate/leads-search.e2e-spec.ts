@@ -1,8 +1,8 @@
 import { Clock } from '../../src/common/time';
-import { LeadsKeyring } from '../../src/gate/keyring';
-import { trigrams } from '../../src/gate/lead-crypto';
-import { rotateLeads } from '../../src/gate/leads-rotation';
-import { LeadsService } from '../../src/gate/leads.service';
+import { LeadsKeyring } from '../../src/leads/keyring';
+import { trigrams } from '../../src/leads/lead-crypto';
+import { rotateLeads } from '../../src/leads/leads-rotation';
+import { LeadsService } from '../../src/leads/leads.service';
 import { startTestApp, TestApp } from '../helpers/app';
 import { asUser, registerUser, UserSession } from '../helpers/identity';
 import { emailGatedProject } from './helpers';

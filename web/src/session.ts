@@ -1,4 +1,4 @@
-import type { components } from '../../src/sdk/schema';
+import type { components } from '../../src/sdk/generated/schema';
 import { ApiError } from './errors';
 
 /**

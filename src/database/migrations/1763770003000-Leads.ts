@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Leads of the email gate (sealed emails, keyed dedupe digests, trigram blind
- * index) and their per-project counters. See src/gate/ and docs/security.md.
+ * index) and their per-project counters. See src/leads/ and docs/security.md.
  */
 export class Leads1763770003000 implements MigrationInterface {
   name = 'Leads1763770003000';

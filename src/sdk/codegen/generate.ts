@@ -1,7 +1,7 @@
 /**
  * npm run sdk:generate — boots the real app (an embedded PostgreSQL in a temporary
  * directory unless DATABASE_URL is set), takes its OpenAPI document and writes
- * src/sdk/openapi.json and the SDK's types, src/sdk/schema.ts.
+ * src/sdk/generated/openapi.json and the SDK's types, src/sdk/generated/schema.ts.
  * `--check` writes nothing and exits 1 when the committed files are out of date.
  */
 import 'reflect-metadata';
@@ -14,9 +14,9 @@ import { documentText } from './document-text';
 import { openApiToTypeScript } from './openapi-to-typescript';
 import { freePort } from '../../common/free-port';
 
-const SDK_DIR = join(__dirname, '..');
-export const DOCUMENT_FILE = join(SDK_DIR, 'openapi.json');
-export const SCHEMA_FILE = join(SDK_DIR, 'schema.ts');
+const GENERATED_DIR = join(__dirname, '..', 'generated');
+export const DOCUMENT_FILE = join(GENERATED_DIR, 'openapi.json');
+export const SCHEMA_FILE = join(GENERATED_DIR, 'schema.ts');
 
 async function serviceDocument(): Promise<object> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statichost-sdk-'));

@@ -4,13 +4,13 @@ import type { ServerResponse } from 'node:http';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { safeNextPath } from '../sites/gate-cookie';
-import { GATE_LIMITS_TABLE } from '../sites/gate.service';
+import { safeNextPath } from './gate-cookie';
+import { GATE_LIMITS_TABLE } from './gate-access.service';
 import { gatePage, PAGES } from '../sites/pages';
 import type { SiteState } from '../sites/site-cache.service';
 import { SiteRouter } from '../sites/site-router.service';
-import { checkLeadEmail, MAX_EMAIL_LENGTH } from './email-address';
-import { LeadsService } from './leads.service';
+import { checkLeadEmail, MAX_EMAIL_LENGTH } from '../leads/email-address';
+import { LeadsService } from '../leads/leads.service';
 
 const PRIVATE_CACHE = 'private, no-store';
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ProjectsModule } from '../projects/projects.module';
 import { SitesModule } from '../sites/sites.module';
-import { EmailGate } from './email-gate.service';
+import { EmailGate } from '../gates/email-gate.service';
 import { LeadsKeyring } from './keyring';
 import { LeadsController } from './leads.controller';
 import { LeadsService } from './leads.service';
@@ -18,4 +18,4 @@ import { LeadsService } from './leads.service';
   ],
   exports: [LeadsService, LeadsKeyring],
 })
-export class GateModule {}
+export class LeadsModule {}

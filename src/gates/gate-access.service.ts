@@ -11,14 +11,14 @@ import { AppConfig } from '../config/app-config';
 import { TtlSweeper } from '../deployments/ttl-sweeper.service';
 import { GateAttemptsRepository } from './gate-attempts.repository';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
-import type { SiteState } from './site-cache.service';
+import type { SiteState } from '../sites/site-cache.service';
 
 /** Table of the shared attempt counters (created by a migration), so every instance counts together. */
 export const GATE_LIMITS_TABLE = 'gate_rate_limits';
 
 /** Access cookies and brute-force limits of the password and email gates. */
 @Injectable()
-export class GateService implements OnModuleInit {
+export class GateAccess implements OnModuleInit {
   private secret: Buffer;
   private failures: RateLimiterPostgres;
   readonly cookieName: string;

@@ -4,7 +4,7 @@ import { GenerateSql } from '../database/generate-sql';
 
 /**
  * The gates' shared attempt counters (`gate_rate_limits`). rate-limiter-flexible
- * reads and writes them itself (GateService.limiter); this is what it never does.
+ * reads and writes them itself (GateAccess.limiter); this is what it never does.
  */
 @Injectable()
 export class GateAttemptsRepository {
