@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
 
@@ -8,14 +8,18 @@ import { ApiError } from '../errors';
  * (in the workspace named, else the one the page acts in), wherever it happens.
  */
 export function ErrorNote({ error, workspaceId = currentWorkspaceId() }: { error: unknown; workspaceId?: string }) {
+  const { pathname } = useLocation();
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
-  const quota = error instanceof ApiError && error.status === 402;
+  const paymentRequired = error instanceof ApiError && error.status === 402;
+  const quota = paymentRequired && error.code === 'quota_exceeded';
+  // On the billing page itself (a 402 for a missing payment method) the link would lead here.
+  const offerUpgrade = paymentRequired && workspaceId && !pathname.endsWith(`/w/${workspaceId}/billing`);
   return (
     <div role="alert" className="note error">
       <strong>{quota ? 'Over your plan’s limit: ' : 'Error: '}</strong>
       {message}
-      {quota && workspaceId ? (
+      {offerUpgrade ? (
         <>
           {' '}
           <Link to={`/w/${workspaceId}/billing`}>Upgrade the plan</Link>
@@ -213,6 +217,18 @@ export function SelectField({ label, hint, children, ...select }: { label: strin
           {hint}
         </small>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * A table that may scroll sideways at 375 px: focusable and named, so a keyboard user
+ * can scroll it too (axe's scrollable-region-focusable).
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api, call, type Schemas } from '../api';
-import { ErrorNote, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
+import { TableWrap, ErrorNote, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
 import { chartColumns, utcDay } from '../format';
 import { useProject } from './project-layout';
 
@@ -165,7 +165,7 @@ function Chart({ title, series, lines }: { title: string; series: Schemas['Analy
 
 function Top({ title, rows, unit }: { title: string; rows: [string, number][]; unit: string }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label={title}>
       <table>
         <caption>{title}</caption>
         <thead>
@@ -191,7 +191,7 @@ function Top({ title, rows, unit }: { title: string; rows: [string, number][]; u
           )}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
+import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
 import { quotaShare } from '../format';
 
 type Limits = Schemas['PlanLimitsView'];
@@ -107,7 +107,7 @@ function UsageBar({ label, used, limit, show, note }: { label: string; used: num
 
 function PlanTable({ plans, current }: { plans: Schemas['PlanView'][]; current?: string }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Plans">
       <table>
         <caption className="muted">What each plan allows on this installation</caption>
         <thead>
@@ -132,7 +132,7 @@ function PlanTable({ plans, current }: { plans: Schemas['PlanView'][]; current?:
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
@@ -215,9 +215,12 @@ function Subscription({ workspaceId, subscription }: { workspaceId: string; subs
     mutationFn: () => call(api.POST('/billing/activate-plan', { body: { workspaceId, tier, interval } })),
     onSuccess: refresh,
   });
+  // Kept apart from the mutation, which closing the dialog resets.
+  const [endsAt, setEndsAt] = useState<string | null>(null);
   const cancel = useMutation({
     mutationFn: () => call(api.POST('/billing/cancel', { body: { workspaceId } })),
-    onSuccess: async () => {
+    onSuccess: async (answer) => {
+      setEndsAt(answer.currentPeriodEnd);
       setConfirmCancel(false);
       await refresh();
     },
@@ -264,9 +267,9 @@ function Subscription({ workspaceId, subscription }: { workspaceId: string; subs
           </button>
         </div>
       ) : null}
-      {cancel.isSuccess ? (
+      {endsAt && !running ? (
         <p role="status" className="note ok">
-          Cancelled: the plan runs until {formatTime(cancel.data.currentPeriodEnd)}, then the workspace is on free.
+          Cancelled: the plan runs until {formatTime(endsAt)}, then the workspace is on free.
         </p>
       ) : null}
       <ConfirmDialog

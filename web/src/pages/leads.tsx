@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, authorizedFetch, call, errorOf } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime, useDebounced } from '../components/ui';
+import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime, useDebounced } from '../components/ui';
 import { csvName } from '../format';
 import { useProject } from './project-layout';
 
@@ -103,7 +103,7 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
       <ErrorNote error={leads.error} />
       {leads.data && leads.data.meta.total === 0 ? <Empty>{query ? `No lead’s email contains “${query}”.` : 'No leads yet.'}</Empty> : null}
       {leads.data && leads.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="Leads">
           <table aria-busy={leads.isFetching}>
             <caption className="muted">
               {leads.data.meta.total} lead{leads.data.meta.total === 1 ? '' : 's'}
@@ -140,7 +140,7 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
       {leads.data ? <Pager page={page} totalPages={leads.data.meta.totalPages} onPage={setPage} /> : null}
       <ConfirmDialog

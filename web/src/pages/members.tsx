@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, call, type Schemas } from '../api';
 import { useMe } from '../components/shell';
-import { ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
+import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];
@@ -49,7 +49,7 @@ export function Members() {
       <ErrorNote error={members.error} />
       {members.data && members.data.meta.total === 0 ? <Empty>No members.</Empty> : null}
       {members.data && members.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="Members">
           <table>
             <caption className="muted">
               {members.data.meta.total} member{members.data.meta.total === 1 ? '' : 's'} and invitation{members.data.meta.total === 1 ? '' : 's'}
@@ -86,7 +86,7 @@ export function Members() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
       {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
       <ConfirmDialog

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
+import { TableWrap, ConfirmDialog, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
 import { endOfDayIso } from '../format';
 
 type Scope = Schemas['CreateAccessTokenDto']['scopes'][number];
@@ -54,7 +54,7 @@ export function Tokens() {
       <ErrorNote error={tokens.error} />
       {tokens.data && tokens.data.meta.total === 0 ? <Empty>No API tokens yet: create one above.</Empty> : null}
       {tokens.data && tokens.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="API tokens">
           <table>
             <caption className="muted">
               {tokens.data.meta.total} token{tokens.data.meta.total === 1 ? '' : 's'}
@@ -90,7 +90,7 @@ export function Tokens() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
       {tokens.data ? <Pager page={page} totalPages={tokens.data.meta.totalPages} onPage={setPage} /> : null}
       <ConfirmDialog
