@@ -6,6 +6,9 @@ import type { Principal } from '../auth/principal';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
+import { TIERS } from './plans';
+import { PlansService } from './plans.service';
+import { planLimitsView, PlanTableView } from './usage.view';
 import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
 
 /**
@@ -20,7 +23,18 @@ import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, Workspace
 @RoleRefusal(BILLING_ROLE_REFUSAL)
 @Controller('billing')
 export class BillingController {
-  constructor(private readonly billing: BillingService) {}
+  constructor(
+    private readonly billing: BillingService,
+    private readonly plans: PlansService,
+  ) {}
+
+  /** The dashboard's plan table: operators may change any cell (PLANS_JSON/PLANS_FILE), so it is not the client's to know. */
+  @Get('plans')
+  @ApiOperation({ summary: "The plan table on this installation: each tier's limits (any signed-in user)" })
+  @ApiOkResponse({ type: PlanTableView })
+  planTable(): PlanTableView {
+    return { data: TIERS.map((tier) => ({ tier, limits: planLimitsView(this.plans.limits(tier)) })) };
+  }
 
   @Post('activate-plan')
   @WorkspaceIn('body')

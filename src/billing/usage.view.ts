@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TIERS, type Tier } from './plans';
 import type { Limits } from './plans.service';
 import type { WorkspaceUsage } from './quota.service';
 
@@ -13,6 +14,18 @@ export class PlanLimitsView {
   maxFileBytes: number;
   @ApiProperty({ nullable: true, type: String, example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
   maxTtl: string | null;
+}
+
+export class PlanView {
+  @ApiProperty({ enum: TIERS })
+  tier: Tier;
+  @ApiProperty({ type: PlanLimitsView })
+  limits: PlanLimitsView;
+}
+
+export class PlanTableView {
+  @ApiProperty({ type: [PlanView], description: 'Every tier, free first' })
+  data: PlanView[];
 }
 
 export class QuotaUsageView {

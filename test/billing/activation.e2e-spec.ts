@@ -248,6 +248,21 @@ describe('Billing with the local provider (e2e)', () => {
     });
   });
 
+  describe('GET /billing/plans', () => {
+    it('gives every signed-in user the plan table as this installation configures it; API tokens get 403', async () => {
+      const tenant = await newTenant(t);
+      const res = await t.http().get('/billing/plans').set(bearer(tenant.owner.accessToken)).expect(200);
+      expect(res.body.data.map((p: { tier: string }) => p.tier)).toEqual(['free', 'pro', 'team']);
+      // PLANS_JSON's cells, the rest from the defaults (unlimited is null).
+      expect(res.body.data.map((p: { limits: { projects: number } }) => p.limits.projects)).toEqual([1, 3, 5]);
+      expect(res.body.data[0].limits).toMatchObject({ deploymentsPerMonth: 10, storageBytes: 500 * 1024 * 1024, maxTtl: '7d' });
+      expect(res.body.data[2].limits).toMatchObject({ deploymentsPerMonth: null, maxTtl: null });
+      const refused = await t.http().get('/billing/plans').set(bearer(tenant.token));
+      expect(refused.status).toBe(403);
+      expect((await t.http().get('/billing/plans')).status).toBe(401);
+    });
+  });
+
   describe('payment methods', () => {
     const methods = (tenant: Tenant, session = tenant.owner) => t.http().get('/billing/payment-methods').query({ workspaceId: tenant.workspaceId }).set(bearer(session.accessToken));
 

@@ -39,8 +39,18 @@ export function sitePaths(files: { relativePath: string; file: File }[]): Picked
 
 /** The files of a drop: folders walked with the File System entries API (every browser has it). */
 export async function filesFromDrop(items: DataTransferItemList): Promise<{ relativePath: string; file: File }[]> {
-  const entries = [...items].map((item) => item.webkitGetAsEntry()).filter((e): e is FileSystemEntry => e !== null);
   const out: { relativePath: string; file: File }[] = [];
+  const entries: FileSystemEntry[] = [];
+  for (const item of items) {
+    if (item.kind !== 'file') continue;
+    const entry = item.webkitGetAsEntry();
+    if (entry) entries.push(entry);
+    else {
+      // No file-system entry (files a page or an extension put in the drop): the file itself, at the top.
+      const file = item.getAsFile();
+      if (file) out.push({ relativePath: file.name, file });
+    }
+  }
   const walk = async (entry: FileSystemEntry, prefix: string): Promise<void> => {
     if (entry.isFile) {
       const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
@@ -165,7 +175,8 @@ export async function deployDigestFirst(
       const deployment = await call(
         api.POST('/projects/{projectId}/deployments', {
           params: { path: { projectId } },
-          body: { type: 'static_file', files: manifest, ...(options.ttl ? { ttl: options.ttl } : {}), ...(options.publish ? {} : { publish: false }) },
+          // No `type`: a deploy keeps the project's own (naming another is refused).
+          body: { files: manifest, ...(options.ttl ? { ttl: options.ttl } : {}), ...(options.publish ? {} : { publish: false }) },
         }),
       );
       onProgress({ ...progress, phase: 'done', bytesDone: progress.bytesTotal });

@@ -8,6 +8,19 @@ import { Deployments, DeploymentFiles } from './pages/deployments';
 import { Deploy } from './pages/deploy';
 import { ProjectSettings } from './pages/settings';
 import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
+import { RouteError } from './components/route-error';
+
+/*
+ * The pages below are loaded when first visited, each in its own chunk: the first load
+ * carries the shell and the pages a new user sees (projects, deploy); analytics (uPlot)
+ * and the workspace's admin pages come later, keeping the initial JavaScript small.
+ */
+const Tokens = () => import('./pages/tokens').then((m) => ({ Component: m.Tokens }));
+const Members = () => import('./pages/members').then((m) => ({ Component: m.Members }));
+const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Billing }));
+const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
+const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
+const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
 export const router = createBrowserRouter(
@@ -18,6 +31,7 @@ export const router = createBrowserRouter(
     { path: 'reset-password', element: <ResetPassword /> },
     {
       element: <Shell />,
+      errorElement: <RouteError />,
       children: [
         { index: true, element: <Home /> },
         { path: 'invitations', element: <Invitations /> },
@@ -27,6 +41,10 @@ export const router = createBrowserRouter(
           children: [
             { index: true, element: <Navigate to="projects" replace /> },
             { path: 'projects', element: <Projects /> },
+            { path: 'leads', lazy: WorkspaceLeads },
+            { path: 'tokens', lazy: Tokens },
+            { path: 'members', lazy: Members },
+            { path: 'billing', lazy: Billing },
             {
               path: 'projects/:projectId',
               element: <ProjectLayout />,
@@ -35,6 +53,8 @@ export const router = createBrowserRouter(
                 { path: 'deploy', element: <Deploy /> },
                 { path: 'settings', element: <ProjectSettings /> },
                 { path: 'deployments/:deploymentId', element: <DeploymentFiles /> },
+                { path: 'leads', lazy: ProjectLeads },
+                { path: 'analytics', lazy: Analytics },
               ],
             },
           ],

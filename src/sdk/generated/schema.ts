@@ -721,6 +721,26 @@ export interface paths {
         patch: operations["updateCurrentUser"];
         trace?: never;
     };
+    "/billing/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plan table on this installation: each tier's limits (any signed-in user)
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["BillingController_planTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/activate-plan": {
         parameters: {
             query?: never;
@@ -1635,6 +1655,15 @@ export interface components {
             email?: string;
             /** @example Ann Lee */
             name?: string;
+        };
+        PlanView: {
+            /** @enum {string} */
+            tier: "free" | "pro" | "team";
+            limits: components["schemas"]["PlanLimitsView"];
+        };
+        PlanTableView: {
+            /** @description Every tier, free first */
+            data: components["schemas"]["PlanView"][];
         };
         ActivatePlanDto: {
             /** @example ws_0123456789abcdefghijklmn */
@@ -6398,6 +6427,67 @@ export interface operations {
                         statusCode?: 429;
                         /** @enum {string} */
                         code?: "rate_limited";
+                    };
+                };
+            };
+        };
+    };
+    BillingController_planTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanTableView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Link, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
 import { api, call, useWorkspaceHeader } from '../api';
 import { onSessionEnded, refreshSession, signOut } from '../session';
 import { ErrorNote, Loading } from './ui';
@@ -73,6 +73,8 @@ function SignedIn() {
   const { workspaceId } = useParams();
   const workspaces = useWorkspaces();
   const [signingOut, setSigningOut] = useState(false);
+  // A page loaded on first visit (its own chunk) shows that it is coming.
+  const navigation = useNavigation();
 
   return (
     <>
@@ -118,12 +120,21 @@ function SignedIn() {
         </button>
       </header>
       <nav className="main" aria-label="Main">
-        {workspaceId ? <NavLink to={`/w/${workspaceId}/projects`}>Projects</NavLink> : null}
+        {workspaceId ? (
+          <>
+            <NavLink to={`/w/${workspaceId}/projects`}>Projects</NavLink>
+            <NavLink to={`/w/${workspaceId}/leads`}>Leads</NavLink>
+            <NavLink to={`/w/${workspaceId}/tokens`}>API tokens</NavLink>
+            <NavLink to={`/w/${workspaceId}/members`}>Members</NavLink>
+            <NavLink to={`/w/${workspaceId}/billing`}>Billing</NavLink>
+          </>
+        ) : null}
         <NavLink to="/invitations">Invitations</NavLink>
       </nav>
       {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
       <main id="content" tabIndex={-1}>
         <ErrorNote error={workspaces.error} />
+        {navigation.state === 'loading' ? <Loading what="the page" /> : null}
         <Outlet />
       </main>
     </>

@@ -1,19 +1,28 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'react-router';
+import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
 
-/** An error where the user acted, with the API's own message; a 402 offers the upgrade. */
-export function ErrorNote({ error, workspaceId }: { error: unknown; workspaceId?: string }) {
+/**
+ * An error where the user acted, with the API's own message; a 402 offers the upgrade
+ * (in the workspace named, else the one the page acts in), wherever it happens.
+ */
+export function ErrorNote({ error, workspaceId = currentWorkspaceId() }: { error: unknown; workspaceId?: string }) {
+  const { pathname } = useLocation();
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
-  const quota = error instanceof ApiError && error.status === 402;
+  const paymentRequired = error instanceof ApiError && error.status === 402;
+  const quota = paymentRequired && error.code === 'quota_exceeded';
+  // On the billing page itself (a 402 for a missing payment method) the link would lead here.
+  const offerUpgrade = paymentRequired && workspaceId && !pathname.endsWith(`/w/${workspaceId}/billing`);
   return (
     <div role="alert" className="note error">
       <strong>{quota ? 'Over your plan’s limit: ' : 'Error: '}</strong>
       {message}
-      {quota && workspaceId ? (
+      {offerUpgrade ? (
         <>
           {' '}
-          <a href={`/app/w/${workspaceId}/billing`}>Upgrade the plan</a>
+          <Link to={`/w/${workspaceId}/billing`}>Upgrade the plan</Link>
         </>
       ) : null}
     </div>
@@ -164,4 +173,62 @@ export function formatBytes(n: number | null | undefined): string {
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** `value`, once it has stopped changing for `ms` (a search box asks the API once per pause, not per key). */
+export function useDebounced<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/** Previous / next for a paginated list (the API's meta). */
+export function Pager({ page, totalPages, onPage, label = 'Pages' }: { page: number; totalPages: number; onPage: (page: number) => void; label?: string }) {
+  if (totalPages <= 1) return null;
+  return (
+    <div className="actions" role="navigation" aria-label={label}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page} of {totalPages}
+      </span>
+      <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </div>
+  );
+}
+
+/** A labelled <select>, like Field for inputs. */
+export function SelectField({ label, hint, children, ...select }: { label: string; hint?: ReactNode; children: ReactNode } & React.SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...select}>
+        {children}
+      </select>
+      {hint ? (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A table that may scroll sideways at 375 px: focusable and named, so a keyboard user
+ * can scroll it too (axe's scrollable-region-focusable).
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
 }

@@ -44,7 +44,10 @@ export function Deploy() {
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
     setOver(false);
-    filesFromDrop(e.dataTransfer.items).then(choose, setError);
+    filesFromDrop(e.dataTransfer.items).then((picked) => {
+      if (picked.length === 0) setError(new Error('Nothing to deploy in what was dropped: drop a folder or files.'));
+      else choose(picked);
+    }, setError);
   };
 
   const start = async () => {

@@ -32,6 +32,8 @@ export function ProjectLayout() {
           Deployments
         </NavLink>
         <NavLink to={`${base}/deploy`}>Deploy</NavLink>
+        <NavLink to={`${base}/analytics`}>Analytics</NavLink>
+        <NavLink to={`${base}/leads`}>Leads</NavLink>
         <NavLink to={`${base}/settings`}>Settings</NavLink>
       </nav>
       <Outlet context={p} />

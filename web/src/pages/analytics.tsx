@@ -1,0 +1,230 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { api, call, type Schemas } from '../api';
+import { TableWrap, ErrorNote, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
+import { chartColumns, utcDay } from '../format';
+import { useProject } from './project-layout';
+
+/*
+ * This page is its own chunk (routes.tsx), and uPlot with it: nobody pays for the
+ * chart library before opening a project's analytics.
+ */
+
+type Range = { label: string; days: number; interval: 'hour' | 'day' };
+const RANGES: Range[] = [
+  { label: 'Last 48 hours, by hour', days: 2, interval: 'hour' },
+  { label: 'Last 7 days', days: 7, interval: 'day' },
+  { label: 'Last 30 days', days: 30, interval: 'day' },
+  { label: 'Last 90 days', days: 90, interval: 'day' },
+];
+const number = new Intl.NumberFormat();
+
+export function Analytics() {
+  const project = useProject();
+  const [rangeIndex, setRangeIndex] = useState(2);
+  const range = RANGES[rangeIndex];
+  const analytics = useQuery({
+    queryKey: ['analytics', project.id, range.days, range.interval],
+    queryFn: () => {
+      const to = new Date();
+      const from = new Date(to.getTime() - (range.days - 1) * 86_400_000);
+      // Hours: exact times; days: whole UTC days, today included.
+      const query =
+        range.interval === 'hour'
+          ? { from: new Date(to.getTime() - range.days * 86_400_000).toISOString(), to: to.toISOString(), interval: 'hour' as const }
+          : { from: utcDay(from), to: utcDay(to), interval: 'day' as const };
+      return call(api.GET('/projects/{projectId}/analytics', { params: { path: { projectId: project.id }, query } }));
+    },
+    placeholderData: keepPreviousData,
+    refetchInterval: 60_000,
+  });
+  const data = analytics.data;
+  const quiet = data && data.totals.requests === 0;
+
+  return (
+    <>
+      <h2>Analytics</h2>
+      <SelectField label="Period" value={rangeIndex} onChange={(e) => setRangeIndex(Number(e.target.value))} hint="Times in UTC. Counts arrive up to a few seconds late.">
+        {RANGES.map((r, i) => (
+          <option key={r.label} value={i}>
+            {r.label}
+          </option>
+        ))}
+      </SelectField>
+      {analytics.isPending ? <Loading what="analytics" /> : null}
+      <ErrorNote error={analytics.error} />
+      {data ? (
+        <>
+          <Totals totals={data.totals} />
+          {quiet ? (
+            <div className="empty">No visits in this period yet: counts appear here once the site is visited.</div>
+          ) : (
+            <>
+              <Chart
+                title="Page views and visitors"
+                series={data.series}
+                lines={VISITS}
+              />
+              <Chart
+                title="Requests and errors"
+                series={data.series}
+                lines={ANSWERS}
+              />
+              <div className="grid">
+                <Top title="Top pages" rows={data.topPages.map((p) => [p.path, p.pageViews])} unit="Page views" />
+                <Top title="Top referrers" rows={data.topReferrers.map((r) => [r.host, r.pageViews])} unit="Page views" />
+                <Top title="Not found" rows={data.topNotFound.map((n) => [n.path, n.requests])} unit="Requests" />
+              </div>
+            </>
+          )}
+          <Funnel funnel={data.funnel} />
+          <p className="muted">
+            From {formatTime(data.from)} to {formatTime(data.to)} ({data.interval === 'hour' ? 'hourly' : 'daily'} buckets).
+          </p>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function Totals({ totals }: { totals: Schemas['AnalyticsTotalsDto'] }) {
+  const items: [string, string][] = [
+    ['Page views', number.format(totals.pageViews)],
+    ['Visitors', number.format(totals.visitors)],
+    ['Requests', number.format(totals.requests)],
+    ['Sent', formatBytes(totals.bytes)],
+    ['4xx answers', number.format(totals.status4xx)],
+    ['5xx answers', number.format(totals.status5xx)],
+    ['Bot requests', number.format(totals.botRequests)],
+  ];
+  return (
+    <dl className="totals">
+      {items.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+type Line = { label: string; column: 1 | 2 | 3 | 4; color: string };
+// Constants, so a chart is rebuilt only when its data changes.
+const VISITS: Line[] = [
+  { label: 'Page views', column: 1, color: '--accent' },
+  { label: 'Visitors', column: 2, color: '--ok' },
+];
+const ANSWERS: Line[] = [
+  { label: 'Requests', column: 3, color: '--muted' },
+  { label: 'Errors (4xx and 5xx)', column: 4, color: '--danger' },
+];
+
+/**
+ * A uPlot line chart sized to its container (375 px phones included). The canvas is
+ * described to screen readers by its title and totals; the same figures are in the
+ * tables and totals around it.
+ */
+function Chart({ title, series, lines }: { title: string; series: Schemas['AnalyticsPointDto'][]; lines: Line[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const css = getComputedStyle(document.documentElement);
+    const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
+    const columns = chartColumns(series);
+    const axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
+    const plot = new uPlot(
+      {
+        width: Math.max(el.clientWidth, 200),
+        height: 220,
+        scales: { x: { time: true } },
+        series: [{}, ...lines.map((l) => ({ label: l.label, stroke: color(l.color), width: 2, spanGaps: false }))],
+        axes: [axis, { ...axis, size: 50 }],
+      },
+      [columns[0], ...lines.map((l) => columns[l.column])] as uPlot.AlignedData,
+      el,
+    );
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height: 220 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [series, lines]);
+  const sum = (column: number) => chartColumns(series)[column].reduce<number>((n, v) => n + (v ?? 0), 0);
+  return (
+    <figure className="chart">
+      <figcaption>{title}</figcaption>
+      <div ref={box} role="img" aria-label={`${title}: ${lines.map((l) => `${l.label} ${number.format(sum(l.column))} in total`).join(', ')}, over ${series.length} buckets`} />
+    </figure>
+  );
+}
+
+function Top({ title, rows, unit }: { title: string; rows: [string, number][]; unit: string }) {
+  return (
+    <TableWrap label={title}>
+      <table>
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{title === 'Top referrers' ? 'Site' : 'Path'}</th>
+            <th scope="col">{unit}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 ? (
+            <tr>
+              <td colSpan={2} className="muted">
+                None
+              </td>
+            </tr>
+          ) : (
+            rows.map(([key, n]) => (
+              <tr key={key}>
+                <td className="mono">{key}</td>
+                <td>{number.format(n)}</td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function Funnel({ funnel }: { funnel: Schemas['AnalyticsFunnelDto'] }) {
+  if (funnel.gateType === 'none') return null;
+  return (
+    <section>
+      <h3>Gate ({funnel.gateType})</h3>
+      <dl className="totals">
+        <div>
+          <dt>Gate shown</dt>
+          <dd>{number.format(funnel.gateViews)}</dd>
+        </div>
+        <div>
+          <dt>Unlocked</dt>
+          <dd>{number.format(funnel.unlocks)}</dd>
+        </div>
+        {funnel.gateType === 'password' ? (
+          <div>
+            <dt>Wrong passwords</dt>
+            <dd>{number.format(funnel.wrongPasswords)}</dd>
+          </div>
+        ) : (
+          <div>
+            <dt>Emails captured</dt>
+            <dd>{number.format(funnel.emailsCaptured)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Unlock rate</dt>
+          <dd>{funnel.unlockRate === null ? '—' : `${Math.round(funnel.unlockRate * 100)} %`}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,155 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { api, call, type Schemas } from '../api';
+import { useMe } from '../components/shell';
+import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
+
+type Member = Schemas['MemberView'];
+type Role = Schemas['InviteMemberDto']['role'];
+const PAGE = 50;
+
+/**
+ * Who may do what (viewers read only, admins manage all but owners, the last owner
+ * stays) is the API's to say: every control is offered, and a refusal shows the API's
+ * own message where the user acted. Nothing here re-implements those rules.
+ */
+export function Members() {
+  const { workspaceId } = useParams() as { workspaceId: string };
+  const [page, setPage] = useState(1);
+  const me = useMe();
+  const navigate = useNavigate();
+  const members = useQuery({
+    queryKey: ['members', workspaceId, page],
+    queryFn: () => call(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId }, query: { page, limit: PAGE } } })),
+  });
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const queryClient = useQueryClient();
+  const isMe = (m: Member | null) => m !== null && m.userId !== null && m.userId === me.data?.id;
+  const remove = useMutation({
+    mutationFn: (m: Member) => call(api.DELETE('/workspaces/{workspaceId}/members/{memberId}', { params: { path: { workspaceId, memberId: m.id } } })),
+    onSuccess: async (_r, m) => {
+      setRemoving(null);
+      if (isMe(m)) {
+        // Left the workspace: nothing here is ours to see any more.
+        await queryClient.invalidateQueries({ queryKey: ['workspaces'] });
+        void navigate('/', { replace: true });
+        return;
+      }
+      await queryClient.invalidateQueries({ queryKey: ['members', workspaceId] });
+    },
+  });
+
+  return (
+    <>
+      <h1>Members</h1>
+      <Invite workspaceId={workspaceId} />
+      <h2>People in this workspace</h2>
+      {members.isPending ? <Loading what="members" /> : null}
+      <ErrorNote error={members.error} />
+      {members.data && members.data.meta.total === 0 ? <Empty>No members.</Empty> : null}
+      {members.data && members.data.data.length > 0 ? (
+        <TableWrap label="Members">
+          <table>
+            <caption className="muted">
+              {members.data.meta.total} member{members.data.meta.total === 1 ? '' : 's'} and invitation{members.data.meta.total === 1 ? '' : 's'}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="hide-narrow">Since</th>
+                <th scope="col">
+                  <span className="skip">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.data.map((m) => (
+                <tr key={m.id}>
+                  <td className="mono">
+                    {m.email}
+                    {isMe(m) ? <span className="muted"> (you)</span> : null}
+                  </td>
+                  <td>{m.role}</td>
+                  <td>
+                    <span className={`badge ${m.status}`}>{m.status}</span>
+                  </td>
+                  <td className="hide-narrow">{formatTime(m.joinedAt ?? m.invitedAt)}</td>
+                  <td>
+                    <button type="button" className="small" onClick={() => setRemoving(m)} aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}>
+                      {isMe(m) ? 'Leave' : m.status === 'invited' ? 'Withdraw' : 'Remove'}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : null}
+      {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
+      <ConfirmDialog
+        open={removing !== null}
+        title={isMe(removing) ? 'Leave this workspace?' : removing?.status === 'invited' ? `Withdraw the invitation of ${removing.email}?` : `Remove ${removing?.email ?? ''}?`}
+        confirmLabel={isMe(removing) ? 'Leave' : removing?.status === 'invited' ? 'Withdraw' : 'Remove'}
+        danger
+        busy={remove.isPending}
+        error={remove.error}
+        onConfirm={() => removing && remove.mutate(removing)}
+        onClose={() => {
+          setRemoving(null);
+          remove.reset();
+        }}
+      >
+        <p>{isMe(removing) ? 'You lose access to its projects, and the API tokens you made in it stop working.' : 'They lose access at once, and the API tokens they made here stop working.'}</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function Invite({ workspaceId }: { workspaceId: string }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [sent, setSent] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const invite = useMutation({
+    mutationFn: () => call(api.POST('/workspaces/{workspaceId}/members', { params: { path: { workspaceId } }, body: { email, role } })),
+    onSuccess: async (m) => {
+      setSent(`${m.email} is invited as ${m.role}: they accept from the link mailed to them.`);
+      setEmail('');
+      await queryClient.invalidateQueries({ queryKey: ['members', workspaceId] });
+    },
+  });
+  return (
+    <form
+      className="panel"
+      aria-label="Invite someone"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        setSent(null);
+        invite.mutate();
+      }}
+    >
+      <div className="row">
+        <Field label="Email to invite" type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          <option value="viewer">viewer (reads only)</option>
+          <option value="admin">admin (manages projects, members and tokens)</option>
+          <option value="owner">owner (also billing)</option>
+        </SelectField>
+        <div className="field">
+          <button type="submit" className="primary" disabled={invite.isPending}>
+            {invite.isPending ? 'Inviting…' : 'Invite'}
+          </button>
+        </div>
+      </div>
+      <ErrorNote error={invite.error} />
+      {sent ? (
+        <p role="status" className="note ok">
+          {sent}
+        </p>
+      ) : null}
+    </form>
+  );
+}
