@@ -109,6 +109,7 @@ export const OPERATIONS: Record<string, OperationContract> = {
   },
   BillingController_cancel: { id: 'cancelPlan', errors: { ...BILLING_ACCESS, 409: ['no_subscription'], 502: ['payment_provider_unavailable'] } },
   BillingController_subscription: { id: 'getSubscription', errors: BILLING_ACCESS },
+  BillingController_planTable: { id: 'listPlans' },
   BillingController_addPaymentMethod: {
     id: 'addPaymentMethod',
     errors: { ...BILLING_ACCESS, 400: ['invalid_payment_method'], 402: ['payment_failed'], 409: ['payment_method_exists'], 502: ['payment_provider_unavailable'] },

@@ -26,8 +26,7 @@ export class ProjectsController {
   @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
   @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
-    const page = await this.projects.list(principal, query.page, query.limit);
-    const live = await this.projects.liveSummaries(page.data);
+    const { page, live } = await this.projects.list(principal, query.page, query.limit);
     return paginated(page.data.map((p) => projectView(p, this.config, live)), page.meta.total, page.meta.page, page.meta.limit);
   }
 

@@ -86,10 +86,24 @@ export class ProjectsRepository {
 
   /** Newest first; `onlyProjectId` narrows it to a project-bound token's project. */
   @GenerateSql({ name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] }, { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] })
-  page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
-    const query = this.dataSource.getRepository(Project).createQueryBuilder('p').where('p.workspaceId = :workspaceId', { workspaceId });
+  async page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
+    // The live deployment's version and size ride along (one round trip for the list page):
+    // the live pointer is this module's column; the deployments module depends on this one.
+    const query = this.dataSource
+      .getRepository(Project)
+      .createQueryBuilder('p')
+      .leftJoin('deployments', 'd', 'd.id = p.live_deployment_id')
+      .addSelect('d.version', 'live_version')
+      .addSelect('d.size_bytes', 'live_size_bytes')
+      .where('p.workspaceId = :workspaceId', { workspaceId });
     if (onlyProjectId) query.andWhere('p.id = :projectId', { projectId: onlyProjectId });
-    return pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+    const { entities, raw, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+    const live = new Map<string, { version: number; size_bytes: string }>();
+    for (const row of raw) {
+      const id = row.p_live_deployment_id as string | null;
+      if (id && row.live_version !== null) live.set(id, { version: Number(row.live_version), size_bytes: String(row.live_size_bytes) });
+    }
+    return { entities, total, live };
   }
 
   /**

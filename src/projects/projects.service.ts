@@ -67,9 +67,11 @@ export class ProjectsService {
     return project;
   }
 
-  async list(principal: Principal, page: number, limit: number): Promise<Paginated<Project>> {
-    const { entities, total } = await this.projects.page(workspaceOf(principal), principal.projectId ?? undefined, page, limit);
-    return paginated(entities, total, page, limit);
+  /** A page of projects, with their live deployments' version and size (read in the same query). */
+  async list(principal: Principal, page: number, limit: number): Promise<{ page: Paginated<Project>; live: Map<string, LiveSummary> }> {
+    const { entities, total, live } = await this.projects.page(workspaceOf(principal), principal.projectId ?? undefined, page, limit);
+    const summaries = new Map([...live].map(([id, d]) => [id, { version: d.version, sizeBytes: Number(d.size_bytes) }]));
+    return { page: paginated(entities, total, page, limit), live: summaries };
   }
 
   /**

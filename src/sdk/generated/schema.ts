@@ -732,7 +732,7 @@ export interface paths {
          * The plan table on this installation: each tier's limits (any signed-in user)
          * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
-        get: operations["BillingController_planTable"];
+        get: operations["listPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6432,7 +6432,7 @@ export interface operations {
             };
         };
     };
-    BillingController_planTable: {
+    listPlans: {
         parameters: {
             query?: never;
             header?: never;
