@@ -8,7 +8,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
 import { OutboxService } from '../outbox/outbox.service';
-import { normalizeEmail } from '../users/email';
+import type { Email } from '../users/email';
 import type { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
 import { userView, UserView } from '../users/user.view';
@@ -44,11 +44,12 @@ export class AccountRecoveryService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.outbox.register(PASSWORD_RESET_REQUEST_KIND, (payload) => this.issueReset(String(payload.email)));
+    // The payload's email was an Email when requestReset wrote it.
+    this.outbox.register(PASSWORD_RESET_REQUEST_KIND, (payload) => this.issueReset(String(payload.email) as Email));
   }
 
   /** Mails a link confirming `email` for the user (their address, or the one they want instead), in the caller's transaction. */
-  async sendVerification(m: EntityManager, user: User, email: string): Promise<void> {
+  async sendVerification(m: EntityManager, user: User, email: Email): Promise<void> {
     const now = this.clock.now();
     const token = await this.issue(m, user.id, 'verify_email', email, now);
     const link = `${this.config.apiBaseUrl}/app/verify-email?token=${token}`;
@@ -66,8 +67,8 @@ export class AccountRecoveryService implements OnModuleInit {
   }
 
   /** A new name applies at once; a new email is mailed a confirmation link and applies when it is followed. */
-  async updateMe(userId: string, input: { email?: string; name?: string }, ip: string): Promise<UserView> {
-    const email = input.email === undefined ? undefined : normalizeEmail(input.email);
+  async updateMe(userId: string, input: { email?: Email; name?: string }, ip: string): Promise<UserView> {
+    const email = input.email;
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.lockById(m, userId);
       if (!user) throw unauthorized();
@@ -121,10 +122,9 @@ export class AccountRecoveryService implements OnModuleInit {
    * Looking the account up, making the token and mailing it happen in the outbox job,
    * so neither the answer nor its timing says whether the account exists.
    */
-  async requestReset(email: string, ip: string): Promise<void> {
-    const normalized = normalizeEmail(email);
-    await this.throttle.consumeMailRequest(`email:${normalized}`, ip);
-    await this.dataSource.transaction((m) => this.outbox.enqueue(m, PASSWORD_RESET_REQUEST_KIND, { email: normalized }, this.clock.now()));
+  async requestReset(email: Email, ip: string): Promise<void> {
+    await this.throttle.consumeMailRequest(`email:${email}`, ip);
+    await this.dataSource.transaction((m) => this.outbox.enqueue(m, PASSWORD_RESET_REQUEST_KIND, { email }, this.clock.now()));
   }
 
   /** Sets the password and ends every session of the user (which bumps the auth epoch, by trigger). */
@@ -145,7 +145,7 @@ export class AccountRecoveryService implements OnModuleInit {
     });
   }
 
-  private async issueReset(email: string): Promise<void> {
+  private async issueReset(email: Email): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       const user = await this.users.findByEmail(m, email);
       if (!user) return;
@@ -156,7 +156,7 @@ export class AccountRecoveryService implements OnModuleInit {
     });
   }
 
-  private async issue(m: EntityManager, userId: string, purpose: AccountTokenPurpose, email: string, now: Date): Promise<string> {
+  private async issue(m: EntityManager, userId: string, purpose: AccountTokenPurpose, email: Email, now: Date): Promise<string> {
     const token = newAccountToken(purpose);
     await this.accountTokens.insert(m, {
       id: randomUUID(),

@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { Email } from '../users/email';
 import { User } from '../users/user.entity';
 
 export type AccountTokenPurpose = 'verify_email' | 'password_reset';
@@ -27,7 +28,7 @@ export class AccountToken {
 
   /** The address the token was mailed to (for verify_email: the one it confirms). */
   @Column('text')
-  email: string;
+  email: Email;
 
   @Index('UQ_account_tokens_token_hash', { unique: true })
   @Column('text', { name: 'token_hash' })

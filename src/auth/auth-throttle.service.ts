@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { ApiError, commonError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { GATE_LIMITS_TABLE } from '../gates/gate-access.service';
-import { normalizeEmail } from '../users/email';
+import type { Email } from '../users/email';
 
 /**
  * Keys are hashed: the table's key column is 255 characters (an email alone may be 254),
@@ -54,8 +54,8 @@ export class AuthThrottle implements OnModuleInit {
    * flight at once cannot slip past the limit together; 429 when either count is full.
    * A failed password keeps it; `loginSucceeded` and `refundLoginAttempt` give it back.
    */
-  async reserveLoginAttempt(email: string, ip: string): Promise<void> {
-    const account = accountKey(normalizeEmail(email));
+  async reserveLoginAttempt(email: Email, ip: string): Promise<void> {
+    const account = accountKey(email);
     const results = await Promise.allSettled([this.loginPerAddress.consume(`${account}:${ip}`, 1), this.loginPerAccount.consume(account, 1)]);
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     const broken = refused.find((reason) => !(reason instanceof RateLimiterRes));
@@ -64,14 +64,14 @@ export class AuthThrottle implements OnModuleInit {
   }
 
   /** The attempt ended before the password could be judged (hashing busy, database down): it does not count. */
-  async refundLoginAttempt(email: string, ip: string): Promise<void> {
-    const account = accountKey(normalizeEmail(email));
+  async refundLoginAttempt(email: Email, ip: string): Promise<void> {
+    const account = accountKey(email);
     await Promise.all([this.loginPerAddress.reward(`${account}:${ip}`, 1), this.loginPerAccount.reward(account, 1)]);
   }
 
   /** A right password clears this address's count and gives back its attempt to the account-wide one (which an attacker elsewhere may be feeding). */
-  async loginSucceeded(email: string, ip: string): Promise<void> {
-    const account = accountKey(normalizeEmail(email));
+  async loginSucceeded(email: Email, ip: string): Promise<void> {
+    const account = accountKey(email);
     await Promise.all([this.loginPerAddress.delete(`${account}:${ip}`), this.loginPerAccount.reward(account, 1)]);
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
+import type { Ttl } from '../deployments/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
 import {
@@ -72,14 +73,14 @@ export class QuotaService {
     if (error) throw error;
   }
 
-  /** 402 when the plan does not allow `ttl` (a valid TTL text); `field` names the input. */
-  assertTtlAllowed(plan: WorkspacePlan, ttl: string, field: string): void {
+  /** 402 when the plan does not allow `ttl`; `field` names the input. */
+  assertTtlAllowed(plan: WorkspacePlan, ttl: Ttl, field: string): void {
     const error = ttlQuotaError(plan.tier, plan.limits, ttl, field);
     if (error) throw error;
   }
 
   /** Reads the plan and checks `ttl` against it (project create and update). */
-  async assertTtlAllowedFor(workspaceId: string, ttl: string, field: string, manager?: EntityManager): Promise<void> {
+  async assertTtlAllowedFor(workspaceId: string, ttl: Ttl, field: string, manager?: EntityManager): Promise<void> {
     this.assertTtlAllowed(await this.planOf(workspaceId, manager), ttl, field);
   }
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { parseTtl } from '../deployments/ttl';
 import { DEFAULT_PLANS } from './plans';
 import {
   addIntervals,
@@ -61,11 +62,11 @@ describe('quota errors', () => {
   });
 
   it('refuse a ttl longer than the plan’s, and forever on a finite plan', () => {
-    expect(ttlQuotaError('free', free, '7d', 'ttl')).toBeNull();
-    expect(ttlQuotaError('free', free, '168h', 'ttl')).toBeNull();
-    expect(ttlQuotaError('free', free, '169h', 'ttl')!.body()).toMatchObject({ quota: 'maxTtl', limit: '7d', usage: '169h' });
-    expect(ttlQuotaError('free', free, 'forever', 'default_ttl')!.message).toMatch(/^default_ttl "forever" \(never expiring\) is longer than the free plan allows/);
-    expect(ttlQuotaError('pro', DEFAULT_PLANS.pro, 'forever', 'ttl')).toBeNull();
+    expect(ttlQuotaError('free', free, parseTtl('7d'), 'ttl')).toBeNull();
+    expect(ttlQuotaError('free', free, parseTtl('168h'), 'ttl')).toBeNull();
+    expect(ttlQuotaError('free', free, parseTtl('169h'), 'ttl')!.body()).toMatchObject({ quota: 'maxTtl', limit: '7d', usage: '169h' });
+    expect(ttlQuotaError('free', free, parseTtl('forever'), 'default_ttl')!.message).toMatch(/^default_ttl "forever" \(never expiring\) is longer than the free plan allows/);
+    expect(ttlQuotaError('pro', DEFAULT_PLANS.pro, parseTtl('forever'), 'ttl')).toBeNull();
   });
 
   it('send a team workspace to the operator rather than to an upgrade', () => {
@@ -75,10 +76,10 @@ describe('quota errors', () => {
 
 describe('defaultTtlWithin', () => {
   it('shortens a project default the plan no longer allows', () => {
-    expect(defaultTtlWithin('30d', free)).toBe('7d');
-    expect(defaultTtlWithin('forever', free)).toBe('7d');
-    expect(defaultTtlWithin('1d', free)).toBe('1d');
-    expect(defaultTtlWithin('forever', team)).toBe('forever');
+    expect(defaultTtlWithin(parseTtl('30d'), free).text).toBe('7d');
+    expect(defaultTtlWithin(parseTtl('forever'), free).text).toBe('7d');
+    expect(defaultTtlWithin(parseTtl('1d'), free).text).toBe('1d');
+    expect(defaultTtlWithin(parseTtl('forever'), team).text).toBe('forever');
   });
 });
 

@@ -3,7 +3,7 @@
  * 402 says. The services feed them numbers read under the workspace lock.
  */
 import { ApiError } from '../common/errors';
-import { parseTtl, ttlWithin } from '../deployments/ttl';
+import { parseTtl, type Ttl, ttlWithin } from '../deployments/ttl';
 import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
 import { formatBytes } from '../common/format-bytes';
 import { billingError } from './billing.errors';
@@ -72,16 +72,25 @@ export function storageQuotaError(plan: Tier, limits: PlanLimits, used: number, 
   );
 }
 
+/**
+ * The plan's longest TTL. Plan limits are operator configuration, checked when the
+ * plans are loaded (plans.ts) and kept as the text the API shows; parsed here for the comparison.
+ */
+function maxTtlOf(limits: PlanLimits): Ttl | null {
+  return limits.maxTtl === null ? null : parseTtl(limits.maxTtl);
+}
+
 /** null when the plan allows `ttl`, else the 402 to throw. `field` names the input (`ttl`, `default_ttl`). */
-export function ttlQuotaError(plan: Tier, limits: PlanLimits, ttl: string, field: string): ApiError | null {
-  if (limits.maxTtl === null || ttlWithin(parseTtl(ttl, field), parseTtl(limits.maxTtl))) return null;
-  const what = ttl === 'forever' ? `${field} "forever" (never expiring)` : `${field} "${ttl}"`;
+export function ttlQuotaError(plan: Tier, limits: PlanLimits, ttl: Ttl, field: string): ApiError | null {
+  const max = maxTtlOf(limits);
+  if (max === null || ttlWithin(ttl, max)) return null;
+  const what = ttl.ms === null ? `${field} "forever" (never expiring)` : `${field} "${ttl.text}"`;
   return quotaExceeded(
     'maxTtl',
     plan,
-    limits.maxTtl,
-    ttl,
-    `${what} is longer than the ${plan} plan allows: deployments may live up to ${limits.maxTtl}. Choose a ttl of ${limits.maxTtl} or less, or ${upgrade(plan)}.`,
+    max.text,
+    ttl.text,
+    `${what} is longer than the ${plan} plan allows: deployments may live up to ${max.text}. Choose a ttl of ${max.text} or less, or ${upgrade(plan)}.`,
   );
 }
 
@@ -90,9 +99,9 @@ export function ttlQuotaError(plan: Tier, limits: PlanLimits, ttl: string, field
  * shortened to the plan's maximum (a project set up on a larger plan keeps
  * deploying after a downgrade instead of failing on a setting nobody sent).
  */
-export function defaultTtlWithin(projectDefault: string, limits: PlanLimits): string {
-  if (limits.maxTtl === null) return projectDefault;
-  return ttlWithin(parseTtl(projectDefault), parseTtl(limits.maxTtl)) ? projectDefault : limits.maxTtl;
+export function defaultTtlWithin(projectDefault: Ttl, limits: PlanLimits): Ttl {
+  const max = maxTtlOf(limits);
+  return max === null || ttlWithin(projectDefault, max) ? projectDefault : max;
 }
 
 /** `anchor` plus `count` intervals, in UTC; a month from Jan 31 ends on the last day of February. */

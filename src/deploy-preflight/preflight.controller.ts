@@ -3,7 +3,9 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
+import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
+import { requestSlug } from '../projects/request-slug';
 import { DeployPreflightService, type PreflightResult } from './preflight.service';
 
 export class DeployPreflightView implements PreflightResult {
@@ -40,6 +42,8 @@ export class DeployPreflightController {
   })
   @ApiOkResponse({ type: DeployPreflightView })
   check(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto): Promise<DeployPreflightView> {
-    return this.preflight.check(principal, dto);
+    // Parsed as the deploy parses them, in the same order (ttl, then slug).
+    const request = deployRequest(dto);
+    return this.preflight.check(principal, requestSlug(dto.project_slug, 'project_slug'), request);
   }
 }

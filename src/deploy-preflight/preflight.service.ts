@@ -4,11 +4,10 @@ import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../b
 import { QuotaService } from '../billing/quota.service';
 import { badRequest, forbidden } from '../common/errors';
 import { Clock } from '../common/time';
-import { DeployService } from '../deployments/deploy.service';
-import type { LazyDeployDto } from '../deployments/dto/deploy.dto';
+import { type DeployRequest, DeployService } from '../deployments/deploy.service';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { checkTtl, workspaceOf } from '../projects/projects.service';
-import { newSlugProblem, slugProblem } from '../projects/slug';
+import { workspaceOf } from '../projects/projects.service';
+import { parseNewSlug, type Slug } from '../projects/slug';
 import type { Tier } from '../billing/plans';
 import { projectsError } from '../projects/projects.errors';
 
@@ -42,17 +41,14 @@ export class DeployPreflightService {
     private readonly clock: Clock,
   ) {}
 
-  async check(principal: Principal, dto: LazyDeployDto): Promise<PreflightResult> {
+  /** `slug` and `dto.ttl` come parsed, as for the deploy (the controller uses the deploy's parse). */
+  async check(principal: Principal, slug: Slug, dto: DeployRequest): Promise<PreflightResult> {
     const workspaceId = workspaceOf(principal);
     // Same order as the deploy, so both give the same first error.
-    if (dto.ttl !== undefined) checkTtl(dto.ttl, 'ttl');
-    const problem = slugProblem(dto.project_slug);
-    if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
     const plan = await this.quotas.planOf(workspaceId);
     if (dto.ttl !== undefined) this.quotas.assertTtlAllowed(plan, dto.ttl, 'ttl');
     const prepared = this.deploys.prepare(dto.files, plan.limits.maxFileBytes);
 
-    const slug = dto.project_slug;
     const project = await this.projects.findBySlug(slug);
     const usage = await this.quotas.usage(workspaceId);
     if (project) {
@@ -63,8 +59,8 @@ export class DeployPreflightService {
       }
     } else {
       if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
-      const fresh = newSlugProblem(slug);
-      if (fresh) throw projectsError('invalid_slug', `project_slug: ${fresh}`);
+      const fresh = parseNewSlug(slug);
+      if (!fresh.ok) throw projectsError('invalid_slug', `project_slug: ${fresh.problem}`);
       const projects = projectQuotaError(plan.tier, plan.limits, usage.projects);
       if (projects) throw projects;
     }

@@ -10,8 +10,8 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { checkTtl, ProjectsService, workspaceOf } from '../projects/projects.service';
-import { newSlugProblem, slugProblem } from '../projects/slug';
+import { ProjectsService, workspaceOf } from '../projects/projects.service';
+import { parseNewSlug, type Slug } from '../projects/slug';
 import { isCompressible } from '../sites/rules/encoding';
 import { BlobContent, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
@@ -22,7 +22,7 @@ import { DeploymentsService } from './deployments.service';
 import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
-import { expiryOf, parseTtl } from './ttl';
+import { expiryOf, type Ttl } from './ttl';
 import { formatBytes } from '../common/format-bytes';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey } from '../blobs/blob-store.service';
@@ -47,12 +47,14 @@ export interface PreparedDeploy {
   sizeBytes: number;
 }
 
-export type DeployTarget = { projectId: string } | { slug: string };
+/** A project by id, or by a slug parsed where the request entered (a lazy deploy). */
+export type DeployTarget = { projectId: string } | { slug: Slug };
 
+/** A deploy's body, its ttl parsed by the controller. */
 export interface DeployRequest {
   type?: ProjectType;
   files: DeployFileDto[];
-  ttl?: string;
+  ttl?: Ttl;
   /** false: the deployment is reachable at its preview address only; promote makes it live. Default true. */
   publish?: boolean;
 }
@@ -189,11 +191,6 @@ export class DeployService {
     beforeCommit?: (m: EntityManager, result: DeployResult) => Promise<void>,
   ): Promise<DeployResult> {
     workspaceOf(principal);
-    if (request.ttl !== undefined) checkTtl(request.ttl, 'ttl');
-    if ('slug' in target) {
-      const problem = slugProblem(target.slug);
-      if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
-    }
     // The plan in force now: its largest file and longest TTL apply before anything is stored.
     const plan = await this.quotas.planOf(workspaceOf(principal));
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
@@ -268,7 +265,7 @@ export class DeployService {
       throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${request.type}`);
     }
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
-    const ttl = parseTtl(request.ttl ?? defaultTtlWithin(project.defaultTtl, plan.limits));
+    const ttl = request.ttl ?? defaultTtlWithin(project.defaultTtl, plan.limits);
     const now = this.clock.now();
     // 402 before the project row is touched when this month's deployments or the storage would exceed the plan.
     await this.quotas.chargeDeployment(m, plan, prepared.files);
@@ -339,7 +336,7 @@ export class DeployService {
   }
 
   /** The project of a lazy deploy: the token's own, or a new one; never another workspace's. */
-  private async resolveLazyProject(m: EntityManager, principal: Principal, slug: string, type?: ProjectType): Promise<Project> {
+  private async resolveLazyProject(m: EntityManager, principal: Principal, slug: Slug, type?: ProjectType): Promise<Project> {
     const existing = await this.projectRows.findBySlug(slug, m);
     const check = (project: Project): Project => {
       // Indistinguishable from any taken slug: never confirm another workspace's project.
@@ -352,9 +349,9 @@ export class DeployService {
     if (existing) return check(existing);
     if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
     // Existing projects keep slugs taken under older rules; a new one follows today's.
-    const problem = newSlugProblem(slug);
-    if (problem) throw projectsError('invalid_slug', `project_slug: ${problem}`);
-    const created = await this.projects.insertLazyProject(m, workspaceOf(principal), slug, type);
+    const fresh = parseNewSlug(slug);
+    if (!fresh.ok) throw projectsError('invalid_slug', `project_slug: ${fresh.problem}`);
+    const created = await this.projects.insertLazyProject(m, workspaceOf(principal), fresh.value, type);
     if (created) return created;
     // Another request created it first and has committed (the insert waited for it).
     const winner = await this.projectRows.findBySlug(slug, m);

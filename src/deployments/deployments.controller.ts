@@ -7,7 +7,9 @@ import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common
 import { PageQueryDto, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { DeployResult, DeployService } from './deploy.service';
+import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
+import { requestSlug } from '../projects/request-slug';
+import { requestTtl } from './ttl';
 import { Deployment } from './deployment.entity';
 import { previewLabel } from './preview-label';
 import type { Project } from '../projects/project.entity';
@@ -32,6 +34,11 @@ function deployedUrl(config: AppConfig, project: Project, d: Deployment): string
   return d.status === 'live' ? config.siteUrl(project.slug) : previewUrl(config, project, d);
 }
 
+/** A deploy body with its ttl parsed, here where it enters; the 400 names `ttl`. */
+export function deployRequest(dto: ProjectDeployDto): DeployRequest {
+  return { type: dto.type, files: dto.files, publish: dto.publish, ttl: dto.ttl === undefined ? undefined : requestTtl(dto.ttl, 'ttl') };
+}
+
 @ApiTags('deployments')
 @ApiBearerAuth('bearer')
 @Controller('v1/deployments')
@@ -51,7 +58,10 @@ export class LazyDeployController {
   @ApiCreatedResponse({ type: LazyDeploymentView })
   async deploy(@CurrentPrincipal() principal: Principal, @Body() dto: LazyDeployDto, @IdempotencyClaimOf() claim?: IdempotencyClaim) {
     const view = ({ deployment, project }: DeployResult) => lazyDeployView(deployment, deployedUrl(this.config, project, deployment));
-    return view(await this.deploys.deploy(principal, { slug: dto.project_slug }, dto, completeKeyWith(this.idempotency, claim, view)));
+    // TTL before slug, the order a deploy's 400s have always come in.
+    const request = deployRequest(dto);
+    const target = { slug: requestSlug(dto.project_slug, 'project_slug') };
+    return view(await this.deploys.deploy(principal, target, request, completeKeyWith(this.idempotency, claim, view)));
   }
 }
 
@@ -83,7 +93,7 @@ export class DeploymentsController {
     const now = this.clock.now();
     const view = ({ deployment, project }: DeployResult) =>
       deploymentView(deployment, deployedUrl(this.config, project, deployment), previewUrl(this.config, project, deployment), now);
-    return view(await this.deploys.deploy(principal, { projectId }, dto, completeKeyWith(this.idempotency, claim, view)));
+    return view(await this.deploys.deploy(principal, { projectId }, deployRequest(dto), completeKeyWith(this.idempotency, claim, view)));
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { DEFAULT_TTL, InvalidTtlError, MAX_TTL_DAYS, MAX_TTL_HOURS, expiryOf, parseTtl, ttlWithin } from './ttl';
+import type { ApiError } from '../common/errors';
+import { DEFAULT_TTL, InvalidTtlError, MAX_TTL_DAYS, MAX_TTL_HOURS, expiryOf, parseTtl, requestTtl, TTL_COLUMN, ttlWithin } from './ttl';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -99,5 +100,23 @@ describe('ttlWithin', () => {
     ['forever', 'forever', true],
   ])('%s within %s: %s', (ttl, max, expected) => {
     expect(ttlWithin(parseTtl(ttl), parseTtl(max))).toBe(expected);
+  });
+});
+
+describe('requestTtl and TTL_COLUMN', () => {
+  it('turns a bad request TTL into the 400 naming the field', () => {
+    expect(requestTtl('30d', 'default_ttl')).toEqual(parseTtl('30d'));
+    let body: unknown;
+    try {
+      requestTtl('soon', 'default_ttl');
+    } catch (err) {
+      body = (err as ApiError).body();
+    }
+    expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'validation_failed', message: expect.stringMatching(/^default_ttl must be "<n>h"/) });
+  });
+
+  it('stores the text and reads back the value', () => {
+    expect(TTL_COLUMN.to(parseTtl('forever'))).toBe('forever');
+    expect(TTL_COLUMN.from('12h')).toEqual(parseTtl('12h'));
   });
 });

@@ -1,13 +1,15 @@
 import { ApiError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { validateEnv } from '../config/env.schema';
-import { customDomainChanges, domainRecords } from './custom-domain';
+import { checkCustomDomain, customDomainChanges, domainRecords } from './custom-domain';
 
 const config = AppConfig.from(validateEnv({ SITES_DOMAIN: 'sites.example.net', API_HOSTS: 'api.example.net' }));
 
+const name = (raw: string) => checkCustomDomain(raw, config);
+
 describe('customDomainChanges', () => {
   it('starts a new name pending, with a new token and nothing verified', () => {
-    const changes = customDomainChanges('WWW.Example.COM.', { customDomain: null }, config);
+    const changes = customDomainChanges(name('WWW.Example.COM.'), { customDomain: null });
     expect(changes).toEqual({
       customDomain: 'www.example.com',
       domainStatus: 'pending',
@@ -16,16 +18,16 @@ describe('customDomainChanges', () => {
       domainCheckedAt: null,
       domainFailingSince: null,
     });
-    expect(customDomainChanges('www.example.com', { customDomain: 'old.example.com' }, config).domainToken).not.toBe(changes.domainToken);
+    expect(customDomainChanges(name('www.example.com'), { customDomain: 'old.example.com' }).domainToken).not.toBe(changes.domainToken);
   });
 
   it('changes nothing for the name already attached, in any spelling', () => {
-    expect(customDomainChanges('WWW.example.com.', { customDomain: 'www.example.com' }, config)).toEqual({});
-    expect(customDomainChanges(null, { customDomain: null }, config)).toEqual({});
+    expect(customDomainChanges(name('WWW.example.com.'), { customDomain: 'www.example.com' })).toEqual({});
+    expect(customDomainChanges(null, { customDomain: null })).toEqual({});
   });
 
   it('clears every domain field on detach', () => {
-    expect(customDomainChanges(null, { customDomain: 'www.example.com' }, config)).toEqual({
+    expect(customDomainChanges(null, { customDomain: 'www.example.com' })).toEqual({
       customDomain: null,
       domainStatus: null,
       domainToken: null,
@@ -35,11 +37,11 @@ describe('customDomainChanges', () => {
     });
   });
 
-  it('turns a refused name into a 400 invalid_domain', () => {
+  it('turns a refused name into a 400 invalid_domain (checkCustomDomain, the controller\'s parse)', () => {
     for (const raw of ['https://x.example.com', 'blog.sites.example.net', 'api.example.net']) {
       let error: unknown;
       try {
-        customDomainChanges(raw, { customDomain: null }, config);
+        checkCustomDomain(raw, config);
       } catch (err) {
         error = err;
       }

@@ -1,15 +1,18 @@
 import type { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
-import { DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
+import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
 import { domainsError } from './domains.errors';
 
 export function domainRules(config: AppConfig): DomainRules {
   return { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
 }
 
-/** The canonical custom domain for `raw`, or a 400 `invalid_domain` naming what is wrong. */
-export function checkCustomDomain(raw: string, config: AppConfig): string {
+/**
+ * The canonical custom domain for a request's `raw` name, or a 400 `invalid_domain`
+ * naming what is wrong: the controller's parse, where the name enters.
+ */
+export function checkCustomDomain(raw: string, config: AppConfig): DomainName {
   try {
     return normaliseDomain(raw, domainRules(config));
   } catch (err) {
@@ -27,8 +30,7 @@ type DomainColumns = Pick<Project, 'customDomain' | 'domainStatus' | 'domainToke
  * database's (UQ_projects_custom_domain), so two projects racing for one name
  * cannot both get it.
  */
-export function customDomainChanges(raw: string | null, current: Pick<Project, 'customDomain'>, config: AppConfig): Partial<DomainColumns> {
-  const domain = raw === null ? null : checkCustomDomain(raw, config);
+export function customDomainChanges(domain: DomainName | null, current: Pick<Project, 'customDomain'>): Partial<DomainColumns> {
   if (domain === current.customDomain) return {};
   return {
     customDomain: domain,

@@ -9,6 +9,13 @@ export interface DomainRules {
   apiHosts: readonly string[];
 }
 
+declare const canonical: unique symbol;
+/**
+ * A custom domain in its canonical form (see normaliseDomain), the only maker. A
+ * request's name is normalised once, in the controller, and passed on as this value.
+ */
+export type DomainName = string & { readonly [canonical]: true };
+
 /** Why a custom domain was refused; the message is ready for a 400 body. */
 export class InvalidDomainError extends Error {}
 
@@ -34,7 +41,7 @@ function hostOnly(entry: string): string {
  * port, path or IP address is refused rather than stripped, so nobody attaches a
  * different name than they think.
  */
-export function normaliseDomain(raw: string, rules: DomainRules): string {
+export function normaliseDomain(raw: string, rules: DomainRules): DomainName {
   const given = raw.trim();
   const say = (why: string) => new InvalidDomainError(`custom_domain: "${raw}" ${why}`);
   if (given === '') throw new InvalidDomainError('custom_domain: must not be empty (send null to detach the domain)');
@@ -65,7 +72,7 @@ export function normaliseDomain(raw: string, rules: DomainRules): string {
   if (isUnder(host, rules.sitesDomain)) throw say(`is under the sites domain ${rules.sitesDomain}; its sites are reached by slug already`);
   const api = rules.apiHosts.map(hostOnly).find((h) => isUnder(host, h));
   if (api !== undefined) throw say(`is the API's host name ${api} or under it`);
-  return host;
+  return host as DomainName;
 }
 
 /**

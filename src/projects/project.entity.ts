@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { TTL_COLUMN, type Ttl } from '../deployments/ttl';
 import type { DomainStatus } from '../domains/domain-check';
 import { Workspace } from '../workspaces/workspace.entity';
 
@@ -36,8 +37,8 @@ export class Project {
   @Column('text', { default: 'static_file' })
   type: ProjectType;
 
-  @Column('text', { name: 'default_ttl', default: '7d' })
-  defaultTtl: string;
+  @Column('text', { name: 'default_ttl', default: '7d', transformer: TTL_COLUMN })
+  defaultTtl: Ttl;
 
   @Column('text', { name: 'gate_type', default: 'none' })
   gateType: GateType;

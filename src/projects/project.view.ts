@@ -10,7 +10,7 @@ export function projectCreatedView(p: Project) {
     name: p.name,
     slug: p.slug,
     type: p.type,
-    default_ttl: p.defaultTtl,
+    default_ttl: p.defaultTtl.text,
     workspaceId: p.workspaceId,
     createdAt: iso(p.createdAt),
   };

@@ -5,11 +5,14 @@ import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto, paginated } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
+import { requestTtl } from '../deployments/ttl';
+import { checkCustomDomain } from '../domains/custom-domain';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { projectCreatedView, projectView } from './project.view';
-import { ProjectsService } from './projects.service';
+import { type ProjectCreate, ProjectsService, type ProjectUpdate } from './projects.service';
+import { requestNewSlug } from './request-slug';
 
 @ApiTags('projects')
 @ApiBearerAuth('bearer')
@@ -35,7 +38,13 @@ export class ProjectsController {
   @ApiOperation({ summary: 'Create a project (slug derived from the name when absent)' })
   @ApiCreatedResponse({ type: ProjectCreatedView })
   async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateProjectDto) {
-    return projectCreatedView(await this.projects.create(principal, dto));
+    // Parsed here, once: the service takes the typed values. Slug before TTL, as ever.
+    const input: ProjectCreate = {
+      ...dto,
+      slug: dto.slug === undefined ? undefined : requestNewSlug(dto.slug, 'slug'),
+      default_ttl: dto.default_ttl === undefined ? undefined : requestTtl(dto.default_ttl, 'default_ttl'),
+    };
+    return projectCreatedView(await this.projects.create(principal, input));
   }
 
   @Get(':projectId')
@@ -52,7 +61,12 @@ export class ProjectsController {
   @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
   @ApiOkResponse({ type: ProjectView })
   async update(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: UpdateProjectDto) {
-    const project = await this.projects.update(principal, projectId, dto);
+    const input: ProjectUpdate = {
+      ...dto,
+      default_ttl: dto.default_ttl === undefined ? undefined : requestTtl(dto.default_ttl, 'default_ttl'),
+      custom_domain: dto.custom_domain == null ? dto.custom_domain : checkCustomDomain(dto.custom_domain, this.config),
+    };
+    const project = await this.projects.update(principal, projectId, input);
     return projectView(project, this.config, await this.projects.liveSummaries([project]));
   }
 

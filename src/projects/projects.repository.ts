@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { GenerateSql } from '../database/generate-sql';
 import { pageWithTotal } from '../common/page-query';
+import { DEFAULT_TTL } from '../deployments/ttl';
 import { Project } from './project.entity';
+import type { NewSlug } from './slug';
 
 /** What the site router needs of a project and its live deployment (sites/site-cache.service.ts). */
 export interface SiteRow {
@@ -32,13 +34,14 @@ export interface ProjectNames {
   custom_domain: string | null;
 }
 
-export type NewProjectRow = Pick<Project, 'id' | 'workspaceId' | 'slug' | 'name' | 'type' | 'defaultTtl' | 'gateType' | 'passwordHash'>;
+/** A new project's row: its slug one a new project may take (parsed or derived, never raw text). */
+export type NewProjectRow = Pick<Project, 'id' | 'workspaceId' | 'name' | 'type' | 'defaultTtl' | 'gateType' | 'passwordHash'> & { slug: NewSlug };
 
 const SNAPSHOT_PROJECT = {
   id: 'proj_sqlsnapshot00000000000000',
   name: 'snapshot',
   type: 'static_file' as const,
-  defaultTtl: '7d',
+  defaultTtl: DEFAULT_TTL,
   gateType: 'none' as const,
   passwordHash: null,
 };

@@ -9,40 +9,37 @@ import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
 import { customDomainChanges } from '../domains/custom-domain';
-import { DEFAULT_TTL_TEXT, InvalidTtlError, parseTtl } from '../deployments/ttl';
-import { CreateProjectDto } from './dto/create-project.dto';
-import { UpdateProjectDto } from './dto/update-project.dto';
+import { DEFAULT_TTL, type Ttl } from '../deployments/ttl';
+import type { DomainName } from '../domains/domain-name';
+import type { CreateProjectDto } from './dto/create-project.dto';
+import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
 import type { LiveSummary } from './project.view';
 import { ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
-import { deriveSlug, newSlugProblem, withRandomSuffix } from './slug';
+import { deriveSlug, type NewSlug, withRandomSuffix } from './slug';
 import { projectsError } from './projects.errors';
 
 export interface NewProject {
   name: string;
-  slug: string;
+  slug: NewSlug;
   type: ProjectType;
-  defaultTtl: string;
+  defaultTtl: Ttl;
   gateType: GateType;
   passwordHash: string | null;
 }
 
+/** POST /projects with its slug and default_ttl parsed (by the controller, where they enter). */
+export type ProjectCreate = Omit<CreateProjectDto, 'slug' | 'default_ttl'> & { slug?: NewSlug; default_ttl?: Ttl };
+/** PATCH /projects/:id with its default_ttl and custom_domain parsed (by the controller). */
+export type ProjectUpdate = Omit<UpdateProjectDto, 'default_ttl' | 'custom_domain'> & { default_ttl?: Ttl; custom_domain?: DomainName | null };
+
 const SLUG_ATTEMPTS = 5;
 
 /** A derived slug, then variants with a short random suffix. */
-function* candidateSlugs(base: string): Iterable<string> {
+function* candidateSlugs(base: NewSlug): Iterable<NewSlug> {
   yield base;
   for (let attempt = 1; attempt < SLUG_ATTEMPTS; attempt++) yield withRandomSuffix(base);
-}
-
-export function checkTtl(value: string, field: string): string {
-  try {
-    return parseTtl(value, field).text;
-  } catch (err) {
-    if (err instanceof InvalidTtlError) throw badRequest(err.message);
-    throw err;
-  }
 }
 
 /** The workspace a principal acts in; routes that reach here always have one. */
@@ -85,17 +82,13 @@ export class ProjectsService {
     return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
   }
 
-  async create(principal: Principal, dto: CreateProjectDto): Promise<Project> {
+  async create(principal: Principal, dto: ProjectCreate): Promise<Project> {
     if (principal.projectId) throw forbidden('A project-bound token cannot create projects');
     const workspaceId = workspaceOf(principal);
-    if (dto.slug !== undefined) {
-      const problem = newSlugProblem(dto.slug);
-      if (problem) throw projectsError('invalid_slug', `slug: ${problem}`);
-    }
     const fields: Omit<NewProject, 'slug'> = {
       name: dto.name.trim(),
       type: dto.type ?? 'static_file',
-      defaultTtl: checkTtl(dto.default_ttl ?? DEFAULT_TTL_TEXT, 'default_ttl'),
+      defaultTtl: dto.default_ttl ?? DEFAULT_TTL,
       gateType: dto.gate_type ?? 'none',
       passwordHash: dto.password !== undefined ? await hashPassword(dto.password) : null,
     };
@@ -111,7 +104,7 @@ export class ProjectsService {
    * Inserts a project from the create form. An explicit slug that is taken is a 409;
    * a derived one gets a short random suffix until it is free.
    */
-  async insertProject(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, explicitSlug?: string): Promise<Project> {
+  async insertProject(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, explicitSlug?: NewSlug): Promise<Project> {
     const base = explicitSlug ?? deriveSlug(fields.name);
     const project = await this.insertFirstFree(manager, workspaceId, fields, explicitSlug !== undefined ? [base] : candidateSlugs(base));
     if (project) return project;
@@ -123,13 +116,13 @@ export class ProjectsService {
    * The project a lazy deploy to a new slug creates, with the create form's defaults.
    * Null when the slug was taken meanwhile (the insert waited for the taker's commit).
    */
-  insertLazyProject(manager: EntityManager, workspaceId: string, slug: string, type?: ProjectType): Promise<Project | null> {
-    const fields = { name: slug, type: type ?? 'static_file', defaultTtl: DEFAULT_TTL_TEXT, gateType: 'none', passwordHash: null } as const;
+  insertLazyProject(manager: EntityManager, workspaceId: string, slug: NewSlug, type?: ProjectType): Promise<Project | null> {
+    const fields = { name: slug, type: type ?? 'static_file', defaultTtl: DEFAULT_TTL, gateType: 'none', passwordHash: null } as const;
     return this.insertFirstFree(manager, workspaceId, fields, [slug]);
   }
 
   /** The one way a project is created: the plan's slot, then the first free slug. */
-  private async insertFirstFree(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, slugs: Iterable<string>): Promise<Project | null> {
+  private async insertFirstFree(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, slugs: Iterable<NewSlug>): Promise<Project | null> {
     // 402 at the plan's project limit; locks the workspace so concurrent creates count one another.
     await this.quotas.assertProjectSlot(manager, workspaceId);
     for (const slug of slugs) {
@@ -147,7 +140,7 @@ export class ProjectsService {
     rememberSiteChange(manager, projectId, await this.projects.notifyAndReadNames(manager, SITE_CHANGED_CHANNEL, projectId));
   }
 
-  async update(principal: Principal, projectId: string, dto: UpdateProjectDto): Promise<Project> {
+  async update(principal: Principal, projectId: string, dto: ProjectUpdate): Promise<Project> {
     const passwordHash = dto.password !== undefined ? await hashPassword(dto.password) : undefined;
     return this.dataSource.transaction(async (m) => {
       const project = await this.findVisible(principal, projectId, m);
@@ -155,7 +148,7 @@ export class ProjectsService {
       const changes: Partial<Project> = {};
       if (dto.name !== undefined) changes.name = dto.name.trim();
       if (dto.default_ttl !== undefined) {
-        changes.defaultTtl = checkTtl(dto.default_ttl, 'default_ttl');
+        changes.defaultTtl = dto.default_ttl;
         await this.quotas.assertTtlAllowedFor(project.workspaceId, changes.defaultTtl, 'default_ttl', m);
       }
       let gateChanged = false;
@@ -171,7 +164,7 @@ export class ProjectsService {
         gateChanged = true;
       }
       // Normalised and validated by src/domains; a new name starts pending, null detaches.
-      if (dto.custom_domain !== undefined) Object.assign(changes, customDomainChanges(dto.custom_domain, project, this.config));
+      if (dto.custom_domain !== undefined) Object.assign(changes, customDomainChanges(dto.custom_domain, project));
       if (gateChanged) changes.gateVersion = project.gateVersion + 1;
       if (Object.keys(changes).length === 0) return project;
       // Before the write, so the names the site had (an old custom domain) are purged too.

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG_PATTERN, deriveSlug, newSlugProblem, slugProblem, withRandomSuffix } from './slug';
+import { MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG_PATTERN, deriveSlug, newSlugProblem, parseNewSlug, parseSlug, slugProblem, withRandomSuffix } from './slug';
+import type { ApiError } from '../common/errors';
+import { requestNewSlug, requestSlug } from './request-slug';
 
 describe('slugProblem', () => {
   it.each(['a', '0', 'my-site', 'abc123', 'a-b-c', '123', 'blog', 'shop', 'a'.repeat(63), 'x-n--a'])('accepts %j', (slug) => {
@@ -117,5 +119,28 @@ describe('properties', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe('parseSlug and parseNewSlug', () => {
+  it('give the value, or the problem slugProblem / newSlugProblem names', () => {
+    expect(parseSlug('shop--2')).toEqual({ ok: true, value: 'shop--2' });
+    expect(parseNewSlug('shop--2')).toEqual({ ok: false, problem: newSlugProblem('shop--2') });
+    expect(parseSlug('API')).toEqual({ ok: false, problem: slugProblem('API') });
+    expect(parseNewSlug('my-site')).toEqual({ ok: true, value: 'my-site' });
+  });
+
+  it('at the edge, a refused slug is a 400 invalid_slug naming the field', () => {
+    expect(requestSlug('shop--2', 'project_slug')).toBe('shop--2');
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return (err as ApiError).body();
+      }
+      return undefined;
+    };
+    expect(refusal(() => requestNewSlug('shop--2', 'slug'))).toMatchObject({ statusCode: 400, code: 'invalid_slug', message: expect.stringMatching(/^slug: .*"--" is reserved/) });
+    expect(refusal(() => requestSlug('api', 'project_slug'))).toMatchObject({ statusCode: 400, code: 'invalid_slug', message: 'project_slug: slug "api" is reserved' });
   });
 });

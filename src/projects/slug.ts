@@ -33,6 +33,31 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 
 const DNS_LABEL = 'slug must be a DNS label';
 
+declare const label: unique symbol;
+declare const fresh: unique symbol;
+/**
+ * A slug that passed slugProblem: what a deploy may name (older projects keep slugs
+ * today's rules would refuse). Made only here, by parseSlug, at the request's edge.
+ */
+export type Slug = string & { readonly [label]: true };
+/** A slug a new project may take (newSlugProblem): every NewSlug is a Slug. */
+export type NewSlug = Slug & { readonly [fresh]: true };
+
+/** A parsed value, or what is wrong with the input (for a 400). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** The slug of a lookup or deploy, or what is wrong with it. */
+export function parseSlug(raw: string): Parsed<Slug> {
+  const problem = slugProblem(raw);
+  return problem === null ? { ok: true, value: raw as Slug } : { ok: false, problem };
+}
+
+/** A slug a new project may take, or what is wrong with it. */
+export function parseNewSlug(raw: string): Parsed<NewSlug> {
+  const problem = newSlugProblem(raw);
+  return problem === null ? { ok: true, value: raw as NewSlug } : { ok: false, problem };
+}
+
 /** Null when `slug` may be used; otherwise what is wrong with it, for a 400. */
 export function slugProblem(slug: string): string | null {
   if (typeof slug !== 'string') return `${DNS_LABEL}, got a ${typeof slug}`;
@@ -78,7 +103,12 @@ function cut(slug: string, max: number): string {
  * Never throws; the caller still has to check it is free, and retry with
  * withRandomSuffix when it is taken.
  */
-export function deriveSlug(name: string): string {
+export function deriveSlug(name: string): NewSlug {
+  return deriveSlugText(name) as NewSlug;
+}
+
+// Produces no "--" (runs of separators collapse), so the result is a NewSlug.
+function deriveSlugText(name: string): string {
   const slug = cut(
     String(name)
       // Decompose first: NFKD also turns compatibility forms ("Ａ", "ﬁ") into capitals
@@ -101,6 +131,10 @@ export function deriveSlug(name: string): string {
 export const RANDOM_SUFFIX_LENGTH = 6;
 
 /** `<base>-<6 random [a-z0-9]>`, with base shortened so the whole stays a valid label. */
+export function withRandomSuffix(base: NewSlug): NewSlug;
+/** The CLI's folder names: a valid slug, not necessarily one a new project may take. */
+export function withRandomSuffix(base: string): string;
+// A NewSlug base has no "--", so neither has its cut head: the result is a NewSlug too.
 export function withRandomSuffix(base: string): string {
   const suffix = randomString(RANDOM_SUFFIX_LENGTH);
   const head = cut(base, MAX_SLUG_LENGTH - RANDOM_SUFFIX_LENGTH - 1);

@@ -1,3 +1,4 @@
+import type { Email } from './email';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity('users')
@@ -9,7 +10,7 @@ export class User {
 
   @Index('UQ_users_email', { unique: true })
   @Column('text')
-  email: string;
+  email: Email;
 
   @Column('text')
   name: string;

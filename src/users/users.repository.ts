@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { GenerateSql } from '../database/generate-sql';
+import type { Email } from './email';
 import { User } from './user.entity';
 
 /** What may change on an account after it was created. */
@@ -18,7 +19,7 @@ export class UsersRepository {
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.email] })
-  findByEmail(manager: EntityManager, email: string): Promise<User | null> {
+  findByEmail(manager: EntityManager, email: Email): Promise<User | null> {
     return manager.findOneBy(User, { email });
   }
 
@@ -29,7 +30,7 @@ export class UsersRepository {
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.email] })
-  emailTaken(manager: EntityManager, email: string): Promise<boolean> {
+  emailTaken(manager: EntityManager, email: Email): Promise<boolean> {
     return manager.existsBy(User, { email });
   }
 

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
-import { normalizeEmail } from './email';
+import type { Email } from './email';
 import type { User } from './user.entity';
 import { usersError } from './users.errors';
 import { UsersRepository } from './users.repository';
@@ -26,17 +26,17 @@ export class UsersService {
     if (user && !user.emailVerifiedAt) throw emailNotVerified(action);
   }
 
-  findByEmail(email: string): Promise<User | null> {
-    return this.users.findByEmail(this.dataSource.manager, normalizeEmail(email));
+  findByEmail(email: Email): Promise<User | null> {
+    return this.users.findByEmail(this.dataSource.manager, email);
   }
 
   findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<User | null> {
     return this.users.findById(manager, id);
   }
 
-  /** `passwordHash` is already hashed; the email is normalised here. */
-  async create(manager: EntityManager, input: { email: string; name: string; passwordHash: string }): Promise<User> {
-    const email = normalizeEmail(input.email);
+  /** `passwordHash` is already hashed. */
+  async create(manager: EntityManager, input: { email: Email; name: string; passwordHash: string }): Promise<User> {
+    const email = input.email;
     const taken = () => usersError('email_taken', `An account with the email ${email} already exists`);
     if (await this.users.emailTaken(manager, email)) throw taken();
     try {

@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
 import { isId, newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
-import { normalizeEmail } from '../users/email';
+import type { Email } from '../users/email';
 import { UsersRepository } from '../users/users.repository';
 import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
@@ -46,11 +46,11 @@ export class MembersService {
     return paginated(rows.map(memberView), total, page, limit);
   }
 
-  async invite(principal: Principal, workspaceId: string, input: { email: string; role: Role }): Promise<MemberView> {
+  async invite(principal: Principal, workspaceId: string, input: { email: Email; role: Role }): Promise<MemberView> {
     this.assertActsIn(principal, workspaceId);
     assertMayGrantRole(principal, input.role);
     await this.users.assertVerifiedIfRequired(principal.userId, 'invite anyone');
-    const email = normalizeEmail(input.email);
+    const email = input.email;
     const already = (status: string) =>
       workspacesError('already_member', `${email} is already ${status === 'active' ? 'a member of' : 'invited to'} this workspace`);
     return this.dataSource.transaction(async (m) => {
@@ -139,7 +139,7 @@ export class MembersService {
   }
 
   /** Tells the invitee, in the inviting transaction: with an account they accept in the dashboard, without one they sign up first. */
-  private async mailInvitation(m: EntityManager, principal: Principal, workspaceId: string, email: string, role: Role): Promise<void> {
+  private async mailInvitation(m: EntityManager, principal: Principal, workspaceId: string, email: Email, role: Role): Promise<void> {
     const workspace = await this.workspaces.getById(m, workspaceId);
     const inviter = principal.userId ? await this.userRows.findById(m, principal.userId) : null;
     const hasAccount = await this.userRows.emailTaken(m, email);

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { QuotaService } from '../../src/billing/quota.service';
+import { parseTtl } from '../../src/deployments/ttl';
 import { ApiError } from '../../src/common/errors';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createProject, newTenant } from './billing-helpers';
@@ -82,8 +83,8 @@ describe('QuotaService (PostgreSQL)', () => {
 
   it('checks a TTL against the plan in force, and an unknown workspace is a 404', async () => {
     const { workspaceId } = await newTenant(t);
-    await quotas.assertTtlAllowedFor(workspaceId, '2d', 'ttl');
-    expect(await refusal(quotas.assertTtlAllowedFor(workspaceId, '3d', 'ttl'))).toMatchObject({ status: 402, code: 'quota_exceeded' });
+    await quotas.assertTtlAllowedFor(workspaceId, parseTtl('2d'), 'ttl');
+    expect(await refusal(quotas.assertTtlAllowedFor(workspaceId, parseTtl('3d'), 'ttl'))).toMatchObject({ status: 402, code: 'quota_exceeded' });
     expect(await refusal(quotas.planOf('ws_0000000000000000000000000'))).toMatchObject({ status: 404, code: 'not_found' });
   });
 

@@ -3,8 +3,9 @@ import { ApiError } from '../../src/common/errors';
 import { Clock } from '../../src/common/time';
 import { DeployService } from '../../src/deployments/deploy.service';
 import { DeploymentsService } from '../../src/deployments/deployments.service';
-import { DEFAULT_TTL_TEXT } from '../../src/deployments/ttl';
+import { DEFAULT_TTL, requestTtl } from '../../src/deployments/ttl';
 import { ProjectsService } from '../../src/projects/projects.service';
+import { requestSlug } from '../../src/projects/request-slug';
 import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { registerUser } from '../helpers/identity';
 
@@ -35,7 +36,9 @@ describe('DeploymentsService: promote, archive and the live pointer (service, re
   afterAll(() => t.close());
 
   const files = (text: string) => [{ path: 'index.html', content: `<h1>${text}</h1>` }];
-  const deploy = (slug: string, text: string, extra: { publish?: boolean; ttl?: string } = {}) => deploys.deploy(owner, { slug }, { files: files(text), ...extra });
+  // The controller's parse, as a request would get it.
+  const deploy = (slug: string, text: string, { ttl, ...extra }: { publish?: boolean; ttl?: string } = {}) =>
+    deploys.deploy(owner, { slug: requestSlug(slug, 'project_slug') }, { files: files(text), ...extra, ttl: ttl === undefined ? undefined : requestTtl(ttl, 'ttl') });
   const statusOf = async (projectId: string, id: string) => (await deployments.get(owner, projectId, id)).deployment.status;
   const liveOf = async (projectId: string) => (await projects.findVisible(owner, projectId)).liveDeploymentId;
 
@@ -50,7 +53,7 @@ describe('DeploymentsService: promote, archive and the live pointer (service, re
 
   it('a lazy deploy creates its project with the create form defaults (one way to create a project)', async () => {
     const { project } = await deploy('svc-lazy', 'v1');
-    expect(project).toMatchObject({ slug: 'svc-lazy', name: 'svc-lazy', type: 'static_file', defaultTtl: DEFAULT_TTL_TEXT, gateType: 'none', passwordHash: null });
+    expect(project).toMatchObject({ slug: 'svc-lazy', name: 'svc-lazy', type: 'static_file', defaultTtl: DEFAULT_TTL, gateType: 'none', passwordHash: null });
   });
 
   it('a published deploy becomes live and archives the previous live one', async () => {

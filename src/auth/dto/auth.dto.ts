@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { type Email, ToEmail } from '../../users/email';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -8,10 +9,11 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 const MAX_PASSWORD = 256;
 
 export class RegisterDto {
-  @ApiProperty({ example: 'ann@example.com', description: 'Unique, case-insensitively' })
+  @ApiProperty({ type: String, example: 'ann@example.com', description: 'Unique, case-insensitively' })
+  @ToEmail()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
-  email: string;
+  email: Email;
 
   @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, example: 'correct horse battery staple' })
   @IsString()
@@ -28,11 +30,12 @@ export class RegisterDto {
 }
 
 export class LoginDto {
-  @ApiProperty({ example: 'ann@example.com' })
+  @ApiProperty({ type: String, example: 'ann@example.com' })
+  @ToEmail()
   @IsString()
   @IsNotEmpty({ message: 'email must not be empty' })
   @MaxLength(254)
-  email: string;
+  email: Email;
 
   @ApiProperty({ example: 'correct horse battery staple' })
   @IsString()
@@ -62,10 +65,11 @@ export class VerifyEmailDto {
 }
 
 export class PasswordResetDto {
-  @ApiProperty({ example: 'ann@example.com' })
+  @ApiProperty({ type: String, example: 'ann@example.com' })
+  @ToEmail()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
-  email: string;
+  email: Email;
 }
 
 export class PasswordResetConfirmDto {

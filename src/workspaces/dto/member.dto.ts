@@ -1,12 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, MaxLength } from 'class-validator';
 import { ROLES, type Role } from '../../auth/principal';
+import { type Email, ToEmail } from '../../users/email';
 
 export class InviteMemberDto {
-  @ApiProperty({ example: 'ann@example.com' })
+  @ApiProperty({ type: String, example: 'ann@example.com' })
+  @ToEmail()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
-  email: string;
+  email: Email;
 
   @ApiProperty({ enum: ROLES, description: 'Only an owner can invite an owner' })
   @IsIn(ROLES, { message: `role must be one of: ${ROLES.join(', ')}` })
