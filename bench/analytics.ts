@@ -15,6 +15,7 @@ import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { AnalyticsRecorder } from '../src/analytics/analytics-recorder.service';
+import { AnalyticsRepository } from '../src/analytics/analytics.repository';
 import { AnalyticsRetention } from '../src/analytics/analytics-retention.service';
 import { Clock } from '../src/common/time';
 import { AppConfig } from '../src/config/app-config';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     const projectId = project.id as string;
     const dataSource = app.app.get(DataSource);
     const clock = new MovableClock();
-    const recorder = new AnalyticsRecorder(app.app.get(AppConfig), dataSource, clock);
+    const recorder = new AnalyticsRecorder(app.app.get(AppConfig), dataSource, new AnalyticsRepository(dataSource), clock);
 
     const random = prng(14);
     const pages = Array.from({ length: 300 }, (_, i) => (i === 0 ? '/' : `/blog/post-${i}`));

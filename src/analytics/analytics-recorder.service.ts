@@ -2,30 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isbot } from 'isbot';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { GateEvent, RollupKind } from './analytics.entities';
+import { AnalyticsRepository, type RollupRow } from './analytics.repository';
 import { addHash, emptySketch, mergeSparse, SparseSketch } from './hll';
-import { dayOf, hourOf, normalisePath, referrerHost, statusClass } from './traffic';
+import { dayOf, hourOf, normalisePath, OTHER_PATH, referrerHost, statusClass } from './traffic';
 
 /** Distinct paths one project may add per hour between two flushes; past it they count as OTHER_PATH. */
 export const MAX_PATHS_PER_FLUSH = 1000;
-export const OTHER_PATH = '(other)';
 
 /** One rollup row's counts since the last flush. */
-interface Row {
-  projectId: string;
-  hour: number;
-  kind: RollupKind;
-  key: string;
-  statusClass: number;
-  requests: number;
-  pageViews: number;
-  botRequests: number;
-  bytes: number;
-}
+type Row = RollupRow;
 
 export interface FlushReport {
   rows: number;
@@ -64,6 +54,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   constructor(
     config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly analytics: AnalyticsRepository,
     private readonly clock: Clock,
   ) {
     super(AnalyticsRecorder.name, config.ANALYTICS_ENABLED ? config.ANALYTICS_FLUSH_SECONDS : 0);
@@ -140,9 +131,9 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       await this.dataSource.transaction(async (m) => {
         // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).
         const hourly = withDerived(rows).sort(compareRows);
-        await m.query(upsertSql('analytics_hourly', 'hour', 'timestamptz'), columns(hourly, (r) => new Date(r.hour).toISOString()));
-        await m.query(upsertSql('analytics_daily', 'day', 'date'), columns(byDay(hourly), (r) => dayOf(r.hour)));
-        await this.mergeSketches(m.query.bind(m), visitors);
+        await this.analytics.addRollups(m, 'analytics_hourly', hourly);
+        await this.analytics.addRollups(m, 'analytics_daily', byDay(hourly));
+        await this.mergeSketches(m, visitors);
       });
     } catch (err) {
       this.putBack(rows, visitors);
@@ -219,12 +210,12 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     const tomorrow = dayOf(now + 86_400_000);
     for (const day of this.secrets.keys()) if (day < today) this.secrets.delete(day);
     if (this.purgedBefore !== today) {
-      await this.dataSource.query('DELETE FROM analytics_secrets WHERE day < $1', [today]);
+      await this.analytics.deleteSecretsBefore(today);
       this.purgedBefore = today;
     }
     if (this.secrets.has(today) && this.secrets.has(tomorrow)) return;
-    await this.dataSource.query('INSERT INTO analytics_secrets (day, secret) VALUES ($1, $2), ($3, $4) ON CONFLICT (day) DO NOTHING', [today, randomBytes(32), tomorrow, randomBytes(32)]);
-    const rows: { day: string; secret: Buffer }[] = await this.dataSource.query('SELECT day::text AS day, secret FROM analytics_secrets WHERE day IN ($1, $2)', [today, tomorrow]);
+    await this.analytics.insertSecrets(today, randomBytes(32), tomorrow, randomBytes(32));
+    const rows = await this.analytics.secrets(today, tomorrow);
     for (const r of rows) this.secrets.set(r.day, r.secret);
     this.missingSecretWarned = false;
   }
@@ -234,35 +225,24 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
    * first (so a concurrent instance waits on them instead of overwriting), then read
    * under lock, merge here, write back.
    */
-  private async mergeSketches(query: (sql: string, params?: unknown[]) => Promise<unknown>, visitors: Map<string, SparseSketch>): Promise<void> {
+  private async mergeSketches(m: EntityManager, visitors: Map<string, SparseSketch>): Promise<void> {
     if (visitors.size === 0) return;
     const keys = [...visitors.keys()].sort();
     const projects = keys.map((k) => k.split('\t')[0]);
     const days = keys.map((k) => k.split('\t')[1]);
-    await query(
-      `INSERT INTO analytics_visitors (project_id, day, sketch)
-       SELECT u.project_id, u.day, ''::bytea FROM unnest($1::text[], $2::date[]) AS u(project_id, day)
-       WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
-       ON CONFLICT (project_id, day) DO NOTHING`,
-      [projects, days],
-    );
-    const stored = (await query(
-      `SELECT v.project_id, v.day::text AS day, v.sketch FROM analytics_visitors v
-       JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
-       ORDER BY v.project_id, v.day FOR UPDATE OF v`,
-      [projects, days],
-    )) as { project_id: string; day: string; sketch: Buffer }[];
+    await this.analytics.insertSketchPlaceholders(m, projects, days);
+    const stored = await this.analytics.lockSketches(m, projects, days);
     const merged: Buffer[] = [];
     for (const row of stored) {
       const registers = row.sketch.length === 0 ? emptySketch() : Buffer.from(row.sketch);
       mergeSparse(registers, visitors.get(`${row.project_id}\t${row.day}`)!);
       merged.push(registers);
     }
-    await query(
-      `UPDATE analytics_visitors v SET sketch = u.sketch
-       FROM unnest($1::text[], $2::date[], $3::bytea[]) AS u(project_id, day, sketch)
-       WHERE v.project_id = u.project_id AND v.day = u.day`,
-      [stored.map((r) => r.project_id), stored.map((r) => r.day), merged],
+    await this.analytics.writeSketches(
+      m,
+      stored.map((r) => r.project_id),
+      stored.map((r) => r.day),
+      merged,
     );
   }
 
@@ -340,31 +320,4 @@ function byDay(rows: Row[]): Row[] {
     }
   }
   return [...days.values()].sort(compareRows);
-}
-
-function columns(rows: Row[], time: (r: Row) => string): unknown[] {
-  return [
-    rows.map((r) => r.projectId),
-    rows.map(time),
-    rows.map((r) => r.kind),
-    rows.map((r) => r.key),
-    rows.map((r) => r.statusClass),
-    rows.map((r) => r.requests),
-    rows.map((r) => r.pageViews),
-    rows.map((r) => r.botRequests),
-    rows.map((r) => r.bytes),
-  ];
-}
-
-/** One statement per table whatever the batch size; rows of a project deleted meanwhile are dropped. */
-function upsertSql(table: string, timeColumn: string, timeType: string): string {
-  return `INSERT INTO ${table} AS t (project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
-    SELECT u.* FROM unnest($1::text[], $2::${timeType}[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
-      AS u(project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
-    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
-    ON CONFLICT (project_id, ${timeColumn}, kind, key, status_class) DO UPDATE SET
-      requests = t.requests + EXCLUDED.requests,
-      page_views = t.page_views + EXCLUDED.page_views,
-      bot_requests = t.bot_requests + EXCLUDED.bot_requests,
-      bytes = t.bytes + EXCLUDED.bytes`;
 }

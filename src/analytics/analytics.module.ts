@@ -3,13 +3,14 @@ import { ProjectsModule } from '../projects/projects.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsRecorder } from './analytics-recorder.service';
 import { AnalyticsRetention } from './analytics-retention.service';
+import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
 
 /** Site analytics: counting in the site router (AnalyticsRecorder), retention, and the API. */
 @Module({
   imports: [ProjectsModule],
   controllers: [AnalyticsController],
-  providers: [AnalyticsRecorder, AnalyticsRetention, AnalyticsService],
+  providers: [AnalyticsRecorder, AnalyticsRetention, AnalyticsService, AnalyticsRepository],
   exports: [AnalyticsRecorder, AnalyticsRetention],
 })
 export class AnalyticsModule {}

@@ -1,23 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { Clock } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
+import { AnalyticsRepository, type SeriesRow, type TopRange } from './analytics.repository';
 import { emptySketch, estimate, HLL_REGISTERS, mergeDense } from './hll';
 import { buckets, parseRange } from './range';
 import type { AnalyticsDto, AnalyticsFunnelDto, AnalyticsPointDto } from './analytics.view';
 
 const TOP = 10;
-
-interface SeriesRow {
-  t: Date | string;
-  page_views: string;
-  requests: string;
-  bytes: string;
-  s4: string;
-  s5: string;
-  bots: string;
-}
 
 /**
  * Reads the rollups: daily rows for `interval=day`, hourly ones for `interval=hour`
@@ -28,7 +18,7 @@ interface SeriesRow {
 @Injectable()
 export class AnalyticsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly analytics: AnalyticsRepository,
     private readonly projects: ProjectsService,
     private readonly clock: Clock,
   ) {}
@@ -36,14 +26,9 @@ export class AnalyticsService {
   async forProject(principal: Principal, projectId: string, query: { from?: string; to?: string; interval?: string }): Promise<AnalyticsDto> {
     const range = parseRange(query, this.clock.now());
     const project = await this.projects.findVisible(principal, projectId);
-    const table = range.interval === 'day' ? 'analytics_daily' : 'analytics_hourly';
-    const time = range.interval === 'day' ? 'day' : 'hour';
     // Days as dates, hours as instants: both compare on the primary key's second column.
     const from = range.interval === 'day' ? range.from.toISOString().slice(0, 10) : range.from;
     const to = range.interval === 'day' ? range.to.toISOString().slice(0, 10) : range.to;
-    const where = `project_id = $1 AND ${time} >= $2 AND ${time} < $3`; // with `kind`: one range of the primary key
-    const args = [project.id, from, to];
-    const q = <T>(sql: string) => this.dataSource.query(sql, args) as Promise<T[]>;
 
     // Top lists and the funnel read daily rows for the whole days inside the range and
     // hourly rows only for the partial days at its ends: a 30-day range by hour reads 30
@@ -53,34 +38,24 @@ export class AnalyticsService {
     let wholeTo = Math.floor(range.to.getTime() / DAY_MS) * DAY_MS;
     if (wholeFrom >= wholeTo) wholeFrom = wholeTo = range.to.getTime();
     const dayIso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-    const topArgs = [project.id, range.from, range.to, dayIso(wholeFrom), dayIso(wholeTo), new Date(wholeFrom), new Date(wholeTo)];
-    const top = (kind: string, measure: 'page_views' | 'requests', limit = `LIMIT ${TOP}`) =>
-      this.dataSource.query(
-        `SELECT key, sum(n) AS n FROM (
-           SELECT key, ${measure} AS n FROM analytics_daily WHERE project_id = $1 AND kind = '${kind}' AND day >= $4 AND day < $5
-           UNION ALL
-           SELECT key, ${measure} FROM analytics_hourly WHERE project_id = $1 AND kind = '${kind}' AND ((hour >= $2 AND hour < $6) OR (hour >= $7 AND hour < $3))
-         ) rows GROUP BY key ORDER BY n DESC, key ${limit}`,
-        topArgs,
-      ) as Promise<{ key: string; n: string }[]>;
+    const topRange: TopRange = {
+      projectId: project.id,
+      from: range.from,
+      to: range.to,
+      wholeFromDay: dayIso(wholeFrom),
+      wholeToDay: dayIso(wholeTo),
+      wholeFrom: new Date(wholeFrom),
+      wholeTo: new Date(wholeTo),
+    };
 
     const [series, pages, referrers, notFound, gate, sketches] = await Promise.all([
-      q<SeriesRow>(
-        `SELECT ${time === 'day' ? 'day::text' : 'hour'} AS t, sum(page_views) AS page_views, sum(requests) AS requests, sum(bytes) AS bytes,
-           coalesce(sum(requests) FILTER (WHERE status_class = 4), 0) AS s4, coalesce(sum(requests) FILTER (WHERE status_class = 5), 0) AS s5,
-           sum(bot_requests) AS bots
-         FROM ${table} WHERE ${where} AND kind = 'total' GROUP BY ${time}`,
-      ),
-      top('page', 'page_views'),
-      top('referrer', 'page_views'),
-      top('not_found', 'requests'),
-      top('gate', 'requests', ''),
+      this.analytics.series(range.interval, project.id, from, to),
+      this.analytics.top(topRange, 'page', 'page_views', TOP),
+      this.analytics.top(topRange, 'referrer', 'page_views', TOP),
+      this.analytics.top(topRange, 'not_found', 'requests', TOP),
+      this.analytics.top(topRange, 'gate', 'requests', null),
       // Sketches are per day: an hourly range counts the visitors of the days it touches.
-      this.dataSource.query(`SELECT day::text AS day, sketch FROM analytics_visitors WHERE project_id = $1 AND day >= $2::date AND day < $3::date`, [
-        project.id,
-        range.from.toISOString().slice(0, 10),
-        new Date(Math.ceil(range.to.getTime() / 86_400_000) * 86_400_000).toISOString().slice(0, 10),
-      ]) as Promise<{ day: string; sketch: Buffer }[]>,
+      this.analytics.visitorSketches(project.id, range.from.toISOString().slice(0, 10), new Date(Math.ceil(range.to.getTime() / 86_400_000) * 86_400_000).toISOString().slice(0, 10)),
     ]);
 
     const all = emptySketch();

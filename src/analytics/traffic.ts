@@ -3,6 +3,9 @@
 /** Longest path kept; longer ones are cut (a scanner's junk should not make rows huge). */
 export const MAX_PATH_LENGTH = 256;
 
+/** The key that paths past a limit are counted under (MAX_PATHS_PER_FLUSH, compaction). */
+export const OTHER_PATH = '(other)';
+
 /**
  * The path a request is counted under: query string and fragment dropped, percent
  * escapes decoded when valid (so `/caf%C3%A9` and `/café` are one page), repeated

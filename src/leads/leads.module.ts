@@ -5,6 +5,7 @@ import { SitesModule } from '../sites/sites.module';
 import { EmailGate } from '../gates/email-gate.service';
 import { LeadsKeyring } from './keyring';
 import { LeadsController } from './leads.controller';
+import { LeadsRepository } from './leads.repository';
 import { LeadsService } from './leads.service';
 
 /** Leads: the email gate's submit handler, sealed storage, listing, search, export, erasure. */
@@ -14,6 +15,7 @@ import { LeadsService } from './leads.service';
   providers: [
     { provide: LeadsKeyring, inject: [AppConfig], useFactory: (config: AppConfig) => LeadsKeyring.load(config) },
     LeadsService,
+    LeadsRepository,
     EmailGate,
   ],
   exports: [LeadsService, LeadsKeyring],

@@ -1,24 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import type { PoolClient } from 'pg';
-import { DataSource, QueryFailedError, QueryRunner } from 'typeorm';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
+import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService, workspaceOf } from '../projects/projects.service';
 import { csvRow } from './csv';
 import { LeadsKeyring } from './keyring';
 import { addDomain, removeDomainIfUnused } from './lead-domains';
-import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, splitEmail, TAG_BYTES } from './lead-crypto';
+import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, splitEmail } from './lead-crypto';
+import { type CandidateRow, type LeadScope, LeadsRepository, type StoredRow } from './leads.repository';
 import { NewestK, Ranked } from './newest';
 
-/** Which leads a query covers: a workspace, optionally one of its projects. */
-export interface LeadScope {
-  workspaceId: string;
-  projectId?: string;
-}
+export type { LeadScope } from './leads.repository';
 
 export interface OpenedLead {
   id: string;
@@ -37,26 +34,8 @@ export interface LeadsPageQuery {
 
 export type CaptureResult = 'captured' | 'known' | 'gone';
 
-interface StoredRow {
-  id: string;
-  project_id: string;
-  key_id: string;
-  email_nonce: Buffer;
-  email_ciphertext: Buffer;
-  captured_at: Date;
-  project_name: string;
-  project_slug: string;
-}
-
-/** Candidate rows read per round trip while searching (about 5 MB). */
-const SEARCH_BATCH = 50_000;
-
-/** key_id, then float8 capture time in ms || uint16 id length || id || nonce || ciphertext without tag. */
-type CandidateRow = [string, Buffer];
 /** Rows per query while exporting. */
 const EXPORT_BATCH = 1000;
-
-const ROW_COLUMNS = `l.id, l.project_id, l.key_id, l.email_nonce, l.email_ciphertext, l.captured_at, p.name AS project_name, p.slug AS project_slug`;
 
 function isForeignKeyViolation(err: unknown): boolean {
   return err instanceof QueryFailedError && (err as QueryFailedError & { driverError?: { code?: string } }).driverError?.code === '23503';
@@ -75,8 +54,10 @@ export class LeadsService {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly leads: LeadsRepository,
     private readonly keyring: LeadsKeyring,
     private readonly projects: ProjectsService,
+    private readonly projectRows: ProjectsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -95,19 +76,23 @@ export class LeadsService {
     const { local, domain } = splitEmail(email);
     try {
       return await this.dataSource.transaction(async (m) => {
-        const domainHash = await addDomain(m, this.keyring, workspaceId, domain);
-        const inserted: unknown[] = await m.query(
-          `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, domain_hash, local_tokens, captured_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::int[], $10, $11::int[], $12)
-           ON CONFLICT (project_id, email_hash) DO NOTHING RETURNING id`,
-          [id, workspaceId, projectId, key.id, sealed.nonce, sealed.ciphertext, index.keyId, index.emailHash(projectId, email), index.tokens(email), domainHash, index.tokens(local), this.clock.now()],
-        );
-        if (inserted.length === 0) return 'known' as const;
-        await m.query(
-          `INSERT INTO lead_counters (project_id, workspace_id, lead_count) VALUES ($1, $2, 1)
-           ON CONFLICT (project_id) DO UPDATE SET lead_count = lead_counters.lead_count + 1`,
-          [projectId, workspaceId],
-        );
+        const domainHash = await addDomain(this.leads, m, this.keyring, workspaceId, domain);
+        const inserted = await this.leads.insert(m, {
+          id,
+          workspaceId,
+          projectId,
+          keyId: key.id,
+          emailNonce: sealed.nonce,
+          emailCiphertext: sealed.ciphertext,
+          indexKeyId: index.keyId,
+          emailHash: index.emailHash(projectId, email),
+          searchTokens: index.tokens(email),
+          domainHash,
+          localTokens: index.tokens(local),
+          capturedAt: this.clock.now(),
+        });
+        if (!inserted) return 'known' as const;
+        await this.leads.incrementCount(m, projectId, workspaceId);
         return 'captured' as const;
       });
     } catch (err) {
@@ -144,13 +129,10 @@ export class LeadsService {
   async erase(principal: Principal, projectId: string, leadId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       const project = await this.projects.findVisible(principal, projectId, m);
-      const [deleted] = (await m.query('DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING workspace_id, domain_hash', [leadId, project.id])) as [
-        { workspace_id: string; domain_hash: Buffer | null }[],
-        number,
-      ];
-      if (deleted.length === 0) throw notFound('Lead', leadId);
-      await m.query('UPDATE lead_counters SET lead_count = lead_count - 1 WHERE project_id = $1', [project.id]);
-      await removeDomainIfUnused(m, deleted[0].workspace_id, deleted[0].domain_hash);
+      const deleted = await this.leads.deleteOfProject(m, leadId, project.id);
+      if (!deleted) throw notFound('Lead', leadId);
+      await this.leads.decrementCount(m, project.id);
+      await removeDomainIfUnused(this.leads, m, deleted.workspace_id, deleted.domain_hash);
     });
   }
 
@@ -158,7 +140,7 @@ export class LeadsService {
     const { page, limit } = query;
     const offset = (page - 1) * limit;
     if (!query.search) {
-      const [total, rows] = await Promise.all([this.total(scope), this.pageRows(scope, limit, offset)]);
+      const [total, rows] = await Promise.all([this.leads.total(scope), this.leads.page(scope, limit, offset)]);
       return paginated(this.openAll(rows), total, page, limit);
     }
     const found = await this.match(scope, query.search, offset + limit);
@@ -185,70 +167,23 @@ export class LeadsService {
     const skipped = new Map<string, number>();
     let decided = 0;
     let pushed = 0;
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      // One snapshot for the dictionary, the counts and the candidates, so that they add up.
-      await runner.startTransaction('REPEATABLE READ');
-      const values: unknown[] = [scope.projectId ?? scope.workspaceId];
-      const where = [scope.projectId ? 'project_id = $1' : 'workspace_id = $1'];
-      const domains = term.includes('@') ? null : await this.domainsContaining(runner, scope.workspaceId, term, needle);
+    // One snapshot for the dictionary, the counts and the candidates, so that they add up.
+    await this.dataSource.transaction('REPEATABLE READ', async (m) => {
+      const domains = term.includes('@') ? null : await this.domainsContaining(m, scope.workspaceId, term, needle);
       if (domains) {
         // Every lead with one of these domains matches: counted and ranked by index, never decrypted.
         if (domains.length > 0) {
-          const [{ n }] = await runner.query(`SELECT count(*)::int AS n FROM leads WHERE ${where[0]} AND domain_hash = ANY($2::bytea[])`, [values[0], domains]);
-          decided = n;
-          const newest: { t: number; id: string }[] = await runner.query(
-            `SELECT l.t, l.id FROM unnest($2::bytea[]) AS d(hash), LATERAL (
-               SELECT floor(extract(epoch FROM captured_at) * 1000)::float8 AS t, id FROM leads
-               WHERE ${where[0]} AND domain_hash = d.hash ORDER BY captured_at DESC, id DESC LIMIT $3) AS l`,
-            [values[0], domains, Number.isFinite(keep) ? keep : null],
-          );
+          decided = await this.leads.countWithDomains(m, scope, domains);
+          const newest = await this.leads.newestWithDomains(m, scope, domains, keep);
           for (const r of newest) top.push({ t: r.t, id: r.id });
           pushed = newest.length;
         }
         // The others match only if their local part holds the term.
-        values.push(domains);
-        where.push(`NOT (domain_hash = ANY($2::bytea[]))`);
-        const tokens = index.tokens(term);
-        if (tokens.length > 0) {
-          values.push(tokens);
-          where.push(`local_tokens @> $${values.length}::int[]`);
-        }
+        await this.leads.scanCandidates(m, { scope, otherDomainsThan: domains, localTokens: index.tokens(term) }, (rows) => this.filterCandidates(rows, needle, top, skipped));
       } else {
-        if (scope.projectId) {
-          values.push(scope.workspaceId);
-          where.push(`workspace_id = $${values.length}`);
-        }
-        const tokens = index.tokens(term);
-        if (tokens.length > 0) {
-          values.push(tokens);
-          where.push(`search_tokens @> $${values.length}::int[]`);
-        }
+        await this.leads.scanCandidates(m, { scope, searchTokens: index.tokens(term) }, (rows) => this.filterCandidates(rows, needle, top, skipped));
       }
-      // Every row will be read: plan for all of them (a cursor is otherwise planned for its first 10 %).
-      await runner.query('SET LOCAL cursor_tuple_fraction = 1');
-      // Per candidate one packed field (capture ms, id, nonce, ciphertext without its tag): moving
-      // candidates out of PostgreSQL is most of the time of a search they are many for.
-      await runner.query(
-        `DECLARE lead_candidates NO SCROLL CURSOR FOR
-         SELECT key_id, float8send(floor(extract(epoch FROM captured_at) * 1000)) || int2send(octet_length(id)::int2) || convert_to(id, 'UTF8')
-                || email_nonce || substring(email_ciphertext FROM 1 FOR GREATEST(octet_length(email_ciphertext) - ${TAG_BYTES}, 0))
-         FROM leads WHERE ${where.join(' AND ')}`,
-        values,
-      );
-      for (;;) {
-        const { rows } = await client.query<CandidateRow>({ text: `FETCH FORWARD ${SEARCH_BATCH} FROM lead_candidates`, rowMode: 'array' });
-        this.filterCandidates(rows, needle, top, skipped);
-        if (rows.length < SEARCH_BATCH) break;
-      }
-      await runner.commitTransaction();
-    } catch (err) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw err;
-    } finally {
-      await runner.release();
-    }
+    });
     for (const [keyId, n] of skipped) {
       this.logger.error(`search left out ${n} lead(s) of workspace ${scope.workspaceId} sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS`);
     }
@@ -261,16 +196,10 @@ export class LeadsService {
    * leads predate it (until `npm run leads:rotate` fills them in), or one of its
    * entries is sealed with a key that is not configured.
    */
-  private async domainsContaining(runner: QueryRunner, workspaceId: string, term: string, needle: Buffer): Promise<Buffer[] | null> {
-    const [{ unsplit }] = await runner.query('SELECT EXISTS (SELECT 1 FROM leads WHERE workspace_id = $1 AND domain_hash IS NULL) AS unsplit', [workspaceId]);
-    if (unsplit) return null;
+  private async domainsContaining(m: EntityManager, workspaceId: string, term: string, needle: Buffer): Promise<Buffer[] | null> {
+    if (await this.leads.hasUnsplit(m, workspaceId)) return null;
     const index = this.keyring.index(workspaceId);
-    const tokens = index.tokens(term);
-    const entries: { domain_hash: Buffer; key_id: string; sealed: Buffer }[] = await runner.query(
-      `SELECT domain_hash, key_id, domain_nonce || substring(domain_ciphertext FROM 1 FOR GREATEST(octet_length(domain_ciphertext) - ${TAG_BYTES}, 0)) AS sealed
-       FROM lead_domains WHERE workspace_id = $1 AND index_key_id = $2${tokens.length > 0 ? ' AND search_tokens @> $3::int[]' : ''}`,
-      tokens.length > 0 ? [workspaceId, index.keyId, tokens] : [workspaceId, index.keyId],
-    );
+    const entries = await this.leads.domainEntries(m, workspaceId, index.keyId, index.tokens(term));
     const byKey = new Map<string, { hashes: Buffer[]; slices: SealedSlice[] }>();
     for (const e of entries) {
       let group = byKey.get(e.key_id);
@@ -315,37 +244,16 @@ export class LeadsService {
   private async workspaceOf(projectId: string): Promise<string | undefined> {
     const cached = this.workspaceOfProject.get(projectId);
     if (cached) return cached;
-    const rows: { workspace_id: string }[] = await this.dataSource.query('SELECT workspace_id FROM projects WHERE id = $1', [projectId]);
-    if (rows.length === 0) return undefined;
-    this.workspaceOfProject.set(projectId, rows[0].workspace_id);
-    return rows[0].workspace_id;
-  }
-
-  private async total(scope: LeadScope): Promise<number> {
-    const rows: { total: string }[] = scope.projectId
-      ? await this.dataSource.query('SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1 AND project_id = $2', [scope.workspaceId, scope.projectId])
-      : await this.dataSource.query('SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1', [scope.workspaceId]);
-    return Number(rows[0].total);
-  }
-
-  private pageRows(scope: LeadScope, limit: number, offset: number): Promise<StoredRow[]> {
-    return scope.projectId
-      ? this.dataSource.query(
-          `SELECT ${ROW_COLUMNS} FROM leads l JOIN projects p ON p.id = l.project_id
-           WHERE l.project_id = $1 AND l.workspace_id = $2 ORDER BY l.captured_at DESC, l.id DESC LIMIT $3 OFFSET $4`,
-          [scope.projectId, scope.workspaceId, limit, offset],
-        )
-      : this.dataSource.query(
-          `SELECT ${ROW_COLUMNS} FROM leads l JOIN projects p ON p.id = l.project_id
-           WHERE l.workspace_id = $1 ORDER BY l.captured_at DESC, l.id DESC LIMIT $2 OFFSET $3`,
-          [scope.workspaceId, limit, offset],
-        );
+    const workspaceId = await this.projectRows.workspaceIdOf(projectId);
+    if (workspaceId === undefined) return undefined;
+    this.workspaceOfProject.set(projectId, workspaceId);
+    return workspaceId;
   }
 
   /** The rows of these ids, in the order given (ids deleted meanwhile are skipped). */
   private async rowsByIds(ids: string[]): Promise<StoredRow[]> {
     if (ids.length === 0) return [];
-    const rows: StoredRow[] = await this.dataSource.query(`SELECT ${ROW_COLUMNS} FROM leads l JOIN projects p ON p.id = l.project_id WHERE l.id = ANY($1::text[])`, [ids]);
+    const rows = await this.leads.byIds(ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -362,17 +270,7 @@ export class LeadsService {
     }
     let after: StoredRow | undefined;
     for (;;) {
-      const rows: StoredRow[] = after
-        ? await this.dataSource.query(
-            `SELECT ${ROW_COLUMNS} FROM leads l JOIN projects p ON p.id = l.project_id
-             WHERE l.project_id = $1 AND (l.captured_at, l.id) < ($2::timestamptz, $3::text) ORDER BY l.captured_at DESC, l.id DESC LIMIT $4`,
-            [scope.projectId, after.captured_at, after.id, EXPORT_BATCH],
-          )
-        : await this.dataSource.query(
-            `SELECT ${ROW_COLUMNS} FROM leads l JOIN projects p ON p.id = l.project_id
-             WHERE l.project_id = $1 ORDER BY l.captured_at DESC, l.id DESC LIMIT $2`,
-            [scope.projectId, EXPORT_BATCH],
-          );
+      const rows = await this.leads.exportPage(scope.projectId, after, EXPORT_BATCH);
       if (rows.length === 0) return;
       yield emit(rows);
       if (rows.length < EXPORT_BATCH) return;

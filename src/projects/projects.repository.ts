@@ -76,6 +76,13 @@ export class ProjectsRepository {
     return rows[0];
   }
 
+  /** A project never changes workspace: callers may cache this. */
+  @GenerateSql({ params: (f) => [f.projectId] })
+  async workspaceIdOf(id: string): Promise<string | undefined> {
+    const rows: { workspace_id: string }[] = await this.dataSource.query('SELECT workspace_id FROM projects WHERE id = $1', [id]);
+    return rows[0]?.workspace_id;
+  }
+
   @GenerateSql({ params: (f) => [f.manager, f.projectId] })
   getById(manager: EntityManager, id: string): Promise<Project> {
     return manager.getRepository(Project).findOneByOrFail({ id });
