@@ -12,10 +12,13 @@
  * Environment: ANALYTICS_BENCH_EVENTS (default 10000000), ANALYTICS_BENCH_ROUNDS (default 60).
  */
 import 'reflect-metadata';
+
 import type { IncomingMessage } from 'node:http';
+
 import { DataSource } from 'typeorm';
-import { AnalyticsRecorder } from '../src/analytics/analytics-recorder.service';
+
 import { AnalyticsRepository } from '../src/analytics/analytics.repository';
+import { AnalyticsRecorder } from '../src/analytics/analytics-recorder.service';
 import { AnalyticsRetention } from '../src/analytics/analytics-retention.service';
 import { Clock } from '../src/common/time';
 import { AppConfig } from '../src/config/app-config';
@@ -49,7 +52,13 @@ async function main(): Promise<void> {
   const app = await startBenchApp({ LOG_LEVEL: 'warn', ANALYTICS_FLUSH_SECONDS: '0' });
   try {
     const auth = { Authorization: `Bearer ${app.token}` };
-    const project = await api(app.baseUrl, 'POST', '/projects', { name: 'Busy site', slug: 'busy', type: 'static_site' }, { Authorization: `Bearer ${app.jwt}`, 'X-Workspace-Id': app.workspaceId });
+    const project = await api(
+      app.baseUrl,
+      'POST',
+      '/projects',
+      { name: 'Busy site', slug: 'busy', type: 'static_site' },
+      { Authorization: `Bearer ${app.jwt}`, 'X-Workspace-Id': app.workspaceId },
+    );
     const projectId = project.id as string;
     const dataSource = app.app.get(DataSource);
     const clock = new MovableClock();
@@ -60,7 +69,11 @@ async function main(): Promise<void> {
     const assets = Array.from({ length: 60 }, (_, i) => `/assets/app-${i}.js`);
     const junk = Array.from({ length: 2000 }, (_, i) => `/wp-admin/x${i}.php`);
     const referrers = Array.from({ length: 40 }, (_, i) => `https://ref-${i}.example/item`);
-    const agents = ['Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36'];
+    const agents = [
+      'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36',
+    ];
     const bot = 'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)';
     const zipf = (n: number) => Math.min(n - 1, Math.floor(n * random() ** 3));
 
@@ -95,7 +108,11 @@ async function main(): Promise<void> {
         const req = {
           url: random() < 0.1 ? `${url}?utm_source=news` : url,
           method: 'GET',
-          headers: { host: 'busy.localhost', 'user-agent': isBot ? bot : agents[visitor % agents.length], referer: random() < 0.3 ? referrers[zipf(referrers.length)] : undefined },
+          headers: {
+            host: 'busy.localhost',
+            'user-agent': isBot ? bot : agents[visitor % agents.length],
+            referer: random() < 0.3 ? referrers[zipf(referrers.length)] : undefined,
+          },
           socket: { remoteAddress: `10.${(visitor >> 16) & 255}.${(visitor >> 8) & 255}.${visitor & 255}` },
         } as unknown as IncomingMessage;
         recorder.record(projectId, req, status, html ? 4_000 : 30_000, html, ip);
@@ -103,7 +120,9 @@ async function main(): Promise<void> {
       await recorder.flush();
     }
     const recordMs = performance.now() - started;
-    console.log(`\nbench:analytics — ${recorded.toLocaleString('en')} events over ${DAYS} days, recorded and flushed in ${(recordMs / 1000).toFixed(1)} s (${((recordMs * 1000) / recorded).toFixed(2)} µs per event, flushes included)`);
+    console.log(
+      `\nbench:analytics — ${recorded.toLocaleString('en')} events over ${DAYS} days, recorded and flushed in ${(recordMs / 1000).toFixed(1)} s (${((recordMs * 1000) / recorded).toFixed(2)} µs per event, flushes included)`,
+    );
 
     // What the retention job does to each completed hour and day (ANALYTICS_KEYS_KEPT), at once;
     // VACUUM FULL so the sizes below are what the kept rows take, not the freed space.
@@ -112,8 +131,15 @@ async function main(): Promise<void> {
     const t1 = performance.now();
     const folded =
       (await retention.compact('analytics_hourly', new Date(start), new Date(end), config.ANALYTICS_HOURLY_KEYS_KEPT)) +
-      (await retention.compact('analytics_daily', new Date(start).toISOString().slice(0, 10), new Date(end).toISOString().slice(0, 10), config.ANALYTICS_KEYS_KEPT));
-    console.log(`compaction (top ${config.ANALYTICS_HOURLY_KEYS_KEPT} keys per hour, ${config.ANALYTICS_KEYS_KEPT} per day): ${folded.toLocaleString('en')} rows folded into (other) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+      (await retention.compact(
+        'analytics_daily',
+        new Date(start).toISOString().slice(0, 10),
+        new Date(end).toISOString().slice(0, 10),
+        config.ANALYTICS_KEYS_KEPT,
+      ));
+    console.log(
+      `compaction (top ${config.ANALYTICS_HOURLY_KEYS_KEPT} keys per hour, ${config.ANALYTICS_KEYS_KEPT} per day): ${folded.toLocaleString('en')} rows folded into (other) in ${((performance.now() - t1) / 1000).toFixed(1)} s`,
+    );
     await dataSource.query('VACUUM FULL ANALYZE analytics_hourly, analytics_daily, analytics_visitors');
     const from = new Date(start).toISOString();
     const to = new Date(end - 1).toISOString();
@@ -135,16 +161,27 @@ async function main(): Promise<void> {
     const totals = body.totals as Record<string, number>;
     console.log(`totals: ${JSON.stringify(totals)}`);
     const p95 = percentile(times, 95);
-    console.log(`30-day query by day (${ROUNDS} runs, over HTTP): p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms (target <= ${TARGET_P95_MS} ms) ${p95 <= TARGET_P95_MS ? 'MET' : 'MISSED'}`);
+    console.log(
+      `30-day query by day (${ROUNDS} runs, over HTTP): p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms (target <= ${TARGET_P95_MS} ms) ${p95 <= TARGET_P95_MS ? 'MET' : 'MISSED'}`,
+    );
     console.log(`30-day query by hour (20 runs): p50 ${percentile(hourly, 50).toFixed(1)} ms, p95 ${percentile(hourly, 95).toFixed(1)} ms`);
 
     // Where a query's time goes: each statement alone (the service runs them in parallel).
     const day0 = from.slice(0, 10);
     const day1 = new Date(end).toISOString().slice(0, 10);
     const parts: [string, string][] = [
-      ['series (total rows)', `SELECT day, sum(page_views), sum(requests) FROM analytics_daily WHERE project_id = $1 AND kind = 'total' AND day >= $2 AND day < $3 GROUP BY day`],
-      ['top pages', `SELECT key, sum(page_views) AS n FROM analytics_daily WHERE project_id = $1 AND kind = 'page' AND day >= $2 AND day < $3 GROUP BY key ORDER BY n DESC LIMIT 10`],
-      ['top 404s', `SELECT key, sum(requests) AS n FROM analytics_daily WHERE project_id = $1 AND kind = 'not_found' AND day >= $2 AND day < $3 GROUP BY key ORDER BY n DESC LIMIT 10`],
+      [
+        'series (total rows)',
+        `SELECT day, sum(page_views), sum(requests) FROM analytics_daily WHERE project_id = $1 AND kind = 'total' AND day >= $2 AND day < $3 GROUP BY day`,
+      ],
+      [
+        'top pages',
+        `SELECT key, sum(page_views) AS n FROM analytics_daily WHERE project_id = $1 AND kind = 'page' AND day >= $2 AND day < $3 GROUP BY key ORDER BY n DESC LIMIT 10`,
+      ],
+      [
+        'top 404s',
+        `SELECT key, sum(requests) AS n FROM analytics_daily WHERE project_id = $1 AND kind = 'not_found' AND day >= $2 AND day < $3 GROUP BY key ORDER BY n DESC LIMIT 10`,
+      ],
       ['sketches', `SELECT day, sketch FROM analytics_visitors WHERE project_id = $1 AND day >= $2 AND day < $3`],
     ];
     for (const [name, sql] of parts) {
@@ -165,7 +202,9 @@ async function main(): Promise<void> {
     let total = 0;
     for (const s of sizes) {
       total += Number(s.bytes);
-      console.log(`  ${s.table.padEnd(20)} ${Number(s.rows).toLocaleString('en').padStart(10)} rows  ${(Number(s.bytes) / 1024 / 1024).toFixed(2).padStart(8)} MiB`);
+      console.log(
+        `  ${s.table.padEnd(20)} ${Number(s.rows).toLocaleString('en').padStart(10)} rows  ${(Number(s.bytes) / 1024 / 1024).toFixed(2).padStart(8)} MiB`,
+      );
     }
     console.log(`stored per project-day: ${(total / DAYS / 1024).toFixed(1)} KiB (tables and indexes; hourly rows go after ANALYTICS_HOURLY_RETENTION_DAYS)`);
   } finally {

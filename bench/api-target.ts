@@ -11,9 +11,11 @@
  * With BENCH_CPU_PROF=<dir> the statichost target writes a CPU profile there on SIGTERM.
  */
 import 'reflect-metadata';
+
 import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+
 import { api, freePort, startBenchApp } from './harness';
 
 const kind = process.argv[2];
@@ -44,7 +46,9 @@ async function statichost(): Promise<void> {
     all.push(...(got.data as { id: string; slug: string }[]));
   }
   const projectId = all.find((p) => p.slug === 'bench-history')!.id;
-  process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`,
+  );
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

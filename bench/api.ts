@@ -16,15 +16,15 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { freePort, have, runWrk, startPinnedTarget, WrkResult } from './harness';
+import { freePort, have, runWrk, startPinnedTarget, type WrkResult } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 50;
 const APP_CORE = 0;
 const WRK_CORE = 1;
-
 
 function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}) {
   const prof = kind === 'statichost' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -70,14 +70,23 @@ async function main(): Promise<void> {
     const app = await startTarget('statichost', { DATABASE_URL: databaseUrl });
     children.push(app.child);
     const { port, token, jwt, workspaceId, projectId, projects } = app.info as Record<string, string>;
-    console.error(`seeded ${projects} projects, ${process.env.SEED_DEPLOYMENTS ?? 300} deployments of one of them, in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.error(
+      `seeded ${projects} projects, ${process.env.SEED_DEPLOYMENTS ?? 300} deployments of one of them, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     const tokenAuth = { Authorization: `Bearer ${token}` };
     const jwtAuth = { Authorization: `Bearer ${jwt}`, 'X-Workspace-Id': workspaceId };
     const routes: Route[] = [
       { name: 'GET /v1/me (API token)', body: 'me', method: 'GET', path: '/v1/me', headers: tokenAuth, authenticatedRead: true },
       { name: 'GET /workspaces (JWT)', body: 'workspaces', method: 'GET', path: '/workspaces', headers: jwtAuth, authenticatedRead: true },
       { name: 'GET /projects (JWT)', body: 'projects', method: 'GET', path: '/projects', headers: jwtAuth, authenticatedRead: true },
-      { name: 'GET /projects/:id/deployments (JWT)', body: 'deployments', method: 'GET', path: `/projects/${projectId}/deployments`, headers: jwtAuth, authenticatedRead: true },
+      {
+        name: 'GET /projects/:id/deployments (JWT)',
+        body: 'deployments',
+        method: 'GET',
+        path: `/projects/${projectId}/deployments`,
+        headers: jwtAuth,
+        authenticatedRead: true,
+      },
       {
         name: 'POST /v1/deployments (API token)',
         body: 'deploy',
@@ -92,7 +101,11 @@ async function main(): Promise<void> {
     // The bare app answers with exactly what the real one does.
     const bodies: Record<string, unknown> = {};
     for (const r of routes) {
-      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, { method: r.method, headers: r.headers, body: r.json === undefined ? undefined : JSON.stringify(r.json) });
+      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+        method: r.method,
+        headers: r.headers,
+        body: r.json === undefined ? undefined : JSON.stringify(r.json),
+      });
       if (!res.ok) throw new Error(`${r.name} → ${res.status}: ${await res.text()}`);
       bodies[r.body] = await res.json();
     }
@@ -106,7 +119,8 @@ async function main(): Promise<void> {
         await writeFile(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(JSON.stringify(r.json))}\n`);
       }
       const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
-      const run = (p: number, seconds: number) => runWrk({ url: `http://127.0.0.1:${p}${r.path}`, seconds, connections: CONNECTIONS, headers, script, core: WRK_CORE });
+      const run = (p: number, seconds: number) =>
+        runWrk({ url: `http://127.0.0.1:${p}${r.path}`, seconds, connections: CONNECTIONS, headers, script, core: WRK_CORE });
       // Warm both (JIT, pools, caches) so neither measured run is the cold one.
       await run(bare.info.port as number, WARMUP);
       await run(Number(port), WARMUP);

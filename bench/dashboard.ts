@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { launchBrowser } from '../test/helpers/browser';
+
 import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../src/sdk';
+import { launchBrowser } from '../test/helpers/browser';
 import { api, ms, startBenchApp } from './harness';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -82,7 +83,9 @@ async function main(): Promise<void> {
       await page.getByRole('button', { name: 'Create project' }).isEnabled();
       times.push(performance.now() - t0);
     }
-    console.log(`projects page with ${PROJECTS} projects, navigation to interactive: median ${ms(median(times))} of ${RUNS} (${times.map((t) => t.toFixed(0)).join(', ')} ms; budget <= 1000 ms)`);
+    console.log(
+      `projects page with ${PROJECTS} projects, navigation to interactive: median ${ms(median(times))} of ${RUNS} (${times.map((t) => t.toFixed(0)).join(', ')} ms; budget <= 1000 ms)`,
+    );
 
     // 1,000 files: the SDK deploy the CLI runs, then the page, each with content the workspace lacks.
     const cliDir = await mkdtemp(join(tmpdir(), 'statichost-dash-cli-'));

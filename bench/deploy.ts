@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+
 import { blobKey } from '../src/blobs/blob-store.service';
 import { sha256Hex } from '../src/deployments/content';
 import { LocalStorageDriver } from '../src/storage/local-storage.driver';
@@ -23,7 +24,9 @@ function makeFiles(): { path: string; content: string }[] {
   // Printable random text: 4 KB per file, 4 MB in all, all distinct.
   return Array.from({ length: FILES }, (_, i) => ({
     path: `site/section-${i % 20}/page-${i}.html`,
-    content: randomBytes(FILE_BYTES * 0.75).toString('base64').slice(0, FILE_BYTES),
+    content: randomBytes(FILE_BYTES * 0.75)
+      .toString('base64')
+      .slice(0, FILE_BYTES),
   }));
 }
 
@@ -79,7 +82,9 @@ async function main(): Promise<void> {
   const redeployRatio = redeploy / first;
   console.log(`raw write to the driver        ${ms(raw)}`);
   console.log(`first deploy (HTTP, JSON)      ${ms(first)}   = ${firstRatio.toFixed(2)}x raw    target <= 3x   ${firstRatio <= 3 ? 'MET' : 'MISSED'}`);
-  console.log(`re-deploy with 10 changed      ${ms(redeploy)}   = ${redeployRatio.toFixed(2)}x first  target <= 0.2x ${redeployRatio <= 0.2 ? 'MET' : 'MISSED'}`);
+  console.log(
+    `re-deploy with 10 changed      ${ms(redeploy)}   = ${redeployRatio.toFixed(2)}x first  target <= 0.2x ${redeployRatio <= 0.2 ? 'MET' : 'MISSED'}`,
+  );
 }
 
 main().catch((err) => {

@@ -14,6 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+
 import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../src/sdk';
 import { api, ms, startBenchApp } from './harness';
 
@@ -36,7 +37,8 @@ let sentBytes = 0;
 const countingFetch: typeof fetch = async (input, init) => {
   if (input instanceof Request && input.body) sentBytes += (await input.clone().arrayBuffer()).byteLength;
   else if (Buffer.isBuffer(init?.body)) sentBytes += init.body.length;
-  else if (init?.headers && 'Content-Length' in (init.headers as Record<string, string>)) sentBytes += Number((init.headers as Record<string, string>)['Content-Length']);
+  else if (init?.headers && 'Content-Length' in (init.headers as Record<string, string>))
+    sentBytes += Number((init.headers as Record<string, string>)['Content-Length']);
   return fetch(input, init);
 };
 
@@ -63,7 +65,17 @@ async function main(): Promise<void> {
   const app = await startBenchApp({ MAX_FILE_BYTES: String(BIG_BYTES * 2), BODY_LIMIT_BYTES: String(BIG_BYTES * 2), LOG_LEVEL: 'error' });
   const client = new StatichostClient({ baseUrl: app.baseUrl, token: app.token, fetch: countingFetch });
   const work = await mkdtemp(join(tmpdir(), 'statichost-bench-digest-'));
-  const rows: { inline: number; inlineRedeploy: number; inlineSent: number; first: number; redeploy: number; uploaded: number; sent: number; bigInline: number; bigDigest: number }[] = [];
+  const rows: {
+    inline: number;
+    inlineRedeploy: number;
+    inlineSent: number;
+    first: number;
+    redeploy: number;
+    uploaded: number;
+    sent: number;
+    bigInline: number;
+    bigDigest: number;
+  }[] = [];
   const change = async (dir: string) => {
     for (let i = 0; i < 10; i++) await writeFile(join(dir, `section-${(i * 97) % 20}`, `page-${i * 97}.html`), text(FILE_BYTES));
   };
@@ -90,7 +102,17 @@ async function main(): Promise<void> {
       await mkdir(bigDigestDir);
       await writeFile(join(bigDigestDir, 'video.bin'), randomBytes(BIG_BYTES));
       const bigDigest = (await digestDeploy(client, bigDigestDir, `bench-big-digest-${run}`)).elapsed;
-      rows.push({ inline, inlineRedeploy, inlineSent: inlineRedeploySent, first: first.elapsed, redeploy: again.elapsed, uploaded: again.uploaded, sent: again.sent, bigInline, bigDigest });
+      rows.push({
+        inline,
+        inlineRedeploy,
+        inlineSent: inlineRedeploySent,
+        first: first.elapsed,
+        redeploy: again.elapsed,
+        uploaded: again.uploaded,
+        sent: again.sent,
+        bigInline,
+        bigDigest,
+      });
     }
   } finally {
     await app.close();
@@ -120,11 +142,17 @@ async function main(): Promise<void> {
   const uploadedOk = rows.every((r) => r.uploaded === 10);
   const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   console.log(`first deploy, inline JSON        ${ms(inline)}`);
-  console.log(`first deploy, digest first       ${ms(first)}   = ${(first / inline).toFixed(2)}x inline            target <= 2x    ${verdict(first / inline <= 2)}`);
+  console.log(
+    `first deploy, digest first       ${ms(first)}   = ${(first / inline).toFixed(2)}x inline            target <= 2x    ${verdict(first / inline <= 2)}`,
+  );
   console.log(`re-deploy (10 changed), inline   ${ms(inlineRedeploy)}`);
-  console.log(`re-deploy (10 changed), digest   ${ms(redeploy)}   = ${(redeploy / inlineRedeploy).toFixed(2)}x inline re-deploy (loopback: bytes are nearly free here)`);
+  console.log(
+    `re-deploy (10 changed), digest   ${ms(redeploy)}   = ${(redeploy / inlineRedeploy).toFixed(2)}x inline re-deploy (loopback: bytes are nearly free here)`,
+  );
   const sentRatio = median(rows.map((r) => r.sent / r.inlineSent));
-  console.log(`re-deploy request bytes          ${(median(rows.map((r) => r.sent)) / 1024).toFixed(0)} KB digest vs ${(median(rows.map((r) => r.inlineSent)) / 1024).toFixed(0)} KB inline = ${sentRatio.toFixed(3)}x   target <= 0.1x  ${verdict(sentRatio <= 0.1)}`);
+  console.log(
+    `re-deploy request bytes          ${(median(rows.map((r) => r.sent)) / 1024).toFixed(0)} KB digest vs ${(median(rows.map((r) => r.inlineSent)) / 1024).toFixed(0)} KB inline = ${sentRatio.toFixed(3)}x   target <= 0.1x  ${verdict(sentRatio <= 0.1)}`,
+  );
   console.log(`files re-sent by the re-deploy   ${rows.map((r) => r.uploaded).join(', ')}   target 10   ${verdict(uploadedOk)}`);
   console.log(`one 50 MB file: inline ${ms(bigInline)}, digest first ${ms(bigDigest)}   target digest <= inline   ${verdict(bigDigest <= bigInline)}`);
 }

@@ -12,14 +12,15 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import { DataSource } from 'typeorm';
+
 import { startDnsServer } from '../test/helpers/dns';
 import { api, have, startBenchApp } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const DOMAIN = 'www.bench-domain.example';
-
 
 interface Result {
   reqPerSec: number;
@@ -81,7 +82,9 @@ async function main(): Promise<void> {
   }
 
   console.log(`\nbench:domains — ${CONNECTIONS} connections, ${DURATION} s each, app and wrk on loopback`);
-  console.table(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, { 'req/s': Math.round(r.reqPerSec), 'p99 (ms)': r.p99Ms.toFixed(2), answers: r.statuses }])));
+  console.table(
+    Object.fromEntries(Object.entries(results).map(([k, r]) => [k, { 'req/s': Math.round(r.reqPerSec), 'p99 (ms)': r.p99Ms.toFixed(2), answers: r.statuses }])),
+  );
   const apiRatio = results['API on api.example.test'].reqPerSec / results['API on 127.0.0.1 (no lookup)'].reqPerSec;
   const siteRatio = results[`site on ${DOMAIN}`].reqPerSec / results['site on bench.localhost'].reqPerSec;
   console.log(`API on a dotted host: ${(apiRatio * 100).toFixed(0)}% of 127.0.0.1 (target >= 95%) ${apiRatio >= 0.95 ? 'MET' : 'MISSED'}`);

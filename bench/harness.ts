@@ -3,13 +3,15 @@
  * DATABASE_URL is set), the real app on a loopback port, and an API token.
  */
 import 'reflect-metadata';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, CreatedApp } from '../src/app.factory';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+
+import { createApp, type CreatedApp } from '../src/app.factory';
 import { freePort } from '../src/common/free-port';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 
 export { freePort };
 
@@ -52,7 +54,13 @@ export async function startBenchApp(env: Record<string, string> = {}): Promise<B
   const reg = await api(baseUrl, 'POST', '/auth/register', { email, password: 'bench password 1', name: 'Bench' });
   const jwt = reg.accessToken as string;
   const workspaceId = (reg.workspace as { id: string }).id;
-  const tok = await api(baseUrl, 'POST', '/access-tokens', { name: 'bench', scopes: ['deploy', 'read', 'admin', 'delete'] }, { Authorization: `Bearer ${jwt}`, 'X-Workspace-Id': workspaceId });
+  const tok = await api(
+    baseUrl,
+    'POST',
+    '/access-tokens',
+    { name: 'bench', scopes: ['deploy', 'read', 'admin', 'delete'] },
+    { Authorization: `Bearer ${jwt}`, 'X-Workspace-Id': workspaceId },
+  );
   return {
     ...created,
     baseUrl,
@@ -69,7 +77,13 @@ export async function startBenchApp(env: Record<string, string> = {}): Promise<B
   };
 }
 
-export async function api(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+export async function api(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', ...headers },
@@ -102,7 +116,14 @@ const toMs = (m: RegExpExecArray | null) => (m ? Number(m[1]) * (m[2] === 'us' ?
  * this process, pinned to `core` when taskset exists; `script` is a wrk Lua script
  * (for a POST). Throws when wrk fails; non-2xx answers are counted, not thrown.
  */
-export async function runWrk(opts: { url: string; seconds: number; connections: number; headers?: string[]; script?: string; core?: number }): Promise<WrkResult> {
+export async function runWrk(opts: {
+  url: string;
+  seconds: number;
+  connections: number;
+  headers?: string[];
+  script?: string;
+  core?: number;
+}): Promise<WrkResult> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const args = ['wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];

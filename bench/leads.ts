@@ -16,15 +16,18 @@
  *                       on later runs (seeding takes minutes); delete it to seed again
  */
 import 'reflect-metadata';
+
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { Client } from 'pg';
+
 import { createApp } from '../src/app.factory';
 import { newId } from '../src/common/ids';
-import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { LeadsKeyring } from '../src/leads/keyring';
 import { domainAad, leadAad, sealEmail, splitEmail, TOKEN_BITS, trigrams } from '../src/leads/lead-crypto';
 
@@ -41,7 +44,24 @@ const TARGETS = { searchP95Ms: 200, searchVsPlaintext: 3, listingP95Ms: 50 };
  * What people type into a leads search box: a name, part of one, a company or mail
  * domain, digits. From very selective to very broad ("gmail": about a quarter of all leads).
  */
-const SEARCHES = ['john.smith', 'jenkins', 'sophia.m', 'mary.', 'lee', 'ann', 'walker7', '1984', '42@', 'hotmail', 'gmail', '.co.uk', 'nexus', 'glotri', 'labs', 'zzqx'];
+const SEARCHES = [
+  'john.smith',
+  'jenkins',
+  'sophia.m',
+  'mary.',
+  'lee',
+  'ann',
+  'walker7',
+  '1984',
+  '42@',
+  'hotmail',
+  'gmail',
+  '.co.uk',
+  'nexus',
+  'glotri',
+  'labs',
+  'zzqx',
+];
 const SHORT_SEARCHES = ['jo', 'x'];
 
 // ---------------------------------------------------------------- data
@@ -80,8 +100,15 @@ wagner black robertson boyd rose stone salazar fox warren mills meyer rice schmi
 grant dunn kelley spencer hawkins arnold pierce vazquez hansen peters santos hart bradley knight elliott cunningham duncan armstrong hudson carroll lane
 riley andrews alvarado ray delgado berry perkins hoffman johnston matthews pena richards willis carpenter lawrence sandoval`.split(/\s+/);
 const MAIL_DOMAINS: [string, number][] = [
-  ['gmail.com', 0.24], ['yahoo.com', 0.07], ['outlook.com', 0.06], ['hotmail.com', 0.05], ['icloud.com', 0.04],
-  ['proton.me', 0.015], ['aol.com', 0.01], ['gmx.de', 0.01], ['web.de', 0.005],
+  ['gmail.com', 0.24],
+  ['yahoo.com', 0.07],
+  ['outlook.com', 0.06],
+  ['hotmail.com', 0.05],
+  ['icloud.com', 0.04],
+  ['proton.me', 0.015],
+  ['aol.com', 0.01],
+  ['gmx.de', 0.01],
+  ['web.de', 0.005],
 ];
 const SYLLABLES = 'ac me glo bex tri no va lux ter ra zen ith cor por ex ia lab syn tec data flow nex us pro gen ix on ly ma ri ka so bel ar to'.split(' ');
 const TLDS = ['com', 'io', 'co', 'net', 'org', 'de', 'fr', 'co.uk', 'ai', 'dev'];
@@ -103,7 +130,21 @@ function emailGenerator(seed: number): () => string {
     const l = pick(LAST);
     const p = r();
     let local =
-      p < 0.35 ? `${f}.${l}` : p < 0.5 ? f + l : p < 0.6 ? f[0] + l : p < 0.68 ? `${f}_${l}` : p < 0.78 ? `${f}.${l[0]}` : p < 0.86 ? `${l}.${f}` : p < 0.93 ? f : `${f}-${l}`;
+      p < 0.35
+        ? `${f}.${l}`
+        : p < 0.5
+          ? f + l
+          : p < 0.6
+            ? f[0] + l
+            : p < 0.68
+              ? `${f}_${l}`
+              : p < 0.78
+                ? `${f}.${l[0]}`
+                : p < 0.86
+                  ? `${l}.${f}`
+                  : p < 0.93
+                    ? f
+                    : `${f}-${l}`;
     const d = r();
     if (d < 0.45) local += String(Math.floor(r() * (d < 0.2 ? 100 : 10_000)));
     if (r() < 0.01) local += '+news';
@@ -206,7 +247,13 @@ async function main(): Promise<void> {
     if (kept) console.log(`reusing the leads seeded in ${dir}`);
     else {
       // A user, a read token, projects (inserted directly: plan quotas are not what is measured).
-      const reg = await (await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@leads.example', password: 'bench password 123', name: 'Bench' }) })).json();
+      const reg = await (
+        await fetch(`${base}/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'bench@leads.example', password: 'bench password 123', name: 'Bench' }),
+        })
+      ).json();
       const workspaceId: string = reg.workspace.id;
       state.workspaceId = workspaceId;
       const tokenRes = await (
@@ -220,7 +267,12 @@ async function main(): Promise<void> {
       const projectIds = state.projectIds;
       for (let i = 0; i < PROJECTS; i++) {
         const id = newId('proj');
-        await sql.query(`INSERT INTO projects (id, workspace_id, name, slug, type, gate_type) VALUES ($1, $2, $3, $4, 'static_site', 'email')`, [id, workspaceId, `Bench ${i}`, `bench-${i}`]);
+        await sql.query(`INSERT INTO projects (id, workspace_id, name, slug, type, gate_type) VALUES ($1, $2, $3, $4, 'static_site', 'email')`, [
+          id,
+          workspaceId,
+          `Bench ${i}`,
+          `bench-${i}`,
+        ]);
         projectIds.push(id);
       }
 
@@ -232,7 +284,9 @@ async function main(): Promise<void> {
         await sql.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'leads' AND indexname <> 'PK_leads'`)
       ).rows;
       for (const i of secondary) await sql.query(`DROP INDEX "${i.indexname}"`);
-      await sql.query('CREATE UNLOGGED TABLE bench_plain_leads (id text PRIMARY KEY, workspace_id text NOT NULL, project_id text NOT NULL, email text NOT NULL, captured_at timestamptz(3) NOT NULL)');
+      await sql.query(
+        'CREATE UNLOGGED TABLE bench_plain_leads (id text PRIMARY KEY, workspace_id text NOT NULL, project_id text NOT NULL, email text NOT NULL, captured_at timestamptz(3) NOT NULL)',
+      );
 
       const next = emailGenerator(20251121);
       const seen = new Set<string>();
@@ -245,7 +299,18 @@ async function main(): Promise<void> {
       const seedStart = Date.now();
       for (let done = 0; done < COUNT; done += BATCH) {
         const n = Math.min(BATCH, COUNT - done);
-        const cols = { id: [] as string[], project: [] as string[], nonce: [] as Buffer[], ct: [] as Buffer[], hash: [] as Buffer[], tokens: [] as string[], domain: [] as Buffer[], local: [] as string[], at: [] as string[], email: [] as string[] };
+        const cols = {
+          id: [] as string[],
+          project: [] as string[],
+          nonce: [] as Buffer[],
+          ct: [] as Buffer[],
+          hash: [] as Buffer[],
+          tokens: [] as string[],
+          domain: [] as Buffer[],
+          local: [] as string[],
+          at: [] as string[],
+          email: [] as string[],
+        };
         const t0 = Date.now();
         for (let i = 0; i < n; i++) {
           let email = next();
@@ -261,11 +326,11 @@ async function main(): Promise<void> {
           cols.ct.push(sealed.ciphertext);
           cols.hash.push(index.emailHash(projectId, email));
           cols.tokens.push(`{${index.tokens(email).join(',')}}`);
-        const parts = splitEmail(email);
-        let domainHash = domains.get(parts.domain);
-        if (!domainHash) domains.set(parts.domain, (domainHash = index.domainHash(parts.domain)));
-        cols.domain.push(domainHash);
-        cols.local.push(`{${index.tokens(parts.local).join(',')}}`);
+          const parts = splitEmail(email);
+          let domainHash = domains.get(parts.domain);
+          if (!domainHash) domains.set(parts.domain, (domainHash = index.domainHash(parts.domain)));
+          cols.domain.push(domainHash);
+          cols.local.push(`{${index.tokens(parts.local).join(',')}}`);
           cols.at.push(new Date(start + (done + i) * step + ((done + i) % 997)).toISOString());
           cols.email.push(email);
         }
@@ -285,11 +350,23 @@ async function main(): Promise<void> {
         if ((done / BATCH) % 20 === 0) process.stdout.write(`  seeded ${(done + n).toLocaleString('en')}\r`);
       }
       // The workspace's domain dictionary, as captures build it (lead-domains.ts).
-      const entries = [...domains].map(([domain, hash]) => ({ hash, sealed: sealEmail(key.key, domain, domainAad(workspaceId, hash)), tokens: `{${index.tokens(domain).join(',')}}` }));
+      const entries = [...domains].map(([domain, hash]) => ({
+        hash,
+        sealed: sealEmail(key.key, domain, domainAad(workspaceId, hash)),
+        tokens: `{${index.tokens(domain).join(',')}}`,
+      }));
       await sql.query(
         `INSERT INTO lead_domains (workspace_id, domain_hash, index_key_id, key_id, domain_nonce, domain_ciphertext, search_tokens)
          SELECT $1, u.hash, $2, $3, u.nonce, u.ct, u.tokens::int[] FROM unnest($4::bytea[], $5::bytea[], $6::bytea[], $7::text[]) AS u(hash, nonce, ct, tokens)`,
-        [workspaceId, index.keyId, key.id, entries.map((e) => e.hash), entries.map((e) => e.sealed.nonce), entries.map((e) => e.sealed.ciphertext), entries.map((e) => e.tokens)],
+        [
+          workspaceId,
+          index.keyId,
+          key.id,
+          entries.map((e) => e.hash),
+          entries.map((e) => e.sealed.nonce),
+          entries.map((e) => e.sealed.ciphertext),
+          entries.map((e) => e.tokens),
+        ],
       );
       const t2 = Date.now();
       for (const i of secondary) await sql.query(i.indexdef);
@@ -306,9 +383,13 @@ async function main(): Promise<void> {
       await sql.query('VACUUM ANALYZE bench_plain_leads');
       const seedMs = Date.now() - seedStart;
       const sizes = (
-        await sql.query(`SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS total, pg_size_pretty(pg_relation_size(oid)) AS heap FROM pg_class WHERE relname IN ('leads', 'bench_plain_leads', 'IDX_leads_search_tokens', 'bench_plain_email_trgm') ORDER BY relname`)
+        await sql.query(
+          `SELECT relname, pg_size_pretty(pg_total_relation_size(oid)) AS total, pg_size_pretty(pg_relation_size(oid)) AS heap FROM pg_class WHERE relname IN ('leads', 'bench_plain_leads', 'IDX_leads_search_tokens', 'bench_plain_email_trgm') ORDER BY relname`,
+        )
       ).rows as { relname: string; total: string; heap: string }[];
-      console.log(`seeded in ${seconds(seedMs)}: crypto and tokens in Node ${seconds(cryptoMs)}, inserts ${seconds(insertMs)}, lead indexes ${seconds(leadIndexMs)}, plaintext indexes ${seconds(plainIndexMs)}`);
+      console.log(
+        `seeded in ${seconds(seedMs)}: crypto and tokens in Node ${seconds(cryptoMs)}, inserts ${seconds(insertMs)}, lead indexes ${seconds(leadIndexMs)}, plaintext indexes ${seconds(plainIndexMs)}`,
+      );
       for (const s of sizes) console.log(`  ${s.relname.padEnd(26)} ${s.total.padStart(8)} total, ${s.heap.padStart(8)} own`);
       state.distinctTrigrams = distinctTrigrams.size;
       if (keep) await writeFile(stateFile, JSON.stringify(state));
@@ -330,12 +411,17 @@ async function main(): Promise<void> {
     const plainSearch = async (term: string) => {
       const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       const count = await sql!.query('SELECT count(*)::int AS n FROM bench_plain_leads WHERE workspace_id = $1 AND email ILIKE $2', [workspaceId, pattern]);
-      const page = await sql!.query('SELECT id, email, captured_at FROM bench_plain_leads WHERE workspace_id = $1 AND email ILIKE $2 ORDER BY captured_at DESC, id DESC LIMIT 25', [workspaceId, pattern]);
+      const page = await sql!.query(
+        'SELECT id, email, captured_at FROM bench_plain_leads WHERE workspace_id = $1 AND email ILIKE $2 ORDER BY captured_at DESC, id DESC LIMIT 25',
+        [workspaceId, pattern],
+      );
       return { total: count.rows[0].n as number, first: page.rows.map((r) => r.email as string) };
     };
     const plainList = async () => {
       const count = await sql!.query('SELECT count(*)::int AS n FROM bench_plain_leads WHERE workspace_id = $1', [workspaceId]);
-      await sql!.query('SELECT id, email, captured_at FROM bench_plain_leads WHERE workspace_id = $1 ORDER BY captured_at DESC, id DESC LIMIT 25', [workspaceId]);
+      await sql!.query('SELECT id, email, captured_at FROM bench_plain_leads WHERE workspace_id = $1 ORDER BY captured_at DESC, id DESC LIMIT 25', [
+        workspaceId,
+      ]);
       return count.rows[0].n as number;
     };
 
@@ -348,7 +434,8 @@ async function main(): Promise<void> {
         throw new Error(`search ${JSON.stringify(term)}: encrypted found ${enc.meta.total}, plaintext ${plain.total}: results differ`);
       }
       const tokens = index.tokens(term.toLowerCase());
-      const candidates = (await sql.query('SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND search_tokens @> $2::int[]', [workspaceId, tokens])).rows[0].n as number;
+      const candidates = (await sql.query('SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND search_tokens @> $2::int[]', [workspaceId, tokens]))
+        .rows[0].n as number;
       perTerm.set(term, { enc: [], plain: [], total: plain.total, candidates });
     }
     const r = prng(7);
@@ -381,7 +468,9 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------ report
     console.log('\nsearch, per substring (GET /projects/gate/leads?search=, limit 25; plaintext: count + page with ILIKE on pg_trgm)');
-    console.log(`  ${'substring'.padEnd(12)} ${'matches'.padStart(9)} ${'candidates'.padStart(11)} ${'encrypted p50'.padStart(14)} ${'plaintext p50'.padStart(14)}`);
+    console.log(
+      `  ${'substring'.padEnd(12)} ${'matches'.padStart(9)} ${'candidates'.padStart(11)} ${'encrypted p50'.padStart(14)} ${'plaintext p50'.padStart(14)}`,
+    );
     for (const [term, e] of perTerm) {
       console.log(
         `  ${JSON.stringify(term).padEnd(12)} ${e.total.toLocaleString('en').padStart(9)} ${e.candidates.toLocaleString('en').padStart(11)} ${ms(percentile(e.enc, 50)).padStart(14)} ${ms(percentile(e.plain, 50)).padStart(14)}`,
@@ -392,11 +481,18 @@ async function main(): Promise<void> {
     const listP95 = Math.max(percentile(listing.workspace, 95), percentile(listing.project, 95));
     const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
     console.log(`\nsearch over ${SEARCHES.length} substrings x ${ROUNDS} rounds (${encAll.length} requests each side)`);
-    console.log(`  encrypted (HTTP, end to end)  p50 ${ms(percentile(encAll, 50))}  p95 ${ms(encP95)}   target p95 <= ${TARGETS.searchP95Ms} ms: ${verdict(encP95 <= TARGETS.searchP95Ms)}`);
+    console.log(
+      `  encrypted (HTTP, end to end)  p50 ${ms(percentile(encAll, 50))}  p95 ${ms(encP95)}   target p95 <= ${TARGETS.searchP95Ms} ms: ${verdict(encP95 <= TARGETS.searchP95Ms)}`,
+    );
     console.log(`  plaintext pg_trgm (SQL)       p50 ${ms(percentile(plainAll, 50))}  p95 ${ms(plainP95)}`);
-    console.log(`  ratio of p95                  ${(encP95 / plainP95).toFixed(2)}x   target <= ${TARGETS.searchVsPlaintext}x: ${verdict(encP95 <= TARGETS.searchVsPlaintext * plainP95)}`);
+    console.log(
+      `  ratio of p95                  ${(encP95 / plainP95).toFixed(2)}x   target <= ${TARGETS.searchVsPlaintext}x: ${verdict(encP95 <= TARGETS.searchVsPlaintext * plainP95)}`,
+    );
     console.log('\nsearch under 3 characters (no trigram: every lead of the scope is decrypted; not in the figures above)');
-    for (const s of short) console.log(`  ${JSON.stringify(s.term).padEnd(6)} ${s.total.toLocaleString('en').padStart(9)} matches  encrypted ${ms(s.ms)}  plaintext ${ms(s.plainMs)}`);
+    for (const s of short)
+      console.log(
+        `  ${JSON.stringify(s.term).padEnd(6)} ${s.total.toLocaleString('en').padStart(9)} matches  encrypted ${ms(s.ms)}  plaintext ${ms(s.plainMs)}`,
+      );
     console.log(`\nlisting, page 1 (${LISTING_RUNS} runs each)`);
     console.log(`  GET /projects/gate/leads              p50 ${ms(percentile(listing.workspace, 50))}  p95 ${ms(percentile(listing.workspace, 95))}`);
     console.log(`  GET /projects/:projectId/gate/leads   p50 ${ms(percentile(listing.project, 50))}  p95 ${ms(percentile(listing.project, 95))}`);

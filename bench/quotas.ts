@@ -19,7 +19,9 @@
  * <= 2x the time of 20 spread over 20 workspaces.
  */
 import { performance } from 'node:perf_hooks';
+
 import { DataSource } from 'typeorm';
+
 import { api, ms, percentile, startBenchApp } from './harness';
 
 const DEPLOYMENTS = 200;
@@ -61,11 +63,21 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 async function newWorkspaceToken(baseUrl: string, label: string): Promise<string> {
-  const reg = await api(baseUrl, 'POST', '/auth/register', { email: `bench-q-${label}-${Date.now()}@example.com`, password: 'bench password 1', name: 'Bench' });
-  const tok = await api(baseUrl, 'POST', '/access-tokens', { name: 'bench', scopes: ['deploy'] }, {
-    Authorization: `Bearer ${reg.accessToken as string}`,
-    'X-Workspace-Id': (reg.workspace as { id: string }).id,
+  const reg = await api(baseUrl, 'POST', '/auth/register', {
+    email: `bench-q-${label}-${Date.now()}@example.com`,
+    password: 'bench password 1',
+    name: 'Bench',
   });
+  const tok = await api(
+    baseUrl,
+    'POST',
+    '/access-tokens',
+    { name: 'bench', scopes: ['deploy'] },
+    {
+      Authorization: `Bearer ${reg.accessToken as string}`,
+      'X-Workspace-Id': (reg.workspace as { id: string }).id,
+    },
+  );
   return tok.token as string;
 }
 
@@ -84,9 +96,18 @@ async function main(): Promise<void> {
   };
   try {
     await seed(ds, app.workspaceId, 'a');
-    const [{ rows }] = await ds.query('SELECT count(*)::int AS rows FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.workspace_id = $1', [app.workspaceId]);
+    const [{ rows }] = await ds.query(
+      'SELECT count(*)::int AS rows FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.workspace_id = $1',
+      [app.workspaceId],
+    );
     const deployOnce = (auth: Record<string, string>, i: number) =>
-      api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: auth === big ? 'bench-big' : 'bench-empty', files: [{ path: 'index.html', content: `<p>${i}</p>` }] }, auth);
+      api(
+        app.baseUrl,
+        'POST',
+        '/v1/deployments',
+        { project_slug: auth === big ? 'bench-big' : 'bench-empty', files: [{ path: 'index.html', content: `<p>${i}</p>` }] },
+        auth,
+      );
     // Warm-up; the first deploy in the seeded workspace counts its storage (never counted before).
     for (let i = 0; i < 5; i++) {
       await deployOnce(big, -i);
@@ -104,7 +125,10 @@ async function main(): Promise<void> {
     // An expiry makes the count stale: the next deploy rebuilds it (unless the sweeper did first).
     const rebuilds: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await ds.query(`UPDATE deployments SET status = 'expired' WHERE id = (SELECT id FROM deployments WHERE workspace_id = $1 AND status = 'archived' LIMIT 1)`, [app.workspaceId]);
+      await ds.query(
+        `UPDATE deployments SET status = 'expired' WHERE id = (SELECT id FROM deployments WHERE workspace_id = $1 AND status = 'archived' LIMIT 1)`,
+        [app.workspaceId],
+      );
       rebuilds.push(await timed(() => deployOnce(big, 1000 + i)));
     }
     const rebuildP50 = row(`deploy that recounts ${rows} manifest rows`, sorted(rebuilds));
@@ -126,7 +150,13 @@ async function main(): Promise<void> {
     const manyWorkspaces = await timed(() =>
       Promise.all(
         others.map((token, i) =>
-          api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: `bench-many-${i}`, files: [{ path: 'index.html', content: `<p>many ${i}</p>` }] }, { Authorization: `Bearer ${token}` }),
+          api(
+            app.baseUrl,
+            'POST',
+            '/v1/deployments',
+            { project_slug: `bench-many-${i}`, files: [{ path: 'index.html', content: `<p>many ${i}</p>` }] },
+            { Authorization: `Bearer ${token}` },
+          ),
         ),
       ),
     );

@@ -5,10 +5,13 @@
  * `{ready, port, ...}` on stdout when it accepts connections.
  */
 import 'reflect-metadata';
-import express from 'express';
+
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+
+import express from 'express';
+
 import { BlobVariants } from '../src/blobs/blob-variants.service';
 import { api, freePort, startBenchApp } from './harness';
 
@@ -31,7 +34,13 @@ async function statichost(): Promise<void> {
   const login = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
     const body = 'password=bench+gate+password&next=%2F';
     const req = request(
-      { host: '127.0.0.1', port: app.port, path: '/.statichost/gate', method: 'POST', headers: { Host: `bench-gated.localhost:${app.port}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length } },
+      {
+        host: '127.0.0.1',
+        port: app.port,
+        path: '/.statichost/gate',
+        method: 'POST',
+        headers: { Host: `bench-gated.localhost:${app.port}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length },
+      },
       (res) => {
         res.resume();
         resolve({ status: res.statusCode ?? 0, cookie: String(res.headers['set-cookie']?.[0] ?? '').split(';')[0] });
@@ -46,7 +55,9 @@ async function statichost(): Promise<void> {
   const swagger = process.env.BENCH_SWAGGER_DIR;
   if (swagger) {
     const names = (await readdir(swagger)).filter((n) => !n.startsWith('.'));
-    const swaggerFiles = await Promise.all(names.map(async (n) => ({ path: n, content: (await readFile(join(swagger, n))).toString('base64'), encoding: 'base64' })));
+    const swaggerFiles = await Promise.all(
+      names.map(async (n) => ({ path: n, content: (await readFile(join(swagger, n))).toString('base64'), encoding: 'base64' })),
+    );
     await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-swagger', files: swaggerFiles }, auth);
   }
   // Measure compressed answers only once every Brotli and gzip copy exists.

@@ -21,12 +21,13 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
 import { freePort, have, startPinnedTarget } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -35,21 +36,29 @@ const FILES: Record<string, string> = {
   'file-2k.html': `<p>${randomBytes(1500).toString('base64').slice(0, 2041)}</p>`,
   'file-50k.html': `<p>${randomBytes(38_000).toString('base64').slice(0, 51_193)}</p>`,
   // Code-like text compresses as real bundles do (random base64 would only save 25 %).
-  'file-50k.js': Array.from({ length: 700 }, (_, i) => `export const f${i} = (a, b) => a.map((x) => x * ${i} + b[${i % 13}] /* ${randomBytes(6).toString('hex')} */);\n`).join('').slice(0, 51_200),
+  'file-50k.js': Array.from(
+    { length: 700 },
+    (_, i) => `export const f${i} = (a, b) => a.map((x) => x * ${i} + b[${i % 13}] /* ${randomBytes(6).toString('hex')} */);\n`,
+  )
+    .join('')
+    .slice(0, 51_200),
 };
 const ACCEPT_COMPRESSED = 'Accept-Encoding: br, gzip';
 /** A browser's agent: analytics counts its HTML answers as page views (wrk sends none, which counts as a bot). */
 const BROWSER_UA = 'User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 const SWAGGER_DIR = join(require.resolve('swagger-ui-dist/package.json'), '..');
-const NGINX_GZIP_TYPES = 'text/plain text/css text/xml text/javascript application/javascript application/x-javascript application/json application/xml application/rss+xml image/svg+xml';
-
+const NGINX_GZIP_TYPES =
+  'text/plain text/css text/xml text/javascript application/javascript application/x-javascript application/json application/xml application/rss+xml image/svg+xml';
 
 function startTarget(args: string[], env: Record<string, string> = {}) {
-  return startPinnedTarget(join(__dirname, 'serve-target.ts'), args, { core: 0, env: { ...env, BENCH_FILES: JSON.stringify(FILES), BENCH_SWAGGER_DIR: SWAGGER_DIR } });
+  return startPinnedTarget(join(__dirname, 'serve-target.ts'), args, {
+    core: 0,
+    env: { ...env, BENCH_FILES: JSON.stringify(FILES), BENCH_SWAGGER_DIR: SWAGGER_DIR },
+  });
 }
 
 async function startNginx(root: string): Promise<{ stop(): void; port: number; gzipPort: number } | undefined> {
-  const nginx = ['/usr/sbin/nginx', 'nginx'].find((p) => p.startsWith('/') ? have(p) : have(p));
+  const nginx = ['/usr/sbin/nginx', 'nginx'].find((p) => (p.startsWith('/') ? have(p) : have(p)));
   if (!nginx) return undefined;
   const port = await freePort();
   const gzipPort = await freePort();
@@ -133,7 +142,8 @@ async function main(): Promise<void> {
       const noAnalyticsPort = noAnalytics.info.port as number;
       // The canonical URL of an .html file has no extension; the .html one answers 308 (issue 12).
       const url = `/${file.replace(/\.html$/, '')}`;
-      for (const port of [shPort, offPort, noAnalyticsPort]) execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${port}${url}`]);
+      for (const port of [shPort, offPort, noAnalyticsPort])
+        execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: bench.localhost' http://127.0.0.1:${port}${url}`]);
       // And warm the JIT of every app process alike: the first one measured must not pay for it alone.
       for (const port of [shPort, offPort, noAnalyticsPort]) wrk(`http://127.0.0.1:${port}${url}`, `bench.localhost:${port}`, [BROWSER_UA], undefined, 2);
       const row: Record<string, Result> = {};
@@ -161,7 +171,8 @@ async function main(): Promise<void> {
     // A new query string per request, as utm_ parameters and cache busters give.
     const unique = join(root, 'unique-query.lua');
     await writeFile(unique, `local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, "/file-2k?n=" .. n)\nend\n`);
-    for (const slug of ['bench', 'bench-rules']) execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: ${slug}.localhost' http://127.0.0.1:${shPort}/file-2k`]);
+    for (const slug of ['bench', 'bench-rules'])
+      execFileSync('sh', ['-c', `curl -s -o /dev/null -H 'Host: ${slug}.localhost' http://127.0.0.1:${shPort}/file-2k`]);
     rulesRow['no rules, one URL'] = wrk(`http://127.0.0.1:${shPort}/file-2k`, `bench.localhost:${shPort}`);
     rulesRow['2,100 rules, one URL'] = wrk(`http://127.0.0.1:${shPort}/file-2k`, `bench-rules.localhost:${shPort}`);
     rulesRow['no rules, new query each request'] = wrk(`http://127.0.0.1:${shPort}/file-2k`, `bench.localhost:${shPort}`, [], unique);
@@ -198,7 +209,10 @@ async function main(): Promise<void> {
       console.log(`${name} p99 ${row[name].p99Ms.toFixed(2)} ms (target <= 10 ms) ${row[name].p99Ms <= 10 ? 'MET' : 'MISSED'}`);
     }
     const br = row['statichost ungated, br'];
-    if (br) console.log(`compressed (${ACCEPT_COMPRESSED}) ${(br.reqPerSec / on).toFixed(3)}x of identity req/s (target >= 0.9x) ${br.reqPerSec >= 0.9 * on ? 'MET' : 'MISSED'}`);
+    if (br)
+      console.log(
+        `compressed (${ACCEPT_COMPRESSED}) ${(br.reqPerSec / on).toFixed(3)}x of identity req/s (target >= 0.9x) ${br.reqPerSec >= 0.9 * on ? 'MET' : 'MISSED'}`,
+      );
   }
   if (wire) {
     const ratio = wire.statichost / wire.nginx;

@@ -10,6 +10,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+
 import { freePort } from '../src/common/free-port';
 
 const ROOT = join(__dirname, '..');
@@ -27,7 +28,10 @@ async function timeToFirst200(dataDir: string, port: number, pgPort: number): Pr
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return performance.now() - started;
       if (performance.now() - started > 120_000) throw new Error('no 200 from /health within 120 s');
       await new Promise((r) => setTimeout(r, 25));

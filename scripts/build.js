@@ -138,7 +138,11 @@ function buildWeb({ force = false, quiet = false } = {}) {
   const started = Date.now();
   // Always the production build: under jest (NODE_ENV=test) Vite would bundle React's development build, 1.6x larger.
   const env = { ...process.env, NODE_ENV: 'production' };
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(WEB, 'vite.config.mts')], { cwd: root, env, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit' });
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(WEB, 'vite.config.mts')], {
+    cwd: root,
+    env,
+    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+  });
   if (result.status !== 0) throw new Error(`build: vite build of the dashboard failed (exit ${result.status})`);
   console.error(`build: dashboard built in ${Date.now() - started} ms`);
   return true;

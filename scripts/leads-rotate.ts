@@ -11,13 +11,16 @@
  *   --batch-size <n>   leads per transaction (default 500)
  */
 import 'reflect-metadata';
+
 import { existsSync } from 'node:fs';
-import { DataSource } from 'typeorm';
+
 import pino from 'pino';
+import { DataSource } from 'typeorm';
+
 import { createLogger } from '../src/common/logging';
 import { validateEnv } from '../src/config/env.schema';
 import { dataSourceOptions } from '../src/database/data-source-options';
-import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
 import { LeadsKeyring } from '../src/leads/keyring';
 import { rotateLeads } from '../src/leads/leads-rotation';
@@ -49,7 +52,12 @@ async function main(): Promise<number> {
     let url = env.DATABASE_URL;
     if (!url) {
       logger.info({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
-      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR, logger });
+      embedded = await startEmbeddedPostgres({
+        dataDir: env.DATA_DIR,
+        port: env.EMBEDDED_POSTGRES_PORT,
+        runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR,
+        logger,
+      });
       url = embedded.url;
     }
     dataSource = await new DataSource(dataSourceOptions(url, 2)).initialize();

@@ -1,25 +1,28 @@
 import 'reflect-metadata';
+
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import type { DestinationStream, Logger } from 'pino';
+
 import { AppModule } from './app.module';
-import { GlobalExceptionFilter } from './common/exception.filter';
-import { applyConnectionTimeouts } from './common/connection-limits';
-import { jsonBodyParser } from './common/json-body';
-import { jsonShapeLimits } from './common/json-shape';
-import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
 import { finishOpenApiDocument } from './auth/openapi-document';
+import { applyConnectionTimeouts } from './common/connection-limits';
+import { GlobalExceptionFilter } from './common/exception.filter';
+import { jsonBodyParser } from './common/json-body';
+import { jsonShapeLimits } from './common/json-shape';
+import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe, RejectMalformedTextPipe } from './common/validation';
-import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { AppConfig } from './config/app-config';
+import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { SiteRouter } from './sites/site-router.service';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export interface CreateAppOptions {
   /** Settings that win over process.env (tests use these instead of mutating the environment). */
@@ -62,7 +65,10 @@ function installSiteRouter(app: NestExpressApplication): void {
   const server = app.getHttpServer() as Server;
   const express = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
-  server.on('request', app.get(SiteRouter).dispatcher((req, res) => express.forEach((listener) => listener.call(server, req, res))));
+  server.on(
+    'request',
+    app.get(SiteRouter).dispatcher((req, res) => express.forEach((listener) => listener.call(server, req, res))),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+
 import { AccessTokensModule } from './access-tokens/access-tokens.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { AuthGuard } from './auth/auth.guard';
@@ -10,12 +11,12 @@ import { BlobsModule } from './blobs/blobs.module';
 import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { DeploymentsModule } from './deployments/deployments.module';
 import { DeployPreflightModule } from './deploy-preflight/preflight.module';
+import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
-import { LeadsModule } from './leads/leads.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
+import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';

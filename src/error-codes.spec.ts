@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { CODES_NOT_PER_ROUTE, declaredCodes } from './error-codes';
 
 type Json = Record<string, any>;

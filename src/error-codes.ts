@@ -2,8 +2,8 @@ import { accessTokensError } from './access-tokens/access-tokens.errors';
 import { authError } from './auth/auth.errors';
 import { billingError } from './billing/billing.errors';
 import { blobsError } from './blobs/blobs.errors';
+import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
 import { idempotencyError } from './common/idempotency/idempotency.errors';
-import { commonError, type CodesWithStatus, type ErrorStatus } from './common/errors';
 import { deploymentsError } from './deployments/deployments.errors';
 import { domainsError } from './domains/domains.errors';
 import { internalError } from './internal/internal.errors';
@@ -61,6 +61,10 @@ export const CODES_NOT_PER_ROUTE: Partial<Record<ErrorCode, string>> = {
 /** `module` → its codes, for the document and the tests. */
 export function declaredCodes(): { module: string; code: string; statuses: ErrorStatus[] }[] {
   return ERROR_MODULES.flatMap((m) =>
-    Object.entries(m.codes as Record<string, ErrorStatus | readonly ErrorStatus[]>).map(([code, s]) => ({ module: m.module, code, statuses: typeof s === 'number' ? [s] : [...s] })),
+    Object.entries(m.codes as Record<string, ErrorStatus | readonly ErrorStatus[]>).map(([code, s]) => ({
+      module: m.module,
+      code,
+      statuses: typeof s === 'number' ? [s] : [...s],
+    })),
   );
 }

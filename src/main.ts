@@ -1,9 +1,11 @@
 import 'reflect-metadata';
+
 import { existsSync } from 'node:fs';
+
 import { createApp } from './app.factory';
 import { createLogger } from './common/logging';
 import { validateEnv } from './config/env.schema';
-import { EmbeddedPostgresError, EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
+import { EmbeddedPostgresError, type EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -21,7 +23,12 @@ async function main(): Promise<void> {
   if (!env.DATABASE_URL) {
     logger.info({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT }, 'DATABASE_URL is unset: starting embedded PostgreSQL');
     try {
-      embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, port: env.EMBEDDED_POSTGRES_PORT, runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR, logger });
+      embedded = await startEmbeddedPostgres({
+        dataDir: env.DATA_DIR,
+        port: env.EMBEDDED_POSTGRES_PORT,
+        runtimeDir: env.EMBEDDED_POSTGRES_RUNTIME_DIR,
+        logger,
+      });
     } catch (err) {
       // One line that says what to do; the stack of a start-up failure helps nobody.
       console.error(err instanceof EmbeddedPostgresError ? err.message : `The embedded PostgreSQL did not start: ${(err as Error).message}`);

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './helpers/app';
+import { startTestApp, type TestApp } from './helpers/app';
 
 describe('Foundation (e2e)', () => {
   let t: TestApp;

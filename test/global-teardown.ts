@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { validateRecordedResponses } from './helpers/openapi-responses';
 import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 

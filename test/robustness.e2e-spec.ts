@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from './helpers/app';
+import { startTestApp, type TestApp } from './helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from './helpers/identity';
 
 /**
@@ -31,7 +31,24 @@ describe('No route answers bad input with a 5xx (e2e)', () => {
     { name: 42, files: 'x', workspaceId: [], email: {}, password: null, page: -1 },
     'null',
     '"text"',
-    { name: nul, slug: nul, email: `${nul}@x.io`, password: `${nul}passwordpassword`, project_slug: nul, scopes: [nul], role: nul, workspaceId: nul, custom_domain: nul, paymentMethodToken: nul, tier: nul, interval: nul, refreshToken: nul, ttl: nul, default_ttl: nul, files: [{ path: nul, content: 'x' }] },
+    {
+      name: nul,
+      slug: nul,
+      email: `${nul}@x.io`,
+      password: `${nul}passwordpassword`,
+      project_slug: nul,
+      scopes: [nul],
+      role: nul,
+      workspaceId: nul,
+      custom_domain: nul,
+      paymentMethodToken: nul,
+      tier: nul,
+      interval: nul,
+      refreshToken: nul,
+      ttl: nul,
+      default_ttl: nul,
+      files: [{ path: nul, content: 'x' }],
+    },
   ];
   const queries = ['', '?page=0', '?limit=1e9', '?page=abc&limit=-5', '?search=%25%5F%5C%27', '?projectId=x&workspaceId=%00', '?search=a%00b&projectId=%00'];
 
@@ -46,7 +63,8 @@ describe('No route answers bad input with a 5xx (e2e)', () => {
               const query = queries[i % queries.length];
               const req = (t.http() as unknown as Record<string, (u: string) => import('supertest').Test>)[method](`${url}${query}`).set(headers);
               const res = typeof body === 'string' ? await req.set('Content-Type', 'application/json').send(body) : await req.send(body as object);
-              if (res.status >= 500) failures.push(`${method.toUpperCase()} ${url}${query} ${JSON.stringify(body)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+              if (res.status >= 500)
+                failures.push(`${method.toUpperCase()} ${url}${query} ${JSON.stringify(body)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
               else if (res.status >= 400) expect(res.body).toMatchObject({ statusCode: res.status, message: expect.any(String), code: expect.any(String) });
             }
           }
@@ -80,6 +98,11 @@ describe('No route answers bad input with a 5xx (e2e)', () => {
       expect([url, res.status, res.body.message]).toEqual([url, 400, `${field}: must not contain a NUL character`]);
     }
     // A deployed file's bytes may hold NUL: they go to the object store, not to a text column.
-    await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'nul-bytes', files: [{ path: 'a.txt', content: N }] }).expect(201);
+    await t
+      .http()
+      .post('/v1/deployments')
+      .set(bearer(token))
+      .send({ project_slug: 'nul-bytes', files: [{ path: 'a.txt', content: N }] })
+      .expect(201);
   });
 });

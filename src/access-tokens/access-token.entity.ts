@@ -1,6 +1,7 @@
-import { Project } from '../projects/project.entity';
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+
 import type { Scope } from '../auth/principal';
+import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 

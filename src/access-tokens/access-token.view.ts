@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES, type Scope } from '../auth/principal';
+
+import { type Scope, SCOPES } from '../auth/principal';
 import { iso } from '../common/time';
 import type { AccessToken } from './access-token.entity';
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiPaginatedOk, ApiWorkspaceHeader } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
@@ -19,7 +20,7 @@ export class AccessTokensController {
   @ApiOperation({
     summary: 'Create an API token',
     description:
-      'The secret (`token`) is in this response only. Scopes cannot exceed the caller\'s; a project-bound token can only create tokens bound to its project.',
+      "The secret (`token`) is in this response only. Scopes cannot exceed the caller's; a project-bound token can only create tokens bound to its project.",
   })
   @ApiCreatedResponse({ type: CreatedAccessTokenView })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateAccessTokenDto): Promise<CreatedAccessTokenView> {

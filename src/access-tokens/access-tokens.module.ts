@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ProjectsModule } from '../projects/projects.module';
 import { AccessTokensController, MeController } from './access-tokens.controller';
 import { AccessTokensRepository } from './access-tokens.repository';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
+
 import type { Scope } from '../auth/principal';
 import { GenerateSql } from '../database/generate-sql';
 import { AccessToken } from './access-token.entity';
@@ -44,12 +45,27 @@ export class AccessTokensRepository {
   @GenerateSql({
     params: (f) => [
       f.manager,
-      { id: TOKEN, workspaceId: f.workspaceId, projectId: null, name: 'fixture', tokenHash: '1'.repeat(64), prefix: 'sk_live_fixt', scopes: ['read'], expiresAt: null, lastUsedAt: null, createdBy: f.userId, revokedAt: null },
+      {
+        id: TOKEN,
+        workspaceId: f.workspaceId,
+        projectId: null,
+        name: 'fixture',
+        tokenHash: '1'.repeat(64),
+        prefix: 'sk_live_fixt',
+        scopes: ['read'],
+        expiresAt: null,
+        lastUsedAt: null,
+        createdBy: f.userId,
+        revokedAt: null,
+      },
     ],
   })
   async insert(
     manager: EntityManager,
-    row: Pick<AccessToken, 'id' | 'workspaceId' | 'projectId' | 'name' | 'tokenHash' | 'prefix' | 'scopes' | 'expiresAt' | 'lastUsedAt' | 'createdBy' | 'revokedAt'>,
+    row: Pick<
+      AccessToken,
+      'id' | 'workspaceId' | 'projectId' | 'name' | 'tokenHash' | 'prefix' | 'scopes' | 'expiresAt' | 'lastUsedAt' | 'createdBy' | 'revokedAt'
+    >,
   ): Promise<void> {
     await manager.insert(AccessToken, manager.create(AccessToken, row));
   }

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
+import { authError } from '../auth/auth.errors';
 import type { Credential } from '../auth/authorize';
 import { missingScopes, sortScopes } from '../auth/permissions';
 import type { Principal, Scope } from '../auth/principal';
@@ -8,12 +10,11 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { iso } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
+import { AccessTokenView, accessTokenView, CreatedAccessTokenView, createdAccessTokenView, TokenContextView } from './access-token.view';
+import { accessTokensError } from './access-tokens.errors';
 import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenScope } from './access-tokens.repository';
-import { accessTokenView, AccessTokenView, createdAccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
-import { accessTokensError } from './access-tokens.errors';
-import { authError } from '../auth/auth.errors';
 
 export { LAST_USED_RESOLUTION_MS };
 
@@ -68,7 +69,9 @@ export class AccessTokensService {
     const scopes = sortScopes(dto.scopes);
     const missing = missingScopes(scopes, principal.scopes);
     if (missing.length > 0) {
-      throw authError('insufficient_scope', `You cannot grant a scope you do not hold: ${missing.join(', ')} (you hold: ${principal.scopes.join(', ')})`, { missingScopes: missing });
+      throw authError('insufficient_scope', `You cannot grant a scope you do not hold: ${missing.join(', ')} (you hold: ${principal.scopes.join(', ')})`, {
+        missingScopes: missing,
+      });
     }
     const requestedExpiry = dto.expires_at ? new Date(dto.expires_at) : null;
     if (requestedExpiry && requestedExpiry.getTime() <= Date.now()) {
@@ -94,7 +97,10 @@ export class AccessTokensService {
       const projectId = dto.projectId ?? null;
       if (principal.projectId) {
         if (projectId === null) {
-          throw authError('project_bound_token', `A token bound to project ${principal.projectId} cannot create a workspace-wide token: send projectId ${principal.projectId}`);
+          throw authError(
+            'project_bound_token',
+            `A token bound to project ${principal.projectId} cannot create a workspace-wide token: send projectId ${principal.projectId}`,
+          );
         }
         if (projectId !== principal.projectId) throw notFound('Project', projectId);
       }

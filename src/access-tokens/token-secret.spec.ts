@@ -1,12 +1,6 @@
 import fc from 'fast-check';
-import {
-  generateTokenSecret,
-  hashTokenSecret,
-  isWellFormedTokenSecret,
-  looksLikeTokenSecret,
-  TOKEN_SECRET_LENGTH,
-  tokenPrefix,
-} from './token-secret';
+
+import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, looksLikeTokenSecret, TOKEN_SECRET_LENGTH, tokenPrefix } from './token-secret';
 
 describe('API token secrets', () => {
   it('look like sk_live_ + base62 and pass their own checksum', () => {
@@ -27,11 +21,15 @@ describe('API token secrets', () => {
   it('fail the checksum when any one character changes', () => {
     const secret = generateTokenSecret();
     fc.assert(
-      fc.property(fc.integer({ min: 8, max: secret.length - 1 }), fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), (index, char) => {
-        fc.pre(secret[index] !== char);
-        const changed = secret.slice(0, index) + char + secret.slice(index + 1);
-        expect(isWellFormedTokenSecret(changed)).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 8, max: secret.length - 1 }),
+        fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'),
+        (index, char) => {
+          fc.pre(secret[index] !== char);
+          const changed = secret.slice(0, index) + char + secret.slice(index + 1);
+          expect(isWellFormedTokenSecret(changed)).toBe(false);
+        },
+      ),
     );
   });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+
 import { randomString } from '../common/ids';
 
 /**

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+
+import { Injectable } from '@nestjs/common';
 import { isbot } from 'isbot';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';

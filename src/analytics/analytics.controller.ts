@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { AnalyticsService } from './analytics.service';
@@ -15,7 +16,10 @@ export class AnalyticsController {
 
   @Get(':projectId/analytics')
   @Scopes('read')
-  @ApiOperation({ summary: 'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)' })
+  @ApiOperation({
+    summary:
+      'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)',
+  })
   @ApiOkResponse({ type: AnalyticsDto })
   get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: AnalyticsQueryDto): Promise<AnalyticsDto> {
     return this.analytics.forProject(principal, projectId, query);

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+
 import { ProjectsModule } from '../projects/projects.module';
 import { AnalyticsController } from './analytics.controller';
-import { AnalyticsRecorder } from './analytics-recorder.service';
-import { AnalyticsRetention } from './analytics-retention.service';
 import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
+import { AnalyticsRecorder } from './analytics-recorder.service';
+import { AnalyticsRetention } from './analytics-retention.service';
 
 /** Site analytics: counting in the site router (AnalyticsRecorder), retention, and the API. */
 @Module({

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import type { RollupKind } from './analytics.entities';
 import { dayOf, OTHER_PATH } from './traffic';
@@ -102,7 +103,12 @@ export class AnalyticsRepository {
     { name: 'top 10', params: (f) => [topRange(f.projectId), 'page', 'page_views', 10] },
     { name: 'all', params: (f) => [topRange(f.projectId), 'gate', 'requests', null] },
   )
-  top(range: TopRange, kind: 'page' | 'referrer' | 'not_found' | 'gate', measure: 'page_views' | 'requests', limit: number | null): Promise<{ key: string; n: string }[]> {
+  top(
+    range: TopRange,
+    kind: 'page' | 'referrer' | 'not_found' | 'gate',
+    measure: 'page_views' | 'requests',
+    limit: number | null,
+  ): Promise<{ key: string; n: string }[]> {
     return this.dataSource.query(
       `SELECT key, sum(n) AS n FROM (
            SELECT key, ${measure} AS n FROM analytics_daily WHERE project_id = $1 AND kind = '${kind}' AND day >= $4 AND day < $5
@@ -133,8 +139,16 @@ export class AnalyticsRepository {
     { name: 'daily', inTransaction: true, params: (f) => [f.manager, 'analytics_daily', [exampleRow(f.projectId)]] },
   )
   async addRollups(manager: EntityManager, table: RollupTable, rows: RollupRow[]): Promise<void> {
-    if (table === 'analytics_hourly') await manager.query(upsertSql('analytics_hourly', 'hour', 'timestamptz'), columns(rows, (r) => new Date(r.hour).toISOString()));
-    else await manager.query(upsertSql('analytics_daily', 'day', 'date'), columns(rows, (r) => dayOf(r.hour)));
+    if (table === 'analytics_hourly')
+      await manager.query(
+        upsertSql('analytics_hourly', 'hour', 'timestamptz'),
+        columns(rows, (r) => new Date(r.hour).toISOString()),
+      );
+    else
+      await manager.query(
+        upsertSql('analytics_daily', 'day', 'date'),
+        columns(rows, (r) => dayOf(r.hour)),
+      );
   }
 
   /**
@@ -176,7 +190,12 @@ export class AnalyticsRepository {
   /** Creates the two days' visitor-hash keys unless another instance did first. */
   @GenerateSql({ params: () => [DAY, Buffer.alloc(32), '2026-01-16', Buffer.alloc(32)] })
   async insertSecrets(today: string, todaySecret: Buffer, tomorrow: string, tomorrowSecret: Buffer): Promise<void> {
-    await this.dataSource.query('INSERT INTO analytics_secrets (day, secret) VALUES ($1, $2), ($3, $4) ON CONFLICT (day) DO NOTHING', [today, todaySecret, tomorrow, tomorrowSecret]);
+    await this.dataSource.query('INSERT INTO analytics_secrets (day, secret) VALUES ($1, $2), ($3, $4) ON CONFLICT (day) DO NOTHING', [
+      today,
+      todaySecret,
+      tomorrow,
+      tomorrowSecret,
+    ]);
   }
 
   @GenerateSql({ params: () => [DAY, '2026-01-16'] })

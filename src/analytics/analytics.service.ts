@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Principal } from '../auth/principal';
 import { Clock } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
 import { AnalyticsRepository, type SeriesRow, type TopRange } from './analytics.repository';
+import type { AnalyticsDto, AnalyticsFunnelDto, AnalyticsPointDto } from './analytics.view';
 import { emptySketch, estimate, HLL_REGISTERS, mergeDense } from './hll';
 import { buckets, parseRange } from './range';
-import type { AnalyticsDto, AnalyticsFunnelDto, AnalyticsPointDto } from './analytics.view';
 
 const TOP = 10;
 
@@ -55,7 +56,11 @@ export class AnalyticsService {
       this.analytics.top(topRange, 'not_found', 'requests', TOP),
       this.analytics.top(topRange, 'gate', 'requests', null),
       // Sketches are per day: an hourly range counts the visitors of the days it touches.
-      this.analytics.visitorSketches(project.id, range.from.toISOString().slice(0, 10), new Date(Math.ceil(range.to.getTime() / 86_400_000) * 86_400_000).toISOString().slice(0, 10)),
+      this.analytics.visitorSketches(
+        project.id,
+        range.from.toISOString().slice(0, 10),
+        new Date(Math.ceil(range.to.getTime() / 86_400_000) * 86_400_000).toISOString().slice(0, 10),
+      ),
     ]);
 
     const all = emptySketch();

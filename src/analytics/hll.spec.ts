@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { addHash, emptySketch, estimate, HLL_REGISTERS, HLL_STANDARD_ERROR, mergeDense, mergeSparse, SparseSketch } from './hll';
+
+import { addHash, emptySketch, estimate, HLL_REGISTERS, HLL_STANDARD_ERROR, mergeDense, mergeSparse, type SparseSketch } from './hll';
 
 const hashOf = (s: string) => createHash('sha256').update(s).digest();
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../common/errors';
+import { type ApiError } from '../common/errors';
 import { buckets, parseRange } from './range';
 
 const now = new Date('2026-11-23T13:45:00.000Z');

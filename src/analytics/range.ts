@@ -31,7 +31,8 @@ function parseTime(field: 'from' | 'to', value: string | undefined): number | un
  */
 export function parseRange(query: { from?: string; to?: string; interval?: string }, now: Date): AnalyticsRange {
   const interval = query.interval ?? 'day';
-  if (interval !== 'hour' && interval !== 'day') throw badRequest(`interval: must be hour or day, not ${JSON.stringify(interval).slice(0, 40)}`, 'validation_failed', { field: 'interval' });
+  if (interval !== 'hour' && interval !== 'day')
+    throw badRequest(`interval: must be hour or day, not ${JSON.stringify(interval).slice(0, 40)}`, 'validation_failed', { field: 'interval' });
   const step = interval === 'hour' ? HOUR : DAY;
   const toMs = parseTime('to', query.to) ?? now.getTime();
   const fromMs = parseTime('from', query.from) ?? toMs - DEFAULT_RANGE_DAYS * DAY;

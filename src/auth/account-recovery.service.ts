@@ -1,6 +1,8 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { uniqueViolation } from '../common/db-errors';
 import { unauthorized } from '../common/errors';
 import { hashPassword } from '../common/password-hash';
@@ -10,14 +12,14 @@ import { MailService } from '../mail/mail.service';
 import { OutboxService } from '../outbox/outbox.service';
 import type { Email } from '../users/email';
 import type { User } from '../users/user.entity';
-import { UsersRepository } from '../users/users.repository';
-import { userView, UserView } from '../users/user.view';
-import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
-import { AccountTokensRepository } from './account-tokens.repository';
-import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
-import { AuthThrottle } from './auth-throttle.service';
-import { authError } from './auth.errors';
+import { UserView, userView } from '../users/user.view';
 import { usersError } from '../users/users.errors';
+import { UsersRepository } from '../users/users.repository';
+import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
+import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
+import { AccountTokensRepository } from './account-tokens.repository';
+import { authError } from './auth.errors';
+import { AuthThrottle } from './auth-throttle.service';
 import { SessionsRepository } from './sessions.repository';
 
 /** The outbox kind that turns a reset request into a token and a mail, after the request was answered. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, IsNull } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import { AccountToken, type AccountTokenPurpose } from './account-token.entity';
 
@@ -9,7 +10,10 @@ const TOKEN = '00000000-0000-4000-8000-000000000001';
 @Injectable()
 export class AccountTokensRepository {
   @GenerateSql({
-    params: (f) => [f.manager, { id: TOKEN, userId: f.userId, purpose: 'verify_email', email: f.email, tokenHash: '3'.repeat(64), expiresAt: new Date(0), usedAt: null }],
+    params: (f) => [
+      f.manager,
+      { id: TOKEN, userId: f.userId, purpose: 'verify_email', email: f.email, tokenHash: '3'.repeat(64), expiresAt: new Date(0), usedAt: null },
+    ],
   })
   async insert(manager: EntityManager, row: Pick<AccountToken, 'id' | 'userId' | 'purpose' | 'email' | 'tokenHash' | 'expiresAt' | 'usedAt'>): Promise<void> {
     await manager.insert(AccountToken, row);

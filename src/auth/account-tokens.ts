@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { randomString } from '../common/ids';
 import type { AccountTokenPurpose } from './account-token.entity';
 

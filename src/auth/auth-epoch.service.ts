@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { FreshRead } from './fresh-read';
 

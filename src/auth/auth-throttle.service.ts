@@ -1,7 +1,9 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+
 import { ApiError, commonError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { GATE_LIMITS_TABLE } from '../gates/gate-access.service';
@@ -60,7 +62,8 @@ export class AuthThrottle implements OnModuleInit {
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     const broken = refused.find((reason) => !(reason instanceof RateLimiterRes));
     if (broken) throw broken;
-    if (refused.length > 0) throw tooManyAttempts('Too many failed sign-ins for this account', Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
+    if (refused.length > 0)
+      throw tooManyAttempts('Too many failed sign-ins for this account', Math.max(...(refused as RateLimiterRes[]).map((r) => r.msBeforeNext)));
   }
 
   /** The attempt ended before the password could be judged (hashing busy, database down): it does not count. */

@@ -1,9 +1,10 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { clientAddress } from '../common/client-address';
-import { AppConfig } from '../config/app-config';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+
+import { clientAddress } from '../common/client-address';
 import { badRequest } from '../common/errors';
+import { AppConfig } from '../config/app-config';
 import { AccountRecoveryService } from './account-recovery.service';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
@@ -44,7 +45,8 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Sign in: an access JWT and a refresh token',
-    description: 'Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.',
+    description:
+      'Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })
@@ -128,7 +130,12 @@ export class AuthController {
   @ApiOperation({ summary: "End the JWT's session: its refresh token and access JWTs stop working" })
   @SESSION_MODE
   @ApiNoContentResponse()
-  async logout(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+  async logout(
+    @CurrentPrincipal() principal: Principal,
+    @Body() _body: EmptyBodyDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
     await this.auth.logout(principal);
     if (mode === 'cookie') res.setHeader('Set-Cookie', this.cookie(undefined));

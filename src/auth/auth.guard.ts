@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
+
 import {
   checkCredentialKind,
   checkRequirements,
@@ -63,11 +64,13 @@ export class AuthGuard implements CanActivate {
     return new Promise((resolve, reject) => {
       // A fresh object per request: passport attaches this request's callbacks to it.
       const strategy = Object.create(this.strategy) as BearerStrategy;
-      const middleware = this.strategy.getPassportInstance().authenticate(strategy, { session: false }, (err: unknown, authenticated: Authenticated | false) => {
-        if (err) reject(err);
-        else if (!authenticated) reject(invalidCredentials());
-        else resolve(authenticated);
-      });
+      const middleware = this.strategy
+        .getPassportInstance()
+        .authenticate(strategy, { session: false }, (err: unknown, authenticated: Authenticated | false) => {
+          if (err) reject(err);
+          else if (!authenticated) reject(invalidCredentials());
+          else resolve(authenticated);
+        });
       middleware(req, res, (err?: unknown) => reject(err ?? invalidCredentials()));
     });
   }

@@ -1,20 +1,22 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { hashPassword, verifyPassword } from '../common/password-hash';
 import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { AccountRecoveryService } from './account-recovery.service';
+import { authError } from './auth.errors';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
+import { AuthThrottle } from './auth-throttle.service';
 import { withBearerChallenge } from './credentials';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';
 import type { Principal } from './principal';
-import { AccountRecoveryService } from './account-recovery.service';
-import { AuthThrottle } from './auth-throttle.service';
 import { SessionsService } from './sessions.service';
-import { authError } from './auth.errors';
 
 @Injectable()
 export class AuthService implements OnModuleInit {

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
 import { UserView } from '../users/user.view';
 import { WorkspaceView } from '../workspaces/workspace.view';
 

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { Reflector } from '@nestjs/core';
+
 import { ApiError } from '../common/errors';
 import {
   checkCredentialKind,
@@ -178,7 +180,13 @@ describe('namedWorkspace', () => {
   });
 
   it('answers the pipe’s 400 for a missing or malformed one, before any lookup', () => {
-    for (const [body, query] of [[{}, {}], [{ workspaceId: 'acme' }, {}], [{ workspaceId: [WS_A] }, {}], [undefined, {}], [[WS_A], {}]] as const) {
+    for (const [body, query] of [
+      [{}, {}],
+      [{ workspaceId: 'acme' }, {}],
+      [{ workspaceId: [WS_A] }, {}],
+      [undefined, {}],
+      [[WS_A], {}],
+    ] as const) {
       expect(failure(() => namedWorkspace('body', body, query))).toEqual({
         status: 400,
         code: 'validation_failed',
@@ -196,7 +204,11 @@ describe('namedWorkspacePrincipal', () => {
   });
 
   it('answers 403 not_a_member to a non-member and 403 workspace_mismatch when X-Workspace-Id names another', () => {
-    expect(failure(() => namedWorkspacePrincipal(user, WS_A, null))).toEqual({ status: 403, code: 'not_a_member', message: `You are not a member of workspace ${WS_A}` });
+    expect(failure(() => namedWorkspacePrincipal(user, WS_A, null))).toEqual({
+      status: 403,
+      code: 'not_a_member',
+      message: `You are not a member of workspace ${WS_A}`,
+    });
     const inB: Principal = { ...user, workspaceId: WS_B, role: 'owner', scopes: ['deploy', 'read', 'delete', 'admin'] };
     expect(failure(() => namedWorkspacePrincipal(inB, WS_A, 'owner'))).toMatchObject({ status: 403, code: 'workspace_mismatch' });
     expect(namedWorkspacePrincipal(inB, WS_B, 'owner').workspaceId).toBe(WS_B);

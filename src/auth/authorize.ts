@@ -1,20 +1,12 @@
 import type { Reflector } from '@nestjs/core';
+
 import { type ApiError, badRequest, notFound } from '../common/errors';
 import { isId } from '../common/ids';
 import { assertStorableText } from '../common/validation';
-import {
-  CREDENTIAL_KIND,
-  IS_PUBLIC,
-  REQUIRED_ROLES,
-  REQUIRED_SCOPES,
-  ROLE_REFUSAL,
-  WORKSPACE_IN,
-  WORKSPACE_OPTIONAL,
-  WORKSPACE_WIDE,
-} from './decorators';
+import { authError, type AuthErrorCode } from './auth.errors';
+import { CREDENTIAL_KIND, IS_PUBLIC, REQUIRED_ROLES, REQUIRED_SCOPES, ROLE_REFUSAL, WORKSPACE_IN, WORKSPACE_OPTIONAL, WORKSPACE_WIDE } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
 import type { Principal, Role, Scope } from './principal';
-import { type AuthErrorCode, authError } from './auth.errors';
 
 /**
  * The pure half of the bearer guard: given who the credential says the caller is
@@ -59,13 +51,10 @@ export function routeAccess(reflector: Reflector, handler: Function, controller:
 
 /** A verified credential, before the route's workspace is known. */
 export type Credential =
-  | { kind: 'token'; tokenId: string; workspaceId: string; scopes: Scope[]; projectId: string | null }
-  | { kind: 'user'; userId: string; sessionId: string };
+  { kind: 'token'; tokenId: string; workspaceId: string; scopes: Scope[]; projectId: string | null } | { kind: 'user'; userId: string; sessionId: string };
 
 /** The workspace a request names: its `:workspaceId` path parameter, else its X-Workspace-Id header. */
-export type WorkspaceTarget =
-  | { from: 'param' | 'header'; workspaceId: string }
-  | { from: 'none'; workspaceId: null };
+export type WorkspaceTarget = { from: 'param' | 'header'; workspaceId: string } | { from: 'none'; workspaceId: null };
 
 export const WORKSPACE_HEADER = 'x-workspace-id';
 
@@ -97,7 +86,8 @@ const NAMED_WORKSPACE_PROBLEM = 'workspaceId: must be a workspace id (ws_ follow
 export function namedWorkspace(source: 'body' | 'query', body: unknown, query: unknown): string {
   const from = source === 'body' ? body : query;
   const value = typeof from === 'object' && from !== null && !Array.isArray(from) ? (from as Record<string, unknown>).workspaceId : undefined;
-  if (typeof value !== 'string' || !WORKSPACE_ID.test(value)) throw badRequest(NAMED_WORKSPACE_PROBLEM, 'validation_failed', { errors: [NAMED_WORKSPACE_PROBLEM] });
+  if (typeof value !== 'string' || !WORKSPACE_ID.test(value))
+    throw badRequest(NAMED_WORKSPACE_PROBLEM, 'validation_failed', { errors: [NAMED_WORKSPACE_PROBLEM] });
   return value;
 }
 
@@ -154,12 +144,7 @@ export function tokenPrincipal(credential: Extract<Credential, { kind: 'token' }
  * A JWT user acts in the workspace the request names, with the rights of their
  * active membership there (`role` is null when they have none).
  */
-export function userPrincipal(
-  credential: Extract<Credential, { kind: 'user' }>,
-  target: WorkspaceTarget,
-  role: Role | null,
-  access: RouteAccess,
-): Principal {
+export function userPrincipal(credential: Extract<Credential, { kind: 'user' }>, target: WorkspaceTarget, role: Role | null, access: RouteAccess): Principal {
   const base = { kind: 'user' as const, userId: credential.userId, sessionId: credential.sessionId, projectId: null };
   if (target.from === 'none') {
     if (!access.workspaceOptional) {

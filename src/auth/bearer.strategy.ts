@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import passport from 'passport';
 import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
+
 import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../access-tokens/token-secret';
 import { AuthEpoch } from './auth-epoch.service';
 import type { Credential } from './authorize';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+
 import { AccessTokensService, LAST_USED_RESOLUTION_MS } from '../access-tokens/access-tokens.service';
 import { hashTokenSecret } from '../access-tokens/token-secret';
 import { Clock } from '../common/time';
@@ -74,7 +75,12 @@ export class CredentialCache {
       // Several requests may share one load: the entry may already be there.
       entry = this.tokens.get(hash);
       if (!entry || entry.epoch !== epoch) {
-        entry = { epoch, credential: found.credential, expiresAt: found.expiresAt?.getTime() ?? null, usedAt: entry?.usedAt ?? found.lastUsedAt?.getTime() ?? null };
+        entry = {
+          epoch,
+          credential: found.credential,
+          expiresAt: found.expiresAt?.getTime() ?? null,
+          usedAt: entry?.usedAt ?? found.lastUsedAt?.getTime() ?? null,
+        };
         this.tokens.set(hash, entry);
       }
     }

@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+
 import type { RoleRefusalWording } from './authorize';
 import type { Principal, Role, Scope } from './principal';
 

@@ -1,6 +1,8 @@
-import type { JwtModuleOptions } from '@nestjs/jwt';
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+
+import type { JwtModuleOptions } from '@nestjs/jwt';
+
 import { loadOrCreateSecret } from '../common/secret-file';
 import type { AppConfig } from '../config/app-config';
 

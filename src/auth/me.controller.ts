@@ -1,14 +1,15 @@
 import { Body, Controller, Get, Patch, Req } from '@nestjs/common';
-import type { Request } from 'express';
-import { clientAddress } from '../common/client-address';
-import { AppConfig } from '../config/app-config';
-import { AccountRecoveryService } from './account-recovery.service';
-import { UpdateMeDto } from './dto/update-me.dto';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+
+import { clientAddress } from '../common/client-address';
 import { unauthorized } from '../common/errors';
-import { userView, UserView } from '../users/user.view';
+import { AppConfig } from '../config/app-config';
+import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
+import { AccountRecoveryService } from './account-recovery.service';
 import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './decorators';
+import { UpdateMeDto } from './dto/update-me.dto';
 import type { Principal } from './principal';
 
 @ApiTags('users')

@@ -1,7 +1,16 @@
-import { accessErrors, accessSentence } from './openapi-document';
 import type { RouteAccess } from './authorize';
+import { accessErrors, accessSentence } from './openapi-document';
 
-const base: RouteAccess = { isPublic: false, kind: null, scopes: [], roles: [], workspaceOptional: false, workspaceWide: false, workspaceIn: null, roleRefusal: null };
+const base: RouteAccess = {
+  isPublic: false,
+  kind: null,
+  scopes: [],
+  roles: [],
+  workspaceOptional: false,
+  workspaceWide: false,
+  workspaceIn: null,
+  roleRefusal: null,
+};
 
 describe('what the OpenAPI document says about a route’s access', () => {
   it('says a public route needs nothing and can give no guard error', () => {
@@ -14,7 +23,9 @@ describe('what the OpenAPI document says about a route’s access', () => {
     expect(accessSentence({ ...base, scopes: ['read'] })).toBe(
       '**Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.',
     );
-    expect(accessSentence({ ...base, kind: 'user', workspaceOptional: true })).toBe('**Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.');
+    expect(accessSentence({ ...base, kind: 'user', workspaceOptional: true })).toBe(
+      '**Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.',
+    );
     expect(accessSentence({ ...base, scopes: ['admin'], workspaceWide: true })).toContain('a project-bound token gets 403');
   });
 

@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
+
 import type { ErrorStatus } from '../common/errors';
 import { declaredCodes, type ErrorCodeWithStatus } from '../error-codes';
-import { routeAccess, RouteAccess } from './authorize';
+import { type RouteAccess, routeAccess } from './authorize';
 
 /**
  * Finishes the document @nestjs/swagger builds from the decorators, from the same
@@ -33,7 +34,16 @@ interface OperationContract {
 }
 
 const DEPLOY_ERRORS: Codes = {
-  400: ['invalid_file', 'invalid_path', 'invalid_content', 'blob_size_mismatch', 'missing_blobs', 'invalid_redirects', 'invalid_headers', 'invalid_idempotency_key'],
+  400: [
+    'invalid_file',
+    'invalid_path',
+    'invalid_content',
+    'blob_size_mismatch',
+    'missing_blobs',
+    'invalid_redirects',
+    'invalid_headers',
+    'invalid_idempotency_key',
+  ],
   402: ['quota_exceeded'],
   403: ['forbidden'],
   409: ['project_deleted', 'idempotency_key_in_progress'],
@@ -51,17 +61,26 @@ export const OPERATIONS: Record<string, OperationContract> = {
   HealthController_check: { id: 'getHealth' },
   // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
   AuthController_register: { id: 'register', errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 503: ['password_hashing_busy'] } },
-  AuthController_login: { id: 'login', errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] } },
+  AuthController_login: {
+    id: 'login',
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  },
   AuthController_verifyEmail: { id: 'verifyEmail', errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] } },
   AuthController_resendVerification: { id: 'resendVerificationEmail', errors: { 409: ['email_already_verified'], 429: ['rate_limited'] } },
   AuthController_requestPasswordReset: { id: 'requestPasswordReset', errors: { 429: ['rate_limited'] } },
-  AuthController_confirmPasswordReset: { id: 'confirmPasswordReset', errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] } },
+  AuthController_confirmPasswordReset: {
+    id: 'confirmPasswordReset',
+    errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] },
+  },
   UsersMeController_me: { id: 'getCurrentUser' },
   UsersMeController_updateMe: { id: 'updateCurrentUser', errors: { 409: ['email_taken'], 429: ['rate_limited'] } },
   AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode'], 401: ['invalid_refresh_token'] } },
   AuthController_logout: { id: 'logout', errors: { 400: ['invalid_session_mode'] } },
   MeController_me: { id: 'getTokenContext' },
-  AccessTokensController_create: { id: 'createAccessToken', errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] } },
+  AccessTokensController_create: {
+    id: 'createAccessToken',
+    errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] },
+  },
   AccessTokensController_list: { id: 'listAccessTokens' },
   AccessTokensController_revoke: { id: 'revokeAccessToken' },
   ProjectsController_list: { id: 'listProjects' },
@@ -77,10 +96,16 @@ export const OPERATIONS: Record<string, OperationContract> = {
   ProjectsController_remove: { id: 'deleteProject' },
   AnalyticsController_get: { id: 'getProjectAnalytics' },
   DomainsController_verify: { id: 'verifyDomain', errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] } },
-  LazyDeployController_deploy: { id: 'deployLazy', errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] } },
+  LazyDeployController_deploy: {
+    id: 'deployLazy',
+    errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] },
+  },
   DeploymentsController_deploy: { id: 'deployProject', errors: DEPLOY_ERRORS },
   // The deploy's own checks, answered before anything is uploaded or stored.
-  DeployPreflightController_check: { id: 'preflightDeployment', errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] } },
+  DeployPreflightController_check: {
+    id: 'preflightDeployment',
+    errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] },
+  },
   DeploymentsController_list: { id: 'listDeployments' },
   DeploymentsController_get: { id: 'getDeployment' },
   DeploymentsController_promote: { id: 'promoteDeployment', errors: { 409: ['deployment_expired'] } },
@@ -105,17 +130,32 @@ export const OPERATIONS: Record<string, OperationContract> = {
   InvitationsController_accept: { id: 'acceptInvitation', errors: { 403: ['email_not_verified'] } },
   BillingController_activate: {
     id: 'activatePlan',
-    errors: { ...BILLING_ACCESS, 400: ['invalid_payment_method'], 402: ['payment_failed', 'payment_method_required'], 403: [...BILLING_ACCESS[403]!, 'email_not_verified'], 502: ['payment_provider_unavailable'] },
+    errors: {
+      ...BILLING_ACCESS,
+      400: ['invalid_payment_method'],
+      402: ['payment_failed', 'payment_method_required'],
+      403: [...BILLING_ACCESS[403]!, 'email_not_verified'],
+      502: ['payment_provider_unavailable'],
+    },
   },
   BillingController_cancel: { id: 'cancelPlan', errors: { ...BILLING_ACCESS, 409: ['no_subscription'], 502: ['payment_provider_unavailable'] } },
   BillingController_subscription: { id: 'getSubscription', errors: BILLING_ACCESS },
   BillingController_planTable: { id: 'listPlans' },
   BillingController_addPaymentMethod: {
     id: 'addPaymentMethod',
-    errors: { ...BILLING_ACCESS, 400: ['invalid_payment_method'], 402: ['payment_failed'], 409: ['payment_method_exists'], 502: ['payment_provider_unavailable'] },
+    errors: {
+      ...BILLING_ACCESS,
+      400: ['invalid_payment_method'],
+      402: ['payment_failed'],
+      409: ['payment_method_exists'],
+      502: ['payment_provider_unavailable'],
+    },
   },
   BillingController_listPaymentMethods: { id: 'listPaymentMethods', errors: BILLING_ACCESS },
-  BillingController_removePaymentMethod: { id: 'removePaymentMethod', errors: { ...BILLING_ACCESS, 409: ['payment_method_required'], 502: ['payment_provider_unavailable'] } },
+  BillingController_removePaymentMethod: {
+    id: 'removePaymentMethod',
+    errors: { ...BILLING_ACCESS, 409: ['payment_method_required'], 502: ['payment_provider_unavailable'] },
+  },
 };
 
 const ERROR_SCHEMA = 'Error';
@@ -190,7 +230,8 @@ function handlers(app: INestApplication): Map<string, { handler: Function; contr
 export function accessErrors(access: RouteAccess, hasPathParams: boolean): Codes {
   if (access.isPublic) return {};
   const codes: Codes = { 400: ['invalid_workspace_header'], 401: ['unauthorized'], 403: ['workspace_mismatch'] };
-  const add = <S extends ErrorStatus>(status: S, code: ErrorCodeWithStatus<S>) => ((codes as Record<S, ErrorCodeWithStatus<S>[]>)[status] = [...(codes[status] ?? []), code]);
+  const add = <S extends ErrorStatus>(status: S, code: ErrorCodeWithStatus<S>) =>
+    ((codes as Record<S, ErrorCodeWithStatus<S>[]>)[status] = [...(codes[status] ?? []), code]);
   if (access.kind !== 'token') {
     add(403, 'not_a_member');
     if (!access.workspaceOptional) add(400, 'workspace_required');
@@ -279,7 +320,13 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
       if (contract) op.operationId = contract.id;
 
       op.security = access.isPublic ? [] : [{ bearer: [] }];
-      op['x-access'] = { public: access.isPublic, credential: access.kind ?? 'any', scopes: access.scopes, roles: access.roles, workspaceWide: access.workspaceWide };
+      op['x-access'] = {
+        public: access.isPublic,
+        credential: access.kind ?? 'any',
+        scopes: access.scopes,
+        roles: access.roles,
+        workspaceWide: access.workspaceWide,
+      };
       op.description = [op.description, accessSentence(access)].filter(Boolean).join('\n\n');
 
       const parameters = (op.parameters ?? []) as Json[];
@@ -290,7 +337,10 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
       if (hasInput) generic[400] = ['validation_failed'];
       if (op.requestBody !== undefined) {
         // The JSON body parser, before routing; the idle timeout of a body that stops arriving (src/common/connection-limits.ts).
-        Object.assign(generic, merge(generic, { 400: ['invalid_json', 'body_too_complex'], 408: ['request_timeout'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }));
+        Object.assign(
+          generic,
+          merge(generic, { 400: ['invalid_json', 'body_too_complex'], 408: ['request_timeout'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),
+        );
       }
       const errors = merge(generic, accessErrors(access, hasPathParams), contract?.errors ?? {});
 
@@ -305,7 +355,10 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
               schema: {
                 allOf: [
                   { $ref: `#/components/schemas/${ERROR_SCHEMA}` },
-                  { type: 'object', properties: { statusCode: { type: 'integer', enum: [Number(status)] }, code: { type: 'string', enum: [...codes].sort() } } },
+                  {
+                    type: 'object',
+                    properties: { statusCode: { type: 'integer', enum: [Number(status)] }, code: { type: 'string', enum: [...codes].sort() } },
+                  },
                 ],
               },
             },
@@ -315,7 +368,11 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
     }
   }
   fixSchemas(document);
-  const used = new Set(Object.values(document.paths).flatMap((item) => METHODS.flatMap((m) => ((item as unknown as Record<string, Json | undefined>)[m]?.tags as string[] | undefined) ?? [])));
+  const used = new Set(
+    Object.values(document.paths).flatMap((item) =>
+      METHODS.flatMap((m) => ((item as unknown as Record<string, Json | undefined>)[m]?.tags as string[] | undefined) ?? []),
+    ),
+  );
   document.tags = [...Object.keys(TAGS).filter((name) => used.has(name)), ...[...used].filter((name) => !(name in TAGS)).sort()].map((name) => ({
     name,
     description: TAGS[name] ?? name,

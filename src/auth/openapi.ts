@@ -1,4 +1,4 @@
-import { applyDecorators, Type } from '@nestjs/common';
+import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 
 /** Documents a `{ data: [...], meta }` list of `model`. */
@@ -33,5 +33,5 @@ export const ApiWorkspaceHeader = () =>
   ApiHeader({
     name: 'X-Workspace-Id',
     required: false,
-    description: 'With a dashboard JWT: the workspace to act in (required). With an API token: optional, must be the token\'s own.',
+    description: "With a dashboard JWT: the workspace to act in (required). With an API token: optional, must be the token's own.",
   });

@@ -1,4 +1,5 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
+
 import { authError } from './auth.errors';
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import { RefreshToken } from './refresh-token.entity';
 
@@ -11,9 +12,15 @@ export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   @GenerateSql({
-    params: (f) => [f.manager, { id: FAMILY, familyId: FAMILY, userId: f.userId, tokenHash: '2'.repeat(64), expiresAt: new Date(0), rotatedAt: null, revokedAt: null }],
+    params: (f) => [
+      f.manager,
+      { id: FAMILY, familyId: FAMILY, userId: f.userId, tokenHash: '2'.repeat(64), expiresAt: new Date(0), rotatedAt: null, revokedAt: null },
+    ],
   })
-  async insert(manager: EntityManager, row: Pick<RefreshToken, 'id' | 'familyId' | 'userId' | 'tokenHash' | 'expiresAt' | 'rotatedAt' | 'revokedAt'>): Promise<void> {
+  async insert(
+    manager: EntityManager,
+    row: Pick<RefreshToken, 'id' | 'familyId' | 'userId' | 'tokenHash' | 'expiresAt' | 'rotatedAt' | 'revokedAt'>,
+  ): Promise<void> {
     await manager.insert(RefreshToken, row);
   }
 

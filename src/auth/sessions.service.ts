@@ -1,12 +1,14 @@
+import { createHash, randomUUID } from 'node:crypto';
+
 import { Injectable, Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { createHash, randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { isId, randomString } from '../common/ids';
 import { AppConfig } from '../config/app-config';
+import type { TokenPairView } from './auth.view';
 import type { Credential } from './authorize';
 import { SessionsRepository } from './sessions.repository';
-import type { TokenPairView } from './auth.view';
 
 const REFRESH_PREFIX = 'rt_';
 const REFRESH_RANDOM = 43; // base62: about 256 bits

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { BillingService } from './billing.service';

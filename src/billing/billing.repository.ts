@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import { BillingCustomer, PaymentMethod, type PaymentProviderName, Subscription } from './billing.entities';
 
@@ -10,7 +11,16 @@ const METHOD = 'pm_sqlsnapshot0000000000000';
 
 type SubscriptionRow = Pick<
   Subscription,
-  'workspaceId' | 'provider' | 'providerSubscriptionRef' | 'providerItemRef' | 'tier' | 'interval' | 'status' | 'cancelAtPeriodEnd' | 'periodAnchor' | 'currentPeriodEnd'
+  | 'workspaceId'
+  | 'provider'
+  | 'providerSubscriptionRef'
+  | 'providerItemRef'
+  | 'tier'
+  | 'interval'
+  | 'status'
+  | 'cancelAtPeriodEnd'
+  | 'periodAnchor'
+  | 'currentPeriodEnd'
 >;
 
 /** Every query on billing_customers, payment_methods and subscriptions. */
@@ -65,12 +75,24 @@ export class BillingRepository {
   @GenerateSql({
     params: (f) => [
       f.manager,
-      { id: METHOD, workspaceId: 'ws_none', provider: 'local', providerRef: 'ref', brand: null, last4: null, expMonth: null, expYear: null, createdBy: f.userId, createdAt: new Date(0) },
+      {
+        id: METHOD,
+        workspaceId: 'ws_none',
+        provider: 'local',
+        providerRef: 'ref',
+        brand: null,
+        last4: null,
+        expMonth: null,
+        expYear: null,
+        createdBy: f.userId,
+        createdAt: new Date(0),
+      },
     ],
   })
   async insertPaymentMethod(
     manager: EntityManager,
-    row: Pick<PaymentMethod, 'id' | 'workspaceId' | 'provider' | 'providerRef' | 'createdBy' | 'createdAt'> & Partial<Pick<PaymentMethod, 'brand' | 'last4' | 'expMonth' | 'expYear'>>,
+    row: Pick<PaymentMethod, 'id' | 'workspaceId' | 'provider' | 'providerRef' | 'createdBy' | 'createdAt'> &
+      Partial<Pick<PaymentMethod, 'brand' | 'last4' | 'expMonth' | 'expYear'>>,
   ): Promise<PaymentMethod> {
     const method = manager.create(PaymentMethod, row);
     await manager.insert(PaymentMethod, method);
@@ -146,7 +168,10 @@ export class BillingRepository {
   @GenerateSql({
     params: (f) => [f.manager, { workspaceId: 'ws_none', provider: 'local', customerRef: null, subscriptionsStarted: 0, createdAt: new Date(0) }],
   })
-  saveCustomer(manager: EntityManager, row: Pick<BillingCustomer, 'workspaceId' | 'provider' | 'customerRef' | 'subscriptionsStarted' | 'createdAt'>): Promise<BillingCustomer> {
+  saveCustomer(
+    manager: EntityManager,
+    row: Pick<BillingCustomer, 'workspaceId' | 'provider' | 'customerRef' | 'subscriptionsStarted' | 'createdAt'>,
+  ): Promise<BillingCustomer> {
     return manager.save(BillingCustomer, manager.create(BillingCustomer, row));
   }
 

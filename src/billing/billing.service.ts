@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
+import { roleRefused } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -9,14 +11,13 @@ import { UsersService } from '../users/users.service';
 import { MembersService } from '../workspaces/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import type { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
+import { BILLING_ROLE_REFUSAL, billingError } from './billing.errors';
 import { BillingRepository } from './billing.repository';
 import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
 import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
 import type { Interval, PaidTier } from './plans';
 import { periodEndAt } from './quota';
 import { QuotaService } from './quota.service';
-import { roleRefused } from '../auth/authorize';
-import { BILLING_ROLE_REFUSAL, billingError } from './billing.errors';
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage
@@ -49,7 +50,8 @@ export class BillingService {
       await this.lockBilling(m, workspaceId);
       const ref = this.provider.refOf(token);
       const saved = await this.billing.findPaymentMethodByRef(m, workspaceId, this.provider.name, ref);
-      if (saved) throw billingError('payment_method_exists', `This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, { id: saved.id });
+      if (saved)
+        throw billingError('payment_method_exists', `This payment method is already saved for workspace ${workspaceId} as ${saved.id}`, { id: saved.id });
       const customer = await this.customer(m, workspaceId, principal.userId!);
       const attached = await this.call(() => this.provider.attachPaymentMethod(customer.customerRef, token));
       const newest = await this.newestMethod(m, workspaceId);
@@ -72,7 +74,12 @@ export class BillingService {
   async listPaymentMethods(workspaceId: string, page: number, limit: number): Promise<Paginated<PaymentMethodView>> {
     const { rows: methods, total } = await this.billing.pagePaymentMethods(workspaceId, this.provider.name, page, limit);
     const newest = page === 1 ? methods[0] : await this.newestMethod(this.dataSource.manager, workspaceId);
-    return paginated(methods.map((pm) => paymentMethodView(pm, pm.id === newest?.id)), total, page, limit);
+    return paginated(
+      methods.map((pm) => paymentMethodView(pm, pm.id === newest?.id)),
+      total,
+      page,
+      limit,
+    );
   }
 
   async removePaymentMethod(principal: Principal, id: string): Promise<void> {
@@ -91,7 +98,11 @@ export class BillingService {
         const [newest, second] = await this.billing.newestPaymentMethods(m, workspaceId, this.provider.name, 2);
         const sub = await this.billing.findSubscription(m, workspaceId);
         if (!second && sub && this.isRunning(sub) && !sub.cancelAtPeriodEnd) {
-          throw billingError.at(409, 'payment_method_required', `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`);
+          throw billingError.at(
+            409,
+            'payment_method_required',
+            `Payment method ${id} is the last one of workspace ${workspaceId} and pays for its ${sub.tier} plan; add another payment method first, or cancel the plan (POST /billing/cancel)`,
+          );
         }
         // Removing the one charged makes the next newest the one charged.
         const nextDefault = newest.id === id ? (second?.providerRef ?? null) : null;
@@ -114,7 +125,11 @@ export class BillingService {
       await this.lockBilling(m, workspaceId);
       const hasMethod = await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name);
       if (!hasMethod) {
-        throw billingError.at(402, 'payment_method_required', `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`);
+        throw billingError.at(
+          402,
+          'payment_method_required',
+          `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
+        );
       }
       const sub = await this.billing.findSubscription(m, workspaceId);
       const running = sub !== null && this.isRunning(sub);
@@ -129,7 +144,13 @@ export class BillingService {
         const customer = await this.customer(m, workspaceId, principal.userId!);
         const seq = customer.subscriptionsStarted + 1;
         started = await this.call(() =>
-          this.provider.subscribe({ workspaceId, customerRef: customer.customerRef, tier, interval, idempotencyKey: `statichost-subscription-${workspaceId}-${seq}` }),
+          this.provider.subscribe({
+            workspaceId,
+            customerRef: customer.customerRef,
+            tier,
+            interval,
+            idempotencyKey: `statichost-subscription-${workspaceId}-${seq}`,
+          }),
         );
         await this.billing.countSubscriptionStarted(m, workspaceId);
       }
@@ -162,7 +183,11 @@ export class BillingService {
       }
       if (sub.cancelAtPeriodEnd) return;
       const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
-      await this.billing.updateSubscription(m, workspaceId, { cancelAtPeriodEnd: true, periodAnchor: ended.periodAnchor, currentPeriodEnd: ended.currentPeriodEnd });
+      await this.billing.updateSubscription(m, workspaceId, {
+        cancelAtPeriodEnd: true,
+        periodAnchor: ended.periodAnchor,
+        currentPeriodEnd: ended.currentPeriodEnd,
+      });
     });
     return this.subscriptionView(workspaceId);
   }
@@ -191,7 +216,15 @@ export class BillingService {
       return { workspaceId, tier: plan.tier, interval: null, status: 'none', cancelAtPeriodEnd: false, currentPeriodEnd: null, provider: null };
     }
     if (!this.isRunning(sub)) {
-      return { workspaceId, tier: plan.tier, interval: null, status: 'canceled', cancelAtPeriodEnd: false, currentPeriodEnd: iso(sub.currentPeriodEnd), provider: sub.provider };
+      return {
+        workspaceId,
+        tier: plan.tier,
+        interval: null,
+        status: 'canceled',
+        cancelAtPeriodEnd: false,
+        currentPeriodEnd: iso(sub.currentPeriodEnd),
+        provider: sub.provider,
+      };
     }
     // A running subscription renews by itself; show the period running now, not the first one.
     const periodEnd = sub.cancelAtPeriodEnd || sub.currentPeriodEnd > now ? sub.currentPeriodEnd : periodEndAt(sub.periodAnchor, sub.interval, now);
@@ -261,11 +294,17 @@ export class BillingService {
       if (!(err instanceof PaymentProviderError)) throw err;
       switch (err.kind) {
         case 'invalid_payment_method':
-          throw billingError('invalid_payment_method', `paymentMethodToken: the payment provider does not accept it: ${err.message}`, { providerCode: err.providerCode ?? null });
-        case 'declined':
-          throw billingError('payment_failed', `The payment provider declined the payment: ${err.message}. Nothing was changed; save another payment method and try again.`, {
+          throw billingError('invalid_payment_method', `paymentMethodToken: the payment provider does not accept it: ${err.message}`, {
             providerCode: err.providerCode ?? null,
           });
+        case 'declined':
+          throw billingError(
+            'payment_failed',
+            `The payment provider declined the payment: ${err.message}. Nothing was changed; save another payment method and try again.`,
+            {
+              providerCode: err.providerCode ?? null,
+            },
+          );
         case 'unavailable':
           throw billingError('payment_provider_unavailable', `${err.message}; nothing was changed. Try again later.`);
       }

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { iso } from '../common/time';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
-import { INTERVALS, type Interval, TIERS, type Tier } from './plans';
+import { type Interval, INTERVALS, type Tier, TIERS } from './plans';
 
 export class ActivationView {
   @ApiProperty({ example: true })

@@ -37,7 +37,14 @@ describe('LocalPaymentProvider', () => {
   it('runs periods by the calendar from activation; a change of interval starts a new one', async () => {
     const started = await local.subscribe({ interval: 'month' });
     expect(started).toEqual({ ref: null, itemRef: null, periodAnchor: clock.at, currentPeriodEnd: new Date('2025-02-28T10:00:00.000Z') });
-    const current = { ref: null, itemRef: null, tier: 'pro' as const, interval: 'month' as const, periodAnchor: started.periodAnchor, currentPeriodEnd: started.currentPeriodEnd };
+    const current = {
+      ref: null,
+      itemRef: null,
+      tier: 'pro' as const,
+      interval: 'month' as const,
+      periodAnchor: started.periodAnchor,
+      currentPeriodEnd: started.currentPeriodEnd,
+    };
     clock.at = new Date('2025-03-05T00:00:00.000Z');
     expect((await local.changeSubscription(current, 'team', 'month')).currentPeriodEnd.toISOString()).toBe('2025-03-31T10:00:00.000Z');
     const yearly = await local.changeSubscription(current, 'pro', 'year');

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import type { Clock } from '../common/time';
-import {
-  AttachedPaymentMethod,
-  CardDetails,
-  CurrentSubscription,
-  PaymentProvider,
-  ProviderSubscription,
-} from './payment-provider';
+import { type AttachedPaymentMethod, type CardDetails, type CurrentSubscription, PaymentProvider, type ProviderSubscription } from './payment-provider';
 import type { Interval, PaidTier } from './plans';
 import { addIntervals, periodEndAt } from './quota';
 
@@ -14,9 +9,7 @@ import { addIntervals, periodEndAt } from './quota';
 export const PAYMENT_METHOD_TOKEN = /^pm_[A-Za-z0-9_]{1,200}$/;
 
 export function paymentMethodTokenProblem(token: string): string | null {
-  return PAYMENT_METHOD_TOKEN.test(token)
-    ? null
-    : 'paymentMethodToken must be a payment method id such as "pm_1Pq…" (pm_ followed by letters, digits or _)';
+  return PAYMENT_METHOD_TOKEN.test(token) ? null : 'paymentMethodToken must be a payment method id such as "pm_1Pq…" (pm_ followed by letters, digits or _)';
 }
 
 /**
@@ -72,7 +65,12 @@ export class LocalPaymentProvider extends PaymentProvider {
   }
 
   async cancelAtPeriodEnd(current: CurrentSubscription): Promise<ProviderSubscription> {
-    return { ref: null, itemRef: null, periodAnchor: current.periodAnchor, currentPeriodEnd: periodEndAt(current.periodAnchor, current.interval, this.clock.now()) };
+    return {
+      ref: null,
+      itemRef: null,
+      periodAnchor: current.periodAnchor,
+      currentPeriodEnd: periodEndAt(current.periodAnchor, current.interval, this.clock.now()),
+    };
   }
 
   private freshPeriod(interval: Interval): ProviderSubscription {

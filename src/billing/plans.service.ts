@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
+
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { DEFAULT_PLANS, effectiveLimits, InvalidPlansError, parsePlanOverrides, PlanLimits, PlanTable, Tier } from './plans';
 
@@ -19,7 +21,7 @@ export function loadPlanTable(config: Pick<AppConfig, 'PLANS_FILE' | 'PLANS_JSON
     }
     return DEFAULT_PLANS;
   } catch (err) {
-    if (err instanceof InvalidPlansError) throw new Error(`Invalid configuration:\n  ${err.message}`);
+    if (err instanceof InvalidPlansError) throw new Error(`Invalid configuration:\n  ${err.message}`, { cause: err });
     throw err;
   }
 }

@@ -1,8 +1,9 @@
-import { applyPlanOverrides, DEFAULT_PLANS, effectiveLimits, InvalidPlansError, parseBytes, parsePlanOverrides } from './plans';
-import { loadPlanTable } from './plans.service';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { applyPlanOverrides, DEFAULT_PLANS, effectiveLimits, InvalidPlansError, parseBytes, parsePlanOverrides } from './plans';
+import { loadPlanTable } from './plans.service';
 
 const MiB = 1024 * 1024;
 
@@ -70,7 +71,9 @@ describe('loadPlanTable', () => {
   });
 
   it('stops start-up with a message naming the variable', () => {
-    expect(() => loadPlanTable({ PLANS_FILE: '/nonexistent/plans.json' })).toThrow(/^Invalid configuration:\n {2}PLANS_FILE \/nonexistent\/plans.json cannot be read/);
+    expect(() => loadPlanTable({ PLANS_FILE: '/nonexistent/plans.json' })).toThrow(
+      /^Invalid configuration:\n {2}PLANS_FILE \/nonexistent\/plans.json cannot be read/,
+    );
     expect(() => loadPlanTable({ PLANS_JSON: '{"free": {"projects": "many"}}' })).toThrow('PLANS_JSON: free.projects must be a whole number');
     expect(() => loadPlanTable({ PLANS_JSON: '{}', PLANS_FILE: '/x' })).toThrow('PLANS_FILE and PLANS_JSON are both set');
   });

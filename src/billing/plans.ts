@@ -3,10 +3,10 @@
  * override any cell with PLANS_FILE or PLANS_JSON (see parsePlanOverrides); `null`
  * means unlimited.
  */
-import { PLANS as TIERS, type Plan as Tier } from '../workspaces/workspace.entity';
 import { InvalidTtlError, parseTtl } from '../deployments/ttl';
+import { type Plan as Tier, PLANS as TIERS } from '../workspaces/workspace.entity';
 
-export { TIERS, type Tier };
+export { type Tier, TIERS };
 
 /** Tiers that are paid for (activated with a payment method); `free` is where a workspace starts and returns to. */
 export const PAID_TIERS = ['pro', 'team'] as const satisfies readonly Tier[];

@@ -1,20 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import type { Ttl } from '../deployments/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
-import {
-  deploymentQuotaError,
-  effectiveTier,
-  monthKey,
-  nextMonthStart,
-  PlanState,
-  projectQuotaError,
-  storageQuotaError,
-  ttlQuotaError,
-} from './quota';
+import { deploymentQuotaError, effectiveTier, monthKey, nextMonthStart, PlanState, projectQuotaError, storageQuotaError, ttlQuotaError } from './quota';
 import { type BlobSizes, QuotaRepository } from './quota.repository';
 
 /** The plan a workspace is on, as read for one request. */

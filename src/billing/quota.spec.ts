@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { parseTtl } from '../deployments/ttl';
 import { DEFAULT_PLANS } from './plans';
 import {
@@ -65,7 +66,9 @@ describe('quota errors', () => {
     expect(ttlQuotaError('free', free, parseTtl('7d'), 'ttl')).toBeNull();
     expect(ttlQuotaError('free', free, parseTtl('168h'), 'ttl')).toBeNull();
     expect(ttlQuotaError('free', free, parseTtl('169h'), 'ttl')!.body()).toMatchObject({ quota: 'maxTtl', limit: '7d', usage: '169h' });
-    expect(ttlQuotaError('free', free, parseTtl('forever'), 'default_ttl')!.message).toMatch(/^default_ttl "forever" \(never expiring\) is longer than the free plan allows/);
+    expect(ttlQuotaError('free', free, parseTtl('forever'), 'default_ttl')!.message).toMatch(
+      /^default_ttl "forever" \(never expiring\) is longer than the free plan allows/,
+    );
     expect(ttlQuotaError('pro', DEFAULT_PLANS.pro, parseTtl('forever'), 'ttl')).toBeNull();
   });
 
@@ -127,4 +130,3 @@ describe('effectiveTier', () => {
     expect(effectiveTier({ plan: 'team', subscription: null }, end)).toBe('team');
   });
 });
-

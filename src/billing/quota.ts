@@ -2,11 +2,11 @@
  * Pure quota and billing-period rules: what counts, when a month starts, what a
  * 402 says. The services feed them numbers read under the workspace lock.
  */
-import { ApiError } from '../common/errors';
-import { parseTtl, type Ttl, ttlWithin } from '../deployments/ttl';
-import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
+import { type ApiError } from '../common/errors';
 import { formatBytes } from '../common/format-bytes';
+import { parseTtl, type Ttl, ttlWithin } from '../deployments/ttl';
 import { billingError } from './billing.errors';
+import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
 
 /** First instant of the calendar month (UTC) that contains `now`. */
 export function monthStart(now: Date): Date {
@@ -23,8 +23,14 @@ export function monthKey(now: Date): string {
   return monthStart(now).toISOString().slice(0, 10);
 }
 
-
-function quotaExceeded(quota: QuotaName, plan: Tier, limit: number | string, usage: number | string, message: string, extra: Record<string, unknown> = {}): ApiError {
+function quotaExceeded(
+  quota: QuotaName,
+  plan: Tier,
+  limit: number | string,
+  usage: number | string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ApiError {
   return billingError('quota_exceeded', message, { quota, limit, usage, plan, ...extra });
 }
 

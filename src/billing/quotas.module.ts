@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { PlansService } from './plans.service';
 import { QuotaRepository } from './quota.repository';
 import { QuotaService } from './quota.service';

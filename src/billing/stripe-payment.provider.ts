@@ -1,13 +1,8 @@
 import { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
+
 import { paymentMethodTokenProblem } from './local-payment.provider';
-import {
-  AttachedPaymentMethod,
-  CurrentSubscription,
-  PaymentProvider,
-  PaymentProviderError,
-  ProviderSubscription,
-} from './payment-provider';
+import { type AttachedPaymentMethod, type CurrentSubscription, PaymentProvider, PaymentProviderError, type ProviderSubscription } from './payment-provider';
 import type { Interval, PaidTier } from './plans';
 
 export interface StripeSettings {
@@ -87,7 +82,13 @@ export class StripePaymentProvider extends PaymentProvider {
     await this.call('detach the payment method', () => this.stripe.paymentMethods.detach(ref));
   }
 
-  async subscribe(input: { workspaceId: string; customerRef: string | null; tier: PaidTier; interval: Interval; idempotencyKey: string }): Promise<ProviderSubscription> {
+  async subscribe(input: {
+    workspaceId: string;
+    customerRef: string | null;
+    tier: PaidTier;
+    interval: Interval;
+    idempotencyKey: string;
+  }): Promise<ProviderSubscription> {
     const customer = this.requireCustomer(input.customerRef);
     const subscription = await this.call('start the subscription', () =>
       this.stripe.subscriptions.create(

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { TIERS, type Tier } from './plans';
+
+import { type Tier, TIERS } from './plans';
 import type { Limits } from './plans.service';
 import type { WorkspaceUsage } from './quota.service';
 
@@ -8,7 +9,12 @@ export class PlanLimitsView {
   projects: number | null;
   @ApiProperty({ nullable: true, type: 'integer', example: 10, description: 'Deployments per calendar month (UTC); null: unlimited' })
   deploymentsPerMonth: number | null;
-  @ApiProperty({ nullable: true, type: 'integer', example: 524288000, description: 'Bytes of distinct files in live and archived deployments; null: unlimited' })
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    example: 524288000,
+    description: 'Bytes of distinct files in live and archived deployments; null: unlimited',
+  })
   storageBytes: number | null;
   @ApiProperty({ type: 'integer', example: 10485760, description: 'Largest file of a deployment, in bytes' })
   maxFileBytes: number;

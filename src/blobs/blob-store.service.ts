@@ -1,6 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { StoredEncoding } from '../sites/rules/encoding';
@@ -67,7 +69,12 @@ export class BlobStore {
     // collector leaves it alone for at least that long, and a re-deploy of 1,000
     // unchanged files then writes no blob rows at all.
     const freshAfter = new Date(now.getTime() - (this.config.BLOB_GC_GRACE_SECONDS * 1000) / 2);
-    const skip = new Set(await this.rows.freshlyClaimed(blobs.map((b) => b.sha256), freshAfter));
+    const skip = new Set(
+      await this.rows.freshlyClaimed(
+        blobs.map((b) => b.sha256),
+        freshAfter,
+      ),
+    );
     const toClaim = blobs.filter((b) => !skip.has(b.sha256));
     if (toClaim.length === 0) return 0;
     const rows = await this.rows.claim(toClaim, now);

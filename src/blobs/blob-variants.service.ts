@@ -1,7 +1,9 @@
+import { Worker } from 'node:worker_threads';
+
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { Worker } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
+
 import { Clock } from '../common/time';
 import type { StoredEncoding } from '../sites/rules/encoding';
 import { StorageProvider } from '../storage/storage.provider';
@@ -229,7 +231,11 @@ export class BlobVariants implements OnModuleDestroy {
         if (!job) return;
         this.jobs.delete(msg.id);
         if (msg.error !== undefined) job.reject(new Error(msg.error));
-        else job.resolve({ br: Buffer.from(msg.br!.buffer, msg.br!.byteOffset, msg.br!.byteLength), gzip: Buffer.from(msg.gzip!.buffer, msg.gzip!.byteOffset, msg.gzip!.byteLength) });
+        else
+          job.resolve({
+            br: Buffer.from(msg.br!.buffer, msg.br!.byteOffset, msg.br!.byteLength),
+            gzip: Buffer.from(msg.gzip!.buffer, msg.gzip!.byteOffset, msg.gzip!.byteLength),
+          });
       });
       const lost = (err: Error) => {
         if (this.worker !== worker) return;

@@ -21,11 +21,19 @@ export class Blob {
   lastClaimedAt: Date;
 
   /** Bytes of the stored Brotli copy (`<key>.br`); null when there is none (not computed yet, or not worth it). */
-  @Column('bigint', { name: 'br_size', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column('bigint', {
+    name: 'br_size',
+    nullable: true,
+    transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) },
+  })
   brSize: number | null;
 
   /** Bytes of the stored gzip copy (`<key>.gz`); null when there is none. */
-  @Column('bigint', { name: 'gzip_size', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column('bigint', {
+    name: 'gzip_size',
+    nullable: true,
+    transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) },
+  })
   gzipSize: number | null;
 
   /** When the compressed copies were computed (null: not yet); sizes are final from then on. */

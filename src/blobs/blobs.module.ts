@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { Blob } from './blob.entity';
 import { BlobStore } from './blob-store.service';
 import { BlobVariants } from './blob-variants.service';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 
 const SHA = 'a'.repeat(64);
@@ -50,10 +51,9 @@ export class BlobsRepository {
   /** Inside a deploy's transaction: locks the stored ones FOR SHARE and returns them. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [SHA]] })
   async lockStored(manager: EntityManager, sha256s: string[]): Promise<string[]> {
-    const rows: { sha256: string }[] = await manager.query(
-      'SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[]) AND stored ORDER BY sha256 FOR SHARE',
-      [sha256s],
-    );
+    const rows: { sha256: string }[] = await manager.query('SELECT sha256 FROM blobs WHERE sha256 = ANY($1::text[]) AND stored ORDER BY sha256 FOR SHARE', [
+      sha256s,
+    ]);
     return rows.map((r) => r.sha256);
   }
 
@@ -127,10 +127,10 @@ export class BlobsRepository {
   /** The collector's lock on a blob still unclaimed since `cutoff`; undefined when claimed or held. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SHA, new Date(0)] })
   async lockForCollection(manager: EntityManager, sha256: string, cutoff: Date): Promise<BlobVariantSizes | undefined> {
-    const locked: BlobVariantSizes[] = await manager.query('SELECT br_size, gzip_size FROM blobs WHERE sha256 = $1 AND last_claimed_at < $2 FOR UPDATE SKIP LOCKED', [
-      sha256,
-      cutoff,
-    ]);
+    const locked: BlobVariantSizes[] = await manager.query(
+      'SELECT br_size, gzip_size FROM blobs WHERE sha256 = $1 AND last_claimed_at < $2 FOR UPDATE SKIP LOCKED',
+      [sha256, cutoff],
+    );
     return locked[0];
   }
 
@@ -153,9 +153,10 @@ export class BlobsRepository {
   /** The compressed copies' sizes; `variants_at` null while they are still to be computed. */
   @GenerateSql({ params: () => [SHA] })
   async variantsOf(sha256: string): Promise<(BlobVariantSizes & { variants_at: Date | null }) | undefined> {
-    const rows: (BlobVariantSizes & { variants_at: Date | null })[] = await this.dataSource.query('SELECT br_size, gzip_size, variants_at FROM blobs WHERE sha256 = $1', [
-      sha256,
-    ]);
+    const rows: (BlobVariantSizes & { variants_at: Date | null })[] = await this.dataSource.query(
+      'SELECT br_size, gzip_size, variants_at FROM blobs WHERE sha256 = $1',
+      [sha256],
+    );
     return rows[0];
   }
 
@@ -182,6 +183,11 @@ export class BlobsRepository {
 
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SHA, { br: 1 }, new Date(0)] })
   async recordVariants(manager: EntityManager, sha256: string, sizes: { br?: number; gzip?: number }, now: Date): Promise<void> {
-    await manager.query('UPDATE blobs SET br_size = $2, gzip_size = $3, variants_at = $4 WHERE sha256 = $1', [sha256, sizes.br ?? null, sizes.gzip ?? null, now]);
+    await manager.query('UPDATE blobs SET br_size = $2, gzip_size = $3, variants_at = $4 WHERE sha256 = $1', [
+      sha256,
+      sizes.br ?? null,
+      sizes.gzip ?? null,
+      now,
+    ]);
   }
 }

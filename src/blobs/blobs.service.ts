@@ -1,16 +1,17 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+
+import { Injectable, Logger } from '@nestjs/common';
+
 import type { Principal } from '../auth/principal';
-import { ApiError, payloadTooLarge } from '../common/errors';
 import { QuotaService } from '../billing/quota.service';
-import { AppConfig } from '../config/app-config';
-import { BlobStore } from './blob-store.service';
-import { workspaceOf } from '../projects/projects.service';
-import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
+import { ApiError, payloadTooLarge } from '../common/errors';
 import { formatBytes } from '../common/format-bytes';
-import { blobsError } from './blobs.errors';
+import { AppConfig } from '../config/app-config';
+import { workspaceOf } from '../projects/projects.service';
 import { storageError } from '../storage/storage.errors';
+import { BlobStore } from './blob-store.service';
+import { blobsError } from './blobs.errors';
+import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -75,11 +76,15 @@ export class BlobsService {
     }
     try {
       if (spooled.sha256 !== sha256) {
-        throw blobsError('sha256_mismatch', `The body's SHA-256 is ${spooled.sha256} (${formatBytes(spooled.size)}), not the ${sha256} named in the path; nothing was stored`, {
-          expected: sha256,
-          actual: spooled.sha256,
-          size: spooled.size,
-        });
+        throw blobsError(
+          'sha256_mismatch',
+          `The body's SHA-256 is ${spooled.sha256} (${formatBytes(spooled.size)}), not the ${sha256} named in the path; nothing was stored`,
+          {
+            expected: sha256,
+            actual: spooled.sha256,
+            size: spooled.size,
+          },
+        );
       }
       try {
         await this.blobs.storeUpload(workspaceId, { sha256, size: spooled.size }, spooled.open);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+
 import { spoolUpload, UploadTooLargeError } from './upload-spool';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 
 /** Where large uploads are spooled: `$DATA_DIR/uploads` (a crash leaves `.part` files, see TempFileSweeper). */
@@ -52,7 +52,12 @@ export async function spoolUpload(source: AsyncIterable<Buffer | string>, option
     if (!file) return;
     // The file is opened asynchronously: removing it before the stream has closed could
     // run before the open, which would then create it again and leave it behind.
-    const closed = file.stream.closed ? Promise.resolve() : once(file.stream, 'close').then(() => undefined, () => undefined);
+    const closed = file.stream.closed
+      ? Promise.resolve()
+      : once(file.stream, 'close').then(
+          () => undefined,
+          () => undefined,
+        );
     file.stream.destroy();
     await closed;
     await rm(file.path, { force: true });

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Blob } from './blob.entity';
+
 import { Workspace } from '../workspaces/workspace.entity';
+import { Blob } from './blob.entity';
 
 /**
  * A workspace proved it has a blob's bytes (it uploaded them with PUT /v1/blobs).

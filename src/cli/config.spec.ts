@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { configPath, readConfig, resolveSettings, writeConfig } from './config';
 
 describe('CLI config', () => {

@@ -64,10 +64,13 @@ export interface Resolved {
 
 /** Flags win over the environment, which wins over the config file. */
 export function resolveSettings(flags: { token?: string; apiUrl?: string }, env: NodeJS.ProcessEnv, stored: StoredConfig): Resolved {
-  const token = flags.token ? { token: flags.token, tokenSource: 'flag' as const }
-    : env.STATICHOST_TOKEN ? { token: env.STATICHOST_TOKEN, tokenSource: 'env' as const }
-    : stored.token ? { token: stored.token, tokenSource: 'config' as const }
-    : {};
+  const token = flags.token
+    ? { token: flags.token, tokenSource: 'flag' as const }
+    : env.STATICHOST_TOKEN
+      ? { token: env.STATICHOST_TOKEN, tokenSource: 'env' as const }
+      : stored.token
+        ? { token: stored.token, tokenSource: 'config' as const }
+        : {};
   const apiUrl = (flags.apiUrl || env.STATICHOST_API_URL || stored.apiUrl || DEFAULT_API_URL).replace(/\/+$/, '');
   return { ...token, apiUrl };
 }

@@ -2,7 +2,14 @@ import { StatichostApiError, StatichostConnectionError } from '../sdk';
 import { CliError, describeFailure } from './context';
 
 describe('describeFailure', () => {
-  const apiBody = { statusCode: 402, error: 'Payment Required', message: 'The free plan allows 3 projects', code: 'quota_exceeded', quota: 'projects', requestId: 'r1' };
+  const apiBody = {
+    statusCode: 402,
+    error: 'Payment Required',
+    message: 'The free plan allows 3 projects',
+    code: 'quota_exceeded',
+    quota: 'projects',
+    requestId: 'r1',
+  };
 
   it('prints the API’s error body unchanged under --json, exit 1', () => {
     const err = new StatichostApiError(402, apiBody, 'fallback');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+
 import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../sdk';
-import { configPath, readConfig, resolveSettings, type Resolved } from './config';
+import { configPath, readConfig, type Resolved, resolveSettings } from './config';
 
 /** Where a command writes: the real process in production, anything in tests. */
 export interface Io {
@@ -44,6 +45,7 @@ export function cliErrorBody(message: string, code: string, exitCode: number): {
 function packageVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- which of two paths exists is known only at run time
       const pkg = require(path) as { name?: string; version?: string };
       if (pkg.name === 'statichost' && pkg.version) return pkg.version;
     } catch {

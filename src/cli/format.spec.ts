@@ -2,9 +2,15 @@ import { formatBytes, formatTime, pageNote, slugFromName, table } from './format
 
 describe('CLI formatting', () => {
   it('aligns table columns and shows missing values as -', () => {
-    expect(table(['ID', 'NAME', 'URL'], [['proj_1', 'Site', 'http://a'], ['proj_22', null, 'http://bb']])).toBe(
-      ['ID       NAME  URL', 'proj_1   Site  http://a', 'proj_22  -     http://bb'].join('\n'),
-    );
+    expect(
+      table(
+        ['ID', 'NAME', 'URL'],
+        [
+          ['proj_1', 'Site', 'http://a'],
+          ['proj_22', null, 'http://bb'],
+        ],
+      ),
+    ).toBe(['ID       NAME  URL', 'proj_1   Site  http://a', 'proj_22  -     http://bb'].join('\n'));
     expect(table(['A'], [])).toBe('A');
   });
 

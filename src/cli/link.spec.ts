@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { isIgnored } from '../sdk';
 import { LINK_DIR, linkPath, readLink, writeLink } from './link';
 

@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import { CliError } from './context';
 
 /**
@@ -36,7 +37,11 @@ export async function readLink(folder: string): Promise<ProjectLink | undefined>
     if (typeof link?.project_slug !== 'string' || link.project_slug === '') throw new Error('no project_slug');
     return { project_slug: link.project_slug, project_id: link.project_id ?? null, workspace_id: link.workspace_id ?? null, api_url: link.api_url ?? '' };
   } catch {
-    throw new CliError(`${linkPath(folder)} is not a valid link file; delete it (the next deploy links the folder again) or pass --project`, 1, 'invalid_link_file');
+    throw new CliError(
+      `${linkPath(folder)} is not a valid link file; delete it (the next deploy links the folder again) or pass --project`,
+      1,
+      'invalid_link_file',
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+
 import { analyticsCommand } from './commands/analytics';
 import { authCommands } from './commands/auth';
 import { deployCommand } from './commands/deploy';
@@ -43,6 +44,7 @@ export function buildProgram(io: Io, json = false): Command {
     .action(async (_opts, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
       // Loaded on demand: the MCP SDK is not needed by the other commands.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- synchronous on-demand load keeps the other commands' start fast
       const { runStdioServer } = require('../mcp/server') as typeof import('../mcp/server');
       await runStdioServer(ctx.client());
     });

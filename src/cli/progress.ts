@@ -1,7 +1,8 @@
 import { SingleBar } from 'cli-progress';
+
 import type { DeployProgress } from '../sdk';
-import { formatBytes } from './format';
 import type { Io } from './context';
+import { formatBytes } from './format';
 
 /**
  * Upload progress on stderr: a bar when stderr is a terminal, else nothing (the
@@ -15,9 +16,12 @@ export function uploadProgress(io: Io, enabled: boolean): { update(p: DeployProg
       if (p.phase !== 'uploading') return;
       const payload = { files: `${p.filesDone}/${p.filesTotal} files`, bytes: `${formatBytes(p.bytesDone)}/${formatBytes(p.bytesTotal)}` };
       if (!bar) {
-        bar = new SingleBar(
-          { format: 'Uploading [{bar}] {percentage}% | {files} | {bytes}', stream: io.stderr as NodeJS.WritableStream, hideCursor: true, clearOnComplete: true },
-        );
+        bar = new SingleBar({
+          format: 'Uploading [{bar}] {percentage}% | {files} | {bytes}',
+          stream: io.stderr as NodeJS.WritableStream,
+          hideCursor: true,
+          clearOnComplete: true,
+        });
         bar.start(p.bytesTotal || 1, p.bytesDone, payload);
       } else {
         bar.update(p.bytesDone, payload);

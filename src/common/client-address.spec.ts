@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+
 import { clientAddress } from './client-address';
 
-const req = (remoteAddress: string, xff?: string) => ({ socket: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
+const req = (remoteAddress: string, xff?: string) =>
+  ({ socket: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;
 
 describe('clientAddress', () => {
   it('is the peer unless the proxy is trusted', () => {

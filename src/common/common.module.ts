@@ -1,10 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
+import { AppConfig } from '../config/app-config';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
-import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
-import { AppConfig } from '../config/app-config';
+import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { passwordHashing } from './password-hash';
 import { Clock, SystemClock } from './time';
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+
 import type { CommonErrorCode, ErrorBody } from './errors';
 
 export interface ConnectionTimeouts {

@@ -1,4 +1,5 @@
 import { QueryFailedError } from 'typeorm';
+
 import { isDatabaseUnavailable } from './db-errors';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });

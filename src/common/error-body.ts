@@ -1,7 +1,9 @@
-import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+
+import { HttpException } from '@nestjs/common';
+
 import { isDatabaseUnavailable } from './db-errors';
-import { ApiError, type CommonErrorCode, defaultCode, ErrorBody } from './errors';
+import { ApiError, type CommonErrorCode, defaultCode, type ErrorBody } from './errors';
 import { formatBytes } from './format-bytes';
 
 interface BodyParserError {
@@ -43,7 +45,12 @@ export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean;
     switch (err.type) {
       case 'entity.too.large':
         return {
-          body: body(413, `Request body is ${err.length !== undefined ? formatBytes(err.length) : 'too large'}; the limit is ${formatBytes(err.limit ?? 0)}`, 'payload_too_large', { limit: err.limit }),
+          body: body(
+            413,
+            `Request body is ${err.length !== undefined ? formatBytes(err.length) : 'too large'}; the limit is ${formatBytes(err.limit ?? 0)}`,
+            'payload_too_large',
+            { limit: err.limit },
+          ),
           internal: false,
         };
       case 'entity.parse.failed':
@@ -57,7 +64,11 @@ export function toErrorBody(err: unknown): { body: ErrorBody; internal: boolean;
   }
   if (isDatabaseUnavailable(err)) {
     // Not a bug: the database is down or restarting (the embedded one restarts itself).
-    return { body: body(503, 'The database is unavailable; retry shortly', 'database_unavailable'), internal: false, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } };
+    return {
+      body: body(503, 'The database is unavailable; retry shortly', 'database_unavailable'),
+      internal: false,
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   }
   return { body: body(500, 'Internal server error', 'internal_error'), internal: true };
 }

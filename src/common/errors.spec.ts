@@ -1,4 +1,4 @@
-import { ApiError, badRequest, declareErrors, type DeclaredCode, forbidden } from './errors';
+import { ApiError, badRequest, type DeclaredCode, declareErrors, forbidden } from './errors';
 
 const sample = declareErrors('sample', { thing_taken: 409, thing_invalid: 400, thing_missing: [402, 409] });
 

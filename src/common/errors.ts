@@ -1,5 +1,6 @@
-import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+
+import { HttpException } from '@nestjs/common';
 
 /** The error body of every API failure. */
 export interface ErrorBody {
@@ -24,7 +25,8 @@ export type ErrorCatalog = Readonly<Record<string, ErrorStatus | readonly [Error
 /** The statuses one catalog entry allows. */
 export type StatusesOf<E> = E extends readonly (infer S)[] ? S : E;
 /** The codes of a catalog that are answered with status S. */
-export type CodesWithStatus<T extends ErrorCatalog, S extends ErrorStatus> = { [C in keyof T & string]: S extends StatusesOf<T[C]> ? C : never }[keyof T & string];
+export type CodesWithStatus<T extends ErrorCatalog, S extends ErrorStatus> = { [C in keyof T & string]: S extends StatusesOf<T[C]> ? C : never }[keyof T &
+  string];
 type SingleStatusCodes<T extends ErrorCatalog> = { [C in keyof T & string]: T[C] extends ErrorStatus ? C : never }[keyof T & string];
 type MultiStatusCodes<T extends ErrorCatalog> = Exclude<keyof T & string, SingleStatusCodes<T>>;
 
@@ -79,7 +81,8 @@ export function declareErrors<const M extends string, const T extends ErrorCatal
     return typeof entry === 'number' ? entry : entry[0];
   };
   const factory = (code: string, message: string, details?: Record<string, unknown>) => new ApiError(statusOf(code), code as DeclaredCode, message, details);
-  const at = (status: ErrorStatus, code: string, message: string, details?: Record<string, unknown>) => new ApiError(status, code as DeclaredCode, message, details);
+  const at = (status: ErrorStatus, code: string, message: string, details?: Record<string, unknown>) =>
+    new ApiError(status, code as DeclaredCode, message, details);
   return Object.assign(factory, { module, codes, at }) as unknown as ErrorModule<M, T>;
 }
 
@@ -115,8 +118,7 @@ type Common<S extends ErrorStatus> = CodesWithStatus<typeof commonError.codes, S
 const common = <S extends ErrorStatus>(status: S, code: Common<S>, message: string, details?: Record<string, unknown>) =>
   new ApiError(status, code as string as DeclaredCode, message, details);
 
-export const badRequest = (message: string, code: Common<400> = 'validation_failed', details?: Record<string, unknown>) =>
-  common(400, code, message, details);
+export const badRequest = (message: string, code: Common<400> = 'validation_failed', details?: Record<string, unknown>) => common(400, code, message, details);
 export const unauthorized = (message = 'Missing or invalid credentials') => common(401, 'unauthorized', message);
 export const forbidden = (message: string) => common(403, 'forbidden', message);
 export const notFound = (what: string, id?: string) => common(404, 'not_found', id ? `${what} ${id} not found` : `${what} not found`);

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Logger } from 'pino';
+
 import { toErrorBody } from './error-body';
 
 /** The one place where errors become HTTP answers. */

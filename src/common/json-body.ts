@@ -1,8 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
-import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from './errors';
+
+import { type ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from './errors';
 import { formatBytes } from './format-bytes';
-import { checkJsonShape, JsonShapeLimits } from './json-shape';
+import { checkJsonShape, type JsonShapeLimits } from './json-shape';
 
 export interface JsonBodyOptions {
   /** Largest body read for a caller with a valid credential. */
@@ -86,7 +87,9 @@ async function readJson(req: Request, options: JsonBodyOptions): Promise<unknown
 
 /** `anonymous`: the limit was the one for callers without a credential. */
 function tooLarge(size: number | undefined, limit: number, anonymous = false): ApiError {
-  const theLimit = anonymous ? `the limit without a credential is ${formatBytes(limit)}; larger bodies need a valid bearer credential` : `the limit is ${formatBytes(limit)}`;
+  const theLimit = anonymous
+    ? `the limit without a credential is ${formatBytes(limit)}; larger bodies need a valid bearer credential`
+    : `the limit is ${formatBytes(limit)}`;
   const message = size === undefined ? `Request body is too large: ${theLimit}` : `Request body is ${formatBytes(size)}; ${theLimit}`;
   return payloadTooLarge(message, { limit, ...(size === undefined ? {} : { size }) });
 }

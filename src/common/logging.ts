@@ -1,7 +1,8 @@
-import { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { DestinationStream, Logger } from 'pino';
+
+import { type LoggerService } from '@nestjs/common';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 
 /**

@@ -1,7 +1,8 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+
 import { BoundedConcurrency, QueueFullError } from './bounded-concurrency';
-import { ApiError, commonError } from './errors';
+import { type ApiError, commonError } from './errors';
 
 const scryptOnPool = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
 

@@ -1,5 +1,5 @@
-import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { type DataSource } from 'typeorm';
 
 const SKIPPED = Symbol('skipped');
 

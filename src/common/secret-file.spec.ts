@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile, chmod, readdir } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { loadOrCreateSecret } from './secret-file';
 
 describe('loadOrCreateSecret', () => {

@@ -1,6 +1,7 @@
-import { mkdtemp, readdir, rm, utimes, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { removeStaleFiles } from './stale-files';
 
 describe('removeStaleFiles', () => {

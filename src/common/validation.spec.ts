@@ -1,4 +1,5 @@
 import { ValidationError } from 'class-validator';
+
 import { assertStorableText, describeValidationErrors, findLoneSurrogate, findNul, summarizeProblems } from './validation';
 
 const error = (property: string, constraints?: Record<string, string>, children: ValidationError[] = []) =>

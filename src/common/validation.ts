@@ -1,5 +1,6 @@
-import { applyDecorators, ArgumentMetadata, PipeTransform, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, type ArgumentMetadata, type PipeTransform, ValidationPipe } from '@nestjs/common';
 import { NotEquals, ValidateIf, type ValidationError } from 'class-validator';
+
 import { badRequest } from './errors';
 
 /** Flattens nested class-validator errors into `files.0.path: must be a string` lines. */

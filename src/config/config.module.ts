@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+
 import { AppConfig } from './app-config';
 import { validateEnv } from './env.schema';
 
@@ -14,9 +15,7 @@ export class AppConfigModule {
     const config = AppConfig.from(validateEnv({ ...process.env, ...overrides }));
     return {
       module: AppConfigModule,
-      imports: [
-        ConfigModule.forRoot({ ignoreEnvFile: true, ignoreEnvVars: true, load: [() => ({ ...config })] }),
-      ],
+      imports: [ConfigModule.forRoot({ ignoreEnvFile: true, ignoreEnvVars: true, load: [() => ({ ...config })] })],
       providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig, ConfigModule],
     };

@@ -1,5 +1,5 @@
-import { validateEnv } from './env.schema';
 import { AppConfig } from './app-config';
+import { validateEnv } from './env.schema';
 
 describe('validateEnv', () => {
   it('fills every default from an empty environment', () => {

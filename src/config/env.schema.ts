@@ -1,16 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-  validateSync,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
@@ -218,7 +207,7 @@ export class EnvironmentVariables {
   /** Comma-separated hosts that always reach the API (e.g. api.example.com). Unset: every host that is not a site. */
   @Transform(emptyToUndefined)
   @IsOptional()
-  @Matches(/^[a-z0-9.:\[\]-]+(,[a-z0-9.:\[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' })
+  @Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' })
   API_HOSTS?: string;
 
   /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */

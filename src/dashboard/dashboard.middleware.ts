@@ -1,6 +1,8 @@
-import type { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+
+import type { NextFunction, Request, Response } from 'express';
+
 import { ASSET_CACHE, DASHBOARD_HEADERS, dashboardTarget, INDEX_CACHE } from './dashboard-http';
 
 /** The checkout (or image) root: the nearest folder above this file with a package.json (src/ in tests, dist/src/ when built). */
@@ -51,9 +53,13 @@ export function dashboardMiddleware(dir = DASHBOARD_DIST) {
           return;
         }
         if (!existsSync(index)) return notBuilt(res);
-        res.sendFile(file, { headers: { 'Cache-Control': target.kind === 'asset' ? ASSET_CACHE : INDEX_CACHE }, cacheControl: false, dotfiles: 'deny' }, (err) => {
-          if (err && !res.headersSent) next(err);
-        });
+        res.sendFile(
+          file,
+          { headers: { 'Cache-Control': target.kind === 'asset' ? ASSET_CACHE : INDEX_CACHE }, cacheControl: false, dotfiles: 'deny' },
+          (err) => {
+            if (err && !res.headersSent) next(err);
+          },
+        );
         return;
       }
     }

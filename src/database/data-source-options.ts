@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrationsLocked } from './migrator';

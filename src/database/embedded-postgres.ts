@@ -1,12 +1,14 @@
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { chmod, chown, cp, lstat, mkdir, open, readdir, readFile, realpath, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+
 import { Client } from 'pg';
 import type { Logger } from 'pino';
+
 import { describePostgresFailure, isOurPostmaster, parsePostmasterPid } from './embedded-postgres-diagnosis';
 
 export interface EmbeddedPostgresHandle {
@@ -109,7 +111,10 @@ function postgresUser(): RunAs | undefined {
     );
   }
   const created = lookup();
-  if (!created) throw new EmbeddedPostgresError('Running as root, the embedded PostgreSQL needs a `postgres` system user, and none could be found after creating it: create it by hand, or set DATABASE_URL');
+  if (!created)
+    throw new EmbeddedPostgresError(
+      'Running as root, the embedded PostgreSQL needs a `postgres` system user, and none could be found after creating it: create it by hand, or set DATABASE_URL',
+    );
   return created;
 }
 
@@ -203,7 +208,13 @@ async function clusterLocation(dataDir: string, runtimeDir: string, user: RunAs 
   }
   const clusters = join(runtimeDir, 'clusters');
   await mkdir(clusters, { recursive: true, mode: 0o755 });
-  const target = join(clusters, createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 16));
+  const target = join(
+    clusters,
+    createHash('sha256')
+      .update(await realpath(dataDir))
+      .digest('hex')
+      .slice(0, 16),
+  );
   if (existsSync(target)) {
     // The link is gone, so DATA_DIR (and the password of this cluster) was removed: keep the old cluster aside.
     const aside = `${target}.orphaned-${Date.now()}`;
@@ -339,7 +350,11 @@ async function stopOrphan(databaseDir: string, dataDir: string, log?: Logger): P
     );
   }
   log?.warn({ pid, databaseDir }, 'stopping the embedded PostgreSQL left running by an earlier run that was killed');
-  for (const [signal, ms] of [['SIGINT', STOP_TIMEOUT_MS], ['SIGQUIT', 5000], ['SIGKILL', 5000]] as const) {
+  for (const [signal, ms] of [
+    ['SIGINT', STOP_TIMEOUT_MS],
+    ['SIGQUIT', 5000],
+    ['SIGKILL', 5000],
+  ] as const) {
     try {
       process.kill(pid, signal);
     } catch {
@@ -352,7 +367,7 @@ async function stopOrphan(databaseDir: string, dataDir: string, log?: Logger): P
 
 function safeRealpath(p: string): string {
   try {
-    return require('node:fs').realpathSync(p) as string;
+    return realpathSync(p);
   } catch {
     return resolve(p);
   }
@@ -367,17 +382,21 @@ interface Running {
 /** Starts the postmaster and waits until it accepts connections. */
 function launch(bins: Binaries, databaseDir: string, port: number, user: RunAs | undefined, log?: Logger): Promise<Running> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      bins.postgres,
-      ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      { ...user, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(bins.postgres, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
+      ...user,
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const tail: string[] = [];
     let ready = false;
     const timer = setTimeout(() => {
       child.kill('SIGQUIT');
-      reject(new EmbeddedPostgresError(`The embedded PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s (data in ${databaseDir}): start with LOG_LEVEL=debug to see its log`));
+      reject(
+        new EmbeddedPostgresError(
+          `The embedded PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s (data in ${databaseDir}): start with LOG_LEVEL=debug to see its log`,
+        ),
+      );
     }, READY_TIMEOUT_MS);
     const onLines = (chunk: Buffer) => {
       for (const raw of chunk.toString('utf8').split('\n')) {
@@ -446,7 +465,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' || e.code === 'ENOTDIR' || e.code === 'EEXIST'
         ? `set DATA_DIR to a directory this user can write`
         : 'fix the cause, or set DATABASE_URL to use your own PostgreSQL';
-    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (${e.message.split('\n')[0]}; DATA_DIR ${dataDir}, port ${options.port}): ${hint}`, { cause: err });
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (${e.message.split('\n')[0]}; DATA_DIR ${dataDir}, port ${options.port}): ${hint}`, {
+      cause: err,
+    });
   }
 }
 
@@ -466,7 +487,10 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
   if (user && !canRun(bins, user)) {
     await prepareRuntimeDir(runtimeDir, user);
     bins = await stageBinaries(bins, runtimeDir, log);
-    if (!canRun(bins, user)) throw new EmbeddedPostgresError(`The postgres user cannot run ${bins.postgres} even after copying it: check the modes of ${runtimeDir}, or set DATABASE_URL`);
+    if (!canRun(bins, user))
+      throw new EmbeddedPostgresError(
+        `The postgres user cannot run ${bins.postgres} even after copying it: check the modes of ${runtimeDir}, or set DATABASE_URL`,
+      );
   }
   if (user && !canEnter(dataDir, user)) await prepareRuntimeDir(runtimeDir, user);
   const password = await clusterPassword(dataDir);

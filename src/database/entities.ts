@@ -3,8 +3,8 @@
  * load the same set without globbing compiled files.
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
-import { AccountToken } from '../auth/account-token.entity';
 import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
+import { AccountToken } from '../auth/account-token.entity';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import {
   BillingCustomer,
@@ -15,15 +15,15 @@ import {
   WorkspaceStorageBlob,
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
-import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
-import { OutboxMessage } from '../outbox/outbox-message.entity';
-import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Blob } from '../blobs/blob.entity';
+import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
+import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
+import { Lead } from '../leads/lead.entity';
 import { LeadCounter } from '../leads/lead-counter.entity';
 import { LeadDomain } from '../leads/lead-domain.entity';
-import { Lead } from '../leads/lead.entity';
+import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { type DataSource } from 'typeorm';
 
 /** Any constant: the advisory lock that lets one instance migrate while others wait. */
 const MIGRATION_LOCK = 7_461_002;

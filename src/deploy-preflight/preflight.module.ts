@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { DeployPreflightController } from './preflight.controller';

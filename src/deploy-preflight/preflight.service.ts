@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Principal } from '../auth/principal';
+import type { Tier } from '../billing/plans';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
 import { badRequest, forbidden } from '../common/errors';
 import { Clock } from '../common/time';
 import { type DeployRequest, DeployService } from '../deployments/deploy.service';
+import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { workspaceOf } from '../projects/projects.service';
 import { parseNewSlug, type Slug } from '../projects/slug';
-import type { Tier } from '../billing/plans';
-import { projectsError } from '../projects/projects.errors';
 
 export interface PreflightResult {
   project_slug: string;

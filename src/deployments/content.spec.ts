@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { InvalidContentError, contentTypeFor, decodeContent, sha256Hex } from './content';
+
+import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 
 function messageOf(fn: () => unknown): string {
   try {

@@ -1,35 +1,36 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { defaultTtlWithin } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
+import { BlobContent, BlobStore } from '../blobs/blob-store.service';
+import { blobKey } from '../blobs/blob-store.service';
+import { BlobVariants } from '../blobs/blob-variants.service';
 import { badRequest, forbidden, payloadTooLarge } from '../common/errors';
+import { formatBytes } from '../common/format-bytes';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
+import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService, workspaceOf } from '../projects/projects.service';
 import { parseNewSlug, type Slug } from '../projects/slug';
 import { isCompressible } from '../sites/rules/encoding';
-import { BlobContent, BlobStore } from '../blobs/blob-store.service';
-import { BlobVariants } from '../blobs/blob-variants.service';
+import { storageError } from '../storage/storage.errors';
+import { StorageProvider } from '../storage/storage.provider';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import type { Deployment } from './deployment.entity';
+import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 import { DeploymentsService } from './deployments.service';
 import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
-import { expiryOf, type Ttl } from './ttl';
-import { formatBytes } from '../common/format-bytes';
-import { StorageProvider } from '../storage/storage.provider';
-import { blobKey } from '../blobs/blob-store.service';
 import { checkRuleFiles, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
-import { deploymentsError } from './deployments.errors';
-import { projectsError } from '../projects/projects.errors';
-import { storageError } from '../storage/storage.errors';
+import { expiryOf, type Ttl } from './ttl';
 
 export interface PreparedFile {
   path: string;
@@ -114,10 +115,11 @@ export class DeployService {
     let sizeBytes = 0;
     const checkSize = (i: number, size: number) => {
       if (size > maxFileBytes) {
-        throw payloadTooLarge(
-          `files[${i}] "${paths[i]}" is ${formatBytes(size)}; the largest file allowed is ${formatBytes(maxFileBytes)}`,
-          { path: paths[i], size, limit: maxFileBytes },
-        );
+        throw payloadTooLarge(`files[${i}] "${paths[i]}" is ${formatBytes(size)}; the largest file allowed is ${formatBytes(maxFileBytes)}`, {
+          path: paths[i],
+          size,
+          limit: maxFileBytes,
+        });
       }
     };
     files.forEach((file, i) => {
@@ -230,21 +232,32 @@ export class DeployService {
    */
   private async claimReferenced(workspaceId: string, prepared: PreparedDeploy): Promise<void> {
     if (prepared.referenced.length === 0) return;
-    const owned = await this.blobs.claimOwned(workspaceId, prepared.referenced.map((r) => r.sha256));
+    const owned = await this.blobs.claimOwned(
+      workspaceId,
+      prepared.referenced.map((r) => r.sha256),
+    );
     const missing = prepared.referenced.filter((r) => !owned.has(r.sha256)).map((r) => r.sha256);
     if (missing.length > 0) {
       const shown = missing.slice(0, 5).join(', ') + (missing.length > 5 ? `, and ${missing.length - 5} more` : '');
-      throw deploymentsError('missing_blobs', `${missing.length} file${missing.length === 1 ? '' : 's'} name${missing.length === 1 ? 's a blob' : ' blobs'} this workspace has not uploaded: ${shown}. ` +
-          'Upload each with PUT /v1/blobs/:sha256, then repeat the deploy; nothing was deployed.', { missing });
+      throw deploymentsError(
+        'missing_blobs',
+        `${missing.length} file${missing.length === 1 ? '' : 's'} name${missing.length === 1 ? 's a blob' : ' blobs'} this workspace has not uploaded: ${shown}. ` +
+          'Upload each with PUT /v1/blobs/:sha256, then repeat the deploy; nothing was deployed.',
+        { missing },
+      );
     }
     for (const ref of prepared.referenced) {
       const stored = owned.get(ref.sha256)!;
       if (stored !== ref.size) {
         const i = prepared.files.findIndex((f) => f.sha256 === ref.sha256);
-        throw deploymentsError('blob_size_mismatch', `files[${i}] "${prepared.files[i].path}" gives size ${ref.size}, but blob ${ref.sha256} is ${stored} bytes`, {
-          sha256: ref.sha256,
-          size: stored,
-        });
+        throw deploymentsError(
+          'blob_size_mismatch',
+          `files[${i}] "${prepared.files[i].path}" gives size ${ref.size}, but blob ${ref.sha256} is ${stored} bytes`,
+          {
+            sha256: ref.sha256,
+            size: stored,
+          },
+        );
       }
     }
   }
@@ -258,9 +271,10 @@ export class DeployService {
   ): Promise<{ deployment: Deployment; project: Project }> {
     // Workspace first (it queues the workspace's quota checks), then the project row: one lock order for every writer.
     const plan = await this.quotas.lock(m, workspaceOf(principal));
-    const project = 'projectId' in target
-      ? await this.projects.findVisible(principal, target.projectId, m)
-      : await this.resolveLazyProject(m, principal, target.slug, request.type);
+    const project =
+      'projectId' in target
+        ? await this.projects.findVisible(principal, target.projectId, m)
+        : await this.resolveLazyProject(m, principal, target.slug, request.type);
     if (request.type !== undefined && request.type !== project.type) {
       throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${request.type}`);
     }
@@ -275,7 +289,10 @@ export class DeployService {
     if (!bumped) throw deploymentsError('project_deleted', `project ${project.id} was deleted during the deploy`);
 
     const publish = request.publish !== false;
-    const missing = await this.blobs.lockStored(m, prepared.blobs.map((b) => b.sha256));
+    const missing = await this.blobs.lockStored(
+      m,
+      prepared.blobs.map((b) => b.sha256),
+    );
     if (missing.length > 0) throw new MissingBlobsError();
 
     const deployment = await this.deployments.insert(m, {
@@ -328,7 +345,10 @@ export class DeployService {
       }
     };
     try {
-      checkRuleFiles({ redirects: await read('_redirects'), headers: await read('_headers') }, prepared.files.map((f) => f.path));
+      checkRuleFiles(
+        { redirects: await read('_redirects'), headers: await read('_headers') },
+        prepared.files.map((f) => f.path),
+      );
     } catch (err) {
       if (err instanceof InvalidRuleFileError) throw deploymentsError(err.code, err.message, { errors: err.errors });
       throw err;

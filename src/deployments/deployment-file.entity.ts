@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+
 import { Deployment } from './deployment.entity';
 
 /** One manifest entry: a path of a deployment and the content-addressed blob it serves. */

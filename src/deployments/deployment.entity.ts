@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+
 import { Project } from '../projects/project.entity';
 
 export const DEPLOYMENT_STATUSES = ['live', 'archived', 'expired'] as const;

@@ -1,6 +1,6 @@
 import { iso } from '../common/time';
-import { Deployment, DeploymentStatus } from './deployment.entity';
-import { DeploymentFile } from './deployment-file.entity';
+import { type Deployment, type DeploymentStatus } from './deployment.entity';
+import { type DeploymentFile } from './deployment-file.entity';
 
 /** A deployment past its expiry is expired even before the sweeper has marked it. */
 export function effectiveStatus(d: Pick<Deployment, 'status' | 'expiresAt'>, now: Date): DeploymentStatus {

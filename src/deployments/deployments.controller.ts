@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
@@ -7,16 +8,16 @@ import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common
 import { PageQueryDto, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
-import { requestSlug } from '../projects/request-slug';
-import { requestTtl } from './ttl';
-import { Deployment } from './deployment.entity';
-import { previewLabel } from './preview-label';
 import type { Project } from '../projects/project.entity';
+import { requestSlug } from '../projects/request-slug';
+import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
+import { Deployment } from './deployment.entity';
 import { deploymentDetailView, deploymentView, lazyDeployView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
+import { previewLabel } from './preview-label';
+import { requestTtl } from './ttl';
 
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
@@ -104,7 +105,12 @@ export class DeploymentsController {
     const { project, page } = await this.deployments.list(principal, projectId, query.page, query.limit);
     const url = this.config.siteUrl(project.slug);
     const now = this.clock.now();
-    return paginated(page.data.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now)), page.meta.total, page.meta.page, page.meta.limit);
+    return paginated(
+      page.data.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now)),
+      page.meta.total,
+      page.meta.page,
+      page.meta.limit,
+    );
   }
 
   @Get(':deploymentId')

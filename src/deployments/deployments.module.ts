@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ProjectsModule } from '../projects/projects.module';
+
 import { BlobsModule } from '../blobs/blobs.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { pageWithTotal } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import type { SiteRow } from '../projects/projects.repository';
-import type { PreviewTarget } from './preview-label';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
+import type { PreviewTarget } from './preview-label';
 
 export type NewDeployment = Omit<Deployment, 'project'>;
 
@@ -49,7 +50,11 @@ export class DeploymentsRepository {
   /** Newest version first. */
   @GenerateSql({ params: (f) => [f.projectId, 1, 20] })
   page(projectId: string, page: number, limit: number) {
-    const query = this.dataSource.getRepository(Deployment).createQueryBuilder('d').where('d.projectId = :projectId', { projectId }).orderBy('d.version', 'DESC');
+    const query = this.dataSource
+      .getRepository(Deployment)
+      .createQueryBuilder('d')
+      .where('d.projectId = :projectId', { projectId })
+      .orderBy('d.version', 'DESC');
     return pageWithTotal(query, page, limit);
   }
 
@@ -65,7 +70,10 @@ export class DeploymentsRepository {
   }
 
   /** The deployment a preview label names, by version of a slug or by id, with its project. */
-  @GenerateSql({ name: 'by version', params: (f) => [{ slug: f.projectSlug, version: 1 }] }, { name: 'by id', params: (f) => [{ deploymentId: f.deploymentId }] })
+  @GenerateSql(
+    { name: 'by version', params: (f) => [{ slug: f.projectSlug, version: 1 }] },
+    { name: 'by id', params: (f) => [{ deploymentId: f.deploymentId }] },
+  )
   async previewSite(target: PreviewTarget): Promise<PreviewRow | undefined> {
     const byVersion = 'version' in target;
     const rows: PreviewRow[] = await this.dataSource.query(
@@ -92,7 +100,10 @@ export class DeploymentsRepository {
   }
 
   /** One statement for the whole manifest, however many files. */
-  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId, [{ path: 'snapshot.html', sha256: '0'.repeat(64), size: 1, contentType: 'text/html' }]] })
+  @GenerateSql({
+    inTransaction: true,
+    params: (f) => [f.manager, f.scratchDeploymentId, [{ path: 'snapshot.html', sha256: '0'.repeat(64), size: 1, contentType: 'text/html' }]],
+  })
   async insertFiles(manager: EntityManager, deploymentId: string, files: ManifestEntry[]): Promise<void> {
     await manager.query(
       `INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
-import { pageWithTotal } from '../common/page-query';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import type { Project } from '../projects/project.entity';

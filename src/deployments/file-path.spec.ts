@@ -1,6 +1,8 @@
-import fc from 'fast-check';
 import { posix } from 'node:path';
-import { InvalidPathError, MAX_PATH_BYTES, RESERVED_PREFIX, normaliseDeployPath, normaliseDeployPaths } from './file-path';
+
+import fc from 'fast-check';
+
+import { InvalidPathError, MAX_PATH_BYTES, normaliseDeployPath, normaliseDeployPaths, RESERVED_PREFIX } from './file-path';
 
 function reasonOf(fn: () => unknown): string {
   try {
@@ -159,9 +161,7 @@ describe('normaliseDeployPaths', () => {
   });
 
   it('names the offending entry and quotes its path', () => {
-    expect(reasonOf(() => normaliseDeployPaths(['index.html', 'ok.css', '../etc/passwd']))).toBe(
-      'files[2].path "../etc/passwd" has a ".." segment',
-    );
+    expect(reasonOf(() => normaliseDeployPaths(['index.html', 'ok.css', '../etc/passwd']))).toBe('files[2].path "../etc/passwd" has a ".." segment');
   });
 
   it('names a non-string entry', () => {
@@ -169,9 +169,7 @@ describe('normaliseDeployPaths', () => {
   });
 
   it('refuses an exact duplicate, naming both entries', () => {
-    expect(reasonOf(() => normaliseDeployPaths(['index.html', 'a/b.html', 'c.css', 'a/b.html']))).toBe(
-      'files[3].path "a/b.html" duplicates files[1].path',
-    );
+    expect(reasonOf(() => normaliseDeployPaths(['index.html', 'a/b.html', 'c.css', 'a/b.html']))).toBe('files[3].path "a/b.html" duplicates files[1].path');
   });
 
   it('refuses two entries that differ only before NFC normalisation', () => {

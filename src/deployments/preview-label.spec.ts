@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { newId } from '../common/ids';
 import { MAX_SLUG_LENGTH, newSlugProblem, SLUG_PATTERN } from '../projects/slug';
 import { parsePreviewLabel, previewLabel } from './preview-label';
@@ -46,7 +47,20 @@ describe('parsePreviewLabel', () => {
   });
 
   it('leaves everything else to be a slug', () => {
-    for (const label of ['my-site', 'a-1', 'site--', '--3', 'a---3', 'a--03', 'a--0', 'a--x', 'a--12345678901', 'a--2147483648', 'a--0123456789ABCDEFGHIJKLMN', `${'a'.repeat(60)}--123`]) {
+    for (const label of [
+      'my-site',
+      'a-1',
+      'site--',
+      '--3',
+      'a---3',
+      'a--03',
+      'a--0',
+      'a--x',
+      'a--12345678901',
+      'a--2147483648',
+      'a--0123456789ABCDEFGHIJKLMN',
+      `${'a'.repeat(60)}--123`,
+    ]) {
       expect(parsePreviewLabel(label)).toBeNull();
     }
   });

@@ -4,11 +4,11 @@
  * the deployment's own files, so a deploy either gets the rules its author wrote
  * or is refused before anything goes live.
  */
-import { HeaderRules, parseHeaders } from '../sites/rules/headers';
-import type { DeploymentsErrorCode } from './deployments.errors';
-import { parseRedirects, RedirectRules } from '../sites/rules/redirects';
+import { type HeaderRules, parseHeaders } from '../sites/rules/headers';
+import { parseRedirects, type RedirectRules } from '../sites/rules/redirects';
 import { findRedirectLoops, RULE_FILES } from '../sites/rules/resolve';
-import { MAX_RULE_FILE_BYTES, RuleError } from '../sites/rules/rule-file';
+import { MAX_RULE_FILE_BYTES, type RuleError } from '../sites/rules/rule-file';
+import type { DeploymentsErrorCode } from './deployments.errors';
 
 export type RuleFileName = '_redirects' | '_headers';
 
@@ -58,7 +58,10 @@ export function oversizedRuleFile(file: RuleFileName, size: number): InvalidRule
  * `paths`, the deployment's file paths. Throws InvalidRuleFileError for the first
  * file with problems.
  */
-export function checkRuleFiles(bytes: { redirects?: Uint8Array; headers?: Uint8Array }, paths: readonly string[]): { redirects?: RedirectRules; headers?: HeaderRules } {
+export function checkRuleFiles(
+  bytes: { redirects?: Uint8Array; headers?: Uint8Array },
+  paths: readonly string[],
+): { redirects?: RedirectRules; headers?: HeaderRules } {
   const out: { redirects?: RedirectRules; headers?: HeaderRules } = {};
   if (bytes.redirects) {
     const parsed = parseRedirects(bytes.redirects);

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
+import { BlobStore } from '../blobs/blob-store.service';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ProjectsService } from '../projects/projects.service';
-import { BlobStore } from '../blobs/blob-store.service';
 import { DeploymentsRepository } from './deployments.repository';
 
 /** Something another module forgets on every sweep (it owns the table; the sweep owns the schedule). */

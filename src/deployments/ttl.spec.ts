@@ -1,6 +1,7 @@
 import fc from 'fast-check';
+
 import type { ApiError } from '../common/errors';
-import { DEFAULT_TTL, InvalidTtlError, MAX_TTL_DAYS, MAX_TTL_HOURS, expiryOf, parseTtl, requestTtl, TTL_COLUMN, ttlWithin } from './ttl';
+import { DEFAULT_TTL, expiryOf, InvalidTtlError, MAX_TTL_DAYS, MAX_TTL_HOURS, parseTtl, requestTtl, TTL_COLUMN, ttlWithin } from './ttl';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

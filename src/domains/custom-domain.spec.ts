@@ -37,7 +37,7 @@ describe('customDomainChanges', () => {
     });
   });
 
-  it('turns a refused name into a 400 invalid_domain (checkCustomDomain, the controller\'s parse)', () => {
+  it("turns a refused name into a 400 invalid_domain (checkCustomDomain, the controller's parse)", () => {
     for (const raw of ['https://x.example.com', 'blog.sites.example.net', 'api.example.net']) {
       let error: unknown;
       try {

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
-import { DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
+import { type DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
 import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
 import { domainsError } from './domains.errors';
 

@@ -1,4 +1,4 @@
-import { challengeName, DomainState, judge, Lookup, newDomainToken, nextDomainState, recordsToCreate } from './domain-check';
+import { challengeName, type DomainState, judge, type Lookup, newDomainToken, nextDomainState, recordsToCreate } from './domain-check';
 
 const HOUR = 3600_000;
 const at = (hours: number) => new Date(Date.UTC(2026, 0, 1) + hours * HOUR);
@@ -26,7 +26,14 @@ describe('judge', () => {
   it('verifies on the token alone, among other TXT values', () => {
     const result = judge(expected, answer('v=spf1 -all', 'tok123'), answer());
     expect(result.verdict).toBe('verified');
-    expect(result.records[0]).toEqual({ type: 'TXT', name: '_statichost-challenge.www.example.com', expected: 'tok123', found: ['v=spf1 -all', 'tok123'], ok: true, error: null });
+    expect(result.records[0]).toEqual({
+      type: 'TXT',
+      name: '_statichost-challenge.www.example.com',
+      expected: 'tok123',
+      found: ['v=spf1 -all', 'tok123'],
+      ok: true,
+      error: null,
+    });
     expect(result.records[1]).toMatchObject({ type: 'CNAME', expected: 'blog.sites.test', found: [], ok: false });
   });
 
@@ -88,6 +95,11 @@ describe('nextDomainState', () => {
   it('brings a failed domain back on a pass, as a new verified run', () => {
     const failed: DomainState = { status: 'failed', verifiedAt: at(0), checkedAt: at(96), failingSince: at(24) };
     expect(nextDomainState(failed, 'absent', at(100), FAIL_AFTER)).toEqual({ ...failed, checkedAt: at(100) });
-    expect(nextDomainState(failed, 'verified', at(100), FAIL_AFTER)).toEqual({ status: 'verified', verifiedAt: at(100), checkedAt: at(100), failingSince: null });
+    expect(nextDomainState(failed, 'verified', at(100), FAIL_AFTER)).toEqual({
+      status: 'verified',
+      verifiedAt: at(100),
+      checkedAt: at(100),
+      failingSince: null,
+    });
   });
 });

@@ -37,10 +37,7 @@ export function recordsToCreate(domain: string, token: string, cnameTarget: stri
  * when our resolvers did not answer at all (time-out, refused): our outage, which
  * says nothing about the domain.
  */
-export type Lookup =
-  | { kind: 'answer'; values: string[] }
-  | { kind: 'broken'; code: string }
-  | { kind: 'unreachable'; code: string; timedOut: boolean };
+export type Lookup = { kind: 'answer'; values: string[] } | { kind: 'broken'; code: string } | { kind: 'unreachable'; code: string; timedOut: boolean };
 
 export interface RecordCheck {
   type: DnsRecord['type'];

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { promises as dns } from 'node:dns';
+
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { Lookup } from './domain-check';
 
@@ -44,7 +46,7 @@ export class DomainDns {
       try {
         new dns.Resolver().setServers(this.servers);
       } catch (err) {
-        throw new Error(`Invalid configuration:\n  DNS_SERVERS=${JSON.stringify(config.DNS_SERVERS)}: ${(err as Error).message}`);
+        throw new Error(`Invalid configuration:\n  DNS_SERVERS=${JSON.stringify(config.DNS_SERVERS)}: ${(err as Error).message}`, { cause: err });
       }
     }
   }

@@ -1,4 +1,4 @@
-import { couldBeCustomDomain, DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
+import { couldBeCustomDomain, type DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
 
 const rules: DomainRules = { sitesDomain: 'sites.example.net', apiHosts: ['api.example.net', 'console.example.org:8443'] };
 const norm = (raw: string) => normaliseDomain(raw, rules);

@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { VerifyDomainView } from './dto/verify-domain.view.dto';
+
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import type { Principal } from '../auth/principal';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
+import { VerifyDomainView } from './dto/verify-domain.view.dto';
 
 @ApiTags('projects')
 @ApiBearerAuth('bearer')
@@ -23,7 +24,10 @@ export class DomainsController {
       'Looks up the TXT record `_statichost-challenge.<domain>` (it decides) and the CNAME. ' +
       'Token found: the domain becomes `verified` and is served. Otherwise 200 with `verified: false` and, per record, what was expected and found.',
   })
-  @ApiOkResponse({ type: VerifyDomainView, description: 'Whether this check found the token, the domain’s state afterwards, and per record what was expected and found' })
+  @ApiOkResponse({
+    type: VerifyDomainView,
+    description: 'Whether this check found the token, the domain’s state afterwards, and per record what was expected and found',
+  })
   @ApiResponse({ status: 409, description: '`no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check' })
   @ApiResponse({ status: 503, description: '`dns_timeout` / `dns_unavailable`: DNS did not answer within DNS_TIMEOUT_MS; nothing changed (Retry-After)' })
   async verify(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() _body: EmptyBodyDto) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ProjectsModule } from '../projects/projects.module';
 import { DomainDns } from './domain-dns.service';
 import { DomainRechecker } from './domain-rechecker.service';

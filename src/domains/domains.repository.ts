@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import { Project } from '../projects/project.entity';
 
@@ -32,7 +33,9 @@ export class DomainsRepository {
     await manager.getRepository(Project).update({ id: projectId }, { domainCheckedAt: at });
   }
 
-  @GenerateSql({ params: (f) => [f.manager, 'prj_none', { domainStatus: 'verified', domainVerifiedAt: new Date(0), domainCheckedAt: new Date(0), domainFailingSince: null }] })
+  @GenerateSql({
+    params: (f) => [f.manager, 'prj_none', { domainStatus: 'verified', domainVerifiedAt: new Date(0), domainCheckedAt: new Date(0), domainFailingSince: null }],
+  })
   async writeState(manager: EntityManager, projectId: string, state: DomainStateColumns): Promise<void> {
     await manager.getRepository(Project).update({ id: projectId }, state);
   }

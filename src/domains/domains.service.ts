@@ -1,14 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
+import { domainRecords } from './custom-domain';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
-import { domainRecords } from './custom-domain';
 import { domainsError } from './domains.errors';
 import { DomainsRepository } from './domains.repository';
 
@@ -45,7 +46,10 @@ export class DomainsService {
   async verify(principal: Principal, projectId: string): Promise<DomainCheckResult> {
     const project = await this.projects.findVisible(principal, projectId);
     if (!project.customDomain || !project.domainToken) {
-      throw domainsError('no_custom_domain', `Project ${project.id} has no custom domain to verify; attach one with PATCH /projects/${project.id} {custom_domain}`);
+      throw domainsError(
+        'no_custom_domain',
+        `Project ${project.id} has no custom domain to verify; attach one with PATCH /projects/${project.id} {custom_domain}`,
+      );
     }
     const { verdict, records } = await this.check(project);
     if (verdict === 'inconclusive') throw this.dnsUnavailable(records[0]);
@@ -77,7 +81,9 @@ export class DomainsService {
       }
       const saved = await this.record(m, current, verdict);
       if (saved.domainStatus === 'failed') {
-        this.logger.warn(`custom domain ${saved.customDomain} of project ${saved.id} failed its checks for ${this.config.DOMAIN_FAIL_AFTER_HOURS} h and stopped serving`);
+        this.logger.warn(
+          `custom domain ${saved.customDomain} of project ${saved.id} failed its checks for ${this.config.DOMAIN_FAIL_AFTER_HOURS} h and stopped serving`,
+        );
       }
       return { verdict, status: saved.domainStatus };
     });

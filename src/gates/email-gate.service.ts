@@ -1,16 +1,18 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
-import { safeNextPath } from './gate-cookie';
-import { GATE_LIMITS_TABLE } from './gate-access.service';
+import { checkLeadEmail, MAX_EMAIL_LENGTH } from '../leads/email-address';
+import { LeadsService } from '../leads/leads.service';
 import { gatePage, PAGES } from '../sites/pages';
 import type { SiteState } from '../sites/site-cache.service';
 import { SiteRouter } from '../sites/site-router.service';
-import { checkLeadEmail, MAX_EMAIL_LENGTH } from '../leads/email-address';
-import { LeadsService } from '../leads/leads.service';
+import { GATE_LIMITS_TABLE } from './gate-access.service';
+import { safeNextPath } from './gate-cookie';
 
 const PRIVATE_CACHE = 'private, no-store';
 
@@ -56,7 +58,9 @@ export class EmailGate implements OnModuleInit {
     const raw = form.get('email');
     const checked = checkLeadEmail(raw);
     if (!checked.ok) {
-      const value = Array.from((raw ?? '').trim()).slice(0, MAX_EMAIL_LENGTH + 1).join('');
+      const value = Array.from((raw ?? '').trim())
+        .slice(0, MAX_EMAIL_LENGTH + 1)
+        .join('');
       const html = gatePage({ kind: 'email', siteName: site.name, next, error: checked.error, value });
       return this.router.page(res, 400, PRIVATE_CACHE, html, false, true);
     }

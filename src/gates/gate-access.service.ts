@@ -1,17 +1,19 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { parseCookie, stringifySetCookie } from 'cookie';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
+
 import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { TtlSweeper } from '../deployments/ttl-sweeper.service';
+import type { SiteState } from '../sites/site-cache.service';
 import { GateAttemptsRepository } from './gate-attempts.repository';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
-import type { SiteState } from '../sites/site-cache.service';
 
 /** Table of the shared attempt counters (created by a migration), so every instance counts together. */
 export const GATE_LIMITS_TABLE = 'gate_rate_limits';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 
 /**

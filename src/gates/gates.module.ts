@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { GateAccess } from './gate-access.service';
 import { GateAttemptsRepository } from './gate-attempts.repository';

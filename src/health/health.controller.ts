@@ -1,9 +1,10 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { HealthView } from './health.view';
 import type { Response } from 'express';
+
 import { Public } from '../auth/decorators';
-import { HealthService, HealthReport } from './health.service';
+import { HealthReport, HealthService } from './health.service';
+import { HealthView } from './health.view';
 
 @ApiTags('health')
 @Controller('health')

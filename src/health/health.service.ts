@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { StorageProvider } from '../storage/storage.provider';
 
 type CheckState = 'up' | 'down';
@@ -27,8 +28,14 @@ export class HealthService {
 
   async check(): Promise<HealthReport> {
     const [database, storage] = await Promise.all([
-      withTimeout(this.dataSource.query('SELECT 1')).then(() => 'up' as const, () => 'down' as const),
-      withTimeout(this.storage.check()).then(() => 'up' as const, () => 'down' as const),
+      withTimeout(this.dataSource.query('SELECT 1')).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
+      withTimeout(this.storage.check()).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
     ]);
     return { status: database === 'up' && storage === 'up' ? 'ok' : 'error', checks: { database, storage } };
   }

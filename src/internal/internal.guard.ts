@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+
 import { notFound } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { isInternalCaller } from './internal-access';

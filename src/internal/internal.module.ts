@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { SitesModule } from '../sites/sites.module';
 import { InternalGuard } from './internal.guard';
 import { TlsAskController } from './tls-ask.controller';

@@ -1,10 +1,11 @@
 import { Controller, Get, HttpCode, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+
 import { Public } from '../auth/decorators';
-import { InternalGuard } from './internal.guard';
-import { TlsAskService } from './tls-ask.service';
 import { domainsError } from '../domains/domains.errors';
 import { internalError } from './internal.errors';
+import { InternalGuard } from './internal.guard';
+import { TlsAskService } from './tls-ask.service';
 
 /** Infrastructure only: not part of the public API, so not in the OpenAPI document. */
 @ApiExcludeController()
@@ -22,7 +23,10 @@ export class TlsAskController {
       throw domainsError('invalid_domain', 'domain: give one host name as ?domain=');
     }
     if (!(await this.ask.allowed(domain))) {
-      throw internalError('certificate_not_allowed', `No certificate for ${domain}: it is neither the API host, a project's site host nor a verified custom domain`);
+      throw internalError(
+        'certificate_not_allowed',
+        `No certificate for ${domain}: it is neither the API host, a project's site host nor a verified custom domain`,
+      );
     }
     return { domain, allowed: true };
   }

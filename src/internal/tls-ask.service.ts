@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { couldBeCustomDomain } from '../domains/domain-name';
 import { normaliseHost, routeHost } from '../sites/host';

@@ -12,9 +12,12 @@ describe('csv', () => {
     expect(csvField('a\nb')).toBe('"a\nb"');
   });
 
-  it.each(['=HYPERLINK("http://x")@a.io', '+1@a.io', '-2@a.io', '@sum@a.io', '\tx@a.io', '\rx@a.io'])('defuses formula-looking %j with an apostrophe', (value) => {
-    const field = csvField(value);
-    const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
-    expect(unquoted).toBe(`'${value}`);
-  });
+  it.each(['=HYPERLINK("http://x")@a.io', '+1@a.io', '-2@a.io', '@sum@a.io', '\tx@a.io', '\rx@a.io'])(
+    'defuses formula-looking %j with an apostrophe',
+    (value) => {
+      const field = csvField(value);
+      const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
+      expect(unquoted).toBe(`'${value}`);
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { isEmail } from 'class-validator';
+
 import { normalizeLeadText } from './lead-crypto';
 
 /** RFC 5321's limit on a whole address. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { validateEnv } from '../config/env.schema';
 import { LeadsKeyring, newKeyEntry, parseKeyList } from './keyring';
 
@@ -74,7 +75,11 @@ describe('LeadsKeyring.load', () => {
 
 describe('leads settings in the environment schema', () => {
   it('accepts key lists and the capture limits', () => {
-    const env = validateEnv({ LEADS_ENCRYPTION_KEYS: `k2:${b64()},k1:${randomBytes(32).toString('base64url')}`, LEADS_INDEX_KEY: `i1:${b64()}`, LEADS_CAPTURE_MAX_PER_WINDOW: '3' });
+    const env = validateEnv({
+      LEADS_ENCRYPTION_KEYS: `k2:${b64()},k1:${randomBytes(32).toString('base64url')}`,
+      LEADS_INDEX_KEY: `i1:${b64()}`,
+      LEADS_CAPTURE_MAX_PER_WINDOW: '3',
+    });
     expect(env.LEADS_CAPTURE_MAX_PER_WINDOW).toBe(3);
     expect(env.LEADS_CAPTURE_WINDOW_SECONDS).toBe(600);
     expect(validateEnv({}).LEADS_ENCRYPTION_KEYS).toBeUndefined();

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+
 import { LRUCache } from 'lru-cache';
+
 import { randomString } from '../common/ids';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { KEY_BYTES, WorkspaceIndex } from './lead-crypto';
@@ -72,9 +74,15 @@ export class LeadsKeyring {
     const encryption =
       config.LEADS_ENCRYPTION_KEYS !== undefined
         ? parseKeyList(config.LEADS_ENCRYPTION_KEYS, 'LEADS_ENCRYPTION_KEYS')
-        : parseKeyList(await loadOrCreateSecret(join(config.DATA_DIR, ENCRYPTION_KEYS_FILE), () => newKeyEntry('k')), join(config.DATA_DIR, ENCRYPTION_KEYS_FILE));
+        : parseKeyList(
+            await loadOrCreateSecret(join(config.DATA_DIR, ENCRYPTION_KEYS_FILE), () => newKeyEntry('k')),
+            join(config.DATA_DIR, ENCRYPTION_KEYS_FILE),
+          );
     const indexSource = config.LEADS_INDEX_KEY !== undefined ? 'LEADS_INDEX_KEY' : join(config.DATA_DIR, INDEX_KEY_FILE);
-    const indexKeys = parseKeyList(config.LEADS_INDEX_KEY ?? (await loadOrCreateSecret(join(config.DATA_DIR, INDEX_KEY_FILE), () => newKeyEntry('i'))), indexSource);
+    const indexKeys = parseKeyList(
+      config.LEADS_INDEX_KEY ?? (await loadOrCreateSecret(join(config.DATA_DIR, INDEX_KEY_FILE), () => newKeyEntry('i'))),
+      indexSource,
+    );
     if (indexKeys.length !== 1) throw new Error(`${indexSource}: exactly one index key is used (change it with a reindex, see docs/security.md)`);
     return new LeadsKeyring(encryption, indexKeys[0]);
   }

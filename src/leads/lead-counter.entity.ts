@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
+
 import { Project } from '../projects/project.entity';
 
 /**

@@ -1,6 +1,19 @@
-import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { keystreamDecrypt, keystreamMatches, leadAad, normalizeLeadText, openEmail, sealEmail, sliceOf, TOKEN_BITS, trigrams, WorkspaceIndex } from './lead-crypto';
+
+import fc from 'fast-check';
+
+import {
+  keystreamDecrypt,
+  keystreamMatches,
+  leadAad,
+  normalizeLeadText,
+  openEmail,
+  sealEmail,
+  sliceOf,
+  TOKEN_BITS,
+  trigrams,
+  WorkspaceIndex,
+} from './lead-crypto';
 
 const key = randomBytes(32);
 
@@ -48,15 +61,21 @@ describe('keystreamDecrypt / keystreamMatches', () => {
 
   it('yields exactly what GCM decryption yields, each row in its own zero-padded slot', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => s.replace(/\u0000/g, '')), { maxLength: 20 }), (texts) => {
-        const sealed = texts.map((t, i) => sealEmail(key, t, leadAad('proj_x', `lead_${i}`)));
-        const { plain, slots } = keystreamDecrypt(key, sealed.map(sliceOf));
-        expect(texts.map((_, i) => read(plain, slots, i))).toEqual(texts);
-        for (let i = 0; i < texts.length; i++) {
-          expect(slots[i + 1] - slots[i]).toBeGreaterThan(Buffer.byteLength(texts[i]));
-          expect(plain[slots[i + 1] - 1]).toBe(0);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => s.replace(/\u0000/g, '')),
+          { maxLength: 20 },
+        ),
+        (texts) => {
+          const sealed = texts.map((t, i) => sealEmail(key, t, leadAad('proj_x', `lead_${i}`)));
+          const { plain, slots } = keystreamDecrypt(key, sealed.map(sliceOf));
+          expect(texts.map((_, i) => read(plain, slots, i))).toEqual(texts);
+          for (let i = 0; i < texts.length; i++) {
+            expect(slots[i + 1] - slots[i]).toBeGreaterThan(Buffer.byteLength(texts[i]));
+            expect(plain[slots[i + 1] - 1]).toBe(0);
+          }
+        },
+      ),
     );
   });
 
@@ -84,10 +103,7 @@ describe('keystreamDecrypt / keystreamMatches', () => {
   });
 
   it('copes with malformed rows (no ciphertext, wrong nonce length) without throwing', () => {
-    const rows = [
-      sliceOf({ nonce: randomBytes(12), ciphertext: randomBytes(5) }),
-      { buf: randomBytes(40), nonceAt: 0, bodyAt: 3, end: 40 },
-    ];
+    const rows = [sliceOf({ nonce: randomBytes(12), ciphertext: randomBytes(5) }), { buf: randomBytes(40), nonceAt: 0, bodyAt: 3, end: 40 }];
     const { slots } = keystreamDecrypt(key, rows);
     expect(Array.from(slots)).toEqual([0, 16, 16 + 48]);
   });

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+
 import type { LeadsKeyring } from './keyring';
 import { domainAad, sealEmail } from './lead-crypto';
 import type { LeadsRepository } from './leads.repository';

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { iso } from '../common/time';
 import type { OpenedLead } from './leads.service';
 

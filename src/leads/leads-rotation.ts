@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { LeadsKeyring } from './keyring';
+
+import { type LeadsKeyring } from './keyring';
 import { domainAad, leadAad, openEmail, sealEmail, splitEmail } from './lead-crypto';
 import { addDomain } from './lead-domains';
 import { LeadsRepository, type RotationRow } from './leads.repository';
@@ -73,7 +74,14 @@ export async function rotateLeads(dataSource: DataSource, keyring: LeadsKeyring,
   return stats;
 }
 
-async function rotateOne(leads: LeadsRepository, m: EntityManager, keyring: LeadsKeyring, row: RotationRow, stats: RotationStats, log: RotationLog): Promise<void> {
+async function rotateOne(
+  leads: LeadsRepository,
+  m: EntityManager,
+  keyring: LeadsKeyring,
+  row: RotationRow,
+  stats: RotationStats,
+  log: RotationLog,
+): Promise<void> {
   const key = keyring.key(row.key_id);
   const aad = leadAad(row.project_id, row.id);
   const email = key ? openEmail(key, { nonce: row.email_nonce, ciphertext: row.email_ciphertext }, aad) : null;
@@ -81,7 +89,9 @@ async function rotateOne(leads: LeadsRepository, m: EntityManager, keyring: Lead
     stats.failed++;
     log.error(
       { leadId: row.id, projectId: row.project_id, keyId: row.key_id },
-      key ? 'lead failed authentication (ciphertext, nonce or row binding altered): left as it is' : 'lead is sealed with a key id that is not configured: left as it is',
+      key
+        ? 'lead failed authentication (ciphertext, nonce or row binding altered): left as it is'
+        : 'lead is sealed with a key id that is not configured: left as it is',
     );
     return;
   }
@@ -94,7 +104,8 @@ async function rotateOne(leads: LeadsRepository, m: EntityManager, keyring: Lead
     const others = await leads.lockDuplicates(m, row.project_id, hash, row.id);
     const other = others[0];
     if (other) {
-      const otherFirst = other.captured_at.getTime() < row.captured_at.getTime() || (other.captured_at.getTime() === row.captured_at.getTime() && other.id < row.id);
+      const otherFirst =
+        other.captured_at.getTime() < row.captured_at.getTime() || (other.captured_at.getTime() === row.captured_at.getTime() && other.id < row.id);
       const loser = otherFirst ? row.id : other.id;
       if (await leads.delete(m, loser)) await leads.decrementCount(m, row.project_id);
       stats.merged++;

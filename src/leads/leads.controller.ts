@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
 import { Controller, Delete, Get, HttpCode, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
@@ -42,7 +44,12 @@ export class LeadsController {
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'CSV with a header line', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiOperation({ summary: 'The project’s leads as CSV (id, email, capturedAt), newest first, streamed; `search` filters as in the list' })
-  async export(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: LeadsExportQueryDto, @Res() res: Response): Promise<void> {
+  async export(
+    @CurrentPrincipal() principal: Principal,
+    @Param('projectId') projectId: string,
+    @Query() query: LeadsExportQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
     const { filename, lines } = await this.leads.exportProject(principal, projectId, query.search);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -52,7 +59,8 @@ export class LeadsController {
       await pipeline(Readable.from(lines), res);
     } catch (err) {
       // Headers are gone by now: the client sees a cut-off download, the log says why.
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error(`export of project ${projectId} failed: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+        this.logger.error(`export of project ${projectId} failed: ${(err as Error).message}`);
     }
   }
 

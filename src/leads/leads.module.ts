@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
+import { EmailGate } from '../gates/email-gate.service';
 import { ProjectsModule } from '../projects/projects.module';
 import { SitesModule } from '../sites/sites.module';
-import { EmailGate } from '../gates/email-gate.service';
 import { LeadsKeyring } from './keyring';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';

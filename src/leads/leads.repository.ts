@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import { TAG_BYTES } from './lead-crypto';
 
@@ -169,10 +170,16 @@ export class LeadsRepository {
     return deleted[0];
   }
 
-  @GenerateSql({ name: 'project', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }] }, { name: 'workspace', params: (f) => [{ workspaceId: f.workspaceId }] })
+  @GenerateSql(
+    { name: 'project', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }] },
+    { name: 'workspace', params: (f) => [{ workspaceId: f.workspaceId }] },
+  )
   async total(scope: LeadScope): Promise<number> {
     const rows: { total: string }[] = scope.projectId
-      ? await this.dataSource.query('SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1 AND project_id = $2', [scope.workspaceId, scope.projectId])
+      ? await this.dataSource.query('SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1 AND project_id = $2', [
+          scope.workspaceId,
+          scope.projectId,
+        ])
       : await this.dataSource.query('SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1', [scope.workspaceId]);
     return Number(rows[0].total);
   }
@@ -249,7 +256,10 @@ export class LeadsRepository {
     { name: 'workspace', inTransaction: true, params: (f) => [f.manager, { workspaceId: f.workspaceId }, [HASH]] },
   )
   async countWithDomains(manager: EntityManager, scope: LeadScope, domains: Buffer[]): Promise<number> {
-    const [{ n }] = await manager.query(`SELECT count(*)::int AS n FROM leads WHERE ${scopeColumn(scope)} = $1 AND domain_hash = ANY($2::bytea[])`, [scopeId(scope), domains]);
+    const [{ n }] = await manager.query(`SELECT count(*)::int AS n FROM leads WHERE ${scopeColumn(scope)} = $1 AND domain_hash = ANY($2::bytea[])`, [
+      scopeId(scope),
+      domains,
+    ]);
     return n as number;
   }
 
@@ -281,15 +291,27 @@ export class LeadsRepository {
     {
       name: 'dictionary, project',
       inTransaction: true,
-      params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId, projectId: f.projectId }, otherDomainsThan: [HASH], localTokens: [1] }, () => undefined],
+      params: (f) => [
+        f.manager,
+        { scope: { workspaceId: f.workspaceId, projectId: f.projectId }, otherDomainsThan: [HASH], localTokens: [1] },
+        () => undefined,
+      ],
     },
-    { name: 'dictionary, no tokens', inTransaction: true, params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId }, otherDomainsThan: [], localTokens: [] }, () => undefined] },
+    {
+      name: 'dictionary, no tokens',
+      inTransaction: true,
+      params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId }, otherDomainsThan: [], localTokens: [] }, () => undefined],
+    },
     {
       name: 'whole email, project',
       inTransaction: true,
       params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId, projectId: f.projectId }, searchTokens: [1] }, () => undefined],
     },
-    { name: 'whole email, no tokens', inTransaction: true, params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId }, searchTokens: [] }, () => undefined] },
+    {
+      name: 'whole email, no tokens',
+      inTransaction: true,
+      params: (f) => [f.manager, { scope: { workspaceId: f.workspaceId }, searchTokens: [] }, () => undefined],
+    },
   )
   async scanCandidates(manager: EntityManager, filter: CandidateFilter, each: (rows: CandidateRow[]) => void): Promise<void> {
     const { scope } = filter;
@@ -342,7 +364,10 @@ export class LeadsRepository {
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId, HASH] })
   async holdDomain(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
-    const held: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR KEY SHARE', [workspaceId, domainHash]);
+    const held: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR KEY SHARE', [
+      workspaceId,
+      domainHash,
+    ]);
     return held.length > 0;
   }
 
@@ -351,7 +376,15 @@ export class LeadsRepository {
     inTransaction: true,
     params: (f) => [
       f.manager,
-      { workspaceId: f.workspaceId, domainHash: HASH, indexKeyId: 'i1', keyId: 'k1', nonce: BYTES, ciphertext: BYTES, searchTokens: [1] } satisfies NewDomainEntry,
+      {
+        workspaceId: f.workspaceId,
+        domainHash: HASH,
+        indexKeyId: 'i1',
+        keyId: 'k1',
+        nonce: BYTES,
+        ciphertext: BYTES,
+        searchTokens: [1],
+      } satisfies NewDomainEntry,
     ],
   })
   async insertDomain(manager: EntityManager, entry: NewDomainEntry): Promise<boolean> {
@@ -369,7 +402,10 @@ export class LeadsRepository {
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId, HASH] })
   async lockDomainForRemoval(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
-    const entry: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR UPDATE', [workspaceId, domainHash]);
+    const entry: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR UPDATE', [
+      workspaceId,
+      domainHash,
+    ]);
     return entry.length > 0;
   }
 
@@ -397,14 +433,21 @@ export class LeadsRepository {
 
   @GenerateSql({ params: () => ['k1', 'i1'] })
   async countNotRotated(keyId: string, indexKeyId: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query('SELECT count(*)::int AS n FROM leads WHERE key_id <> $1 OR index_key_id <> $2 OR domain_hash IS NULL', [keyId, indexKeyId]);
+    const [{ n }] = await this.dataSource.query('SELECT count(*)::int AS n FROM leads WHERE key_id <> $1 OR index_key_id <> $2 OR domain_hash IS NULL', [
+      keyId,
+      indexKeyId,
+    ]);
     return n as number;
   }
 
   /** The other leads of the project with this dedupe digest, locked. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, HASH, LEAD] })
   lockDuplicates(manager: EntityManager, projectId: string, emailHash: Buffer, exceptId: string): Promise<{ id: string; captured_at: Date }[]> {
-    return manager.query('SELECT id, captured_at FROM leads WHERE project_id = $1 AND email_hash = $2 AND id <> $3 FOR UPDATE', [projectId, emailHash, exceptId]);
+    return manager.query('SELECT id, captured_at FROM leads WHERE project_id = $1 AND email_hash = $2 AND id <> $3 FOR UPDATE', [
+      projectId,
+      emailHash,
+      exceptId,
+    ]);
   }
 
   /** False when it was gone already. */
@@ -422,7 +465,17 @@ export class LeadsRepository {
     inTransaction: true,
     params: (f) => [
       f.manager,
-      { id: LEAD, keyId: 'k1', emailNonce: BYTES, emailCiphertext: BYTES, indexKeyId: 'i1', emailHash: HASH, searchTokens: [1], domainHash: HASH, localTokens: [1] },
+      {
+        id: LEAD,
+        keyId: 'k1',
+        emailNonce: BYTES,
+        emailCiphertext: BYTES,
+        indexKeyId: 'i1',
+        emailHash: HASH,
+        searchTokens: [1],
+        domainHash: HASH,
+        localTokens: [1],
+      },
       { keyId: 'k0', nonce: BYTES },
     ],
   })
@@ -434,7 +487,19 @@ export class LeadsRepository {
     const [, updated] = (await manager.query(
       `UPDATE leads SET key_id = $1, email_nonce = $2, email_ciphertext = $3, index_key_id = $4, email_hash = $5, search_tokens = $6::int[], domain_hash = $7, local_tokens = $8::int[]
      WHERE id = $9 AND key_id = $10 AND email_nonce = $11`,
-      [lead.keyId, lead.emailNonce, lead.emailCiphertext, lead.indexKeyId, lead.emailHash, lead.searchTokens, lead.domainHash, lead.localTokens, lead.id, was.keyId, was.nonce],
+      [
+        lead.keyId,
+        lead.emailNonce,
+        lead.emailCiphertext,
+        lead.indexKeyId,
+        lead.emailHash,
+        lead.searchTokens,
+        lead.domainHash,
+        lead.localTokens,
+        lead.id,
+        was.keyId,
+        was.nonce,
+      ],
     )) as [unknown, number];
     return updated === 1;
   }
@@ -442,10 +507,10 @@ export class LeadsRepository {
   /** Dictionary entries of the current index key not sealed under the newest key. */
   @GenerateSql({ params: () => ['k1', 'i1'] })
   staleDomains(keyId: string, indexKeyId: string): Promise<StaleDomainEntry[]> {
-    return this.dataSource.query('SELECT workspace_id, domain_hash, key_id, domain_nonce, domain_ciphertext FROM lead_domains WHERE key_id <> $1 AND index_key_id = $2', [
-      keyId,
-      indexKeyId,
-    ]);
+    return this.dataSource.query(
+      'SELECT workspace_id, domain_hash, key_id, domain_nonce, domain_ciphertext FROM lead_domains WHERE key_id <> $1 AND index_key_id = $2',
+      [keyId, indexKeyId],
+    );
   }
 
   /** Seals the entry again, only if it is still as it was read; how many rows were written (0 or 1). */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -10,8 +11,8 @@ import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService, workspaceOf } from '../projects/projects.service';
 import { csvRow } from './csv';
 import { LeadsKeyring } from './keyring';
-import { addDomain, removeDomainIfUnused } from './lead-domains';
 import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, splitEmail } from './lead-crypto';
+import { addDomain, removeDomainIfUnused } from './lead-domains';
 import { type CandidateRow, type LeadScope, LeadsRepository, type StoredRow } from './leads.repository';
 import { NewestK, Ranked } from './newest';
 
@@ -179,13 +180,17 @@ export class LeadsService {
           pushed = newest.length;
         }
         // The others match only if their local part holds the term.
-        await this.leads.scanCandidates(m, { scope, otherDomainsThan: domains, localTokens: index.tokens(term) }, (rows) => this.filterCandidates(rows, needle, top, skipped));
+        await this.leads.scanCandidates(m, { scope, otherDomainsThan: domains, localTokens: index.tokens(term) }, (rows) =>
+          this.filterCandidates(rows, needle, top, skipped),
+        );
       } else {
         await this.leads.scanCandidates(m, { scope, searchTokens: index.tokens(term) }, (rows) => this.filterCandidates(rows, needle, top, skipped));
       }
     });
     for (const [keyId, n] of skipped) {
-      this.logger.error(`search left out ${n} lead(s) of workspace ${scope.workspaceId} sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS`);
+      this.logger.error(
+        `search left out ${n} lead(s) of workspace ${scope.workspaceId} sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS`,
+      );
     }
     return { total: decided + top.count - pushed, newest: top.sorted() };
   }
@@ -211,7 +216,9 @@ export class LeadsService {
     for (const [keyId, group] of byKey) {
       const key = this.keyring.key(keyId);
       if (!key) {
-        this.logger.error(`the domain dictionary of workspace ${workspaceId} holds entries sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS: searching without it`);
+        this.logger.error(
+          `the domain dictionary of workspace ${workspaceId} holds entries sealed with key id ${keyId}, which is not configured in LEADS_ENCRYPTION_KEYS: searching without it`,
+        );
         return null;
       }
       for (const i of keystreamMatches(key, group.slices, needle)) found.push(group.hashes[i]);
@@ -260,7 +267,10 @@ export class LeadsService {
 
   private async *csvLines(scope: LeadScope & { projectId: string }, search?: string): AsyncGenerator<string> {
     yield csvRow(['id', 'email', 'capturedAt']);
-    const emit = (rows: StoredRow[]) => this.openAll(rows).map((l) => csvRow([l.id, l.email, l.capturedAt.toISOString()])).join('');
+    const emit = (rows: StoredRow[]) =>
+      this.openAll(rows)
+        .map((l) => csvRow([l.id, l.email, l.capturedAt.toISOString()]))
+        .join('');
     if (search) {
       const { newest } = await this.match(scope, search, Number.POSITIVE_INFINITY);
       for (let i = 0; i < newest.length; i += EXPORT_BATCH) {
@@ -286,12 +296,16 @@ export class LeadsService {
   private open(row: StoredRow): OpenedLead | null {
     const key = this.keyring.key(row.key_id);
     if (!key) {
-      this.logger.error(`lead ${row.id} of project ${row.project_id} is sealed with key id ${row.key_id}, which is not configured in LEADS_ENCRYPTION_KEYS: left out`);
+      this.logger.error(
+        `lead ${row.id} of project ${row.project_id} is sealed with key id ${row.key_id}, which is not configured in LEADS_ENCRYPTION_KEYS: left out`,
+      );
       return null;
     }
     const email = openEmail(key, { nonce: row.email_nonce, ciphertext: row.email_ciphertext }, leadAad(row.project_id, row.id));
     if (email === null) {
-      this.logger.error(`lead ${row.id} of project ${row.project_id} failed authentication under key ${row.key_id} (ciphertext, nonce or row binding altered): left out`);
+      this.logger.error(
+        `lead ${row.id} of project ${row.project_id} failed authentication under key ${row.key_id} (ciphertext, nonce or row binding altered): left out`,
+      );
       return null;
     }
     return { id: row.id, email, capturedAt: row.captured_at, projectId: row.project_id, projectName: row.project_name, projectSlug: row.project_slug };

@@ -1,21 +1,18 @@
 import fc from 'fast-check';
-import { NewestK, newerThan, Ranked } from './newest';
+
+import { newerThan, NewestK, type Ranked } from './newest';
 
 const order = (a: Ranked, b: Ranked) => (newerThan(a, b) ? -1 : newerThan(b, a) ? 1 : 0);
 
 describe('NewestK', () => {
   it('keeps exactly the k newest, newest first, and counts everything pushed', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.record({ t: fc.integer({ min: 0, max: 50 }), id: fc.string({ maxLength: 3 }) })),
-        fc.integer({ min: 0, max: 30 }),
-        (items, k) => {
-          const top = new NewestK<Ranked>(k);
-          items.forEach((i) => top.push(i));
-          expect(top.count).toBe(items.length);
-          expect(top.sorted()).toEqual([...items].sort(order).slice(0, k));
-        },
-      ),
+      fc.property(fc.array(fc.record({ t: fc.integer({ min: 0, max: 50 }), id: fc.string({ maxLength: 3 }) })), fc.integer({ min: 0, max: 30 }), (items, k) => {
+        const top = new NewestK<Ranked>(k);
+        items.forEach((i) => top.push(i));
+        expect(top.count).toBe(items.length);
+        expect(top.sorted()).toEqual([...items].sort(order).slice(0, k));
+      }),
     );
   });
 

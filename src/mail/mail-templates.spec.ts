@@ -1,4 +1,4 @@
-import { escapeHtml, MailTemplate, renderMail } from './mail-templates';
+import { escapeHtml, type MailTemplate, renderMail } from './mail-templates';
 
 const brand = { product: 'Acme Hosting', baseUrl: 'https://api.example.com' };
 const all: MailTemplate[] = [
@@ -22,7 +22,10 @@ describe('renderMail', () => {
   });
 
   it('escapes what people typed in the HTML part only', () => {
-    const out = renderMail(brand, { template: 'invitation', data: { workspace: '<b>Docs</b>', inviter: 'Bob "x" & co', role: 'viewer', link: 'https://a.example/?a=1&b=2', hasAccount: false } });
+    const out = renderMail(brand, {
+      template: 'invitation',
+      data: { workspace: '<b>Docs</b>', inviter: 'Bob "x" & co', role: 'viewer', link: 'https://a.example/?a=1&b=2', hasAccount: false },
+    });
     expect(out.text).toContain('"<b>Docs</b>"');
     expect(out.html).toContain('&lt;b&gt;Docs&lt;/b&gt;');
     expect(out.html).toContain('Bob &quot;x&quot; &amp; co');

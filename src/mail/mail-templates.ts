@@ -36,7 +36,9 @@ function render(brand: MailBrand, subject: string, greeting: string, blocks: Blo
   const footer = `${brand.product} · ${brand.baseUrl}`;
   const text = [greeting, ...blocks.map((b) => ('p' in b ? b.p : `${b.label}:\n${b.link}`)), '--', footer].join('\n\n') + '\n';
   const htmlBlocks = blocks.map((b) =>
-    'p' in b ? `<p>${escapeHtml(b.p)}</p>` : `<p><a href="${escapeHtml(b.link)}">${escapeHtml(b.label)}</a></p>\n<p style="font-size:small;word-break:break-all">${escapeHtml(b.link)}</p>`,
+    'p' in b
+      ? `<p>${escapeHtml(b.p)}</p>`
+      : `<p><a href="${escapeHtml(b.link)}">${escapeHtml(b.label)}</a></p>\n<p style="font-size:small;word-break:break-all">${escapeHtml(b.link)}</p>`,
   );
   const html = [
     '<!doctype html>',
@@ -57,7 +59,11 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
     case 'verify_email': {
       const d = mail.data;
       return render(brand, `Confirm your email address for ${product}`, `Hello ${d.name},`, [
-        { p: d.change ? `You asked to change the email address of your ${product} account to ${d.email}.` : `Welcome to ${product}. Please confirm that ${d.email} is your address.` },
+        {
+          p: d.change
+            ? `You asked to change the email address of your ${product} account to ${d.email}.`
+            : `Welcome to ${product}. Please confirm that ${d.email} is your address.`,
+        },
         { link: d.link, label: 'Confirm this address' },
         { p: 'The link works once, for 24 hours. If you did not ask for this, ignore this mail.' },
       ]);
@@ -74,16 +80,16 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
       return render(brand, `Reset your ${product} password`, `Hello ${d.name},`, [
         { p: `Someone (hopefully you) asked to reset the password of your ${product} account.` },
         { link: d.link, label: 'Choose a new password' },
-        { p: 'The link works once, for one hour. Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.' },
+        {
+          p: 'The link works once, for one hour. Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.',
+        },
       ]);
     }
     case 'invitation': {
       const d = mail.data;
       return render(brand, `${d.inviter} invited you to ${d.workspace} on ${product}`, 'Hello,', [
         { p: `${d.inviter} invited you to join the workspace "${d.workspace}" on ${product} as ${d.role}.` },
-        d.hasAccount
-          ? { link: d.link, label: 'See the invitation' }
-          : { link: d.link, label: `Create your ${product} account with this address, then accept` },
+        d.hasAccount ? { link: d.link, label: 'See the invitation' } : { link: d.link, label: `Create your ${product} account with this address, then accept` },
         { p: 'You can accept once your email address is confirmed. If you do not know the sender, ignore this mail.' },
       ]);
     }

@@ -1,8 +1,10 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createTransport } from 'nodemailer';
 import type { EntityManager } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { OutboxService } from '../outbox/outbox.service';
 import { MailTemplate, renderMail } from './mail-templates';

@@ -1,18 +1,17 @@
+import { isAbsolute, resolve } from 'node:path';
+
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
+
 import { getAnalytics } from '../cli/commands/analytics';
 import { listLeads } from '../cli/commands/leads';
+import { VERSION } from '../cli/context';
 import { listProjects, resolveDeployment, resolveProject } from '../cli/resolve';
 import { collectFiles, deployDigestFirst, hashFiles, StatichostApiError, type StatichostClient } from '../sdk';
-import { VERSION } from '../cli/context';
 
-const projectSlug = z
-  .string()
-  .min(1)
-  .describe('The project’s slug, as in the API’s project_slug (e.g. "my-site"; its id, proj_..., works too)');
+const projectSlug = z.string().min(1).describe('The project’s slug, as in the API’s project_slug (e.g. "my-site"; its id, proj_..., works too)');
 const newSlug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'a lowercase DNS label: letters, digits and dashes')
@@ -20,7 +19,9 @@ const newSlug = z
 const publish = z
   .boolean()
   .optional()
-  .describe('false: a preview only. The deployment gets its own address (returned as url) and the live site does not change; promote_deployment makes it live. Default true');
+  .describe(
+    'false: a preview only. The deployment gets its own address (returned as url) and the live site does not change; promote_deployment makes it live. Default true',
+  );
 const ttl = z.string().optional().describe('Lifetime of the deployment: "<n>h", "<n>d" or "forever" (default: the project’s, usually 7d)');
 const page = z.number().int().min(1).optional().describe('Page number (a number), from 1');
 const limit = z.number().int().min(1).max(100).optional().describe('Items per page (a number), at most 100');
@@ -38,7 +39,14 @@ const deploymentOut = {
 };
 const deploymentRecord = z.object({ ...deploymentOut, status: z.string().describe('live, archived or expired'), previewUrl: z.string().optional() }).loose();
 const projectRecord = z
-  .object({ id: z.string(), slug: z.string(), name: z.string(), gate_type: z.string().optional(), custom_domain: z.string().nullable().optional(), url: z.string().optional() })
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    gate_type: z.string().optional(),
+    custom_domain: z.string().nullable().optional(),
+    url: z.string().optional(),
+  })
   .loose();
 const leadRecord = z.object({ id: z.string(), email: z.string() }).loose();
 
@@ -71,7 +79,10 @@ async function deploymentByVersion(client: StatichostClient, projectSlug: string
 
 async function updateProject(client: StatichostClient, projectSlug: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const { id } = await resolveProject(client, projectSlug);
-  return (await client.call(client.api.PATCH('/projects/{projectId}', { params: { path: { projectId: id } }, body: body as never }))) as unknown as Record<string, unknown>;
+  return (await client.call(client.api.PATCH('/projects/{projectId}', { params: { path: { projectId: id } }, body: body as never }))) as unknown as Record<
+    string,
+    unknown
+  >;
 }
 
 /**
@@ -148,7 +159,13 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
         const collected = await collectFiles(isAbsolute(directory) ? directory : resolve(cwd, directory));
         if (collected.files.length === 0) throw new Error(`${directory} has no files to deploy`);
         const result = await deployDigestFirst(client, { project: project_slug, ttl: lifetime, publish: live, files: await hashFiles(collected.files) });
-        return { ...result.deployment, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes, skipped: collected.skipped };
+        return {
+          ...result.deployment,
+          files: result.files,
+          uploaded_files: result.uploadedFiles,
+          uploaded_bytes: result.uploadedBytes,
+          skipped: collected.skipped,
+        };
       }),
   );
 
@@ -176,7 +193,9 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     ({ project_slug, page: p, limit: l }) =>
       run(async () => {
         const { id } = await resolveProject(client, project_slug);
-        return client.call(client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: id }, query: { page: p ?? 1, limit: l ?? 20 } } }));
+        return client.call(
+          client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: id }, query: { page: p ?? 1, limit: l ?? 20 } } }),
+        );
       }),
   );
 
@@ -200,7 +219,8 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'archive_deployment',
     {
       title: 'Archive a deployment',
-      description: 'Archive a version of the project (the token needs the delete scope). Archiving the live version takes the site offline until a deploy or promote.',
+      description:
+        'Archive a version of the project (the token needs the delete scope). Archiving the live version takes the site offline until a deploy or promote.',
       inputSchema: { project_slug: projectSlug, version },
       outputSchema: deploymentRecord,
       annotations: { destructiveHint: true, idempotentHint: true },
@@ -252,7 +272,8 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
     'verify_domain',
     {
       title: 'Verify a custom domain',
-      description: 'Check the custom domain’s DNS records now: verified true once the TXT record is found (the domain is then served); else what each record should be and what was found.',
+      description:
+        'Check the custom domain’s DNS records now: verified true once the TXT record is found (the domain is then served); else what each record should be and what was found.',
       inputSchema: { project_slug: projectSlug },
       outputSchema: z
         .object({

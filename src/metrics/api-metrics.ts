@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+
 import type { MetricsService } from './metrics.service';
 
 /**

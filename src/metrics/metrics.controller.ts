@@ -1,5 +1,6 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+
 import { Public } from '../auth/decorators';
 import { notFound } from '../common/errors';
 import { InternalGuard } from '../internal/internal.guard';

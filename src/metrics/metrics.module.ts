@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+
 import { InternalGuard } from '../internal/internal.guard';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';

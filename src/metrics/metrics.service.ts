@@ -2,9 +2,10 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+
 import { PeriodicJob } from '../common/periodic-job';
-import { FastCounter, FastHistogram } from './fast-metrics';
 import { AppConfig } from '../config/app-config';
+import { FastCounter, FastHistogram } from './fast-metrics';
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
@@ -26,17 +27,54 @@ export class MetricsService implements OnApplicationBootstrap {
   readonly registry = new Registry();
   readonly enabled: boolean;
 
-  private readonly apiRequests = new Counter({ name: 'statichost_http_requests_total', help: 'API requests by route template, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
-  private readonly apiDuration = new Histogram({ name: 'statichost_http_request_duration_seconds', help: 'API request duration by route template and method', labelNames: ['route', 'method'], buckets: SECONDS, registers: [this.registry] });
+  private readonly apiRequests = new Counter({
+    name: 'statichost_http_requests_total',
+    help: 'API requests by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly apiDuration = new Histogram({
+    name: 'statichost_http_request_duration_seconds',
+    help: 'API request duration by route template and method',
+    labelNames: ['route', 'method'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
   // The site router's instruments: on every site answer, so the cheap kind (fast-metrics.ts).
-  private readonly siteRequests = new FastCounter('statichost_site_requests_total', 'Site requests by status class', 'status_class', STATUS_CLASSES, this.registry);
+  private readonly siteRequests = new FastCounter(
+    'statichost_site_requests_total',
+    'Site requests by status class',
+    'status_class',
+    STATUS_CLASSES,
+    this.registry,
+  );
   private readonly siteDuration = new FastHistogram('statichost_site_request_duration_seconds', 'Site request duration', SECONDS, this.registry);
-  readonly fileCacheHits = new FastCounter('statichost_site_file_cache_hits_total', 'Site files answered from the in-memory cache', undefined, [], this.registry);
+  readonly fileCacheHits = new FastCounter(
+    'statichost_site_file_cache_hits_total',
+    'Site files answered from the in-memory cache',
+    undefined,
+    [],
+    this.registry,
+  );
   readonly fileCacheMisses = new FastCounter('statichost_site_file_cache_misses_total', 'Site files read from the object store', undefined, [], this.registry);
   private readonly deploys = new Counter({ name: 'statichost_deploys_total', help: 'Deploys by outcome', labelNames: ['outcome'], registers: [this.registry] });
-  private readonly deployBytes = new Counter({ name: 'statichost_deploy_bytes_total', help: 'Bytes of successful deploys (deployment sizes)', registers: [this.registry] });
-  private readonly deployDuration = new Histogram({ name: 'statichost_deploy_duration_seconds', help: 'Deploy duration, successful or not', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry] });
-  private readonly jobRuns = new Counter({ name: 'statichost_job_runs_total', help: 'Background job rounds by job and outcome (ok, failed, skipped: another instance held the lock)', labelNames: ['job', 'outcome'], registers: [this.registry] });
+  private readonly deployBytes = new Counter({
+    name: 'statichost_deploy_bytes_total',
+    help: 'Bytes of successful deploys (deployment sizes)',
+    registers: [this.registry],
+  });
+  private readonly deployDuration = new Histogram({
+    name: 'statichost_deploy_duration_seconds',
+    help: 'Deploy duration, successful or not',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: 'statichost_job_runs_total',
+    help: 'Background job rounds by job and outcome (ok, failed, skipped: another instance held the lock)',
+    labelNames: ['job', 'outcome'],
+    registers: [this.registry],
+  });
   private fileCacheBytes?: () => number;
 
   constructor(

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { OutboxRepository } from './outbox.repository';
 import { OutboxService } from './outbox.service';
 

@@ -1,5 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { TTL_COLUMN, type Ttl } from '../deployments/ttl';
+
+import { type Ttl, TTL_COLUMN } from '../deployments/ttl';
 import type { DomainStatus } from '../domains/domain-check';
 import { Workspace } from '../workspaces/workspace.entity';
 

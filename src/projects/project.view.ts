@@ -1,7 +1,7 @@
 import { iso } from '../common/time';
-import { AppConfig } from '../config/app-config';
+import { type AppConfig } from '../config/app-config';
 import { domainRecords } from '../domains/custom-domain';
-import { Project } from './project.entity';
+import { type Project } from './project.entity';
 
 /** The create response: exactly the spec's fields. */
 export function projectCreatedView(p: Project) {

@@ -1,15 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiPaginatedOk } from '../auth/openapi';
+
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { ApiPaginatedOk } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto, paginated } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
 import { CreateProjectDto } from './dto/create-project.dto';
-import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
+import { UpdateProjectDto } from './dto/update-project.dto';
 import { projectCreatedView, projectView } from './project.view';
 import { type ProjectCreate, ProjectsService, type ProjectUpdate } from './projects.service';
 import { requestNewSlug } from './request-slug';
@@ -30,7 +31,12 @@ export class ProjectsController {
   @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
     const { page, live } = await this.projects.list(principal, query.page, query.limit);
-    return paginated(page.data.map((p) => projectView(p, this.config, live)), page.meta.total, page.meta.page, page.meta.limit);
+    return paginated(
+      page.data.map((p) => projectView(p, this.config, live)),
+      page.meta.total,
+      page.meta.page,
+      page.meta.limit,
+    );
   }
 
   @Post()

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
 import { Project } from './project.entity';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { GenerateSql } from '../database/generate-sql';
+
 import { pageWithTotal } from '../common/page-query';
+import { GenerateSql } from '../database/generate-sql';
 import { DEFAULT_TTL } from '../deployments/ttl';
 import { Project } from './project.entity';
 import type { NewSlug } from './slug';
@@ -95,7 +96,10 @@ export class ProjectsRepository {
   }
 
   /** Newest first; `onlyProjectId` narrows it to a project-bound token's project. */
-  @GenerateSql({ name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] }, { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] })
+  @GenerateSql(
+    { name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] },
+    { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] },
+  )
   async page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
     // The live deployment's version and size ride along (one round trip for the list page):
     // the live pointer is this module's column; the deployments module depends on this one.

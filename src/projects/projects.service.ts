@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
@@ -8,17 +9,17 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
-import { customDomainChanges } from '../domains/custom-domain';
 import { DEFAULT_TTL, type Ttl } from '../deployments/ttl';
+import { customDomainChanges } from '../domains/custom-domain';
 import type { DomainName } from '../domains/domain-name';
 import type { CreateProjectDto } from './dto/create-project.dto';
 import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
 import type { LiveSummary } from './project.view';
+import { projectsError } from './projects.errors';
 import { ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
 import { deriveSlug, type NewSlug, withRandomSuffix } from './slug';
-import { projectsError } from './projects.errors';
 
 export interface NewProject {
   name: string;
@@ -122,7 +123,12 @@ export class ProjectsService {
   }
 
   /** The one way a project is created: the plan's slot, then the first free slug. */
-  private async insertFirstFree(manager: EntityManager, workspaceId: string, fields: Omit<NewProject, 'slug'>, slugs: Iterable<NewSlug>): Promise<Project | null> {
+  private async insertFirstFree(
+    manager: EntityManager,
+    workspaceId: string,
+    fields: Omit<NewProject, 'slug'>,
+    slugs: Iterable<NewSlug>,
+  ): Promise<Project | null> {
     // 402 at the plan's project limit; locks the workspace so concurrent creates count one another.
     await this.quotas.assertProjectSlot(manager, workspaceId);
     for (const slug of slugs) {

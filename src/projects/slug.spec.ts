@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG_PATTERN, deriveSlug, newSlugProblem, parseNewSlug, parseSlug, slugProblem, withRandomSuffix } from './slug';
+
 import type { ApiError } from '../common/errors';
 import { requestNewSlug, requestSlug } from './request-slug';
+import { deriveSlug, MAX_SLUG_LENGTH, newSlugProblem, parseNewSlug, parseSlug, RESERVED_SLUGS, SLUG_PATTERN, slugProblem, withRandomSuffix } from './slug';
 
 describe('slugProblem', () => {
   it.each(['a', '0', 'my-site', 'abc123', 'a-b-c', '123', 'blog', 'shop', 'a'.repeat(63), 'x-n--a'])('accepts %j', (slug) => {
@@ -35,7 +36,30 @@ describe('slugProblem', () => {
   });
 
   it('reserves the names the issue lists and the platform needs', () => {
-    for (const name of ['api', 'www', 'admin', 'app', 'dashboard', 'docs', 'static', 'assets', 'mail', 'status', 'cdn', 'auth', 'login', 'billing', 'support', 'help', 'ns1', 'ns2', 'smtp', 'ftp', 'localhost', 'statichost']) {
+    for (const name of [
+      'api',
+      'www',
+      'admin',
+      'app',
+      'dashboard',
+      'docs',
+      'static',
+      'assets',
+      'mail',
+      'status',
+      'cdn',
+      'auth',
+      'login',
+      'billing',
+      'support',
+      'help',
+      'ns1',
+      'ns2',
+      'smtp',
+      'ftp',
+      'localhost',
+      'statichost',
+    ]) {
       expect(RESERVED_SLUGS.has(name)).toBe(true);
     }
   });
@@ -106,7 +130,10 @@ describe('properties', () => {
   );
 
   it('deriveSlug always gives a usable slug', () => {
-    fc.assert(fc.property(names, (name) => expect(slugProblem(deriveSlug(name))).toBeNull()), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(names, (name) => expect(slugProblem(deriveSlug(name))).toBeNull()),
+      { numRuns: 2_000 },
+    );
   });
 
   it('withRandomSuffix(deriveSlug(x)) always gives a usable slug that keeps the derived start', () => {
@@ -140,7 +167,15 @@ describe('parseSlug and parseNewSlug', () => {
       }
       return undefined;
     };
-    expect(refusal(() => requestNewSlug('shop--2', 'slug'))).toMatchObject({ statusCode: 400, code: 'invalid_slug', message: expect.stringMatching(/^slug: .*"--" is reserved/) });
-    expect(refusal(() => requestSlug('api', 'project_slug'))).toMatchObject({ statusCode: 400, code: 'invalid_slug', message: 'project_slug: slug "api" is reserved' });
+    expect(refusal(() => requestNewSlug('shop--2', 'slug'))).toMatchObject({
+      statusCode: 400,
+      code: 'invalid_slug',
+      message: expect.stringMatching(/^slug: .*"--" is reserved/),
+    });
+    expect(refusal(() => requestSlug('api', 'project_slug'))).toMatchObject({
+      statusCode: 400,
+      code: 'invalid_slug',
+      message: 'project_slug: slug "api" is reserved',
+    });
   });
 });

@@ -1,5 +1,7 @@
 import { Readable, Transform } from 'node:stream';
+
 import createClient, { type Client } from 'openapi-fetch';
+
 import { type ApiErrorBody, StatichostApiError, StatichostConnectionError } from './errors';
 import type { paths } from './generated/schema';
 
@@ -35,7 +37,11 @@ async function errorFrom(response: Response, method: string, path: string): Prom
   } catch {
     body = undefined;
   }
-  return new StatichostApiError(response.status, body, `${method} ${path} failed with HTTP ${response.status}${text && !body ? `: ${text.slice(0, 200)}` : ''}`);
+  return new StatichostApiError(
+    response.status,
+    body,
+    `${method} ${path} failed with HTTP ${response.status}${text && !body ? `: ${text.slice(0, 200)}` : ''}`,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { StatichostClient, ResponseBody } from './client';
+
+import type { ResponseBody, StatichostClient } from './client';
 import { StatichostApiError } from './errors';
 import { type LocalFile, mapLimit } from './files';
 
@@ -167,11 +168,16 @@ export async function deployDigestFirst(client: StatichostClient, options: Diges
       options.onProgress?.({ ...progress });
       await mapLimit(missing, options.concurrency ?? 6, async (file) => {
         let sent = 0;
-        await client.uploadBlob(file.sha256, () => createReadStream(file.absolutePath), file.size, (n) => {
-          sent += n;
-          progress.bytesDone += n;
-          options.onProgress?.({ ...progress });
-        });
+        await client.uploadBlob(
+          file.sha256,
+          () => createReadStream(file.absolutePath),
+          file.size,
+          (n) => {
+            sent += n;
+            progress.bytesDone += n;
+            options.onProgress?.({ ...progress });
+          },
+        );
         // The service may answer before reading everything (it already had the blob).
         progress.bytesDone += file.size - sent;
         progress.filesDone++;

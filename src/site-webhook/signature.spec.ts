@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+
 import { signBody, verifySignature } from './signature';
 
 const SECRET = 's'.repeat(32);

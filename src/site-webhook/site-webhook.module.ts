@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { SiteWebhookRepository } from './site-webhook.repository';
 import { SiteWebhookService } from './site-webhook.service';
 

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { OutboxService } from '../outbox/outbox.service';
@@ -10,7 +11,6 @@ import { SiteWebhookRepository } from './site-webhook.repository';
 
 export const SITE_CHANGE_KIND = 'site_change';
 const TIMEOUT_MS = 10_000;
-
 
 /**
  * Tells a CDN in front what to purge: every transaction that changes what a site

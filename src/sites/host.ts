@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { parsePreviewLabel, PreviewTarget } from '../deployments/preview-label';
+
+import { parsePreviewLabel, type PreviewTarget } from '../deployments/preview-label';
 
 export type HostRoute =
   | { kind: 'api' }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { parseSingleRange } from './range';
 
 describe('parseSingleRange', () => {

@@ -1,5 +1,7 @@
-import fc from 'fast-check';
 import { posix } from 'node:path';
+
+import fc from 'fast-check';
+
 import { normaliseDeployPath } from '../deployments/file-path';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
 
@@ -96,7 +98,10 @@ describe('parseRequestPath', () => {
     });
 
     const deployPath = fc
-      .oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: fc.constantFrom('a', '/', '.', '%', '?', '#', ' ', '+', 'é', 'e\u0301', '😀', ':'), maxLength: 20 }))
+      .oneof(
+        fc.string({ unit: 'binary', maxLength: 30 }),
+        fc.string({ unit: fc.constantFrom('a', '/', '.', '%', '?', '#', ' ', '+', 'é', 'e\u0301', '😀', ':'), maxLength: 20 }),
+      )
       .map((s) => {
         try {
           return normaliseDeployPath(s);

@@ -1,16 +1,18 @@
+import { EventEmitter } from 'node:events';
+
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
+import { blobKey } from '../blobs/blob-store.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
-import type { GateType, ProjectType } from '../projects/project.entity';
-import { EventEmitter } from 'node:events';
-import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
-import { previewLabel, PreviewTarget } from '../deployments/preview-label';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { previewLabel, PreviewTarget } from '../deployments/preview-label';
+import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
-import { blobKey } from '../blobs/blob-store.service';
+import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
 import { StorageProvider } from '../storage/storage.provider';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from './rules/redirects';
@@ -312,7 +314,9 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     for await (const chunk of object.stream) chunks.push(chunk as Buffer);
     const parsed = parse(Buffer.concat(chunks));
     if (parsed.ok) return parsed.rules;
-    this.logger.warn(`deployment ${deploymentId}: ${file.path} has ${parsed.errors.length} problem(s) (first: line ${parsed.errors[0].line}: ${parsed.errors[0].message}); served without it`);
+    this.logger.warn(
+      `deployment ${deploymentId}: ${file.path} has ${parsed.errors.length} problem(s) (first: line ${parsed.errors[0].line}: ${parsed.errors[0].message}); served without it`,
+    );
     return none;
   }
 }

@@ -1,24 +1,26 @@
-import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
-import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
+
+import { Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+
 import type { GateEvent } from '../analytics/analytics.entities';
+import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
+import { blobKey, variantKey } from '../blobs/blob-store.service';
+import { BlobVariants, Variants } from '../blobs/blob-variants.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { blobKey, variantKey } from '../blobs/blob-store.service';
-import { BlobVariants, Variants } from '../blobs/blob-variants.service';
+import type { PreviewTarget } from '../deployments/preview-label';
+import { couldBeCustomDomain } from '../domains/domain-name';
+import { GateAccess } from '../gates/gate-access.service';
+import { safeNextPath } from '../gates/gate-cookie';
 import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
-import { couldBeCustomDomain } from '../domains/domain-name';
 import { StorageProvider } from '../storage/storage.provider';
-import { safeNextPath } from '../gates/gate-cookie';
-import { GateAccess } from '../gates/gate-access.service';
 import { HostRoute, HostRules, routeHost } from './host';
-import type { PreviewTarget } from '../deployments/preview-label';
 import { GATE_PATH, gatePage, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { isHashedAssetPath, parseRequestPath } from './request-path';
@@ -161,7 +163,13 @@ export class SiteRouter {
       // A site never seen before this outage: nothing to answer from until the database is back.
       this.logger.warn(`site request while the database is unavailable: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}`);
       res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-      return this.page(res, 503, 'no-store', '<!doctype html><title>Unavailable</title><h1>This site is briefly unavailable</h1><p>Try again in a few seconds.</p>', req.method === 'HEAD');
+      return this.page(
+        res,
+        503,
+        'no-store',
+        '<!doctype html><title>Unavailable</title><h1>This site is briefly unavailable</h1><p>Try again in a few seconds.</p>',
+        req.method === 'HEAD',
+      );
     }
     if (err instanceof ApiError && err.getStatus() === 503 && !res.headersSent) {
       // Overload (e.g. the password gate's hashing queue is full), not a fault: a retry soon will do.
@@ -169,7 +177,10 @@ export class SiteRouter {
       if (retryAfter) res.setHeader('Retry-After', retryAfter);
       return this.page(res, 503, 'no-store', PAGES.busy(), req.method === 'HEAD');
     }
-    this.logger.error(`site request failed: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}: ${(err as Error).message}`, (err as Error).stack);
+    this.logger.error(
+      `site request failed: ${req.method} ${req.headers.host}${(req.url ?? '').split('?')[0]}: ${(err as Error).message}`,
+      (err as Error).stack,
+    );
     if (res.headersSent) {
       res.destroy();
       return;
@@ -274,7 +285,9 @@ export class SiteRouter {
     const { files, rules } = site.live!;
     const path = parseRequestPath(url);
     const single = path === null ? undefined : this.findFile(site, path);
-    const resolved = single ? ({ kind: 'file', path: single.path, status: 200 } as const) : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p));
+    const resolved = single
+      ? ({ kind: 'file', path: single.path, status: 200 } as const)
+      : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p));
     if (resolved.kind !== 'file') return resolved;
     // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves.
     const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path);
@@ -308,7 +321,16 @@ export class SiteRouter {
     return undefined;
   }
 
-  private sendFile(req: IncomingMessage, res: ServerResponse, file: SiteFile, status: number, cacheControl: string, gated: boolean, tags: string[], rules: HeaderChanges = NO_HEADER_CHANGES): void {
+  private sendFile(
+    req: IncomingMessage,
+    res: ServerResponse,
+    file: SiteFile,
+    status: number,
+    cacheControl: string,
+    gated: boolean,
+    tags: string[],
+    rules: HeaderChanges = NO_HEADER_CHANGES,
+  ): void {
     file.compressible ??= isCompressible(file.contentType, file.size);
     if (!file.compressible) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, undefined);
     // Which compressed copies exist: known in memory after the first answer of this content.
@@ -412,12 +434,31 @@ export class SiteRouter {
   private notAcceptable(res: ServerResponse, head: boolean, gated: boolean, tags: string[]): void {
     const body = Buffer.from(PAGES.notAcceptable());
     // no-store: the copies it asks for may exist a moment later.
-    const headers = ['Content-Type', HTML, 'Content-Length', String(body.length), 'Cache-Control', gated ? PRIVATE_CACHE : 'no-store', 'X-Content-Type-Options', 'nosniff', 'Vary', gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding', ...tags];
+    const headers = [
+      'Content-Type',
+      HTML,
+      'Content-Length',
+      String(body.length),
+      'Cache-Control',
+      gated ? PRIVATE_CACHE : 'no-store',
+      'X-Content-Type-Options',
+      'nosniff',
+      'Vary',
+      gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding',
+      ...tags,
+    ];
     res.writeHead(406, headers);
     res.end(head ? undefined : body);
   }
 
-  private async sendFromStorage(res: ServerResponse, file: SiteFile, body: Body, status: number, headers: string[], range?: { start: number; end: number }): Promise<void> {
+  private async sendFromStorage(
+    res: ServerResponse,
+    file: SiteFile,
+    body: Body,
+    status: number,
+    headers: string[],
+    range?: { start: number; end: number },
+  ): Promise<void> {
     this.metrics.fileCacheMisses.inc();
     if (body.size <= this.config.SITE_FILE_CACHE_MAX_FILE_BYTES) {
       const whole = await this.readWhole(file, body);
@@ -452,7 +493,15 @@ export class SiteRouter {
     const handler = this.gates.get(site.gateType);
     if (req.method === 'POST' && path === GATE_PATH && handler) {
       const form = await readForm(req);
-      if (!form) return this.page(res, 413, PRIVATE_CACHE, gatePage({ kind: site.gateType as 'password' | 'email', siteName: site.name, next: '/', error: 'The form was too large.' }), false, true);
+      if (!form)
+        return this.page(
+          res,
+          413,
+          PRIVATE_CACHE,
+          gatePage({ kind: site.gateType as 'password' | 'email', siteName: site.name, next: '/', error: 'The form was too large.' }),
+          false,
+          true,
+        );
       return handler.submit(site, form, this.clientIp(req), res);
     }
     const next = path === GATE_PATH ? '/' : safeNextPath(req.url);
@@ -472,7 +521,14 @@ export class SiteRouter {
     const ok = password.length > 0 && password.length <= PASSWORD_LIMIT && (await this.gate.checkPassword(site, ip, password));
     if (!ok) {
       this.gateEvent(site, 'wrong_password');
-      return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' }), false, true);
+      return this.page(
+        res,
+        401,
+        PRIVATE_CACHE,
+        gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' }),
+        false,
+        true,
+      );
     }
     this.gateEvent(site, 'unlocked');
     this.grant(site, res, next);
@@ -525,9 +581,6 @@ export class SiteRouter {
 
 const NO_RANGE = { kind: 'none' } as const;
 
-
-
-
 /** Per `_headers` result, per server header list (itself memoised per file and policy): the merged list. */
 const WITH_RULES = new WeakMap<HeaderChanges, WeakMap<string[], string[]>>();
 
@@ -572,7 +625,15 @@ function bodyOf(file: SiteFile, encoding: Encoding, variants: Variants | undefin
  * `Vary: Accept-Encoding`, identity ones included, so no cache hands a gzip body to a
  * client that cannot read it, or identity to every client after one old one asked.
  */
-function baseHeaders(file: SiteFile, cacheControl: string, gated: boolean, withType: boolean, tags: string[], vary = false, encoding: Encoding = 'identity'): string[] {
+function baseHeaders(
+  file: SiteFile,
+  cacheControl: string,
+  gated: boolean,
+  withType: boolean,
+  tags: string[],
+  vary = false,
+  encoding: Encoding = 'identity',
+): string[] {
   const headers = ['ETag', etagFor(file.etag, encoding), 'Cache-Control', cacheControl, 'X-Content-Type-Options', 'nosniff', ...tags];
   // Ranges are of the identity bytes only; an encoded answer does not offer them (nginx does the same).
   if (encoding === 'identity') headers.push('Accept-Ranges', 'bytes');

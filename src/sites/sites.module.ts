@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
-import { ProjectsModule } from '../projects/projects.module';
 import { GatesModule } from '../gates/gates.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 

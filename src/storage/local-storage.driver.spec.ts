@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
+
 import { LocalStorageDriver } from './local-storage.driver';
 import { RangeNotSatisfiableError } from './storage.provider';
 

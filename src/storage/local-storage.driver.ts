@@ -1,10 +1,11 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, unlink, access, constants } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, constants, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertValidKey, ByteRange, ObjectInfo, resolveRange, StorageProvider, StoredObject } from './storage.provider';
+
+import { assertValidKey, type ByteRange, type ObjectInfo, resolveRange, StorageProvider, type StoredObject } from './storage.provider';
 
 /** Objects as files under one directory; writes go to a temp file and are renamed into place. */
 export class LocalStorageDriver extends StorageProvider {

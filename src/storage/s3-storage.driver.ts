@@ -1,3 +1,6 @@
+import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
+import { format } from 'node:util';
+
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -9,16 +12,15 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Logger } from '@nestjs/common';
-import { pipeline, Readable, Transform, TransformCallback } from 'node:stream';
-import { format } from 'node:util';
+
 import {
   assertValidKey,
-  ByteRange,
-  ObjectInfo,
+  type ByteRange,
+  type ObjectInfo,
   RangeNotSatisfiableError,
   resolveRange,
   StorageProvider,
-  StoredObject,
+  type StoredObject,
 } from './storage.provider';
 
 export interface S3StorageOptions {
@@ -61,10 +63,7 @@ export class S3StorageDriver extends StorageProvider {
       endpoint: options.endpoint,
       region: options.region,
       forcePathStyle: options.forcePathStyle,
-      credentials:
-        options.accessKeyId && options.secretAccessKey
-          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-          : undefined,
+      credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
       // Only send/verify flexible checksums when an operation requires them. Many S3-compatible
       // stores do not understand the default (aws-chunked bodies with trailing CRC32), and
       // some (s3rver) then store the chunk framing as the object's bytes.
@@ -141,9 +140,7 @@ export class S3StorageDriver extends StorageProvider {
     }
     let out;
     try {
-      out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
-      );
+      out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
     } catch (err) {
       if (isMissingObject(err)) return undefined;
       if (range && statusOf(err) === 416) {
@@ -205,9 +202,12 @@ export class S3StorageDriver extends StorageProvider {
     } catch (err) {
       // HeadBucket errors have no body, so the SDK names them after the status alone.
       const status = statusOf(err);
-      throw new Error(`S3 bucket ${JSON.stringify(this.bucket)} is not reachable${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message || (err as Error).name}`, {
-        cause: err,
-      });
+      throw new Error(
+        `S3 bucket ${JSON.stringify(this.bucket)} is not reachable${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message || (err as Error).name}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
 

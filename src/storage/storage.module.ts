@@ -1,5 +1,7 @@
-import { Global, Module } from '@nestjs/common';
 import { join, resolve } from 'node:path';
+
+import { Global, Module } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { LocalStorageDriver } from './local-storage.driver';
 import { S3StorageDriver } from './s3-storage.driver';

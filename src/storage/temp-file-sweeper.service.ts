@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+
 import { uploadSpoolDir } from '../blobs/upload-spool';
 import { PeriodicJob } from '../common/periodic-job';
 import { removeStaleFiles } from '../common/stale-files';

@@ -1,4 +1,5 @@
 import { plainToInstance } from 'class-transformer';
+
 import { normalizeEmail, ToEmail } from './email';
 
 describe('normalizeEmail', () => {

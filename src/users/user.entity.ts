@@ -1,5 +1,6 @@
-import type { Email } from './email';
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+import type { Email } from './email';
 
 @Entity('users')
 // Emails are stored lowercased, so the unique index makes them unique case-insensitively.

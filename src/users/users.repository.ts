@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import { GenerateSql } from '../database/generate-sql';
 import type { Email } from './email';
 import { User } from './user.entity';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
+import { AppConfig } from '../config/app-config';
 import type { Email } from './email';
 import type { User } from './user.entity';
 import { usersError } from './users.errors';
@@ -50,4 +51,7 @@ export class UsersService {
 }
 
 export const emailNotVerified = (action: string) =>
-  usersError('email_not_verified', `Confirm your email address before you ${action}: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend`);
+  usersError(
+    'email_not_verified',
+    `Confirm your email address before you ${action}: follow the link mailed to you, or ask for a new one with POST /auth/verify-email/resend`,
+  );

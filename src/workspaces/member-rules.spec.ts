@@ -1,5 +1,5 @@
-import { ApiError } from '../common/errors';
 import type { Principal } from '../auth/principal';
+import { ApiError } from '../common/errors';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
 
 const WS = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';

@@ -1,6 +1,6 @@
+import { authError } from '../auth/auth.errors';
 import type { Principal, Role } from '../auth/principal';
 import type { MemberStatus } from './workspace-member.entity';
-import { authError } from '../auth/auth.errors';
 import { workspacesError } from './workspaces.errors';
 
 /**
@@ -42,8 +42,11 @@ export function assertMayManageMember(principal: Principal, member: MemberLike):
 export function assertKeepsAnOwner(member: MemberLike, newRole: Role | null, activeOwners: number): void {
   const losesOwner = member.status === 'active' && member.role === 'owner' && newRole !== 'owner';
   if (losesOwner && activeOwners <= 1) {
-    throw workspacesError('last_owner', newRole === null
+    throw workspacesError(
+      'last_owner',
+      newRole === null
         ? 'The last owner cannot be removed: make another member an owner first'
-        : 'The last owner cannot be demoted: make another member an owner first');
+        : 'The last owner cannot be demoted: make another member an owner first',
+    );
   }
 }

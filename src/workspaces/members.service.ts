@@ -1,24 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import { AccessTokensService } from '../access-tokens/access-tokens.service';
 import { checkRequirements } from '../auth/authorize';
 import { scopesForRole } from '../auth/permissions';
 import type { Principal, Role } from '../auth/principal';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';
+import { isId, newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { MailService } from '../mail/mail.service';
-import { isId, newId } from '../common/ids';
-import { Paginated, paginated } from '../common/pagination';
 import type { Email } from '../users/email';
 import { UsersRepository } from '../users/users.repository';
 import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
+import { InvitationView, invitationView, MemberView, memberView } from './workspace.view';
 import type { WorkspaceMember } from './workspace-member.entity';
-import { WorkspacesRepository } from './workspaces.repository';
-import { invitationView, InvitationView, memberView, MemberView } from './workspace.view';
 import { workspacesError } from './workspaces.errors';
+import { WorkspacesRepository } from './workspaces.repository';
 
 @Injectable()
 export class MembersService {
@@ -93,7 +94,10 @@ export class MembersService {
       await this.lockWorkspace(m, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
       if (!isSelf(principal, member)) {
-        checkRequirements({ isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true, workspaceIn: null, roleRefusal: null }, principal);
+        checkRequirements(
+          { isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true, workspaceIn: null, roleRefusal: null },
+          principal,
+        );
         assertMayManageMember(principal, member);
       }
       assertKeepsAnOwner(member, null, await this.activeOwners(m, workspaceId));
@@ -147,7 +151,10 @@ export class MembersService {
     await this.mail.queue(
       m,
       email,
-      { template: 'invitation', data: { workspace: workspace.name, inviter: inviter ? inviter.name : `An API token of ${workspace.name}`, role, link, hasAccount } },
+      {
+        template: 'invitation',
+        data: { workspace: workspace.name, inviter: inviter ? inviter.name : `An API token of ${workspace.name}`, role, link, hasAccount },
+      },
       this.clock.now(),
     );
   }

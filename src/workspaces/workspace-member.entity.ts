@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+
 import type { Role } from '../auth/principal';
 import { User } from '../users/user.entity';
 import { Workspace } from './workspace.entity';

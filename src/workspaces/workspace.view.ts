@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ROLES, type Role } from '../auth/principal';
+
+import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
 import { iso } from '../common/time';
+import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
-import { PLANS, type Plan, type Workspace } from './workspace.entity';
 
 export class WorkspaceView {
   @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })

@@ -1,15 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
+import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { ApiPaginatedOk } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
-import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { PageQueryDto } from '../common/pagination';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';
-import { WorkspacesService } from './workspaces.service';
 import { InvitationView, MemberView, WorkspaceDetailView, WorkspaceView } from './workspace.view';
+import { WorkspacesService } from './workspaces.service';
 
 @ApiTags('workspaces')
 @Controller('workspaces')

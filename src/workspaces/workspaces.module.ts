@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AccessTokensModule } from '../access-tokens/access-tokens.module';
 import { UsersModule } from '../users/users.module';
 import { MembersService } from './members.service';

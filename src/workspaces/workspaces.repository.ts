@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import type { Role } from '../auth/principal';
-import { GenerateSql } from '../database/generate-sql';
 import { pageWithTotal } from '../common/page-query';
-import { WorkspaceMember } from './workspace-member.entity';
+import { GenerateSql } from '../database/generate-sql';
 import { type Plan, Workspace } from './workspace.entity';
+import { WorkspaceMember } from './workspace-member.entity';
 
 /** A page of rows and how many there are in all. */
 export interface Page<T> {

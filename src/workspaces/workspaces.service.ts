@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+
 import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { planLimitsView, workspaceUsageView } from '../billing/usage.view';
@@ -8,8 +9,8 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { UsersService } from '../users/users.service';
 import type { Workspace } from './workspace.entity';
+import { WorkspaceDetailView, WorkspaceView, workspaceView } from './workspace.view';
 import { WorkspacesRepository } from './workspaces.repository';
-import { WorkspaceDetailView, workspaceView, WorkspaceView } from './workspace.view';
 
 @Injectable()
 export class WorkspacesService {
@@ -80,8 +81,7 @@ export class WorkspacesService {
   }
 
   private async find(principal: Principal, workspaceId: string): Promise<Workspace> {
-    const workspace =
-      principal.workspaceId === workspaceId ? await this.workspaces.findById(this.dataSource.manager, workspaceId) : null;
+    const workspace = principal.workspaceId === workspaceId ? await this.workspaces.findById(this.dataSource.manager, workspaceId) : null;
     if (!workspace) throw notFound('Workspace', workspaceId);
     return workspace;
   }

@@ -1,7 +1,7 @@
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { AnalyticsRetention } from '../../src/analytics/analytics-retention.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site, siteHost } from '../helpers/sites';
 
 // Addresses and agents that must never be stored or logged.
@@ -44,9 +44,17 @@ describe('Site analytics (e2e)', () => {
       { path: 'app.css', content: 'body{color:red}' },
     ]);
     blogId = (await a.http().get('/projects?limit=100').set(asUser(owner)).expect(200)).body.data.find((p: { slug: string }) => p.slug === 'blog').id;
-    vaultId = (await a.http().post('/projects').set(asUser(owner)).send({ name: 'Vault', slug: 'vault', type: 'static_site', gate_type: 'password', password: PASSWORD }).expect(201)).body.id;
+    vaultId = (
+      await a
+        .http()
+        .post('/projects')
+        .set(asUser(owner))
+        .send({ name: 'Vault', slug: 'vault', type: 'static_site', gate_type: 'password', password: PASSWORD })
+        .expect(201)
+    ).body.id;
     await deploySite(a, token, 'vault', [{ path: 'index.html', content: '<h1>inside</h1>' }]);
-    listId = (await a.http().post('/projects').set(asUser(owner)).send({ name: 'List', slug: 'list', type: 'static_site', gate_type: 'email' }).expect(201)).body.id;
+    listId = (await a.http().post('/projects').set(asUser(owner)).send({ name: 'List', slug: 'list', type: 'static_site', gate_type: 'email' }).expect(201))
+      .body.id;
     await deploySite(a, token, 'list', [{ path: 'index.html', content: '<h1>members</h1>' }]);
   });
   afterAll(async () => {
@@ -110,7 +118,8 @@ describe('Site analytics (e2e)', () => {
     const v = GATE_VISITOR;
     await visit(a, 'vault', v, '/').expect(401);
     await visit(a, 'vault', v, '/docs').expect(401);
-    const login = (password: string) => site(a, 'vault').post('/.statichost/gate').set('X-Forwarded-For', v.ip).set('User-Agent', v.ua).type('form').send({ password, next: '/' });
+    const login = (password: string) =>
+      site(a, 'vault').post('/.statichost/gate').set('X-Forwarded-For', v.ip).set('User-Agent', v.ua).type('form').send({ password, next: '/' });
     await login('wrong').expect(401);
     const ok = await login(PASSWORD).expect(303);
     const cookie = (ok.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
@@ -124,11 +133,24 @@ describe('Site analytics (e2e)', () => {
   it('shows the email gate funnel: gate views → captured emails', async () => {
     const v = GATE_VISITOR;
     await visit(b, 'list', v, '/').expect(401);
-    await site(b, 'list').post('/.statichost/gate').set('X-Forwarded-For', v.ip).set('User-Agent', v.ua).type('form').send({ email: 'ada@example.com', next: '/' }).expect(303);
+    await site(b, 'list')
+      .post('/.statichost/gate')
+      .set('X-Forwarded-For', v.ip)
+      .set('User-Agent', v.ua)
+      .type('form')
+      .send({ email: 'ada@example.com', next: '/' })
+      .expect(303);
     await b.close(); // shutdown writes what b still holds
     b = await startTestApp({ sibling: a, env });
     await a.app.get(AnalyticsRecorder).flush();
-    expect((await analytics(listId).expect(200)).body.funnel).toEqual({ gateType: 'email', gateViews: 1, wrongPasswords: 0, unlocks: 1, emailsCaptured: 1, unlockRate: 1 });
+    expect((await analytics(listId).expect(200)).body.funnel).toEqual({
+      gateType: 'email',
+      gateViews: 1,
+      wrongPasswords: 0,
+      unlocks: 1,
+      emailsCaptured: 1,
+      unlockRate: 1,
+    });
   });
 
   it('refuses bad ranges with a 400 naming the field', async () => {
@@ -163,11 +185,23 @@ describe('Site analytics (e2e)', () => {
        WHERE table_schema = 'public' AND table_name LIKE 'analytics\\_%' AND data_type IN ('text', 'bytea', 'character varying')`,
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`).sort()).toEqual(
-      ['analytics_daily.key', 'analytics_daily.kind', 'analytics_hourly.key', 'analytics_hourly.kind', 'analytics_secrets.secret', 'analytics_visitors.sketch', 'analytics_visitors.project_id', 'analytics_daily.project_id', 'analytics_hourly.project_id'].sort(),
+      [
+        'analytics_daily.key',
+        'analytics_daily.kind',
+        'analytics_hourly.key',
+        'analytics_hourly.kind',
+        'analytics_secrets.secret',
+        'analytics_visitors.sketch',
+        'analytics_visitors.project_id',
+        'analytics_daily.project_id',
+        'analytics_hourly.project_id',
+      ].sort(),
     );
     let dump = '';
     for (const c of columns) {
-      const rows: { v: string }[] = await a.dataSource.query(`SELECT ${c.data_type === 'bytea' ? `encode("${c.column_name}", 'escape')` : `"${c.column_name}"`} AS v FROM "${c.table_name}"`);
+      const rows: { v: string }[] = await a.dataSource.query(
+        `SELECT ${c.data_type === 'bytea' ? `encode("${c.column_name}", 'escape')` : `"${c.column_name}"`} AS v FROM "${c.table_name}"`,
+      );
       expect(rows.length).toBeGreaterThan(0);
       dump += rows.map((r) => r.v).join('\n');
     }
@@ -199,7 +233,12 @@ describe('Site analytics (e2e)', () => {
 
   it('folds the long tail of a past day into one (other) row, sums unchanged', async () => {
     const day = '2026-01-15';
-    for (const [path, n] of [['/a.php', 9], ['/b.php', 5], ['/c.php', 2], ['/d.php', 1]] as const) {
+    for (const [path, n] of [
+      ['/a.php', 9],
+      ['/b.php', 5],
+      ['/c.php', 2],
+      ['/d.php', 1],
+    ] as const) {
       await a.dataSource.query(`INSERT INTO analytics_daily VALUES ($1, $2, 'not_found', $3, 0, $4, 0, 0, 0)`, [blogId, day, path, n]);
     }
     const retention = a.app.get(AnalyticsRetention);

@@ -1,8 +1,8 @@
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
 import { Clock } from '../../src/common/time';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
-import { activate, createProject, newTenant, saveCard, tally, Tenant, workspace } from './billing-helpers';
+import { activate, createProject, newTenant, saveCard, tally, type Tenant, workspace } from './billing-helpers';
 
 /**
  * Plan activation with the local payment provider (the self-hosting default):
@@ -71,7 +71,12 @@ describe('Billing with the local provider (e2e)', () => {
       const a = await newTenant(t);
       await saveCard(t, a);
       const token = await createApiToken(t, a.owner, { scopes: ['admin', 'deploy', 'read', 'delete'] });
-      const res = await t.http().post('/billing/activate-plan').set(bearer(token.token)).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(403);
+      const res = await t
+        .http()
+        .post('/billing/activate-plan')
+        .set(bearer(token.token))
+        .send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' })
+        .expect(403);
       expect(res.body.code).toBe('wrong_credential_kind');
       await t.http().post('/billing/activate-plan').send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(401);
       expect((await workspace(t, a)).plan).toBe('free');
@@ -104,7 +109,12 @@ describe('Billing with the local provider (e2e)', () => {
       const a = await newTenant(t);
       const b = await newTenant(t);
       await addMember(t, b.owner, a.owner, 'owner');
-      const res = await t.http().post('/billing/activate-plan').set(asUser(a.owner, b.workspaceId)).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(403);
+      const res = await t
+        .http()
+        .post('/billing/activate-plan')
+        .set(asUser(a.owner, b.workspaceId))
+        .send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' })
+        .expect(403);
       expect(res.body.code).toBe('workspace_mismatch');
     });
 
@@ -118,7 +128,12 @@ describe('Billing with the local provider (e2e)', () => {
       [{ tier: 'pro', interval: 'month', plan: 'team' }, 'plan: property plan should not exist'],
     ])('answers 400 for %j', async (body, message) => {
       const a = await newTenant(t);
-      const res = await t.http().post('/billing/activate-plan').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, ...body }).expect(400);
+      const res = await t
+        .http()
+        .post('/billing/activate-plan')
+        .set(bearer(a.owner.accessToken))
+        .send({ workspaceId: a.workspaceId, ...body })
+        .expect(400);
       expect(res.body.message).toContain(message);
     });
 
@@ -221,7 +236,9 @@ describe('Billing with the local provider (e2e)', () => {
 
     it('answers 409 no_subscription on the free plan; shows status none', async () => {
       const a = await newTenant(t);
-      expect((await t.http().post('/billing/cancel').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(409)).body.code).toBe('no_subscription');
+      expect((await t.http().post('/billing/cancel').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(409)).body.code).toBe(
+        'no_subscription',
+      );
       expect(await subscription(a)).toEqual({
         workspaceId: a.workspaceId,
         tier: 'free',
@@ -241,9 +258,13 @@ describe('Billing with the local provider (e2e)', () => {
       await addMember(t, a.owner, viewer, 'viewer');
       const seen = await t.http().get('/billing/subscription').query({ workspaceId: a.workspaceId }).set(bearer(viewer.accessToken)).expect(200);
       expect(seen.body.tier).toBe('pro');
-      expect((await t.http().post('/billing/cancel').set(bearer(viewer.accessToken)).send({ workspaceId: a.workspaceId }).expect(403)).body.code).toBe('owner_required');
+      expect((await t.http().post('/billing/cancel').set(bearer(viewer.accessToken)).send({ workspaceId: a.workspaceId }).expect(403)).body.code).toBe(
+        'owner_required',
+      );
       const stranger = await registerUser(t);
-      expect((await t.http().get('/billing/subscription').query({ workspaceId: a.workspaceId }).set(bearer(stranger.accessToken)).expect(403)).body.code).toBe('not_a_member');
+      expect((await t.http().get('/billing/subscription').query({ workspaceId: a.workspaceId }).set(bearer(stranger.accessToken)).expect(403)).body.code).toBe(
+        'not_a_member',
+      );
       await t.http().get('/billing/subscription').set(bearer(a.owner.accessToken)).expect(400);
     });
   });
@@ -264,7 +285,8 @@ describe('Billing with the local provider (e2e)', () => {
   });
 
   describe('payment methods', () => {
-    const methods = (tenant: Tenant, session = tenant.owner) => t.http().get('/billing/payment-methods').query({ workspaceId: tenant.workspaceId }).set(bearer(session.accessToken));
+    const methods = (tenant: Tenant, session = tenant.owner) =>
+      t.http().get('/billing/payment-methods').query({ workspaceId: tenant.workspaceId }).set(bearer(session.accessToken));
 
     it('saves a payment method and shows brand and last4, never the token', async () => {
       const a = await newTenant(t);
@@ -295,12 +317,22 @@ describe('Billing with the local provider (e2e)', () => {
     it('refuses a malformed token (400) and the same method twice (409)', async () => {
       const a = await newTenant(t);
       for (const token of ['4242424242424242', 'tok_visa', 'pm_', '']) {
-        const res = await t.http().post('/billing/payment-methods').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, paymentMethodToken: token }).expect(400);
+        const res = await t
+          .http()
+          .post('/billing/payment-methods')
+          .set(bearer(a.owner.accessToken))
+          .send({ workspaceId: a.workspaceId, paymentMethodToken: token })
+          .expect(400);
         expect(res.body.message).toContain('paymentMethodToken');
       }
       await t.http().post('/billing/payment-methods').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(400);
       await saveCard(t, a, 'pm_card_amex');
-      const dup = await t.http().post('/billing/payment-methods').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_amex' }).expect(409);
+      const dup = await t
+        .http()
+        .post('/billing/payment-methods')
+        .set(bearer(a.owner.accessToken))
+        .send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_amex' })
+        .expect(409);
       expect(dup.body.code).toBe('payment_method_exists');
       expect((await methods(a).expect(200)).body.meta.total).toBe(1);
     });
@@ -311,7 +343,16 @@ describe('Billing with the local provider (e2e)', () => {
       const admin = await registerUser(t);
       await addMember(t, a.owner, admin, 'admin');
       expect((await methods(a, admin).expect(403)).body.code).toBe('owner_required');
-      expect((await t.http().post('/billing/payment-methods').set(bearer(admin.accessToken)).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_visa' }).expect(403)).body.code).toBe('owner_required');
+      expect(
+        (
+          await t
+            .http()
+            .post('/billing/payment-methods')
+            .set(bearer(admin.accessToken))
+            .send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_visa' })
+            .expect(403)
+        ).body.code,
+      ).toBe('owner_required');
       expect((await t.http().delete(`/billing/payment-methods/${saved.body.id}`).set(bearer(admin.accessToken)).expect(403)).body.code).toBe('owner_required');
       const b = await newTenant(t);
       expect((await methods(a, b.owner).expect(403)).body.code).toBe('not_a_member');

@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
+
 import type { TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 export interface Tenant {
   owner: UserSession;
@@ -20,13 +21,21 @@ export const createProject = (t: TestApp, tenant: Tenant, body: object) => t.htt
 
 /** A lazy deploy (POST /v1/deployments) with the tenant's token. */
 export const lazyDeploy = (t: TestApp, tenant: Tenant, slug: string, files: { path: string; content: string }[], extra: object = {}) =>
-  t.http().post('/v1/deployments').set(bearer(tenant.token)).send({ project_slug: slug, files, ...extra });
+  t
+    .http()
+    .post('/v1/deployments')
+    .set(bearer(tenant.token))
+    .send({ project_slug: slug, files, ...extra });
 
 /** `n` bytes of one repeated character: distinct characters make distinct blobs. */
 export const bytes = (char: string, n: number) => char.repeat(n);
 
 export async function saveCard(t: TestApp, tenant: Tenant, token = 'pm_card_visa'): Promise<Response> {
-  const res = await t.http().post('/billing/payment-methods').set(bearer(tenant.owner.accessToken)).send({ workspaceId: tenant.workspaceId, paymentMethodToken: token });
+  const res = await t
+    .http()
+    .post('/billing/payment-methods')
+    .set(bearer(tenant.owner.accessToken))
+    .send({ workspaceId: tenant.workspaceId, paymentMethodToken: token });
   if (res.status !== 201) throw new Error(`save payment method: ${res.status} ${JSON.stringify(res.body)}`);
   return res;
 }

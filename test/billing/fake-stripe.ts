@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request the Stripe SDK made, as the stand-in server received it. */
@@ -166,7 +166,10 @@ function error(status: number, type: string, message: string, extra: Record<stri
 }
 
 function missing(kind: string, id: string): [number, unknown] {
-  return error(404, 'invalid_request_error', `No such ${kind}: '${id}'`, { code: 'resource_missing', param: kind === 'payment_method' ? 'payment_method' : 'id' });
+  return error(404, 'invalid_request_error', `No such ${kind}: '${id}'`, {
+    code: 'resource_missing',
+    param: kind === 'payment_method' ? 'payment_method' : 'id',
+  });
 }
 
 function metadataOf(form: Record<string, string>): Record<string, string> {
@@ -187,7 +190,15 @@ function subscription(sub: FakeSubscription) {
     metadata: sub.metadata,
     items: {
       object: 'list',
-      data: [{ id: sub.itemId, object: 'subscription_item', price: { id: sub.price, object: 'price' }, current_period_start: sub.start, current_period_end: sub.end }],
+      data: [
+        {
+          id: sub.itemId,
+          object: 'subscription_item',
+          price: { id: sub.price, object: 'price' },
+          current_period_start: sub.start,
+          current_period_end: sub.end,
+        },
+      ],
     },
   };
 }

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
+
 import { QuotaService } from '../../src/billing/quota.service';
-import { parseTtl } from '../../src/deployments/ttl';
 import { ApiError } from '../../src/common/errors';
+import { parseTtl } from '../../src/deployments/ttl';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createProject, newTenant } from './billing-helpers';
 
@@ -54,14 +55,25 @@ describe('QuotaService (PostgreSQL)', () => {
     const { workspaceId } = await newTenant(t);
     await charge(workspaceId, [blob('d', 1)]);
     await charge(workspaceId, [blob('e', 1)]);
-    expect(await refusal(charge(workspaceId, [blob('f', 1)]))).toMatchObject({ status: 402, code: 'quota_exceeded', quota: 'deploymentsPerMonth', limit: 2, usage: 2 });
+    expect(await refusal(charge(workspaceId, [blob('f', 1)]))).toMatchObject({
+      status: 402,
+      code: 'quota_exceeded',
+      quota: 'deploymentsPerMonth',
+      limit: 2,
+      usage: 2,
+    });
     expect(await quotas.usage(workspaceId)).toMatchObject({ deploymentsPerMonth: 2, storageBytes: 2 });
   });
 
   it('refuses files that would take storage past the limit, counting neither them nor the deployment', async () => {
     const { workspaceId } = await newTenant(t);
     await charge(workspaceId, [blob('1', 60)]);
-    expect(await refusal(charge(workspaceId, [blob('1', 60), blob('2', 41)]))).toMatchObject({ status: 402, code: 'quota_exceeded', quota: 'storageBytes', limit: 100 });
+    expect(await refusal(charge(workspaceId, [blob('1', 60), blob('2', 41)]))).toMatchObject({
+      status: 402,
+      code: 'quota_exceeded',
+      quota: 'storageBytes',
+      limit: 100,
+    });
     expect(await quotas.usage(workspaceId)).toMatchObject({ deploymentsPerMonth: 1, storageBytes: 60 });
     // Exactly up to the limit is allowed.
     await charge(workspaceId, [blob('2', 40)]);

@@ -1,9 +1,9 @@
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
 import { Clock } from '../../src/common/time';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, registerUser } from '../helpers/identity';
-import { bytes, createProject, lazyDeploy, newTenant, tally, Tenant, upgrade, workspace } from './billing-helpers';
+import { bytes, createProject, lazyDeploy, newTenant, tally, type Tenant, upgrade, workspace } from './billing-helpers';
 
 /**
  * Every quota of the plan table, with the limits made small by PLANS_JSON. Each
@@ -126,7 +126,13 @@ describe('Quotas (e2e)', () => {
       moveClockTo(new Date('2031-05-20T12:00:00.000Z'));
       const a = await newTenant(t);
       const p = await createProject(t, a, { name: 'doomed' }).expect(201);
-      for (let i = 0; i < 4; i++) await t.http().post(`/projects/${p.body.id}/deployments`).set(asUser(a.owner)).send({ files: [file('a', 10 + i)] }).expect(201);
+      for (let i = 0; i < 4; i++)
+        await t
+          .http()
+          .post(`/projects/${p.body.id}/deployments`)
+          .set(asUser(a.owner))
+          .send({ files: [file('a', 10 + i)] })
+          .expect(201);
       await t.http().delete(`/projects/${p.body.id}`).set(asUser(a.owner)).expect(204);
       const res = await lazyDeploy(t, a, `after-${a.workspaceId.slice(-6)}`, [file('a')]).expect(402);
       expect(res.body).toMatchObject({ quota: 'deploymentsPerMonth', usage: 4 });
@@ -148,11 +154,21 @@ describe('Quotas (e2e)', () => {
       const a = await newTenant(t);
       const p1 = (await createProject(t, a, { name: 'p1' }).expect(201)).body.id;
       const p2 = (await createProject(t, a, { name: 'p2' }).expect(201)).body.id;
-      for (let i = 0; i < 3; i++) await t.http().post(`/projects/${p1}/deployments`).set(asUser(a.owner)).send({ files: [file('a', 10 + i)] }).expect(201);
+      for (let i = 0; i < 3; i++)
+        await t
+          .http()
+          .post(`/projects/${p1}/deployments`)
+          .set(asUser(a.owner))
+          .send({ files: [file('a', 10 + i)] })
+          .expect(201);
       // Two projects, so the project row lock alone would not serialise them.
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          t.http().post(`/projects/${i % 2 ? p1 : p2}/deployments`).set(asUser(a.owner)).send({ files: [file('b', 20 + i)] }),
+          t
+            .http()
+            .post(`/projects/${i % 2 ? p1 : p2}/deployments`)
+            .set(asUser(a.owner))
+            .send({ files: [file('b', 20 + i)] }),
         ),
       );
       expect(tally(results)).toEqual({ 201: 1, 402: 9 });
@@ -228,10 +244,21 @@ describe('Quotas (e2e)', () => {
     it('lets exactly one of ten concurrent deploys through when only one fits', async () => {
       const a = await newTenant(t);
       const p = (await createProject(t, a, { name: 'store race' }).expect(201)).body.id;
-      await t.http().post(`/projects/${p}/deployments`).set(asUser(a.owner)).send({ files: [file('a', 300), file('b', 300)] }).expect(201);
+      await t
+        .http()
+        .post(`/projects/${p}/deployments`)
+        .set(asUser(a.owner))
+        .send({ files: [file('a', 300), file('b', 300)] })
+        .expect(201);
       // Each deploy keeps a and b and adds 300 bytes of its own: 900 fits, a second one does not.
       const results = await Promise.all(
-        'cdefghijkl'.split('').map((c) => t.http().post(`/projects/${p}/deployments`).set(asUser(a.owner)).send({ files: [file('a', 300), file('b', 300), file(c, 300)] })),
+        'cdefghijkl'.split('').map((c) =>
+          t
+            .http()
+            .post(`/projects/${p}/deployments`)
+            .set(asUser(a.owner))
+            .send({ files: [file('a', 300), file('b', 300), file(c, 300)] }),
+        ),
       );
       expect(tally(results)).toEqual({ 201: 1, 402: 9 });
       expect((await workspace(t, a)).usage.storageBytes.used).toBe(900);
@@ -281,14 +308,29 @@ describe('Quotas (e2e)', () => {
       const a = await newTenant(t);
       await upgrade(t, a, 'pro');
       const p = await createProject(t, a, { name: 'made on pro', default_ttl: '30d' }).expect(201);
-      const onPro = await t.http().post(`/projects/${p.body.id}/deployments`).set(asUser(a.owner)).send({ files: [file('a')] }).expect(201);
+      const onPro = await t
+        .http()
+        .post(`/projects/${p.body.id}/deployments`)
+        .set(asUser(a.owner))
+        .send({ files: [file('a')] })
+        .expect(201);
       expect(onPro.body.ttl).toBe('30d');
       // Back to free: cancel, and let the period end.
       await t.http().post('/billing/cancel').set(asUser(a.owner)).send({ workspaceId: a.workspaceId }).expect(200);
       moveClockTo(new Date(Date.now() + 400 * 24 * HOUR));
-      const onFree = await t.http().post(`/projects/${p.body.id}/deployments`).set(asUser(a.owner)).send({ files: [file('b')] }).expect(201);
+      const onFree = await t
+        .http()
+        .post(`/projects/${p.body.id}/deployments`)
+        .set(asUser(a.owner))
+        .send({ files: [file('b')] })
+        .expect(201);
       expect(onFree.body.ttl).toBe('2d');
-      await t.http().post(`/projects/${p.body.id}/deployments`).set(asUser(a.owner)).send({ files: [file('c')], ttl: '30d' }).expect(402);
+      await t
+        .http()
+        .post(`/projects/${p.body.id}/deployments`)
+        .set(asUser(a.owner))
+        .send({ files: [file('c')], ttl: '30d' })
+        .expect(402);
     });
   });
 
@@ -316,7 +358,11 @@ describe('Quotas (e2e)', () => {
       await addMember(t, a.owner, viewer, 'viewer');
       const seen = await t.http().get(`/workspaces/${a.workspaceId}`).set(asUser(viewer, a.workspaceId)).expect(200);
       expect(seen.body.usage).toEqual(body.usage);
-      const byToken = await t.http().get(`/workspaces/${a.workspaceId}`).set({ Authorization: `Bearer ${a.token}` }).expect(200);
+      const byToken = await t
+        .http()
+        .get(`/workspaces/${a.workspaceId}`)
+        .set({ Authorization: `Bearer ${a.token}` })
+        .expect(200);
       expect(byToken.body.limits).toEqual(body.limits);
     });
 
@@ -341,7 +387,13 @@ describe('Quotas (e2e)', () => {
       const work = [
         ...Array.from({ length: 4 }, (_, i) => createProject(t, a, { name: `mix ${i}` })),
         ...Array.from({ length: 4 }, (_, i) => lazyDeploy(t, a, `mix-${i}-${tag}`, [file('m', 10 + i)])),
-        ...Array.from({ length: 4 }, (_, i) => t.http().post(`/projects/${p}/deployments`).set(asUser(a.owner)).send({ files: [file('n', 10 + i)] })),
+        ...Array.from({ length: 4 }, (_, i) =>
+          t
+            .http()
+            .post(`/projects/${p}/deployments`)
+            .set(asUser(a.owner))
+            .send({ files: [file('n', 10 + i)] }),
+        ),
         ...invitees.map((u) => t.http().post(`/workspaces/${a.workspaceId}/members`).set(asUser(a.owner)).send({ email: u.email, role: 'viewer' })),
       ];
       const results = await Promise.all(work);
@@ -362,7 +414,13 @@ describe('Quotas with the built-in plan table (e2e)', () => {
 
   it('applies the issue’s free plan to a new workspace', async () => {
     const a = await newTenant(t);
-    expect((await workspace(t, a)).limits).toEqual({ projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * 1024 ** 2, maxFileBytes: 10 * 1024 ** 2, maxTtl: '7d' });
+    expect((await workspace(t, a)).limits).toEqual({
+      projects: 3,
+      deploymentsPerMonth: 10,
+      storageBytes: 500 * 1024 ** 2,
+      maxFileBytes: 10 * 1024 ** 2,
+      maxTtl: '7d',
+    });
     await createProject(t, a, { name: 'week', default_ttl: '7d' }).expect(201);
     await createProject(t, a, { name: 'month', default_ttl: '30d' }).expect(402);
   });

@@ -1,6 +1,6 @@
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer } from '../helpers/identity';
-import { activate, newTenant, tally, Tenant, workspace } from './billing-helpers';
+import { activate, newTenant, tally, type Tenant, workspace } from './billing-helpers';
 import { FakeStripe } from './fake-stripe';
 
 /**
@@ -37,7 +37,11 @@ describe('Billing with the Stripe provider (e2e)', () => {
     const res = await save(a, 'pm_1FirstCard').expect(201);
     expect(res.body).toMatchObject({ provider: 'stripe', brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034, isDefault: true });
     const calls = stripe.since(mark);
-    expect(paths(calls)).toEqual(['POST /v1/customers', 'POST /v1/payment_methods/pm_1FirstCard/attach', expect.stringMatching(/^POST \/v1\/customers\/cus_fake\d+$/)]);
+    expect(paths(calls)).toEqual([
+      'POST /v1/customers',
+      'POST /v1/payment_methods/pm_1FirstCard/attach',
+      expect.stringMatching(/^POST \/v1\/customers\/cus_fake\d+$/),
+    ]);
     const [customer, attach, update] = calls;
     expect(customer.form).toEqual({ name: expect.any(String), email: a.owner.email, 'metadata[workspace_id]': a.workspaceId });
     expect(customer.idempotencyKey).toBe(`statichost-customer-${a.workspaceId}`);
@@ -87,7 +91,13 @@ describe('Billing with the Stripe provider (e2e)', () => {
     });
     expect(calls[0].idempotencyKey).toBe(`statichost-subscription-${a.workspaceId}-1`);
     const row = await subscriptionRow(a);
-    expect(row).toMatchObject({ provider: 'stripe', provider_subscription_ref: expect.stringMatching(/^sub_fake/), provider_item_ref: expect.stringMatching(/^si_fake/), tier: 'pro', interval: 'month' });
+    expect(row).toMatchObject({
+      provider: 'stripe',
+      provider_subscription_ref: expect.stringMatching(/^sub_fake/),
+      provider_item_ref: expect.stringMatching(/^si_fake/),
+      tier: 'pro',
+      interval: 'month',
+    });
     // The period is Stripe's, not computed here.
     expect(new Date(row.current_period_end).getTime()).toBe((stripe.now + 31 * 86400) * 1000);
     expect((await workspace(t, a)).plan).toBe('pro');

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
@@ -35,7 +36,9 @@ describe('statichost CLI (e2e)', () => {
   beforeAll(async () => {
     // Room for every project and deploy these tests make (the free plan allows 3 and 10).
     dns = await startDnsServer();
-    t = await startTestApp({ env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }), DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000' } });
+    t = await startTestApp({
+      env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }), DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000' },
+    });
     user = await registerUser(t);
     token = (await createApiToken(t, user, { scopes: ['deploy', 'read', 'delete', 'admin'], name: 'cli e2e' })).token;
     home = await mkdtemp(join(tmpdir(), 'statichost-cli-'));
@@ -106,7 +109,9 @@ describe('statichost CLI (e2e)', () => {
       expect(res.stderr).toContain(`Deploying ${FILES} files`);
       expect(res.stderr).toContain('to project "my-site"');
       expect(res.stderr).toContain('Skipped 2: .env (hidden), node_modules (node_modules)');
-      expect(res.stderr).toMatch(new RegExp(`Uploading ${FILES} new or changed files \\(.*\\); 0 already uploaded \\(${FILES - 1} small ones inline, 1 by PUT /v1/blobs\\)`));
+      expect(res.stderr).toMatch(
+        new RegExp(`Uploading ${FILES} new or changed files \\(.*\\); 0 already uploaded \\(${FILES - 1} small ones inline, 1 by PUT /v1/blobs\\)`),
+      );
       const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM workspace_blobs');
       expect(n).toBe(1);
       expect(res.stdout).toContain('Deployed version 1');
@@ -332,7 +337,9 @@ describe('statichost CLI (e2e)', () => {
       const res = await cli(['login', '--email', user.email], { STATICHOST_CONFIG: file, STATICHOST_PASSWORD: password });
       expect(res.code).toBe(0);
       expect(res.stdout).toContain(`Logged in to ${t.baseUrl} as ${user.email}.`);
-      expect(res.stdout).toMatch(new RegExp(`Created API token tok_\\w+ "${hostname()}" \\(scopes: deploy, read\\) in workspace Test User's workspace \\(${user.workspaceId}\\)`));
+      expect(res.stdout).toMatch(
+        new RegExp(`Created API token tok_\\w+ "${hostname()}" \\(scopes: deploy, read\\) in workspace Test User's workspace \\(${user.workspaceId}\\)`),
+      );
       expect(res.stdout).toContain(`Saved to ${file}`);
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const stored = JSON.parse(await readFile(file, 'utf8'));
@@ -346,10 +353,20 @@ describe('statichost CLI (e2e)', () => {
 
     it('reads the password from stdin, and takes --workspace, --scopes and --token-name', async () => {
       const file = join(home, 'login-stdin.json');
-      const res = await cli(['--json', 'login', '--email', user.email, '--workspace', user.workspaceId, '--scopes', 'deploy,read,admin', '--token-name', 'laptop'], { STATICHOST_CONFIG: file }, `${password}\n`);
+      const res = await cli(
+        ['--json', 'login', '--email', user.email, '--workspace', user.workspaceId, '--scopes', 'deploy,read,admin', '--token-name', 'laptop'],
+        { STATICHOST_CONFIG: file },
+        `${password}\n`,
+      );
       expect(res.code).toBe(0);
       const out = JSON.parse(res.stdout);
-      expect(out).toMatchObject({ email: user.email, workspaceId: user.workspaceId, tokenName: 'laptop', scopes: ['deploy', 'read', 'admin'], configFile: file });
+      expect(out).toMatchObject({
+        email: user.email,
+        workspaceId: user.workspaceId,
+        tokenName: 'laptop',
+        scopes: ['deploy', 'read', 'admin'],
+        configFile: file,
+      });
       expect(await tokenRow(out.tokenId)).toMatchObject({ name: 'laptop' });
     });
 
@@ -371,7 +388,12 @@ describe('statichost CLI (e2e)', () => {
       expect(JSON.parse(res.stderr)).toEqual({ statusCode: null, error: 'Usage Error', message: expect.stringContaining('--email'), code: 'no_email' });
       const unknown = await cli(['--json', 'deploi']);
       expect(unknown.code).toBe(2);
-      expect(JSON.parse(unknown.stderr)).toEqual({ statusCode: null, error: 'Usage Error', message: expect.stringContaining("unknown command 'deploi'"), code: 'usage_error' });
+      expect(JSON.parse(unknown.stderr)).toEqual({
+        statusCode: null,
+        error: 'Usage Error',
+        message: expect.stringContaining("unknown command 'deploi'"),
+        code: 'usage_error',
+      });
       const noToken = await cli(['--json', 'whoami'], { STATICHOST_CONFIG: join(home, 'none.json') });
       expect(noToken.code).toBe(1);
       expect(JSON.parse(noToken.stderr)).toMatchObject({ statusCode: null, error: 'CLI Error', code: 'no_token' });
@@ -406,7 +428,10 @@ describe('statichost CLI (e2e)', () => {
       const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM projects WHERE slug = $1', ['linked-folder']);
       expect(n).toBe(0);
       // The link file itself is never deployed.
-      const paths = await t.dataSource.query('SELECT DISTINCT path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1', [project.id]);
+      const paths = await t.dataSource.query(
+        'SELECT DISTINCT path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1',
+        [project.id],
+      );
       expect(paths).toEqual([{ path: 'index.html' }]);
     });
 
@@ -417,7 +442,9 @@ describe('statichost CLI (e2e)', () => {
         await writeFile(join(dir, 'index.html'), `mine: ${name}`);
         const res = await cli(['deploy', dir]);
         expect(res.code).toBe(0);
-        const chosen = new RegExp(`Project slug "${name}" (is taken by another workspace|cannot be used .*reserved.*); using "(${name}-[a-z0-9]{6})" instead`).exec(res.stderr);
+        const chosen = new RegExp(
+          `Project slug "${name}" (is taken by another workspace|cannot be used .*reserved.*); using "(${name}-[a-z0-9]{6})" instead`,
+        ).exec(res.stderr);
         expect(chosen).not.toBeNull();
         const slug = chosen![2];
         expect(res.stdout.trim().split('\n').pop()).toBe(`http://${slug}.localhost:${t.port}`);
@@ -444,7 +471,10 @@ describe('statichost CLI (e2e)', () => {
       expect(res.stderr).toContain('Warning: skipped host.txt: symbolic link to /etc/hostname, outside the folder');
       expect(res.stderr).toContain(`Warning: skipped key.txt: symbolic link to ${join(home, 'private.key')}, outside the folder`);
       const [project] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', ['links-site']);
-      const paths = await t.dataSource.query('SELECT f.path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1 ORDER BY f.path', [project.id]);
+      const paths = await t.dataSource.query(
+        'SELECT f.path FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id WHERE d.project_id = $1 ORDER BY f.path',
+        [project.id],
+      );
       expect(paths.map((p: { path: string }) => p.path)).toEqual(['alias.html', 'index.html']);
       expect((await site(t, 'links-site').get('/alias').expect(200)).text).toBe('home');
       expect((await site(t, 'links-site').get('/key.txt')).text).not.toContain('PRIVATE KEY');
@@ -457,11 +487,19 @@ describe('statichost CLI (e2e)', () => {
     const big = (label: string) => `${label} ${'x'.repeat(100_000)}`;
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     const stored = async (text: string) =>
-      (await t.dataSource.query('SELECT (SELECT count(*) FROM blobs WHERE sha256 = $1)::int + (SELECT count(*) FROM workspace_blobs WHERE sha256 = $1)::int AS n', [sha(text)]))[0].n;
+      (
+        await t.dataSource.query(
+          'SELECT (SELECT count(*) FROM blobs WHERE sha256 = $1)::int + (SELECT count(*) FROM workspace_blobs WHERE sha256 = $1)::int AS n',
+          [sha(text)],
+        )
+      )[0].n;
 
     beforeAll(async () => {
       // The same database, another instance with a small plan: 1 project, 150 KB of storage.
-      tight = await startTestApp({ sibling: t, env: { PLANS_JSON: JSON.stringify({ free: { projects: 1, deploymentsPerMonth: 500, storageBytes: 150_000 } }) } });
+      tight = await startTestApp({
+        sibling: t,
+        env: { PLANS_JSON: JSON.stringify({ free: { projects: 1, deploymentsPerMonth: 500, storageBytes: 150_000 } }) },
+      });
       const owner = await registerUser(tight);
       const token = (await createApiToken(tight, owner, { scopes: ['deploy', 'read'] })).token;
       tightEnv = { STATICHOST_API_URL: tight.baseUrl, STATICHOST_TOKEN: token };

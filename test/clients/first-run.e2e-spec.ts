@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchSite } from '../helpers/sites';
-import { startTestApp, TestApp } from '../helpers/app';
-import { runCli } from './cli-process';
 
+import { startTestApp, type TestApp } from '../helpers/app';
+import { fetchSite } from '../helpers/sites';
+import { runCli } from './cli-process';
 
 /**
  * A newcomer's first run, as README's first screen shows it: from a database with
@@ -53,7 +53,10 @@ describe('first run: from nothing to a served site with the CLI only (e2e)', () 
     expect(await fetchSite(t, url)).toEqual({ status: 200, body: '<h1>Hello from my first site</h1>' });
 
     // And the folder remembers its project for the next deploy.
-    expect(JSON.parse(await readFile(join(dir, '.statichost', 'project.json'), 'utf8'))).toMatchObject({ project_slug: 'my-site', project_id: expect.stringMatching(/^proj_/) });
+    expect(JSON.parse(await readFile(join(dir, '.statichost', 'project.json'), 'utf8'))).toMatchObject({
+      project_slug: 'my-site',
+      project_id: expect.stringMatching(/^proj_/),
+    });
     await writeFile(join(dir, 'index.html'), '<h1>Hello again</h1>');
     const again = await runCli(['deploy', 'my-site'], env, { cwd: home });
     expect(again).toMatchObject({ code: 0 });

@@ -1,17 +1,18 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { fetchSite, site } from '../helpers/sites';
 import { BIN } from './cli-process';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
-
 
 /**
  * `statichost mcp`, driven by the MCP SDK's own client over stdio, as an agent
@@ -30,14 +31,16 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     if (result.isError) throw new Error(`tool failed: ${result.content[0]?.text}`);
     expect(result.structuredContent).toBeDefined();
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-    return result.structuredContent as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return result.structuredContent as any;
   };
   let dns: TestDnsServer;
 
   beforeAll(async () => {
     // Room for every project and deploy these tests make (the free plan allows 3 and 10).
     dns = await startDnsServer();
-    t = await startTestApp({ env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }), DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000' } });
+    t = await startTestApp({
+      env: { PLANS_JSON: JSON.stringify({ free: { projects: 50, deploymentsPerMonth: 500 } }), DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000' },
+    });
     user = await registerUser(t);
     const { token } = await createApiToken(t, user, { scopes: ['deploy', 'read', 'admin', 'delete'] });
     home = await mkdtemp(join(tmpdir(), 'statichost-mcp-'));
@@ -96,7 +99,10 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     // Numbers where the description says number.
     const promote = tools.find((tool) => tool.name === 'promote_deployment')!;
     expect(promote.inputSchema.properties).toMatchObject({ project_slug: { type: 'string' }, version: { type: 'integer' } });
-    expect(tools.find((tool) => tool.name === 'list_projects')!.inputSchema.properties).toMatchObject({ page: { type: 'integer' }, limit: { type: 'integer' } });
+    expect(tools.find((tool) => tool.name === 'list_projects')!.inputSchema.properties).toMatchObject({
+      page: { type: 'integer' },
+      limit: { type: 'integer' },
+    });
     expect(tools.find((tool) => tool.name === 'list_projects')!.annotations).toMatchObject({ readOnlyHint: true });
   });
 
@@ -155,7 +161,9 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
 
   it('deploys a preview that is not live, then promotes it; archives by version number', async () => {
     const first = data(await call('deploy_files', { project_slug: 'agent-preview', files: [{ path: 'index.html', content: '<h1>live</h1>' }] }));
-    const preview = data(await call('deploy_files', { project_slug: 'agent-preview', files: [{ path: 'index.html', content: '<h1>preview</h1>' }], publish: false }));
+    const preview = data(
+      await call('deploy_files', { project_slug: 'agent-preview', files: [{ path: 'index.html', content: '<h1>preview</h1>' }], publish: false }),
+    );
     expect(preview).toMatchObject({ version: 2, url: `http://agent-preview--2.localhost:${t.port}` });
     expect(await fetchSite(t, preview.url)).toMatchObject({ status: 200, body: '<h1>preview</h1>' });
     expect(await fetchSite(t, first.url)).toEqual({ status: 200, body: '<h1>live</h1>' });

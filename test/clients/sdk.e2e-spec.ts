@@ -3,11 +3,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import { text } from 'node:stream/consumers';
-import { documentText } from '../../src/sdk/codegen/document-text';
+import { promisify } from 'node:util';
+
 import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../../src/sdk';
-import { startTestApp, TestApp } from '../helpers/app';
+import { documentText } from '../../src/sdk/codegen/document-text';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { freePort } from '../helpers/ports';
 import { site } from '../helpers/sites';
@@ -45,7 +46,11 @@ describe('TypeScript SDK (e2e)', () => {
   });
 
   it('type-checks typed usage of every operation with strict and refuses wrong usage (tsc on fixtures with @ts-expect-error)', async () => {
-    const result = await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(__dirname, 'fixtures/tsconfig.json')], { cwd: root }).then(
+    const result = await promisify(execFile)(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(__dirname, 'fixtures/tsconfig.json')],
+      { cwd: root },
+    ).then(
       () => ({ code: 0, out: '' }),
       (err: { code: number; stdout: string }) => ({ code: err.code, out: err.stdout }),
     );
@@ -74,7 +79,12 @@ describe('TypeScript SDK (e2e)', () => {
     const bytes = randomBytes(6 * 1024 * 1024);
     const hash = createHash('sha256').update(bytes).digest('hex');
     let counted = 0;
-    const first = await client.uploadBlob(hash, () => Readable.from([bytes.subarray(0, 1e6), bytes.subarray(1e6)]), bytes.length, (n) => (counted += n));
+    const first = await client.uploadBlob(
+      hash,
+      () => Readable.from([bytes.subarray(0, 1e6), bytes.subarray(1e6)]),
+      bytes.length,
+      (n) => (counted += n),
+    );
     expect(first).toEqual({ sha256: hash, size: bytes.length, created: true });
     expect(counted).toBe(bytes.length);
     const again = await client.uploadBlob(hash, () => Readable.from([bytes]), bytes.length);
@@ -85,7 +95,9 @@ describe('TypeScript SDK (e2e)', () => {
 
   it('throws the API’s status, code and message, and names an unreachable service', async () => {
     const client = new StatichostClient({ baseUrl: t.baseUrl, token });
-    const err = await client.call(client.api.POST('/v1/deployments', { body: { project_slug: 'Bad Slug', files: [{ path: 'a', content: 'a' }] } })).catch((e) => e);
+    const err = await client
+      .call(client.api.POST('/v1/deployments', { body: { project_slug: 'Bad Slug', files: [{ path: 'a', content: 'a' }] } }))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(StatichostApiError);
     expect(err).toMatchObject({ status: 400, code: 'invalid_slug' });
     expect(err.message).toContain('project_slug');

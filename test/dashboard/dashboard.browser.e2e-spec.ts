@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
-import AxeBuilder from '@axe-core/playwright';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, launchBrowser } from '../helpers/browser';
 import { addMember, mailedToken, registerUser, uniqueEmail, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -14,7 +16,10 @@ const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet
 async function expectAccessible(page: Page, name: string): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({ page: name, violations: [] });
+  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
+    page: name,
+    violations: [],
+  });
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -35,7 +40,10 @@ describe('The dashboard in a real browser (e2e)', () => {
     site = await mkdtemp(join(tmpdir(), 'statichost-dash-site-'));
     await mkdir(join(site, 'css'));
     await mkdir(join(site, '.git'));
-    await writeFile(join(site, 'index.html'), '<!doctype html><html lang="en"><head><title>Hello</title><link rel="stylesheet" href="/css/site.css"></head><body><h1 id="hello">Deployed from the dashboard</h1></body></html>');
+    await writeFile(
+      join(site, 'index.html'),
+      '<!doctype html><html lang="en"><head><title>Hello</title><link rel="stylesheet" href="/css/site.css"></head><body><h1 id="hello">Deployed from the dashboard</h1></body></html>',
+    );
     await writeFile(join(site, 'css', 'site.css'), 'h1 { color: rebeccapurple }');
     await writeFile(join(site, '.git', 'HEAD'), 'ref: refs/heads/main');
     await writeFile(join(site, 'big.bin'), Buffer.alloc(200 * 1024, 7));
@@ -76,7 +84,10 @@ describe('The dashboard in a real browser (e2e)', () => {
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Create account' }).click();
     // The API's own message, where the user acted.
-    await page.getByRole('alert').getByText(/password: must be at least 8 characters/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/password: must be at least 8 characters/)
+      .waitFor();
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
@@ -201,7 +212,11 @@ describe('The dashboard in a real browser (e2e)', () => {
     const owner = await registerUser(t, { name: 'Olga Owner' });
     const [me] = await t.dataSource.query('SELECT id FROM users WHERE email = $1', [email.toLowerCase()]);
     await verifyEmail(t, { userId: me.id, email: email.toLowerCase() });
-    const res = await t.http().post(`/workspaces/${owner.workspaceId}/members`).set({ Authorization: `Bearer ${owner.accessToken}`, 'X-Workspace-Id': owner.workspaceId }).send({ email, role: 'viewer' });
+    const res = await t
+      .http()
+      .post(`/workspaces/${owner.workspaceId}/members`)
+      .set({ Authorization: `Bearer ${owner.accessToken}`, 'X-Workspace-Id': owner.workspaceId })
+      .send({ email, role: 'viewer' });
     expect(res.status).toBe(201);
     void addMember; // (the helper accepts through the API; here the user does it in the page)
     await page.getByRole('link', { name: 'Invitations' }).click();

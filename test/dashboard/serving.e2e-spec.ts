@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { siteHost } from '../helpers/sites';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -25,7 +25,11 @@ describe('The dashboard served by the app (e2e)', () => {
 
   it('answers index.html for any /app path, no-cache, with a strict CSP and the other headers', async () => {
     for (const path of ['/app/', '/app/sign-in', '/app/w/ws_x/projects/proj_y/settings', '/app/verify-email?token=ev_x']) {
-      const res = await t.http().get(path).expect(200).expect('Content-Type', /text\/html/);
+      const res = await t
+        .http()
+        .get(path)
+        .expect(200)
+        .expect('Content-Type', /text\/html/);
       expect(res.text).toContain('<div id="root"></div>');
       expect(res.headers['cache-control']).toBe('no-cache');
       const csp = res.headers['content-security-policy'];
@@ -41,7 +45,11 @@ describe('The dashboard served by the app (e2e)', () => {
   });
 
   it('serves hashed assets immutable, and an unknown asset as a plain 404, never the index', async () => {
-    const js = await t.http().get(asset).expect(200).expect('Content-Type', /javascript/);
+    const js = await t
+      .http()
+      .get(asset)
+      .expect(200)
+      .expect('Content-Type', /javascript/);
     expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     const missing = await t.http().get('/app/assets/index-old.js').expect(404);
     expect(missing.text).not.toContain('<div id="root">');

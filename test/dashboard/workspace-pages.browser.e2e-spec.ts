@@ -1,16 +1,18 @@
 /// <reference lib="dom" />
-import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
+import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
+
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { ARTIFACTS, launchBrowser } from '../helpers/browser';
-import { addMember, asUser, bearer, createApiToken, registerUser, UserSession, verifyEmail } from '../helpers/identity';
-import { deploySite, site } from '../helpers/sites';
-import { startSmtpServer, TestSmtpServer } from '../helpers/smtp';
 import { cookieFrom, emailGatedProject, submitEmail } from '../gate/helpers';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { ARTIFACTS, launchBrowser } from '../helpers/browser';
+import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
+import { deploySite, site } from '../helpers/sites';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
 
@@ -23,7 +25,10 @@ const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet
 async function expectAccessible(page: Page, name: string): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({ page: name, violations: [] });
+  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
+    page: name,
+    violations: [],
+  });
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -140,7 +145,11 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByRole('button', { name: 'Activate' }).click();
     const refused = page.getByRole('form', { name: 'Activate a paid plan' }).getByRole('alert');
     await refused.waitFor();
-    const api = await t.http().post('/billing/activate-plan').set(bearer(owner.accessToken)).send({ workspaceId: owner.workspaceId, tier: 'pro', interval: 'month' });
+    const api = await t
+      .http()
+      .post('/billing/activate-plan')
+      .set(bearer(owner.accessToken))
+      .send({ workspaceId: owner.workspaceId, tier: 'pro', interval: 'month' });
     expect(api.status).toBe(402);
     expect(await refused.textContent()).toContain(api.body.message);
     expect(await refused.getByRole('link').count()).toBe(0);
@@ -157,7 +166,9 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByRole('button', { name: 'Cancel the pro plan' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel the plan' }).click();
     await page.getByText(/Cancelled: the plan runs until/).waitFor();
-    expect((await t.http().get('/billing/subscription').query({ workspaceId: owner.workspaceId }).set(bearer(owner.accessToken)).expect(200)).body.cancelAtPeriodEnd).toBe(true);
+    expect(
+      (await t.http().get('/billing/subscription').query({ workspaceId: owner.workspaceId }).set(bearer(owner.accessToken)).expect(200)).body.cancelAtPeriodEnd,
+    ).toBe(true);
   });
 
   it('API tokens: created with scopes, project and expiry; the secret once, with a copy button; works; revoked after confirming', async () => {
@@ -200,7 +211,10 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText('new.colleague@example.test is invited as viewer').waitFor();
-    await page.getByRole('row', { name: /new\.colleague@example\.test/ }).getByText('invited').waitFor();
+    await page
+      .getByRole('row', { name: /new\.colleague@example\.test/ })
+      .getByText('invited')
+      .waitFor();
     await expectAccessible(page, 'members');
     await shot(page, 'members');
 
@@ -208,7 +222,9 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Leave' }).click();
     const refusal = page.getByRole('dialog').getByRole('alert');
     await refusal.waitFor();
-    const [me] = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).expect(200)).body.data.filter((m: { userId: string }) => m.userId === owner.userId);
+    const [me] = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).expect(200)).body.data.filter(
+      (m: { userId: string }) => m.userId === owner.userId,
+    );
     const api = await t.http().delete(`/workspaces/${owner.workspaceId}/members/${me.id}`).set(asUser(owner));
     expect(api.status).toBe(409);
     expect(await refusal.textContent()).toContain(api.body.message);
@@ -236,7 +252,11 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
       await p.getByRole('button', { name: 'Invite' }).click();
       const refusal = p.getByRole('form', { name: 'Invite someone' }).getByRole('alert');
       await refusal.waitFor();
-      const api = await t.http().post(`/workspaces/${owner.workspaceId}/members`).set(asUser(viewer, owner.workspaceId)).send({ email: 'someone@example.test', role: 'viewer' });
+      const api = await t
+        .http()
+        .post(`/workspaces/${owner.workspaceId}/members`)
+        .set(asUser(viewer, owner.workspaceId))
+        .send({ email: 'someone@example.test', role: 'viewer' });
       expect(api.status).toBe(403);
       expect(await refusal.textContent()).toContain(api.body.message);
     } finally {

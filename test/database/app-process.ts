@@ -1,6 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
+
 import { freePort } from '../../src/common/free-port';
 
 export const ROOT = resolve(__dirname, '..', '..');
@@ -30,7 +31,12 @@ export async function spawnApp(options: AppProcessOptions): Promise<AppProcess> 
   }
   Object.assign(env, { NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port) }, options.env);
   const cwd = options.cwd ?? ROOT;
-  const args = [...(options.preserveSymlinks ? ['--preserve-symlinks', '--preserve-symlinks-main'] : []), '-r', require.resolve('@swc-node/register'), join(cwd, 'src', 'main.ts')];
+  const args = [
+    ...(options.preserveSymlinks ? ['--preserve-symlinks', '--preserve-symlinks-main'] : []),
+    '-r',
+    require.resolve('@swc-node/register'),
+    join(cwd, 'src', 'main.ts'),
+  ];
   // Its own process group: a test can kill the app alone, or the app and every child it started.
   const proc = spawn(process.execPath, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -48,7 +54,10 @@ export async function waitHealthy(app: AppProcess, timeoutMs = 90_000): Promise<
   void app.exited.then(() => (done = true));
   while (Date.now() < until) {
     if (done) throw new Error(`the app exited before it was healthy:\n${app.stderr()}\n${app.stdout().slice(-3000)}`);
-    const ok = await httpGet(`${app.url}/health`).then((r) => r.status === 200, () => false);
+    const ok = await httpGet(`${app.url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { freePort } from '../../src/common/free-port';
-import { alive, AppProcess, httpGet, httpPost, killGroup, ROOT, spawnApp, stopApp, until, waitHealthy } from './app-process';
+import { alive, type AppProcess, httpGet, httpPost, killGroup, ROOT, spawnApp, stopApp, until, waitHealthy } from './app-process';
 
 /**
  * The embedded default as `npm start` runs it: the real app as a child process, with its
@@ -51,34 +52,38 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
     return { accessToken: res.json.accessToken, workspaceId: res.json.workspace.id, email };
   }
 
-  (asRoot ? it : it.skip)('starts as root from a checkout in a directory other users cannot enter', async () => {
-    // A checkout in a 0700 directory (like /root/statichost): its node_modules and ./data
-    // are reachable by root only. The checkout links to this one's files, and
-    // --preserve-symlinks keeps the linked paths, so the binaries are found *through the
-    // 0700 directory* exactly as in a real clone there.
-    const closed = await mkdtemp(join(tmpdir(), 'statichost-closed-'));
-    dirs.push(closed);
-    const checkout = join(closed, 'statichost');
-    await mkdir(checkout);
-    for (const name of ['src', 'node_modules', 'package.json', 'tsconfig.json', '.swcrc']) await symlink(join(ROOT, name), join(checkout, name));
-    const dataDir = join(checkout, 'data');
+  (asRoot ? it : it.skip)(
+    'starts as root from a checkout in a directory other users cannot enter',
+    async () => {
+      // A checkout in a 0700 directory (like /root/statichost): its node_modules and ./data
+      // are reachable by root only. The checkout links to this one's files, and
+      // --preserve-symlinks keeps the linked paths, so the binaries are found *through the
+      // 0700 directory* exactly as in a real clone there.
+      const closed = await mkdtemp(join(tmpdir(), 'statichost-closed-'));
+      dirs.push(closed);
+      const checkout = join(closed, 'statichost');
+      await mkdir(checkout);
+      for (const name of ['src', 'node_modules', 'package.json', 'tsconfig.json', '.swcrc']) await symlink(join(ROOT, name), join(checkout, name));
+      const dataDir = join(checkout, 'data');
 
-    const app = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
-    await waitHealthy(app);
-    // The cluster lives where `postgres` can reach it, and DATA_DIR says where.
-    expect((await lstat(join(dataDir, 'postgres'))).isSymbolicLink()).toBe(true);
-    expect(await readlink(join(dataDir, 'postgres'))).toContain(join(runtimeDir, 'clusters'));
-    expect(readdirSync(runtimeDir).some((n) => n.startsWith('postgres-'))).toBe(true);
-    const user = await register(app);
-    await stopApp(app);
+      const app = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
+      await waitHealthy(app);
+      // The cluster lives where `postgres` can reach it, and DATA_DIR says where.
+      expect((await lstat(join(dataDir, 'postgres'))).isSymbolicLink()).toBe(true);
+      expect(await readlink(join(dataDir, 'postgres'))).toContain(join(runtimeDir, 'clusters'));
+      expect(readdirSync(runtimeDir).some((n) => n.startsWith('postgres-'))).toBe(true);
+      const user = await register(app);
+      await stopApp(app);
 
-    // Its data survives a restart.
-    const again = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
-    await waitHealthy(again);
-    const login = await httpPost(`${again.url}/auth/login`, {}, { email: user.email, password: 'correct horse battery staple' });
-    expect(login.status).toBe(200);
-    await stopApp(again);
-  }, 240_000);
+      // Its data survives a restart.
+      const again = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
+      await waitHealthy(again);
+      const login = await httpPost(`${again.url}/auth/login`, {}, { email: user.email, password: 'correct horse battery staple' });
+      expect(login.status).toBe(200);
+      await stopApp(again);
+    },
+    240_000,
+  );
 
   it('a start-up failure is one line that says what to do, and a non-zero exit', async () => {
     const pgPort = await freePort();
@@ -151,10 +156,14 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
     const slug = `pg-crash-${Date.now().toString(36)}`;
     const token = await httpPost(`${app.url}/access-tokens`, auth, { name: 'deploy', scopes: ['deploy'] });
     expect(token.status).toBe(201);
-    const deploy = await httpPost(`${app.url}/v1/deployments`, { Authorization: `Bearer ${token.json.token}` }, {
-      project_slug: slug,
-      files: [{ path: 'index.html', content: '<h1>still here</h1>' }],
-    });
+    const deploy = await httpPost(
+      `${app.url}/v1/deployments`,
+      { Authorization: `Bearer ${token.json.token}` },
+      {
+        project_slug: slug,
+        files: [{ path: 'index.html', content: '<h1>still here</h1>' }],
+      },
+    );
     expect(deploy.status).toBe(201);
     const siteGet = () => httpGet(`${app.url}/`, { Host: `${slug}.localhost` });
     const projects = () => httpGet(`${app.url}/projects`, auth);
@@ -165,10 +174,16 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
     process.kill(postmasterPid(dataDir), 'SIGKILL');
     // It hangs up on every connection, as a dead port would refuse them.
     const squatter = createServer((socket) => socket.destroy());
-    await until('the port to be free', () => new Promise<boolean>((r) => {
-      squatter.once('error', () => r(false));
-      squatter.listen(pgPort, '127.0.0.1', () => r(true));
-    }), 5_000, 20);
+    await until(
+      'the port to be free',
+      () =>
+        new Promise<boolean>((r) => {
+          squatter.once('error', () => r(false));
+          squatter.listen(pgPort, '127.0.0.1', () => r(true));
+        }),
+      5_000,
+      20,
+    );
     try {
       const res = await projects().catch((err) => {
         throw new Error(`${err.message}\n${app.stdout().slice(-4000)}`);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Clock } from '../../src/common/time';
+
 import { BlobStore } from '../../src/blobs/blob-store.service';
+import { Clock } from '../../src/common/time';
 import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
@@ -69,7 +70,11 @@ describe('BlobStore: claiming blobs for a digest-only deploy (service, real Post
     const pending = blob('claimed by a deploy, not stored yet');
     // A deploy's claim row exists before its object is written.
     await t.dataSource.query('INSERT INTO blobs (sha256, size, stored, last_claimed_at) VALUES ($1, $2, false, now())', [pending.sha256, pending.size]);
-    await t.dataSource.query('INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at) VALUES ($1, $2, $3, now())', [mine.workspaceId, pending.sha256, pending.size]);
+    await t.dataSource.query('INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at) VALUES ($1, $2, $3, now())', [
+      mine.workspaceId,
+      pending.sha256,
+      pending.size,
+    ]);
     expect(await blobs.claimOwned(mine.workspaceId, [pending.sha256, blob('never seen').sha256])).toEqual(new Map());
   });
 });

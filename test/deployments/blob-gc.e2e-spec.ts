@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+
+import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
 import { Clock } from '../../src/common/time';
-import { BlobStore, blobKey } from '../../src/blobs/blob-store.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 
 const HOUR = 60 * 60 * 1000;
@@ -95,7 +96,11 @@ describe('Garbage collection vs concurrent deploys (e2e)', () => {
       }
       return realLock(manager, shas);
     });
-    const res = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'gc-retry', files: [{ path: 'index.html', content }] });
+    const res = await t
+      .http()
+      .post('/v1/deployments')
+      .set(bearer(token))
+      .send({ project_slug: 'gc-retry', files: [{ path: 'index.html', content }] });
     expect(res.status).toBe(201);
     expect(blobs.lockStored).toHaveBeenCalledTimes(2);
     expect(await storage.exists(blobKey(b.sha256))).toBe(true);

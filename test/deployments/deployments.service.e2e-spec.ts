@@ -38,7 +38,11 @@ describe('DeploymentsService: promote, archive and the live pointer (service, re
   const files = (text: string) => [{ path: 'index.html', content: `<h1>${text}</h1>` }];
   // The controller's parse, as a request would get it.
   const deploy = (slug: string, text: string, { ttl, ...extra }: { publish?: boolean; ttl?: string } = {}) =>
-    deploys.deploy(owner, { slug: requestSlug(slug, 'project_slug') }, { files: files(text), ...extra, ttl: ttl === undefined ? undefined : requestTtl(ttl, 'ttl') });
+    deploys.deploy(
+      owner,
+      { slug: requestSlug(slug, 'project_slug') },
+      { files: files(text), ...extra, ttl: ttl === undefined ? undefined : requestTtl(ttl, 'ttl') },
+    );
   const statusOf = async (projectId: string, id: string) => (await deployments.get(owner, projectId, id)).deployment.status;
   const liveOf = async (projectId: string) => (await projects.findVisible(owner, projectId)).liveDeploymentId;
 

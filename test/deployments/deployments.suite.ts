@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+
 import { variantKey } from '../../src/blobs/blob-store.service';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
-import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { Clock } from '../../src/common/time';
+import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -77,10 +78,18 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       });
 
       it('needs an API token with the deploy scope', async () => {
-        await t.http().post('/v1/deployments').send({ project_slug: 'x-none', files: site(1) }).expect(401);
+        await t
+          .http()
+          .post('/v1/deployments')
+          .send({ project_slug: 'x-none', files: site(1) })
+          .expect(401);
         const read = await createApiToken(t, alice, { scopes: ['read'] });
         await lazy({ project_slug: 'x-read', files: site(1) }, read.token).expect(403);
-        const jwt = await t.http().post('/v1/deployments').set(asUser(alice)).send({ project_slug: 'x-jwt', files: site(1) });
+        const jwt = await t
+          .http()
+          .post('/v1/deployments')
+          .set(asUser(alice))
+          .send({ project_slug: 'x-jwt', files: site(1) });
         expect(jwt.status).toBe(403);
         expect(await projectBySlug('x-read')).toBeUndefined();
       });
@@ -103,7 +112,9 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       });
 
       it('creates exactly one project under 10 concurrent lazy deploys to a new slug', async () => {
-        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => lazy({ project_slug: 'race-new', files: [{ path: 'index.html', content: `v${i}` }] })));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => lazy({ project_slug: 'race-new', files: [{ path: 'index.html', content: `v${i}` }] })),
+        );
         expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
         const projects = await t.dataSource.query(`SELECT id FROM projects WHERE slug = 'race-new'`);
         expect(projects).toHaveLength(1);
@@ -114,14 +125,33 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
     describe('POST /projects/:id/deployments', () => {
       let projectId: string;
       beforeAll(async () => {
-        projectId = (await t.http().post('/projects').set(asUser(alice)).send({ name: 'Direct', slug: 'direct', type: 'static_site', default_ttl: '30d' }).expect(201)).body.id;
+        projectId = (
+          await t.http().post('/projects').set(asUser(alice)).send({ name: 'Direct', slug: 'direct', type: 'static_site', default_ttl: '30d' }).expect(201)
+        ).body.id;
       });
       const deploy = (body: object, session: Session = alice) => t.http().post(`/projects/${projectId}/deployments`).set(asUser(session)).send(body);
 
       it('answers 201 with the deployment record, using the project’s default ttl', async () => {
-        const res = await deploy({ files: [{ path: 'index.html', content: 'home' }, { path: 'img/dot.png', content: Buffer.from([137, 80, 78, 71]).toString('base64'), encoding: 'base64' }] }).expect(201);
-        expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'createdBy', 'expires_at', 'fileCount', 'id', 'previewUrl', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version'].sort());
-        expect(res.body).toMatchObject({ projectId, version: 1, status: 'live', size_bytes: 8, fileCount: 2, ttl: '30d', createdBy: alice.userId, url: `http://direct.localhost:${t.config.PORT}`, previewUrl: `http://direct--1.localhost:${t.config.PORT}` });
+        const res = await deploy({
+          files: [
+            { path: 'index.html', content: 'home' },
+            { path: 'img/dot.png', content: Buffer.from([137, 80, 78, 71]).toString('base64'), encoding: 'base64' },
+          ],
+        }).expect(201);
+        expect(Object.keys(res.body).sort()).toEqual(
+          ['createdAt', 'createdBy', 'expires_at', 'fileCount', 'id', 'previewUrl', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version'].sort(),
+        );
+        expect(res.body).toMatchObject({
+          projectId,
+          version: 1,
+          status: 'live',
+          size_bytes: 8,
+          fileCount: 2,
+          ttl: '30d',
+          createdBy: alice.userId,
+          url: `http://direct.localhost:${t.config.PORT}`,
+          previewUrl: `http://direct--1.localhost:${t.config.PORT}`,
+        });
         const detail = await t.http().get(`/projects/${projectId}/deployments/${res.body.id}`).set(asUser(alice)).expect(200);
         expect(detail.body.files).toEqual([
           { path: 'img/dot.png', size: 4, contentType: 'image/png', sha256: sha(Buffer.from([137, 80, 78, 71])) },
@@ -169,7 +199,14 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         ['a percent-encoded slash', [{ path: 'a%2fb.html', content: 'x' }], 'files[0].path'],
         ['an over-long path', [{ path: `${'a'.repeat(1025)}.html`, content: 'x' }], 'files[0].path'],
         ['the reserved prefix', [{ path: '.statichost/login', content: 'x' }], 'files[0].path'],
-        ['a duplicate after NFC', [{ path: 'caf\u00e9.html', content: 'x' }, { path: 'cafe\u0301.html', content: 'y' }], 'files[1].path'],
+        [
+          'a duplicate after NFC',
+          [
+            { path: 'caf\u00e9.html', content: 'x' },
+            { path: 'cafe\u0301.html', content: 'y' },
+          ],
+          'files[1].path',
+        ],
         ['a non-string path', [{ path: 42, content: 'x' }], 'files[0].path'],
         ['invalid base64', [{ path: 'a.bin', content: 'not*base64', encoding: 'base64' }], 'files[0].content'],
         ['a non-string content', [{ path: 'a.html', content: { html: 1 } }], 'files[0].content'],
@@ -189,7 +226,13 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
 
       it('answers a file over the size limit with 413 naming the file, its size and the limit', async () => {
         const big = 'x'.repeat(64 * 1024 + 1);
-        const res = await lazy({ project_slug: 'big-file', files: [{ path: 'ok.html', content: 'ok' }, { path: 'huge.txt', content: big }] }).expect(413);
+        const res = await lazy({
+          project_slug: 'big-file',
+          files: [
+            { path: 'ok.html', content: 'ok' },
+            { path: 'huge.txt', content: big },
+          ],
+        }).expect(413);
         expect(res.body).toMatchObject({ code: 'payload_too_large', path: 'huge.txt', size: 64 * 1024 + 1, limit: 64 * 1024 });
         expect(res.body.message).toContain('huge.txt');
         expect(res.body.message).toContain('64 KB');
@@ -323,7 +366,17 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
           const expiredAt = new Date(Date.now() + 2 * 60 * 60 * 1000 + t.config.BLOB_GC_GRACE_SECONDS * 1000);
           now.mockReturnValue(expiredAt);
           // ...while a deploy that reuses it is between claiming and committing.
-          const deploy = t.http().post(`/projects/${projectId2}/deployments`).set(asUser(alice)).send({ files: [{ path: 'index.html', content }, { path: 'other.html', content: `slow ${Date.now()}` }], ttl: '30d' });
+          const deploy = t
+            .http()
+            .post(`/projects/${projectId2}/deployments`)
+            .set(asUser(alice))
+            .send({
+              files: [
+                { path: 'index.html', content },
+                { path: 'other.html', content: `slow ${Date.now()}` },
+              ],
+              ttl: '30d',
+            });
           const [res, report] = await Promise.all([deploy, sweeper.runOnce()]);
           expect(res.status).toBe(201);
           expect(report.ran).toBe(true);
@@ -379,18 +432,28 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       });
 
       it('answers 422 for the same key with another body', async () => {
-        await lazy({ project_slug: 'idem', files: site(1) }).set('Idempotency-Key', 'deploy-43').expect(201);
-        const res = await lazy({ project_slug: 'idem', files: site(2) }).set('Idempotency-Key', 'deploy-43').expect(422);
+        await lazy({ project_slug: 'idem', files: site(1) })
+          .set('Idempotency-Key', 'deploy-43')
+          .expect(201);
+        const res = await lazy({ project_slug: 'idem', files: site(2) })
+          .set('Idempotency-Key', 'deploy-43')
+          .expect(422);
         expect(res.body.code).toBe('idempotency_key_reused');
       });
 
       it('scopes keys per workspace', async () => {
-        await lazy({ project_slug: 'idem-bob', files: site(1) }, bobToken).set('Idempotency-Key', 'deploy-42').expect(201);
+        await lazy({ project_slug: 'idem-bob', files: site(1) }, bobToken)
+          .set('Idempotency-Key', 'deploy-42')
+          .expect(201);
       });
 
       it('lets a failed request be retried with the same key', async () => {
-        await lazy({ project_slug: 'idem-fail', files: [{ path: '../x', content: 'x' }] }).set('Idempotency-Key', 'deploy-44').expect(400);
-        await lazy({ project_slug: 'idem-fail', files: site(1) }).set('Idempotency-Key', 'deploy-44').expect(201);
+        await lazy({ project_slug: 'idem-fail', files: [{ path: '../x', content: 'x' }] })
+          .set('Idempotency-Key', 'deploy-44')
+          .expect(400);
+        await lazy({ project_slug: 'idem-fail', files: site(1) })
+          .set('Idempotency-Key', 'deploy-44')
+          .expect(201);
       });
     });
   });

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { Clock } from '../../src/common/time';
+
 import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
+import { Clock } from '../../src/common/time';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { site } from '../helpers/sites';
 
@@ -27,7 +28,12 @@ describe('Digest-first deploys (e2e)', () => {
   let bobToken: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { MAX_FILE_BYTES: String(MAX_FILE_BYTES), PLANS_JSON: JSON.stringify({ free: { maxFileBytes: PLAN_MAX_FILE_BYTES, projects: 100, deploymentsPerMonth: 1000, maxTtl: null } }) } });
+    t = await startTestApp({
+      env: {
+        MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+        PLANS_JSON: JSON.stringify({ free: { maxFileBytes: PLAN_MAX_FILE_BYTES, projects: 100, deploymentsPerMonth: 1000, maxTtl: null } }),
+      },
+    });
     alice = await registerUser(t);
     bob = await registerUser(t);
     aliceToken = (await createApiToken(t, alice, { scopes: ['deploy', 'read'] })).token;
@@ -118,11 +124,14 @@ describe('Digest-first deploys (e2e)', () => {
       const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536));
       expect(await chunkedPut(sha(bytes), chunks)).toMatchObject({ status: 201, body: { sha256: sha(bytes), size: bytes.length } });
       await deploy({ project_slug: 'big-file', files: [{ path: 'big.bin', sha256: sha(bytes), size: bytes.length }] }).expect(201);
-      const served = await site(t, 'big-file').get('/big.bin').buffer(true).parse((res, cb) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => cb(null, Buffer.concat(parts)));
-      });
+      const served = await site(t, 'big-file')
+        .get('/big.bin')
+        .buffer(true)
+        .parse((res, cb) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('end', () => cb(null, Buffer.concat(parts)));
+        });
       expect(served.status).toBe(200);
       expect(sha(served.body as Buffer)).toBe(sha(bytes));
     });
@@ -150,7 +159,12 @@ describe('Digest-first deploys (e2e)', () => {
       const bad = await put('abc123', Buffer.from('x')).expect(400);
       expect(bad.body).toMatchObject({ code: 'invalid_sha256' });
       expect(bad.body.message).toContain('"abc123"');
-      const json = await t.http().put(`/v1/blobs/${sha('{}')}`).set(bearer(aliceToken)).send({ a: 1 }).expect(415);
+      const json = await t
+        .http()
+        .put(`/v1/blobs/${sha('{}')}`)
+        .set(bearer(aliceToken))
+        .send({ a: 1 })
+        .expect(415);
       expect(json.body.message).toContain('application/octet-stream');
     });
 
@@ -162,15 +176,32 @@ describe('Digest-first deploys (e2e)', () => {
 
     it('needs the deploy scope: an API token with it, or a member whose role grants it (the dashboard)', async () => {
       const bytes = Buffer.from('auth');
-      await t.http().put(`/v1/blobs/${sha(bytes)}`).set('Content-Type', 'application/octet-stream').send(bytes).expect(401);
+      await t
+        .http()
+        .put(`/v1/blobs/${sha(bytes)}`)
+        .set('Content-Type', 'application/octet-stream')
+        .send(bytes)
+        .expect(401);
       const read = await createApiToken(t, alice, { scopes: ['read'] });
       expect((await put(sha(bytes), bytes, read.token).expect(403)).body.code).toBe('insufficient_scope');
       const viewer = await registerUser(t);
       await addMember(t, alice, viewer, 'viewer');
-      const asViewer = await t.http().put(`/v1/blobs/${sha(bytes)}`).set(asUser(viewer, alice.workspaceId)).set('Content-Type', 'application/octet-stream').send(bytes).expect(403);
+      const asViewer = await t
+        .http()
+        .put(`/v1/blobs/${sha(bytes)}`)
+        .set(asUser(viewer, alice.workspaceId))
+        .set('Content-Type', 'application/octet-stream')
+        .send(bytes)
+        .expect(403);
       expect(asViewer.body.code).toBe('insufficient_scope');
       expect(await blobRow(sha(bytes))).toBeUndefined();
-      await t.http().put(`/v1/blobs/${sha(bytes)}`).set(asUser(alice)).set('Content-Type', 'application/octet-stream').send(bytes).expect(201);
+      await t
+        .http()
+        .put(`/v1/blobs/${sha(bytes)}`)
+        .set(asUser(alice))
+        .set('Content-Type', 'application/octet-stream')
+        .send(bytes)
+        .expect(201);
       expect(await blobRow(sha(bytes))).toBeDefined();
     });
 
@@ -179,9 +210,17 @@ describe('Digest-first deploys (e2e)', () => {
       await upload(bytes, aliceToken);
       const put = jest.spyOn(t.app.get(StorageProvider), 'put');
       // Bob must send the bytes (knowing the hash is not enough) ...
-      expect((await t.http().put(`/v1/blobs/${sha(bytes)}`).set(bearer(bobToken)).set('Content-Type', 'application/octet-stream').send(Buffer.from('guess')).expect(400)).body.code).toBe(
-        'sha256_mismatch',
-      );
+      expect(
+        (
+          await t
+            .http()
+            .put(`/v1/blobs/${sha(bytes)}`)
+            .set(bearer(bobToken))
+            .set('Content-Type', 'application/octet-stream')
+            .send(Buffer.from('guess'))
+            .expect(400)
+        ).body.code,
+      ).toBe('sha256_mismatch');
       expect(await owners(sha(bytes))).toEqual([alice.workspaceId]);
       // ... and then owns it too, without a second copy being written.
       await upload(bytes, bobToken);
@@ -213,7 +252,12 @@ describe('Digest-first deploys (e2e)', () => {
     it('works on the per-project route and with a dashboard JWT, within the workspace', async () => {
       const bytes = await upload(Buffer.from('per project'));
       const project = await t.http().post('/projects').set(asUser(alice)).send({ name: 'Per project digest', slug: 'per-project-digest' }).expect(201);
-      await t.http().post(`/projects/${project.body.id}/deployments`).set(asUser(alice)).send({ files: [{ path: 'a.txt', ...bytes }] }).expect(201);
+      await t
+        .http()
+        .post(`/projects/${project.body.id}/deployments`)
+        .set(asUser(alice))
+        .send({ files: [{ path: 'a.txt', ...bytes }] })
+        .expect(201);
       expect((await site(t, 'per-project-digest').get('/a.txt').expect(200)).text).toBe('per project');
     });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
 
@@ -59,9 +60,17 @@ describe('POST /v1/deployments/preflight (e2e)', () => {
     expect((await preflight({ project_slug: 'mine', ttl: 'soon', files: file }).expect(400)).body.message).toMatch(/^ttl/);
     expect((await preflight({ project_slug: 'mine', ttl: '90d', files: file }).expect(402)).body).toMatchObject({ code: 'quota_exceeded', quota: 'maxTtl' });
     expect((await preflight({ project_slug: 'docs', files: file }).expect(400)).body).toMatchObject({ code: 'invalid_slug' });
-    expect((await preflight({ project_slug: 'theirs', files: file }).expect(409)).body).toMatchObject({ code: 'slug_taken', message: 'slug "theirs" is already taken' });
-    expect((await preflight({ project_slug: 'mine', files: [{ path: 'big.bin', sha256: sha('big'), size: 60_000 }] }).expect(413)).body).toMatchObject({ path: 'big.bin' });
-    const storage = await preflight({ project_slug: 'mine', files: [digest('a', 'a'.repeat(49_000)), digest('b', 'b'.repeat(49_000)), digest('c', 'c'.repeat(49_000))] }).expect(402);
+    expect((await preflight({ project_slug: 'theirs', files: file }).expect(409)).body).toMatchObject({
+      code: 'slug_taken',
+      message: 'slug "theirs" is already taken',
+    });
+    expect((await preflight({ project_slug: 'mine', files: [{ path: 'big.bin', sha256: sha('big'), size: 60_000 }] }).expect(413)).body).toMatchObject({
+      path: 'big.bin',
+    });
+    const storage = await preflight({
+      project_slug: 'mine',
+      files: [digest('a', 'a'.repeat(49_000)), digest('b', 'b'.repeat(49_000)), digest('c', 'c'.repeat(49_000))],
+    }).expect(402);
     expect(storage.body).toMatchObject({ code: 'quota_exceeded', quota: 'storageBytes' });
     expect((await preflight({ project_slug: 'mine' }).expect(400)).body.message).toContain('files');
   });
@@ -76,6 +85,10 @@ describe('POST /v1/deployments/preflight (e2e)', () => {
   });
 
   it('needs an API token with the deploy scope', async () => {
-    await t.http().post('/v1/deployments/preflight').send({ project_slug: 'mine', files: [digest('i', 'x')] }).expect(401);
+    await t
+      .http()
+      .post('/v1/deployments/preflight')
+      .send({ project_slug: 'mine', files: [digest('i', 'x')] })
+      .expect(401);
   });
 });

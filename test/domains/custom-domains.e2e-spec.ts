@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+
 import { Client } from 'pg';
+
 import { Clock } from '../../src/common/time';
 import { DomainRechecker, RECHECK_LOCK } from '../../src/domains/domain-rechecker.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { startDnsServer, startSilentDnsServer, TestDnsServer } from '../helpers/dns';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startDnsServer, startSilentDnsServer, type TestDnsServer } from '../helpers/dns';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
@@ -56,8 +58,16 @@ describe('Custom domains (e2e)', () => {
 
   // Sites live forever here: the re-check tests move the clock by days.
   const createProject = async (session: Session = alice, extra: object = {}) =>
-    (await t.http().post('/projects').set(asUser(session)).send({ name: `p ${randomBytes(3).toString('hex')}`, type: 'static_site', default_ttl: 'forever', ...extra }).expect(201)).body as { id: string; slug: string };
-  const patchDomain = (projectId: string, custom_domain: unknown, session: Session = alice) => t.http().patch(`/projects/${projectId}`).set(asUser(session)).send({ custom_domain });
+    (
+      await t
+        .http()
+        .post('/projects')
+        .set(asUser(session))
+        .send({ name: `p ${randomBytes(3).toString('hex')}`, type: 'static_site', default_ttl: 'forever', ...extra })
+        .expect(201)
+    ).body as { id: string; slug: string };
+  const patchDomain = (projectId: string, custom_domain: unknown, session: Session = alice) =>
+    t.http().patch(`/projects/${projectId}`).set(asUser(session)).send({ custom_domain });
   const verify = (app: TestApp, projectId: string, session: Session = alice) => app.http().post(`/projects/${projectId}/verify-domain`).set(asUser(session));
   const getProject = async (projectId: string) => (await t.http().get(`/projects/${projectId}`).set(asUser(alice)).expect(200)).body;
   /** Creates what the project asks for in the test DNS server. */
@@ -203,7 +213,12 @@ describe('Custom domains (e2e)', () => {
         ],
       });
       // The app really asked our DNS server, for both names.
-      expect(dns.questions).toEqual(expect.arrayContaining([{ name: `_statichost-challenge.${s.domain}`, type: 'TXT' }, { name: s.domain, type: 'CNAME' }]));
+      expect(dns.questions).toEqual(
+        expect.arrayContaining([
+          { name: `_statichost-challenge.${s.domain}`, type: 'TXT' },
+          { name: s.domain, type: 'CNAME' },
+        ]),
+      );
     });
 
     it('reports a wrong token and stays pending', async () => {
@@ -327,7 +342,8 @@ describe('Custom domains (e2e)', () => {
     it('asks the database about a host once, however many requests arrive together', async () => {
       const host = uniqueDomain('burst');
       const query = jest.spyOn(dev.dataSource, 'query');
-      const lookups = () => query.mock.calls.filter(([sql, params]) => String(sql).includes('custom_domain') && (params as unknown[] | undefined)?.[0] === host).length;
+      const lookups = () =>
+        query.mock.calls.filter(([sql, params]) => String(sql).includes('custom_domain') && (params as unknown[] | undefined)?.[0] === host).length;
       const burst = () => Promise.all(Array.from({ length: 20 }, () => onHost(dev, host, '/health').expect(200)));
       await burst();
       expect(lookups()).toBe(1);
@@ -460,7 +476,7 @@ describe('Custom domains (e2e)', () => {
     afterAll(async () => withToken?.close());
     const ask = (app: TestApp, domain: string) => app.http().get('/internal/tls/allowed').query({ domain });
 
-    it('allows the API host, an existing project\'s site host and a verified custom domain', async () => {
+    it("allows the API host, an existing project's site host and a verified custom domain", async () => {
       await ask(t, 'api.example.test').expect(200, { domain: 'api.example.test', allowed: true });
       const project = await createProject();
       await ask(t, `${project.slug}.${SITES_DOMAIN}`).expect(200);
@@ -518,7 +534,10 @@ describe('Custom domains (e2e)', () => {
       expect(proxied.body).toMatchObject({ code: 'not_found' });
       await ask(t, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(404); // t has no token configured
       await ask(withToken, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(200);
-      await ask(withToken, host).set('X-Forwarded-For', '203.0.113.7').set('Authorization', `Bearer ${INTERNAL_TOKEN.slice(1)}x`).expect(404);
+      await ask(withToken, host)
+        .set('X-Forwarded-For', '203.0.113.7')
+        .set('Authorization', `Bearer ${INTERNAL_TOKEN.slice(1)}x`)
+        .expect(404);
     });
   });
 });

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, launchBrowser } from '../helpers/browser';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
 
 describe('Email gate in a real browser (e2e)', () => {
@@ -16,7 +17,14 @@ describe('Email gate in a real browser (e2e)', () => {
     browser = await launchBrowser();
     owner = await registerUser(t);
     const { token } = await createApiToken(t, owner, { scopes: ['deploy'] });
-    projectId = (await t.http().post('/projects').set(asUser(owner)).send({ name: 'Product webinar', slug: 'webinar', type: 'static_site', gate_type: 'email' }).expect(201)).body.id;
+    projectId = (
+      await t
+        .http()
+        .post('/projects')
+        .set(asUser(owner))
+        .send({ name: 'Product webinar', slug: 'webinar', type: 'static_site', gate_type: 'email' })
+        .expect(201)
+    ).body.id;
     await deploySite(t, token, 'webinar', [
       { path: 'index.html', content: '<!doctype html><title>Webinar</title><h1 id="title">Home</h1>' },
       {

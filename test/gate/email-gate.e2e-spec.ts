@@ -1,6 +1,6 @@
 import { Clock } from '../../src/common/time';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 import { cookieFrom, emailGatedProject, freshIp, submitEmail } from './helpers';
 

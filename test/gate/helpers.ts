@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
+
 import type { TestApp } from '../helpers/app';
-import { asUser, UserSession } from '../helpers/identity';
+import { asUser, type UserSession } from '../helpers/identity';
 import { site } from '../helpers/sites';
 
 let nextIp = 1;

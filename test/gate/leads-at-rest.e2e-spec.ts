@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, registerUser, type UserSession } from '../helpers/identity';
 import { emailGatedProject, submitEmail } from './helpers';
 
 /** Made of 4-grams that nothing else in the database (ids, hex, user emails, names) contains. */
@@ -32,12 +32,16 @@ describe('Leads at rest (e2e)', () => {
     await submitEmail(t, 'vault', 'swap.one@ordinary.example').expect(303);
     await submitEmail(t, 'vault', 'swap.two@ordinary.example').expect(303);
     // Searches go through the logs' request lines too.
-    await t.http().get(`/projects/${projectId}/gate/leads?search=${encodeURIComponent('kexluft@wyxq')}`).set(asUser(owner)).expect(200);
+    await t
+      .http()
+      .get(`/projects/${projectId}/gate/leads?search=${encodeURIComponent('kexluft@wyxq')}`)
+      .set(asUser(owner))
+      .expect(200);
   });
   afterAll(() => t?.close());
 
   const emails = async () =>
-    ((await t.http().get(`/projects/${projectId}/gate/leads?limit=100`).set(asUser(owner)).expect(200)).body.data as { id: string; email: string }[]);
+    (await t.http().get(`/projects/${projectId}/gate/leads?limit=100`).set(asUser(owner)).expect(200)).body.data as { id: string; email: string }[];
 
   /** Every place in the database where one of the secrets' 4-grams appears. */
   async function scan(): Promise<string[]> {
@@ -46,7 +50,15 @@ describe('Leads at rest (e2e)', () => {
        WHERE table_schema = 'public' AND data_type IN ('text', 'character varying', 'character', 'bytea', 'json', 'jsonb', 'ARRAY')`,
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(
-      expect.arrayContaining(['leads.email_ciphertext', 'leads.email_nonce', 'leads.email_hash', 'leads.search_tokens', 'leads.key_id', 'leads.id', 'lead_counters.workspace_id']),
+      expect.arrayContaining([
+        'leads.email_ciphertext',
+        'leads.email_nonce',
+        'leads.email_hash',
+        'leads.search_tokens',
+        'leads.key_id',
+        'leads.id',
+        'lead_counters.workspace_id',
+      ]),
     );
     const grams = SECRETS.flatMap(fourGrams);
     const found: string[] = [];

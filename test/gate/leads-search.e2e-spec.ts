@@ -1,10 +1,10 @@
 import { Clock } from '../../src/common/time';
 import { LeadsKeyring } from '../../src/leads/keyring';
 import { trigrams } from '../../src/leads/lead-crypto';
-import { rotateLeads } from '../../src/leads/leads-rotation';
 import { LeadsService } from '../../src/leads/leads.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, registerUser, UserSession } from '../helpers/identity';
+import { rotateLeads } from '../../src/leads/leads-rotation';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, registerUser, type UserSession } from '../helpers/identity';
 import { emailGatedProject } from './helpers';
 
 interface Seeded {
@@ -43,7 +43,13 @@ describe('Leads search: exact totals through the domain dictionary (e2e)', () =>
   }
 
   const search = async (path: string, term: string, query = 'limit=100') =>
-    (await t.http().get(`${path}?${query}&search=${encodeURIComponent(term)}`).set(asUser(alice)).expect(200)).body as { data: { email: string }[]; meta: { total: number } };
+    (
+      await t
+        .http()
+        .get(`${path}?${query}&search=${encodeURIComponent(term)}`)
+        .set(asUser(alice))
+        .expect(200)
+    ).body as { data: { email: string }[]; meta: { total: number } };
 
   /** Every term on both endpoints, all pages, against a plain substring filter. */
   async function expectExact(terms: string[]): Promise<void> {
@@ -54,7 +60,12 @@ describe('Leads search: exact totals through the domain dictionary (e2e)', () =>
       ] as const) {
         const wanted = scope.filter((s) => s.email.includes(term)).sort((a, b) => b.at - a.at);
         const all = await search(path, term);
-        expect({ term, path, total: all.meta.total, emails: all.data.map((l) => l.email) }).toEqual({ term, path, total: wanted.length, emails: wanted.map((s) => s.email) });
+        expect({ term, path, total: all.meta.total, emails: all.data.map((l) => l.email) }).toEqual({
+          term,
+          path,
+          total: wanted.length,
+          emails: wanted.map((s) => s.email),
+        });
         // Pages of 3 put sure (dictionary) and decrypted matches on the same page.
         const paged: string[] = [];
         for (let page = 1; page <= Math.ceil(wanted.length / 3); page++) {
@@ -67,7 +78,8 @@ describe('Leads search: exact totals through the domain dictionary (e2e)', () =>
     }
   }
 
-  const dictionarySize = async () => ((await t.dataSource.query('SELECT count(*)::int AS n FROM lead_domains WHERE workspace_id = $1', [workspaceId])) as { n: number }[])[0].n;
+  const dictionarySize = async () =>
+    ((await t.dataSource.query('SELECT count(*)::int AS n FROM lead_domains WHERE workspace_id = $1', [workspaceId])) as { n: number }[])[0].n;
 
   const TERMS = ['glotrix', 'glotr', 'otrix', 'rix.', 'fan', 'example', '.example', 'x', 'gl', 'o', '@glotrix', 'fan@', 'glotrix.fan@other', 'nothing-like-it'];
 
@@ -81,13 +93,15 @@ describe('Leads search: exact totals through the domain dictionary (e2e)', () =>
     const letters = 'abcdefghijklmnopqrstuvwxyz0123456789';
     // About 2.8 of the 46,656 trigrams share a given one's bucket: one of these terms has a twin.
     search: for (const term of ['qzv', 'qzw', 'vqz', 'zqj', 'jqz']) {
-      for (const a of letters) for (const b of letters) for (const c of letters) {
-        const candidate = a + b + c;
-        if (candidate !== term && index.token(candidate) === index.token(term)) {
-          [rare, twin] = [term, candidate];
-          break search;
-        }
-      }
+      for (const a of letters)
+        for (const b of letters)
+          for (const c of letters) {
+            const candidate = a + b + c;
+            if (candidate !== term && index.token(candidate) === index.token(term)) {
+              [rare, twin] = [term, candidate];
+              break search;
+            }
+          }
     }
     expect(twin).toBeDefined();
     const emails: [string, string][] = [
@@ -138,8 +152,15 @@ describe('Leads search: exact totals through the domain dictionary (e2e)', () =>
     const byEmail = new Map(leads.data.map((l) => [l.email, l.id]));
     expect(ids.length).toBe(leads.data.length);
     const erase = async (email: string) => {
-      await t.http().delete(`/projects/${one}/gate/leads/${byEmail.get(email)}`).set(asUser(alice)).expect(204);
-      seeded.splice(seeded.findIndex((s) => s.email === email), 1);
+      await t
+        .http()
+        .delete(`/projects/${one}/gate/leads/${byEmail.get(email)}`)
+        .set(asUser(alice))
+        .expect(204);
+      seeded.splice(
+        seeded.findIndex((s) => s.email === email),
+        1,
+      );
     };
     await erase('a1@glotrix.example');
     expect(await dictionarySize()).toBe(before);

@@ -1,6 +1,6 @@
 import { Clock } from '../../src/common/time';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { emailGatedProject, submitEmail } from './helpers';
 
 interface Seeded {
@@ -45,7 +45,14 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
     launch = await emailGatedProject(t, alice, 'alpha-launch', 'Alpha Launch');
     bobNews = await emailGatedProject(t, bob, 'beta-news', 'Beta News');
     for (let i = 1; i <= 21; i++) await capture('alpha-news', news, `member${String(i).padStart(2, '0')}@list.example`);
-    for (const email of ["o'brien_100%@quirks.example", '"back\\slash"@quirks.example', 'UPPER.Case@Mixed.Example', 'shared.person@both.example', '=cmd|calc@quirks.example', '+1@quirks.example']) {
+    for (const email of [
+      "o'brien_100%@quirks.example",
+      '"back\\slash"@quirks.example',
+      'UPPER.Case@Mixed.Example',
+      'shared.person@both.example',
+      '=cmd|calc@quirks.example',
+      '+1@quirks.example',
+    ]) {
       await capture('alpha-news', news, email);
     }
     for (const email of ['first@launch.example', 'second@launch.example', 'third@launch.example']) await capture('alpha-launch', launch, email);
@@ -155,7 +162,11 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
       const upper = await search(`/projects/${news}/gate/leads`, 'UPPER.CASE@mixed');
       expect(upper.data.map((l) => l.email)).toEqual(['upper.case@mixed.example']);
       const members = await search(`/projects/${news}/gate/leads`, 'MeMbEr1');
-      expect(members.data.map((l) => l.email)).toEqual(of(news).filter((s) => s.email.includes('member1')).map((s) => s.email));
+      expect(members.data.map((l) => l.email)).toEqual(
+        of(news)
+          .filter((s) => s.email.includes('member1'))
+          .map((s) => s.email),
+      );
       expect(members.meta.total).toBe(10);
     });
 
@@ -180,10 +191,18 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
       for (const term of terms) {
         const inProject = await search(`/projects/${news}/gate/leads`, term);
         const wanted = of(news).filter((s) => s.email.includes(term));
-        expect({ term, emails: inProject.data.map((l) => l.email), total: inProject.meta.total }).toEqual({ term, emails: wanted.map((s) => s.email).slice(0, 100), total: wanted.length });
+        expect({ term, emails: inProject.data.map((l) => l.email), total: inProject.meta.total }).toEqual({
+          term,
+          emails: wanted.map((s) => s.email).slice(0, 100),
+          total: wanted.length,
+        });
         const inWorkspace = await search('/projects/gate/leads', term);
         const wantedAll = workspace.filter((s) => s.email.includes(term));
-        expect({ term, emails: inWorkspace.data.map((l) => l.email), total: inWorkspace.meta.total }).toEqual({ term, emails: wantedAll.map((s) => s.email), total: wantedAll.length });
+        expect({ term, emails: inWorkspace.data.map((l) => l.email), total: inWorkspace.meta.total }).toEqual({
+          term,
+          emails: wantedAll.map((s) => s.email),
+          total: wantedAll.length,
+        });
       }
     });
 
@@ -224,13 +243,23 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
       expect(lines[2]).toMatch(/,'=cmd\|calc@quirks\.example,/);
       expect(lines).toContainEqual(expect.stringMatching(/,"""back\\slash""@quirks\.example",/));
       const emails = lines.slice(1).map((l) => l.split(',')[1]);
-      expect(emails.slice(2)).toEqual(of(news).slice(2).map((s) => (s.email.includes('"') ? `"${s.email.replace(/"/g, '""')}"` : s.email)));
+      expect(emails.slice(2)).toEqual(
+        of(news)
+          .slice(2)
+          .map((s) => (s.email.includes('"') ? `"${s.email.replace(/"/g, '""')}"` : s.email)),
+      );
     });
 
     it('filters with search like the list does', async () => {
       const res = await get(`/projects/${news}/gate/leads/export?search=MEMBER0`).expect(200);
-      const emails = parse(res.text).slice(1).map((l) => l.split(',')[1]);
-      expect(emails).toEqual(of(news).filter((s) => s.email.includes('member0')).map((s) => s.email));
+      const emails = parse(res.text)
+        .slice(1)
+        .map((l) => l.split(',')[1]);
+      expect(emails).toEqual(
+        of(news)
+          .filter((s) => s.email.includes('member0'))
+          .map((s) => s.email),
+      );
     });
 
     it('is a 404 for another workspace and needs the read scope', async () => {
@@ -257,7 +286,10 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
       const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM leads WHERE id = $1', [target.id]);
       expect(n).toBe(0);
       await t.http().delete(`/projects/${launch}/gate/leads/${target.id}`).set(asUser(alice)).expect(404);
-      seeded.splice(seeded.findIndex((s) => s.email === 'second@launch.example'), 1);
+      seeded.splice(
+        seeded.findIndex((s) => s.email === 'second@launch.example'),
+        1,
+      );
     });
 
     it('is a 404 through another project or workspace, and needs the delete scope', async () => {

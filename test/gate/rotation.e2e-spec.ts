@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { LeadsKeyring } from '../../src/leads/keyring';
 import { rotateLeads } from '../../src/leads/leads-rotation';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, registerUser, type UserSession } from '../helpers/identity';
 import { emailGatedProject, submitEmail } from './helpers';
 
 const key = () => randomBytes(32).toString('base64');
@@ -13,7 +14,15 @@ const K1 = `k1:${key()}`;
 const K2 = `k2:${key()}`;
 const IDX1 = `idx1:${key()}`;
 const IDX2 = `idx2:${key()}`;
-const EMAILS = ['ada@rotate.example', 'grace@rotate.example', 'edsger@rotate.example', 'barbara@rotate.example', 'donald@rotate.example', 'frances@rotate.example', 'tony@rotate.example'];
+const EMAILS = [
+  'ada@rotate.example',
+  'grace@rotate.example',
+  'edsger@rotate.example',
+  'barbara@rotate.example',
+  'donald@rotate.example',
+  'frances@rotate.example',
+  'tony@rotate.example',
+];
 
 describe('Key rotation: npm run leads:rotate (e2e)', () => {
   let before: TestApp;
@@ -30,12 +39,22 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
     return t;
   }
   const list = async (t: TestApp, search?: string) =>
-    (await t.http().get(`/projects/${projectId}/gate/leads?limit=100${search ? `&search=${search}` : ''}`).set(asUser(owner)).expect(200)).body as {
+    (
+      await t
+        .http()
+        .get(`/projects/${projectId}/gate/leads?limit=100${search ? `&search=${search}` : ''}`)
+        .set(asUser(owner))
+        .expect(200)
+    ).body as {
       data: { id: string; email: string; capturedAt: string }[];
       meta: { total: number };
     };
   const keyIds = async () =>
-    (await before.dataSource.query('SELECT key_id, index_key_id, count(*)::int AS n FROM leads GROUP BY 1, 2 ORDER BY 1, 2')) as { key_id: string; index_key_id: string; n: number }[];
+    (await before.dataSource.query('SELECT key_id, index_key_id, count(*)::int AS n FROM leads GROUP BY 1, 2 ORDER BY 1, 2')) as {
+      key_id: string;
+      index_key_id: string;
+      n: number;
+    }[];
 
   beforeAll(async () => {
     before = await startTestApp({ env: { TRUST_PROXY: 'true', LEADS_ENCRYPTION_KEYS: K1, LEADS_INDEX_KEY: IDX1 } });
@@ -51,7 +70,7 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
   it('re-encrypts every lead under the newest key, resumably and idempotently', async () => {
     const original = await list(before);
     const nonces = new Map<string, string>(
-      (await before.dataSource.query('SELECT id, encode(email_nonce, \'hex\') AS n FROM leads')).map((r: { id: string; n: string }) => [r.id, r.n]),
+      (await before.dataSource.query("SELECT id, encode(email_nonce, 'hex') AS n FROM leads")).map((r: { id: string; n: string }) => [r.id, r.n]),
     );
     const both = await instance({ LEADS_ENCRYPTION_KEYS: `${K2},${K1}`, LEADS_INDEX_KEY: IDX1 });
     const ring = both.app.get(LeadsKeyring);
@@ -73,7 +92,7 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
     const rest = await rotateLeads(both.dataSource, ring, { batchSize: 3 });
     expect(rest).toEqual({ examined: 4, resealed: 4, reindexed: 0, merged: 0, failed: 0, remaining: 0 });
     expect(await keyIds()).toEqual([{ key_id: 'k2', index_key_id: 'idx1', n: 8 }]);
-    const after = await before.dataSource.query('SELECT id, encode(email_nonce, \'hex\') AS n FROM leads');
+    const after = await before.dataSource.query("SELECT id, encode(email_nonce, 'hex') AS n FROM leads");
     for (const row of after as { id: string; n: string }[]) if (nonces.has(row.id)) expect(row.n).not.toBe(nonces.get(row.id));
 
     // Nothing left to do: a third run changes nothing.
@@ -92,7 +111,9 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
   it('skips, logs and reports a lead that does not authenticate, leaving it as it was', async () => {
     const t = await instance({ LEADS_ENCRYPTION_KEYS: `${K3},${K2}`, LEADS_INDEX_KEY: IDX1 });
     const victim = (await list(t)).data.find((l) => l.email === 'tony@rotate.example')!;
-    await before.dataSource.query('UPDATE leads SET email_ciphertext = set_byte(email_ciphertext, 3, get_byte(email_ciphertext, 3) # 128) WHERE id = $1', [victim.id]);
+    await before.dataSource.query('UPDATE leads SET email_ciphertext = set_byte(email_ciphertext, 3, get_byte(email_ciphertext, 3) # 128) WHERE id = $1', [
+      victim.id,
+    ]);
     const logged: string[] = [];
     const stats = await rotateLeads(t.dataSource, t.app.get(LeadsKeyring), {
       log: { info: () => undefined, error: (fields, message) => logged.push(`${JSON.stringify(fields)} ${message}`) },

@@ -4,6 +4,7 @@
  * on stdout once it accepts connections.
  */
 import 'reflect-metadata';
+
 import { createApp } from '../../src/app.factory';
 
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { head, rawRequest, trickle } from './raw-http';
 
@@ -134,7 +135,11 @@ describe('Request bodies and connections (e2e)', () => {
     });
 
     it('names at most 10 unknown fields in a validation error, then how many more', async () => {
-      const res = await t.http().post('/auth/login').set('Content-Type', 'application/json').send(manyKeys(50, { email: 'a@example.test', password: 'pw' }));
+      const res = await t
+        .http()
+        .post('/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(manyKeys(50, { email: 'a@example.test', password: 'pw' }));
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.message).toContain('k0: property k0 should not exist');
@@ -143,14 +148,17 @@ describe('Request bodies and connections (e2e)', () => {
       expect(res.body.errors).toHaveLength(10);
     });
 
-    it.each(['/auth/register', '/auth/login', '/auth/refresh'])('answers JSON nested 2,000 and 7,000 deep to %s with a 400 naming the problem', async (path) => {
-      for (const body of [nested(2000), nested(7000, '[', ']')]) {
-        const res = await t.http().post(path).set('Content-Type', 'application/json').send(body);
-        expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ code: 'body_too_complex' });
-        expect(res.body.message).toMatch(/nested more than \d+ levels deep/);
-      }
-    });
+    it.each(['/auth/register', '/auth/login', '/auth/refresh'])(
+      'answers JSON nested 2,000 and 7,000 deep to %s with a 400 naming the problem',
+      async (path) => {
+        for (const body of [nested(2000), nested(7000, '[', ']')]) {
+          const res = await t.http().post(path).set('Content-Type', 'application/json').send(body);
+          expect(res.status).toBe(400);
+          expect(res.body).toMatchObject({ code: 'body_too_complex' });
+          expect(res.body.message).toMatch(/nested more than \d+ levels deep/);
+        }
+      },
+    );
 
     it('answers JSON nested 10,000 deep to an authenticated route with a 400 (it overflowed the stack: a 500)', async () => {
       for (const body of [nested(10_000), nested(10_000, '{"project_slug":', '}')]) {
@@ -205,7 +213,13 @@ describe('Connection timeouts (e2e)', () => {
 
   it('still takes a 20 MB blob and a 20 MB deploy at loopback speed', async () => {
     const blob = Buffer.alloc(20 * MB, 7);
-    await t.http().put(`/v1/blobs/${sha(blob)}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(blob).expect(201);
+    await t
+      .http()
+      .put(`/v1/blobs/${sha(blob)}`)
+      .set(bearer(token))
+      .set('Content-Type', 'application/octet-stream')
+      .send(blob)
+      .expect(201);
     const files = Array.from({ length: 20 }, (_, i) => ({ path: `f${i}.txt`, content: String(i).repeat(MB / String(i).length) }));
     await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'big-one', files }).expect(201);
   });

@@ -1,12 +1,13 @@
 import { mkdir, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import { TempFileSweeper } from '../../src/storage/temp-file-sweeper.service';
-import { NO_FREE_QUOTAS, startTestApp, TestApp } from '../helpers/app';
+import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
-import { deploySite } from '../helpers/sites';
 import { freePort } from '../helpers/ports';
-import { AppProcess, startAppProcess } from './app-process-helper';
+import { deploySite } from '../helpers/sites';
+import { type AppProcess, startAppProcess } from './app-process-helper';
 
 /**
  * An instance dies (SIGKILL) in the middle of a request; another instance on the same

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
-import { deploySite, site } from '../helpers/sites';
+
 import { emailGatedProject, freshIp, submitEmail } from '../gate/helpers';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import { deploySite, site } from '../helpers/sites';
 
 /**
  * After a gate is passed, the visitor is sent to `next` with a 303. Whatever `next`

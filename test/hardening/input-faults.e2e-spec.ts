@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 type Agent = Record<Method, (url: string) => import('supertest').Test>;
@@ -25,7 +25,10 @@ describe('Malformed input is a 400 naming the field (e2e)', () => {
   describe('page numbers past what a query can skip', () => {
     /** Every GET route of the OpenAPI document that takes `page`, with real ids filled in. */
     async function listRoutes(): Promise<string[]> {
-      const paths = (await t.http().get('/docs/openapi.json').expect(200)).body.paths as Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>>;
+      const paths = (await t.http().get('/docs/openapi.json').expect(200)).body.paths as Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string; required?: boolean }[] }>
+      >;
       const routes: string[] = [];
       for (const [path, methods] of Object.entries(paths)) {
         const params = methods.get?.parameters ?? [];
@@ -86,7 +89,11 @@ describe('Malformed input is a 400 naming the field (e2e)', () => {
 
   describe('null for a field PATCH /projects/:id cannot clear', () => {
     it.each(['name', 'password', 'gate_type', 'default_ttl'])('{"%s": null} → 400 naming it', async (field) => {
-      const res = await t.http().patch(`/projects/${projectId}`).set(asUser(owner)).send({ [field]: null });
+      const res = await t
+        .http()
+        .patch(`/projects/${projectId}`)
+        .set(asUser(owner))
+        .send({ [field]: null });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(new RegExp(`^${field}: `));
     });

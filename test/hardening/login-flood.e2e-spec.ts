@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, siteHost } from '../helpers/sites';
 
@@ -72,8 +73,10 @@ describe('A login flood does not starve serving (e2e)', () => {
       reads.push(Math.round(r.ms));
     }
     const statuses = await flood;
-    // eslint-disable-next-line no-console
-    console.log(`quiet read ${Math.round(quiet.ms)} ms; during the flood: reads ${reads.join(', ')} ms, health ${health.join(', ')}, logins ${JSON.stringify([...statuses])}`);
+
+    console.log(
+      `quiet read ${Math.round(quiet.ms)} ms; during the flood: reads ${reads.join(', ')} ms, health ${health.join(', ')}, logins ${JSON.stringify([...statuses])}`,
+    );
     expect(health).toEqual([200, 200, 200]);
     expect(Math.max(...reads)).toBeLessThan(2000);
     // Every login was answered as a wrong password or as busy, never as a fault.
@@ -100,7 +103,13 @@ describe('A login flood does not starve serving (e2e)', () => {
     await t.http().patch(`/projects/${project}`).set('Authorization', `Bearer ${token}`).send({ gate_type: 'password', password: 'open sesame' }).expect(200);
     const gate = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        t.http().post('/.statichost/gate').set('Host', siteHost(t, 'pwsite')).set('X-Forwarded-For', `198.51.100.${i + 1}`).type('form').send({ password: 'wrong guess', next: '/' }),
+        t
+          .http()
+          .post('/.statichost/gate')
+          .set('Host', siteHost(t, 'pwsite'))
+          .set('X-Forwarded-For', `198.51.100.${i + 1}`)
+          .type('form')
+          .send({ password: 'wrong guess', next: '/' }),
       ),
     );
     expect(gate.every((r) => r.status === 401 || r.status === 503)).toBe(true);

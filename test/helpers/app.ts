@@ -1,13 +1,15 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+
 import { createApp } from '../../src/app.factory';
-import { AppConfig } from '../../src/config/app-config';
+import { type AppConfig } from '../../src/config/app-config';
 import { createTestDatabase } from './database';
 import { freePort } from './ports';
 import { recordResponses } from './response-recorder';
@@ -59,7 +61,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // The port is chosen first so the app's public site URLs carry it, as in production.
   const port = await freePort();
   const { app, config } = await createApp({
-    env: { NODE_ENV: 'test', LOG_LEVEL: 'info', DATA_DIR: dataDir, SWEEP_INTERVAL_SECONDS: '0', OUTBOX_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS, ...options.env, PORT: String(port), DATABASE_URL: databaseUrl },
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      SWEEP_INTERVAL_SECONDS: '0',
+      OUTBOX_INTERVAL_SECONDS: '0',
+      PLANS_JSON: NO_FREE_QUOTAS,
+      ...options.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+    },
     logDestination,
   });
   const server = app.getHttpServer() as Server;

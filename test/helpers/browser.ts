@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+
+import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { Client } from 'pg';
 
 /** The server the tests use: set by global-setup (embedded) or taken from DATABASE_URL. */

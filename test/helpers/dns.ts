@@ -65,7 +65,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     } else if (zone.servfail) {
       response.header.rcode = RCODE.SERVFAIL;
     } else if (question.type === Packet.TYPE.TXT) {
-      for (const data of zone.txt ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as dns2.Packet.Resource);
+      for (const data of zone.txt ?? [])
+        response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as dns2.Packet.Resource);
     } else if (question.type === Packet.TYPE.CNAME && zone.cname) {
       response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: zone.cname } as dns2.Packet.Resource);
     }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+
 import type { Response } from 'supertest';
+
 import type { TestApp } from './app';
 
 /**
@@ -38,10 +40,7 @@ export function uniqueEmail(label = 'user'): string {
 }
 
 /** A new account (through POST /auth/register) with its own workspace. */
-export async function registerUser(
-  t: TestApp,
-  overrides: { email?: string; password?: string; name?: string } = {},
-): Promise<UserSession> {
+export async function registerUser(t: TestApp, overrides: { email?: string; password?: string; name?: string } = {}): Promise<UserSession> {
   const email = overrides.email ?? uniqueEmail();
   const password = overrides.password ?? 'correct horse battery staple';
   const name = overrides.name ?? 'Test User';

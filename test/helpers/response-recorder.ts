@@ -66,7 +66,14 @@ export function recordResponses(server: Server): ResponseRecorder {
     res.on('finish', () => {
       const route = (req as IncomingMessage & { route?: { path?: unknown } }).route?.path;
       const type = String(res.getHeader('content-type') ?? '');
-      if (typeof route !== 'string' || OUTSIDE_DOCUMENT.some((p) => route.startsWith(p)) || !type.startsWith('application/json') || size === 0 || size > MAX_BODY) return;
+      if (
+        typeof route !== 'string' ||
+        OUTSIDE_DOCUMENT.some((p) => route.startsWith(p)) ||
+        !type.startsWith('application/json') ||
+        size === 0 ||
+        size > MAX_BODY
+      )
+        return;
       let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

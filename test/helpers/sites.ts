@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { TestApp } from './app';
+
+import { type TestApp } from './app';
 import { bearer } from './identity';
 
 export interface DeployFile {
@@ -10,7 +11,11 @@ export interface DeployFile {
 
 /** Deploys files to `slug` through the real lazy-deploy API and returns its response body. */
 export async function deploySite(t: TestApp, token: string, slug: string, files: DeployFile[], extra: object = {}) {
-  const res = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: slug, files, ...extra });
+  const res = await t
+    .http()
+    .post('/v1/deployments')
+    .set(bearer(token))
+    .send({ project_slug: slug, files, ...extra });
   if (res.status !== 201) throw new Error(`deploy of ${slug} failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; url: string; version: number; size_bytes: number; expires_at: string | null };
 }
@@ -26,7 +31,8 @@ export function site(t: TestApp, slug: string) {
     get: (path: string) => agent.get(path).set('Host', host),
     head: (path: string) => agent.head(path).set('Host', host),
     post: (path: string) => agent.post(path).set('Host', host),
-    request: (method: string, path: string) => (agent as unknown as Record<string, (p: string) => ReturnType<typeof agent.get>>)[method.toLowerCase()](path).set('Host', host),
+    request: (method: string, path: string) =>
+      (agent as unknown as Record<string, (p: string) => ReturnType<typeof agent.get>>)[method.toLowerCase()](path).set('Host', host),
   };
 }
 

@@ -1,6 +1,6 @@
 import { newId } from '../../src/common/ids';
-import { startTestApp, TestApp } from '../helpers/app';
-import { addMember, asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 describe('Access tokens (e2e)', () => {
   let t: TestApp;
@@ -99,7 +99,7 @@ describe('Access tokens (e2e)', () => {
   });
 
   describe('project-bound tokens', () => {
-    it('are bound to a project of the workspace; another workspace\'s project is 404', async () => {
+    it("are bound to a project of the workspace; another workspace's project is 404", async () => {
       const mine = await project(alice);
       const theirs = await project(bob);
       const bound = await create(asUser(alice), { name: 'bound', scopes: ['deploy', 'read'], projectId: mine }).expect(201);
@@ -146,8 +146,26 @@ describe('Access tokens (e2e)', () => {
       const res = await t.http().get('/access-tokens').set(asUser(owner)).expect(200);
       expect(res.body.meta).toEqual({ total: 2, page: 1, limit: 20, totalPages: 1 });
       expect(res.body.data).toEqual([
-        { id: b.id, name: 'second', scopes: ['deploy'], prefix: b.token.slice(0, 12), expires_at: null, projectId: null, createdAt: expect.any(String), lastUsedAt: null },
-        { id: a.id, name: 'first', scopes: ['read'], prefix: a.token.slice(0, 12), expires_at: null, projectId: null, createdAt: expect.any(String), lastUsedAt: expect.any(String) },
+        {
+          id: b.id,
+          name: 'second',
+          scopes: ['deploy'],
+          prefix: b.token.slice(0, 12),
+          expires_at: null,
+          projectId: null,
+          createdAt: expect.any(String),
+          lastUsedAt: null,
+        },
+        {
+          id: a.id,
+          name: 'first',
+          scopes: ['read'],
+          prefix: a.token.slice(0, 12),
+          expires_at: null,
+          projectId: null,
+          createdAt: expect.any(String),
+          lastUsedAt: expect.any(String),
+        },
       ]);
       const text = JSON.stringify(res.body);
       for (const secret of [a.token, b.token]) {

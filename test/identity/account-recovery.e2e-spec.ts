@@ -1,6 +1,6 @@
 import { OutboxService } from '../../src/outbox/outbox.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, bearer, loginUser, mailedToken, registerUser, uniqueEmail, UserSession, verifyEmail } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, bearer, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
 
 const WELL_FORMED = (prefix: string) => `${prefix}_${'A'.repeat(43)}`;
 
@@ -70,7 +70,9 @@ describe('Account recovery (e2e)', () => {
       expect((await post(resetToken).expect(400)).body.code).toBe('invalid_token');
 
       const token = (await mailedToken(t, user.email))!;
-      await t.dataSource.query(`UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1 AND purpose = 'verify_email'`, [user.userId]);
+      await t.dataSource.query(`UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1 AND purpose = 'verify_email'`, [
+        user.userId,
+      ]);
       expect((await post(token).expect(400)).body.code).toBe('token_expired');
       expect((await t.http().get('/users/me').set(bearer(user.accessToken)).expect(200)).body.emailVerified).toBe(false);
     });
@@ -94,7 +96,11 @@ describe('Account recovery (e2e)', () => {
     it('answers 202 with one body whether or not the account exists', async () => {
       const user = await registerUser(t);
       const known = await t.http().post('/auth/password-reset').send({ email: user.email }).expect(202);
-      const unknown = await t.http().post('/auth/password-reset').send({ email: uniqueEmail('ghost') }).expect(202);
+      const unknown = await t
+        .http()
+        .post('/auth/password-reset')
+        .send({ email: uniqueEmail('ghost') })
+        .expect(202);
       expect(known.body).toEqual(unknown.body);
       expect(known.body).toEqual({ message: 'If an account has this email, a link to reset its password is on its way' });
       expect(Object.keys(known.headers).sort()).toEqual(Object.keys(unknown.headers).sort());
@@ -117,7 +123,7 @@ describe('Account recovery (e2e)', () => {
         unknown.push(await time(uniqueEmail('ghost')));
       }
       const [k, u] = [median(known), median(unknown)];
-      // eslint-disable-next-line no-console
+
       console.log(`password-reset medians over 40 tries: existing ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`);
       // Hashing a password alone would take tens of ms; the two paths are the same code and differ by noise.
       expect(Math.abs(k - u)).toBeLessThan(Math.max(3, 0.25 * Math.min(k, u)));
@@ -159,7 +165,9 @@ describe('Account recovery (e2e)', () => {
       expect((await confirm({ token: WELL_FORMED('pr'), password: 'long enough now' }).expect(400)).body.code).toBe('invalid_token');
       const verifyToken = (await mailedToken(t, user.email))!;
       expect((await confirm({ token: verifyToken, password: 'long enough now' }).expect(400)).body.code).toBe('invalid_token');
-      await t.dataSource.query(`UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1 AND purpose = 'password_reset'`, [user.userId]);
+      await t.dataSource.query(`UPDATE account_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1 AND purpose = 'password_reset'`, [
+        user.userId,
+      ]);
       expect((await confirm({ token, password: 'long enough now' }).expect(400)).body.code).toBe('token_expired');
 
       await t.http().post('/auth/login').send({ email: user.email, password: user.password }).expect(200);
@@ -181,7 +189,10 @@ describe('Account recovery (e2e)', () => {
       expect(verified.body.user).toMatchObject({ email: newEmail, emailVerified: true });
       await t.http().post('/auth/login').send({ email: newEmail, password: user.password }).expect(200);
       await t.http().post('/auth/login').send({ email: user.email, password: user.password }).expect(401);
-      const [notice] = await t.dataSource.query(`SELECT payload FROM outbox_messages WHERE kind = 'mail' AND payload->>'to' = $1 AND payload->>'template' = 'email_changed'`, [user.email]);
+      const [notice] = await t.dataSource.query(
+        `SELECT payload FROM outbox_messages WHERE kind = 'mail' AND payload->>'to' = $1 AND payload->>'template' = 'email_changed'`,
+        [user.email],
+      );
       expect(notice.payload.data).toMatchObject({ oldEmail: user.email, newEmail });
     });
 
@@ -197,7 +208,11 @@ describe('Account recovery (e2e)', () => {
       const registration = (await mailedToken(t, user.email))!;
       const newEmail = uniqueEmail('moved');
       await patch({ email: newEmail }).expect(200);
-      await t.http().post('/auth/verify-email').send({ token: await mailedToken(t, newEmail) }).expect(200);
+      await t
+        .http()
+        .post('/auth/verify-email')
+        .send({ token: await mailedToken(t, newEmail) })
+        .expect(200);
       expect((await t.http().post('/auth/verify-email').send({ token: registration }).expect(400)).body.code).toBe('token_used');
       expect((await t.http().get('/users/me').set(bearer(user.accessToken)).expect(200)).body.email).toBe(newEmail);
     });
@@ -214,12 +229,17 @@ describe('Account recovery (e2e)', () => {
       expect((await t.http().get('/invitations').set(bearer(squatter.accessToken)).expect(200)).body.data).toEqual([]);
       const refused = await t.http().post(`/invitations/${invite.body.id}/accept`).set(bearer(squatter.accessToken)).expect(403);
       expect(refused.body.code).toBe('email_not_verified');
-      expect((await t.dataSource.query('SELECT status, user_id FROM workspace_members WHERE id = $1', [invite.body.id]))[0]).toEqual({ status: 'invited', user_id: null });
+      expect((await t.dataSource.query('SELECT status, user_id FROM workspace_members WHERE id = $1', [invite.body.id]))[0]).toEqual({
+        status: 'invited',
+        user_id: null,
+      });
       await t.http().get(`/workspaces/${owner.workspaceId}`).set(bearer(squatter.accessToken)).expect(404);
 
       // The person who reads that mailbox confirms it, then accepts.
       await verifyEmail(t, squatter);
-      expect((await t.http().get('/invitations').set(bearer(squatter.accessToken)).expect(200)).body.data.map((i: { id: string }) => i.id)).toEqual([invite.body.id]);
+      expect((await t.http().get('/invitations').set(bearer(squatter.accessToken)).expect(200)).body.data.map((i: { id: string }) => i.id)).toEqual([
+        invite.body.id,
+      ]);
       await t.http().post(`/invitations/${invite.body.id}/accept`).set(bearer(squatter.accessToken)).expect(200);
       expect((await t.http().get(`/workspaces/${owner.workspaceId}`).set(bearer(squatter.accessToken)).expect(200)).body.role).toBe('admin');
     });
@@ -228,7 +248,12 @@ describe('Account recovery (e2e)', () => {
       const owner = await registerUser(t);
       const stranger = await registerUser(t);
       await verifyEmail(t, stranger);
-      const invite = await t.http().post(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).send({ email: uniqueEmail(), role: 'viewer' }).expect(201);
+      const invite = await t
+        .http()
+        .post(`/workspaces/${owner.workspaceId}/members`)
+        .set(asUser(owner))
+        .send({ email: uniqueEmail(), role: 'viewer' })
+        .expect(201);
       await t.http().post(`/invitations/${invite.body.id}/accept`).set(bearer(stranger.accessToken)).expect(404);
     });
   });

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, loginUser, registerUser, uniqueEmail } from '../helpers/identity';
 
 const UNAUTHORIZED = { statusCode: 401, error: 'Unauthorized', message: 'Missing or invalid credentials', code: 'unauthorized' };
@@ -21,7 +22,13 @@ describe('Accounts and sessions (e2e)', () => {
         accessToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
         refreshToken: expect.stringMatching(/^rt_[0-9A-Za-z]{43}$/),
         expiresIn: 900,
-        user: { id: expect.stringMatching(/^usr_[0-9a-z]{24}$/), email: email.toLowerCase(), name: 'Ann Lee', emailVerified: false, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+        user: {
+          id: expect.stringMatching(/^usr_[0-9a-z]{24}$/),
+          email: email.toLowerCase(),
+          name: 'Ann Lee',
+          emailVerified: false,
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        },
         workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: "Ann Lee's workspace", plan: 'free', createdAt: expect.any(String), role: 'owner' },
       });
       expect(JSON.stringify(res.body)).not.toContain('long enough password');
@@ -29,9 +36,7 @@ describe('Accounts and sessions (e2e)', () => {
       const ws = await t.http().get(`/workspaces/${res.body.workspace.id}`).set(bearer(res.body.accessToken)).expect(200);
       expect(ws.body.role).toBe('owner');
       const members = await t.http().get(`/workspaces/${res.body.workspace.id}/members`).set(bearer(res.body.accessToken)).expect(200);
-      expect(members.body.data).toEqual([
-        expect.objectContaining({ email: email.toLowerCase(), role: 'owner', status: 'active', userId: res.body.user.id }),
-      ]);
+      expect(members.body.data).toEqual([expect.objectContaining({ email: email.toLowerCase(), role: 'owner', status: 'active', userId: res.body.user.id })]);
     });
 
     it('answers 409 for an email already registered, in any letter case', async () => {
@@ -60,7 +65,11 @@ describe('Accounts and sessions (e2e)', () => {
     it('answers 400 naming a field the body must not have (forbidNonWhitelisted), creating nothing', async () => {
       const email = uniqueEmail('extra');
       for (const extra of [{ role: 'owner' }, { workspaceId: 'ws_aaaaaaaaaaaaaaaaaaaaaaaa' }, { userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa' }]) {
-        const res = await t.http().post('/auth/register').send({ email, password: 'long enough password', name: 'X', ...extra }).expect(400);
+        const res = await t
+          .http()
+          .post('/auth/register')
+          .send({ email, password: 'long enough password', name: 'X', ...extra })
+          .expect(400);
         const field = Object.keys(extra)[0];
         expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'validation_failed' });
         expect(res.body.message).toBe(`${field}: property ${field} should not exist`);
@@ -87,13 +96,21 @@ describe('Accounts and sessions (e2e)', () => {
         expiresIn: 900,
         user: { id: user.userId, email: user.email, name: user.name, emailVerified: false, createdAt: expect.any(String) },
       });
-      await t.http().get('/access-tokens').set(asUser({ accessToken: res.body.accessToken, workspaceId: user.workspaceId })).expect(200);
+      await t
+        .http()
+        .get('/access-tokens')
+        .set(asUser({ accessToken: res.body.accessToken, workspaceId: user.workspaceId }))
+        .expect(200);
     });
 
     it('gives a wrong email and a wrong password the same 401', async () => {
       const user = await registerUser(t);
       const wrongPassword = await t.http().post('/auth/login').send({ email: user.email, password: 'not the password' }).expect(401);
-      const wrongEmail = await t.http().post('/auth/login').send({ email: uniqueEmail('nobody'), password: user.password }).expect(401);
+      const wrongEmail = await t
+        .http()
+        .post('/auth/login')
+        .send({ email: uniqueEmail('nobody'), password: user.password })
+        .expect(401);
       expect(wrongPassword.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Wrong email or password', code: 'invalid_login' });
       expect(wrongEmail.body).toEqual(wrongPassword.body);
       expect(wrongEmail.headers['www-authenticate']).toBe(wrongPassword.headers['www-authenticate']);
@@ -149,7 +166,11 @@ describe('Accounts and sessions (e2e)', () => {
     });
 
     it('answers 401 for an unknown or malformed refresh token and 400 for a missing one', async () => {
-      await t.http().post('/auth/refresh').send({ refreshToken: 'rt_' + 'A'.repeat(43) }).expect(401);
+      await t
+        .http()
+        .post('/auth/refresh')
+        .send({ refreshToken: 'rt_' + 'A'.repeat(43) })
+        .expect(401);
       await t.http().post('/auth/refresh').send({ refreshToken: 'garbage' }).expect(401);
       const missing = await t.http().post('/auth/refresh').send({}).expect(400);
       expect(missing.body.message).toContain('refreshToken');

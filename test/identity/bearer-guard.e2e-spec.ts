@@ -1,7 +1,8 @@
 import { JwtService } from '@nestjs/jwt';
+
 import { Clock } from '../../src/common/time';
-import { startTestApp, TestApp } from '../helpers/app';
-import { addMember, asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 /** The one body every unusable credential gets. */
 const UNAUTHORIZED = { statusCode: 401, error: 'Unauthorized', message: 'Missing or invalid credentials', code: 'unauthorized' };
@@ -75,7 +76,10 @@ describe('The bearer guard (e2e)', () => {
       const token = await createApiToken(t, alice, { scopes: ['read', 'admin'] });
       await expectUnauthorized({}, `/access-tokens?access_token=${token.token}`);
       await expectUnauthorized({}, `/v1/me?access_token=${token.token}`);
-      const body = await t.http().post('/access-tokens').send({ access_token: token.token, name: 'x', scopes: ['read'] });
+      const body = await t
+        .http()
+        .post('/access-tokens')
+        .send({ access_token: token.token, name: 'x', scopes: ['read'] });
       expect(body.status).toBe(401);
       expect(body.body).toEqual(UNAUTHORIZED);
       const jwtInQuery = await t.http().get(`/workspaces?access_token=${alice.accessToken}`);
@@ -117,7 +121,7 @@ describe('The bearer guard (e2e)', () => {
   });
 
   describe('an API token', () => {
-    it("acts in its own workspace without X-Workspace-Id, and with a matching one", async () => {
+    it('acts in its own workspace without X-Workspace-Id, and with a matching one', async () => {
       const token = await createApiToken(t, alice, { scopes: ['read'] });
       await call(bearer(token.token)).expect(200);
       await call({ ...bearer(token.token), 'X-Workspace-Id': alice.workspaceId }).expect(200);
@@ -129,9 +133,10 @@ describe('The bearer guard (e2e)', () => {
       expect(res.body).toMatchObject({ statusCode: 403, code: 'workspace_mismatch' });
     });
 
-    it("records its last use at most once a minute", async () => {
+    it('records its last use at most once a minute', async () => {
       const token = await createApiToken(t, alice, { scopes: ['read'] });
-      const lastUsed = async () => (await t.dataSource.query('SELECT last_used_at FROM access_tokens WHERE id = $1', [token.id]))[0].last_used_at as Date | null;
+      const lastUsed = async () =>
+        (await t.dataSource.query('SELECT last_used_at FROM access_tokens WHERE id = $1', [token.id]))[0].last_used_at as Date | null;
       expect(await lastUsed()).toBeNull();
       await call(bearer(token.token)).expect(200);
       const first = await lastUsed();
@@ -173,7 +178,12 @@ describe('The bearer guard (e2e)', () => {
   describe('scopes', () => {
     it('a read-only token gets 403 insufficient_scope naming the missing scope on writes', async () => {
       const token = await createApiToken(t, alice, { scopes: ['read'] });
-      const res = await t.http().post('/access-tokens').set(bearer(token.token)).send({ name: 'x', scopes: ['read'] }).expect(403);
+      const res = await t
+        .http()
+        .post('/access-tokens')
+        .set(bearer(token.token))
+        .send({ name: 'x', scopes: ['read'] })
+        .expect(403);
       expect(res.body).toEqual({
         statusCode: 403,
         error: 'Forbidden',
@@ -199,7 +209,12 @@ describe('The bearer guard (e2e)', () => {
       const inOwners = asUser(viewer, owner.workspaceId);
       await t.http().get('/access-tokens').set(inOwners).expect(200);
       await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(inOwners).expect(200);
-      const res = await t.http().post('/access-tokens').set(inOwners).send({ name: 'x', scopes: ['read'] }).expect(403);
+      const res = await t
+        .http()
+        .post('/access-tokens')
+        .set(inOwners)
+        .send({ name: 'x', scopes: ['read'] })
+        .expect(403);
       expect(res.body).toMatchObject({ code: 'insufficient_scope', message: expect.stringContaining('Your role (viewer)'), missingScopes: ['admin'] });
       await t.http().patch(`/workspaces/${owner.workspaceId}`).set(inOwners).send({ name: 'x' }).expect(403);
       await t.http().post(`/workspaces/${owner.workspaceId}/members`).set(inOwners).send({ email: 'x@y.co', role: 'viewer' }).expect(403);

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, registerUser, uniqueEmail } from '../helpers/identity';
 
 const COOKIE = 'X-Session-Mode';
@@ -19,7 +19,12 @@ describe('Cookie-mode sessions for the dashboard (e2e)', () => {
   afterAll(() => t?.close());
 
   it('register in cookie mode: the refresh token is in an HttpOnly, SameSite=Strict cookie on /auth, not in the body', async () => {
-    const res = await t.http().post('/auth/register').set(COOKIE, 'cookie').send({ email: uniqueEmail('ck'), password: PASSWORD, name: 'Cookie' }).expect(201);
+    const res = await t
+      .http()
+      .post('/auth/register')
+      .set(COOKIE, 'cookie')
+      .send({ email: uniqueEmail('ck'), password: PASSWORD, name: 'Cookie' })
+      .expect(201);
     expect(res.body.refreshToken).toBeUndefined();
     expect(res.body.accessToken).toEqual(expect.any(String));
     expect(res.body.workspace.id).toMatch(/^ws_/);
@@ -69,7 +74,12 @@ describe('Cookie-mode sessions for the dashboard (e2e)', () => {
     // The cookie still works for the dashboard itself.
     await t.http().post('/auth/refresh').set(COOKIE, 'cookie').set('Cookie', cookie).send({}).expect(200);
     // And no CORS is granted for the custom header from another origin.
-    const preflight = await t.http().options('/auth/refresh').set('Origin', 'https://evil.example').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'x-session-mode');
+    const preflight = await t
+      .http()
+      .options('/auth/refresh')
+      .set('Origin', 'https://evil.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'x-session-mode');
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 
@@ -88,7 +98,12 @@ describe('Cookie-mode sessions for the dashboard (e2e)', () => {
   it('sets Secure on the cookie when the public scheme is https', async () => {
     const https = await startTestApp({ env: { PUBLIC_SCHEME: 'https' } });
     try {
-      const res = await https.http().post('/auth/register').set(COOKIE, 'cookie').send({ email: uniqueEmail('sec'), password: PASSWORD, name: 'S' }).expect(201);
+      const res = await https
+        .http()
+        .post('/auth/register')
+        .set(COOKIE, 'cookie')
+        .send({ email: uniqueEmail('sec'), password: PASSWORD, name: 'S' })
+        .expect(201);
       expect(refreshSetCookie(res)).toMatch(/; Secure/);
     } finally {
       await https.close();

@@ -88,7 +88,10 @@ describe('MembersService (PostgreSQL)', () => {
       expect(await refusal(members.changeRole(asAdmin, owner.workspaceId, viewerId, 'owner'))).toEqual({ status: 403, code: 'insufficient_role' });
       expect(await refusal(members.changeRole(asAdmin, owner.workspaceId, ownerRow.id, 'viewer'))).toEqual({ status: 403, code: 'insufficient_role' });
       expect(await refusal(members.remove(asAdmin, owner.workspaceId, ownerRow.id))).toEqual({ status: 403, code: 'insufficient_role' });
-      expect(await refusal(members.invite(asAdmin, owner.workspaceId, { email: normalizeEmail(`new-${admin.email}`), role: 'owner' }))).toEqual({ status: 403, code: 'insufficient_role' });
+      expect(await refusal(members.invite(asAdmin, owner.workspaceId, { email: normalizeEmail(`new-${admin.email}`), role: 'owner' }))).toEqual({
+        status: 403,
+        code: 'insufficient_role',
+      });
       expect((await members.changeRole(asAdmin, owner.workspaceId, viewerId, 'admin')).role).toBe('admin');
     });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { startTestApp, TestApp } from '../helpers/app';
-import { addMember, asUser, bearer, createApiToken, registerUser, UserSession } from '../helpers/identity';
+
+import { startTestApp, type TestApp } from '../helpers/app';
+import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 /**
  * Credentials are cached per instance (src/auth/credential-cache.service.ts). A change

@@ -1,8 +1,9 @@
 import { RequestMethod } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+
 import { routeAccess } from '../../src/auth/authorize';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 
 /**
  * Who may reach every route of the real app, read from the same decorators the
@@ -46,7 +47,10 @@ describe('Route permissions (e2e)', () => {
             ].join(' ');
         for (const prefix of base) {
           for (const path of [own].flat()) {
-            const full = `/${[prefix, path].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+            const full = `/${[prefix, path]
+              .map((p) => p.replace(/^\/+|\/+$/g, ''))
+              .filter(Boolean)
+              .join('/')}`;
             found.push({ route: `${method.padEnd(6)} ${full}`, rule });
           }
         }
@@ -80,7 +84,15 @@ describe('Route permissions (e2e)', () => {
       expect({ route, documented: Boolean(operation?.summary) }).toEqual({ route, documented: true });
     }
     expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(['RegisterDto', 'RegisterView', 'CreateAccessTokenDto', 'CreatedAccessTokenView', 'TokenContextView', 'MemberView', 'WorkspaceView']),
+      expect.arrayContaining([
+        'RegisterDto',
+        'RegisterView',
+        'CreateAccessTokenDto',
+        'CreatedAccessTokenView',
+        'TokenContextView',
+        'MemberView',
+        'WorkspaceView',
+      ]),
     );
     expect(doc.components.schemas.CreateAccessTokenDto.properties).toHaveProperty('expires_at');
   });

@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '../helpers/app';
-import { addMember, asUser, bearer, createApiToken, loginUser, registerUser, UserSession, verifyEmail } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { addMember, asUser, bearer, createApiToken, loginUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 
 describe('Workspaces (e2e)', () => {
   let t: TestApp;
@@ -21,10 +21,20 @@ describe('Workspaces (e2e)', () => {
     it('answers 400 for a missing, empty or too long name, and for smuggled fields', async () => {
       expect((await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({}).expect(400)).body.message).toContain('name');
       await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({ name: '   ' }).expect(400);
-      await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({ name: 'x'.repeat(101) }).expect(400);
+      await t
+        .http()
+        .post('/workspaces')
+        .set(bearer(alice.accessToken))
+        .send({ name: 'x'.repeat(101) })
+        .expect(400);
       for (const extra of [{ plan: 'team' }, { role: 'owner' }, { userId: 'usr_aaaaaaaaaaaaaaaaaaaaaaaa' }, { workspaceId: alice.workspaceId }]) {
         const field = Object.keys(extra)[0];
-        const res = await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({ name: 'Smuggled', ...extra }).expect(400);
+        const res = await t
+          .http()
+          .post('/workspaces')
+          .set(bearer(alice.accessToken))
+          .send({ name: 'Smuggled', ...extra })
+          .expect(400);
         expect(res.body.message).toBe(`${field}: property ${field} should not exist`);
       }
       const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM workspaces WHERE name = 'Smuggled'`);
@@ -52,7 +62,7 @@ describe('Workspaces (e2e)', () => {
       expect(past.body).toEqual({ data: [], meta: { total: 2, page: 3, limit: 1, totalPages: 2 } });
     });
 
-    it("gives an API token its own workspace only, with no role", async () => {
+    it('gives an API token its own workspace only, with no role', async () => {
       const token = await createApiToken(t, alice, { scopes: ['deploy'] });
       const res = await t.http().get('/workspaces').set(bearer(token.token)).expect(200);
       expect(res.body).toEqual({
@@ -122,7 +132,8 @@ describe('Workspaces (e2e)', () => {
     let owner: UserSession;
     const members = (s: UserSession, ws = owner.workspaceId) => t.http().get(`/workspaces/${ws}/members`).set(bearer(s.accessToken));
     const invite = (s: UserSession, body: object, ws = owner.workspaceId) => t.http().post(`/workspaces/${ws}/members`).set(bearer(s.accessToken)).send(body);
-    const remove = (s: UserSession, memberId: string, ws = owner.workspaceId) => t.http().delete(`/workspaces/${ws}/members/${memberId}`).set(bearer(s.accessToken));
+    const remove = (s: UserSession, memberId: string, ws = owner.workspaceId) =>
+      t.http().delete(`/workspaces/${ws}/members/${memberId}`).set(bearer(s.accessToken));
     const setRole = (s: UserSession, memberId: string, role: string, ws = owner.workspaceId) =>
       t.http().patch(`/workspaces/${ws}/members/${memberId}`).set(bearer(s.accessToken)).send({ role });
     const memberIdOf = async (user: UserSession, ws = owner.workspaceId) =>
@@ -155,7 +166,13 @@ describe('Workspaces (e2e)', () => {
       await t.http().get('/access-tokens').set(asUser(carol, owner.workspaceId)).expect(403);
 
       const accepted = await t.http().post(`/invitations/${invited.body.id}/accept`).set(bearer(carol.accessToken)).expect(200);
-      expect(accepted.body).toMatchObject({ id: invited.body.id, status: 'active', userId: carol.userId, joinedAt: expect.any(String), workspaceId: owner.workspaceId });
+      expect(accepted.body).toMatchObject({
+        id: invited.body.id,
+        status: 'active',
+        userId: carol.userId,
+        joinedAt: expect.any(String),
+        workspaceId: owner.workspaceId,
+      });
       expect((await t.http().get('/invitations').set(bearer(carol.accessToken)).expect(200)).body.data).toEqual([]);
       await t.http().get('/access-tokens').set(asUser(carol, owner.workspaceId)).expect(200);
       await t.http().post(`/invitations/${invited.body.id}/accept`).set(bearer(carol.accessToken)).expect(404);
@@ -200,7 +217,9 @@ describe('Workspaces (e2e)', () => {
       expect((await invite(owner, { email: 'a@b.co', role: 'god' }).expect(400)).body.message).toBe('role: must be one of: owner, admin, viewer');
       for (const extra of [{ userId: owner.userId }, { status: 'active' }, { workspaceId: owner.workspaceId }]) {
         const field = Object.keys(extra)[0];
-        expect((await invite(owner, { email: 'a@b.co', role: 'viewer', ...extra }).expect(400)).body.message).toBe(`${field}: property ${field} should not exist`);
+        expect((await invite(owner, { email: 'a@b.co', role: 'viewer', ...extra }).expect(400)).body.message).toBe(
+          `${field}: property ${field} should not exist`,
+        );
       }
     });
 
@@ -264,10 +283,20 @@ describe('Workspaces (e2e)', () => {
       const viewer = await registerUser(t);
       await addMember(t, owner, admin, 'admin');
       const viewerMember = await addMember(t, owner, viewer, 'viewer');
-      await t.http().post('/access-tokens').set(asUser(viewer, owner.workspaceId)).send({ name: 'x', scopes: ['read'] }).expect(403);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(viewer, owner.workspaceId))
+        .send({ name: 'x', scopes: ['read'] })
+        .expect(403);
       const promoted = await setRole(admin, viewerMember, 'admin').expect(200);
       expect(promoted.body).toMatchObject({ id: viewerMember, role: 'admin', status: 'active' });
-      await t.http().post('/access-tokens').set(asUser(viewer, owner.workspaceId)).send({ name: 'x', scopes: ['read'] }).expect(201);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(viewer, owner.workspaceId))
+        .send({ name: 'x', scopes: ['read'] })
+        .expect(201);
       await setRole(admin, viewerMember, 'owner').expect(403);
       await setRole(admin, await memberIdOf(owner), 'viewer').expect(403);
       expect((await setRole(admin, viewerMember, 'boss').expect(400)).body.message).toContain('role');
@@ -282,7 +311,12 @@ describe('Workspaces (e2e)', () => {
       const ownersToken = await createApiToken(t, owner, { scopes: ['deploy'] });
       // A token minted with the admin's token belongs to the admin too.
       const adminToken = await createApiToken(t, adminSession, { scopes: ['admin', 'read'] });
-      const minted = await t.http().post('/access-tokens').set(bearer(adminToken.token)).send({ name: 'g', scopes: ['read'] }).expect(201);
+      const minted = await t
+        .http()
+        .post('/access-tokens')
+        .set(bearer(adminToken.token))
+        .send({ name: 'g', scopes: ['read'] })
+        .expect(201);
 
       await setRole(owner, adminMember, 'viewer').expect(200);
       await t.http().get('/v1/me').set(bearer(readOnly.token)).expect(200);
@@ -319,8 +353,18 @@ describe('Workspaces (e2e)', () => {
       const member = await registerUser(t);
       await addMember(t, owner, member, 'viewer');
       const session = await loginUser(t, member);
-      await t.http().post('/access-tokens').set(asUser(session)).send({ name: 'own', scopes: ['admin'] }).expect(201);
-      await t.http().post('/access-tokens').set(asUser(session, owner.workspaceId)).send({ name: 'theirs', scopes: ['read'] }).expect(403);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(session))
+        .send({ name: 'own', scopes: ['admin'] })
+        .expect(201);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(session, owner.workspaceId))
+        .send({ name: 'theirs', scopes: ['read'] })
+        .expect(403);
     });
   });
 });

@@ -1,9 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import { OutboxService } from '../../src/outbox/outbox.service';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, registerUser, uniqueEmail } from '../helpers/identity';
-import { linkIn, startSmtpServer, TestSmtpServer } from '../helpers/smtp';
+import { linkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
 
 const JWT_SECRET = 'mail-test-jwt-secret-'.padEnd(40, 'j');
 const PUBLIC_API_URL = 'http://api.example.test:8080';
@@ -48,7 +49,11 @@ describe('Mail over SMTP (e2e)', () => {
     const link = linkIn(mail, `${PUBLIC_API_URL}/app/verify-email?token=`);
     expect(mail.parsed.html).toContain(`href="${link.href}"`);
 
-    const verified = await a.http().post('/auth/verify-email').send({ token: link.searchParams.get('token') }).expect(200);
+    const verified = await a
+      .http()
+      .post('/auth/verify-email')
+      .send({ token: link.searchParams.get('token') })
+      .expect(200);
     expect(verified.body.user).toMatchObject({ id: user.userId, email: user.email, emailVerified: true });
     expect((await a.http().get('/users/me').set(bearer(user.accessToken)).expect(200)).body.emailVerified).toBe(true);
   });
@@ -132,6 +137,10 @@ describe('Mail without SMTP_URL (e2e)', () => {
     const line = t.logs.find((l) => l.includes('/app/verify-email?token='))!;
     expect(JSON.parse(line).level).toBe('info');
     const link = new URL(/(http:\/\/\S+verify-email\?token=[0-9A-Za-z_]+)/.exec(line)![1]);
-    await t.http().post('/auth/verify-email').send({ token: link.searchParams.get('token') }).expect(200);
+    await t
+      .http()
+      .post('/auth/verify-email')
+      .send({ token: link.searchParams.get('token') })
+      .expect(200);
   });
 });

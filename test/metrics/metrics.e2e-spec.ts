@@ -1,6 +1,6 @@
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
 const INTERNAL_TOKEN = 'metrics-token-'.padEnd(40, 'm');

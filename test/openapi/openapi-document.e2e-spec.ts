@@ -3,8 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { OPERATIONS } from '../../src/auth/openapi-document';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { ResponseValidator } from '../helpers/openapi-responses';
 
 type Json = Record<string, any>;
@@ -54,7 +55,11 @@ describe('The OpenAPI document (e2e)', () => {
   it('is valid OpenAPI for swagger-parser', async () => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['-e', `require('@apidevtools/swagger-parser').validate(process.argv[1]).then(() => console.log('valid'), (e) => { console.error(e.message); process.exit(1); })`, file],
+      [
+        '-e',
+        `require('@apidevtools/swagger-parser').validate(process.argv[1]).then(() => console.log('valid'), (e) => { console.error(e.message); process.exit(1); })`,
+        file,
+      ],
       { cwd: root },
     ).catch((err: { stdout: string; stderr: string }) => err);
     expect({ stdout: stdout.trim(), stderr: stderr.trim() }).toEqual({ stdout: 'valid', stderr: '' });
@@ -70,7 +75,9 @@ describe('The OpenAPI document (e2e)', () => {
       (r) => ({ code: 0, stdout: r.stdout }),
       (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
     );
-    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as { problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as {
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+    };
     const problems = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location.map((l) => l.pointer).join(', ')}`);
     // The one warning: /health answers 200 or 503 and nothing else, so it has no 4xx to list.
     const accepted = ['warn operation-4xx-response: Operation must have at least one `4XX` response. at #/paths/~1health/get/responses'];
@@ -83,7 +90,10 @@ describe('The OpenAPI document (e2e)', () => {
   });
 
   it('declares security: [] on the public routes and, elsewhere, the bearer and the scope or role in the description', () => {
-    const publicOps = operations(document).filter(({ op }) => op['x-access'].public).map(({ op }) => op.operationId).sort();
+    const publicOps = operations(document)
+      .filter(({ op }) => op['x-access'].public)
+      .map(({ op }) => op.operationId)
+      .sort();
     expect(publicOps).toEqual(['confirmPasswordReset', 'getHealth', 'login', 'refresh', 'register', 'requestPasswordReset', 'verifyEmail']);
     for (const { path, method, op } of operations(document)) {
       const access = op['x-access'];
@@ -103,7 +113,11 @@ describe('The OpenAPI document (e2e)', () => {
   it('gives every operation a readable verb as its id', () => {
     const ids = operations(document).map(({ op }) => op.operationId);
     expect(ids.filter((id) => !/^[a-z]+[A-Za-z]*$/.test(id))).toEqual([]);
-    expect([...ids].sort()).toEqual(Object.values(OPERATIONS).map((o) => o.id).sort());
+    expect([...ids].sort()).toEqual(
+      Object.values(OPERATIONS)
+        .map((o) => o.id)
+        .sort(),
+    );
     expect(document.paths['/v1/deployments'].post.operationId).toBe('deployLazy');
     expect(document.paths['/projects'].get.operationId).toBe('listProjects');
     expect(document.paths['/projects/{projectId}/deployments/{deploymentId}/promote'].patch.operationId).toBe('promoteDeployment');
@@ -132,10 +146,16 @@ describe('The OpenAPI document (e2e)', () => {
       { type: 'object', properties: { statusCode: { type: 'integer', enum: [409] }, code: { type: 'string', enum: ['slug_taken'] } } },
     ]);
     expect(created['402'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['quota_exceeded']);
-    expect(created['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(
-      ['forbidden', 'insufficient_scope', 'not_a_member', 'workspace_mismatch'],
-    );
-    expect(document.paths['/v1/me'].get.responses['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual(['workspace_mismatch', 'wrong_credential_kind']);
+    expect(created['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([
+      'forbidden',
+      'insufficient_scope',
+      'not_a_member',
+      'workspace_mismatch',
+    ]);
+    expect(document.paths['/v1/me'].get.responses['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([
+      'workspace_mismatch',
+      'wrong_credential_kind',
+    ]);
     expect(document.components.schemas.Error.required).toEqual(['statusCode', 'error', 'message', 'code']);
   });
 
@@ -179,8 +199,23 @@ describe('The OpenAPI document (e2e)', () => {
   it('has a response check that refuses what the document does not allow (the check run on every recorded answer)', () => {
     const validator = new ResponseValidator(document);
     const project = {
-      id: 'proj_0', name: 'a', slug: 'a', type: 'static_file', default_ttl: '7d', workspaceId: 'ws_0', createdAt: '2030-01-01T00:00:00.000Z',
-      gate_type: 'none', custom_domain: null, domainStatus: null, domainVerifiedAt: null, domainRecords: null, liveDeploymentId: null, liveVersion: null, liveSizeBytes: null, url: 'http://a.localhost', updatedAt: '2030-01-01T00:00:00.000Z',
+      id: 'proj_0',
+      name: 'a',
+      slug: 'a',
+      type: 'static_file',
+      default_ttl: '7d',
+      workspaceId: 'ws_0',
+      createdAt: '2030-01-01T00:00:00.000Z',
+      gate_type: 'none',
+      custom_domain: null,
+      domainStatus: null,
+      domainVerifiedAt: null,
+      domainRecords: null,
+      liveDeploymentId: null,
+      liveVersion: null,
+      liveSizeBytes: null,
+      url: 'http://a.localhost',
+      updatedAt: '2030-01-01T00:00:00.000Z',
     };
     const get = { method: 'get', route: '/projects/:projectId' };
     expect(validator.check({ ...get, status: 200, body: project })).toBeNull();
@@ -191,6 +226,8 @@ describe('The OpenAPI document (e2e)', () => {
     expect(validator.check({ ...get, status: 404, body: notFound })).toBeNull();
     expect(validator.check({ ...get, status: 404, body: { ...notFound, code: 'slug_taken' } })).toContain('allowed values');
     expect(validator.check({ ...get, status: 409, body: { ...notFound, statusCode: 409, code: 'conflict' } })).toContain('status not documented');
-    expect(validator.check({ method: 'get', route: '/projects', status: 200, body: { data: [project], meta: { total: 1, page: 1, limit: 20, totalPages: 1.5 } } })).toContain('must be integer');
+    expect(
+      validator.check({ method: 'get', route: '/projects', status: 200, body: { data: [project], meta: { total: 1, page: 1, limit: 20, totalPages: 1.5 } } }),
+    ).toContain('must be integer');
   });
 });

@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -21,7 +21,13 @@ describe('Projects (e2e)', () => {
     it('creates from a name alone and answers exactly the spec’s fields', async () => {
       const res = await create({ name: 'Marketing Site' }).expect(201);
       expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'default_ttl', 'id', 'name', 'slug', 'type', 'workspaceId']);
-      expect(res.body).toMatchObject({ name: 'Marketing Site', slug: 'marketing-site', type: 'static_file', default_ttl: '7d', workspaceId: alice.workspaceId });
+      expect(res.body).toMatchObject({
+        name: 'Marketing Site',
+        slug: 'marketing-site',
+        type: 'static_file',
+        default_ttl: '7d',
+        workspaceId: alice.workspaceId,
+      });
       expect(res.body.id).toMatch(/^proj_[0-9a-z]{24}$/);
       expect(res.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     });
@@ -98,7 +104,25 @@ describe('Projects (e2e)', () => {
       expect(res.body.data[0].createdAt >= res.body.data[1].createdAt).toBe(true);
       for (const p of res.body.data) expect(p.workspaceId).toBe(alice.workspaceId);
       expect(Object.keys(res.body.data[0]).sort()).toEqual(
-        ['createdAt', 'custom_domain', 'default_ttl', 'domainRecords', 'domainStatus', 'domainVerifiedAt', 'gate_type', 'id', 'liveDeploymentId', 'liveSizeBytes', 'liveVersion', 'name', 'slug', 'type', 'updatedAt', 'url', 'workspaceId'].sort(),
+        [
+          'createdAt',
+          'custom_domain',
+          'default_ttl',
+          'domainRecords',
+          'domainStatus',
+          'domainVerifiedAt',
+          'gate_type',
+          'id',
+          'liveDeploymentId',
+          'liveSizeBytes',
+          'liveVersion',
+          'name',
+          'slug',
+          'type',
+          'updatedAt',
+          'url',
+          'workspaceId',
+        ].sort(),
       );
       expect(res.body.data[0].url).toBe(`http://${res.body.data[0].slug}.localhost:${t.config.PORT}`);
 
@@ -113,7 +137,12 @@ describe('Projects (e2e)', () => {
       const listed = async () => (await t.http().get('/projects?limit=100').set(asUser(alice)).expect(200)).body.data.find((p: { id: string }) => p.id === id);
       expect(await listed()).toMatchObject({ liveDeploymentId: null, liveVersion: null, liveSizeBytes: null });
       const deploy = (content: string) =>
-        t.http().post(`/projects/${id}/deployments`).set(asUser(alice)).send({ type: 'static_file', files: [{ path: 'index.html', content }] }).expect(201);
+        t
+          .http()
+          .post(`/projects/${id}/deployments`)
+          .set(asUser(alice))
+          .send({ type: 'static_file', files: [{ path: 'index.html', content }] })
+          .expect(201);
       await deploy('12345');
       const second = await deploy('1234567890');
       expect(await listed()).toMatchObject({ liveDeploymentId: second.body.id, liveVersion: 2, liveSizeBytes: 10 });
@@ -184,7 +213,12 @@ describe('Projects (e2e)', () => {
     it('answers 204, removes its deployments and frees the slug', async () => {
       const p = await create({ name: 'doomed', slug: 'doomed-site' }).expect(201);
       const deployer = await createApiToken(t, alice, { scopes: ['deploy'] });
-      await t.http().post('/v1/deployments').set(bearer(deployer.token)).send({ project_slug: 'doomed-site', files: [{ path: 'index.html', content: 'hi' }] }).expect(201);
+      await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(deployer.token))
+        .send({ project_slug: 'doomed-site', files: [{ path: 'index.html', content: 'hi' }] })
+        .expect(201);
       await t.http().delete(`/projects/${p.body.id}`).set(asUser(alice)).expect(204);
       await t.http().get(`/projects/${p.body.id}`).set(asUser(alice)).expect(404);
       const [{ n }] = await t.dataSource.query('SELECT count(*)::int AS n FROM deployments WHERE project_id = $1', [p.body.id]);

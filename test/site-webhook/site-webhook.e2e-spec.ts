@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { Clock } from '../../src/common/time';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { verifySignature } from '../../src/site-webhook/signature';
-import { startTestApp, TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, UserSession } from '../helpers/identity';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
 const SECRET = 'webhook-secret-'.padEnd(40, 'w');
@@ -109,7 +110,11 @@ describe('Site change webhook (e2e)', () => {
     const renamed = `www.e${randomBytes(3).toString('hex')}.example.test`;
     await a.http().patch(base).set(asUser(owner)).send({ custom_domain: old }).expect(200);
     await a.http().patch(base).set(asUser(owner)).send({ custom_domain: renamed }).expect(200);
-    await b.http().delete(base).set(asUser(owner)).expect((res) => expect([200, 204]).toContain(res.status));
+    await b
+      .http()
+      .delete(base)
+      .set(asUser(owner))
+      .expect((res) => expect([200, 204]).toContain(res.status));
     await sendFromBoth();
 
     expect(receiver.calls).toHaveLength(6);
@@ -137,7 +142,12 @@ describe('Site change webhook (e2e)', () => {
 
   it('queues nothing for a change that was refused', async () => {
     const s = slug();
-    await a.http().post('/v1/deployments').set({ Authorization: `Bearer ${token}` }).send({ project_slug: s, files: [{ path: '../x', content: 'x' }] }).expect(400);
+    await a
+      .http()
+      .post('/v1/deployments')
+      .set({ Authorization: `Bearer ${token}` })
+      .send({ project_slug: s, files: [{ path: '../x', content: 'x' }] })
+      .expect(400);
     await sendFromBoth();
     expect(receiver.calls).toHaveLength(0);
   });
@@ -158,14 +168,19 @@ describe('Site change webhook (e2e)', () => {
     }
     expect(receiver.calls).toHaveLength(3);
     expect(new Set(receiver.calls.map((c) => c.body.id)).size).toBe(1); // the same delivery, for receivers to drop repeats
-    const [row] = await a.dataSource.query('SELECT attempts, delivered_at IS NOT NULL AS delivered, last_error FROM outbox_messages WHERE id = $1', [receiver.calls[0].body.id]);
+    const [row] = await a.dataSource.query('SELECT attempts, delivered_at IS NOT NULL AS delivered, last_error FROM outbox_messages WHERE id = $1', [
+      receiver.calls[0].body.id,
+    ]);
     expect(row).toEqual({ attempts: 3, delivered: true, last_error: null });
   });
 
   it('sends on its own timer when OUTBOX_INTERVAL_SECONDS is set, and survives a restart between write and send', async () => {
     const s = slug();
     await deploySite(a, token, s, [{ path: 'index.html', content: 'x' }]); // queued; nothing sends it yet
-    const c = await startTestApp({ sibling: a, env: { SITE_CHANGE_WEBHOOK_URL: receiver.url, SITE_CHANGE_WEBHOOK_SECRET: SECRET, SITES_DOMAIN, OUTBOX_INTERVAL_SECONDS: '1' } });
+    const c = await startTestApp({
+      sibling: a,
+      env: { SITE_CHANGE_WEBHOOK_URL: receiver.url, SITE_CHANGE_WEBHOOK_SECRET: SECRET, SITES_DOMAIN, OUTBOX_INTERVAL_SECONDS: '1' },
+    });
     try {
       const until = Date.now() + 10_000;
       while (receiver.calls.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
 import { variantKey } from '../../src/blobs/blob-store.service';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site, siteHost } from '../helpers/sites';
 
@@ -43,7 +44,10 @@ function decode(res: Raw): Buffer {
 }
 
 /** ~50 KB of JavaScript that compresses like real code (repetitive, not random). */
-const APP_JS = Array.from({ length: 1200 }, (_, i) => `export function handler${i}(event) { return render(event.target, { id: ${i}, label: "item-${i % 37}" }); }\n`).join('');
+const APP_JS = Array.from(
+  { length: 1200 },
+  (_, i) => `export function handler${i}(event) { return render(event.target, { id: ${i}, label: "item-${i % 37}" }); }\n`,
+).join('');
 const SMALL_CSS = 'body { margin: 0; font-family: system-ui, sans-serif; }\n'.repeat(10); // < 1 KB
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(4000, 7)]); // compresses well, but images are never compressed
 // Compressible type, incompressible bytes: no copy saves 10 %, so none is stored.
@@ -250,7 +254,12 @@ describe('Compression (e2e)', () => {
   });
 
   it('applies the same rules on a gated site, keeping answers private with Vary: Accept-Encoding, Cookie', async () => {
-    await t.http().post('/projects').set(asUser(session)).send({ name: 'Gated', slug: 'comp-gated', type: 'static_site', gate_type: 'password', password: PASSWORD }).expect(201);
+    await t
+      .http()
+      .post('/projects')
+      .set(asUser(session))
+      .send({ name: 'Gated', slug: 'comp-gated', type: 'static_site', gate_type: 'password', password: PASSWORD })
+      .expect(201);
     await deploySite(t, token, 'comp-gated', [{ path: 'app.js', content: APP_JS }]);
     await variants.idle();
     const login = await site(t, 'comp-gated').post('/.statichost/gate').type('form').send({ password: PASSWORD, next: '/' }).expect(303);
@@ -278,7 +287,17 @@ describe('Compression (e2e)', () => {
 
   it('serves a real build (swagger-ui-dist) compressed: same bytes once decoded, far fewer on the wire', async () => {
     const dist = join(require.resolve('swagger-ui-dist/package.json'), '..');
-    const names = ['index.html', 'index.css', 'swagger-initializer.js', 'swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'favicon-32x32.png'];
+    const names = [
+      'index.html',
+      'index.css',
+      'swagger-initializer.js',
+      'swagger-ui.css',
+      'swagger-ui-bundle.js',
+      'swagger-ui-standalone-preset.js',
+      'oauth2-redirect.html',
+      'oauth2-redirect.js',
+      'favicon-32x32.png',
+    ];
     const originals = new Map(names.map((n) => [n, readFileSync(join(dist, n))]));
     await deploySite(
       t,

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, launchBrowser } from '../helpers/browser';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
@@ -16,7 +17,12 @@ describe('Password gate in a real browser (e2e)', () => {
     browser = await launchBrowser();
     const session = await registerUser(t);
     const { token } = await createApiToken(t, session, { scopes: ['deploy'] });
-    await t.http().post('/projects').set(asUser(session)).send({ name: 'Launch plan', slug: 'launch-plan', type: 'static_site', gate_type: 'password', password: 'correct horse' }).expect(201);
+    await t
+      .http()
+      .post('/projects')
+      .set(asUser(session))
+      .send({ name: 'Launch plan', slug: 'launch-plan', type: 'static_site', gate_type: 'password', password: 'correct horse' })
+      .expect(201);
     await deploySite(t, token, 'launch-plan', [
       {
         path: 'index.html',

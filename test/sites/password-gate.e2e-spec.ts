@@ -1,4 +1,4 @@
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
@@ -21,7 +21,12 @@ describe('Password gate (e2e)', () => {
     session = await registerUser(t);
     token = (await createApiToken(t, session, { scopes: ['deploy'] })).token;
     projectId = (
-      await t.http().post('/projects').set(asUser(session)).send({ name: 'Secret Plans', slug: 'secret', type: 'static_site', gate_type: 'password', password: PASSWORD }).expect(201)
+      await t
+        .http()
+        .post('/projects')
+        .set(asUser(session))
+        .send({ name: 'Secret Plans', slug: 'secret', type: 'static_site', gate_type: 'password', password: PASSWORD })
+        .expect(201)
     ).body.id;
     await deploySite(t, token, 'secret', [
       { path: 'index.html', content: '<h1>the plans</h1>' },
@@ -101,7 +106,13 @@ describe('Password gate (e2e)', () => {
 
   it('refuses a forged or foreign cookie', async () => {
     const cookie = cookieFrom(await login(PASSWORD, '/', '203.0.113.61').expect(303));
-    await site(t, 'secret').get('/').set('Cookie', cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))).expect(401);
+    await site(t, 'secret')
+      .get('/')
+      .set(
+        'Cookie',
+        cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+      )
+      .expect(401);
     // Another gated site of the same service does not accept it.
     await t.http().post('/projects').set(asUser(session)).send({ name: 'Other', slug: 'other-secret', gate_type: 'password', password: PASSWORD }).expect(201);
     await deploySite(t, token, 'other-secret', [{ path: 'index.html', content: 'other' }]);

@@ -1,14 +1,16 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
 import { Clock } from '../../src/common/time';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
-import { NO_FREE_QUOTAS, startTestApp, TestApp } from '../helpers/app';
+import { BIN, runCli } from '../clients/cli-process';
+import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
-import { BIN, runCli } from '../clients/cli-process';
 
 const HOUR = 3600_000;
 const PASSWORD = 'preview password 7';
@@ -40,7 +42,10 @@ describe('Preview deployments (e2e)', () => {
   /** The label of a preview URL ("my-site--2" of "http://my-site--2.localhost:1234"). */
   const labelOf = (url: string) => new URL(url).hostname.split('.')[0];
   const projectBySlug = async (slug: string) =>
-    (await t.http().get('/projects').query({ limit: 100 }).set(bearer(token)).expect(200)).body.data.find((p: { slug: string }) => p.slug === slug) as { id: string; slug: string };
+    (await t.http().get('/projects').query({ limit: 100 }).set(bearer(token)).expect(200)).body.data.find((p: { slug: string }) => p.slug === slug) as {
+      id: string;
+      slug: string;
+    };
   const deployments = async (projectId: string) => (await t.http().get(`/projects/${projectId}/deployments`).set(bearer(token)).expect(200)).body.data;
   const deployTo = (projectId: string, body: object) => t.http().post(`/projects/${projectId}/deployments`).set(bearer(token)).send(body);
   const page = (content: string) => [{ path: 'index.html', content }];
@@ -53,7 +58,12 @@ describe('Preview deployments (e2e)', () => {
       const project = await projectBySlug('records');
 
       const created = (await deployTo(project.id, { files: page('<h1>v2</h1>') }).expect(201)).body;
-      expect(created).toMatchObject({ version: 2, status: 'live', url: `http://records.localhost:${t.port}`, previewUrl: `http://records--2.localhost:${t.port}` });
+      expect(created).toMatchObject({
+        version: 2,
+        status: 'live',
+        url: `http://records.localhost:${t.port}`,
+        previewUrl: `http://records--2.localhost:${t.port}`,
+      });
 
       const list = await deployments(project.id);
       expect(list.map((d: { version: number; previewUrl: string }) => [d.version, d.previewUrl])).toEqual([
@@ -85,12 +95,17 @@ describe('Preview deployments (e2e)', () => {
     it('refuses new slugs with "--" anywhere, which would shadow another project\'s preview', async () => {
       const res = await t.http().post('/projects').set(bearer(token)).send({ name: 'x', slug: 'records--3' }).expect(400);
       expect(res.body).toMatchObject({ code: 'invalid_slug', message: expect.stringMatching(/^slug: .*"--" is reserved for preview addresses/) });
-      const lazy = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'my-shop--2', files: page('x') }).expect(400);
+      const lazy = await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({ project_slug: 'my-shop--2', files: page('x') })
+        .expect(400);
       expect(lazy.body).toMatchObject({ code: 'invalid_slug', message: expect.stringMatching(/^project_slug: /) });
     });
   });
 
-  it('keeps serving a project whose slug, taken under the old rules, has a preview label\'s shape', async () => {
+  it("keeps serving a project whose slug, taken under the old rules, has a preview label's shape", async () => {
     const { id } = (await t.http().post('/projects').set(bearer(token)).send({ name: 'legacy', slug: 'legacy-five', type: 'static_file' }).expect(201)).body;
     await t.dataSource.query(`UPDATE projects SET slug = 'legacy--5' WHERE id = $1`, [id]);
     await deploySite(t, token, 'legacy--5', page('<h1>old slug</h1>'));
@@ -132,7 +147,7 @@ describe('Preview deployments (e2e)', () => {
       expect((await site(t, 'serve').get('/').expect(200)).headers['x-robots-tag']).toBeUndefined();
     });
 
-    it('answers only the exact label: no leading zeros, no other project\'s version', async () => {
+    it("answers only the exact label: no leading zeros, no other project's version", async () => {
       await site(t, 'serve--01').get('/').expect(404);
       await site(t, 'records--1').get('/').expect(200);
       await site(t, 'nobody-here--1').get('/').expect(404);
@@ -171,14 +186,21 @@ describe('Preview deployments (e2e)', () => {
   describe('the gate on a preview', () => {
     let projectId: string;
     beforeAll(async () => {
-      projectId = (await t.http().post('/projects').set(asUser(alice)).send({ name: 'Gated', slug: 'gated', type: 'static_site', gate_type: 'password', password: PASSWORD }).expect(201)).body.id;
+      projectId = (
+        await t
+          .http()
+          .post('/projects')
+          .set(asUser(alice))
+          .send({ name: 'Gated', slug: 'gated', type: 'static_site', gate_type: 'password', password: PASSWORD })
+          .expect(201)
+      ).body.id;
       await deploySite(t, token, 'gated', page('<h1>secret v1</h1>'));
       await deploySite(t, token, 'gated', page('<h1>secret v2</h1>'));
     });
     const unlock = (label: string, password = PASSWORD) => site(t, label).post('/.statichost/gate').type('form').send({ password, next: '/' });
     const cookieOf = (res: { headers: Record<string, unknown> }) => (res.headers['set-cookie'] as string[])[0].split(';')[0];
 
-    it('asks for the project\'s password at the preview host (401, private, noindex) and unlocks it there', async () => {
+    it("asks for the project's password at the preview host (401, private, noindex) and unlocks it there", async () => {
       const locked = await site(t, 'gated--1').get('/').expect(401);
       expect(locked.text).toContain('type="password"');
       expect(locked.text).not.toContain('secret v1');
@@ -208,7 +230,12 @@ describe('Preview deployments (e2e)', () => {
       await deploySite(t, token, 'staged', page('<h1>live one</h1>'));
       const { id } = await projectBySlug('staged');
       const res = (await deployTo(id, { files: page('<h1>candidate</h1>'), publish: false }).expect(201)).body;
-      expect(res).toMatchObject({ version: 2, status: 'archived', url: `http://staged--2.localhost:${t.port}`, previewUrl: `http://staged--2.localhost:${t.port}` });
+      expect(res).toMatchObject({
+        version: 2,
+        status: 'archived',
+        url: `http://staged--2.localhost:${t.port}`,
+        previewUrl: `http://staged--2.localhost:${t.port}`,
+      });
       expect((await site(t, 'staged').get('/').expect(200)).text).toBe('<h1>live one</h1>');
       expect((await site(t, 'staged--2').get('/').expect(200)).text).toBe('<h1>candidate</h1>');
       const project = (await t.http().get(`/projects/${id}`).set(bearer(token)).expect(200)).body;
@@ -235,7 +262,12 @@ describe('Preview deployments (e2e)', () => {
       const live = await deploySite(t, token, 'brand-new', page('<h1>now live</h1>'), { publish: true });
       expect(live.url).toBe(`http://brand-new.localhost:${t.port}`);
       expect((await site(t, 'brand-new').get('/').expect(200)).text).toBe('<h1>now live</h1>');
-      const bad = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'brand-new', files: page('x'), publish: 'no' }).expect(400);
+      const bad = await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({ project_slug: 'brand-new', files: page('x'), publish: 'no' })
+        .expect(400);
       expect(bad.body.message).toBe('publish: must be a boolean value');
     });
 
@@ -275,7 +307,13 @@ describe('Preview deployments (e2e)', () => {
     });
 
     it('the MCP deploy tools take publish: false', async () => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: home, env: { PATH: process.env.PATH ?? '', ...env() }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp'],
+        cwd: home,
+        env: { PATH: process.env.PATH ?? '', ...env() },
+        stderr: 'pipe',
+      });
       const client = new Client({ name: 'statichost-e2e', version: '1.0.0' });
       await client.connect(transport);
       try {

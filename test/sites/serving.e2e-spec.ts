@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+
 import { Clock } from '../../src/common/time';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site, siteHost } from '../helpers/sites';
 
@@ -120,7 +121,10 @@ describe('Serving sites (e2e)', () => {
     it('answers If-None-Match with 304', async () => {
       const res = await site(t, 'docs-site').get('/about').set('If-None-Match', etagOf('<h1>about</h1>')).expect(304);
       expect(res.text ?? '').toBe('');
-      await site(t, 'docs-site').get('/about').set('If-None-Match', `W/${etagOf('<h1>about</h1>')}, "other"`).expect(304);
+      await site(t, 'docs-site')
+        .get('/about')
+        .set('If-None-Match', `W/${etagOf('<h1>about</h1>')}, "other"`)
+        .expect(304);
       await site(t, 'docs-site').get('/about').set('If-None-Match', '"stale"').expect(200);
     });
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { NO_FREE_QUOTAS, startTestApp, TestApp } from '../helpers/app';
+
+import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
-import { deploySite, DeployFile, site } from '../helpers/sites';
+import { type DeployFile, deploySite, site } from '../helpers/sites';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const GATE_PASSWORD = 'rules and gates';
@@ -53,11 +54,17 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
 
     it('refuses a 10,000-line _redirects file (over 2,000 static rules) and 101 dynamic rules', async () => {
       const lines = Array.from({ length: 10_000 }, (_, i) => `/old/${i} /new/${i} 301`).join('\n');
-      const res = await deployRaw('v-big', [{ path: '_redirects', content: lines }, { path: 'index.html', content: 'x' }]).expect(400);
+      const res = await deployRaw('v-big', [
+        { path: '_redirects', content: lines },
+        { path: 'index.html', content: 'x' },
+      ]).expect(400);
       expect(res.body.code).toBe('invalid_redirects');
       expect(res.body.message).toContain('line 2001: is static rule number 2001; the limit is 2000');
       const dynamic = Array.from({ length: 101 }, (_, i) => `/d${i}/* /x/:splat 302`).join('\n');
-      const res2 = await deployRaw('v-big', [{ path: '_redirects', content: dynamic }, { path: 'x/index.html', content: 'x' }]).expect(400);
+      const res2 = await deployRaw('v-big', [
+        { path: '_redirects', content: dynamic },
+        { path: 'x/index.html', content: 'x' },
+      ]).expect(400);
       expect(res2.body.message).toContain('line 101: is dynamic rule number 101 (with "*" or a placeholder); the limit is 100');
     });
 
@@ -85,7 +92,10 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
         ['/x javascript:alert(1) 302', 'scheme other than http or https'],
         ['/x/:h https://:h.example/ 302', 'the host of a redirect must be fixed'],
       ]) {
-        const res = await deployRaw('v-outside', [{ path: '_redirects', content: rule }, { path: 'index.html', content: 'x' }]).expect(400);
+        const res = await deployRaw('v-outside', [
+          { path: '_redirects', content: rule },
+          { path: 'index.html', content: 'x' },
+        ]).expect(400);
         expect(res.body.message).toContain(`line 1: destination`);
         expect(res.body.message).toContain(problem);
       }
@@ -112,22 +122,43 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
 
     it('reads digest-only (PUT /v1/blobs) rule files back from storage to check them', async () => {
       const put = async (body: Buffer) => {
-        await t.http().put(`/v1/blobs/${sha(body)}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(body).expect(201);
+        await t
+          .http()
+          .put(`/v1/blobs/${sha(body)}`)
+          .set(bearer(token))
+          .set('Content-Type', 'application/octet-stream')
+          .send(body)
+          .expect(201);
         return { sha256: sha(body), size: body.length };
       };
       const bad = await put(Buffer.from('/ok /fine 302\n/nope\n'));
-      const res = await deployRaw('v-digest', [{ path: 'index.html', content: 'home' }, { path: '_redirects', ...bad }]).expect(400);
+      const res = await deployRaw('v-digest', [
+        { path: 'index.html', content: 'home' },
+        { path: '_redirects', ...bad },
+      ]).expect(400);
       expect(res.body.message).toContain('_redirects line 2: has only "/nope"');
       const good = await put(Buffer.from('/from /to 302\n'));
-      await deployRaw('v-digest', [{ path: 'index.html', content: 'home' }, { path: '_redirects', ...good }]).expect(201);
+      await deployRaw('v-digest', [
+        { path: 'index.html', content: 'home' },
+        { path: '_redirects', ...good },
+      ]).expect(201);
       expect((await site(t, 'v-digest').get('/from').expect(302)).headers.location).toBe('/to');
     });
 
     it('refuses a digest-only rule file over 4 MiB from its size, without reading it', async () => {
       const huge = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20);
-      await t.http().put(`/v1/blobs/${sha(huge)}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(huge).expect(201);
+      await t
+        .http()
+        .put(`/v1/blobs/${sha(huge)}`)
+        .set(bearer(token))
+        .set('Content-Type', 'application/octet-stream')
+        .send(huge)
+        .expect(201);
       const res = await deployRaw('v-digest', [{ path: '_headers', sha256: sha(huge), size: huge.length }]).expect(400);
-      expect(res.body).toMatchObject({ code: 'invalid_headers', message: `_headers is ${huge.length} bytes; the limit is 4194304 bytes. Nothing was deployed.` });
+      expect(res.body).toMatchObject({
+        code: 'invalid_headers',
+        message: `_headers is ${huge.length} bytes; the limit is 4194304 bytes. Nothing was deployed.`,
+      });
     });
 
     it('accepts CRLF line ends and a byte-order mark', async () => {
@@ -214,7 +245,15 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
     it('sends visitors to another host only where the author wrote an absolute URL', async () => {
       expect((await s().get('/external').expect(301)).headers.location).toBe('https://example.com/docs/');
       expect((await s().get('/ext/a/b?x=1').expect(302)).headers.location).toBe('https://example.com/docs/a/b?x=1');
-      for (const path of ['/go//evil.com', '/go/%2F%2Fevil.com', '/go/%2fevil.com', '/go/%5C%5Cevil.com', '/go/\\\\evil.com', '/go/%09/evil.com', '/go/./evil.com']) {
+      for (const path of [
+        '/go//evil.com',
+        '/go/%2F%2Fevil.com',
+        '/go/%2fevil.com',
+        '/go/%5C%5Cevil.com',
+        '/go/\\\\evil.com',
+        '/go/%09/evil.com',
+        '/go/./evil.com',
+      ]) {
         const res = await s().get(path);
         if (res.status >= 300 && res.status < 400) {
           expect(res.headers.location).toMatch(/^\/(?![/\\])/);
@@ -302,10 +341,29 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
 
     it('walks every file of a sample site, following redirects (bounded), with no loops and every file reachable', async () => {
       const files: DeployFile[] = [
-        'index.html', 'about.html', 'about/index.html', 'about/team.html', 'docs/index.html', 'docs/v1.2/index.html',
-        'docs/guide.html', 'docs/guide/index.html', 'docs/guide/intro.html', 'docs/404.html', '404.html', 'blog.html',
-        'blog/index.html', 'blog/2024/post.html', 'blog/2024/index.html', 'index/index.html', 'assets/app.3f9a8c1b.js',
-        'assets/style.css', 'deep/a/b/c/index.html', 'deep/a/b/c.html', 'caf\u00e9.html', 'names with spaces/index.html', 'x.html/index.html',
+        'index.html',
+        'about.html',
+        'about/index.html',
+        'about/team.html',
+        'docs/index.html',
+        'docs/v1.2/index.html',
+        'docs/guide.html',
+        'docs/guide/index.html',
+        'docs/guide/intro.html',
+        'docs/404.html',
+        '404.html',
+        'blog.html',
+        'blog/index.html',
+        'blog/2024/post.html',
+        'blog/2024/index.html',
+        'index/index.html',
+        'assets/app.3f9a8c1b.js',
+        'assets/style.css',
+        'deep/a/b/c/index.html',
+        'deep/a/b/c.html',
+        'caf\u00e9.html',
+        'names with spaces/index.html',
+        'x.html/index.html',
       ].map((path) => ({ path, content: `file:${path}` }));
       await deploySite(t, token, 'walk-site', files);
       const w = site(t, 'walk-site');
@@ -324,7 +382,11 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
       const encode = (p: string) => p.split('/').map(encodeURIComponent).join('/');
       for (const { path } of files) {
         const dir = path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : undefined;
-        const starts = [`/${encode(path)}`, ...(path.endsWith('.html') ? [`/${encode(path.slice(0, -5))}`] : []), ...(dir ? [`/${encode(dir)}`, `/${encode(dir.slice(0, -1))}`] : [])];
+        const starts = [
+          `/${encode(path)}`,
+          ...(path.endsWith('.html') ? [`/${encode(path.slice(0, -5))}`] : []),
+          ...(dir ? [`/${encode(dir)}`, `/${encode(dir.slice(0, -1))}`] : []),
+        ];
         for (const start of starts) {
           const { res, seen } = await follow(start);
           expect([200, 404]).toContain(res.status);
@@ -361,7 +423,12 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
         { path: '_redirects', content: '/rewritten/* /shell.html 200\n/people/:name /shell.html 200\n' },
       ];
       await deploySite(t, token, 'h-site', files);
-      await t.http().post('/projects').set(asUser(session)).send({ name: 'H gated', slug: 'h-gated', type: 'static_site', gate_type: 'password', password: GATE_PASSWORD }).expect(201);
+      await t
+        .http()
+        .post('/projects')
+        .set(asUser(session))
+        .send({ name: 'H gated', slug: 'h-gated', type: 'static_site', gate_type: 'password', password: GATE_PASSWORD })
+        .expect(201);
       await deploySite(t, token, 'h-gated', files);
     });
 

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '../helpers/app';
+
+import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, launchBrowser } from '../helpers/browser';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';

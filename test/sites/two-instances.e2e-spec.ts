@@ -1,5 +1,5 @@
 import { SiteCache } from '../../src/sites/site-cache.service';
-import { startTestApp, TestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
@@ -47,10 +47,22 @@ describe('Cache invalidation across instances (e2e)', () => {
     const steps: [string, () => Promise<unknown>, (res: { status: number; text: string }) => void][] = [
       ['deploy', () => deploySite(a, token, 'shared', [{ path: 'index.html', content: 'two' }]), (r) => expect([r.status, r.text]).toEqual([200, 'two'])],
       ['rollback', () => a.http().patch(`/projects/${id}/deployments/${v1.id}/promote`).set(asUser(session)).expect(200), (r) => expect(r.text).toBe('one')],
-      ['gate on', () => a.http().patch(`/projects/${id}`).set(asUser(session)).send({ gate_type: 'password', password: 'instance secret' }).expect(200), (r) => expect(r.status).toBe(401)],
+      [
+        'gate on',
+        () => a.http().patch(`/projects/${id}`).set(asUser(session)).send({ gate_type: 'password', password: 'instance secret' }).expect(200),
+        (r) => expect(r.status).toBe(401),
+      ],
       ['gate off', () => a.http().patch(`/projects/${id}`).set(asUser(session)).send({ gate_type: 'none' }).expect(200), (r) => expect(r.status).toBe(200)],
-      ['archive', () => a.http().patch(`/projects/${id}/deployments/${v1.id}/archive`).set(asUser(session)).expect(200), (r) => expect([r.status, r.text.includes('Nothing published')]).toEqual([404, true])],
-      ['delete', () => a.http().delete(`/projects/${id}`).set(asUser(session)).expect(204), (r) => expect([r.status, r.text.includes('Site not found')]).toEqual([404, true])],
+      [
+        'archive',
+        () => a.http().patch(`/projects/${id}/deployments/${v1.id}/archive`).set(asUser(session)).expect(200),
+        (r) => expect([r.status, r.text.includes('Nothing published')]).toEqual([404, true]),
+      ],
+      [
+        'delete',
+        () => a.http().delete(`/projects/${id}`).set(asUser(session)).expect(204),
+        (r) => expect([r.status, r.text.includes('Site not found')]).toEqual([404, true]),
+      ],
     ];
     for (const [, change, check] of steps) {
       // B has the current state cached...

@@ -1,5 +1,5 @@
 import { startTestApp } from '../helpers/app';
-import { S3TestServer, startS3Server } from '../helpers/s3';
+import { type S3TestServer, startS3Server } from '../helpers/s3';
 
 /** The whole app on STORAGE_DRIVER=s3, configured only through startS3Server().env. */
 describe('the app on S3 storage (s3rver)', () => {

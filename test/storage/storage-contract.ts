@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
-import { RangeNotSatisfiableError, StorageProvider } from '../../src/storage/storage.provider';
+
+import { RangeNotSatisfiableError, type StorageProvider } from '../../src/storage/storage.provider';
 
 export interface StorageContractSubject {
   /** An empty store, used by one test. */

@@ -1,10 +1,3 @@
-import {
-  CreateBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,12 +5,15 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer, text } from 'node:stream/consumers';
 import { inspect } from 'node:util';
+
+import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
 import { AppConfig } from '../../src/config/app-config';
 import { validateEnv } from '../../src/config/env.schema';
 import { LocalStorageDriver } from '../../src/storage/local-storage.driver';
-import { S3StorageDriver, S3StorageOptions } from '../../src/storage/s3-storage.driver';
+import { S3StorageDriver, type S3StorageOptions } from '../../src/storage/s3-storage.driver';
 import { createStorageProvider } from '../../src/storage/storage.module';
-import { S3TestServer, startS3Server } from '../helpers/s3';
+import { type S3TestServer, startS3Server } from '../helpers/s3';
 import { chunked, describeStorageContract, knownBytes, sha256 } from './storage-contract';
 
 describeStorageContract('local disk', async () => {

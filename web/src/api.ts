@@ -1,4 +1,5 @@
 import createClient from 'openapi-fetch';
+
 import type { components, paths } from '../../src/sdk/generated/schema';
 import { ApiError } from './errors';
 import { accessToken, refreshSession, sessionEnded } from './session';

@@ -138,7 +138,9 @@ function putBlob(f: HashedFile, onBytes: (n: number) => void, retried = false): 
           } catch {
             // not JSON: the status says enough
           }
-          reject(new ApiError(xhr.status, String(body.code ?? `http_${xhr.status}`), String(body.message ?? `Upload of ${f.path} failed (${xhr.status})`), body));
+          reject(
+            new ApiError(xhr.status, String(body.code ?? `http_${xhr.status}`), String(body.message ?? `Upload of ${f.path} failed (${xhr.status})`), body),
+          );
         };
         xhr.onerror = () => reject(new ApiError(0, 'network_error', `Upload of ${f.path} failed: the connection dropped`));
         xhr.send(f.file);

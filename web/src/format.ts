@@ -16,7 +16,15 @@ export function quotaShare(used: number, limit: number | null): number | null {
   return used / limit;
 }
 
-export type SeriesPoint = { time: string; pageViews: number; visitors: number | null; requests: number; botRequests: number; status4xx: number; status5xx: number };
+export type SeriesPoint = {
+  time: string;
+  pageViews: number;
+  visitors: number | null;
+  requests: number;
+  botRequests: number;
+  status4xx: number;
+  status5xx: number;
+};
 
 /**
  * The API's series as uPlot's columns: x in Unix seconds, then one array per line.

@@ -1,10 +1,12 @@
+import './styles.css';
+
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
+
 import { ApiError } from './errors';
 import { router } from './routes';
-import './styles.css';
 
 const queryClient = new QueryClient({
   defaultOptions: {

@@ -1,14 +1,15 @@
 import { createBrowserRouter, Navigate } from 'react-router';
+
+import { RouteError } from './components/route-error';
 import { Shell, WorkspaceScope } from './components/shell';
+import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
+import { Deploy } from './pages/deploy';
+import { DeploymentFiles, Deployments } from './pages/deployments';
 import { Home, NotFound } from './pages/home';
 import { Invitations } from './pages/invitations';
 import { ProjectLayout } from './pages/project-layout';
 import { Projects } from './pages/projects';
-import { Deployments, DeploymentFiles } from './pages/deployments';
-import { Deploy } from './pages/deploy';
 import { ProjectSettings } from './pages/settings';
-import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
-import { RouteError } from './components/route-error';
 
 /*
  * The pages below are loaded when first visited, each in its own chunk: the first load

@@ -106,7 +106,9 @@ export async function register(email: string, password: string, name: string): P
 export async function signOut(): Promise<void> {
   const current = await accessToken();
   if (current) {
-    await fetch('/auth/logout', { method: 'POST', headers: { ...MODE, Authorization: `Bearer ${current}` }, body: '{}', credentials: 'same-origin' }).catch(() => undefined);
+    await fetch('/auth/logout', { method: 'POST', headers: { ...MODE, Authorization: `Bearer ${current}` }, body: '{}', credentials: 'same-origin' }).catch(
+      () => undefined,
+    );
   }
   clearSession();
 }

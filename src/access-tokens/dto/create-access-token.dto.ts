@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { SCOPES, type Scope } from '../../auth/principal';
+
+import { type Scope, SCOPES } from '../../auth/principal';
 import { ID_BODY_LENGTH } from '../../common/ids';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -28,7 +29,12 @@ export class CreateAccessTokenDto {
   @Matches(/(Z|[+-]\d\d:?\d\d)$/i, { message: 'expires_at must end with a time zone (Z or an offset such as +02:00)' })
   expires_at?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'proj_0123456789abcdefghijklmn', description: 'Bind the token to this project of the workspace' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'proj_0123456789abcdefghijklmn',
+    description: 'Bind the token to this project of the workspace',
+  })
   @IsOptional()
   @Matches(new RegExp(`^proj_[0-9a-z]{${ID_BODY_LENGTH}}$`), { message: 'projectId must be a project id (proj_...)' })
   projectId?: string | null;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
 import { type Email, ToEmail } from '../../users/email';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -45,7 +46,10 @@ export class LoginDto {
 }
 
 export class RefreshDto {
-  @ApiPropertyOptional({ description: 'The refresh token from register, login or the previous refresh. Required unless the request is in cookie mode (`X-Session-Mode: cookie`), which reads the cookie instead' })
+  @ApiPropertyOptional({
+    description:
+      'The refresh token from register, login or the previous refresh. Required unless the request is in cookie mode (`X-Session-Mode: cookie`), which reads the cookie instead',
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty({ message: 'refreshToken must not be empty' })

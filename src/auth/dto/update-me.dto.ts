@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+
 import { OptionalNotNull } from '../../common/validation';
 import { type Email, ToEmail } from '../../users/email';
 

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
+
 import { PageQueryDto } from '../../common/pagination';
-import { INTERVALS, type Interval, PAID_TIERS, type PaidTier } from '../plans';
+import { type Interval, INTERVALS, PAID_TIERS, type PaidTier } from '../plans';
 
 const WORKSPACE_ID = /^ws_[0-9a-z]{24}$/;
 const WORKSPACE_ID_MESSAGE = 'workspaceId must be a workspace id (ws_ followed by 24 lowercase letters or digits)';

@@ -1,6 +1,15 @@
-import { formatAnalytics, ProjectAnalytics } from './analytics';
+import { formatAnalytics, type ProjectAnalytics } from './analytics';
 
-const point = (time: string, n: number) => ({ time, pageViews: n, visitors: n ? 1 : 0, requests: n, bytes: n * 1000, status4xx: 0, status5xx: 0, botRequests: 0 });
+const point = (time: string, n: number) => ({
+  time,
+  pageViews: n,
+  visitors: n ? 1 : 0,
+  requests: n,
+  bytes: n * 1000,
+  status4xx: 0,
+  status5xx: 0,
+  botRequests: 0,
+});
 
 describe('formatAnalytics', () => {
   const base: ProjectAnalytics = {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import type { components, StatichostClient } from '../../sdk';
 import { Context, type Io } from '../context';
 import { formatBytes, table } from '../format';
@@ -14,7 +15,11 @@ export interface AnalyticsOptions {
 
 /** `GET /projects/{projectId}/analytics` (shared by the CLI and the MCP tool). */
 export function getAnalytics(client: StatichostClient, projectId: string, options: AnalyticsOptions = {}): Promise<ProjectAnalytics> {
-  return client.call(client.api.GET('/projects/{projectId}/analytics', { params: { path: { projectId }, query: { from: options.from, to: options.to, interval: options.interval } } }));
+  return client.call(
+    client.api.GET('/projects/{projectId}/analytics', {
+      params: { path: { projectId }, query: { from: options.from, to: options.to, interval: options.interval } },
+    }),
+  );
 }
 
 /** The human form: totals, then the lists, then the series (UTC). */
@@ -24,17 +29,53 @@ export function formatAnalytics(a: ProjectAnalytics): string {
     `${a.from.slice(0, 16).replace('T', ' ')} → ${a.to.slice(0, 16).replace('T', ' ')} UTC, by ${a.interval}`,
     `Page views ${t.pageViews}   Visitors ${t.visitors}   Requests ${t.requests}   Sent ${formatBytes(t.bytes)}   4xx ${t.status4xx}   5xx ${t.status5xx}   Bots ${t.botRequests}`,
   ];
-  if (a.topPages.length) lines.push('', table(['PAGE', 'VIEWS'], a.topPages.map((p) => [p.path, p.pageViews])));
-  if (a.topReferrers.length) lines.push('', table(['REFERRER', 'VIEWS'], a.topReferrers.map((r) => [r.host, r.pageViews])));
-  if (a.topNotFound.length) lines.push('', table(['NOT FOUND', 'REQUESTS'], a.topNotFound.map((p) => [p.path, p.requests])));
+  if (a.topPages.length)
+    lines.push(
+      '',
+      table(
+        ['PAGE', 'VIEWS'],
+        a.topPages.map((p) => [p.path, p.pageViews]),
+      ),
+    );
+  if (a.topReferrers.length)
+    lines.push(
+      '',
+      table(
+        ['REFERRER', 'VIEWS'],
+        a.topReferrers.map((r) => [r.host, r.pageViews]),
+      ),
+    );
+  if (a.topNotFound.length)
+    lines.push(
+      '',
+      table(
+        ['NOT FOUND', 'REQUESTS'],
+        a.topNotFound.map((p) => [p.path, p.requests]),
+      ),
+    );
   if (a.funnel.gateType !== 'none') {
     const f = a.funnel;
     const rate = f.unlockRate === null ? '–' : `${(f.unlockRate * 100).toFixed(1)} %`;
-    lines.push('', `Gate (${f.gateType}): ${f.gateViews} views → ${f.unlocks} unlocks (${rate})${f.gateType === 'email' ? `, ${f.emailsCaptured} emails` : `, ${f.wrongPasswords} wrong passwords`}`);
+    lines.push(
+      '',
+      `Gate (${f.gateType}): ${f.gateViews} views → ${f.unlocks} unlocks (${rate})${f.gateType === 'email' ? `, ${f.emailsCaptured} emails` : `, ${f.wrongPasswords} wrong passwords`}`,
+    );
   }
   const active = a.series.filter((p) => p.requests > 0);
   if (active.length) {
-    lines.push('', table([a.interval === 'day' ? 'DAY' : 'HOUR', 'VIEWS', 'VISITORS', 'REQUESTS', 'SENT'], active.map((p) => [a.interval === 'day' ? p.time.slice(0, 10) : p.time.slice(0, 16).replace('T', ' '), p.pageViews, p.visitors ?? '', p.requests, formatBytes(p.bytes)])));
+    lines.push(
+      '',
+      table(
+        [a.interval === 'day' ? 'DAY' : 'HOUR', 'VIEWS', 'VISITORS', 'REQUESTS', 'SENT'],
+        active.map((p) => [
+          a.interval === 'day' ? p.time.slice(0, 10) : p.time.slice(0, 16).replace('T', ' '),
+          p.pageViews,
+          p.visitors ?? '',
+          p.requests,
+          formatBytes(p.bytes),
+        ]),
+      ),
+    );
   }
   return lines.join('\n');
 }

@@ -1,5 +1,7 @@
-import type { Command } from 'commander';
 import { hostname } from 'node:os';
+
+import type { Command } from 'commander';
+
 import { StatichostClient } from '../../sdk';
 import { deleteConfig, readConfig, writeConfig } from '../config';
 import { CliError, Context, type Io, VERSION } from '../context';
@@ -16,9 +18,13 @@ interface SessionOptions {
 }
 
 function parseScopes(list: string): Scope[] {
-  const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length > 0) throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
+  if (scopes.length === 0 || unknown.length > 0)
+    throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
   return scopes as Scope[];
 }
 
@@ -50,7 +56,7 @@ async function storeTokenFor(
     workspace = opts.workspace
       ? all.find((w) => w.id === opts.workspace || w.name === opts.workspace)
       : // The personal workspace: the first one the user owns (register creates it with the account).
-        all.find((w) => w.role === 'owner') ?? all[0];
+        (all.find((w) => w.role === 'owner') ?? all[0]);
     if (!workspace) {
       throw new CliError(
         opts.workspace
@@ -62,15 +68,22 @@ async function storeTokenFor(
     }
   }
   const name = opts.tokenName || hostname() || 'statichost-cli';
-  const token = await jwt.call(
-    jwt.api.POST('/access-tokens', { body: { name, scopes }, headers: { 'X-Workspace-Id': workspace.id } }),
-  );
+  const token = await jwt.call(jwt.api.POST('/access-tokens', { body: { name, scopes }, headers: { 'X-Workspace-Id': workspace.id } }));
   const stored = await readConfig(ctx.configFile);
   await writeConfig(ctx.configFile, { ...stored, token: token.token, apiUrl: ctx.settings.apiUrl });
   // The token is what the CLI keeps; the session it was made with is not needed any more.
   await jwt.call(jwt.api.POST('/auth/logout', { body: {} })).catch(() => undefined);
   ctx.print(
-    { email: session.user.email, workspaceId: workspace.id, workspaceName: workspace.name, tokenId: token.id, tokenName: token.name, scopes: token.scopes, apiUrl: ctx.settings.apiUrl, configFile: ctx.configFile },
+    {
+      email: session.user.email,
+      workspaceId: workspace.id,
+      workspaceName: workspace.name,
+      tokenId: token.id,
+      tokenName: token.name,
+      scopes: token.scopes,
+      apiUrl: ctx.settings.apiUrl,
+      configFile: ctx.configFile,
+    },
     () =>
       [
         `Logged in to ${ctx.settings.apiUrl} as ${session.user.email}.`,
@@ -114,7 +127,10 @@ export function authCommands(program: Command, io: Io): void {
     const stored = await readConfig(ctx.configFile);
     await writeConfig(ctx.configFile, { ...stored, token, apiUrl: ctx.settings.apiUrl });
     ctx.print({ ...me, apiUrl: ctx.settings.apiUrl, configFile: ctx.configFile }, () =>
-      [`Logged in to ${ctx.settings.apiUrl} as token ${me.tokenId} of workspace ${me.workspaceId} (scopes: ${me.scopes.join(', ')}).`, `Saved to ${ctx.configFile}`].join('\n'),
+      [
+        `Logged in to ${ctx.settings.apiUrl} as token ${me.tokenId} of workspace ${me.workspaceId} (scopes: ${me.scopes.join(', ')}).`,
+        `Saved to ${ctx.configFile}`,
+      ].join('\n'),
     );
   });
 

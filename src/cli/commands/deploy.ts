@@ -1,11 +1,22 @@
-import type { Command } from 'commander';
-import { basename, dirname, join, relative, resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+
+import type { Command } from 'commander';
+
 import { withRandomSuffix } from '../../projects/slug';
-import { collectFiles, deployDigestFirst, hashFiles, preflightDeploy, StatichostApiError, type DeployPreflight, type LocalFile, type StatichostClient } from '../../sdk';
+import {
+  collectFiles,
+  deployDigestFirst,
+  type DeployPreflight,
+  hashFiles,
+  type LocalFile,
+  preflightDeploy,
+  StatichostApiError,
+  type StatichostClient,
+} from '../../sdk';
 import { CliError, Context, type Io } from '../context';
 import { formatBytes, slugFromName } from '../format';
-import { LINK_FILE, readLink, writeLink, type ProjectLink } from '../link';
+import { LINK_FILE, type ProjectLink, readLink, writeLink } from '../link';
 import { uploadProgress } from '../progress';
 import { resolveProject } from '../resolve';
 
@@ -57,7 +68,9 @@ async function checkBeforeUpload(
       // A name derived from the folder may be changed; one the user chose (or linked) may not.
       if (source !== 'folder' || (err.code !== 'slug_taken' && err.code !== 'invalid_slug') || attempt >= SLUG_ATTEMPTS) throw err;
       const next = withRandomSuffix(base);
-      ctx.note(`Project slug "${slug}" ${err.code === 'slug_taken' ? 'is taken by another workspace' : `cannot be used (${err.message})`}; using "${next}" instead.`);
+      ctx.note(
+        `Project slug "${slug}" ${err.code === 'slug_taken' ? 'is taken by another workspace' : `cannot be used (${err.message})`}; using "${next}" instead.`,
+      );
       slug = next;
     }
   }
@@ -97,9 +110,14 @@ export function deployCommand(program: Command, io: Io): void {
       }
 
       const collected = await collectFiles(target);
-      for (const s of collected.skipped.filter((x) => x.outside)) ctx.warn(`skipped ${s.path}: ${s.reason} (links out of the deployed folder are never followed)`);
+      for (const s of collected.skipped.filter((x) => x.outside))
+        ctx.warn(`skipped ${s.path}: ${s.reason} (links out of the deployed folder are never followed)`);
       if (collected.files.length === 0) {
-        throw new CliError(`${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`, 2, 'no_files');
+        throw new CliError(
+          `${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`,
+          2,
+          'no_files',
+        );
       }
       const totalBytes = collected.files.reduce((n, f) => n + f.size, 0);
       const files = await hashFiles(collected.files);
@@ -115,9 +133,17 @@ export function deployCommand(program: Command, io: Io): void {
         );
       }
 
-      ctx.note(`Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${slug}"`);
+      ctx.note(
+        `Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${slug}"`,
+      );
       const quiet = collected.skipped.filter((x) => !x.outside);
-      if (quiet.length > 0) ctx.note(`Skipped ${quiet.length}: ${quiet.slice(0, 5).map((s) => `${s.path} (${s.reason})`).join(', ')}${quiet.length > 5 ? ', ...' : ''}`);
+      if (quiet.length > 0)
+        ctx.note(
+          `Skipped ${quiet.length}: ${quiet
+            .slice(0, 5)
+            .map((s) => `${s.path} (${s.reason})`)
+            .join(', ')}${quiet.length > 5 ? ', ...' : ''}`,
+        );
 
       const bar = uploadProgress(io, !ctx.json);
       let asked = 0;
@@ -144,16 +170,39 @@ export function deployCommand(program: Command, io: Io): void {
           checked.preflight?.projectId ??
           (link?.project_slug === slug ? link.project_id : null) ??
           // A new project: its id, when the token may read projects.
-          (await resolveProject(client, slug).then((p) => p.id, () => null));
-        const next: ProjectLink = { project_slug: slug, project_id: projectId, workspace_id: checked.preflight?.workspaceId ?? link?.workspace_id ?? null, api_url: ctx.settings.apiUrl };
-        if (!link || link.project_slug !== next.project_slug || link.project_id !== next.project_id || link.workspace_id !== next.workspace_id || link.api_url !== next.api_url) {
+          (await resolveProject(client, slug).then(
+            (p) => p.id,
+            () => null,
+          ));
+        const next: ProjectLink = {
+          project_slug: slug,
+          project_id: projectId,
+          workspace_id: checked.preflight?.workspaceId ?? link?.workspace_id ?? null,
+          api_url: ctx.settings.apiUrl,
+        };
+        if (
+          !link ||
+          link.project_slug !== next.project_slug ||
+          link.project_id !== next.project_id ||
+          link.workspace_id !== next.workspace_id ||
+          link.api_url !== next.api_url
+        ) {
           await writeLink(folder, next);
-          ctx.note(`Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`);
+          ctx.note(
+            `Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`,
+          );
         }
       }
       const { deployment } = result;
       ctx.print(
-        { ...deployment, project: slug, files: result.files, uploaded_files: result.uploadedFiles, uploaded_bytes: result.uploadedBytes, skipped: collected.skipped },
+        {
+          ...deployment,
+          project: slug,
+          files: result.files,
+          uploaded_files: result.uploadedFiles,
+          uploaded_bytes: result.uploadedBytes,
+          skipped: collected.skipped,
+        },
         () =>
           [
             `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import { Context, type Io } from '../context';
 import { formatBytes, formatTime, pageNote, table } from '../format';
 import { projectFromFlagOrLink, resolveDeployment, resolveProject } from '../resolve';
@@ -7,30 +8,35 @@ import { pageOptions } from './shared';
 export function deploymentCommands(program: Command, io: Io): void {
   const deployments = program.command('deployments').description('List, promote (roll back to) and archive deployments');
 
-  pageOptions(
-    deployments
-      .command('list')
-      .description('List a project’s deployments, newest first')
-      .argument('<project>', 'slug or proj_ id'),
-  ).action(async (ref: string, opts: { page: number; limit: number }, cmd: Command) => {
-    const ctx = await Context.of(cmd, io);
-    const client = ctx.client();
-    const project = await resolveProject(client, ref);
-    const result = await client.call(
-      client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page: opts.page, limit: opts.limit } } }),
-    );
-    ctx.print(result, () =>
-      [
-        table(
-          ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'],
-          result.data.map((d) => [d.id, d.version, d.status, d.fileCount, formatBytes(d.size_bytes), formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at), formatTime(d.createdAt)]),
-        ),
-        pageNote(result.meta),
-      ]
-        .filter(Boolean)
-        .join('\n'),
-    );
-  });
+  pageOptions(deployments.command('list').description('List a project’s deployments, newest first').argument('<project>', 'slug or proj_ id')).action(
+    async (ref: string, opts: { page: number; limit: number }, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = await resolveProject(client, ref);
+      const result = await client.call(
+        client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page: opts.page, limit: opts.limit } } }),
+      );
+      ctx.print(result, () =>
+        [
+          table(
+            ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'],
+            result.data.map((d) => [
+              d.id,
+              d.version,
+              d.status,
+              d.fileCount,
+              formatBytes(d.size_bytes),
+              formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at),
+              formatTime(d.createdAt),
+            ]),
+          ),
+          pageNote(result.meta),
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    },
+  );
 
   deployments
     .command('promote')
@@ -61,7 +67,10 @@ export function deploymentCommands(program: Command, io: Io): void {
       const d = await client.call(
         client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
       );
-      ctx.print(d, () => `Archived version ${d.version} (${d.id})${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`);
+      ctx.print(
+        d,
+        () => `Archived version ${d.version} (${d.id})${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`,
+      );
     });
 
   // The same two actions at the top level, by version number, with the project from
@@ -86,7 +95,8 @@ export function deploymentCommands(program: Command, io: Io): void {
         opts.project,
         ref,
         'archive',
-        (d, project) => `Archived version ${d.version} (${d.id}) of ${project.slug}${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`,
+        (d, project) =>
+          `Archived version ${d.version} (${d.id}) of ${project.slug}${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`,
       ),
     );
 

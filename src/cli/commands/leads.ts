@@ -1,7 +1,9 @@
-import type { Command } from 'commander';
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
+import type { Command } from 'commander';
+
 import type { components, StatichostClient } from '../../sdk';
 import { Context, type Io } from '../context';
 import { formatTime, pageNote, table } from '../format';
@@ -11,10 +13,7 @@ import { pageOptions } from './shared';
 export type LeadsPage = components['schemas']['LeadsPageDto'] | components['schemas']['WorkspaceLeadsPageDto'];
 
 /** One project's leads, or (without a project) the workspace's across projects, each naming its project. */
-export async function listLeads(
-  client: StatichostClient,
-  options: { projectId?: string; search?: string; page?: number; limit?: number },
-): Promise<LeadsPage> {
+export async function listLeads(client: StatichostClient, options: { projectId?: string; search?: string; page?: number; limit?: number }): Promise<LeadsPage> {
   const query = { page: options.page, limit: options.limit, search: options.search };
   return options.projectId
     ? client.call(client.api.GET('/projects/{projectId}/gate/leads', { params: { path: { projectId: options.projectId }, query } }))
@@ -39,8 +38,14 @@ export function leadCommands(program: Command, io: Io): void {
     ctx.print(result, () =>
       [
         projectId
-          ? table(['ID', 'EMAIL', 'CAPTURED'], result.data.map((l) => [l.id, l.email, formatTime(l.capturedAt)]))
-          : table(['ID', 'EMAIL', 'PROJECT', 'CAPTURED'], result.data.map((l) => [l.id, l.email, 'projectSlug' in l ? l.projectSlug : '', formatTime(l.capturedAt)])),
+          ? table(
+              ['ID', 'EMAIL', 'CAPTURED'],
+              result.data.map((l) => [l.id, l.email, formatTime(l.capturedAt)]),
+            )
+          : table(
+              ['ID', 'EMAIL', 'PROJECT', 'CAPTURED'],
+              result.data.map((l) => [l.id, l.email, 'projectSlug' in l ? l.projectSlug : '', formatTime(l.capturedAt)]),
+            ),
         pageNote(result.meta),
       ]
         .filter(Boolean)
@@ -59,7 +64,10 @@ export function leadCommands(program: Command, io: Io): void {
       const client = ctx.client();
       const project = await resolveProject(client, opts.project);
       const csv = await client.call(
-        client.api.GET('/projects/{projectId}/gate/leads/export', { params: { path: { projectId: project.id }, query: { search: opts.search } }, parseAs: 'stream' }),
+        client.api.GET('/projects/{projectId}/gate/leads/export', {
+          params: { path: { projectId: project.id }, query: { search: opts.search } },
+          parseAs: 'stream',
+        }),
       );
       const body = Readable.fromWeb(csv as import('node:stream/web').ReadableStream);
       if (opts.output) {

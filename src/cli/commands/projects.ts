@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { Context, CliError, type Io } from '../context';
+
+import { CliError, Context, type Io } from '../context';
 import { formatTime, pageNote, table } from '../format';
 import { listProjects, type ProjectRecord, resolveProject } from '../resolve';
 import { confirm, pageOptions } from './shared';
@@ -7,25 +8,23 @@ import { confirm, pageOptions } from './shared';
 export function projectCommands(program: Command, io: Io): void {
   const projects = program.command('projects').description('List, create and delete projects');
 
-  pageOptions(
-    projects
-      .command('list')
-      .description('List the workspace’s projects, newest first'),
-  ).action(async (opts: { page: number; limit: number }, cmd: Command) => {
-    const ctx = await Context.of(cmd, io);
-    const result = await listProjects(ctx.client(), opts.page, opts.limit);
-    ctx.print(result, () =>
-      [
-        table(
-          ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'],
-          result.data.map((p) => [p.id, p.slug, p.name, p.gate_type, p.liveDeploymentId, p.url, formatTime(p.createdAt)]),
-        ),
-        pageNote(result.meta),
-      ]
-        .filter(Boolean)
-        .join('\n'),
-    );
-  });
+  pageOptions(projects.command('list').description('List the workspace’s projects, newest first')).action(
+    async (opts: { page: number; limit: number }, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const result = await listProjects(ctx.client(), opts.page, opts.limit);
+      ctx.print(result, () =>
+        [
+          table(
+            ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'],
+            result.data.map((p) => [p.id, p.slug, p.name, p.gate_type, p.liveDeploymentId, p.url, formatTime(p.createdAt)]),
+          ),
+          pageNote(result.meta),
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      );
+    },
+  );
 
   projects
     .command('create')
@@ -57,5 +56,4 @@ export function projectCommands(program: Command, io: Io): void {
       await client.call(client.api.DELETE('/projects/{projectId}', { params: { path: { projectId: project.id } } }));
       ctx.print({ id: project.id, slug: project.slug, deleted: true }, () => `Deleted project ${project.slug} (${project.id})`);
     });
-
 }

@@ -1,6 +1,8 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+
+import { type Command, InvalidArgumentError } from 'commander';
+
 import { CliError, type Io } from '../context';
 
 export function positiveInt(value: string): number {

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+
 import type { StatichostClient } from '../../sdk';
 import { CliError, Context, type Io } from '../context';
 import { table } from '../format';
@@ -25,12 +26,19 @@ async function updateProject(client: StatichostClient, projectId: string, body: 
 }
 
 function records(list: DomainRecord[] | null | undefined): string {
-  return list && list.length > 0 ? table(['TYPE', 'NAME', 'VALUE'], list.map((r) => [r.type, r.name, r.value])) : '';
+  return list && list.length > 0
+    ? table(
+        ['TYPE', 'NAME', 'VALUE'],
+        list.map((r) => [r.type, r.name, r.value]),
+      )
+    : '';
 }
 
 /** gate and domain: what the dashboard's project settings do, and what needed curl before. */
 export function siteCommands(program: Command, io: Io): void {
-  const gate = program.command('gate').description('Who may open the site: everyone (none), visitors with a password, or visitors who leave an email (needs the admin scope)');
+  const gate = program
+    .command('gate')
+    .description('Who may open the site: everyone (none), visitors with a password, or visitors who leave an email (needs the admin scope)');
   projectOption(
     gate
       .command('set')
@@ -82,27 +90,37 @@ export function siteCommands(program: Command, io: Io): void {
       const project = await projectFromFlagOrLink(client, opts.project);
       const result = (await client.call(
         client.api.POST('/projects/{projectId}/verify-domain', { params: { path: { projectId: project.id } }, body: {} }),
-      )) as unknown as { verified: boolean; custom_domain?: string; domainStatus: string; records: { type: string; name: string; expected?: string; found?: string[] | string | null; ok: boolean; error?: string | null }[] };
+      )) as unknown as {
+        verified: boolean;
+        custom_domain?: string;
+        domainStatus: string;
+        records: { type: string; name: string; expected?: string; found?: string[] | string | null; ok: boolean; error?: string | null }[];
+      };
       ctx.print(result, () =>
         [
-          result.verified ? `${result.custom_domain ?? 'The domain'} is verified and served.` : `${result.custom_domain ?? 'The domain'} is not verified yet (${result.domainStatus}).`,
+          result.verified
+            ? `${result.custom_domain ?? 'The domain'} is verified and served.`
+            : `${result.custom_domain ?? 'The domain'} is not verified yet (${result.domainStatus}).`,
           table(
             ['TYPE', 'NAME', 'EXPECTED', 'FOUND', 'OK'],
-            result.records.map((r) => [r.type, r.name, r.expected, Array.isArray(r.found) ? r.found.join(', ') : r.found ?? r.error, r.ok ? 'yes' : 'no']),
+            result.records.map((r) => [r.type, r.name, r.expected, Array.isArray(r.found) ? r.found.join(', ') : (r.found ?? r.error), r.ok ? 'yes' : 'no']),
           ),
         ].join('\n'),
       );
       // Scripts can wait for DNS with `until statichost domain verify; do sleep 60; done`.
-      if (!result.verified) throw new CliError(`${result.custom_domain ?? 'The domain'} is not verified yet: its TXT record was not found`, 1, 'domain_not_verified');
+      if (!result.verified)
+        throw new CliError(`${result.custom_domain ?? 'The domain'} is not verified yet: its TXT record was not found`, 1, 'domain_not_verified');
     },
   );
 
-  projectOption(domain.command('remove').description('Detach the host name; the site stays at its own address')).action(async (opts: { project?: string }, cmd: Command) => {
-    const ctx = await Context.of(cmd, io);
-    const client = ctx.client();
-    const project = (await projectFromFlagOrLink(client, opts.project)) as ProjectWithDomain;
-    if (!project.custom_domain) throw new CliError(`${project.slug} has no custom domain`, 1, 'no_custom_domain');
-    const updated = await updateProject(client, project.id, { custom_domain: null });
-    ctx.print(updated, () => `Removed ${project.custom_domain} from ${updated.slug}; it is served at ${updated.url}`);
-  });
+  projectOption(domain.command('remove').description('Detach the host name; the site stays at its own address')).action(
+    async (opts: { project?: string }, cmd: Command) => {
+      const ctx = await Context.of(cmd, io);
+      const client = ctx.client();
+      const project = (await projectFromFlagOrLink(client, opts.project)) as ProjectWithDomain;
+      if (!project.custom_domain) throw new CliError(`${project.slug} has no custom domain`, 1, 'no_custom_domain');
+      const updated = await updateProject(client, project.id, { custom_domain: null });
+      ctx.print(updated, () => `Removed ${project.custom_domain} from ${updated.slug}; it is served at ${updated.url}`);
+    },
+  );
 }

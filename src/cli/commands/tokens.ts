@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+
 import { CliError, Context, type Io } from '../context';
 import { formatTime, pageNote, table } from '../format';
 import { resolveProject } from '../resolve';
@@ -27,9 +28,13 @@ export function tokenCommands(program: Command, io: Io): void {
     .option('--project <project>', 'bind the token to one project (slug or proj_ id)')
     .action(async (name: string, opts: { scopes: string; expires?: string; project?: string }, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
-      const scopes = opts.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = opts.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (scopes.length === 0 || unknown.length > 0) throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
+      if (scopes.length === 0 || unknown.length > 0)
+        throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
       const client = ctx.client();
       const projectId = opts.project ? (await resolveProject(client, opts.project)).id : undefined;
       const created = await client.call(
@@ -56,7 +61,15 @@ export function tokenCommands(program: Command, io: Io): void {
       [
         table(
           ['ID', 'NAME', 'SCOPES', 'PREFIX', 'PROJECT', 'EXPIRES', 'LAST USED'],
-          result.data.map((t) => [t.id, t.name, t.scopes.join(','), t.prefix, t.projectId, t.expires_at ? formatTime(t.expires_at) : 'never', formatTime(t.lastUsedAt)]),
+          result.data.map((t) => [
+            t.id,
+            t.name,
+            t.scopes.join(','),
+            t.prefix,
+            t.projectId,
+            t.expires_at ? formatTime(t.expires_at) : 'never',
+            formatTime(t.lastUsedAt),
+          ]),
         ),
         pageNote(result.meta),
       ]

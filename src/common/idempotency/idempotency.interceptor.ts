@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
+
 import { CallHandler, createParamDecorator, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
-import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+
 import type { Principal } from '../../auth/principal';
 import { canonicalJson } from './canonical-json';
-import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
 import { idempotencyError } from './idempotency.errors';
+import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const CLAIM = Symbol('idempotency claim');
@@ -40,8 +42,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       res.setHeader('Idempotent-Replayed', 'true');
       return of(start.body);
     }
-    const status: number =
-      Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const status: number = Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
     const claim: IdempotencyClaim = { workspaceId, key, createdAt: start.createdAt, status, completed: false };
     (req as RequestWithClaim)[CLAIM] = claim;
     return next.handle().pipe(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../errors';
+
 import { Clock } from '../time';
 import { idempotencyError } from './idempotency.errors';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -75,7 +75,10 @@ export class IdempotencyService {
    */
   async completeIn(m: EntityManager, claim: IdempotencyClaim, body: unknown): Promise<void> {
     if (!(await this.keys.completeClaim(m, claim, claim.status, body))) {
-      throw idempotencyError('idempotency_key_in_progress', `Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`);
+      throw idempotencyError(
+        'idempotency_key_in_progress',
+        `Idempotency-Key "${claim.key}" was taken over by a retry while this request ran; nothing was done`,
+      );
     }
     claim.completed = true;
   }

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** Verification state of custom domains (src/domains). */
 export class CustomDomains1763770005000 implements MigrationInterface {
@@ -12,8 +12,12 @@ export class CustomDomains1763770005000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "projects" ADD "domain_failing_since" TIMESTAMP(3) WITH TIME ZONE`);
     await queryRunner.query(`CREATE INDEX "IDX_projects_domain_recheck" ON "projects"  ("domain_checked_at") WHERE "domain_status" = 'verified'`);
     // Names attached before verification existed start pending, each with a fresh token (32 hex digits, like newDomainToken()).
-    await queryRunner.query(`UPDATE "projects" SET "domain_status" = 'pending', "domain_token" = replace(gen_random_uuid()::text, '-', '') WHERE "custom_domain" IS NOT NULL`);
-    await queryRunner.query(`ALTER TABLE "projects" ADD CONSTRAINT "CHK_projects_domain_state" CHECK (("custom_domain" IS NULL) = ("domain_status" IS NULL) AND ("custom_domain" IS NULL) = ("domain_token" IS NULL))`);
+    await queryRunner.query(
+      `UPDATE "projects" SET "domain_status" = 'pending', "domain_token" = replace(gen_random_uuid()::text, '-', '') WHERE "custom_domain" IS NOT NULL`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "projects" ADD CONSTRAINT "CHK_projects_domain_state" CHECK (("custom_domain" IS NULL) = ("domain_status" IS NULL) AND ("custom_domain" IS NULL) = ("domain_token" IS NULL))`,
+    );
     await queryRunner.query(`ALTER TABLE "projects" ADD CONSTRAINT "CHK_projects_domain_status" CHECK ("domain_status" IN ('pending', 'verified', 'failed'))`);
   }
 

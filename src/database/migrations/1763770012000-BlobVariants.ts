@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
 /** Compressed copies of a blob (Brotli, gzip): their sizes, and when they were computed. */
 export class BlobVariants1763770012000 implements MigrationInterface {

@@ -2,10 +2,10 @@
 import { Identity1763770000000 } from './1763770000000-Identity';
 import { ProjectsDeployments1763770001000 } from './1763770001000-ProjectsDeployments';
 import { GateRateLimits1763770002000 } from './1763770002000-GateRateLimits';
+import { Leads1763770003000 } from './1763770003000-Leads';
 import { Billing1763770004000 } from './1763770004000-Billing';
 import { CustomDomains1763770005000 } from './1763770005000-CustomDomains';
 import { WorkspaceBlobs1763770006000 } from './1763770006000-WorkspaceBlobs';
-import { Leads1763770003000 } from './1763770003000-Leads';
 import { LeadDomains1763770007000 } from './1763770007000-LeadDomains';
 import { Outbox1763770010000 } from './1763770010000-Outbox';
 import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';

@@ -1,5 +1,6 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+
 import { PROJECT_TYPES, ProjectType } from '../../projects/project.entity';
 
 export const ENCODINGS = ['utf8', 'base64'] as const;
@@ -26,7 +27,8 @@ export class DigestDeployFileDto {
   @ApiProperty({
     example: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     pattern: '^[0-9a-fA-F]{64}$',
-    description: 'SHA-256 of a blob this workspace uploaded with `PUT /v1/blobs/{sha256}` or already deployed; any other hash: 400 `missing_blobs` listing them',
+    description:
+      'SHA-256 of a blob this workspace uploaded with `PUT /v1/blobs/{sha256}` or already deployed; any other hash: 400 `missing_blobs` listing them',
   })
   sha256: string;
 

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
 
 /**

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { DOMAIN_STATUSES, type DomainStatus } from '../domain-check';
 
 /** Response shape of verify-domain, for the OpenAPI document; domain.view.ts builds it. */

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+
 import { MAX_LIMIT, PageQueryDto } from '../../common/pagination';
 import { MAX_EMAIL_LENGTH } from '../email-address';
 

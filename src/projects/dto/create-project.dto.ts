@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+
 import { GATE_TYPES, GateType, PROJECT_TYPES, ProjectType } from '../project.entity';
 
 export class CreateProjectDto {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
-import { GATE_TYPES, PROJECT_TYPES, type GateType, type ProjectType } from '../project.entity';
+import { GATE_TYPES, type GateType, PROJECT_TYPES, type ProjectType } from '../project.entity';
 
 /**
  * Response shapes of the project routes, for the OpenAPI document (and so the SDK's

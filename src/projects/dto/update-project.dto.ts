@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+
 import { OptionalNotNull } from '../../common/validation';
 import { GATE_TYPES, GateType } from '../project.entity';
 
@@ -28,7 +29,12 @@ export class UpdateProjectDto {
   @MaxLength(256)
   password?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'www.example.com', description: 'Host name to serve the project at once verified; null detaches it' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'www.example.com',
+    description: 'Host name to serve the project at once verified; null detaches it',
+  })
   @ValidateIf((o: UpdateProjectDto) => o.custom_domain !== null)
   @IsOptional()
   @IsString()

@@ -5,14 +5,16 @@
  * `--check` writes nothing and exits 1 when the committed files are out of date.
  */
 import 'reflect-metadata';
+
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+
 import { buildOpenApiDocument, createApp } from '../../app.factory';
+import { freePort } from '../../common/free-port';
 import { startEmbeddedPostgres } from '../../database/embedded-postgres';
 import { documentText } from './document-text';
 import { openApiToTypeScript } from './openapi-to-typescript';
-import { freePort } from '../../common/free-port';
 
 const GENERATED_DIR = join(__dirname, '..', 'generated');
 export const DOCUMENT_FILE = join(GENERATED_DIR, 'openapi.json');

@@ -4,6 +4,7 @@
  * document (openapi-typescript is ESM inside, which jest cannot load).
  */
 import { text } from 'node:stream/consumers';
+
 import { openApiToTypeScript } from './openapi-to-typescript';
 
 text(process.stdin)

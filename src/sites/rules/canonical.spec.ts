@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+
 import { normaliseDeployPath } from '../../deployments/file-path';
 import { parseRequestPath } from '../request-path';
-import { pathHasFile, resolveCanonical, resolveSitePath, rewriteTargetFile, SiteAnswer } from './canonical';
+import { pathHasFile, resolveCanonical, resolveSitePath, rewriteTargetFile, type SiteAnswer } from './canonical';
 
 const site = (...files: string[]) => {
   const set = new Set(files);
@@ -66,7 +67,10 @@ describe('resolveCanonical (Cloudflare Pages route matching)', () => {
     const ext = fc.constantFrom('', '.html', '.html', '.js', '.html.html');
     const file = fc.tuple(fc.array(segment, { minLength: 0, maxLength: 3 }), segment, ext).map(([dirs, name, e]) => [...dirs, `${name}${e}`].join('/'));
     const files = fc.uniqueArray(file, { maxLength: 12 }).map((list) => list.filter((p) => safeDeployPath(p)));
-    const request = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'index', 'about', 'x.y', '.html', 'é', 'about.html', 'index.html', 'a.js'), { maxLength: 4 }), fc.boolean());
+    const request = fc.tuple(
+      fc.array(fc.constantFrom('a', 'b', 'index', 'about', 'x.y', '.html', 'é', 'about.html', 'index.html', 'a.js'), { maxLength: 4 }),
+      fc.boolean(),
+    );
 
     function follow(path: string, has: (p: string) => boolean): { answer: SiteAnswer | null; steps: number } {
       let current = path;

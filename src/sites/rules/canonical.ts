@@ -20,10 +20,7 @@ import { candidatePaths } from '../request-path';
 import { notFoundAnswer } from './not-found';
 import { encodePathValue, safeQuery } from './pattern';
 
-export type SiteAnswer =
-  | { kind: 'file'; path: string; status: 200 | 404 }
-  | { kind: 'redirect'; location: string; status: 308 }
-  | { kind: 'not_found' };
+export type SiteAnswer = { kind: 'file'; path: string; status: 200 | 404 } | { kind: 'redirect'; location: string; status: 308 } | { kind: 'not_found' };
 
 type Found = { kind: 'file'; path: string } | { kind: 'redirect'; to: string };
 

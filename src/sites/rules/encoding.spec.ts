@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { chooseEncoding, etagFor, isCompressible, matchesIfNoneMatch, notModifiedEtag } from './encoding';
 
 describe('chooseEncoding', () => {
@@ -34,7 +35,12 @@ describe('chooseEncoding', () => {
   it('only ever picks identity or an available encoding', () => {
     const token = fc.constantFrom('br', 'gzip', 'identity', '*', 'deflate', 'zstd');
     const q = fc.constantFrom('', ';q=0', ';q=0.5', ';q=1', ';q=0.001');
-    const header = fc.array(fc.tuple(token, q).map(([t, w]) => t + w), { maxLength: 5 }).map((a) => a.join(', '));
+    const header = fc
+      .array(
+        fc.tuple(token, q).map(([t, w]) => t + w),
+        { maxLength: 5 },
+      )
+      .map((a) => a.join(', '));
     const available = fc.subarray(['br', 'gzip'] as const);
     fc.assert(
       fc.property(header, available, (h, av) => {

@@ -1,4 +1,4 @@
-import { applyHeaderChanges, gatedHeaderChanges, HeaderRules, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
+import { applyHeaderChanges, gatedHeaderChanges, type HeaderRules, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
 
 function rules(text: string): HeaderRules {
   const result = parseHeaders(Buffer.from(text));
@@ -96,7 +96,9 @@ describe('parseHeaders', () => {
 
   it('refuses a line over 2,000 characters, and a file that is not UTF-8', () => {
     expect(errorsOf(`/a\n  X: ${'v'.repeat(2000)}`)).toEqual([{ line: 2, message: 'line is 2005 characters long; the limit is 2000' }]);
-    expect(errorsOf(Buffer.concat([Buffer.from('/a\n  X: '), Buffer.from([0xff])]))).toEqual([{ line: 2, message: '_headers is not valid UTF-8 (save it as UTF-8)' }]);
+    expect(errorsOf(Buffer.concat([Buffer.from('/a\n  X: '), Buffer.from([0xff])]))).toEqual([
+      { line: 2, message: '_headers is not valid UTF-8 (save it as UTF-8)' },
+    ]);
   });
 });
 
@@ -117,14 +119,18 @@ describe('headersFor', () => {
   });
 
   it('removes a header set by an earlier block, and lets a later block set it again', () => {
-    const r = rules("/*\n  Content-Security-Policy: default-src 'self'\n/*.jpg\n  ! Content-Security-Policy\n/special.jpg\n  content-security-policy: img-src *");
+    const r = rules(
+      "/*\n  Content-Security-Policy: default-src 'self'\n/*.jpg\n  ! Content-Security-Policy\n/special.jpg\n  content-security-policy: img-src *",
+    );
     expect(headersFor(r, 'a.html')).toEqual({ set: [['Content-Security-Policy', "default-src 'self'"]], remove: [] });
     expect(headersFor(r, 'a.jpg')).toEqual({ set: [], remove: ['content-security-policy'] });
     expect(headersFor(r, 'special.jpg')).toEqual({ set: [['content-security-policy', 'img-src *']], remove: [] });
   });
 
   it('joins the same header twice in one block', () => {
-    expect(headersFor(rules('/*\n  Link: </a.css>; rel=preload\n  link: </b.js>; rel=preload'), '').set).toEqual([['Link', '</a.css>; rel=preload, </b.js>; rel=preload']]);
+    expect(headersFor(rules('/*\n  Link: </a.css>; rel=preload\n  link: </b.js>; rel=preload'), '').set).toEqual([
+      ['Link', '</a.css>; rel=preload, </b.js>; rel=preload'],
+    ]);
   });
 
   it('substitutes captures into values, percent-encoded', () => {
@@ -178,6 +184,13 @@ describe('gatedHeaderChanges', () => {
       'Vary',
       'Cookie, Accept-Language',
     ]);
-    expect(applyHeaderChanges(gatedBase, gatedHeaderChanges(headersFor(r, 'a')))).toEqual(['Cache-Control', 'private, no-store', 'X-Frame-Options', 'DENY', 'Vary', 'Cookie, Accept-Language']);
+    expect(applyHeaderChanges(gatedBase, gatedHeaderChanges(headersFor(r, 'a')))).toEqual([
+      'Cache-Control',
+      'private, no-store',
+      'X-Frame-Options',
+      'DENY',
+      'Vary',
+      'Cookie, Accept-Language',
+    ]);
   });
 });

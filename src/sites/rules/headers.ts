@@ -20,8 +20,9 @@
  * Limits are Cloudflare's: 100 blocks, 2,000 characters a line.
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { Captures, compilePathPattern, compileTemplate, matchPathPattern, PathPattern, TemplatePart } from './pattern';
-import { lineProblem, ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
+
+import { type Captures, compilePathPattern, compileTemplate, matchPathPattern, type PathPattern, type TemplatePart } from './pattern';
+import { lineProblem, type ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
 
 export const MAX_HEADER_RULES = 100;
 export const MAX_HEADER_LINE_CHARS = 2000;
@@ -126,7 +127,8 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
       const name = trimmed.slice(1).trim();
       const bad = nameProblem(name);
       if (bad) return errors.add(line, bad);
-      if (name.toLowerCase() === 'vary') return errors.add(line, 'cannot remove Vary: the server sets it when an answer depends on the request (compression, the gate)');
+      if (name.toLowerCase() === 'vary')
+        return errors.add(line, 'cannot remove Vary: the server sets it when an answer depends on the request (compression, the gate)');
       current.remove.push(name.toLowerCase());
       return;
     }

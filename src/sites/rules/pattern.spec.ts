@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { compilePathPattern, compileTemplate, encodePathValue, matchPathPattern, PathPattern, safeQuery } from './pattern';
+
+import { compilePathPattern, compileTemplate, encodePathValue, matchPathPattern, type PathPattern, safeQuery } from './pattern';
 
 function pattern(raw: string): PathPattern {
   const p = compilePathPattern(raw);

@@ -101,16 +101,17 @@ export function compilePathPattern(raw: string): PathPattern | { error: string }
   const probe = tokens.map((t) => (t.kind === 'text' ? t.raw : 'x')).join('');
   const probePath = parseRequestPath(probe);
   if (probePath === null) {
-    return { error: 'is not a path any request could have (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)' };
+    return {
+      error:
+        'is not a path any request could have (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)',
+    };
   }
   if (names.length === 0) return { source: raw, path: probePath, prefix: `/${probePath}`, names };
 
   const decoded = tokens.map((t) => (t.kind === 'text' ? decodeURIComponent(t.raw).normalize('NFC') : undefined));
   const firstDynamic = tokens.findIndex((t) => t.kind !== 'text');
   const prefix = decoded.slice(0, firstDynamic).join('');
-  const body = tokens
-    .map((t, i) => (t.kind === 'text' ? decoded[i]!.replace(REGEX_SPECIAL, '\\$&') : t.kind === 'splat' ? '(.*)' : '([^/]+)'))
-    .join('');
+  const body = tokens.map((t, i) => (t.kind === 'text' ? decoded[i]!.replace(REGEX_SPECIAL, '\\$&') : t.kind === 'splat' ? '(.*)' : '([^/]+)')).join('');
   return { source: raw, regex: new RegExp(`^${body}$`, 's'), prefix, names };
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
+
 import { parseRequestPath } from '../request-path';
-import { matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, RedirectRules } from './redirects';
+import { matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
 import { MAX_REPORTED_ERRORS } from './rule-file';
 
 function rules(text: string): RedirectRules {
@@ -134,9 +135,7 @@ describe('parseRedirects', () => {
     const statics = Array.from({ length: MAX_STATIC_REDIRECTS }, (_, i) => `/s${i} /t${i}`);
     const dynamics = Array.from({ length: MAX_DYNAMIC_REDIRECTS }, (_, i) => `/d${i}/* /t${i}/:splat`);
     expect(rules([...statics, ...dynamics].join('\n')).rules).toHaveLength(2100);
-    expect(errorsOf([...statics, '/one-more /x', ...dynamics].join('\n'))).toEqual([
-      { line: 2001, message: 'is static rule number 2001; the limit is 2000' },
-    ]);
+    expect(errorsOf([...statics, '/one-more /x', ...dynamics].join('\n'))).toEqual([{ line: 2001, message: 'is static rule number 2001; the limit is 2000' }]);
     expect(errorsOf([...dynamics, '/more/:x /x', ...statics].join('\n'))).toEqual([
       { line: 101, message: 'is dynamic rule number 101 (with "*" or a placeholder); the limit is 100' },
     ]);
@@ -160,7 +159,9 @@ describe('matchRedirect', () => {
   });
 
   it('substitutes the splat and placeholders', () => {
-    const r = rules(['/news/* /blog/:splat', '/posts/:year/:slug /blog/:year/:slug.html 302', '/docs/* https://docs.example.com/v2/:splat?from=:splat'].join('\n'));
+    const r = rules(
+      ['/news/* /blog/:splat', '/posts/:year/:slug /blog/:year/:slug.html 302', '/docs/* https://docs.example.com/v2/:splat?from=:splat'].join('\n'),
+    );
     expect(go(r, '/news/2004/01/my-story')).toMatchObject({ location: '/blog/2004/01/my-story' });
     expect(go(r, '/news/')).toMatchObject({ location: '/blog/' });
     expect(go(r, '/news')).toBeNull();
@@ -266,7 +267,9 @@ describe('matchRedirect', () => {
       fc.assert(
         fc.property(literal, fc.boolean(), (path, exists) => {
           const got = matchRedirect(r, path, '', () => exists);
-          const naive = r.rules.find((rule) => (rule.force || !exists) && (rule.pattern.path !== undefined ? rule.pattern.path === path : rule.pattern.regex!.test(`/${path}`)));
+          const naive = r.rules.find(
+            (rule) => (rule.force || !exists) && (rule.pattern.path !== undefined ? rule.pattern.path === path : rule.pattern.regex!.test(`/${path}`)),
+          );
           expect(got?.line).toBe(naive?.line);
         }),
       );

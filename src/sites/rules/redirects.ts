@@ -28,8 +28,17 @@
  * splat or placeholder), 1,000 characters a line.
  */
 import { parseRequestPath } from '../request-path';
-import { Captures, compilePathPattern, compileTemplate, encodePathValue, matchPathPattern, PathPattern, safeQuery, TemplatePart } from './pattern';
-import { lineProblem, ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
+import {
+  type Captures,
+  compilePathPattern,
+  compileTemplate,
+  encodePathValue,
+  matchPathPattern,
+  type PathPattern,
+  safeQuery,
+  type TemplatePart,
+} from './pattern';
+import { lineProblem, type ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
 
 export const MAX_STATIC_REDIRECTS = 2000;
 export const MAX_DYNAMIC_REDIRECTS = 100;
@@ -109,7 +118,10 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     if (comment !== -1) tokens = tokens.slice(0, comment);
     if (tokens.length < 2) return errors.add(line, `has only ${quote(tokens[0])}; a rule is "source destination [status]", e.g. "/old /new 301"`);
     if (tokens.length > 3) {
-      return errors.add(line, `has ${tokens.length} fields; a rule is "source destination [status]" (conditions such as query parameters, Country=, Language=, Role= or Cookie= are not supported)`);
+      return errors.add(
+        line,
+        `has ${tokens.length} fields; a rule is "source destination [status]" (conditions such as query parameters, Country=, Language=, Role= or Cookie= are not supported)`,
+      );
     }
     const [source, destination, statusText = '301'] = tokens;
 
@@ -172,7 +184,9 @@ function compileDestination(raw: string, status: number, pattern: PathPattern): 
   const parts = splitUrl(raw);
   if (/^https?:\/\//i.test(raw)) {
     if (isRewrite(status)) {
-      return { error: `is another site; status ${status} serves a file of this deployment (proxying is not supported), use a redirect status such as 301 or 302` };
+      return {
+        error: `is another site; status ${status} serves a file of this deployment (proxying is not supported), use a redirect status such as 301 or 302`,
+      };
     }
     const authority = raw.slice(raw.indexOf('//') + 2).split(/[/?#]/, 1)[0];
     if (compileTemplate(authority, names).some((p) => p.kind === 'value')) {
@@ -186,7 +200,12 @@ function compileDestination(raw: string, status: number, pattern: PathPattern): 
     }
     if (!url.hostname) return { error: 'has no host' };
     if (url.username || url.password) return { error: 'contains credentials ("user:password@"); remove them' };
-    return { kind: 'url', path: compileTemplate(parts.path, names), query: compileTemplate(parts.query, names), fragment: compileTemplate(parts.fragment, names) };
+    return {
+      kind: 'url',
+      path: compileTemplate(parts.path, names),
+      query: compileTemplate(parts.query, names),
+      fragment: compileTemplate(parts.fragment, names),
+    };
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) return { error: 'uses a scheme other than http or https' };
   if (raw.startsWith('//') || raw.startsWith('/\\')) {
@@ -199,7 +218,10 @@ function compileDestination(raw: string, status: number, pattern: PathPattern): 
   const path = compileTemplate(parts.path, names);
   const probe = path.map((p) => (p.kind === 'text' ? p.raw : 'x')).join('');
   if (parseRequestPath(probe) === null) {
-    return { error: 'is not a path inside the site (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)' };
+    return {
+      error:
+        'is not a path inside the site (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)',
+    };
   }
   const decodedPath = path.map((p): TemplatePart => (p.kind === 'text' ? { kind: 'text', raw: decodeURIComponent(p.raw).normalize('NFC') } : p));
   return { kind: 'path', path, decodedPath, query: compileTemplate(parts.query, names), fragment: compileTemplate(parts.fragment, names) };

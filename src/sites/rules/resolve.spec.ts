@@ -1,4 +1,4 @@
-import { parseRedirects, RedirectRules } from './redirects';
+import { parseRedirects, type RedirectRules } from './redirects';
 import { findRedirectLoops, resolveRequest } from './resolve';
 
 const site = (...files: string[]) => {

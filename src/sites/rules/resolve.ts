@@ -8,16 +8,14 @@
  * `has` that does not see them (RULE_FILES).
  */
 import { parseRequestPath } from '../request-path';
-import { resolveSitePath, pathHasFile, rewriteTargetFile } from './canonical';
-import { matchRedirect, RedirectRules } from './redirects';
-import { RuleError } from './rule-file';
+import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
+import { matchRedirect, type RedirectRules } from './redirects';
+import { type RuleError } from './rule-file';
 
 export const RULE_FILES: ReadonlySet<string> = new Set(['_redirects', '_headers']);
 
 export type Resolution =
-  | { kind: 'file'; path: string; status: 200 | 404 }
-  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
-  | { kind: 'not_found' };
+  { kind: 'file'; path: string; status: 200 | 404 } | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string } | { kind: 'not_found' };
 
 const NOT_FOUND: Resolution = { kind: 'not_found' };
 

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, MaxLength } from 'class-validator';
-import { ROLES, type Role } from '../../auth/principal';
+
+import { type Role, ROLES } from '../../auth/principal';
 import { type Email, ToEmail } from '../../users/email';
 
 export class InviteMemberDto {

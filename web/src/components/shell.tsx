@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
+
 import { api, call, useWorkspaceHeader } from '../api';
 import { onSessionEnded, refreshSession, signOut } from '../session';
 import { ErrorNote, Loading } from './ui';
@@ -47,7 +48,12 @@ export function Shell() {
     () =>
       onSessionEnded(() => {
         queryClient.clear();
-        void navigate(signInPath(window.location.pathname.startsWith('/app') ? { pathname: window.location.pathname.slice(4) || '/', search: window.location.search } : location), { replace: true });
+        void navigate(
+          signInPath(
+            window.location.pathname.startsWith('/app') ? { pathname: window.location.pathname.slice(4) || '/', search: window.location.search } : location,
+          ),
+          { replace: true },
+        );
       }),
     [navigate, queryClient, location],
   );

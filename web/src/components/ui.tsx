@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
+
 import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
 
@@ -42,11 +43,7 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 /** One labelled input; every input in the app goes through this, so none lacks a label. */
-export function Field({
-  label,
-  hint,
-  ...input
-}: { label: string; hint?: ReactNode } & React.InputHTMLAttributes<HTMLInputElement>) {
+export function Field({ label, hint, ...input }: { label: string; hint?: ReactNode } & React.InputHTMLAttributes<HTMLInputElement>) {
   const id = useId();
   return (
     <div className="field">
@@ -204,7 +201,12 @@ export function Pager({ page, totalPages, onPage, label = 'Pages' }: { page: num
 }
 
 /** A labelled <select>, like Field for inputs. */
-export function SelectField({ label, hint, children, ...select }: { label: string; hint?: ReactNode; children: ReactNode } & React.SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField({
+  label,
+  hint,
+  children,
+  ...select
+}: { label: string; hint?: ReactNode; children: ReactNode } & React.SelectHTMLAttributes<HTMLSelectElement>) {
   const id = useId();
   return (
     <div className="field">

@@ -1,9 +1,11 @@
+import 'uplot/dist/uPlot.min.css';
+
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+
 import { api, call, type Schemas } from '../api';
-import { TableWrap, ErrorNote, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
+import { ErrorNote, formatBytes, formatTime, Loading, SelectField, TableWrap } from '../components/ui';
 import { chartColumns, utcDay } from '../format';
 import { useProject } from './project-layout';
 
@@ -46,7 +48,12 @@ export function Analytics() {
   return (
     <>
       <h2>Analytics</h2>
-      <SelectField label="Period" value={rangeIndex} onChange={(e) => setRangeIndex(Number(e.target.value))} hint="Times in UTC. Counts arrive up to a few seconds late.">
+      <SelectField
+        label="Period"
+        value={rangeIndex}
+        onChange={(e) => setRangeIndex(Number(e.target.value))}
+        hint="Times in UTC. Counts arrive up to a few seconds late."
+      >
         {RANGES.map((r, i) => (
           <option key={r.label} value={i}>
             {r.label}
@@ -62,16 +69,8 @@ export function Analytics() {
             <div className="empty">No visits in this period yet: counts appear here once the site is visited.</div>
           ) : (
             <>
-              <Chart
-                title="Page views and visitors"
-                series={data.series}
-                lines={VISITS}
-              />
-              <Chart
-                title="Requests and errors"
-                series={data.series}
-                lines={ANSWERS}
-              />
+              <Chart title="Page views and visitors" series={data.series} lines={VISITS} />
+              <Chart title="Requests and errors" series={data.series} lines={ANSWERS} />
               <div className="grid">
                 <Top title="Top pages" rows={data.topPages.map((p) => [p.path, p.pageViews])} unit="Page views" />
                 <Top title="Top referrers" rows={data.topReferrers.map((r) => [r.host, r.pageViews])} unit="Page views" />
@@ -158,7 +157,11 @@ function Chart({ title, series, lines }: { title: string; series: Schemas['Analy
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
-      <div ref={box} role="img" aria-label={`${title}: ${lines.map((l) => `${l.label} ${number.format(sum(l.column))} in total`).join(', ')}, over ${series.length} buckets`} />
+      <div
+        ref={box}
+        role="img"
+        aria-label={`${title}: ${lines.map((l) => `${l.label} ${number.format(sum(l.column))} in total`).join(', ')}, over ${series.length} buckets`}
+      />
     </figure>
   );
 }

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
+
 import { api, call } from '../api';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
@@ -66,7 +67,8 @@ export function SignIn() {
         </button>
       </form>
       <p>
-        <Link to={`/register${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link> · <Link to="/reset-password">Forgot your password?</Link>
+        <Link to={`/register${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link> ·{' '}
+        <Link to="/reset-password">Forgot your password?</Link>
       </p>
     </AuthCard>
   );
@@ -92,7 +94,16 @@ export function Register() {
       <form onSubmit={form.onSubmit} noValidate>
         <Field label="Name" autoComplete="name" required value={name} onChange={(e) => setName(e.target.value)} />
         <Field label="Email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        <Field label="Password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={password} onChange={(e) => setPassword(e.target.value)} />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          hint="At least 8 characters."
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
         <ErrorNote error={form.error} />
         <button type="submit" className="primary" disabled={form.busy}>
           {form.busy ? 'Creating…' : 'Create account'}
@@ -122,7 +133,11 @@ export function VerifyEmail() {
   }, [token]);
   return (
     <AuthCard title="Verify your email">
-      {!token ? <div role="alert" className="note error">This link has no token: open the link from the mail again.</div> : null}
+      {!token ? (
+        <div role="alert" className="note error">
+          This link has no token: open the link from the mail again.
+        </div>
+      ) : null}
       {token && !state.done && !state.error ? <p role="status">Verifying…</p> : null}
       {state.done ? (
         <div role="status" className="note ok">
@@ -147,7 +162,10 @@ export function ResetPassword() {
 function RequestReset() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const form = useSubmit(() => call(api.POST('/auth/password-reset', { body: { email } })), (r) => setSent(r.message));
+  const form = useSubmit(
+    () => call(api.POST('/auth/password-reset', { body: { email } })),
+    (r) => setSent(r.message),
+  );
   return (
     <AuthCard title="Reset your password">
       {sent ? (
@@ -173,7 +191,10 @@ function RequestReset() {
 function ConfirmReset({ token }: { token: string }) {
   const [password, setPassword] = useState('');
   const [done, setDone] = useState(false);
-  const form = useSubmit(() => call(api.POST('/auth/password-reset/confirm', { body: { token, password } })), () => setDone(true));
+  const form = useSubmit(
+    () => call(api.POST('/auth/password-reset/confirm', { body: { token, password } })),
+    () => setDone(true),
+  );
   return (
     <AuthCard title="Choose a new password">
       {done ? (
@@ -182,7 +203,16 @@ function ConfirmReset({ token }: { token: string }) {
         </div>
       ) : (
         <form onSubmit={form.onSubmit} noValidate>
-          <Field label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Field
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            hint="At least 8 characters."
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
           <ErrorNote error={form.error} />
           <button type="submit" className="primary" disabled={form.busy}>
             Set the password

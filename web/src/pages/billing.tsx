@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { useParams } from 'react-router';
+
 import { api, call, type Schemas } from '../api';
-import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, formatBytes, formatTime } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, formatTime, Loading, SelectField, TableWrap } from '../components/ui';
 import { quotaShare } from '../format';
 
 type Limits = Schemas['PlanLimitsView'];
@@ -164,7 +165,10 @@ function PaymentMethods({ workspaceId }: { workspaceId: string }) {
         <ul className="panel">
           {methods.data.data.map((m) => (
             <li key={m.id}>
-              {m.brand ?? 'card'} {m.last4 ? `ending ${m.last4}` : ''} <span className="muted">({m.provider}, saved {formatTime(m.createdAt)})</span>{' '}
+              {m.brand ?? 'card'} {m.last4 ? `ending ${m.last4}` : ''}{' '}
+              <span className="muted">
+                ({m.provider}, saved {formatTime(m.createdAt)})
+              </span>{' '}
               {m.isDefault ? <span className="badge active">charged</span> : null}
             </li>
           ))}

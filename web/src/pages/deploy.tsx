@@ -1,9 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type DragEvent } from 'react';
+import { type DragEvent, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
+
 import type { Deployment } from '../api';
-import { ErrorNote, Field, ProgressBar, formatBytes } from '../components/ui';
-import { deployDigestFirst, filesFromDrop, hashFiles, sitePaths, type DeployProgress, type PickedFile } from '../deploy';
+import { ErrorNote, Field, formatBytes, ProgressBar } from '../components/ui';
+import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { useProject } from './project-layout';
 
 const PHASES: Record<DeployProgress['phase'], string> = {
@@ -104,7 +105,13 @@ export function Deploy() {
         </p>
       ) : null}
       <div className="row">
-        <Field label="Time to live" placeholder={project.default_ttl} hint={`e.g. 1d, 30d, forever. Empty: the project’s default (${project.default_ttl}).`} value={ttl} onChange={(e) => setTtl(e.target.value)} />
+        <Field
+          label="Time to live"
+          placeholder={project.default_ttl}
+          hint={`e.g. 1d, 30d, forever. Empty: the project’s default (${project.default_ttl}).`}
+          value={ttl}
+          onChange={(e) => setTtl(e.target.value)}
+        />
       </div>
       <fieldset>
         <legend>When it is uploaded</legend>
@@ -136,8 +143,8 @@ export function Deploy() {
           <a href={siteOf(result.deployment)} target="_blank" rel="noreferrer">
             {siteOf(result.deployment)}
           </a>
-          . {result.uploadedFiles} new file{result.uploadedFiles === 1 ? '' : 's'} ({formatBytes(result.uploadedBytes)}) uploaded; the rest the service already had.{' '}
-          <Link to={`/w/${workspaceId}/projects/${project.id}`}>See the deployments</Link>
+          . {result.uploadedFiles} new file{result.uploadedFiles === 1 ? '' : 's'} ({formatBytes(result.uploadedBytes)}) uploaded; the rest the service already
+          had. <Link to={`/w/${workspaceId}/projects/${project.id}`}>See the deployments</Link>
         </div>
       ) : null}
     </>

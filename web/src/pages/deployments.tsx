@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
+
 import { api, call, type Deployment } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Loading, formatBytes, formatTime } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, formatBytes, formatTime, Loading } from '../components/ui';
 import { useProject } from './project-layout';
 
 type Action = { kind: 'promote' | 'archive'; deployment: Deployment };
@@ -50,9 +51,15 @@ export function Deployments() {
               <tr>
                 <th scope="col">Version</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="hide-narrow">Size</th>
-                <th scope="col" className="hide-narrow">Created</th>
-                <th scope="col" className="hide-narrow">Expires</th>
+                <th scope="col" className="hide-narrow">
+                  Size
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Expires
+                </th>
                 <th scope="col">Links</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -181,7 +188,9 @@ export function DeploymentFiles() {
                   <tr>
                     <th scope="col">Path</th>
                     <th scope="col">Size</th>
-                    <th scope="col" className="hide-narrow">Type</th>
+                    <th scope="col" className="hide-narrow">
+                      Type
+                    </th>
                   </tr>
                 </thead>
                 <tbody>

@@ -1,4 +1,5 @@
 import { Link, Navigate } from 'react-router';
+
 import { useWorkspaces } from '../components/shell';
 import { Empty, ErrorNote, Loading } from '../components/ui';
 

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
+
 import { api, call } from '../api';
 import { useMe } from '../components/shell';
-import { Empty, ErrorNote, Loading, formatTime } from '../components/ui';
+import { Empty, ErrorNote, formatTime, Loading } from '../components/ui';
 
 export function Invitations() {
   const queryClient = useQueryClient();

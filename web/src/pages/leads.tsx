@@ -1,8 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
+
 import { api, authorizedFetch, call, errorOf } from '../api';
-import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime, useDebounced } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
 import { useProject } from './project-layout';
 
@@ -45,7 +46,8 @@ export function ProjectLeads() {
       <h2>Leads</h2>
       {project.gate_type !== 'email' ? (
         <p className="note">
-          The site is not behind the email gate, so it collects no new leads. <Link to={`/w/${workspaceId}/projects/${project.id}/settings`}>Change the gate</Link>.
+          The site is not behind the email gate, so it collects no new leads.{' '}
+          <Link to={`/w/${workspaceId}/projects/${project.id}/settings`}>Change the gate</Link>.
         </p>
       ) : null}
       <LeadsTable workspaceId={workspaceId} project={{ id: project.id, slug: project.slug }} single />
@@ -67,18 +69,27 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
     queryKey: ['leads', workspaceId, project?.id ?? null, query, page],
     queryFn: async (): Promise<{ data: Lead[]; meta: { total: number; totalPages: number } }> =>
       project && single
-        ? call(api.GET('/projects/{projectId}/gate/leads', { params: { path: { projectId: project.id }, query: { page, limit: PAGE, ...(query ? { search: query } : {}) } } })).then((r) => ({
+        ? call(
+            api.GET('/projects/{projectId}/gate/leads', {
+              params: { path: { projectId: project.id }, query: { page, limit: PAGE, ...(query ? { search: query } : {}) } },
+            }),
+          ).then((r) => ({
             ...r,
             data: r.data.map((l) => ({ ...l, projectId: project.id })),
           }))
-        : call(api.GET('/projects/gate/leads', { params: { query: { page, limit: PAGE, ...(query ? { search: query } : {}), ...(project ? { projectId: project.id } : {}) } } })),
+        : call(
+            api.GET('/projects/gate/leads', {
+              params: { query: { page, limit: PAGE, ...(query ? { search: query } : {}), ...(project ? { projectId: project.id } : {}) } },
+            }),
+          ),
     // The previous page stays on screen while the next one loads (no flash of "loading").
     placeholderData: keepPreviousData,
   });
   const [erasing, setErasing] = useState<Lead | null>(null);
   const queryClient = useQueryClient();
   const erase = useMutation({
-    mutationFn: (lead: Lead) => call(api.DELETE('/projects/{projectId}/gate/leads/{leadId}', { params: { path: { projectId: lead.projectId, leadId: lead.id } } })),
+    mutationFn: (lead: Lead) =>
+      call(api.DELETE('/projects/{projectId}/gate/leads/{leadId}', { params: { path: { projectId: lead.projectId, leadId: lead.id } } })),
     onSuccess: async () => {
       setErasing(null);
       await queryClient.invalidateQueries({ queryKey: ['leads', workspaceId] });
@@ -89,7 +100,14 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
   return (
     <>
       <div className="row">
-        <Field label="Search by email" type="search" autoComplete="off" value={search} onChange={(e) => setSearch(e.target.value)} hint="Any part of the address." />
+        <Field
+          label="Search by email"
+          type="search"
+          autoComplete="off"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          hint="Any part of the address."
+        />
         {project ? (
           <div className="field">
             <button type="button" disabled={download.isPending} onClick={() => download.mutate()}>

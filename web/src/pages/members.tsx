@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+
 import { api, call, type Schemas } from '../api';
 import { useMe } from '../components/shell';
-import { TableWrap, ConfirmDialog, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];
@@ -59,7 +60,9 @@ export function Members() {
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="hide-narrow">Since</th>
+                <th scope="col" className="hide-narrow">
+                  Since
+                </th>
                 <th scope="col">
                   <span className="skip">Actions</span>
                 </th>
@@ -78,7 +81,12 @@ export function Members() {
                   </td>
                   <td className="hide-narrow">{formatTime(m.joinedAt ?? m.invitedAt)}</td>
                   <td>
-                    <button type="button" className="small" onClick={() => setRemoving(m)} aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}>
+                    <button
+                      type="button"
+                      className="small"
+                      onClick={() => setRemoving(m)}
+                      aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}
+                    >
                       {isMe(m) ? 'Leave' : m.status === 'invited' ? 'Withdraw' : 'Remove'}
                     </button>
                   </td>
@@ -91,7 +99,13 @@ export function Members() {
       {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
       <ConfirmDialog
         open={removing !== null}
-        title={isMe(removing) ? 'Leave this workspace?' : removing?.status === 'invited' ? `Withdraw the invitation of ${removing.email}?` : `Remove ${removing?.email ?? ''}?`}
+        title={
+          isMe(removing)
+            ? 'Leave this workspace?'
+            : removing?.status === 'invited'
+              ? `Withdraw the invitation of ${removing.email}?`
+              : `Remove ${removing?.email ?? ''}?`
+        }
         confirmLabel={isMe(removing) ? 'Leave' : removing?.status === 'invited' ? 'Withdraw' : 'Remove'}
         danger
         busy={remove.isPending}
@@ -102,7 +116,11 @@ export function Members() {
           remove.reset();
         }}
       >
-        <p>{isMe(removing) ? 'You lose access to its projects, and the API tokens you made in it stop working.' : 'They lose access at once, and the API tokens they made here stop working.'}</p>
+        <p>
+          {isMe(removing)
+            ? 'You lose access to its projects, and the API tokens you made in it stop working.'
+            : 'They lose access at once, and the API tokens they made here stop working.'}
+        </p>
       </ConfirmDialog>
     </>
   );

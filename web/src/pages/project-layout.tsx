@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
+
 import { api, call, type Project } from '../api';
 import { ErrorNote, Loading } from '../components/ui';
 

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+
 import { api, call, type Project } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, Loading, formatBytes } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, Loading } from '../components/ui';
 
 const PAGE = 100;
 
@@ -55,9 +56,15 @@ export function Projects() {
                 <th scope="col">Name</th>
                 <th scope="col">Live version</th>
                 <th scope="col">Address</th>
-                <th scope="col" className="hide-narrow">Gate</th>
-                <th scope="col" className="hide-narrow">Custom domain</th>
-                <th scope="col" className="hide-narrow">Size</th>
+                <th scope="col" className="hide-narrow">
+                  Gate
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Custom domain
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Size
+                </th>
                 <th scope="col">
                   <span className="skip">Actions</span>
                 </th>
@@ -70,7 +77,13 @@ export function Projects() {
                     <Link to={`/w/${workspaceId}/projects/${p.id}`}>{p.name}</Link>
                     <div className="muted mono">{p.slug}</div>
                   </td>
-                  <td>{p.liveVersion !== null ? <span className="badge live">v{p.liveVersion} live</span> : <span className="badge offline">no live deployment</span>}</td>
+                  <td>
+                    {p.liveVersion !== null ? (
+                      <span className="badge live">v{p.liveVersion} live</span>
+                    ) : (
+                      <span className="badge offline">no live deployment</span>
+                    )}
+                  </td>
                   <td>
                     <a href={p.url} target="_blank" rel="noreferrer" className="mono">
                       {p.url.replace(/^https?:\/\//, '')}

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
+
 import { api, call, type Schemas } from '../api';
 import { CopyButton, ErrorNote, Field, formatTime } from '../components/ui';
 import { useProject } from './project-layout';
@@ -55,13 +56,24 @@ export function ProjectSettings() {
           ))}
         </fieldset>
         {gate === 'password' ? (
-          <Field label="Password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} hint="Required when turning the password gate on." />
+          <Field
+            label="Password"
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            hint="Required when turning the password gate on."
+          />
         ) : null}
         <button type="submit" className="primary" disabled={save.isPending}>
           Save gate
         </button>
         <ErrorNote error={errorFor('gate_type')} workspaceId={workspaceId} />
-        {saved === 'gate' ? <p role="status" className="note ok">Gate saved.</p> : null}
+        {saved === 'gate' ? (
+          <p role="status" className="note ok">
+            Gate saved.
+          </p>
+        ) : null}
       </form>
 
       <h2>Default time to live</h2>
@@ -71,7 +83,11 @@ export function ProjectSettings() {
           Save TTL
         </button>
         <ErrorNote error={errorFor('default_ttl')} workspaceId={workspaceId} />
-        {saved === 'ttl' ? <p role="status" className="note ok">Default TTL saved.</p> : null}
+        {saved === 'ttl' ? (
+          <p role="status" className="note ok">
+            Default TTL saved.
+          </p>
+        ) : null}
       </form>
 
       <h2>Custom domain</h2>
@@ -81,7 +97,11 @@ export function ProjectSettings() {
           Save domain
         </button>
         <ErrorNote error={errorFor('custom_domain')} workspaceId={workspaceId} />
-        {saved === 'domain' ? <p role="status" className="note ok">Domain saved.</p> : null}
+        {saved === 'domain' ? (
+          <p role="status" className="note ok">
+            Domain saved.
+          </p>
+        ) : null}
         {project.custom_domain ? (
           <>
             <p>

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
+
 import { api, call, type Schemas } from '../api';
-import { TableWrap, ConfirmDialog, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, formatTime } from '../components/ui';
+import { ConfirmDialog, CopyButton, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 
 type Scope = Schemas['CreateAccessTokenDto']['scopes'][number];
@@ -63,8 +64,12 @@ export function Tokens() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Prefix</th>
-                <th scope="col" className="hide-narrow">Scopes</th>
-                <th scope="col" className="hide-narrow">Project</th>
+                <th scope="col" className="hide-narrow">
+                  Scopes
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Project
+                </th>
                 <th scope="col">Last used</th>
                 <th scope="col">Expires</th>
                 <th scope="col">
