@@ -197,6 +197,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     expect(await row.textContent()).toContain(String(expiry.getFullYear()));
     // Once dismissed, the secret is gone for good.
     await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByText(token).waitFor({ state: 'detached' });
     expect(await page.getByText(token).count()).toBe(0);
     await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
