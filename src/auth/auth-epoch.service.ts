@@ -1,11 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { AuthEpochRepository } from './auth-epoch.repository';
 import { FreshRead } from './fresh-read';
 
-const READ = 'SELECT "epoch" FROM "auth_epoch"';
 const RECONNECT_MS = 1000;
 
 /**
@@ -28,7 +27,7 @@ export class AuthEpoch implements OnModuleDestroy {
   private readonly reads = new FreshRead(() => this.read());
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly rows: AuthEpochRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -45,10 +44,9 @@ export class AuthEpoch implements OnModuleDestroy {
   }
 
   private async read(): Promise<string> {
-    const client = await this.connection().catch(() => undefined);
     // Without its own connection (not up yet, or lost) it reads through the pool: slower, as correct.
-    const rows: { epoch: string }[] = client ? (await client.query(READ)).rows : await this.dataSource.query(READ);
-    return rows[0].epoch;
+    const client = await this.connection().catch(() => undefined);
+    return this.rows.read(client);
   }
 
   private connection(): Promise<Client> {

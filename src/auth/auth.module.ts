@@ -9,6 +9,7 @@ import { AccountRecoveryService } from './account-recovery.service';
 import { AccountTokensRepository } from './account-tokens.repository';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { AuthEpochRepository } from './auth-epoch.repository';
 import { AuthEpoch } from './auth-epoch.service';
 import { AuthThrottle } from './auth-throttle.service';
 import { BearerStrategy } from './bearer.strategy';
@@ -25,6 +26,7 @@ import { SessionsService } from './sessions.service';
     AuthService,
     SessionsService,
     AuthEpoch,
+    AuthEpochRepository,
     CredentialCache,
     BearerStrategy,
     AccountRecoveryService,

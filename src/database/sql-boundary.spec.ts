@@ -19,9 +19,6 @@ const INFRASTRUCTURE: Record<string, string> = {
   'sites/site-cache.service.ts': 'LISTEN for site-change notices on its own pg connection',
 };
 
-/** Files still to be moved behind a repository (issue 16); this list only shrinks. */
-const NOT_YET: string[] = ['auth/auth-epoch.service.ts'];
-
 function offenders(): string[] {
   const files = (readdirSync(SRC, { recursive: true }) as string[]).filter(
     (f) => f.endsWith('.ts') && !f.endsWith('.spec.ts') && !f.endsWith('.repository.ts') && !f.startsWith('database/') && !f.startsWith('sdk/'),
@@ -31,12 +28,12 @@ function offenders(): string[] {
 
 describe('SQL lives in repositories', () => {
   it('no service, controller or helper queries the database itself', () => {
-    const found = offenders().filter((f) => !(f in INFRASTRUCTURE) && !NOT_YET.includes(f));
+    const found = offenders().filter((f) => !(f in INFRASTRUCTURE));
     expect(found).toEqual([]);
   });
 
-  it('the lists name only files that still need them', () => {
+  it('the infrastructure list names only files that still need it', () => {
     const found = new Set(offenders());
-    expect([...Object.keys(INFRASTRUCTURE), ...NOT_YET].filter((f) => !found.has(f))).toEqual([]);
+    expect(Object.keys(INFRASTRUCTURE).filter((f) => !found.has(f))).toEqual([]);
   });
 });
