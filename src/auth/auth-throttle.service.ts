@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 
 import { ApiError, commonError } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { GATE_LIMITS_TABLE } from '../gates/gate-access.service';
+import { attemptCounter } from '../gates/attempt-counter';
 import type { Email } from '../users/email';
 
 /**
@@ -89,14 +89,6 @@ export class AuthThrottle implements OnModuleInit {
   }
 
   private limiter(keyPrefix: string, points: number, duration: number): RateLimiterPostgres {
-    return new RateLimiterPostgres({
-      storeClient: this.dataSource,
-      storeType: 'typeorm',
-      tableName: GATE_LIMITS_TABLE,
-      tableCreated: true,
-      keyPrefix,
-      points,
-      duration,
-    });
+    return attemptCounter(this.dataSource, keyPrefix, points, duration);
   }
 }

@@ -11,7 +11,7 @@ import { LeadsService } from '../leads/leads.service';
 import { gatePage, PAGES } from '../sites/pages';
 import type { SiteState } from '../sites/site-cache.service';
 import { SiteRouter } from '../sites/site-router.service';
-import { GATE_LIMITS_TABLE } from './gate-access.service';
+import { attemptCounter } from './attempt-counter';
 import { safeNextPath } from './gate-cookie';
 
 const PRIVATE_CACHE = 'private, no-store';
@@ -34,15 +34,7 @@ export class EmailGate implements OnModuleInit {
 
   onModuleInit(): void {
     // Its own window (LEADS_CAPTURE_WINDOW_SECONDS), in the gates' shared counter table.
-    this.limiter = new RateLimiterPostgres({
-      storeClient: this.dataSource,
-      storeType: 'typeorm',
-      tableName: GATE_LIMITS_TABLE,
-      tableCreated: true,
-      keyPrefix: 'lead-capture',
-      points: this.config.LEADS_CAPTURE_MAX_PER_WINDOW,
-      duration: this.config.LEADS_CAPTURE_WINDOW_SECONDS,
-    });
+    this.limiter = attemptCounter(this.dataSource, 'lead-capture', this.config.LEADS_CAPTURE_MAX_PER_WINDOW, this.config.LEADS_CAPTURE_WINDOW_SECONDS);
     this.router.registerGate('email', { submit: (site, form, ip, res) => this.submit(site, form, ip, res) });
   }
 

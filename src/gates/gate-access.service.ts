@@ -12,11 +12,9 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { TtlSweeper } from '../deployments/ttl-sweeper.service';
 import type { SiteState } from '../sites/site-cache.service';
+import { attemptCounter } from './attempt-counter';
 import { GateAttemptsRepository } from './gate-attempts.repository';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
-
-/** Table of the shared attempt counters (created by a migration), so every instance counts together. */
-export const GATE_LIMITS_TABLE = 'gate_rate_limits';
 
 /** Access cookies and brute-force limits of the password and email gates. */
 @Injectable()
@@ -47,15 +45,7 @@ export class GateAccess implements OnModuleInit {
 
   /** A counter of `points` per key and window, shared through PostgreSQL. */
   limiter(keyPrefix: string, points: number): RateLimiterPostgres {
-    return new RateLimiterPostgres({
-      storeClient: this.dataSource,
-      storeType: 'typeorm',
-      tableName: GATE_LIMITS_TABLE,
-      tableCreated: true,
-      keyPrefix,
-      points,
-      duration: this.config.GATE_ATTEMPT_WINDOW_SECONDS,
-    });
+    return attemptCounter(this.dataSource, keyPrefix, points, this.config.GATE_ATTEMPT_WINDOW_SECONDS);
   }
 
   /** The expiry (unix seconds) of the access cookie in `cookieHeader` when it is genuine for this site. */

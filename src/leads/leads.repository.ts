@@ -92,6 +92,18 @@ const ROW_COLUMNS = `l.id, l.project_id, l.key_id, l.email_nonce, l.email_cipher
 const LEAD = 'lead_sqlsnapshot00000000000000';
 const HASH = Buffer.alloc(32);
 const BYTES = Buffer.alloc(12);
+/** A sealed lead's columns, for the SQL snapshot's examples. */
+const SAMPLE_SEALED = {
+  id: LEAD,
+  keyId: 'k1',
+  emailNonce: BYTES,
+  emailCiphertext: BYTES,
+  indexKeyId: 'i1',
+  emailHash: HASH,
+  searchTokens: [1],
+  domainHash: HASH,
+  localTokens: [1],
+};
 
 /**
  * Every query on `leads`, `lead_counters` and `lead_domains` (the workspace's sealed
@@ -108,17 +120,9 @@ export class LeadsRepository {
     params: (f) => [
       f.manager,
       {
-        id: LEAD,
+        ...SAMPLE_SEALED,
         workspaceId: f.workspaceId,
         projectId: f.projectId,
-        keyId: 'k1',
-        emailNonce: BYTES,
-        emailCiphertext: BYTES,
-        indexKeyId: 'i1',
-        emailHash: HASH,
-        searchTokens: [1],
-        domainHash: HASH,
-        localTokens: [1],
         capturedAt: new Date(0),
       } satisfies NewLead,
     ],
@@ -466,15 +470,7 @@ export class LeadsRepository {
     params: (f) => [
       f.manager,
       {
-        id: LEAD,
-        keyId: 'k1',
-        emailNonce: BYTES,
-        emailCiphertext: BYTES,
-        indexKeyId: 'i1',
-        emailHash: HASH,
-        searchTokens: [1],
-        domainHash: HASH,
-        localTokens: [1],
+        ...SAMPLE_SEALED,
       },
       { keyId: 'k0', nonce: BYTES },
     ],

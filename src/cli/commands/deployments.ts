@@ -38,40 +38,37 @@ export function deploymentCommands(program: Command, io: Io): void {
     },
   );
 
-  deployments
-    .command('promote')
-    .description('Make a deployment the live one again (a rollback; nothing is re-uploaded)')
-    .argument('<project>', 'slug or proj_ id')
-    .argument('<deployment>', 'dep_ id or version number')
-    .action(async (projectRef: string, deploymentRef: string, _opts, cmd: Command) => {
-      const ctx = await Context.of(cmd, io);
-      const client = ctx.client();
-      const project = await resolveProject(client, projectRef);
-      const deploymentId = await resolveDeployment(client, project.id, deploymentRef);
-      const d = await client.call(
-        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId } } }),
-      );
-      ctx.print(d, () => `Version ${d.version} (${d.id}) is live: ${d.url}`);
-    });
-
-  deployments
-    .command('archive')
-    .description('Archive a deployment; archiving the live one takes the site offline')
-    .argument('<project>', 'slug or proj_ id')
-    .argument('<deployment>', 'dep_ id or version number')
-    .action(async (projectRef: string, deploymentRef: string, _opts, cmd: Command) => {
-      const ctx = await Context.of(cmd, io);
-      const client = ctx.client();
-      const project = await resolveProject(client, projectRef);
-      const deploymentId = await resolveDeployment(client, project.id, deploymentRef);
-      const d = await client.call(
-        client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId } } }),
-      );
-      ctx.print(
-        d,
-        () => `Archived version ${d.version} (${d.id})${project.liveDeploymentId === d.id ? '; the site is offline until the next deploy or promote' : ''}`,
-      );
-    });
+  const changes = {
+    promote: {
+      description: 'Make a deployment the live one again (a rollback; nothing is re-uploaded)',
+      done: (d: { version: number; id: string; url: string }) => `Version ${d.version} (${d.id}) is live: ${d.url}`,
+    },
+    archive: {
+      description: 'Archive a deployment; archiving the live one takes the site offline',
+      done: (d: { version: number; id: string }, wasLive: boolean) =>
+        `Archived version ${d.version} (${d.id})${wasLive ? '; the site is offline until the next deploy or promote' : ''}`,
+    },
+  } as const;
+  for (const action of ['promote', 'archive'] as const) {
+    deployments
+      .command(action)
+      .description(changes[action].description)
+      .argument('<project>', 'slug or proj_ id')
+      .argument('<deployment>', 'dep_ id or version number')
+      .action(async (projectRef: string, deploymentRef: string, _opts, cmd: Command) => {
+        const ctx = await Context.of(cmd, io);
+        const client = ctx.client();
+        const project = await resolveProject(client, projectRef);
+        const deploymentId = await resolveDeployment(client, project.id, deploymentRef);
+        const path = { params: { path: { projectId: project.id, deploymentId } } };
+        const d = await client.call(
+          action === 'promote'
+            ? client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', path)
+            : client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', path),
+        );
+        ctx.print(d, () => changes[action].done(d, project.liveDeploymentId === d.id));
+      });
+  }
 
   // The same two actions at the top level, by version number, with the project from
   // --project or from the current folder's link: `statichost promote 3`.
