@@ -57,8 +57,21 @@ export function Deploy() {
     setHashed(0);
     try {
       setProgress({ phase: 'hashing', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: files.length });
-      const withHashes = await hashFiles(files, () => setHashed((n) => n + 1));
-      const answer = await deployDigestFirst(project.id, withHashes, { ttl: ttl || undefined, publish }, setProgress);
+      // Per-file progress would re-render the page a thousand times for a thousand files:
+      // the screen takes the latest figures once per frame.
+      let count = 0;
+      const showHashed = oncePerFrame(() => setHashed(count));
+      const withHashes = await hashFiles(files, () => {
+        count++;
+        showHashed();
+      });
+      let latest: DeployProgress | null = null;
+      const showProgress = oncePerFrame(() => setProgress(latest));
+      const answer = await deployDigestFirst(project.id, withHashes, { ttl: ttl || undefined, publish }, (p) => {
+        latest = p;
+        if (p.phase === 'done') setProgress(p);
+        else showProgress();
+      });
       setResult(answer);
       await queryClient.invalidateQueries({ queryKey: ['deployments', project.id] });
       await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
@@ -149,4 +162,17 @@ export function Deploy() {
       ) : null}
     </>
   );
+}
+
+/** Calls `show` at most once per animation frame, however often it is asked to. */
+function oncePerFrame(show: () => void): () => void {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      show();
+    });
+  };
 }
