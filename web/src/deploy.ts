@@ -93,7 +93,7 @@ function hex(buffer: ArrayBuffer): string {
 }
 
 export async function hashFiles(files: PickedFile[], onFile: () => void): Promise<HashedFile[]> {
-  return mapLimit(files, 16, async (f) => {
+  return mapLimit(files, 64, async (f) => {
     const bytes = await f.file.arrayBuffer();
     // Small files: a synchronous digest here costs microseconds, where WebCrypto's async
     // round trip per file costs far more (a site is mostly small files).
