@@ -13,11 +13,17 @@ import { TEMPLATE_DATABASE, urlFor, withAdmin } from './helpers/database';
 import { freePort } from './helpers/ports';
 import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS build script, not a module of the app
+const { buildWeb } = require('../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
+
 /**
  * Starts one PostgreSQL for the whole run (or uses DATABASE_URL, e.g. a stock
  * server in CI), and migrates a template database that each test file clones.
  */
 export default async function globalSetup(): Promise<void> {
+  // The dashboard is built once here, before test files run two at a time: two files
+  // building it at once would empty dist/web under each other. Their own checks are then no-ops.
+  buildWeb({ quiet: true });
   let admin = process.env.DATABASE_URL;
   if (!admin) {
     const dir = await mkdtemp(join(tmpdir(), 'statichost-test-pg-'));
