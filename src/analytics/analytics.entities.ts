@@ -13,6 +13,21 @@ export type GateEvent = 'gate_view' | 'wrong_password' | 'unlocked' | 'email_cap
 
 const bigint = { to: (v: number) => v, from: (v: string) => Number(v) };
 
+/** The sums every rollup row carries; the hourly and daily tables add them up alike. */
+abstract class RollupSums {
+  @Column('bigint', { transformer: bigint })
+  requests: number;
+
+  @Column('bigint', { name: 'page_views', transformer: bigint })
+  pageViews: number;
+
+  @Column('bigint', { name: 'bot_requests', transformer: bigint })
+  botRequests: number;
+
+  @Column('bigint', { transformer: bigint })
+  bytes: number;
+}
+
 /**
  * Site traffic per project, hour and key, summed by every instance's flushes (upserts
  * add). `status_class` is 1..5 for `path` and `total` rows, 0 for the others. The key
@@ -23,7 +38,7 @@ const bigint = { to: (v: number) => v, from: (v: string) => Number(v) };
 // The retention job deletes by hour across projects.
 @Index('IDX_analytics_hourly_hour', ['hour'])
 @Check('CHK_analytics_hourly_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsHourly {
+export class AnalyticsHourly extends RollupSums {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_hourly' })
   projectId: string;
 
@@ -42,24 +57,12 @@ export class AnalyticsHourly {
 
   @PrimaryColumn('smallint', { name: 'status_class', primaryKeyConstraintName: 'PK_analytics_hourly' })
   statusClass: number;
-
-  @Column('bigint', { transformer: bigint })
-  requests: number;
-
-  @Column('bigint', { name: 'page_views', transformer: bigint })
-  pageViews: number;
-
-  @Column('bigint', { name: 'bot_requests', transformer: bigint })
-  botRequests: number;
-
-  @Column('bigint', { transformer: bigint })
-  bytes: number;
 }
 
 /** The same sums per UTC day, written by the same flush; kept ANALYTICS_DAILY_RETENTION_DAYS (0: for ever). */
 @Entity('analytics_daily')
 @Check('CHK_analytics_daily_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsDaily {
+export class AnalyticsDaily extends RollupSums {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_daily' })
   projectId: string;
 
@@ -78,18 +81,6 @@ export class AnalyticsDaily {
 
   @PrimaryColumn('smallint', { name: 'status_class', primaryKeyConstraintName: 'PK_analytics_daily' })
   statusClass: number;
-
-  @Column('bigint', { transformer: bigint })
-  requests: number;
-
-  @Column('bigint', { name: 'page_views', transformer: bigint })
-  pageViews: number;
-
-  @Column('bigint', { name: 'bot_requests', transformer: bigint })
-  botRequests: number;
-
-  @Column('bigint', { transformer: bigint })
-  bytes: number;
 }
 
 /** A HyperLogLog sketch (src/analytics/hll.ts) of the day's visitors; instances merge into it by register maximum. */
