@@ -106,8 +106,8 @@ function build({ force = false, quiet = false } = {}) {
 
 const WEB = join(root, 'web');
 const WEB_INDEX = join(outDir, 'web', 'index.html');
-// The dashboard imports the SDK's generated types: a contract change rebuilds it.
-const WEB_INPUTS = [WEB, join(root, 'src', 'sdk', 'generated', 'schema.ts')];
+// The dashboard imports the SDK's generated types and the API's size wording: a change to either rebuilds it.
+const WEB_INPUTS = [WEB, join(root, 'src', 'sdk', 'generated', 'schema.ts'), join(root, 'src', 'common', 'format-bytes.ts')];
 
 /** The newest mtime of a file or of any file under a folder. */
 function newest(path) {

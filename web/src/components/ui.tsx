@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
+import { formatBytes as formatSize } from '../../../src/common/format-bytes';
 import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
 
@@ -155,16 +156,9 @@ export function ConfirmDialog({
   );
 }
 
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+/** The API's own wording of sizes (src/common/format-bytes.ts); a dash when there is none. */
 export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '—';
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+  return n === null || n === undefined ? '—' : formatSize(n);
 }
 
 export function formatTime(iso: string | null | undefined): string {
@@ -183,18 +177,33 @@ export function useDebounced<T>(value: T, ms = 300): T {
 }
 
 /** Previous / next for a paginated list (the API's meta). */
-export function Pager({ page, totalPages, onPage, label = 'Pages' }: { page: number; totalPages: number; onPage: (page: number) => void; label?: string }) {
+export function Pager({
+  page,
+  totalPages,
+  onPage,
+  label = 'Pages',
+  previous = 'Previous',
+  next = 'Next',
+}: {
+  page: number;
+  totalPages: number;
+  onPage: (page: number) => void;
+  label?: string;
+  /** Button names: a newest-first history reads better as Newer / Older. */
+  previous?: string;
+  next?: string;
+}) {
   if (totalPages <= 1) return null;
   return (
     <div className="actions" role="navigation" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
+        {previous}
       </button>
       <span>
         Page {page} of {totalPages}
       </span>
       <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
-        Next
+        {next}
       </button>
     </div>
   );

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, call, type Deployment } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, formatBytes, formatTime, Loading } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, formatBytes, formatTime, Loading, Pager, TableWrap } from '../components/ui';
 import { useProject } from './project-layout';
 
 type Action = { kind: 'promote' | 'archive'; deployment: Deployment };
@@ -45,7 +45,7 @@ export function Deployments() {
         </Empty>
       ) : null}
       {list.data && list.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="Deployments">
           <table>
             <thead>
               <tr>
@@ -108,21 +108,9 @@ export function Deployments() {
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
-      {list.data && list.data.meta.totalPages > 1 ? (
-        <div className="actions" role="navigation" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {page} of {list.data.meta.totalPages}
-          </span>
-          <button type="button" disabled={page >= list.data.meta.totalPages} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </div>
-      ) : null}
+      {list.data ? <Pager page={page} totalPages={list.data.meta.totalPages} onPage={setPage} previous="Newer" next="Older" /> : null}
       <ConfirmDialog
         open={action !== null}
         title={action?.kind === 'promote' ? `Make v${action.deployment.version} live?` : `Archive v${action?.deployment.version ?? ''}?`}
@@ -182,7 +170,7 @@ export function DeploymentFiles() {
           {detail.data.files.length === 0 ? (
             <Empty>No files.</Empty>
           ) : (
-            <div className="table-wrap">
+            <TableWrap label="Files">
               <table>
                 <thead>
                   <tr>
@@ -203,7 +191,7 @@ export function DeploymentFiles() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </>
       ) : null}

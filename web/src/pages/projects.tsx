@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { api, call, type Project } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, Loading } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, Loading, Pager, TableWrap } from '../components/ui';
 
 const PAGE = 100;
 
@@ -46,7 +46,7 @@ export function Projects() {
       <ErrorNote error={projects.error} workspaceId={workspaceId} />
       {projects.data && projects.data.meta.total === 0 ? <Empty>No projects yet: create one above, then deploy a folder to it.</Empty> : null}
       {projects.data && projects.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label="Projects">
           <table>
             <caption className="muted">
               {projects.data.meta.total} project{projects.data.meta.total === 1 ? '' : 's'}
@@ -103,21 +103,9 @@ export function Projects() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
-      {projects.data && projects.data.meta.totalPages > 1 ? (
-        <div className="actions" role="navigation" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {page} of {projects.data.meta.totalPages}
-          </span>
-          <button type="button" disabled={page >= projects.data.meta.totalPages} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </div>
-      ) : null}
+      {projects.data ? <Pager page={page} totalPages={projects.data.meta.totalPages} onPage={setPage} /> : null}
       <ConfirmDialog
         open={deleting !== null}
         title={`Delete ${deleting?.name ?? ''}?`}

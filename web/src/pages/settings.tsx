@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
-import { CopyButton, ErrorNote, Field, formatTime } from '../components/ui';
+import { CopyButton, ErrorNote, Field, formatTime, TableWrap } from '../components/ui';
 import { useProject } from './project-layout';
 
 type Gate = 'none' | 'password' | 'email';
@@ -124,7 +124,7 @@ export function ProjectSettings() {
 function DnsRecords({ records }: { records: Schemas['DnsRecordView'][] }) {
   if (records.length === 0) return null;
   return (
-    <div className="table-wrap">
+    <TableWrap label="DNS records">
       <table>
         <caption className="muted">Create these records at your DNS provider</caption>
         <thead>
@@ -148,7 +148,7 @@ function DnsRecords({ records }: { records: Schemas['DnsRecordView'][] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
