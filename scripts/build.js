@@ -106,8 +106,14 @@ function build({ force = false, quiet = false } = {}) {
 
 const WEB = join(root, 'web');
 const WEB_INDEX = join(outDir, 'web', 'index.html');
-// The dashboard imports the SDK's generated types and the API's size wording: a change to either rebuilds it.
-const WEB_INPUTS = [WEB, join(root, 'src', 'sdk', 'generated', 'schema.ts'), join(root, 'src', 'common', 'format-bytes.ts')];
+// What the dashboard imports from src/ (the SDK's generated types, the digest-first deploy's
+// rules, the API's size wording): a change to any of them rebuilds it.
+const WEB_INPUTS = [
+  WEB,
+  join(root, 'src', 'sdk', 'generated', 'schema.ts'),
+  join(root, 'src', 'sdk', 'digest-protocol.ts'),
+  join(root, 'src', 'common', 'format-bytes.ts'),
+];
 
 /** The newest mtime of a file or of any file under a folder. */
 function newest(path) {

@@ -1,4 +1,4 @@
-import { pickInline } from './deploy';
+import { pickInline } from './digest-protocol';
 import type { LocalFile } from './files';
 
 const file = (sha256: string, size: number): LocalFile => ({ path: `${sha256}.txt`, absolutePath: `/x/${sha256}`, size, sha256 });

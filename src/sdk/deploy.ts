@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 import type { ResponseBody, StatichostClient } from './client';
+import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from './digest-protocol';
 import { StatichostApiError } from './errors';
 import { type LocalFile, mapLimit } from './files';
 
@@ -87,26 +88,6 @@ export async function preflightDeploy(
   );
 }
 
-/** Upload rounds before giving up (a blob is collected between upload and deploy only after the grace period). */
-const ROUNDS = 3;
-const INLINE_MAX_FILE = 64 * 1024;
-const INLINE_BYTES = 8 * 1024 * 1024;
-
-type ManifestEntry = { path: string; sha256: string; size: number } | { path: string; content: string; encoding: 'base64' };
-
-/** Which missing files ride inline: small ones, first come, within the byte budget. */
-export function pickInline(missing: LocalFile[], budget: number): Set<string> {
-  const inline = new Set<string>();
-  if (budget <= 0) return inline;
-  let used = 0;
-  for (const f of missing) {
-    if (f.size > INLINE_MAX_FILE || used + f.size > budget) continue;
-    inline.add(f.sha256);
-    used += f.size;
-  }
-  return inline;
-}
-
 /**
  * Deploys local files digest first: the manifest ({path, sha256, size}) goes
  * first; the service answers 400 `missing_blobs` with the hashes it does not
@@ -136,7 +117,7 @@ export async function deployDigestFirst(client: StatichostClient, options: Diges
       );
       return { deployment, files: manifest.length, uploadedFiles, uploadedBytes };
     } catch (err) {
-      if (!(err instanceof StatichostApiError) || err.code !== 'missing_blobs' || round >= ROUNDS) throw err;
+      if (!(err instanceof StatichostApiError) || err.code !== 'missing_blobs' || round >= DEPLOY_ROUNDS) throw err;
       const needed = (err.body.missing as string[]).map((sha) => bySha.get(sha)).filter((f): f is LocalFile => f !== undefined);
       if (needed.length === 0) throw err;
       // Bytes are about to leave: first make sure the deploy can succeed at all.

@@ -1,6 +1,7 @@
 import { sha256 as sha256Sync } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
+import { DEPLOY_ROUNDS, INLINE_BYTES, INLINE_MAX_FILE, type ManifestEntry, pickInline } from '../../src/sdk/digest-protocol';
 import { api, call, currentWorkspaceId, type Deployment } from './api';
 import { ApiError } from './errors';
 import { accessToken, refreshSession } from './session';
@@ -164,12 +165,6 @@ function putBlob(f: HashedFile, onBytes: (n: number) => void, retried = false): 
   );
 }
 
-const INLINE_MAX_FILE = 64 * 1024;
-const INLINE_BYTES = 8 * 1024 * 1024;
-const ROUNDS = 3;
-
-type ManifestEntry = { path: string; sha256: string; size: number } | { path: string; content: string; encoding: 'base64' };
-
 /**
  * The CLI's digest-first deploy (src/sdk/deploy.ts), from the browser: the manifest
  * goes first; the answer `missing_blobs` names what the workspace lacks; only that is
@@ -200,17 +195,10 @@ export async function deployDigestFirst(
       onProgress({ ...progress, phase: 'done', bytesDone: progress.bytesTotal });
       return { deployment, uploadedFiles, uploadedBytes };
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'missing_blobs' || round >= ROUNDS) throw err;
+      if (!(err instanceof ApiError) || err.code !== 'missing_blobs' || round >= DEPLOY_ROUNDS) throw err;
       const needed = ((err.body.missing as string[] | undefined) ?? []).map((sha) => bySha.get(sha)).filter((f): f is HashedFile => f !== undefined);
       if (needed.length === 0) throw err;
-      const inline = new Set<string>();
-      let budget = INLINE_BYTES;
-      for (const f of needed) {
-        if (f.size <= INLINE_MAX_FILE && f.size <= budget && !inline.has(f.sha256)) {
-          inline.add(f.sha256);
-          budget -= f.size;
-        }
-      }
+      const inline = pickInline(needed, INLINE_BYTES);
       const missing = needed.filter((f) => !inline.has(f.sha256));
       progress.bytesTotal += needed.reduce((n, f) => n + f.size, 0);
       progress.filesTotal += needed.length;
