@@ -55,6 +55,9 @@ export function Deploy() {
     setError(null);
     setResult(null);
     setHashed(0);
+    // The latest figures a frame will show; an error clears them, so a frame still pending
+    // cannot bring back the progress bar (and a disabled Deploy button) after it.
+    let latest: DeployProgress | null = null;
     try {
       setProgress({ phase: 'hashing', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: files.length });
       // Per-file progress would re-render the page a thousand times for a thousand files:
@@ -65,7 +68,6 @@ export function Deploy() {
         count++;
         showHashed();
       });
-      let latest: DeployProgress | null = null;
       const showProgress = oncePerFrame(() => setProgress(latest));
       const answer = await deployDigestFirst(project.id, withHashes, { ttl: ttl || undefined, publish }, (p) => {
         latest = p;
@@ -77,6 +79,7 @@ export function Deploy() {
       await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
       await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
     } catch (err) {
+      latest = null;
       setError(err);
       setProgress(null);
     }
