@@ -2,6 +2,7 @@ import { iso } from '../common/time';
 import { type AppConfig } from '../config/app-config';
 import { domainRecords } from '../domains/custom-domain';
 import { type Project } from './project.entity';
+import type { LiveSummary } from './projects.repository';
 
 /** The create response: exactly the spec's fields. */
 export function projectCreatedView(p: Project) {
@@ -14,12 +15,6 @@ export function projectCreatedView(p: Project) {
     workspaceId: p.workspaceId,
     createdAt: iso(p.createdAt),
   };
-}
-
-/** The live deployment's version and size, for the dashboard's list (ProjectsService.liveSummaries). */
-export interface LiveSummary {
-  version: number;
-  sizeBytes: number;
 }
 
 /** Get and list: the create fields plus state; never the password or its hash. */

@@ -7,6 +7,12 @@ import { DEFAULT_TTL } from '../deployments/ttl';
 import { Project } from './project.entity';
 import type { NewSlug } from './slug';
 
+/** A live deployment's version and size, keyed by its id (the dashboard's project list). */
+export interface LiveSummary {
+  version: number;
+  sizeBytes: number;
+}
+
 /** What the site router needs of a project and its live deployment (sites/site-cache.service.ts). */
 export interface SiteRow {
   id: string;
@@ -112,10 +118,10 @@ export class ProjectsRepository {
       .where('p.workspaceId = :workspaceId', { workspaceId });
     if (onlyProjectId) query.andWhere('p.id = :projectId', { projectId: onlyProjectId });
     const { entities, raw, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
-    const live = new Map<string, { version: number; size_bytes: string }>();
+    const live = new Map<string, LiveSummary>();
     for (const row of raw) {
       const id = row.p_live_deployment_id as string | null;
-      if (id && row.live_version !== null) live.set(id, { version: Number(row.live_version), size_bytes: String(row.live_size_bytes) });
+      if (id && row.live_version !== null) live.set(id, { version: Number(row.live_version), sizeBytes: Number(row.live_size_bytes) });
     }
     return { entities, total, live };
   }
@@ -126,8 +132,12 @@ export class ProjectsRepository {
    * depends on this one, not the other way round.
    */
   @GenerateSql({ params: (f) => [[f.deploymentId]] })
-  liveDeployments(ids: string[]): Promise<{ id: string; version: number; size_bytes: string }[]> {
-    return this.dataSource.query('SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)', [ids]);
+  async liveDeployments(ids: string[]): Promise<Map<string, LiveSummary>> {
+    const rows: { id: string; version: number; size_bytes: string }[] = await this.dataSource.query(
+      'SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)',
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
   }
 
   /** Inserts the project unless its slug is taken (then waits for the taker's commit and returns false). */

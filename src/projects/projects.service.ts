@@ -15,8 +15,8 @@ import type { DomainName } from '../domains/domain-name';
 import type { CreateProjectDto } from './dto/create-project.dto';
 import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
-import type { LiveSummary } from './project.view';
 import { projectsError } from './projects.errors';
+import type { LiveSummary } from './projects.repository';
 import { ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
 import { deriveSlug, type NewSlug, withRandomSuffix } from './slug';
@@ -68,8 +68,7 @@ export class ProjectsService {
   /** A page of projects, with their live deployments' version and size (read in the same query). */
   async list(principal: Principal, page: number, limit: number): Promise<{ page: Paginated<Project>; live: Map<string, LiveSummary> }> {
     const { entities, total, live } = await this.projects.page(workspaceOf(principal), principal.projectId ?? undefined, page, limit);
-    const summaries = new Map([...live].map(([id, d]) => [id, { version: d.version, sizeBytes: Number(d.size_bytes) }]));
-    return { page: paginated(entities, total, page, limit), live: summaries };
+    return { page: paginated(entities, total, page, limit), live };
   }
 
   /**
@@ -79,8 +78,7 @@ export class ProjectsService {
   async liveSummaries(projects: Project[]): Promise<Map<string, LiveSummary>> {
     const ids = projects.map((p) => p.liveDeploymentId).filter((id): id is string => id !== null);
     if (ids.length === 0) return new Map();
-    const rows = await this.projects.liveDeployments(ids);
-    return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
+    return this.projects.liveDeployments(ids);
   }
 
   async create(principal: Principal, dto: ProjectCreate): Promise<Project> {
