@@ -8,6 +8,9 @@
  *
  * Targets (issue 15): authenticated reads >= 0.5x the bare app's req/s, p99 <= 50 ms.
  *
+ * Beside req/s it prints the CPU time each answer cost the app, its PostgreSQL and the
+ * bare app (from /proc): unlike req/s, those hardly move when the machine is busy.
+ *
  * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
  * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes a CPU profile
  * of the real app (node --cpu-prof) there when the bench ends.
@@ -18,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { freePort, have, runWrk, startPinnedTarget, type WrkResult } from './harness';
+import { cpuMs, freePort, have, postgresCpuMs, runWrk, startPinnedTarget, type WrkResult } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -39,6 +42,13 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** CPU time per answered request, in µs: the app's process, its PostgreSQL server, the bare app's process. */
+interface Cpu {
+  app: number;
+  pg: number;
+  bare: number;
+}
+
 interface Route {
   name: string;
   /** The key of the bare app's body (see api-target.ts). */
@@ -47,6 +57,8 @@ interface Route {
   path: string;
   headers: Record<string, string>;
   json?: unknown;
+  /** A wrk Lua `request` function body: the path of each request varies (the bare app answers its one body). */
+  rotate?: string;
   /** Counted against the >= 0.5x target. */
   authenticatedRead: boolean;
 }
@@ -55,13 +67,15 @@ async function main(): Promise<void> {
   for (const cmd of ['wrk', 'taskset']) if (!have(cmd)) throw new Error(`${cmd} is required: apt-get install -y wrk util-linux`);
   const root = await mkdtemp(join(tmpdir(), 'statichost-bench-api-'));
   const children: ChildProcess[] = [];
-  const results: { route: Route; bare: WrkResult; app: WrkResult }[] = [];
+  const results: { route: Route; bare: WrkResult; app: WrkResult; cpu: Cpu }[] = [];
+  let pgDataDir: string | undefined;
   let stopPg: (() => Promise<void>) | undefined;
   try {
     let databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) {
       // Its own directory: the cluster's system user must be able to reach it (see embedded-postgres.ts).
       const pgDir = await mkdtemp(join(tmpdir(), 'statichost-bench-api-pg-'));
+      pgDataDir = join(pgDir, 'postgres');
       const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() });
       databaseUrl = pg.url;
       stopPg = () => pg.stop().then(() => rm(pgDir, { recursive: true, force: true }));
@@ -88,6 +102,17 @@ async function main(): Promise<void> {
         authenticatedRead: true,
       },
       {
+        // No two of the 50 requests in flight ask the same page: what a list costs when
+        // identical concurrent reads cannot share one query (common/fresh-read.ts).
+        name: 'GET /projects, 75 pages in rotation (JWT)',
+        body: 'projects',
+        method: 'GET',
+        path: '/projects',
+        headers: jwtAuth,
+        rotate: 'n = (n or 0) + 1; return wrk.format(nil, "/projects?page=" .. (n % 15 + 1) .. "&limit=" .. (18 + math.floor(n / 15) % 5))',
+        authenticatedRead: true,
+      },
+      {
         name: 'POST /v1/deployments (API token)',
         body: 'deploy',
         method: 'POST',
@@ -100,7 +125,7 @@ async function main(): Promise<void> {
 
     // The bare app answers with exactly what the real one does.
     const bodies: Record<string, unknown> = {};
-    for (const r of routes) {
+    for (const r of routes.filter((route) => !route.rotate)) {
       const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
         method: r.method,
         headers: r.headers,
@@ -118,16 +143,27 @@ async function main(): Promise<void> {
         script = join(root, `${r.body}.lua`);
         await writeFile(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(JSON.stringify(r.json))}\n`);
       }
+      if (r.rotate) {
+        script = join(root, `${r.body}-rotate.lua`);
+        await writeFile(script, `request = function()\n  ${r.rotate}\nend\n`);
+      }
       const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
       const run = (p: number, seconds: number) =>
         runWrk({ url: `http://127.0.0.1:${p}${r.path}`, seconds, connections: CONNECTIONS, headers, script, core: WRK_CORE });
       // Warm both (JIT, pools, caches) so neither measured run is the cold one.
       await run(bare.info.port as number, WARMUP);
       await run(Number(port), WARMUP);
+      const bareCpu = cpuMs(bare.child.pid!);
       const b = await run(bare.info.port as number, DURATION);
+      const cpu0 = { bare: cpuMs(bare.child.pid!) - bareCpu, app: cpuMs(app.child.pid!), pg: pgDataDir ? postgresCpuMs(pgDataDir) : NaN };
       const a = await run(Number(port), DURATION);
+      const cpu: Cpu = {
+        bare: (cpu0.bare * 1000) / b.requests,
+        app: ((cpuMs(app.child.pid!) - cpu0.app) * 1000) / a.requests,
+        pg: pgDataDir ? ((postgresCpuMs(pgDataDir) - cpu0.pg) * 1000) / a.requests : NaN,
+      };
       if (a.non2xx || b.non2xx) throw new Error(`${r.name}: ${a.non2xx} non-2xx answers from the app, ${b.non2xx} from the bare app`);
-      results.push({ route: r, bare: b, app: a });
+      results.push({ route: r, bare: b, app: a, cpu });
       console.error(`${r.name}: ${Math.round(a.reqPerSec)} req/s (bare ${Math.round(b.reqPerSec)})`);
     }
   } finally {
@@ -139,7 +175,7 @@ async function main(): Promise<void> {
   console.log(`\nbench:api — ${CONNECTIONS} connections, ${DURATION} s each, app on core ${APP_CORE}, wrk on core ${WRK_CORE}`);
   console.table(
     Object.fromEntries(
-      results.map(({ route, bare, app }) => [
+      results.map(({ route, bare, app, cpu }) => [
         route.name,
         {
           'req/s': Math.round(app.reqPerSec),
@@ -148,6 +184,9 @@ async function main(): Promise<void> {
           'bare req/s': Math.round(bare.reqPerSec),
           'bare p99 (ms)': bare.p99Ms.toFixed(2),
           'x bare': (app.reqPerSec / bare.reqPerSec).toFixed(2),
+          'app CPU µs/req': Math.round(cpu.app),
+          'PG CPU µs/req': Math.round(cpu.pg),
+          'bare CPU µs/req': Math.round(cpu.bare),
         },
       ]),
     ),

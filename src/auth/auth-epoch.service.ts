@@ -3,7 +3,7 @@ import { Client } from 'pg';
 
 import { AppConfig } from '../config/app-config';
 import { AuthEpochRepository } from './auth-epoch.repository';
-import { FreshRead } from './fresh-read';
+import { FreshRead } from '../common/fresh-read';
 
 const RECONNECT_MS = 1000;
 

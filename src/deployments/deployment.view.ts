@@ -1,6 +1,14 @@
 import { iso } from '../common/time';
+import type { AppConfig } from '../config/app-config';
+import type { Project } from '../projects/project.entity';
 import { type Deployment, type DeploymentStatus } from './deployment.entity';
 import { type DeploymentFile } from './deployment-file.entity';
+import { previewLabel } from './preview-label';
+
+/** A deployment's own address, `<preview label>.<SITES_DOMAIN>` (src/deployments/preview-label.ts). */
+export function previewUrl(config: AppConfig, project: Pick<Project, 'slug'>, d: Pick<Deployment, 'id' | 'version'>): string {
+  return config.siteUrl(previewLabel(project.slug, d.version, d.id));
+}
 
 /** A deployment past its expiry is expired even before the sweeper has marked it. */
 export function effectiveStatus(d: Pick<Deployment, 'status' | 'expiresAt'>, now: Date): DeploymentStatus {
@@ -29,6 +37,8 @@ export function deploymentView(d: Deployment, url: string, previewUrl: string, n
     createdBy: d.createdBy,
   };
 }
+
+export type DeploymentView = ReturnType<typeof deploymentView>;
 
 export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, previewUrl: string, now: Date) {
   return {

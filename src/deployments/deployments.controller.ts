@@ -5,18 +5,17 @@ import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
-import { PageQueryDto, paginated } from '../common/pagination';
+import { PageQueryDto } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
-import { deploymentDetailView, deploymentView, lazyDeployView } from './deployment.view';
+import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
-import { previewLabel } from './preview-label';
 import { requestTtl } from './ttl';
 
 const IDEMPOTENCY_HEADER = {
@@ -24,11 +23,6 @@ const IDEMPOTENCY_HEADER = {
   required: false,
   description: 'Repeat a request safely: the same key and body within 24 h returns the first response; another body is a 422',
 };
-
-/** A deployment's own address, `<preview label>.<SITES_DOMAIN>` (src/deployments/preview-label.ts). */
-export function previewUrl(config: AppConfig, project: Pick<Project, 'slug'>, d: Pick<Deployment, 'id' | 'version'>): string {
-  return config.siteUrl(previewLabel(project.slug, d.version, d.id));
-}
 
 /** The address a deploy answers with: the site when the deployment went live, else its preview. */
 function deployedUrl(config: AppConfig, project: Project, d: Deployment): string {
@@ -102,15 +96,7 @@ export class DeploymentsController {
   @ApiOperation({ summary: 'List the project’s deployments, newest first' })
   @ApiOkResponse({ type: DeploymentListView })
   async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: PageQueryDto) {
-    const { project, page } = await this.deployments.list(principal, projectId, query.page, query.limit);
-    const url = this.config.siteUrl(project.slug);
-    const now = this.clock.now();
-    return paginated(
-      page.data.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now)),
-      page.meta.total,
-      page.meta.page,
-      page.meta.limit,
-    );
+    return this.deployments.list(principal, projectId, query.page, query.limit);
   }
 
   @Get(':deploymentId')

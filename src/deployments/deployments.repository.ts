@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { pageWithTotal } from '../common/page-query';
+import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
+import { lazyHydrator } from '../database/hydrate';
 import type { SiteRow } from '../projects/projects.repository';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
@@ -42,20 +43,25 @@ const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string 
   createdAt: new Date(0),
 });
 
+/** A project's deployments, newest version first (see `page`). */
+const PAGE = `
+  SELECT c.${PAGE_TOTAL}, d.*
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM deployments WHERE project_id = $1) c
+  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
+  ORDER BY d.version DESC`;
+
 /** Every query on `deployments` and their manifests (`deployment_files`). */
 @Injectable()
 export class DeploymentsRepository {
+  private readonly hydrate = lazyHydrator(() => this.dataSource, Deployment);
+
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Newest version first. */
+  /** Newest version first, on UQ_deployments_project_version; hand-written and prepared (common/page-query.ts). */
   @GenerateSql({ params: (f) => [f.projectId, 1, 20] })
-  page(projectId: string, page: number, limit: number) {
-    const query = this.dataSource
-      .getRepository(Deployment)
-      .createQueryBuilder('d')
-      .where('d.projectId = :projectId', { projectId })
-      .orderBy('d.version', 'DESC');
-    return pageWithTotal(query, page, limit);
+  async page(projectId: string, page: number, limit: number): Promise<{ entities: Deployment[]; total: number }> {
+    const { rows, total } = await preparedPage(this.dataSource, 'deployments_page', PAGE, [projectId, limit, (page - 1) * limit]);
+    return { entities: rows.map(this.hydrate), total };
   }
 
   @GenerateSql({ params: (f) => [f.deploymentId, f.projectId] })

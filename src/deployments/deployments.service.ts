@@ -3,31 +3,46 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
+import { FreshReads } from '../common/fresh-read';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import type { Deployment } from './deployment.entity';
-import { effectiveStatus } from './deployment.view';
+import { type DeploymentView, deploymentView, effectiveStatus, previewUrl } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 
 /** Reading deployments and moving the live pointer (deploy, promote = rollback, archive). */
 @Injectable()
 export class DeploymentsService {
+  private readonly pages = new FreshReads<Paginated<DeploymentView>>();
+
   constructor(
     private readonly deployments: DeploymentsRepository,
     private readonly projectRows: ProjectsRepository,
     private readonly projects: ProjectsService,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
-  async list(principal: Principal, projectId: string, page: number, limit: number): Promise<{ project: Project; page: Paginated<Deployment> }> {
-    const project = await this.projects.findVisible(principal, projectId);
-    const { entities, total } = await this.deployments.page(project.id, page, limit);
-    return { project, page: paginated(entities, total, page, limit) };
+  /**
+   * A page of the project's deployments, as the API shows them. Identical pages asked for
+   * at the same time share one read and one mapping (as ProjectsService.list).
+   */
+  list(principal: Principal, projectId: string, page: number, limit: number): Promise<Paginated<DeploymentView>> {
+    const key = `${principal.workspaceId ?? ''}/${principal.projectId ?? ''}/${projectId}/${page}/${limit}`;
+    return this.pages.get(key, async () => {
+      const project = await this.projects.findVisible(principal, projectId);
+      const { entities, total } = await this.deployments.page(project.id, page, limit);
+      const url = this.config.siteUrl(project.slug);
+      const now = this.clock.now();
+      const views = entities.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now));
+      return paginated(views, total, page, limit);
+    });
   }
 
   async get(principal: Principal, projectId: string, deploymentId: string) {

@@ -14,6 +14,7 @@ export type GateType = (typeof GATE_TYPES)[number];
 @Check('CHK_projects_gate_type', `"gate_type" IN ('none', 'password', 'email')`)
 @Check('CHK_projects_domain_status', `"domain_status" IN ('pending', 'verified', 'failed')`)
 @Check('CHK_projects_domain_state', `("custom_domain" IS NULL) = ("domain_status" IS NULL) AND ("custom_domain" IS NULL) = ("domain_token" IS NULL)`)
+@Index('IDX_projects_workspace_created', ['workspaceId', 'createdAt', 'id'])
 @Index('IDX_projects_domain_recheck', ['domainCheckedAt'], { where: `"domain_status" = 'verified'` })
 export class Project {
   @PrimaryColumn('text')

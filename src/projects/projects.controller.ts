@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperati
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiPaginatedOk } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
-import { PageQueryDto, paginated } from '../common/pagination';
+import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
@@ -30,13 +30,7 @@ export class ProjectsController {
   @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
   @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
-    const { page, live } = await this.projects.list(principal, query.page, query.limit);
-    return paginated(
-      page.data.map((p) => projectView(p, this.config, live)),
-      page.meta.total,
-      page.meta.page,
-      page.meta.limit,
-    );
+    return this.projects.list(principal, query.page, query.limit);
   }
 
   @Post()

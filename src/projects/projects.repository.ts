@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { pageWithTotal } from '../common/page-query';
+import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
+import { lazyHydrator } from '../database/hydrate';
 import { DEFAULT_TTL } from '../deployments/ttl';
 import { Project } from './project.entity';
 import type { NewSlug } from './slug';
@@ -54,8 +55,25 @@ const SNAPSHOT_PROJECT = {
 };
 
 /** Every query on `projects` (the live pointer and version counter included). */
+/**
+ * The project list page (see `page`); newest first, on IDX_projects_workspace_created.
+ * `$4` (a project-bound token's project) narrows both the count and the page.
+ */
+const pageSql = (bound: string) => `
+  SELECT c.${PAGE_TOTAL}, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM projects WHERE workspace_id = $1${bound}) c
+  LEFT JOIN LATERAL (
+    SELECT * FROM projects WHERE workspace_id = $1${bound} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+  ) p ON true
+  LEFT JOIN deployments d ON d.id = p.live_deployment_id
+  ORDER BY p.created_at DESC, p.id DESC`;
+const PAGE = pageSql('');
+const PAGE_BOUND = pageSql(' AND id = $4');
+
 @Injectable()
 export class ProjectsRepository {
+  private readonly hydrate = lazyHydrator(() => this.dataSource, Project);
+
   constructor(private readonly dataSource: DataSource) {}
 
   @GenerateSql({ params: (f) => [f.projectId, f.workspaceId] })
@@ -101,29 +119,26 @@ export class ProjectsRepository {
     return manager.getRepository(Project).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** Newest first; `onlyProjectId` narrows it to a project-bound token's project. */
+  /**
+   * Newest first; `onlyProjectId` narrows it to a project-bound token's project. The live
+   * deployment's version and size ride along (one round trip for the list page): the live
+   * pointer is this module's column, and the deployments module depends on this one.
+   * Hand-written and prepared: the list is the dashboard's hottest read (common/page-query.ts).
+   */
   @GenerateSql(
     { name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] },
     { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] },
   )
   async page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
-    // The live deployment's version and size ride along (one round trip for the list page):
-    // the live pointer is this module's column; the deployments module depends on this one.
-    const query = this.dataSource
-      .getRepository(Project)
-      .createQueryBuilder('p')
-      .leftJoin('deployments', 'd', 'd.id = p.live_deployment_id')
-      .addSelect('d.version', 'live_version')
-      .addSelect('d.size_bytes', 'live_size_bytes')
-      .where('p.workspaceId = :workspaceId', { workspaceId });
-    if (onlyProjectId) query.andWhere('p.id = :projectId', { projectId: onlyProjectId });
-    const { entities, raw, total } = await pageWithTotal(query.orderBy('p.createdAt', 'DESC').addOrderBy('p.id', 'ASC'), page, limit);
+    const { rows, total } = onlyProjectId
+      ? await preparedPage(this.dataSource, 'projects_page_bound', PAGE_BOUND, [workspaceId, limit, (page - 1) * limit, onlyProjectId])
+      : await preparedPage(this.dataSource, 'projects_page', PAGE, [workspaceId, limit, (page - 1) * limit]);
     const live = new Map<string, LiveSummary>();
-    for (const row of raw) {
-      const id = row.p_live_deployment_id as string | null;
+    for (const row of rows) {
+      const id = row.live_deployment_id as string | null;
       if (id && row.live_version !== null) live.set(id, { version: Number(row.live_version), sizeBytes: Number(row.live_size_bytes) });
     }
-    return { entities, total, live };
+    return { entities: rows.map(this.hydrate), total, live };
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
+import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
@@ -15,6 +16,7 @@ import type { DomainName } from '../domains/domain-name';
 import type { CreateProjectDto } from './dto/create-project.dto';
 import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
+import { type ProjectView, projectView } from './project.view';
 import { projectsError } from './projects.errors';
 import type { LiveSummary } from './projects.repository';
 import { ProjectsRepository } from './projects.repository';
@@ -51,6 +53,8 @@ export function workspaceOf(principal: Principal): string {
 
 @Injectable()
 export class ProjectsService {
+  private readonly pages = new FreshReads<Paginated<ProjectView>>();
+
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly dataSource: DataSource,
@@ -65,10 +69,24 @@ export class ProjectsService {
     return project;
   }
 
-  /** A page of projects, with their live deployments' version and size (read in the same query). */
-  async list(principal: Principal, page: number, limit: number): Promise<{ page: Paginated<Project>; live: Map<string, LiveSummary> }> {
-    const { entities, total, live } = await this.projects.page(workspaceOf(principal), principal.projectId ?? undefined, page, limit);
-    return { page: paginated(entities, total, page, limit), live };
+  /**
+   * A page of projects as the API shows them, with their live deployments' version and
+   * size (read in the same query). Identical lists asked for at the same time share one
+   * read and one mapping (common/fresh-read.ts): the answer is read-only, and never older
+   * than the request.
+   */
+  list(principal: Principal, page: number, limit: number): Promise<Paginated<ProjectView>> {
+    const workspaceId = workspaceOf(principal);
+    const onlyProjectId = principal.projectId ?? undefined;
+    return this.pages.get(`${workspaceId}/${onlyProjectId ?? ''}/${page}/${limit}`, async () => {
+      const { entities, total, live } = await this.projects.page(workspaceId, onlyProjectId, page, limit);
+      return paginated(
+        entities.map((p) => projectView(p, this.config, live)),
+        total,
+        page,
+        limit,
+      );
+    });
   }
 
   /**

@@ -28,10 +28,22 @@ SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_work
 SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_workspace_id", "Project"."name" AS "Project_name", "Project"."slug" AS "Project_slug", "Project"."type" AS "Project_type", "Project"."default_ttl" AS "Project_default_ttl", "Project"."gate_type" AS "Project_gate_type", "Project"."password_hash" AS "Project_password_hash", "Project"."gate_version" AS "Project_gate_version", "Project"."last_version" AS "Project_last_version", "Project"."live_deployment_id" AS "Project_live_deployment_id", "Project"."custom_domain" AS "Project_custom_domain", "Project"."domain_status" AS "Project_domain_status", "Project"."domain_token" AS "Project_domain_token", "Project"."domain_verified_at" AS "Project_domain_verified_at", "Project"."domain_checked_at" AS "Project_domain_checked_at", "Project"."domain_failing_since" AS "Project_domain_failing_since", "Project"."created_at" AS "Project_created_at", "Project"."updated_at" AS "Project_updated_at" FROM "projects" "Project" WHERE (("Project"."id" = $1)) LIMIT 1 FOR UPDATE
 
 -- ProjectsRepository.page (workspace)
-SELECT "p"."id" AS "p_id", "p"."workspace_id" AS "p_workspace_id", "p"."name" AS "p_name", "p"."slug" AS "p_slug", "p"."type" AS "p_type", "p"."default_ttl" AS "p_default_ttl", "p"."gate_type" AS "p_gate_type", "p"."password_hash" AS "p_password_hash", "p"."gate_version" AS "p_gate_version", "p"."last_version" AS "p_last_version", "p"."live_deployment_id" AS "p_live_deployment_id", "p"."custom_domain" AS "p_custom_domain", "p"."domain_status" AS "p_domain_status", "p"."domain_token" AS "p_domain_token", "p"."domain_verified_at" AS "p_domain_verified_at", "p"."domain_checked_at" AS "p_domain_checked_at", "p"."domain_failing_since" AS "p_domain_failing_since", "p"."created_at" AS "p_created_at", "p"."updated_at" AS "p_updated_at", "d"."version" AS "live_version", "d"."id" AS "d_id", "d"."size_bytes" AS "live_size_bytes", COUNT(*) OVER() AS "page_total" FROM "projects" "p" LEFT JOIN "deployments" "d" ON "d"."id" = "p"."live_deployment_id" WHERE "p"."workspace_id" = $1 ORDER BY "p"."created_at" DESC, "p"."id" ASC LIMIT 20 OFFSET 0
+SELECT c.page_total, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
+  FROM (SELECT count(*) AS page_total FROM projects WHERE workspace_id = $1) c
+  LEFT JOIN LATERAL (
+    SELECT * FROM projects WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+  ) p ON true
+  LEFT JOIN deployments d ON d.id = p.live_deployment_id
+  ORDER BY p.created_at DESC, p.id DESC
 
 -- ProjectsRepository.page (project-bound)
-SELECT "p"."id" AS "p_id", "p"."workspace_id" AS "p_workspace_id", "p"."name" AS "p_name", "p"."slug" AS "p_slug", "p"."type" AS "p_type", "p"."default_ttl" AS "p_default_ttl", "p"."gate_type" AS "p_gate_type", "p"."password_hash" AS "p_password_hash", "p"."gate_version" AS "p_gate_version", "p"."last_version" AS "p_last_version", "p"."live_deployment_id" AS "p_live_deployment_id", "p"."custom_domain" AS "p_custom_domain", "p"."domain_status" AS "p_domain_status", "p"."domain_token" AS "p_domain_token", "p"."domain_verified_at" AS "p_domain_verified_at", "p"."domain_checked_at" AS "p_domain_checked_at", "p"."domain_failing_since" AS "p_domain_failing_since", "p"."created_at" AS "p_created_at", "p"."updated_at" AS "p_updated_at", "d"."version" AS "live_version", "d"."id" AS "d_id", "d"."size_bytes" AS "live_size_bytes", COUNT(*) OVER() AS "page_total" FROM "projects" "p" LEFT JOIN "deployments" "d" ON "d"."id" = "p"."live_deployment_id" WHERE "p"."workspace_id" = $1 AND "p"."id" = $2 ORDER BY "p"."created_at" DESC, "p"."id" ASC LIMIT 20 OFFSET 0
+SELECT c.page_total, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
+  FROM (SELECT count(*) AS page_total FROM projects WHERE workspace_id = $1 AND id = $4) c
+  LEFT JOIN LATERAL (
+    SELECT * FROM projects WHERE workspace_id = $1 AND id = $4 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+  ) p ON true
+  LEFT JOIN deployments d ON d.id = p.live_deployment_id
+  ORDER BY p.created_at DESC, p.id DESC
 
 -- ProjectsRepository.liveDeployments
 SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)

@@ -25,7 +25,13 @@ UPDATE workspaces SET plan = $2, updated_at = $3 WHERE id = $1 AND plan <> $2
 SELECT "Workspace"."id" AS "Workspace_id" FROM "workspaces" "Workspace" WHERE (("Workspace"."id" = $1)) LIMIT 1 FOR UPDATE
 
 -- WorkspacesRepository.pageForUser
-SELECT "w"."id" AS "w_id", "w"."name" AS "w_name", "w"."plan" AS "w_plan", "w"."created_at" AS "w_created_at", "w"."updated_at" AS "w_updated_at", "m"."role" AS "member_role", "m"."id" AS "m_id", COUNT(*) OVER() AS "page_total" FROM "workspaces" "w" INNER JOIN "workspace_members" "m" ON "m"."workspace_id" = "w"."id" WHERE "m"."user_id" = $1 AND "m"."status" = $2 ORDER BY "w"."created_at" ASC, "w_id" ASC LIMIT 20 OFFSET 0
+SELECT c.page_total, w.*
+  FROM (SELECT count(*) AS page_total FROM workspace_members WHERE user_id = $1 AND status = 'active') c
+  LEFT JOIN LATERAL (
+    SELECT w.*, m.role AS member_role FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
+    WHERE m.user_id = $1 AND m.status = 'active' ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3
+  ) w ON true
+  ORDER BY w.created_at, w.id
 
 -- WorkspacesRepository.activeRole
 SELECT "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."id" AS "WorkspaceMember_id" FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."workspace_id" = $1) AND ("WorkspaceMember"."user_id" = $2) AND ("WorkspaceMember"."status" = $3)) LIMIT 1

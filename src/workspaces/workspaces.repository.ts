@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import type { Role } from '../auth/principal';
-import { pageWithTotal } from '../common/page-query';
+import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
+import { lazyHydrator } from '../database/hydrate';
 import { type Plan, Workspace } from './workspace.entity';
 import { WorkspaceMember } from './workspace-member.entity';
 
@@ -15,9 +16,21 @@ export interface Page<T> {
 
 const MEMBER = 'mem_sqlsnapshot0000000000000';
 
+/** A user's active memberships with their workspaces, oldest workspace first (see `pageForUser`). */
+const PAGE_FOR_USER = `
+  SELECT c.${PAGE_TOTAL}, w.*
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM workspace_members WHERE user_id = $1 AND status = 'active') c
+  LEFT JOIN LATERAL (
+    SELECT w.*, m.role AS member_role FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
+    WHERE m.user_id = $1 AND m.status = 'active' ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3
+  ) w ON true
+  ORDER BY w.created_at, w.id`;
+
 /** Every query on workspaces and workspace_members (members and invitations). */
 @Injectable()
 export class WorkspacesRepository {
+  private readonly hydrate = lazyHydrator(() => this.dataSource, Workspace);
+
   constructor(private readonly dataSource: DataSource) {}
 
   @GenerateSql({ params: (f) => [f.manager, { id: 'ws_sqlsnapshot00000000000000', name: 'Fixture' }] })
@@ -57,17 +70,11 @@ export class WorkspacesRepository {
     return !!(await manager.findOne(Workspace, { select: { id: true }, where: { id }, lock: { mode: 'pessimistic_write' } }));
   }
 
-  /** The workspaces the user is an active member of, with their role there, oldest first. */
+  /** The workspaces the user is an active member of, with their role there, oldest first; prepared (common/page-query.ts). */
   @GenerateSql({ params: (f) => [f.userId, 1, 20] })
   async pageForUser(userId: string, page: number, limit: number): Promise<Page<{ workspace: Workspace; role: Role }>> {
-    const query = this.dataSource.manager
-      .createQueryBuilder(Workspace, 'w')
-      .innerJoin(WorkspaceMember, 'm', 'm.workspace_id = w.id')
-      .select(['w.id', 'w.name', 'w.plan', 'w.createdAt', 'w.updatedAt'])
-      .addSelect('m.role', 'member_role')
-      .where('m.user_id = :userId AND m.status = :status', { userId, status: 'active' });
-    const { entities, raw, total } = await pageWithTotal(query.orderBy('w.created_at', 'ASC').addOrderBy('w.id', 'ASC'), page, limit);
-    return { rows: entities.map((workspace, i) => ({ workspace, role: raw[i].member_role as Role })), total };
+    const { rows, total } = await preparedPage(this.dataSource, 'workspaces_page_for_user', PAGE_FOR_USER, [userId, limit, (page - 1) * limit]);
+    return { rows: rows.map((row) => ({ workspace: this.hydrate(row), role: row.member_role as Role })), total };
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, f.userId] })

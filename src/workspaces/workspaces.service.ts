@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { planLimitsView, workspaceUsageView } from '../billing/usage.view';
 import { notFound } from '../common/errors';
+import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { UsersService } from '../users/users.service';
@@ -14,6 +15,8 @@ import { WorkspacesRepository } from './workspaces.repository';
 
 @Injectable()
 export class WorkspacesService {
+  private readonly pagesForUser = new FreshReads<Paginated<WorkspaceView>>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly workspaces: WorkspacesRepository,
@@ -52,13 +55,16 @@ export class WorkspacesService {
       const own = await this.workspaces.getById(this.dataSource.manager, principal.workspaceId!);
       return paginated(page === 1 ? [workspaceView(own, null)] : [], 1, page, limit);
     }
-    const { rows, total } = await this.workspaces.pageForUser(principal.userId!, page, limit);
-    return paginated(
-      rows.map(({ workspace, role }) => workspaceView(workspace, role)),
-      total,
-      page,
-      limit,
-    );
+    // Identical lists asked for at the same time share one read (as ProjectsService.list).
+    return this.pagesForUser.get(`${principal.userId}/${page}/${limit}`, async () => {
+      const { rows, total } = await this.workspaces.pageForUser(principal.userId!, page, limit);
+      return paginated(
+        rows.map(({ workspace, role }) => workspaceView(workspace, role)),
+        total,
+        page,
+        limit,
+      );
+    });
   }
 
   /** The guard has already checked that the caller belongs to `workspaceId`. */

@@ -12,6 +12,7 @@ import { BlobVariants1763770012000 } from './1763770012000-BlobVariants';
 import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
 import { AccountRecovery1763770020000 } from './1763770020000-AccountRecovery';
 import { Analytics1763770030000 } from './1763770030000-Analytics';
+import { ProjectListIndex1763770040000 } from './1763770040000-ProjectListIndex';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -27,4 +28,5 @@ export const MIGRATIONS: Function[] = [
   AuthEpoch1763770015000,
   AccountRecovery1763770020000,
   Analytics1763770030000,
+  ProjectListIndex1763770040000,
 ];

@@ -1,4 +1,4 @@
-import { FreshRead } from './fresh-read';
+import { FreshRead, FreshReads } from './fresh-read';
 
 /** A read whose answers the test releases by hand, recording when each one started. */
 function manualRead() {
@@ -64,5 +64,41 @@ describe('FreshRead', () => {
     await expect(fresh.get()).rejects.toThrow('down');
     fail = false;
     await expect(fresh.get()).resolves.toBe(7);
+  });
+});
+
+describe('FreshReads', () => {
+  it('shares one read among identical concurrent calls, keeps keys apart, and forgets settled keys', async () => {
+    const m = manualRead();
+    const other = manualRead();
+    const reads = new FreshReads<number>();
+    const first = reads.get('a', m.read);
+    const waiting = [reads.get('a', m.read), reads.get('a', m.read)];
+    const elsewhere = reads.get('b', other.read);
+    expect(reads.size).toBe(2);
+    m.change(); // committed after the first read was sent: the waiting callers must see it
+    await m.releaseOne();
+    await expect(first).resolves.toBe(0);
+    await m.releaseOne();
+    await expect(Promise.all(waiting)).resolves.toEqual([1, 1]);
+    expect(m.started).toHaveLength(2);
+    await other.releaseOne();
+    await expect(elsewhere).resolves.toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(reads.size).toBe(0);
+  });
+
+  it('gives a failed read to the callers that shared it, and reads again for the next', async () => {
+    let fail = true;
+    const reads = new FreshReads<number>();
+    const read = async () => {
+      if (fail) throw new Error('down');
+      return 7;
+    };
+    await expect(Promise.all([reads.get('k', read), reads.get('k', read)])).rejects.toThrow('down');
+    fail = false;
+    await expect(reads.get('k', read)).resolves.toBe(7);
+    await new Promise((r) => setImmediate(r));
+    expect(reads.size).toBe(0);
   });
 });
