@@ -1,29 +1,24 @@
-import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+import { decoratorStack } from '../common/decorator-stack';
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
-/**
- * Applies decorators bottom-up, as a written stack would, so each variable's
- * constraints are checked, and their messages listed, in the order they were before.
- */
-const stack = (...decorators: PropertyDecorator[]): PropertyDecorator => applyDecorators(...[...decorators].reverse());
-
 /** A whole number of at least `min` (and at most `max`); unset takes the default. */
-const IntVar = (min: number, max?: number) => stack(Transform(toInt), IsInt(), Min(min), ...(max === undefined ? [] : [Max(max)]));
+const IntVar = (min: number, max?: number) => decoratorStack(Transform(toInt), IsInt(), Min(min), ...(max === undefined ? [] : [Max(max)]));
 /** A whole number within `min`..`max`, or unset. */
-const OptionalIntVar = (min: number, max: number) => stack(Transform(toInt), IsOptional(), IsInt(), Min(min), Max(max));
+const OptionalIntVar = (min: number, max: number) => decoratorStack(Transform(toInt), IsOptional(), IsInt(), Min(min), Max(max));
 /** `1`, `true`, `yes` or `on` (any case) is true; other values false; unset takes the default. */
-const BoolVar = () => stack(Transform(toBool), IsBoolean());
+const BoolVar = () => decoratorStack(Transform(toBool), IsBoolean());
 /** A value that may be unset (an empty one counts as unset); a set one must pass `rules`. */
-const OptionalVar = (...rules: PropertyDecorator[]) => stack(Transform(emptyToUndefined), IsOptional(), ...rules);
+const OptionalVar = (...rules: PropertyDecorator[]) => decoratorStack(Transform(emptyToUndefined), IsOptional(), ...rules);
 /** An HMAC key or bearer token that may be unset (then generated, or not needed), never a short one. */
 const SecretVar = () => OptionalVar(IsString(), MinLength(32, { message: '$property must be at least 32 characters' }));
-const NonEmptyString = () => stack(IsString(), MinLength(1));
+const NonEmptyString = () => decoratorStack(IsString(), MinLength(1));
 const StripePriceVar = () => OptionalVar(Matches(/^price_[A-Za-z0-9]+$/, { message: '$property must be a Stripe price id (price_…)' }));
 
 /** A leads key: `<keyId>:<base64 or base64url of exactly 32 bytes>`. */
