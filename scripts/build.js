@@ -21,8 +21,8 @@ const { join, basename, dirname } = require('node:path');
 const root = join(__dirname, '..');
 const outDir = join(root, 'dist');
 const SOURCES = ['src', 'scripts', 'ormconfig.ts'];
-// Tests, the SDK generator and browser code are not part of the running app.
-const SKIP = [/\.spec\.ts$/, /\.e2e-spec\.ts$/, /\.d\.ts$/, /^src\/sdk\/codegen\//];
+// Tests (and their fixtures), the SDK generator and browser code are not part of the running app.
+const SKIP = [/\.spec\.ts$/, /\.fixture\.ts$/, /\.e2e-spec\.ts$/, /\.d\.ts$/, /^src\/sdk\/codegen\//];
 
 function listSources() {
   const files = [];

@@ -1,6 +1,7 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
 import type { Scope } from '../auth/principal';
+import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
@@ -12,28 +13,23 @@ export class AccessToken {
   @PrimaryColumn('text')
   id: string;
 
-  @Index('IDX_access_tokens_workspace')
-  @Column('text', { name: 'workspace_id' })
+  @ReferenceColumn('workspace_id', { index: 'IDX_access_tokens_workspace' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_access_tokens_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_access_tokens_workspace')
   workspace?: Workspace;
 
   /** Set for a token bound to one project; deleting the project deletes its tokens. */
-  @Index('IDX_access_tokens_project')
-  @Column('text', { name: 'project_id', nullable: true })
+  @ReferenceColumn('project_id', { index: 'IDX_access_tokens_project', nullable: true })
   projectId: string | null;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_access_tokens_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_access_tokens_project')
   project?: Project;
 
   @Column('text')
   name: string;
 
-  @Index('UQ_access_tokens_token_hash', { unique: true })
-  @Column('text', { name: 'token_hash' })
+  @TokenHashColumn('UQ_access_tokens_token_hash')
   tokenHash: string;
 
   /** The secret's first characters, shown so people can tell their tokens apart. */
@@ -43,28 +39,26 @@ export class AccessToken {
   @Column('text', { array: true })
   scopes: Scope[];
 
-  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true })
+  @TimestampColumn('expires_at', { nullable: true })
   expiresAt: Date | null;
 
   /** Updated at most once a minute per token, not on every request. */
-  @Column({ type: 'timestamptz', name: 'last_used_at', precision: 3, nullable: true })
+  @TimestampColumn('last_used_at', { nullable: true })
   lastUsedAt: Date | null;
 
   /**
    * The person behind the token: its creator, or for a token minted with another
    * token, that token's person. Removing them from the workspace revokes it.
    */
-  @Index('IDX_access_tokens_created_by')
-  @Column('text', { name: 'created_by' })
+  @ReferenceColumn('created_by', { index: 'IDX_access_tokens_created_by' })
   createdBy: string;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'created_by', foreignKeyConstraintName: 'FK_access_tokens_created_by' })
+  @CascadeManyToOne(() => User, 'created_by', 'FK_access_tokens_created_by')
   creator?: User;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ type: 'timestamptz', name: 'revoked_at', precision: 3, nullable: true })
+  @TimestampColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;
 }

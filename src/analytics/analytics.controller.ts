@@ -1,15 +1,14 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { ApiProjectRoutes } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsDto } from './analytics.view';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 
-@ApiTags('analytics')
-@ApiBearerAuth('bearer')
-@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@ApiProjectRoutes('analytics')
 @Controller('projects')
 export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}

@@ -1,5 +1,6 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { BigintColumn, CascadeManyToOne } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
@@ -11,20 +12,18 @@ import { Project } from '../projects/project.entity';
 export type RollupKind = 'path' | 'total' | 'page' | 'referrer' | 'not_found' | 'gate';
 export type GateEvent = 'gate_view' | 'wrong_password' | 'unlocked' | 'email_captured';
 
-const bigint = { to: (v: number) => v, from: (v: string) => Number(v) };
-
 /** The sums every rollup row carries; the hourly and daily tables add them up alike. */
 abstract class RollupSums {
-  @Column('bigint', { transformer: bigint })
+  @BigintColumn()
   requests: number;
 
-  @Column('bigint', { name: 'page_views', transformer: bigint })
+  @BigintColumn({ name: 'page_views' })
   pageViews: number;
 
-  @Column('bigint', { name: 'bot_requests', transformer: bigint })
+  @BigintColumn({ name: 'bot_requests' })
   botRequests: number;
 
-  @Column('bigint', { transformer: bigint })
+  @BigintColumn()
   bytes: number;
 }
 
@@ -42,8 +41,7 @@ export class AnalyticsHourly extends RollupSums {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_hourly' })
   projectId: string;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_analytics_hourly_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_hourly_project')
   project?: Project;
 
   @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_hourly' })
@@ -66,8 +64,7 @@ export class AnalyticsDaily extends RollupSums {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_daily' })
   projectId: string;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_analytics_daily_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_daily_project')
   project?: Project;
 
   @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_daily' })
@@ -89,8 +86,7 @@ export class AnalyticsVisitors {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_visitors' })
   projectId: string;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_analytics_visitors_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_visitors_project')
   project?: Project;
 
   @PrimaryColumn('date', { name: 'day', primaryKeyConstraintName: 'PK_analytics_visitors' })

@@ -1,5 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
+import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
 import type { Email } from '../users/email';
 import { User } from '../users/user.entity';
 
@@ -16,12 +17,10 @@ export class AccountToken {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_account_tokens' })
   id: string;
 
-  @Index('IDX_account_tokens_user')
-  @Column('text', { name: 'user_id' })
+  @ReferenceColumn('user_id', { index: 'IDX_account_tokens_user' })
   userId: string;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_account_tokens_user' })
+  @CascadeManyToOne(() => User, 'user_id', 'FK_account_tokens_user')
   user?: User;
 
   @Column('text')
@@ -31,16 +30,15 @@ export class AccountToken {
   @Column('text')
   email: Email;
 
-  @Index('UQ_account_tokens_token_hash', { unique: true })
-  @Column('text', { name: 'token_hash' })
+  @TokenHashColumn('UQ_account_tokens_token_hash')
   tokenHash: string;
 
-  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3 })
+  @TimestampColumn('expires_at')
   expiresAt: Date;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ type: 'timestamptz', name: 'used_at', precision: 3, nullable: true })
+  @TimestampColumn('used_at', { nullable: true })
   usedAt: Date | null;
 }

@@ -9,7 +9,6 @@ import {
   Credential,
   namedWorkspace,
   namedWorkspacePrincipal,
-  RouteAccess,
   routeAccess,
   tokenPrincipal,
   userPrincipal,
@@ -17,22 +16,13 @@ import {
 } from './authorize';
 import { CredentialKind, Public, Roles, Scopes, WorkspaceOptional, WorkspaceWide } from './decorators';
 import type { Principal } from './principal';
+import { routeAccessWith } from './route-access.fixture';
 
 const WS_A = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';
 const WS_B = 'ws_bbbbbbbbbbbbbbbbbbbbbbbb';
 const PROJ = 'proj_cccccccccccccccccccccccc';
 
-const access = (overrides: Partial<RouteAccess> = {}): RouteAccess => ({
-  isPublic: false,
-  kind: null,
-  scopes: [],
-  roles: [],
-  workspaceOptional: false,
-  workspaceWide: false,
-  workspaceIn: null,
-  roleRefusal: null,
-  ...overrides,
-});
+const access = routeAccessWith;
 
 /** Runs `fn` and returns the ApiError it threw, as status + code. */
 function failure(fn: () => unknown): { status: number; code: string; message: string } {

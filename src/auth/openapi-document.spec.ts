@@ -1,16 +1,7 @@
-import type { RouteAccess } from './authorize';
 import { accessErrors, accessSentence } from './openapi-document';
+import { routeAccessWith } from './route-access.fixture';
 
-const base: RouteAccess = {
-  isPublic: false,
-  kind: null,
-  scopes: [],
-  roles: [],
-  workspaceOptional: false,
-  workspaceWide: false,
-  workspaceIn: null,
-  roleRefusal: null,
-};
+const base = routeAccessWith();
 
 describe('what the OpenAPI document says about a route’s access', () => {
   it('says a public route needs nothing and can give no guard error', () => {

@@ -1,5 +1,5 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtraModels, ApiHeader, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 
 /** Documents a `{ data: [...], meta }` list of `model`. */
 export function ApiPaginatedOk(model: Type<unknown>, description?: string) {
@@ -35,3 +35,11 @@ export const ApiWorkspaceHeader = () =>
     required: false,
     description: "With a dashboard JWT: the workspace to act in (required). With an API token: optional, must be the token's own.",
   });
+
+/** A controller of routes on projects, tagged `tag`: a bearer credential, and the workspace header only a JWT needs. */
+export const ApiProjectRoutes = (tag: string) =>
+  applyDecorators(
+    ApiTags(tag),
+    ApiBearerAuth('bearer'),
+    ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' }),
+  );

@@ -1,5 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 
 /**
@@ -17,28 +18,25 @@ export class RefreshToken {
   @Column('uuid', { name: 'family_id' })
   familyId: string;
 
-  @Index('IDX_refresh_tokens_user')
-  @Column('text', { name: 'user_id' })
+  @ReferenceColumn('user_id', { index: 'IDX_refresh_tokens_user' })
   userId: string;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_refresh_tokens_user' })
+  @CascadeManyToOne(() => User, 'user_id', 'FK_refresh_tokens_user')
   user?: User;
 
   /** SHA-256 hex of the opaque token; the token itself is never stored. */
-  @Index('UQ_refresh_tokens_token_hash', { unique: true })
-  @Column('text', { name: 'token_hash' })
+  @TokenHashColumn('UQ_refresh_tokens_token_hash')
   tokenHash: string;
 
-  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3 })
+  @TimestampColumn('expires_at')
   expiresAt: Date;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @Column({ type: 'timestamptz', name: 'rotated_at', precision: 3, nullable: true })
+  @TimestampColumn('rotated_at', { nullable: true })
   rotatedAt: Date | null;
 
-  @Column({ type: 'timestamptz', name: 'revoked_at', precision: 3, nullable: true })
+  @TimestampColumn('revoked_at', { nullable: true })
   revokedAt: Date | null;
 }

@@ -1,17 +1,6 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  OneToOne,
-  PrimaryColumn,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
+import { BigintColumn, CascadeManyToOne, CascadeOneToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 import type { Interval, PaidTier } from './plans';
 
@@ -32,8 +21,7 @@ export class BillingCustomer {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_billing_customers' })
   workspaceId: string;
 
-  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_billing_customers_workspace' })
+  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_billing_customers_workspace')
   workspace?: Workspace;
 
   @Column('text')
@@ -46,7 +34,7 @@ export class BillingCustomer {
   @Column('integer', { name: 'subscriptions_started', default: 0 })
   subscriptionsStarted: number;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 }
 
@@ -58,12 +46,10 @@ export class PaymentMethod {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_payment_methods' })
   id: string;
 
-  @Index('IDX_payment_methods_workspace')
-  @Column('text', { name: 'workspace_id' })
+  @ReferenceColumn('workspace_id', { index: 'IDX_payment_methods_workspace' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_payment_methods_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_payment_methods_workspace')
   workspace?: Workspace;
 
   @Column('text')
@@ -89,7 +75,7 @@ export class PaymentMethod {
   @Column('text', { name: 'created_by' })
   createdBy: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 }
 
@@ -107,8 +93,7 @@ export class Subscription {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_subscriptions' })
   workspaceId: string;
 
-  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_subscriptions_workspace' })
+  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_subscriptions_workspace')
   workspace?: Workspace;
 
   @Column('text')
@@ -135,16 +120,16 @@ export class Subscription {
   cancelAtPeriodEnd: boolean;
 
   /** When the current period started to be counted (activation or interval change): periods repeat from here. */
-  @Column({ type: 'timestamptz', name: 'period_anchor', precision: 3 })
+  @TimestampColumn('period_anchor')
   periodAnchor: Date;
 
-  @Column({ type: 'timestamptz', name: 'current_period_end', precision: 3 })
+  @TimestampColumn('current_period_end')
   currentPeriodEnd: Date;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }
 
@@ -158,8 +143,7 @@ export class WorkspaceMonthlyUsage {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_monthly_usage_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_monthly_usage_workspace')
   workspace?: Workspace;
 
   /** First day of the month. */
@@ -169,8 +153,6 @@ export class WorkspaceMonthlyUsage {
   @Column('integer', { default: 0 })
   deployments: number;
 }
-
-const bigintNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
 /**
  * The distinct blobs a workspace's live and archived deployments hold: what its
@@ -184,14 +166,13 @@ export class WorkspaceStorageBlob {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_storage_blobs_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_storage_blobs_workspace')
   workspace?: Workspace;
 
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
   sha256: string;
 
-  @Column('bigint', { transformer: bigintNumber })
+  @BigintColumn()
   size: number;
 }
 
@@ -201,11 +182,10 @@ export class WorkspaceStorage {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage' })
   workspaceId: string;
 
-  @OneToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_storage_workspace' })
+  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_workspace_storage_workspace')
   workspace?: Workspace;
 
-  @Column('bigint', { transformer: bigintNumber })
+  @BigintColumn()
   bytes: number;
 }
 
@@ -225,6 +205,6 @@ export class WorkspaceStorageChange {
   @Column('text', { name: 'workspace_id' })
   workspaceId: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -1,5 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+import { BigintColumn, TimestampColumn } from '../database/columns';
+
 /**
  * A stored object, keyed by the SHA-256 of its bytes. The row is the lock that
  * keeps the garbage collector and a deploy reusing the object from racing.
@@ -9,7 +11,7 @@ export class Blob {
   @PrimaryColumn('text')
   sha256: string;
 
-  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @BigintColumn()
   size: number;
 
   /** False until the object is known to be in the store. */
@@ -17,26 +19,18 @@ export class Blob {
   stored: boolean;
 
   /** Last time a deploy claimed it; the collector leaves recently claimed blobs alone. */
-  @Column({ type: 'timestamptz', name: 'last_claimed_at', precision: 3 })
+  @TimestampColumn('last_claimed_at')
   lastClaimedAt: Date;
 
   /** Bytes of the stored Brotli copy (`<key>.br`); null when there is none (not computed yet, or not worth it). */
-  @Column('bigint', {
-    name: 'br_size',
-    nullable: true,
-    transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) },
-  })
+  @BigintColumn({ name: 'br_size', nullable: true })
   brSize: number | null;
 
   /** Bytes of the stored gzip copy (`<key>.gz`); null when there is none. */
-  @Column('bigint', {
-    name: 'gzip_size',
-    nullable: true,
-    transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) },
-  })
+  @BigintColumn({ name: 'gzip_size', nullable: true })
   gzipSize: number | null;
 
   /** When the compressed copies were computed (null: not yet); sizes are final from then on. */
-  @Column({ type: 'timestamptz', name: 'variants_at', precision: 3, nullable: true })
+  @TimestampColumn('variants_at', { nullable: true })
   variantsAt: Date | null;
 }

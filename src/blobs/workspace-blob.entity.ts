@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { BigintColumn, CascadeManyToOne, TimestampColumn } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 import { Blob } from './blob.entity';
 
@@ -15,20 +16,18 @@ export class WorkspaceBlob {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_blobs' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_blobs_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_blobs_workspace')
   workspace?: Workspace;
 
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_blobs' })
   sha256: string;
 
-  @ManyToOne(() => Blob, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'sha256', foreignKeyConstraintName: 'FK_workspace_blobs_blob' })
+  @CascadeManyToOne(() => Blob, 'sha256', 'FK_workspace_blobs_blob')
   blob?: Blob;
 
-  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @BigintColumn()
   size: number;
 
-  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  @TimestampColumn('created_at')
   createdAt: Date;
 }

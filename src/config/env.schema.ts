@@ -1,10 +1,25 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
+import { decoratorStack } from '../common/decorator-stack';
+
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** A whole number of at least `min` (and at most `max`); unset takes the default. */
+const IntVar = (min: number, max?: number) => decoratorStack(Transform(toInt), IsInt(), Min(min), ...(max === undefined ? [] : [Max(max)]));
+/** A whole number within `min`..`max`, or unset. */
+const OptionalIntVar = (min: number, max: number) => decoratorStack(Transform(toInt), IsOptional(), IsInt(), Min(min), Max(max));
+/** `1`, `true`, `yes` or `on` (any case) is true; other values false; unset takes the default. */
+const BoolVar = () => decoratorStack(Transform(toBool), IsBoolean());
+/** A value that may be unset (an empty one counts as unset); a set one must pass `rules`. */
+const OptionalVar = (...rules: PropertyDecorator[]) => decoratorStack(Transform(emptyToUndefined), IsOptional(), ...rules);
+/** An HMAC key or bearer token that may be unset (then generated, or not needed), never a short one. */
+const SecretVar = () => OptionalVar(IsString(), MinLength(32, { message: '$property must be at least 32 characters' }));
+const NonEmptyString = () => decoratorStack(IsString(), MinLength(1));
+const StripePriceVar = () => OptionalVar(Matches(/^price_[A-Za-z0-9]+$/, { message: '$property must be a Stripe price id (price_…)' }));
 
 /** A leads key: `<keyId>:<base64 or base64url of exactly 32 bytes>`. */
 const LEAD_KEY = String.raw`[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/_-]{43}=?`;
@@ -21,67 +36,48 @@ export class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: 'development' | 'production' | 'test' = 'development';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntVar(0, 65535)
   PORT = 3000;
 
   @IsString()
   HOST = '0.0.0.0';
 
-  @IsString()
-  @MinLength(1)
+  @NonEmptyString()
   DATA_DIR = './data';
 
   /** Unset: an embedded PostgreSQL is started under $DATA_DIR/postgres. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @OptionalVar(Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' }))
   DATABASE_URL?: string;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @IntVar(1, 65535)
   EMBEDDED_POSTGRES_PORT = 54329;
 
   /**
    * Root only: where the embedded server's binaries are copied, and its cluster placed
    * (linked from $DATA_DIR/postgres), when the `postgres` user cannot reach them in place.
    */
-  @IsString()
-  @MinLength(1)
+  @NonEmptyString()
   EMBEDDED_POSTGRES_RUNTIME_DIR = '/var/lib/statichost';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @IntVar(1, 200)
   DATABASE_POOL_SIZE = 10;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
   /** Largest JSON request body, in bytes (inline deploys carry file contents). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
+  @IntVar(1024)
   BODY_LIMIT_BYTES = 50 * 1024 * 1024;
 
   /**
    * Largest JSON body read before the caller is known (register, login and refresh
    * fit easily); a larger one is read only for a valid bearer credential.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
+  @IntVar(1024)
   ANONYMOUS_BODY_LIMIT_BYTES = 16 * 1024;
 
   /** A request's headers must all arrive within this (slow-header clients are cut off with 408). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @IntVar(100)
   HTTP_HEADERS_TIMEOUT_MS = 20_000;
 
   /**
@@ -89,9 +85,7 @@ export class EnvironmentVariables {
    * a body trickled slowly. Needs ~4 Mbit/s for a 50 MB deploy at the default; raise it
    * for big uploads over slow links.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @IntVar(100)
   HTTP_REQUEST_TIMEOUT_MS = 120_000;
 
   /**
@@ -99,32 +93,22 @@ export class EnvironmentVariables {
    * arriving gets 408 and is closed; so is one whose client stops reading an answer.
    * The server's own work on a request (e.g. a long deploy) is never cut by it.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @IntVar(100)
   HTTP_IDLE_TIMEOUT_MS = 30_000;
 
   /** An idle keep-alive connection is closed after this. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
+  @IntVar(100)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
   /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   MAX_FILE_BYTES = 100 * 1024 * 1024;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   MAX_FILES_PER_DEPLOYMENT = 20_000;
 
   /** How often the expiry and garbage-collection job runs (0 disables it, e.g. in tests that drive it by hand). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   SWEEP_INTERVAL_SECONDS = 60;
 
   /**
@@ -133,14 +117,10 @@ export class EnvironmentVariables {
    * libuv's threadpool (UV_THREADPOOL_SIZE, 4 by default) with file I/O: keep this
    * below the pool size so serving files never waits behind a login flood.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   PASSWORD_HASH_CONCURRENCY = 2;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   PASSWORD_HASH_QUEUE = 64;
 
   /**
@@ -148,53 +128,40 @@ export class EnvironmentVariables {
    * are crash leftovers, removed at start and by the sweep. Writes in progress keep their
    * file fresh, so this only needs to exceed the longest pause within one write.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
+  @IntVar(60)
   STALE_TEMP_FILE_SECONDS = 900;
 
   /** A stored object unreferenced for this long may be deleted; it bounds how long one deploy may take. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   BLOB_GC_GRACE_SECONDS = 3600;
 
   @IsIn(['local', 's3'])
   STORAGE_DRIVER: 'local' | 's3' = 'local';
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^https?:\/\//, { message: 'S3_ENDPOINT must be an http:// or https:// URL' })
+  @OptionalVar(Matches(/^https?:\/\//, { message: 'S3_ENDPOINT must be an http:// or https:// URL' }))
   S3_ENDPOINT?: string;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   S3_BUCKET?: string;
 
   @IsString()
   S3_REGION = 'us-east-1';
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   S3_ACCESS_KEY_ID?: string;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   S3_SECRET_ACCESS_KEY?: string;
 
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolVar()
   S3_FORCE_PATH_STYLE = false;
 
   /** Objects are stored under this prefix (e.g. `statichost/`), so one bucket can hold other data too. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^[a-z0-9][a-z0-9_.-]*(\/[a-z0-9][a-z0-9_.-]*)*\/?$/, {
-    message: 'S3_KEY_PREFIX must be lowercase letters, digits, and . _ - in /-separated parts, e.g. statichost/',
-  })
+  @OptionalVar(
+    Matches(/^[a-z0-9][a-z0-9_.-]*(\/[a-z0-9][a-z0-9_.-]*)*\/?$/, {
+      message: 'S3_KEY_PREFIX must be lowercase letters, digits, and . _ - in /-separated parts, e.g. statichost/',
+    }),
+  )
   S3_KEY_PREFIX?: string;
 
   /** Scheme, domain and port used to build public site URLs (never taken from a request). */
@@ -205,47 +172,32 @@ export class EnvironmentVariables {
   SITES_DOMAIN = 'localhost';
 
   /** Comma-separated hosts that always reach the API (e.g. api.example.com). Unset: every host that is not a site. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' })
+  @OptionalVar(Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' }))
   API_HOSTS?: string;
 
   /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolVar()
   TRUST_PROXY = false;
 
   /**
    * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
    * not on loopback; unset: loopback only.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'INTERNAL_TOKEN must be at least 32 characters' })
+  @SecretVar()
   INTERNAL_TOKEN?: string;
 
   /** HMAC key of gate cookies; unset: generated once into $DATA_DIR/gate-cookie.secret. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'GATE_COOKIE_SECRET must be at least 32 characters' })
+  @SecretVar()
   GATE_COOKIE_SECRET?: string;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
+  @IntVar(60)
   GATE_COOKIE_TTL_SECONDS = 7 * 24 * 60 * 60;
 
   /** Wrong gate passwords allowed per client address and project within the window, then 429. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   GATE_MAX_ATTEMPTS = 5;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   GATE_ATTEMPT_WINDOW_SECONDS = 15 * 60;
 
   /**
@@ -253,11 +205,11 @@ export class EnvironmentVariables {
    * first encrypts, all decrypt (add a new key in front, then `npm run leads:rotate`).
    * Unset: one key generated once into $DATA_DIR/leads-encryption.keys (0600).
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(new RegExp(`^${LEAD_KEY}(?:,${LEAD_KEY})*$`), {
-    message: 'LEADS_ENCRYPTION_KEYS must be comma-separated <keyId>:<base64 of 32 bytes>, e.g. k2:<44 base64 characters>,k1:<...>',
-  })
+  @OptionalVar(
+    Matches(new RegExp(`^${LEAD_KEY}(?:,${LEAD_KEY})*$`), {
+      message: 'LEADS_ENCRYPTION_KEYS must be comma-separated <keyId>:<base64 of 32 bytes>, e.g. k2:<44 base64 characters>,k1:<...>',
+    }),
+  )
   LEADS_ENCRYPTION_KEYS?: string;
 
   /**
@@ -265,107 +217,73 @@ export class EnvironmentVariables {
    * each workspace gets its own keys derived from it. Unset: generated once into
    * $DATA_DIR/leads-index.key (0600). Changing it needs `npm run leads:rotate` (reindex).
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(new RegExp(`^${LEAD_KEY}$`), { message: 'LEADS_INDEX_KEY must be <keyId>:<base64 of 32 bytes>' })
+  @OptionalVar(Matches(new RegExp(`^${LEAD_KEY}$`), { message: 'LEADS_INDEX_KEY must be <keyId>:<base64 of 32 bytes>' }))
   LEADS_INDEX_KEY?: string;
 
   /** Email-gate submissions allowed per client address and site within the window, then 429. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LEADS_CAPTURE_MAX_PER_WINDOW = 20;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LEADS_CAPTURE_WINDOW_SECONDS = 10 * 60;
 
   /** Memory for small site files, in bytes, per instance. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   SITE_FILE_CACHE_BYTES = 128 * 1024 * 1024;
 
   /** Files up to this size are kept in memory; larger ones stream from storage. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   SITE_FILE_CACHE_MAX_FILE_BYTES = 1024 * 1024;
 
   /** Port shown in public URLs; unset means the default port of PUBLIC_SCHEME... or PORT when SITES_DOMAIN is localhost. */
-  @Transform(toInt)
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @OptionalIntVar(1, 65535)
   PUBLIC_PORT?: number;
 
   /**
    * HMAC key for the dashboard's access JWTs. Unset: generated once into
    * $DATA_DIR/jwt.secret and reused (set it when instances do not share DATA_DIR).
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  @SecretVar()
   JWT_SECRET?: string;
 
   /** Lifetime of an access JWT, in seconds. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(86400)
+  @IntVar(1, 86400)
   JWT_ACCESS_TTL_SECONDS = 900;
 
   /** Lifetime of a refresh token, in days; each refresh starts a new one. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(365)
+  @IntVar(1, 365)
   REFRESH_TOKEN_TTL_DAYS = 30;
 
   /**
    * DNS servers that custom-domain verification asks (comma-separated IPs, each
    * with an optional port: `1.1.1.1,[2606:4700::1111]:53`). Unset: the system's resolvers.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(DNS_SERVERS_PATTERN, { message: 'DNS_SERVERS must be comma-separated IP addresses with optional ports, e.g. 1.1.1.1,127.0.0.1:5353,[::1]:53' })
+  @OptionalVar(
+    Matches(DNS_SERVERS_PATTERN, { message: 'DNS_SERVERS must be comma-separated IP addresses with optional ports, e.g. 1.1.1.1,127.0.0.1:5353,[::1]:53' }),
+  )
   DNS_SERVERS?: string;
 
   /** Longest a custom-domain DNS check may take, in milliseconds; past it verification answers 503. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
+  @IntVar(100, 60_000)
   DNS_TIMEOUT_MS = 5000;
 
   /** A verified custom domain is checked again once its last check is this old (the job runs every SWEEP_INTERVAL_SECONDS). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(60)
+  @IntVar(60)
   DOMAIN_RECHECK_INTERVAL_SECONDS = 24 * 60 * 60;
 
   /** A verified custom domain whose checks fail for this long without a break becomes `failed` and stops serving. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   DOMAIN_FAIL_AFTER_HOURS = 72;
 
   /**
    * Plan table overrides as JSON, e.g. `{"free":{"projects":5,"storageBytes":"1 GB"}}`
    * (README "Billing"); null means unlimited. Unset: the built-in table.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   PLANS_JSON?: string;
 
   /** A JSON file with plan table overrides (same form as PLANS_JSON; set at most one of the two). */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   PLANS_FILE?: string;
 
   /** Who takes payments for paid plans: `local` (charges nothing; self-hosting) or `stripe`. */
@@ -373,206 +291,141 @@ export class EnvironmentVariables {
   PAYMENT_PROVIDER: 'local' | 'stripe' = 'local';
 
   /** Stripe secret (or restricted) key; required with PAYMENT_PROVIDER=stripe. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, { message: 'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or rk_…)' })
+  @OptionalVar(Matches(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, { message: 'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or rk_…)' }))
   STRIPE_SECRET_KEY?: string;
 
   /** Stripe price ids of each paid tier and interval; all four are required with PAYMENT_PROVIDER=stripe. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_PRO_MONTH must be a Stripe price id (price_…)' })
+  @StripePriceVar()
   STRIPE_PRICE_PRO_MONTH?: string;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_PRO_YEAR must be a Stripe price id (price_…)' })
+  @StripePriceVar()
   STRIPE_PRICE_PRO_YEAR?: string;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_TEAM_MONTH must be a Stripe price id (price_…)' })
+  @StripePriceVar()
   STRIPE_PRICE_TEAM_MONTH?: string;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^price_[A-Za-z0-9]+$/, { message: 'STRIPE_PRICE_TEAM_YEAR must be a Stripe price id (price_…)' })
+  @StripePriceVar()
   STRIPE_PRICE_TEAM_YEAR?: string;
 
   /** Where the Stripe SDK sends requests; only for tests against a stand-in server. Unset: api.stripe.com:443 over https. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   STRIPE_API_HOST?: string;
 
-  @Transform(toInt)
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @OptionalIntVar(1, 65535)
   STRIPE_API_PORT?: number;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsIn(['http', 'https'])
+  @OptionalVar(IsIn(['http', 'https']))
   STRIPE_API_PROTOCOL?: 'http' | 'https';
 
   /**
    * Called (JSON POST, signed) after every change to what a site serves, with the hosts
    * and cache tags to purge from a CDN in front. Unset: no calls.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^https?:\/\/[^\s]+$/, { message: 'SITE_CHANGE_WEBHOOK_URL must be an http:// or https:// URL' })
+  @OptionalVar(Matches(/^https?:\/\/[^\s]+$/, { message: 'SITE_CHANGE_WEBHOOK_URL must be an http:// or https:// URL' }))
   SITE_CHANGE_WEBHOOK_URL?: string;
 
   /** HMAC-SHA256 key of the webhook's X-Statichost-Signature; required with SITE_CHANGE_WEBHOOK_URL. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'SITE_CHANGE_WEBHOOK_SECRET must be at least 32 characters' })
+  @SecretVar()
   SITE_CHANGE_WEBHOOK_SECRET?: string;
 
   /**
    * Strict-Transport-Security max-age on every API and site answer when PUBLIC_SCHEME=https
    * (0: no header). Browsers then never try http for the API host and site hosts.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   HSTS_MAX_AGE_SECONDS = 31_536_000;
 
   /** Prometheus metrics at /metrics (loopback or INTERNAL_TOKEN); false: no counting at all. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolVar()
   METRICS_ENABLED = true;
 
   /** Site analytics (src/analytics): false counts nothing and keeps no visitor key. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolVar()
   ANALYTICS_ENABLED = true;
 
   /** How often each instance writes its in-memory counts (a crash loses at most this much); 0 stops the timer (tests flush by hand). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
+  @IntVar(0, 3600)
   ANALYTICS_FLUSH_SECONDS = 10;
 
   /** Hourly analytics rows older than this are deleted (daily rows stay). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   ANALYTICS_HOURLY_RETENTION_DAYS = 90;
 
   /** Daily analytics rows and visitor sketches older than this are deleted; 0 keeps them for ever. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   ANALYTICS_DAILY_RETENTION_DAYS = 0;
 
   /**
    * Keys (paths, pages, referrers, 404 paths) kept per project, kind and completed hour or
    * day; the retention job folds the long tail into one `(other)` row.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
+  @IntVar(10)
   ANALYTICS_KEYS_KEPT = 500;
 
   /**
    * The same per completed hour: hourly rows serve the series (whose totals never fold)
    * and the top lists of partial days only, so they keep far fewer keys.
    */
-  @Transform(toInt)
-  @IsInt()
-  @Min(10)
+  @IntVar(10)
   ANALYTICS_HOURLY_KEYS_KEPT = 50;
 
   /** How often the analytics retention job runs (one instance at a time); 0 disables it. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   ANALYTICS_RETENTION_INTERVAL_SECONDS = 3600;
 
   /** How often queued messages (webhook calls) are sent; 0 stops the timer (tests send by hand). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
+  @IntVar(0)
   OUTBOX_INTERVAL_SECONDS = 2;
 
   /** Tries before a queued message is marked dead (backoff from 1 s, doubling, capped at an hour). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IntVar(1, 100)
   OUTBOX_MAX_ATTEMPTS = 12;
 
   /**
    * Where mail goes: `smtp://user:pass@host:port` or `smtps://…` (nodemailer). Unset: each
    * message is written as an .eml file under $DATA_DIR/mail/ and its links logged at info.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587' })
+  @OptionalVar(Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587' }))
   SMTP_URL?: string;
 
   /** The From of every mail, e.g. `statichost <no-reply@example.com>`. Unset: no-reply@ the API's host. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsString()
+  @OptionalVar(IsString())
   MAIL_FROM?: string;
 
   /** The product's name in mail subjects and bodies. */
-  @IsString()
-  @MinLength(1)
+  @NonEmptyString()
   PRODUCT_NAME = 'statichost';
 
   /**
    * Public base URL of the API and dashboard, used in mailed links (e.g. https://api.example.com).
    * Unset: PUBLIC_SCHEME://<first API_HOSTS entry, else SITES_DOMAIN><:port>.
    */
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_API_URL must be an http:// or https:// URL' })
+  @OptionalVar(Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'PUBLIC_API_URL must be an http:// or https:// URL' }))
   PUBLIC_API_URL?: string;
 
   /** true: paid plans and sending or accepting invitations wait until the account's email is verified. */
-  @Transform(toBool)
-  @IsBoolean()
+  @BoolVar()
   REQUIRE_VERIFIED_EMAIL = false;
 
   /** Failed logins allowed per account from one client address within LOGIN_FAILURE_WINDOW_SECONDS, then 429. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LOGIN_MAX_FAILURES_PER_ADDRESS = 5;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
 
   /** Failed logins allowed per account from all addresses together within LOGIN_ACCOUNT_WINDOW_SECONDS (the slower global limit). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LOGIN_MAX_FAILURES_PER_ACCOUNT = 50;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 60 * 60;
 
   /** Password-reset requests and verification resends allowed per account, and per client address, within ACCOUNT_MAIL_WINDOW_SECONDS. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   ACCOUNT_MAIL_MAX_PER_WINDOW = 5;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
+  @IntVar(1)
   ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;
 }
 

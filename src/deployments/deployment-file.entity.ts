@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { BigintColumn, CascadeManyToOne } from '../database/columns';
 import { Deployment } from './deployment.entity';
 
 /** One manifest entry: a path of a deployment and the content-addressed blob it serves. */
@@ -9,8 +10,7 @@ export class DeploymentFile {
   @PrimaryColumn('text', { name: 'deployment_id' })
   deploymentId: string;
 
-  @ManyToOne(() => Deployment, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'deployment_id', foreignKeyConstraintName: 'FK_deployment_files_deployment' })
+  @CascadeManyToOne(() => Deployment, 'deployment_id', 'FK_deployment_files_deployment')
   deployment?: Deployment;
 
   @PrimaryColumn('text')
@@ -19,7 +19,7 @@ export class DeploymentFile {
   @Column('text')
   sha256: string;
 
-  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @BigintColumn()
   size: number;
 
   @Column('text', { name: 'content_type' })

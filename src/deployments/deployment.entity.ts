@@ -1,5 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
+import { BigintColumn, CascadeManyToOne, CreatedAtColumn, TimestampColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 export const DEPLOYMENT_STATUSES = ['live', 'archived', 'expired'] as const;
@@ -16,8 +17,7 @@ export class Deployment {
   @Column('text', { name: 'project_id' })
   projectId: string;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_deployments_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_deployments_project')
   project?: Project;
 
   /** Denormalised from the project so workspace-wide usage queries need no join. */
@@ -31,7 +31,7 @@ export class Deployment {
   @Column('text')
   status: DeploymentStatus;
 
-  @Column('bigint', { name: 'size_bytes', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @BigintColumn({ name: 'size_bytes' })
   sizeBytes: number;
 
   @Column('integer', { name: 'file_count' })
@@ -40,13 +40,13 @@ export class Deployment {
   @Column('text')
   ttl: string;
 
-  @Column({ type: 'timestamptz', name: 'expires_at', precision: 3, nullable: true })
+  @TimestampColumn('expires_at', { nullable: true })
   expiresAt: Date | null;
 
   /** `usr_…` or `tok_…`: who deployed it. */
   @Column('text', { name: 'created_by' })
   createdBy: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } fro
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
+import { ApiProjectRoutes } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
@@ -60,9 +61,7 @@ export class LazyDeployController {
   }
 }
 
-@ApiTags('deployments')
-@ApiBearerAuth('bearer')
-@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@ApiProjectRoutes('deployments')
 @Controller('projects/:projectId/deployments')
 export class DeploymentsController {
   constructor(

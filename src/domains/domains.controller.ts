@@ -1,16 +1,15 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
+import { ApiProjectRoutes } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
 import { VerifyDomainView } from './dto/verify-domain.view.dto';
 
-@ApiTags('projects')
-@ApiBearerAuth('bearer')
-@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@ApiProjectRoutes('projects')
 @Controller('projects')
 export class DomainsController {
   constructor(private readonly domains: DomainsService) {}

@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
+import { CascadeOneToOne, ReferenceColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
@@ -11,12 +12,10 @@ export class LeadCounter {
   @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_lead_counters' })
   projectId: string;
 
-  @OneToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_lead_counters_project' })
+  @CascadeOneToOne(() => Project, 'project_id', 'FK_lead_counters_project')
   project?: Project;
 
-  @Index('IDX_lead_counters_workspace')
-  @Column('text', { name: 'workspace_id' })
+  @ReferenceColumn('workspace_id', { index: 'IDX_lead_counters_workspace' })
   workspaceId: string;
 
   @Column('integer', { name: 'lead_count', default: 0 })

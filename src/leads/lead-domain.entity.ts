@@ -1,5 +1,6 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { CascadeManyToOne } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 
 /**
@@ -15,8 +16,7 @@ export class LeadDomain {
   @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_lead_domains' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_lead_domains_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_lead_domains_workspace')
   workspace?: Workspace;
 
   /** WorkspaceIndex.domainHash of the domain. */

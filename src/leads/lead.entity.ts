@@ -1,5 +1,6 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { CascadeManyToOne, TimestampColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
@@ -27,8 +28,7 @@ export class Lead {
   @Column('text', { name: 'project_id' })
   projectId: string;
 
-  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'project_id', foreignKeyConstraintName: 'FK_leads_project' })
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_leads_project')
   project?: Project;
 
   /** Id of the encryption key that sealed the email (LEADS_ENCRYPTION_KEYS). */
@@ -69,6 +69,6 @@ export class Lead {
   @Column('integer', { name: 'local_tokens', array: true, nullable: true })
   localTokens: number[] | null;
 
-  @Column({ type: 'timestamptz', name: 'captured_at', precision: 3 })
+  @TimestampColumn('captured_at')
   capturedAt: Date;
 }

@@ -2,19 +2,18 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { Controller, Delete, Get, HttpCode, Logger, Param, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { ApiProjectRoutes } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
 import { LeadsService } from './leads.service';
 
-@ApiTags('leads')
-@ApiBearerAuth('bearer')
-@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@ApiProjectRoutes('leads')
 @Controller('projects')
 export class LeadsController {
   private readonly logger = new Logger('Leads');

@@ -84,6 +84,21 @@ export interface StaleDomainEntry {
   domain_ciphertext: Buffer;
 }
 
+/** What sealing a lead writes: its sealed email and the blind indexes computed with it. */
+type SealedColumn = 'keyId' | 'emailNonce' | 'emailCiphertext' | 'indexKeyId' | 'emailHash' | 'searchTokens' | 'domainHash' | 'localTokens';
+
+/** The sealed columns' values in the order both INSERT and the re-seal UPDATE list them (key_id … local_tokens). */
+const sealedParams = (lead: Pick<NewLead, SealedColumn>) => [
+  lead.keyId,
+  lead.emailNonce,
+  lead.emailCiphertext,
+  lead.indexKeyId,
+  lead.emailHash,
+  lead.searchTokens,
+  lead.domainHash,
+  lead.localTokens,
+];
+
 /** Candidate rows read per round trip while searching (about 5 MB). */
 const SEARCH_BATCH = 50_000;
 
@@ -104,6 +119,12 @@ const SAMPLE_SEALED = {
   domainHash: HASH,
   localTokens: [1],
 };
+
+/** Locks the workspace's dictionary entry for the domain in `mode`; whether it exists. */
+async function lockDomain(manager: EntityManager, workspaceId: string, domainHash: Buffer, mode: 'FOR KEY SHARE' | 'FOR UPDATE'): Promise<boolean> {
+  const entry: unknown[] = await manager.query(`SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 ${mode}`, [workspaceId, domainHash]);
+  return entry.length > 0;
+}
 
 /**
  * Every query on `leads`, `lead_counters` and `lead_domains` (the workspace's sealed
@@ -132,20 +153,7 @@ export class LeadsRepository {
       `INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciphertext, index_key_id, email_hash, search_tokens, domain_hash, local_tokens, captured_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::int[], $10, $11::int[], $12)
            ON CONFLICT (project_id, email_hash) DO NOTHING RETURNING id`,
-      [
-        lead.id,
-        lead.workspaceId,
-        lead.projectId,
-        lead.keyId,
-        lead.emailNonce,
-        lead.emailCiphertext,
-        lead.indexKeyId,
-        lead.emailHash,
-        lead.searchTokens,
-        lead.domainHash,
-        lead.localTokens,
-        lead.capturedAt,
-      ],
+      [lead.id, lead.workspaceId, lead.projectId, ...sealedParams(lead), lead.capturedAt],
     );
     return inserted.length > 0;
   }
@@ -367,12 +375,8 @@ export class LeadsRepository {
    * erasure (lockDomainForRemoval) waits until the lead being written is visible.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId, HASH] })
-  async holdDomain(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
-    const held: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR KEY SHARE', [
-      workspaceId,
-      domainHash,
-    ]);
-    return held.length > 0;
+  holdDomain(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
+    return lockDomain(manager, workspaceId, domainHash, 'FOR KEY SHARE');
   }
 
   /** False when another transaction inserted it meanwhile (or is erasing it). */
@@ -405,12 +409,8 @@ export class LeadsRepository {
    * hold it FOR KEY SHARE), so that a check after it sees their leads. Whether it exists.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId, HASH] })
-  async lockDomainForRemoval(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
-    const entry: unknown[] = await manager.query('SELECT 1 FROM lead_domains WHERE workspace_id = $1 AND domain_hash = $2 FOR UPDATE', [
-      workspaceId,
-      domainHash,
-    ]);
-    return entry.length > 0;
+  lockDomainForRemoval(manager: EntityManager, workspaceId: string, domainHash: Buffer): Promise<boolean> {
+    return lockDomain(manager, workspaceId, domainHash, 'FOR UPDATE');
   }
 
   /** Drops the entry unless a lead of the workspace still has this domain. */
@@ -475,27 +475,11 @@ export class LeadsRepository {
       { keyId: 'k0', nonce: BYTES },
     ],
   })
-  async reseal(
-    manager: EntityManager,
-    lead: Pick<NewLead, 'id' | 'keyId' | 'emailNonce' | 'emailCiphertext' | 'indexKeyId' | 'emailHash' | 'searchTokens' | 'domainHash' | 'localTokens'>,
-    was: { keyId: string; nonce: Buffer },
-  ): Promise<boolean> {
+  async reseal(manager: EntityManager, lead: Pick<NewLead, 'id' | SealedColumn>, was: { keyId: string; nonce: Buffer }): Promise<boolean> {
     const [, updated] = (await manager.query(
       `UPDATE leads SET key_id = $1, email_nonce = $2, email_ciphertext = $3, index_key_id = $4, email_hash = $5, search_tokens = $6::int[], domain_hash = $7, local_tokens = $8::int[]
      WHERE id = $9 AND key_id = $10 AND email_nonce = $11`,
-      [
-        lead.keyId,
-        lead.emailNonce,
-        lead.emailCiphertext,
-        lead.indexKeyId,
-        lead.emailHash,
-        lead.searchTokens,
-        lead.domainHash,
-        lead.localTokens,
-        lead.id,
-        was.keyId,
-        was.nonce,
-      ],
+      [...sealedParams(lead), lead.id, was.keyId, was.nonce],
     )) as [unknown, number];
     return updated === 1;
   }

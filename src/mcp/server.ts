@@ -199,37 +199,34 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
       }),
   );
 
-  server.registerTool(
-    'promote_deployment',
-    {
-      title: 'Promote a deployment',
-      description: 'Make a version of the project the live one: a rollback, or publishing a preview; nothing is re-uploaded.',
-      inputSchema: { project_slug: projectSlug, version },
-      outputSchema: deploymentRecord,
-      annotations: { destructiveHint: false, idempotentHint: true },
-    },
-    ({ project_slug, version: v }) =>
-      run(async () => {
-        const { projectId, deploymentId } = await deploymentByVersion(client, project_slug, v);
-        return client.call(client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId, deploymentId } } }));
-      }),
+  /** A PATCH on one version of the project, which answers the deployment. */
+  const deploymentAction = (action: 'promote' | 'archive', title: string, description: string, destructiveHint: boolean) =>
+    server.registerTool(
+      `${action}_deployment`,
+      {
+        title,
+        description,
+        inputSchema: { project_slug: projectSlug, version },
+        outputSchema: deploymentRecord,
+        annotations: { destructiveHint, idempotentHint: true },
+      },
+      ({ project_slug, version: v }) =>
+        run(async () => {
+          const { projectId, deploymentId } = await deploymentByVersion(client, project_slug, v);
+          return client.call(client.api.PATCH(`/projects/{projectId}/deployments/{deploymentId}/${action}`, { params: { path: { projectId, deploymentId } } }));
+        }),
+    );
+  deploymentAction(
+    'promote',
+    'Promote a deployment',
+    'Make a version of the project the live one: a rollback, or publishing a preview; nothing is re-uploaded.',
+    false,
   );
-
-  server.registerTool(
-    'archive_deployment',
-    {
-      title: 'Archive a deployment',
-      description:
-        'Archive a version of the project (the token needs the delete scope). Archiving the live version takes the site offline until a deploy or promote.',
-      inputSchema: { project_slug: projectSlug, version },
-      outputSchema: deploymentRecord,
-      annotations: { destructiveHint: true, idempotentHint: true },
-    },
-    ({ project_slug, version: v }) =>
-      run(async () => {
-        const { projectId, deploymentId } = await deploymentByVersion(client, project_slug, v);
-        return client.call(client.api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId, deploymentId } } }));
-      }),
+  deploymentAction(
+    'archive',
+    'Archive a deployment',
+    'Archive a version of the project (the token needs the delete scope). Archiving the live version takes the site offline until a deploy or promote.',
+    true,
   );
 
   server.registerTool(

@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { TimestampColumn } from '../database/columns';
+
 /**
  * A message to send outside the database (a webhook call, later mail), written in the
  * same transaction as the change it reports, so it exists exactly when the change does.
@@ -17,20 +19,20 @@ export class OutboxMessage {
   @Column('jsonb')
   payload: Record<string, unknown>;
 
-  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  @TimestampColumn('created_at')
   createdAt: Date;
 
   @Column('integer', { default: 0 })
   attempts: number;
 
-  @Column({ type: 'timestamptz', name: 'next_attempt_at', precision: 3 })
+  @TimestampColumn('next_attempt_at')
   nextAttemptAt: Date;
 
-  @Column({ type: 'timestamptz', name: 'delivered_at', precision: 3, nullable: true })
+  @TimestampColumn('delivered_at', { nullable: true })
   deliveredAt: Date | null;
 
   /** Set after the last allowed attempt failed: kept for the operator, never retried. */
-  @Column({ type: 'timestamptz', name: 'dead_at', precision: 3, nullable: true })
+  @TimestampColumn('dead_at', { nullable: true })
   deadAt: Date | null;
 
   @Column('text', { name: 'last_error', nullable: true })

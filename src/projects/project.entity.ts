@@ -1,5 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { CascadeManyToOne, CreatedAtColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
 import { type Ttl, TTL_COLUMN } from '../deployments/ttl';
 import type { DomainStatus } from '../domains/domain-check';
 import { Workspace } from '../workspaces/workspace.entity';
@@ -24,8 +25,7 @@ export class Project {
   @Column('text', { name: 'workspace_id' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_projects_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_projects_workspace')
   workspace?: Workspace;
 
   @Column('text')
@@ -73,20 +73,20 @@ export class Project {
   domainToken: string | null;
 
   /** Start of the current verified run. */
-  @Column({ name: 'domain_verified_at', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('domain_verified_at', { nullable: true })
   domainVerifiedAt: Date | null;
 
   /** Last DNS check, answered or not; the re-check job picks verified domains by it. */
-  @Column({ name: 'domain_checked_at', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('domain_checked_at', { nullable: true })
   domainCheckedAt: Date | null;
 
   /** First failed check of a verified domain since its last success; null while checks pass. */
-  @Column({ name: 'domain_failing_since', type: 'timestamptz', precision: 3, nullable: true })
+  @TimestampColumn('domain_failing_since', { nullable: true })
   domainFailingSince: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk } from '../auth/openapi';
+import { ApiPaginatedOk, ApiProjectRoutes } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
@@ -15,9 +15,7 @@ import { projectCreatedView, projectView } from './project.view';
 import { type ProjectCreate, ProjectsService, type ProjectUpdate } from './projects.service';
 import { requestNewSlug } from './request-slug';
 
-@ApiTags('projects')
-@ApiBearerAuth('bearer')
-@ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' })
+@ApiProjectRoutes('projects')
 @Controller('projects')
 export class ProjectsController {
   constructor(

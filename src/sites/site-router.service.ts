@@ -39,6 +39,16 @@ const PASSWORD_LIMIT = 1024;
 const HTML_FILE = Symbol('htmlFile');
 type Tagged = ServerResponse & { [HTML_FILE]?: boolean };
 
+/** One file answer to send: which file, with what status, caching, gate and CDN tags, and the `_headers` changes. */
+interface FileSend {
+  file: SiteFile;
+  status: number;
+  cacheControl: string;
+  gated: boolean;
+  tags: string[];
+  rules: HeaderChanges;
+}
+
 /** What a gate kind needs from the router; the email gate plugs in beside the password gate. */
 export interface GateHandler {
   /** Answers a form post to GATE_PATH (never called with access already granted). */
@@ -228,7 +238,7 @@ export class SiteRouter {
     const answer = this.resolve(site, req.url ?? '/');
     if (answer.kind === 'file') {
       const policy = cacheControl ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE);
-      return this.sendFile(req, res, answer.file, answer.status, policy, gated, tags, answer.rules);
+      return this.sendFile(req, res, { file: answer.file, status: answer.status, cacheControl: policy, gated, tags, rules: answer.rules });
     }
     if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, cacheControl ?? PUBLIC_CACHE, gated, tags);
     return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
@@ -321,43 +331,25 @@ export class SiteRouter {
     return undefined;
   }
 
-  private sendFile(
-    req: IncomingMessage,
-    res: ServerResponse,
-    file: SiteFile,
-    status: number,
-    cacheControl: string,
-    gated: boolean,
-    tags: string[],
-    rules: HeaderChanges = NO_HEADER_CHANGES,
-  ): void {
+  private sendFile(req: IncomingMessage, res: ServerResponse, send: FileSend): void {
+    const { file } = send;
     file.compressible ??= isCompressible(file.contentType, file.size);
-    if (!file.compressible) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, undefined);
+    if (!file.compressible) return this.sendEncoded(req, res, send, undefined);
     // Which compressed copies exist: known in memory after the first answer of this content.
     const known = this.variants.peek(file.sha256);
-    if (known) return this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, known.variants);
+    if (known) return this.sendEncoded(req, res, send, known.variants);
     this.variants
       .lookup(file.sha256)
-      .then((k) => this.sendEncoded(req, res, file, status, cacheControl, gated, tags, rules, k.variants))
+      .then((k) => this.sendEncoded(req, res, send, k.variants))
       .catch((err) => this.fail(err, req, res));
   }
 
   /**
    * Answers with one representation of the file. `variants` is undefined for a file
-   * that is never compressed (no negotiation, no Vary), else the stored copies;
-   * `rules` are what the deployment's `_headers` set and remove.
+   * that is never compressed (no negotiation, no Vary), else the stored copies.
    */
-  private sendEncoded(
-    req: IncomingMessage,
-    res: ServerResponse,
-    file: SiteFile,
-    status: number,
-    cacheControl: string,
-    gated: boolean,
-    tags: string[],
-    rules: HeaderChanges,
-    variants: Variants | undefined,
-  ): void {
+  private sendEncoded(req: IncomingMessage, res: ServerResponse, send: FileSend, variants: Variants | undefined): void {
+    const { file, status, cacheControl, gated, tags, rules } = send;
     const head = req.method === 'HEAD';
     if (file.contentType.startsWith('text/html')) (res as Tagged)[HTML_FILE] = true;
     const vary = variants !== undefined;

@@ -1,5 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { CreatedAtColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
 import type { Email } from './email';
 
 @Entity('users')
@@ -21,12 +22,12 @@ export class User {
   passwordHash: string;
 
   /** When the person proved they read mail at `email`; null until then (and again after a change of address). */
-  @Column({ type: 'timestamptz', name: 'email_verified_at', precision: 3, nullable: true })
+  @TimestampColumn('email_verified_at', { nullable: true })
   emailVerifiedAt: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

@@ -1,6 +1,7 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import type { Role } from '../auth/principal';
+import { CascadeManyToOne, ReferenceColumn, TimestampColumn } from '../database/columns';
 import { User } from '../users/user.entity';
 import { Workspace } from './workspace.entity';
 
@@ -26,17 +27,14 @@ export class WorkspaceMember {
   @Column('text', { name: 'workspace_id' })
   workspaceId: string;
 
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_workspace_members_workspace' })
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_members_workspace')
   workspace?: Workspace;
 
   /** Null until the invited person accepts. */
-  @Index('IDX_workspace_members_user')
-  @Column('text', { name: 'user_id', nullable: true })
+  @ReferenceColumn('user_id', { index: 'IDX_workspace_members_user', nullable: true })
   userId: string | null;
 
-  @ManyToOne(() => User, { onDelete: 'CASCADE', nullable: true })
-  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'FK_workspace_members_user' })
+  @CascadeManyToOne(() => User, 'user_id', 'FK_workspace_members_user', { nullable: true })
   user?: User | null;
 
   /** Lowercased; how an invitation finds its person. */
@@ -50,9 +48,9 @@ export class WorkspaceMember {
   @Column('text')
   status: MemberStatus;
 
-  @Column({ type: 'timestamptz', name: 'invited_at', precision: 3, default: () => 'now()' })
+  @TimestampColumn('invited_at', { default: () => 'now()' })
   invitedAt: Date;
 
-  @Column({ type: 'timestamptz', name: 'joined_at', precision: 3, nullable: true })
+  @TimestampColumn('joined_at', { nullable: true })
   joinedAt: Date | null;
 }

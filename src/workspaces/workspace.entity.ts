@@ -1,4 +1,6 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
+
+import { CreatedAtColumn, UpdatedAtColumn } from '../database/columns';
 
 export const PLANS = ['free', 'pro', 'team'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -16,9 +18,9 @@ export class Workspace {
   @Column('text', { default: 'free' })
   plan: Plan;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  @CreatedAtColumn()
   createdAt: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz', precision: 3 })
+  @UpdatedAtColumn()
   updatedAt: Date;
 }

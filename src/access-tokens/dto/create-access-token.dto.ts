@@ -1,18 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
 
 import { type Scope, SCOPES } from '../../auth/principal';
+import { NameField } from '../../common/dto-fields';
 import { ID_BODY_LENGTH } from '../../common/ids';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-
 export class CreateAccessTokenDto {
-  @ApiProperty({ example: 'CI deploys', maxLength: 100 })
-  @Transform(trim)
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
+  @NameField('CI deploys')
   name: string;
 
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['deploy'], description: 'At most the scopes the caller holds' })

@@ -1,32 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
+import { decoratorStack } from '../../common/decorator-stack';
+import { EmailField, MAX_PASSWORD, NameField, NewPasswordField } from '../../common/dto-fields';
 import { type Email, ToEmail } from '../../users/email';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-
-/** Long enough for any passphrase, short enough that hashing it costs nothing extra. */
-const MAX_PASSWORD = 256;
-
 export class RegisterDto {
-  @ApiProperty({ type: String, example: 'ann@example.com', description: 'Unique, case-insensitively' })
-  @ToEmail()
-  @MaxLength(254)
-  @IsEmail({}, { message: 'email must be an email address' })
+  @EmailField('Unique, case-insensitively')
   email: Email;
 
-  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, example: 'correct horse battery staple' })
-  @IsString()
-  @MinLength(8, { message: 'password must be at least 8 characters' })
-  @MaxLength(MAX_PASSWORD)
+  @NewPasswordField({ example: 'correct horse battery staple' })
   password: string;
 
-  @ApiProperty({ example: 'Ann Lee', maxLength: 100 })
-  @Transform(trim)
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
+  @NameField('Ann Lee')
   name: string;
 }
 
@@ -60,32 +46,24 @@ export class RefreshDto {
 /** Mailed tokens are checked by the service, which names what is wrong with one (malformed, used, expired). */
 const MAX_TOKEN = 200;
 
+/** A token from a mailed link: only its presence and length are checked here. */
+const MailedTokenField = (description: string, example: string): PropertyDecorator =>
+  decoratorStack(ApiProperty({ description, example }), IsString(), IsNotEmpty({ message: 'token must not be empty' }), MaxLength(MAX_TOKEN));
+
 export class VerifyEmailDto {
-  @ApiProperty({ description: 'The token from the link mailed to the address (`ev_…`)', example: 'ev_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' })
-  @IsString()
-  @IsNotEmpty({ message: 'token must not be empty' })
-  @MaxLength(MAX_TOKEN)
+  @MailedTokenField('The token from the link mailed to the address (`ev_…`)', 'ev_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG')
   token: string;
 }
 
 export class PasswordResetDto {
-  @ApiProperty({ type: String, example: 'ann@example.com' })
-  @ToEmail()
-  @MaxLength(254)
-  @IsEmail({}, { message: 'email must be an email address' })
+  @EmailField()
   email: Email;
 }
 
 export class PasswordResetConfirmDto {
-  @ApiProperty({ description: 'The token from the mailed reset link (`pr_…`)', example: 'pr_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG' })
-  @IsString()
-  @IsNotEmpty({ message: 'token must not be empty' })
-  @MaxLength(MAX_TOKEN)
+  @MailedTokenField('The token from the mailed reset link (`pr_…`)', 'pr_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG')
   token: string;
 
-  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, description: 'The new password' })
-  @IsString()
-  @MinLength(8, { message: 'password must be at least 8 characters' })
-  @MaxLength(MAX_PASSWORD)
+  @NewPasswordField({ description: 'The new password' })
   password: string;
 }

@@ -1,11 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
+import { EmailChecks, NameChecks } from '../../common/dto-fields';
 import { OptionalNotNull } from '../../common/validation';
-import { type Email, ToEmail } from '../../users/email';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import type { Email } from '../../users/email';
 
 export class UpdateMeDto {
   @ApiPropertyOptional({
@@ -13,17 +10,12 @@ export class UpdateMeDto {
     example: 'ann@example.org',
     description: 'The new address takes effect when the link mailed to it is followed (POST /auth/verify-email); the old one is told then',
   })
-  @ToEmail()
   @OptionalNotNull()
-  @MaxLength(254)
-  @IsEmail({}, { message: 'email must be an email address' })
+  @EmailChecks()
   email?: Email;
 
   @ApiPropertyOptional({ example: 'Ann Lee', maxLength: 100 })
   @OptionalNotNull()
-  @Transform(trim)
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
+  @NameChecks()
   name?: string;
 }

@@ -5,27 +5,13 @@ import type { Command } from 'commander';
 import { StatichostClient } from '../../sdk';
 import { deleteConfig, readConfig, writeConfig } from '../config';
 import { CliError, Context, type Io, VERSION } from '../context';
-import { ask, readSecret } from './shared';
-
-const SCOPES = ['deploy', 'read', 'delete', 'admin'] as const;
-type Scope = (typeof SCOPES)[number];
+import { ask, parseScopes, readSecret, SCOPES } from './shared';
 
 interface SessionOptions {
   email?: string;
   workspace?: string;
   scopes: string;
   tokenName?: string;
-}
-
-function parseScopes(list: string): Scope[] {
-  const scopes = list
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (scopes.length === 0 || unknown.length > 0)
-    throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
-  return scopes as Scope[];
 }
 
 async function emailOf(io: Io, given: string | undefined): Promise<string> {

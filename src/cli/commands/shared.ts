@@ -5,6 +5,21 @@ import { type Command, InvalidArgumentError } from 'commander';
 
 import { CliError, type Io } from '../context';
 
+export const SCOPES = ['deploy', 'read', 'delete', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** `--scopes deploy,read` → the scopes, refusing an empty or unknown one (exit code 2). */
+export function parseScopes(list: string): Scope[] {
+  const scopes = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length > 0)
+    throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
+  return scopes as Scope[];
+}
+
 export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
   return Number(value);

@@ -3,10 +3,7 @@ import type { Command } from 'commander';
 import { CliError, Context, type Io } from '../context';
 import { formatTime, pageNote, table } from '../format';
 import { resolveProject } from '../resolve';
-import { pageOptions } from './shared';
-
-const SCOPES = ['deploy', 'read', 'delete', 'admin'] as const;
-type Scope = (typeof SCOPES)[number];
+import { pageOptions, parseScopes, SCOPES } from './shared';
 
 /** `30d`, `12h` or an ISO 8601 timestamp → the ISO timestamp the API takes. */
 export function expiryFrom(value: string, now = Date.now()): string {
@@ -28,18 +25,12 @@ export function tokenCommands(program: Command, io: Io): void {
     .option('--project <project>', 'bind the token to one project (slug or proj_ id)')
     .action(async (name: string, opts: { scopes: string; expires?: string; project?: string }, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
-      const scopes = opts.scopes
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (scopes.length === 0 || unknown.length > 0)
-        throw new CliError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}; use ${SCOPES.join(', ')}`, 2);
+      const scopes = parseScopes(opts.scopes);
       const client = ctx.client();
       const projectId = opts.project ? (await resolveProject(client, opts.project)).id : undefined;
       const created = await client.call(
         client.api.POST('/access-tokens', {
-          body: { name, scopes: scopes as Scope[], ...(opts.expires ? { expires_at: expiryFrom(opts.expires) } : {}), ...(projectId ? { projectId } : {}) },
+          body: { name, scopes, ...(opts.expires ? { expires_at: expiryFrom(opts.expires) } : {}), ...(projectId ? { projectId } : {}) },
         }),
       );
       ctx.print(created, () =>

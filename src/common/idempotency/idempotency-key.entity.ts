@@ -1,5 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
+import { TimestampColumn } from '../../database/columns';
+
 @Entity('idempotency_keys')
 export class IdempotencyKey {
   @PrimaryColumn('text', { name: 'workspace_id' })
@@ -20,6 +22,6 @@ export class IdempotencyKey {
   responseBody: unknown;
 
   @Index()
-  @Column({ type: 'timestamptz', name: 'created_at', precision: 3 })
+  @TimestampColumn('created_at')
   createdAt: Date;
 }

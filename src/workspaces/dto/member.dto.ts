@@ -1,14 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsIn, MaxLength } from 'class-validator';
+import { IsIn } from 'class-validator';
 
 import { type Role, ROLES } from '../../auth/principal';
-import { type Email, ToEmail } from '../../users/email';
+import { EmailField } from '../../common/dto-fields';
+import type { Email } from '../../users/email';
 
 export class InviteMemberDto {
-  @ApiProperty({ type: String, example: 'ann@example.com' })
-  @ToEmail()
-  @MaxLength(254)
-  @IsEmail({}, { message: 'email must be an email address' })
+  @EmailField()
   email: Email;
 
   @ApiProperty({ enum: ROLES, description: 'Only an owner can invite an owner' })

@@ -1,23 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-
-export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { NameField } from '../../common/dto-fields';
 
 export class CreateWorkspaceDto {
-  @ApiProperty({ example: 'Acme', maxLength: 100 })
-  @Transform(trim)
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
+  @NameField('Acme')
   name: string;
 }
 
 export class UpdateWorkspaceDto {
-  @ApiProperty({ example: 'Acme Inc', maxLength: 100 })
-  @Transform(trim)
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(100)
+  @NameField('Acme Inc')
   name: string;
 }

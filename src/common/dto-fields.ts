@@ -1,0 +1,35 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+
+import { ToEmail } from '../users/email';
+import { decoratorStack } from './decorator-stack';
+
+/** Surrounding spaces are dropped before a name is checked and stored. */
+export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** The checks of a display name (a person's, a workspace's, a token's): trimmed, not empty, at most 100 characters. */
+export const NameChecks = (): PropertyDecorator =>
+  decoratorStack(Transform(trim), IsString(), IsNotEmpty({ message: '$property must not be empty' }), MaxLength(100));
+
+/** A required display name. */
+export const NameField = (example: string): PropertyDecorator => decoratorStack(ApiProperty({ example, maxLength: 100 }), NameChecks());
+
+/** The checks of an email address: lowercased and trimmed (ToEmail), at most 254 characters, an address. */
+export const EmailChecks = (): PropertyDecorator => decoratorStack(ToEmail(), MaxLength(254), IsEmail({}, { message: '$property must be an email address' }));
+
+/** A required email address. */
+export const EmailField = (description?: string): PropertyDecorator =>
+  decoratorStack(ApiProperty({ type: String, example: 'ann@example.com', ...(description === undefined ? {} : { description }) }), EmailChecks());
+
+/** Long enough for any passphrase, short enough that hashing it costs nothing extra. */
+export const MAX_PASSWORD = 256;
+
+/** A new password: 8 to MAX_PASSWORD characters. */
+export const NewPasswordField = (doc: { example: string } | { description: string }): PropertyDecorator =>
+  decoratorStack(
+    ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD, ...doc }),
+    IsString(),
+    MinLength(8, { message: '$property must be at least 8 characters' }),
+    MaxLength(MAX_PASSWORD),
+  );
