@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
 
+import { FreshRead } from '../common/fresh-read';
 import { AppConfig } from '../config/app-config';
 import { AuthEpochRepository } from './auth-epoch.repository';
-import { FreshRead } from '../common/fresh-read';
 
 const RECONNECT_MS = 1000;
 

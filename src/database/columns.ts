@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { Column, CreateDateColumn, Index, JoinColumn, ManyToOne, type ObjectType, OneToOne, UpdateDateColumn,type ValueTransformer } from 'typeorm';
+import { Column, CreateDateColumn, Index, JoinColumn, ManyToOne, type ObjectType, OneToOne, UpdateDateColumn, type ValueTransformer } from 'typeorm';
 
 /**
  * Column decorators every entity shares, so a kind of column is declared once and
