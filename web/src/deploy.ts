@@ -62,15 +62,6 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<{ rela
   return out;
 }
 
-function base64(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1));
-    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}`));
-    reader.readAsDataURL(file);
-  });
-}
-
 /** PUT /v1/blobs/:sha256 with XMLHttpRequest: fetch cannot report upload progress. */
 function putBlob(f: HashedFile, onBytes: (n: number) => void, retried = false): Promise<void> {
   return accessToken().then(
@@ -158,7 +149,7 @@ export async function deployDigestFirst(
         const contents = new Map<string, string>();
         await mapLimit([...inline], 8, async (sha) => {
           const f = bySha.get(sha)!;
-          contents.set(sha, f.bytes ? bytesToBase64(f.bytes) : await base64(f.file));
+          contents.set(sha, bytesToBase64(f.bytes ?? (await f.file.arrayBuffer())));
         });
         manifest = manifest.map((entry) => {
           if (!('sha256' in entry) || !contents.has(entry.sha256)) return entry;

@@ -21,7 +21,7 @@ describe('dashboard hashing helpers', () => {
     const files = contents.map((bytes, i) => ({ path: `dir/f${i}.bin`, file: new File([bytes], `f${i}.bin`) }));
     for (const subtle of [undefined, null]) {
       let progress = 0;
-      const hashed = await hashFiles(files, () => progress++, subtle);
+      const hashed = await hashFiles(files, () => progress++, { subtle });
       expect(progress).toBe(files.length);
       expect(hashed.map((f) => f.path)).toEqual(files.map((f) => f.path));
       expect(hashed.map((f) => f.sha256)).toEqual(contents.map(sha256));
@@ -30,6 +30,13 @@ describe('dashboard hashing helpers', () => {
       expect(Buffer.from(hashed[3].bytes!).equals(contents[3])).toBe(true);
       expect(hashed[1].file).toBe(files[1].file);
     }
+  });
+
+  it('hashFiles: small files keep their bytes only up to the budget (what one manifest can carry inline)', async () => {
+    const files = Array.from({ length: 10 }, (_, i) => ({ path: `f${i}`, file: new File([randomBytes(1000)], `f${i}`) }));
+    const hashed = await hashFiles(files, () => undefined, { keepBytes: 3500 });
+    expect(hashed.filter((f) => f.bytes !== undefined)).toHaveLength(3);
+    expect(hashed.every((f) => f.sha256.length === 64 && f.size === 1000)).toBe(true);
   });
 
   it('mapLimit: never more than `limit` at once, results in input order', async () => {

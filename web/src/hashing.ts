@@ -6,7 +6,7 @@
 import { sha256 as sha256Sync } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
-import { INLINE_MAX_FILE } from '../../src/sdk/digest-protocol';
+import { INLINE_BYTES, INLINE_MAX_FILE } from '../../src/sdk/digest-protocol';
 
 /** A file chosen in the browser, with its path in the site. */
 export interface PickedFile {
@@ -17,7 +17,11 @@ export interface PickedFile {
 export interface HashedFile extends PickedFile {
   sha256: string;
   size: number;
-  /** The bytes of a file small enough to ride inline, kept from hashing so it is not read twice. */
+  /**
+   * The bytes of a file small enough to ride inline, kept from hashing so it is not read
+   * twice; only as many as one manifest can carry inline (a large site's small files
+   * would otherwise all stay in memory). The others are read again if they are sent.
+   */
   bytes?: ArrayBuffer;
 }
 
@@ -60,16 +64,24 @@ export async function sha256Hex(bytes: ArrayBuffer, subtle: SubtleCrypto | null 
 
 /**
  * Hashes every file, many small ones at a time (see SMALL_READS), in the order given;
- * `onFile` after each, for progress. `subtle`: null hashes without WebCrypto.
+ * `onFile` after each, for progress. Small files keep their bytes up to `keepBytes` in all.
+ * `subtle`: null hashes without WebCrypto.
  */
-export async function hashFiles(files: PickedFile[], onFile: () => void, subtle?: SubtleCrypto | null): Promise<HashedFile[]> {
+export async function hashFiles(
+  files: PickedFile[],
+  onFile: () => void,
+  { keepBytes = INLINE_BYTES, subtle }: { keepBytes?: number; subtle?: SubtleCrypto | null } = {},
+): Promise<HashedFile[]> {
   const results = new Array<HashedFile>(files.length);
+  let kept = 0;
   const hashOne = async (i: number) => {
     const { path, file } = files[i];
     const bytes = await file.arrayBuffer();
     const sha256 = await sha256Hex(bytes, subtle);
+    const keep = bytes.byteLength <= INLINE_MAX_FILE && kept + bytes.byteLength <= keepBytes;
+    if (keep) kept += bytes.byteLength;
     onFile();
-    results[i] = { path, file, sha256, size: bytes.byteLength, bytes: bytes.byteLength <= INLINE_MAX_FILE ? bytes : undefined };
+    results[i] = { path, file, sha256, size: bytes.byteLength, bytes: keep ? bytes : undefined };
   };
   const indices = files.map((_, i) => i);
   await Promise.all([
