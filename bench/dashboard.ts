@@ -7,7 +7,7 @@
  * - a 1,000-file folder (4 KB each) deployed from the page (hashing in the browser,
  *   digest first) vs the SDK's deploy the CLI runs (collect, hash, deployDigestFirst),
  *   each with new content, into an existing project of the same server: page <= 1.5x the
- *   CLI. A warm-up pair, then BENCH_DEPLOY_RUNS (>= 5) pairs in alternating order, each
+ *   CLI. Two warm-up pairs, then BENCH_DEPLOY_RUNS (>= 5) pairs in alternating order, each
  *   printed with where the page's time went; the medians are compared.
  * Figures, never assertions; run on a quiet machine.
  */
@@ -27,8 +27,10 @@ const ROOT = join(__dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PROJECTS = 200;
 const FILES = 1000;
-/** Timed pairs after the warm-up; at least 5, so one slow pair cannot move the median. */
-const DEPLOY_PAIRS = Math.max(5, Number(process.env.BENCH_DEPLOY_RUNS ?? 5));
+/** Timed pairs after the warm-up; at least 5, so one slow pair cannot move the median (7 by default: a loaded machine swings a pair by half). */
+const DEPLOY_PAIRS = Math.max(5, Number(process.env.BENCH_DEPLOY_RUNS ?? 7));
+/** Discarded pairs first: a fresh app's first few deploys are slower on both sides (JIT, PostgreSQL's caches). */
+const WARMUP_PAIRS = 2;
 const FILE_BYTES = 4096;
 
 async function initialJsGzip(): Promise<{ files: number; raw: number; gzip: number }> {
@@ -123,9 +125,10 @@ async function main(): Promise<void> {
     );
 
     // 1,000 files: the SDK deploy the CLI runs vs the page, each with content its workspace
-    // lacks, into a project that already exists. A warm-up pair (JIT, caches) is discarded;
-    // then DEPLOY_PAIRS pairs, alternating which side goes first (the machine's load and the
-    // database's state drift over a run), compared by their medians.
+    // lacks, into a project that already exists. WARMUP_PAIRS are discarded, then DEPLOY_PAIRS
+    // pairs, alternating which side goes first (the machine's load and the database's state
+    // drift over a run), compared by their medians. Each deploy's Brotli copies are computed
+    // in the background (niced) for seconds after it: a load both sides run under alike.
     const client = new StatichostClient({ baseUrl: app.baseUrl, token: app.token });
     const cliHeaders = { Authorization: `Bearer ${app.jwt}`, 'X-Workspace-Id': app.workspaceId };
     const runCli = async (run: number): Promise<{ total: number; hash: number }> => {
@@ -177,22 +180,23 @@ async function main(): Promise<void> {
     const cliTimes: number[] = [];
     const pageTimes: number[] = [];
     const ratios: number[] = [];
-    for (let run = 0; run <= DEPLOY_PAIRS; run++) {
-      const pageFirst = run % 2 === 1;
+    for (let run = 1 - WARMUP_PAIRS; run <= DEPLOY_PAIRS; run++) {
+      const pageFirst = run % 2 !== 0;
+      const id = run + WARMUP_PAIRS; // unique project names
       let cli: Awaited<ReturnType<typeof runCli>>;
       let pg: Awaited<ReturnType<typeof runPage>>;
       if (pageFirst) {
-        pg = await runPage(run);
-        cli = await runCli(run);
+        pg = await runPage(id);
+        cli = await runCli(id);
       } else {
-        cli = await runCli(run);
-        pg = await runPage(run);
+        cli = await runCli(id);
+        pg = await runPage(id);
       }
-      const label = run === 0 ? 'warm-up (discarded)' : `pair ${run}, ${pageFirst ? 'page first' : 'CLI first'}`;
+      const label = run <= 0 ? `warm-up ${id} (discarded)` : `pair ${run}, ${pageFirst ? 'page first' : 'CLI first'}`;
       console.log(
         `  ${label}: page ${pg.total.toFixed(0)} ms [${describePhases(pg.phases)}], CLI ${cli.total.toFixed(0)} ms [collect+hash ${cli.hash.toFixed(0)}, deploy ${(cli.total - cli.hash).toFixed(0)}], ratio ${(pg.total / cli.total).toFixed(2)}x`,
       );
-      if (run === 0) continue;
+      if (run <= 0) continue;
       pageTimes.push(pg.total);
       cliTimes.push(cli.total);
       ratios.push(pg.total / cli.total);
