@@ -10,7 +10,7 @@ delete swc.$schema;
 // NestJS 12 and several of its dependencies ship ESM only; let swc compile them to CommonJS for jest.
 const esmPackages = [
   '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer',
-  'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js',
+  'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js', '@noble',
 ];
 const common = {
   testEnvironment: 'node',

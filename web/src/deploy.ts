@@ -1,23 +1,10 @@
-import { sha256 as sha256Sync } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-
-import { DEPLOY_ROUNDS, INLINE_BYTES, INLINE_MAX_FILE, type ManifestEntry, pickInline } from '../../src/sdk/digest-protocol';
+import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from '../../src/sdk/digest-protocol';
 import { api, call, currentWorkspaceId, type Deployment } from './api';
 import { ApiError } from './errors';
+import { bytesToBase64, type HashedFile, mapLimit, type PickedFile } from './hashing';
 import { accessToken, refreshSession } from './session';
 
-/** A file chosen in the browser, with its path in the site. */
-export interface PickedFile {
-  path: string;
-  file: File;
-}
-
-export interface HashedFile extends PickedFile {
-  sha256: string;
-  size: number;
-  /** The bytes of a file small enough to ride inline, kept from hashing so it is not read twice. */
-  bytes?: ArrayBuffer;
-}
+export { type HashedFile, hashFiles, type PickedFile } from './hashing';
 
 export interface DeployProgress {
   phase: 'hashing' | 'checking' | 'uploading' | 'deploying' | 'done';
@@ -73,52 +60,6 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<{ rela
   };
   for (const entry of entries) await walk(entry, '');
   return out;
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]);
-      }
-    }),
-  );
-  return results;
-}
-
-function hex(buffer: ArrayBuffer): string {
-  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-export async function hashFiles(files: PickedFile[], onFile: () => void): Promise<HashedFile[]> {
-  return mapLimit(files, 64, async (f) => {
-    const bytes = await f.file.arrayBuffer();
-    // Small files: a synchronous digest here costs microseconds, where WebCrypto's async
-    // round trip per file costs far more (a site is mostly small files).
-    const sha256 = bytes.byteLength <= INLINE_MAX_FILE ? bytesToHex(sha256Sync(new Uint8Array(bytes))) : hex(await crypto.subtle.digest('SHA-256', bytes));
-    onFile();
-    return { ...f, sha256, size: f.file.size, bytes: bytes.byteLength <= INLINE_MAX_FILE ? bytes : undefined };
-  });
-}
-
-/** Base64 of bytes already in memory, in chunks (String.fromCharCode takes a bounded argument list). */
-function bytesToBase64(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-function base64(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).slice(String(reader.result).indexOf(',') + 1));
-    reader.onerror = () => reject(reader.error ?? new Error(`Could not read ${file.name}`));
-    reader.readAsDataURL(file);
-  });
 }
 
 /** PUT /v1/blobs/:sha256 with XMLHttpRequest: fetch cannot report upload progress. */
@@ -208,7 +149,7 @@ export async function deployDigestFirst(
         const contents = new Map<string, string>();
         await mapLimit([...inline], 8, async (sha) => {
           const f = bySha.get(sha)!;
-          contents.set(sha, f.bytes ? bytesToBase64(f.bytes) : await base64(f.file));
+          contents.set(sha, bytesToBase64(f.bytes ?? (await f.file.arrayBuffer())));
         });
         manifest = manifest.map((entry) => {
           if (!('sha256' in entry) || !contents.has(entry.sha256)) return entry;
