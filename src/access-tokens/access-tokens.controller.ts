@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiWorkspaceHeader } from '../auth/openapi';
+import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
@@ -35,11 +35,8 @@ export class AccessTokensController {
     return this.tokens.list(principal, query.page, query.limit);
   }
 
-  @Delete(':tokenId')
+  @DeleteRoute(':tokenId', 'Revoke an API token; it stops working on the very next request')
   @Scopes('admin')
-  @HttpCode(HttpStatus.NO_CONTENT)
-  @ApiOperation({ summary: 'Revoke an API token; it stops working on the very next request' })
-  @ApiNoContentResponse()
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tokenId') tokenId: string): Promise<void> {
     await this.tokens.revoke(principal, tokenId);
   }

@@ -1,5 +1,5 @@
-import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { applyDecorators, Delete, HttpCode, HttpStatus, type Type } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 
 /** Documents a `{ data: [...], meta }` list of `model`. */
 export function ApiPaginatedOk(model: Type<unknown>, description?: string) {
@@ -43,3 +43,7 @@ export const ApiProjectRoutes = (tag: string) =>
     ApiBearerAuth('bearer'),
     ApiHeader({ name: 'X-Workspace-Id', required: false, description: 'Required with a JWT; not needed with an API token' }),
   );
+
+/** A DELETE route: like every delete of the API it answers 204 with no body. */
+export const DeleteRoute = (path: string, summary: string) =>
+  applyDecorators(Delete(path), HttpCode(HttpStatus.NO_CONTENT), ApiOperation({ summary }), ApiNoContentResponse());

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/decorators';
-import { ApiPaginatedOk } from '../auth/openapi';
+import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
@@ -85,10 +85,7 @@ export class BillingController {
     return this.billing.listPaymentMethods(query.workspaceId, query.page, query.limit);
   }
 
-  @Delete('payment-methods/:paymentMethodId')
-  @HttpCode(HttpStatus.NO_CONTENT)
-  @ApiOperation({ summary: 'Remove a saved payment method (owner only; not the last one while a paid plan renews)' })
-  @ApiNoContentResponse()
+  @DeleteRoute('payment-methods/:paymentMethodId', 'Remove a saved payment method (owner only; not the last one while a paid plan renews)')
   async removePaymentMethod(@CurrentPrincipal() principal: Principal, @Param('paymentMethodId') id: string): Promise<void> {
     await this.billing.removePaymentMethod(principal, id);
   }

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 
+import { useTempDir } from '../common/temp-dir.fixture';
 import { spoolUpload, UploadTooLargeError } from './upload-spool';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -12,42 +11,40 @@ const chunked = (b: Buffer, size: number) => Readable.from(Array.from({ length: 
 const read = async (x: Buffer | Readable) => (Buffer.isBuffer(x) ? x : buffer(x));
 
 describe('spoolUpload', () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'spool-spec-'))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const dir = useTempDir('spool-spec-');
 
   it('keeps a small upload in memory, hashed', async () => {
     const bytes = Buffer.from('hello');
-    const up = await spoolUpload(chunked(bytes, 2), { maxBytes: 100, dir });
+    const up = await spoolUpload(chunked(bytes, 2), { maxBytes: 100, dir: dir() });
     expect(up).toMatchObject({ sha256: sha(bytes), size: 5 });
     expect(sha(await read(up.open()))).toBe(sha(bytes));
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(dir())).toEqual([]);
   });
 
   it('hashes an empty upload', async () => {
-    const up = await spoolUpload(Readable.from([]), { maxBytes: 100, dir });
+    const up = await spoolUpload(Readable.from([]), { maxBytes: 100, dir: dir() });
     expect(up).toMatchObject({ sha256: sha(Buffer.alloc(0)), size: 0 });
   });
 
   it('spools a large upload to a private file, readable more than once, removed by dispose', async () => {
     const bytes = randomBytes(300_000);
-    const up = await spoolUpload(chunked(bytes, 7_000), { maxBytes: 1_000_000, dir, memoryBytes: 64 * 1024 });
+    const up = await spoolUpload(chunked(bytes, 7_000), { maxBytes: 1_000_000, dir: dir(), memoryBytes: 64 * 1024 });
     expect(up).toMatchObject({ sha256: sha(bytes), size: bytes.length });
     expect(sha(await read(up.open()))).toBe(sha(bytes));
     expect(sha(await read(up.open()))).toBe(sha(bytes));
-    expect(await readdir(dir)).toHaveLength(1);
+    expect(await readdir(dir())).toHaveLength(1);
     await up.dispose();
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(dir())).toEqual([]);
   });
 
   it('accepts exactly the limit and refuses one byte more, leaving no file behind', async () => {
     const limit = 100_000;
-    await expect(spoolUpload(chunked(randomBytes(limit), 4096), { maxBytes: limit, dir, memoryBytes: 1024 })).resolves.toMatchObject({ size: limit });
-    await rm(dir, { recursive: true, force: true });
-    const err = await spoolUpload(chunked(randomBytes(limit + 1), 4096), { maxBytes: limit, dir, memoryBytes: 1024 }).catch((e) => e);
+    await expect(spoolUpload(chunked(randomBytes(limit), 4096), { maxBytes: limit, dir: dir(), memoryBytes: 1024 })).resolves.toMatchObject({ size: limit });
+    await rm(dir(), { recursive: true, force: true });
+    const err = await spoolUpload(chunked(randomBytes(limit + 1), 4096), { maxBytes: limit, dir: dir(), memoryBytes: 1024 }).catch((e) => e);
     expect(err).toBeInstanceOf(UploadTooLargeError);
     expect(err.limit).toBe(limit);
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(dir())).toEqual([]);
   });
 
   it('removes the spool file when the source fails midway', async () => {
@@ -55,7 +52,7 @@ describe('spoolUpload', () => {
       yield randomBytes(10_000);
       throw new Error('client went away');
     }
-    await expect(spoolUpload(broken(), { maxBytes: 1e6, dir, memoryBytes: 1024 })).rejects.toThrow('client went away');
-    expect(await readdir(dir)).toEqual([]);
+    await expect(spoolUpload(broken(), { maxBytes: 1e6, dir: dir(), memoryBytes: 1024 })).rejects.toThrow('client went away');
+    expect(await readdir(dir())).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { useTempDir } from '../common/temp-dir.fixture';
 import { configPath, readConfig, resolveSettings, writeConfig } from './config';
 
 describe('CLI config', () => {
@@ -30,15 +30,13 @@ describe('CLI config', () => {
   });
 
   describe('on disk', () => {
-    let dir: string;
-    beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'cli-config-'))));
-    afterEach(() => rm(dir, { recursive: true, force: true }));
+    const dir = useTempDir('cli-config-');
 
     it('writes the token readable by its owner only, even over a wider file', async () => {
-      const path = join(dir, 'nested', 'config.json');
+      const path = join(dir(), 'nested', 'config.json');
       await writeConfig(path, { token: 'sk_live_x', apiUrl: 'http://a' });
       expect((await stat(path)).mode & 0o777).toBe(0o600);
-      expect((await stat(join(dir, 'nested'))).mode & 0o777).toBe(0o700);
+      expect((await stat(join(dir(), 'nested'))).mode & 0o777).toBe(0o700);
       expect(await readConfig(path)).toEqual({ token: 'sk_live_x', apiUrl: 'http://a' });
       await writeFile(path, '{}', { mode: 0o644 });
       await writeConfig(path, { token: 'sk_live_y' });
@@ -47,9 +45,9 @@ describe('CLI config', () => {
     });
 
     it('reads a missing file as empty and names a corrupt one', async () => {
-      expect(await readConfig(join(dir, 'none.json'))).toEqual({});
-      await writeFile(join(dir, 'bad.json'), '{nope');
-      await expect(readConfig(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json is not valid JSON/);
+      expect(await readConfig(join(dir(), 'none.json'))).toEqual({});
+      await writeFile(join(dir(), 'bad.json'), '{nope');
+      await expect(readConfig(join(dir(), 'bad.json'))).rejects.toThrow(/bad\.json is not valid JSON/);
     });
   });
 });

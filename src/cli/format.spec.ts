@@ -1,4 +1,4 @@
-import { formatBytes, formatTime, pageNote, slugFromName, table } from './format';
+import { formatBytes, formatTime, pageNote, pageTable, slugFromName, table, tableSection } from './format';
 
 describe('CLI formatting', () => {
   it('aligns table columns and shows missing values as -', () => {
@@ -25,6 +25,20 @@ describe('CLI formatting', () => {
   it('notes further pages only when there are some', () => {
     expect(pageNote({ total: 5, page: 1, totalPages: 1 })).toBeUndefined();
     expect(pageNote({ total: 45, page: 2, totalPages: 3 })).toBe('page 2 of 3 (45 in all; --page to see more)');
+  });
+
+  it('prints a page as its table, with the page note only when there are more pages', () => {
+    const data = [{ id: 'a', n: 1 }];
+    const row = (x: { id: string; n: number }) => [x.id, x.n];
+    expect(pageTable({ data, meta: { total: 1, page: 1, totalPages: 1 } }, ['ID', 'N'], row)).toBe('ID  N\na   1');
+    expect(pageTable({ data, meta: { total: 45, page: 2, totalPages: 3 } }, ['ID', 'N'], row)).toBe(
+      'ID  N\na   1\npage 2 of 3 (45 in all; --page to see more)',
+    );
+  });
+
+  it('prints a section only for a non-empty list, after a blank line', () => {
+    expect(tableSection([], ['PAGE'], (p: string) => [p])).toEqual([]);
+    expect(tableSection(['/a'], ['PAGE'], (p) => [p])).toEqual(['', 'PAGE\n/a']);
   });
 
   it('derives a slug from a folder name', () => {

@@ -15,8 +15,11 @@ export function formatTime(iso: string | null | undefined): string {
 
 const width = (s: string) => [...s].length;
 
+/** A table cell; null, undefined and '' show as `-`. */
+type Cell = string | number | null | undefined;
+
 /** A plain table: a header row, then one row per item, columns separated by two spaces. */
-export function table(headers: string[], rows: (string | number | null | undefined)[][]): string {
+export function table(headers: string[], rows: Cell[][]): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : String(c))));
   const widths = headers.map((h, i) => Math.max(width(h), ...cells.map((r) => width(r[i] ?? ''))));
   const line = (r: string[]) =>
@@ -31,6 +34,20 @@ export function table(headers: string[], rows: (string | number | null | undefin
 export function pageNote(meta: { total: number; page: number; totalPages: number } | undefined): string | undefined {
   if (!meta || meta.totalPages <= 1) return undefined;
   return `page ${meta.page} of ${meta.totalPages} (${meta.total} in all; --page to see more)`;
+}
+
+/** One page of a list: its table, then the note when there are more pages. */
+export function pageTable<T>(
+  page: { data: T[]; meta?: { total: number; page: number; totalPages: number } },
+  headers: string[],
+  row: (item: T) => Cell[],
+): string {
+  return [table(headers, page.data.map(row)), pageNote(page.meta)].filter(Boolean).join('\n');
+}
+
+/** A blank line and a table of `items`, or nothing when there are none. */
+export function tableSection<T>(items: readonly T[], headers: string[], row: (item: T) => Cell[]): string[] {
+  return items.length ? ['', table(headers, items.map(row))] : [];
 }
 
 /** A project slug from a folder name, as Vercel does: lowercase letters, digits and single dashes. */

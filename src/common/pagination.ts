@@ -2,6 +2,8 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
+import { decoratorStack } from './decorator-stack';
+
 export interface Paginated<T> {
   data: T[];
   meta: { total: number; page: number; limit: number; totalPages: number };
@@ -19,26 +21,27 @@ export function paginated<T>(data: T[], total: number, page: number, limit: numb
 export const MAX_PAGE = 2_147_483_647;
 export const MAX_LIMIT = 100;
 
+/** An optional query parameter read as a whole number from 1 to `max`; its messages name it. */
+const PositiveIntParam = (max: number, fallback: number): PropertyDecorator =>
+  decoratorStack(
+    ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: max, default: fallback }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt({ message: '$property must be a positive integer' }),
+    Min(1, { message: '$property must be a positive integer' }),
+    Max(max, { message: `$property must be at most ${max}` }),
+  );
+
 /**
  * `page` and `limit` query parameters, the one parser of every list route: positive
  * integers, `page` at most MAX_PAGE, `limit` at most 100. Lists with another default
  * limit extend it and only change the default.
  */
 export class PageQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be a positive integer' })
-  @Min(1, { message: 'page must be a positive integer' })
-  @Max(MAX_PAGE, { message: `page must be at most ${MAX_PAGE}` })
+  @PositiveIntParam(MAX_PAGE, 1)
   page: number = 1;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a positive integer' })
-  @Min(1, { message: 'limit must be a positive integer' })
-  @Max(MAX_LIMIT, { message: `limit must be at most ${MAX_LIMIT}` })
+  @PositiveIntParam(MAX_LIMIT, 20)
   limit: number = 20;
 
   get offset(): number {

@@ -1,29 +1,27 @@
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { removeStaleFiles } from './stale-files';
+import { useTempDir } from './temp-dir.fixture';
 
 describe('removeStaleFiles', () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'stale-files-'))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const dir = useTempDir('stale-files-');
 
   it('removes files last written before the cutoff and keeps newer ones and folders', async () => {
     const now = new Date();
     const old = new Date(now.getTime() - 60 * 60 * 1000);
     for (const name of ['old-1', 'old-2']) {
-      await writeFile(join(dir, name), 'x');
-      await utimes(join(dir, name), old, old);
+      await writeFile(join(dir(), name), 'x');
+      await utimes(join(dir(), name), old, old);
     }
-    await writeFile(join(dir, 'fresh'), 'x');
-    await mkdir(join(dir, 'sub'));
-    await utimes(join(dir, 'sub'), old, old);
-    expect(await removeStaleFiles(dir, new Date(now.getTime() - 15 * 60 * 1000))).toBe(2);
-    expect((await readdir(dir)).sort()).toEqual(['fresh', 'sub']);
+    await writeFile(join(dir(), 'fresh'), 'x');
+    await mkdir(join(dir(), 'sub'));
+    await utimes(join(dir(), 'sub'), old, old);
+    expect(await removeStaleFiles(dir(), new Date(now.getTime() - 15 * 60 * 1000))).toBe(2);
+    expect((await readdir(dir())).sort()).toEqual(['fresh', 'sub']);
   });
 
   it('treats a missing directory as empty', async () => {
-    expect(await removeStaleFiles(join(dir, 'nope'), new Date())).toBe(0);
+    expect(await removeStaleFiles(join(dir(), 'nope'), new Date())).toBe(0);
   });
 });

@@ -40,9 +40,9 @@ export function deploymentView(d: Deployment, url: string, previewUrl: string, n
 
 export type DeploymentView = ReturnType<typeof deploymentView>;
 
-export function deploymentDetailView(d: Deployment, files: DeploymentFile[], url: string, previewUrl: string, now: Date) {
+export function deploymentDetailView(view: ReturnType<typeof deploymentView>, files: DeploymentFile[]) {
   return {
-    ...deploymentView(d, url, previewUrl, now),
+    ...view,
     files: files.map((f) => ({ path: f.path, size: f.size, contentType: f.contentType, sha256: f.sha256 })),
   };
 }

@@ -103,8 +103,8 @@ export class DeploymentsController {
   @ApiOperation({ summary: 'Get a deployment with its file list' })
   @ApiOkResponse({ type: DeploymentDetailView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
-    const { project, deployment, files } = await this.deployments.get(principal, projectId, deploymentId);
-    return deploymentDetailView(deployment, files, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
+    const { files, ...found } = await this.deployments.get(principal, projectId, deploymentId);
+    return deploymentDetailView(this.view(found), files);
   }
 
   @Patch(':deploymentId/promote')
@@ -112,8 +112,7 @@ export class DeploymentsController {
   @ApiOperation({ summary: 'Make this deployment the live one (rollback); nothing is copied' })
   @ApiOkResponse({ type: DeploymentView })
   async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
-    const { project, deployment } = await this.deployments.promote(principal, projectId, deploymentId);
-    return deploymentView(deployment, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
+    return this.view(await this.deployments.promote(principal, projectId, deploymentId));
   }
 
   @Patch(':deploymentId/archive')
@@ -121,7 +120,11 @@ export class DeploymentsController {
   @ApiOperation({ summary: 'Archive this deployment; archiving the live one takes the site offline' })
   @ApiOkResponse({ type: DeploymentView })
   async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
-    const { project, deployment } = await this.deployments.archive(principal, projectId, deploymentId);
+    return this.view(await this.deployments.archive(principal, projectId, deploymentId));
+  }
+
+  /** A deployment as these routes answer with it: the site's address, its own preview address, its status as of now. */
+  private view({ project, deployment }: { project: Project; deployment: Deployment }) {
     return deploymentView(deployment, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
   }
 }

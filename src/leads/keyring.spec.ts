@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { useTempDir } from '../common/temp-dir.fixture';
 import { validateEnv } from '../config/env.schema';
 import { LeadsKeyring, newKeyEntry, parseKeyList } from './keyring';
 
@@ -42,26 +42,22 @@ describe('parseKeyList', () => {
 });
 
 describe('LeadsKeyring.load', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'leads-keyring-'));
-  });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const dir = useTempDir('leads-keyring-');
 
   it('generates both keys once into DATA_DIR (mode 0600) and reuses them', async () => {
-    const first = await LeadsKeyring.load({ DATA_DIR: dir });
-    const again = await LeadsKeyring.load({ DATA_DIR: dir });
+    const first = await LeadsKeyring.load({ DATA_DIR: dir() });
+    const again = await LeadsKeyring.load({ DATA_DIR: dir() });
     expect(again.current.id).toBe(first.current.id);
     expect(again.current.key.equals(first.current.key)).toBe(true);
     expect(again.indexKeyId).toBe(first.indexKeyId);
     for (const file of ['leads-encryption.keys', 'leads-index.key']) {
-      expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(dir(), file))).mode & 0o777).toBe(0o600);
     }
-    expect(await readFile(join(dir, 'leads-encryption.keys'), 'utf8')).toMatch(/^k[0-9a-z]{8}:/);
+    expect(await readFile(join(dir(), 'leads-encryption.keys'), 'utf8')).toMatch(/^k[0-9a-z]{8}:/);
   });
 
   it('prefers the environment: the first encryption key seals, every key opens', async () => {
-    const ring = await LeadsKeyring.load({ DATA_DIR: dir, LEADS_ENCRYPTION_KEYS: `k2:${b64()},k1:${b64()}`, LEADS_INDEX_KEY: `idx:${b64()}` });
+    const ring = await LeadsKeyring.load({ DATA_DIR: dir(), LEADS_ENCRYPTION_KEYS: `k2:${b64()},k1:${b64()}`, LEADS_INDEX_KEY: `idx:${b64()}` });
     expect(ring.current.id).toBe('k2');
     expect(ring.key('k1')).toBeDefined();
     expect(ring.key('k3')).toBeUndefined();
@@ -69,7 +65,7 @@ describe('LeadsKeyring.load', () => {
   });
 
   it('refuses several index keys', async () => {
-    await expect(LeadsKeyring.load({ DATA_DIR: dir, LEADS_INDEX_KEY: `a:${b64()},b:${b64()}` })).rejects.toThrow(/exactly one index key/);
+    await expect(LeadsKeyring.load({ DATA_DIR: dir(), LEADS_INDEX_KEY: `a:${b64()},b:${b64()}` })).rejects.toThrow(/exactly one index key/);
   });
 });
 

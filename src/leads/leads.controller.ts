@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import { Controller, Delete, Get, HttpCode, Logger, Param, Query, Res } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
@@ -63,11 +63,8 @@ export class LeadsController {
     }
   }
 
-  @Delete(':projectId/gate/leads/:leadId')
-  @HttpCode(204)
+  @DeleteRoute(':projectId/gate/leads/:leadId', 'Erase a lead (GDPR erasure): the row and its ciphertext are deleted')
   @Scopes('delete')
-  @ApiOperation({ summary: 'Erase a lead (GDPR erasure): the row and its ciphertext are deleted' })
-  @ApiNoContentResponse()
   async erase(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('leadId') leadId: string): Promise<void> {
     await this.leads.erase(principal, projectId, leadId);
   }

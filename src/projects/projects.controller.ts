@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiProjectRoutes } from '../auth/openapi';
+import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
@@ -68,10 +68,8 @@ export class ProjectsController {
     return projectView(project, this.config, await this.projects.liveSummaries([project]));
   }
 
-  @Delete(':projectId')
-  @HttpCode(204)
+  @DeleteRoute(':projectId', 'Delete a project with its deployments and leads; its slug is freed and its site stops at once')
   @Scopes('delete')
-  @ApiOperation({ summary: 'Delete a project with its deployments and leads; its slug is freed and its site stops at once' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<void> {
     await this.projects.remove(principal, projectId);
   }

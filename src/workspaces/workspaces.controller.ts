@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { ApiPaginatedOk } from '../auth/openapi';
+import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
@@ -87,10 +87,7 @@ export class MembersController {
   }
 
   // No @Scopes: a member may always remove themselves; removing someone else needs `admin` (checked in the service).
-  @Delete(':memberId')
-  @HttpCode(HttpStatus.NO_CONTENT)
-  @ApiOperation({ summary: 'Remove a member or withdraw an invitation; anyone may leave; the last owner cannot be removed' })
-  @ApiNoContentResponse()
+  @DeleteRoute(':memberId', 'Remove a member or withdraw an invitation; anyone may leave; the last owner cannot be removed')
   async remove(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Param('memberId') memberId: string): Promise<void> {
     await this.members.remove(principal, workspaceId, memberId);
   }

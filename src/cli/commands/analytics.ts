@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 import type { components, StatichostClient } from '../../sdk';
 import { Context, type Io } from '../context';
-import { formatBytes, table } from '../format';
+import { formatBytes, tableSection } from '../format';
 import { resolveProject } from '../resolve';
 
 export type ProjectAnalytics = components['schemas']['AnalyticsDto'];
@@ -29,30 +29,11 @@ export function formatAnalytics(a: ProjectAnalytics): string {
     `${a.from.slice(0, 16).replace('T', ' ')} → ${a.to.slice(0, 16).replace('T', ' ')} UTC, by ${a.interval}`,
     `Page views ${t.pageViews}   Visitors ${t.visitors}   Requests ${t.requests}   Sent ${formatBytes(t.bytes)}   4xx ${t.status4xx}   5xx ${t.status5xx}   Bots ${t.botRequests}`,
   ];
-  if (a.topPages.length)
-    lines.push(
-      '',
-      table(
-        ['PAGE', 'VIEWS'],
-        a.topPages.map((p) => [p.path, p.pageViews]),
-      ),
-    );
-  if (a.topReferrers.length)
-    lines.push(
-      '',
-      table(
-        ['REFERRER', 'VIEWS'],
-        a.topReferrers.map((r) => [r.host, r.pageViews]),
-      ),
-    );
-  if (a.topNotFound.length)
-    lines.push(
-      '',
-      table(
-        ['NOT FOUND', 'REQUESTS'],
-        a.topNotFound.map((p) => [p.path, p.requests]),
-      ),
-    );
+  lines.push(
+    ...tableSection(a.topPages, ['PAGE', 'VIEWS'], (p) => [p.path, p.pageViews]),
+    ...tableSection(a.topReferrers, ['REFERRER', 'VIEWS'], (r) => [r.host, r.pageViews]),
+    ...tableSection(a.topNotFound, ['NOT FOUND', 'REQUESTS'], (p) => [p.path, p.requests]),
+  );
   if (a.funnel.gateType !== 'none') {
     const f = a.funnel;
     const rate = f.unlockRate === null ? '–' : `${(f.unlockRate * 100).toFixed(1)} %`;
@@ -61,22 +42,19 @@ export function formatAnalytics(a: ProjectAnalytics): string {
       `Gate (${f.gateType}): ${f.gateViews} views → ${f.unlocks} unlocks (${rate})${f.gateType === 'email' ? `, ${f.emailsCaptured} emails` : `, ${f.wrongPasswords} wrong passwords`}`,
     );
   }
-  const active = a.series.filter((p) => p.requests > 0);
-  if (active.length) {
-    lines.push(
-      '',
-      table(
-        [a.interval === 'day' ? 'DAY' : 'HOUR', 'VIEWS', 'VISITORS', 'REQUESTS', 'SENT'],
-        active.map((p) => [
-          a.interval === 'day' ? p.time.slice(0, 10) : p.time.slice(0, 16).replace('T', ' '),
-          p.pageViews,
-          p.visitors ?? '',
-          p.requests,
-          formatBytes(p.bytes),
-        ]),
-      ),
-    );
-  }
+  lines.push(
+    ...tableSection(
+      a.series.filter((p) => p.requests > 0),
+      [a.interval === 'day' ? 'DAY' : 'HOUR', 'VIEWS', 'VISITORS', 'REQUESTS', 'SENT'],
+      (p) => [
+        a.interval === 'day' ? p.time.slice(0, 10) : p.time.slice(0, 16).replace('T', ' '),
+        p.pageViews,
+        p.visitors ?? '',
+        p.requests,
+        formatBytes(p.bytes),
+      ],
+    ),
+  );
   return lines.join('\n');
 }
 

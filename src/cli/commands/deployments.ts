@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { Context, type Io } from '../context';
-import { formatBytes, formatTime, pageNote, table } from '../format';
+import { formatBytes, formatTime, pageTable } from '../format';
 import { projectFromFlagOrLink, resolveDeployment, resolveProject } from '../resolve';
 import { pageOptions } from './shared';
 
@@ -17,23 +17,15 @@ export function deploymentCommands(program: Command, io: Io): void {
         client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page: opts.page, limit: opts.limit } } }),
       );
       ctx.print(result, () =>
-        [
-          table(
-            ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'],
-            result.data.map((d) => [
-              d.id,
-              d.version,
-              d.status,
-              d.fileCount,
-              formatBytes(d.size_bytes),
-              formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at),
-              formatTime(d.createdAt),
-            ]),
-          ),
-          pageNote(result.meta),
-        ]
-          .filter(Boolean)
-          .join('\n'),
+        pageTable(result, ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'], (d) => [
+          d.id,
+          d.version,
+          d.status,
+          d.fileCount,
+          formatBytes(d.size_bytes),
+          formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at),
+          formatTime(d.createdAt),
+        ]),
       );
     },
   );

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 
 import type { components, StatichostClient } from '../../sdk';
 import { Context, type Io } from '../context';
-import { formatTime, pageNote, table } from '../format';
+import { formatTime, pageTable } from '../format';
 import { resolveProject } from '../resolve';
 import { pageOptions } from './shared';
 
@@ -36,20 +36,14 @@ export function leadCommands(program: Command, io: Io): void {
     const projectId = opts.project ? (await resolveProject(client, opts.project)).id : undefined;
     const result = await listLeads(client, { projectId, search: opts.search, page: opts.page, limit: opts.limit });
     ctx.print(result, () =>
-      [
-        projectId
-          ? table(
-              ['ID', 'EMAIL', 'CAPTURED'],
-              result.data.map((l) => [l.id, l.email, formatTime(l.capturedAt)]),
-            )
-          : table(
-              ['ID', 'EMAIL', 'PROJECT', 'CAPTURED'],
-              result.data.map((l) => [l.id, l.email, 'projectSlug' in l ? l.projectSlug : '', formatTime(l.capturedAt)]),
-            ),
-        pageNote(result.meta),
-      ]
-        .filter(Boolean)
-        .join('\n'),
+      projectId
+        ? pageTable(result, ['ID', 'EMAIL', 'CAPTURED'], (l) => [l.id, l.email, formatTime(l.capturedAt)])
+        : pageTable<LeadsPage['data'][number]>(result, ['ID', 'EMAIL', 'PROJECT', 'CAPTURED'], (l) => [
+            l.id,
+            l.email,
+            'projectSlug' in l ? l.projectSlug : '',
+            formatTime(l.capturedAt),
+          ]),
     );
   });
 

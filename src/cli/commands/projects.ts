@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CliError, Context, type Io } from '../context';
-import { formatTime, pageNote, table } from '../format';
+import { formatTime, pageTable } from '../format';
 import { listProjects, type ProjectRecord, resolveProject } from '../resolve';
 import { confirm, pageOptions } from './shared';
 
@@ -13,15 +13,15 @@ export function projectCommands(program: Command, io: Io): void {
       const ctx = await Context.of(cmd, io);
       const result = await listProjects(ctx.client(), opts.page, opts.limit);
       ctx.print(result, () =>
-        [
-          table(
-            ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'],
-            result.data.map((p) => [p.id, p.slug, p.name, p.gate_type, p.liveDeploymentId, p.url, formatTime(p.createdAt)]),
-          ),
-          pageNote(result.meta),
-        ]
-          .filter(Boolean)
-          .join('\n'),
+        pageTable(result, ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'], (p) => [
+          p.id,
+          p.slug,
+          p.name,
+          p.gate_type,
+          p.liveDeploymentId,
+          p.url,
+          formatTime(p.createdAt),
+        ]),
       );
     },
   );

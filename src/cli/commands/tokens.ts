@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CliError, Context, type Io } from '../context';
-import { formatTime, pageNote, table } from '../format';
+import { formatTime, pageTable } from '../format';
 import { resolveProject } from '../resolve';
 import { pageOptions, parseScopes, SCOPES } from './shared';
 
@@ -49,23 +49,15 @@ export function tokenCommands(program: Command, io: Io): void {
     const client = ctx.client();
     const result = await client.call(client.api.GET('/access-tokens', { params: { query: { page: opts.page, limit: opts.limit } } }));
     ctx.print(result, () =>
-      [
-        table(
-          ['ID', 'NAME', 'SCOPES', 'PREFIX', 'PROJECT', 'EXPIRES', 'LAST USED'],
-          result.data.map((t) => [
-            t.id,
-            t.name,
-            t.scopes.join(','),
-            t.prefix,
-            t.projectId,
-            t.expires_at ? formatTime(t.expires_at) : 'never',
-            formatTime(t.lastUsedAt),
-          ]),
-        ),
-        pageNote(result.meta),
-      ]
-        .filter(Boolean)
-        .join('\n'),
+      pageTable(result, ['ID', 'NAME', 'SCOPES', 'PREFIX', 'PROJECT', 'EXPIRES', 'LAST USED'], (t) => [
+        t.id,
+        t.name,
+        t.scopes.join(','),
+        t.prefix,
+        t.projectId,
+        t.expires_at ? formatTime(t.expires_at) : 'never',
+        formatTime(t.lastUsedAt),
+      ]),
     );
   });
 

@@ -1,14 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 
+import { DnsRecordView } from '../../projects/dto/project-views.dto';
 import { DOMAIN_STATUSES, type DomainStatus } from '../domain-check';
 
 /** Response shape of verify-domain, for the OpenAPI document; domain.view.ts builds it. */
 
-export class RecordCheckView {
-  @ApiProperty({ enum: ['TXT', 'CNAME'] })
-  type: 'TXT' | 'CNAME';
-  @ApiProperty({ example: '_statichost-challenge.www.example.com' })
-  name: string;
+/** A record of the project's DnsRecordView, as this check found it. */
+export class RecordCheckView extends PickType(DnsRecordView, ['type', 'name']) {
   @ApiProperty({ description: 'The value the record must hold' })
   expected: string;
   @ApiProperty({ type: [String], description: 'What DNS returned' })

@@ -1,16 +1,7 @@
-import { applyHeaderChanges, gatedHeaderChanges, type HeaderRules, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
+import { applyHeaderChanges, gatedHeaderChanges, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
+import { ruleParsing } from './rule-file.fixture';
 
-function rules(text: string): HeaderRules {
-  const result = parseHeaders(Buffer.from(text));
-  if (!result.ok) throw new Error(`unexpected errors: ${JSON.stringify(result.errors)}`);
-  return result.rules;
-}
-
-function errorsOf(text: string | Buffer) {
-  const result = parseHeaders(typeof text === 'string' ? Buffer.from(text) : text);
-  if (result.ok) throw new Error('expected errors');
-  return result.errors;
-}
+const { rules, errorsOf } = ruleParsing(parseHeaders);
 
 // The example of Cloudflare's _headers documentation.
 const CLOUDFLARE_EXAMPLE = `# This is a comment

@@ -22,7 +22,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
 import { type Captures, compilePathPattern, compileTemplate, matchPathPattern, type PathPattern, type TemplatePart } from './pattern';
-import { lineProblem, type ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
+import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';
 
 export const MAX_HEADER_RULES = 100;
 export const MAX_HEADER_LINE_CHARS = 2000;
@@ -72,11 +72,8 @@ export const NO_HEADER_CHANGES: HeaderChanges = { set: [], remove: [] };
 /** Parses and checks a `_headers` file; every unusable line is an error. */
 export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
   const errors = new RuleErrors();
-  const read = readRuleLines(file, '_headers');
-  if ('error' in read) {
-    errors.add(read.error.line, read.error.message);
-    return errors.result(NO_HEADER_RULES);
-  }
+  const lines = ruleLines(file, '_headers', errors);
+  if (!lines) return errors.result(NO_HEADER_RULES);
   const rules: HeaderRule[] = [];
   let current: { line: number; pattern: PathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number } | undefined;
   // A block whose path line was refused: its header lines are not errors of their own.
@@ -89,10 +86,7 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
     current = undefined;
   };
 
-  read.lines.forEach((text, i) => {
-    const line = i + 1;
-    const trimmed = text.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return;
+  lines.forEach(({ line, text, trimmed }) => {
     const problem = lineProblem(text, MAX_HEADER_LINE_CHARS);
     if (problem) {
       if (current) current.lines++;

@@ -3,18 +3,9 @@ import fc from 'fast-check';
 import { parseRequestPath } from '../request-path';
 import { matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
 import { MAX_REPORTED_ERRORS } from './rule-file';
+import { ruleParsing } from './rule-file.fixture';
 
-function rules(text: string): RedirectRules {
-  const result = parseRedirects(Buffer.from(text));
-  if (!result.ok) throw new Error(`unexpected errors: ${JSON.stringify(result.errors)}`);
-  return result.rules;
-}
-
-function errorsOf(text: string | Buffer) {
-  const result = parseRedirects(typeof text === 'string' ? Buffer.from(text) : text);
-  if (result.ok) throw new Error('expected errors');
-  return result.errors;
-}
+const { rules, errorsOf } = ruleParsing(parseRedirects);
 
 const noFiles = () => false;
 const allFiles = () => true;

@@ -38,7 +38,7 @@ import {
   safeQuery,
   type TemplatePart,
 } from './pattern';
-import { lineProblem, type ParseResult, quote, readRuleLines, RuleErrors } from './rule-file';
+import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';
 
 export const MAX_STATIC_REDIRECTS = 2000;
 export const MAX_DYNAMIC_REDIRECTS = 100;
@@ -97,19 +97,13 @@ export type RedirectMatch =
 /** Parses and checks a `_redirects` file; every unusable line is an error. */
 export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
   const errors = new RuleErrors();
-  const read = readRuleLines(file, '_redirects');
-  if ('error' in read) {
-    errors.add(read.error.line, read.error.message);
-    return errors.result(NO_REDIRECTS);
-  }
+  const lines = ruleLines(file, '_redirects', errors);
+  if (!lines) return errors.result(NO_REDIRECTS);
   const rules: RedirectRule[] = [];
   const firstLineOf = new Map<string, number>();
   let statics = 0;
   let dynamics = 0;
-  read.lines.forEach((text, i) => {
-    const line = i + 1;
-    const trimmed = text.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return;
+  lines.forEach(({ line, text, trimmed }) => {
     const problem = lineProblem(text, MAX_REDIRECT_LINE_CHARS);
     if (problem) return errors.add(line, `line ${problem}`);
 

@@ -48,7 +48,7 @@ export class RuleErrors {
  * The file's lines (without "\n" or a trailing "\r"), or the error that stops
  * reading it: too large, or not UTF-8 (naming the first bad line).
  */
-export function readRuleLines(file: Uint8Array, fileName: string): { lines: string[] } | { error: RuleError } {
+function readRuleLines(file: Uint8Array, fileName: string): { lines: string[] } | { error: RuleError } {
   if (file.byteLength > MAX_RULE_FILE_BYTES) {
     return { error: { line: 0, message: `${fileName} is ${file.byteLength} bytes; the limit is ${MAX_RULE_FILE_BYTES} bytes` } };
   }
@@ -59,6 +59,27 @@ export function readRuleLines(file: Uint8Array, fileName: string): { lines: stri
     return { error: { line: firstInvalidLine(file), message: `${fileName} is not valid UTF-8 (save it as UTF-8)` } };
   }
   return { lines: text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line)) };
+}
+
+/** A line of a rules file that holds something: not blank, not a `#` comment. */
+export interface RuleLine {
+  /** Counts from 1. */
+  line: number;
+  text: string;
+  trimmed: string;
+}
+
+/**
+ * The lines of a rules file that hold something, or undefined when the file cannot be
+ * read at all (too large, not UTF-8): that is then the one error in `errors`.
+ */
+export function ruleLines(file: Uint8Array, fileName: string, errors: RuleErrors): RuleLine[] | undefined {
+  const read = readRuleLines(file, fileName);
+  if ('error' in read) {
+    errors.add(read.error.line, read.error.message);
+    return undefined;
+  }
+  return read.lines.map((text, i) => ({ line: i + 1, text, trimmed: text.trim() })).filter(({ trimmed }) => trimmed !== '' && !trimmed.startsWith('#'));
 }
 
 /** 1-based number of the first line that does not decode on its own. */
