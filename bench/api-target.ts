@@ -8,9 +8,13 @@
  *   paths with the same JSON bodies (BENCH_BODIES, captured from the real app).
  *
  * Prints one JSON line `{ready, port, ...}` on stdout when it accepts connections.
- * With BENCH_CPU_PROF=<dir> the statichost target writes a CPU profile there on SIGTERM.
+ * With BENCH_CPU_PROF=<dir> the statichost target profiles between SIGUSR2 and SIGUSR1 (see profileOnSignal).
  */
 import 'reflect-metadata';
+
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 
 import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -49,9 +53,24 @@ async function statichost(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`,
   );
+  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * CPU profiles of the measured runs only (not of seeding): SIGUSR2 starts one, SIGUSR1
+ * writes it to `<dir>/<time>.cpuprofile` (bench/api.ts sends them around each app run).
+ */
+async function profileOnSignal(dir: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  process.on('SIGUSR2', () => void session.post('Profiler.start'));
+  process.on('SIGUSR1', () => {
+    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+  });
 }
 
 /** The paths the bench calls, each answering the body the real app gave. */

@@ -12,8 +12,8 @@
  * bare app (from /proc): unlike req/s, those hardly move when the machine is busy.
  *
  * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
- * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes a CPU profile
- * of the real app (node --cpu-prof) there when the bench ends.
+ * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes there a CPU
+ * profile of the real app during each measured run.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -26,12 +26,12 @@ import { cpuMs, freePort, have, postgresCpuMs, runWrk, startPinnedTarget, type W
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 50;
+const PROFILE = !!process.env.BENCH_CPU_PROF;
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
 function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}) {
-  const prof = kind === 'statichost' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return startPinnedTarget(join(__dirname, 'api-target.ts'), [kind], { core: APP_CORE, env, nodeArgs: prof, startSeconds: 300 });
+  return startPinnedTarget(join(__dirname, 'api-target.ts'), [kind], { core: APP_CORE, env, startSeconds: 300 });
 }
 
 function stop(child: ChildProcess): Promise<void> {
@@ -156,7 +156,9 @@ async function main(): Promise<void> {
       const bareCpu = cpuMs(bare.child.pid!);
       const b = await run(bare.info.port as number, DURATION);
       const cpu0 = { bare: cpuMs(bare.child.pid!) - bareCpu, app: cpuMs(app.child.pid!), pg: pgDataDir ? postgresCpuMs(pgDataDir) : NaN };
+      if (PROFILE) app.child.kill('SIGUSR2');
       const a = await run(Number(port), DURATION);
+      if (PROFILE) app.child.kill('SIGUSR1');
       const cpu: Cpu = {
         bare: (cpu0.bare * 1000) / b.requests,
         app: ((cpuMs(app.child.pid!) - cpu0.app) * 1000) / a.requests,
