@@ -46,6 +46,7 @@ export function leadView(lead: OpenedLead): LeadDto {
   return { id: lead.id, email: lead.email, capturedAt: iso(lead.capturedAt) };
 }
 
+/** Assigned, not spread: V8 builds `{ ...view, more }` on a slow path (see projectView). */
 export function workspaceLeadView(lead: OpenedLead): WorkspaceLeadDto {
-  return { ...leadView(lead), projectId: lead.projectId, projectName: lead.projectName, projectSlug: lead.projectSlug };
+  return Object.assign(leadView(lead), { projectId: lead.projectId, projectName: lead.projectName, projectSlug: lead.projectSlug });
 }
