@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
+import { preparedQuery } from '../database/prepared-query';
 import { DEFAULT_TTL } from '../deployments/ttl';
 import { Project } from './project.entity';
 import type { NewSlug } from './slug';
@@ -68,6 +69,7 @@ const pageSql = (bound: string) => `
   LEFT JOIN deployments d ON d.id = p.live_deployment_id
   ORDER BY p.created_at DESC, p.id DESC`;
 const PAGE = pageSql('');
+const IN_WORKSPACE = 'SELECT * FROM projects WHERE id = $1 AND workspace_id = $2';
 const PAGE_BOUND = pageSql(' AND id = $4');
 
 @Injectable()
@@ -76,9 +78,11 @@ export class ProjectsRepository {
 
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Prepared: nearly every project route starts here (ProjectsService.findVisible). */
   @GenerateSql({ params: (f) => [f.projectId, f.workspaceId] })
-  findInWorkspace(id: string, workspaceId: string, manager: EntityManager = this.dataSource.manager): Promise<Project | null> {
-    return manager.getRepository(Project).findOneBy({ id, workspaceId });
+  async findInWorkspace(id: string, workspaceId: string, manager?: EntityManager): Promise<Project | null> {
+    const [row] = await preparedQuery<Record<string, unknown>>(this.dataSource, 'projects_in_workspace', IN_WORKSPACE, [id, workspaceId], manager);
+    return row ? this.hydrate(row) : null;
   }
 
   /** Slugs are global: the project may be another workspace's. */
