@@ -34,7 +34,8 @@ export class DeploymentsService {
    * at the same time share one read and one mapping (as ProjectsService.list).
    */
   list(principal: Principal, projectId: string, page: number, limit: number): Promise<Paginated<DeploymentView>> {
-    const key = `${principal.workspaceId ?? ''}/${principal.projectId ?? ''}/${projectId}/${page}/${limit}`;
+    // JSON, not a joined string: a path parameter may hold any character, a separator too.
+    const key = JSON.stringify([principal.workspaceId, principal.projectId, projectId, page, limit]);
     return this.pages.get(key, async () => {
       const project = await this.projects.findVisible(principal, projectId);
       const { entities, total } = await this.deployments.page(project.id, page, limit);

@@ -78,7 +78,7 @@ export class ProjectsService {
   list(principal: Principal, page: number, limit: number): Promise<Paginated<ProjectView>> {
     const workspaceId = workspaceOf(principal);
     const onlyProjectId = principal.projectId ?? undefined;
-    return this.pages.get(`${workspaceId}/${onlyProjectId ?? ''}/${page}/${limit}`, async () => {
+    return this.pages.get(JSON.stringify([workspaceId, onlyProjectId, page, limit]), async () => {
       const { entities, total, live } = await this.projects.page(workspaceId, onlyProjectId, page, limit);
       return paginated(
         entities.map((p) => projectView(p, this.config, live)),

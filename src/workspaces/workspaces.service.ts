@@ -56,7 +56,7 @@ export class WorkspacesService {
       return paginated(page === 1 ? [workspaceView(own, null)] : [], 1, page, limit);
     }
     // Identical lists asked for at the same time share one read (as ProjectsService.list).
-    return this.pagesForUser.get(`${principal.userId}/${page}/${limit}`, async () => {
+    return this.pagesForUser.get(JSON.stringify([principal.userId, page, limit]), async () => {
       const { rows, total } = await this.workspaces.pageForUser(principal.userId!, page, limit);
       return paginated(
         rows.map(({ workspace, role }) => workspaceView(workspace, role)),
