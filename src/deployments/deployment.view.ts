@@ -15,6 +15,11 @@ export function effectiveStatus(d: Pick<Deployment, 'status' | 'expiresAt'>, now
   return d.status !== 'expired' && d.expiresAt !== null && d.expiresAt.getTime() <= now.getTime() ? 'expired' : d.status;
 }
 
+/** A deployment of `project` as the project routes answer with it: the site's address, its own preview address, its status as of `now`. */
+export function projectDeploymentView(config: AppConfig, project: Pick<Project, 'slug'>, d: Deployment, now: Date) {
+  return deploymentView(d, config.siteUrl(project.slug), previewUrl(config, project, d), now);
+}
+
 /** The lazy-deploy response: exactly the spec's fields. */
 export function lazyDeployView(d: Deployment, url: string) {
   return { id: d.id, url, version: d.version, size_bytes: d.sizeBytes, expires_at: iso(d.expiresAt) };

@@ -13,7 +13,7 @@ import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
-import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl } from './deployment.view';
+import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl, projectDeploymentView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
@@ -123,8 +123,7 @@ export class DeploymentsController {
     return this.view(await this.deployments.archive(principal, projectId, deploymentId));
   }
 
-  /** A deployment as these routes answer with it: the site's address, its own preview address, its status as of now. */
   private view({ project, deployment }: { project: Project; deployment: Deployment }) {
-    return deploymentView(deployment, this.config.siteUrl(project.slug), previewUrl(this.config, project, deployment), this.clock.now());
+    return projectDeploymentView(this.config, project, deployment, this.clock.now());
   }
 }

@@ -11,7 +11,7 @@ import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import type { Deployment } from './deployment.entity';
-import { type DeploymentView, deploymentView, effectiveStatus, previewUrl } from './deployment.view';
+import { type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 
@@ -39,10 +39,13 @@ export class DeploymentsService {
     return this.pages.get(key, async () => {
       const project = await this.projects.findVisible(principal, projectId);
       const { entities, total } = await this.deployments.page(project.id, page, limit);
-      const url = this.config.siteUrl(project.slug);
       const now = this.clock.now();
-      const views = entities.map((d) => deploymentView(d, url, previewUrl(this.config, project, d), now));
-      return paginated(views, total, page, limit);
+      return paginated(
+        entities.map((d) => projectDeploymentView(this.config, project, d, now)),
+        total,
+        page,
+        limit,
+      );
     });
   }
 
