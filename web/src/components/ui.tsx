@@ -156,6 +156,51 @@ export function ConfirmDialog({
   );
 }
 
+/** What ConfirmMutation needs of a TanStack Query mutation. */
+interface Mutation<V> {
+  isPending: boolean;
+  error: unknown;
+  mutate: (variables: V) => void;
+  reset: () => void;
+}
+
+/**
+ * The confirmation of a row action: open while `target` is set, runs `mutation` on
+ * `variables(target)`, and on closing clears the row (`onClose`) and the mutation's error,
+ * so the next row's dialog does not open on the last one's refusal.
+ */
+export function ConfirmMutation<T, V>({
+  target,
+  mutation,
+  variables,
+  onClose,
+  ...dialog
+}: {
+  target: T | null;
+  mutation: Mutation<V>;
+  variables: (target: T) => V;
+  onClose: () => void;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  typed?: string;
+  danger?: boolean;
+}) {
+  return (
+    <ConfirmDialog
+      {...dialog}
+      open={target !== null}
+      busy={mutation.isPending}
+      error={mutation.error}
+      onConfirm={() => target !== null && mutation.mutate(variables(target))}
+      onClose={() => {
+        onClose();
+        mutation.reset();
+      }}
+    />
+  );
+}
+
 /** The API's own wording of sizes (src/common/format-bytes.ts); a dash when there is none. */
 export function formatBytes(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : formatSize(n);

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, call, type Deployment } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, formatBytes, formatTime, Loading, Pager, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, formatBytes, formatTime, Loading, Pager, TableWrap } from '../components/ui';
 import { useProject } from './project-layout';
 
 type Action = { kind: 'promote' | 'archive'; deployment: Deployment };
@@ -111,18 +111,14 @@ export function Deployments() {
         </TableWrap>
       ) : null}
       {list.data ? <Pager page={page} totalPages={list.data.meta.totalPages} onPage={setPage} previous="Newer" next="Older" /> : null}
-      <ConfirmDialog
-        open={action !== null}
+      <ConfirmMutation
+        target={action}
+        mutation={run}
+        variables={(a) => a}
+        onClose={() => setAction(null)}
         title={action?.kind === 'promote' ? `Make v${action.deployment.version} live?` : `Archive v${action?.deployment.version ?? ''}?`}
         confirmLabel={action?.kind === 'promote' ? 'Promote' : 'Archive'}
         danger={action?.kind === 'archive'}
-        busy={run.isPending}
-        error={run.error}
-        onConfirm={() => action && run.mutate(action)}
-        onClose={() => {
-          setAction(null);
-          run.reset();
-        }}
       >
         {action?.kind === 'promote' ? (
           <p>The site serves this version at once (a rollback, if it is older). Nothing is copied.</p>
@@ -131,7 +127,7 @@ export function Deployments() {
         ) : (
           <p>The version stays listed as archived and can be promoted again later.</p>
         )}
-      </ConfirmDialog>
+      </ConfirmMutation>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, authorizedFetch, call, errorOf } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
 import { useProject } from './project-layout';
 
@@ -161,21 +161,17 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
         </TableWrap>
       ) : null}
       {leads.data ? <Pager page={page} totalPages={leads.data.meta.totalPages} onPage={setPage} /> : null}
-      <ConfirmDialog
-        open={erasing !== null}
+      <ConfirmMutation
+        target={erasing}
+        mutation={erase}
+        variables={(l) => l}
+        onClose={() => setErasing(null)}
         title={`Erase ${erasing?.email ?? ''}?`}
         confirmLabel="Erase the lead"
         danger
-        busy={erase.isPending}
-        error={erase.error}
-        onConfirm={() => erasing && erase.mutate(erasing)}
-        onClose={() => {
-          setErasing(null);
-          erase.reset();
-        }}
       >
         <p>The address is deleted for good (a GDPR erasure). If the visitor passes the gate again, they are captured again.</p>
-      </ConfirmDialog>
+      </ConfirmMutation>
     </>
   );
 }

@@ -4,7 +4,7 @@ import { useNavigate, useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
 import { useMe } from '../components/shell';
-import { ConfirmDialog, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];
@@ -97,8 +97,11 @@ export function Members() {
         </TableWrap>
       ) : null}
       {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
-      <ConfirmDialog
-        open={removing !== null}
+      <ConfirmMutation
+        target={removing}
+        mutation={remove}
+        variables={(m) => m}
+        onClose={() => setRemoving(null)}
         title={
           isMe(removing)
             ? 'Leave this workspace?'
@@ -108,20 +111,13 @@ export function Members() {
         }
         confirmLabel={isMe(removing) ? 'Leave' : removing?.status === 'invited' ? 'Withdraw' : 'Remove'}
         danger
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => removing && remove.mutate(removing)}
-        onClose={() => {
-          setRemoving(null);
-          remove.reset();
-        }}
       >
         <p>
           {isMe(removing)
             ? 'You lose access to its projects, and the API tokens you made in it stop working.'
             : 'They lose access at once, and the API tokens they made here stop working.'}
         </p>
-      </ConfirmDialog>
+      </ConfirmMutation>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { api, call, type Project } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, Loading, Pager, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, formatBytes, Loading, Pager, TableWrap } from '../components/ui';
 
 const PAGE = 100;
 
@@ -106,24 +106,20 @@ export function Projects() {
         </TableWrap>
       ) : null}
       {projects.data ? <Pager page={page} totalPages={projects.data.meta.totalPages} onPage={setPage} /> : null}
-      <ConfirmDialog
-        open={deleting !== null}
+      <ConfirmMutation
+        target={deleting}
+        mutation={remove}
+        variables={(p) => p.id}
+        onClose={() => setDeleting(null)}
         title={`Delete ${deleting?.name ?? ''}?`}
         confirmLabel="Delete project"
         danger
         typed={deleting?.slug}
-        busy={remove.isPending}
-        error={remove.error}
-        onConfirm={() => deleting && remove.mutate(deleting.id)}
-        onClose={() => {
-          setDeleting(null);
-          remove.reset();
-        }}
       >
         <p>
           The site at <span className="mono">{deleting?.url}</span> goes offline and every deployment of the project is deleted. This cannot be undone.
         </p>
-      </ConfirmDialog>
+      </ConfirmMutation>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog, CopyButton, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 
 type Scope = Schemas['CreateAccessTokenDto']['scopes'][number];
@@ -98,23 +98,19 @@ export function Tokens() {
         </TableWrap>
       ) : null}
       {tokens.data ? <Pager page={page} totalPages={tokens.data.meta.totalPages} onPage={setPage} /> : null}
-      <ConfirmDialog
-        open={revoking !== null}
+      <ConfirmMutation
+        target={revoking}
+        mutation={revoke}
+        variables={(t) => t.id}
+        onClose={() => setRevoking(null)}
         title={`Revoke ${revoking?.name ?? ''}?`}
         confirmLabel="Revoke token"
         danger
-        busy={revoke.isPending}
-        error={revoke.error}
-        onConfirm={() => revoking && revoke.mutate(revoking.id)}
-        onClose={() => {
-          setRevoking(null);
-          revoke.reset();
-        }}
       >
         <p>
           Whatever uses <span className="mono">{revoking?.prefix}…</span> stops working on its very next request. This cannot be undone.
         </p>
-      </ConfirmDialog>
+      </ConfirmMutation>
     </>
   );
 }
