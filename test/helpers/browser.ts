@@ -48,6 +48,10 @@ export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: 
       '--disable-quic',
       '--no-first-run',
     ],
+    // Chromium takes its language from the environment's locale; under C.UTF-8 (Debian's
+    // default, CI's too) it reports navigator.language as "en-US@posix", a tag Intl
+    // refuses (uPlot builds its number format from it when loaded). Give it a real one.
+    env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' },
   });
   return {
     browser,

@@ -10,7 +10,10 @@
  * The child closes the server and exits when the parent disconnects (stop(), or the
  * parent died), so it never outlives the test run.
  */
+const { createHash } = require('node:crypto');
+const { mkdir, writeFile } = require('node:fs/promises');
 const { IncomingMessage } = require('node:http');
+const { dirname } = require('node:path');
 const S3rver = require('s3rver');
 const AWSAccount = require('s3rver/lib/models/account');
 const FilesystemStore = require('s3rver/lib/stores/filesystem');
@@ -34,10 +37,22 @@ async function completeBody(content) {
   if (!content.complete) throw new Error('request aborted');
   return Buffer.concat(chunks);
 }
-const { putObject, putPart } = FilesystemStore.prototype;
+const { putPart } = FilesystemStore.prototype;
+/**
+ * s3rver 3.7 answers a PutObject (and completes a multipart upload) once the body has
+ * been handed to the file's write stream, not once it is written: a HEAD or GET right
+ * after, on a busy machine, reads a partial file. S3 is read-after-write consistent, so
+ * write the whole object before answering, then its metadata, as s3rver does.
+ */
 FilesystemStore.prototype.putObject = async function (object) {
-  object.content = await completeBody(object.content);
-  return putObject.call(this, object);
+  let content = await completeBody(object.content);
+  if (!Buffer.isBuffer(content)) content = Buffer.concat(await content.toArray());
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await mkdir(dirname(objectPath), { recursive: true });
+  await writeFile(objectPath, content);
+  const md5 = createHash('md5').update(content).digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size: content.length, md5 };
 };
 FilesystemStore.prototype.putPart = async function (bucket, uploadId, partNumber, content) {
   const body = await completeBody(content);
