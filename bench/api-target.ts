@@ -8,7 +8,7 @@
  *   paths with the same JSON bodies (BENCH_BODIES, captured from the real app).
  *
  * Prints one JSON line `{ready, port, ...}` on stdout when it accepts connections.
- * With BENCH_CPU_PROF=<dir> the statichost target profiles between SIGUSR2 and SIGUSR1 (see profileOnSignal).
+ * With BENCH_CPU_PROF=<dir> (or BENCH_HEAP_PROF=<dir>) the statichost target profiles between SIGUSR2 and SIGUSR1 (see profileOnSignal).
  */
 import 'reflect-metadata';
 
@@ -54,6 +54,7 @@ async function statichost(): Promise<void> {
     `${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`,
   );
   if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
+  else if (process.env.BENCH_HEAP_PROF) await heapProfileOnSignal(process.env.BENCH_HEAP_PROF);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -70,6 +71,24 @@ async function profileOnSignal(dir: string): Promise<void> {
   process.on('SIGUSR2', () => void session.post('Profiler.start'));
   process.on('SIGUSR1', () => {
     void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+  });
+}
+
+/** Like profileOnSignal, but a sampling heap profile (`<dir>/<time>.heapprofile`): every allocation, not only what survives. */
+async function heapProfileOnSignal(dir: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  process.on(
+    'SIGUSR2',
+    () =>
+      void session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      }),
+  );
+  process.on('SIGUSR1', () => {
+    void session.post('HeapProfiler.stopSampling').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.heapprofile`), JSON.stringify(profile)));
   });
 }
 

@@ -4,7 +4,9 @@
  * NestJS app on the same adapter (platform-express) answering the same path with the
  * same JSON. Each app runs in its own process pinned to core 0 (bench/api-target.ts),
  * wrk on core 1, 50 connections, loopback only. PostgreSQL (embedded, started here,
- * unless DATABASE_URL is set) is not pinned: it is the database, not the app.
+ * unless DATABASE_URL is set) is pinned to wrk's core: it is the database, not the app,
+ * and on a 2-core machine an unpinned server takes its share of the app's core (in
+ * production it has its own machine). Its cost is shown apart, in PG CPU µs/req.
  *
  * Targets (issue 15): authenticated reads >= 0.5x the bare app's req/s, p99 <= 50 ms.
  *
@@ -13,7 +15,8 @@
  *
  * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
  * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes there a CPU
- * profile of the real app during each measured run.
+ * profile of the real app during each measured run, BENCH_HEAP_PROF=<dir> a sampling
+ * heap profile (what allocates: the young-generation GC is a large share of the app's CPU).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,12 +24,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { cpuMs, freePort, have, postgresCpuMs, runWrk, startPinnedTarget, type WrkResult } from './harness';
+import { cpuMs, freePort, have, pinPostgres, postgresCpuMs, runWrk, startPinnedTarget, type WrkResult } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 50;
-const PROFILE = !!process.env.BENCH_CPU_PROF;
+const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_PROF);
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
       const pgDir = await mkdtemp(join(tmpdir(), 'statichost-bench-api-pg-'));
       pgDataDir = join(pgDir, 'postgres');
       const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() });
+      pinPostgres(pgDataDir, WRK_CORE);
       databaseUrl = pg.url;
       stopPg = () => pg.stop().then(() => rm(pgDir, { recursive: true, force: true }));
     }

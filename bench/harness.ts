@@ -207,17 +207,30 @@ export function cpuMs(pid: number): number {
  * exited are not counted: the app's pooled connections stay open for a whole run.
  */
 export function postgresCpuMs(dataDir: string): number {
+  return postgresProcesses(dataDir).reduce((total, pid) => total + cpuMs(pid), 0);
+}
+
+/** One PostgreSQL server's processes: its postmaster (first line of `<dataDir>/postmaster.pid`) and the processes it started. */
+function postgresProcesses(dataDir: string): number[] {
   const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  let total = cpuMs(postmaster);
+  const pids = [postmaster];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === postmaster) total += cpuMs(Number(entry));
+      if (ppid === postmaster) pids.push(Number(entry));
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return total;
+  return pids;
+}
+
+/**
+ * Pins a PostgreSQL server (and, by inheritance, every backend it starts later) to `core`,
+ * so that it never takes CPU from a server pinned elsewhere.
+ */
+export function pinPostgres(dataDir: string, core: number): void {
+  for (const pid of postgresProcesses(dataDir)) execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
 }

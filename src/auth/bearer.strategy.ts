@@ -16,11 +16,12 @@ export interface Authenticated {
 }
 
 /**
- * A passport instance of our own: the global one is a process-wide registry, and two
- * app instances in one process (tests, or api + router) must not replace each other's
- * strategy. The guard hands passport the strategy object itself, never a name.
+ * Where @nestjs/passport registers the strategy: a passport instance of our own, because
+ * the global one is a process-wide registry that two app instances in one process (tests,
+ * or api + router) would share. Nothing looks the strategy up by name: the guard drives
+ * the strategy object itself.
  */
-const authenticator = new passport.Passport();
+const registry = new passport.Passport();
 
 /**
  * The one bearer strategy: `sk_live_...` is an API token, anything else is tried
@@ -37,7 +38,7 @@ export class BearerStrategy extends PassportStrategy(HttpBearerStrategy, 'bearer
   }
 
   getPassportInstance() {
-    return authenticator;
+    return registry;
   }
 
   /**
