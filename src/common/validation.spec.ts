@@ -1,6 +1,17 @@
-import { ValidationError } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsOptional, IsString, ValidationError } from 'class-validator';
 
-import { assertStorableText, describeValidationErrors, findLoneSurrogate, findNul, summarizeProblems } from './validation';
+import { WorkspaceLeadsQueryDto } from '../leads/dto/leads-query.dto';
+import { PageQueryDto } from './pagination';
+import {
+  assertStorableText,
+  createValidationPipe,
+  describeValidationErrors,
+  findLoneSurrogate,
+  findNul,
+  MemoValidationPipe,
+  summarizeProblems,
+} from './validation';
 
 const error = (property: string, constraints?: Record<string, string>, children: ValidationError[] = []) =>
   Object.assign(new ValidationError(), { property, constraints, children });
@@ -65,5 +76,57 @@ describe('assertStorableText', () => {
     expect(() => assertStorableText('a\u0000', 'workspaceId')).toThrow('workspaceId: must not contain a NUL character');
     expect(() => assertStorableText({ email: '\ud800' })).toThrow('email: must be valid Unicode text (it holds a lone surrogate)');
     expect(() => assertStorableText({ email: 'ann@x.io' })).not.toThrow();
+  });
+});
+
+describe('MemoValidationPipe (query DTOs)', () => {
+  class Nested {
+    @IsString()
+    tag: string;
+  }
+  class WithObject extends PageQueryDto {
+    @IsOptional()
+    @Transform(({ value }: { value: string }) => Object.assign(new Nested(), { tag: value }))
+    nested?: Nested;
+  }
+  const asQuery = (metatype: new () => object) => ({ type: 'query' as const, metatype, data: undefined });
+  const query = (fields: Record<string, string>) => Object.assign(Object.create(null) as object, fields);
+  let pipe: MemoValidationPipe;
+  beforeEach(() => {
+    pipe = createValidationPipe() as MemoValidationPipe;
+  });
+
+  it('gives every request its own DTO of the class, equal to what validation gives', async () => {
+    const first = (await pipe.transform(query({ page: '2' }), asQuery(PageQueryDto))) as PageQueryDto;
+    const second = (await pipe.transform(query({ page: '2' }), asQuery(PageQueryDto))) as PageQueryDto;
+    expect(second).toBeInstanceOf(PageQueryDto);
+    expect(second).not.toBe(first);
+    expect({ ...second }).toEqual({ page: 2, limit: 20 });
+    expect(second.offset).toBe(20);
+    first.page = 9;
+    expect(((await pipe.transform(query({ page: '2' }), asQuery(PageQueryDto))) as PageQueryDto).page).toBe(2);
+  });
+
+  it('validates a query it has not seen, and refuses an invalid one every time', async () => {
+    await pipe.transform(query({ page: '2' }), asQuery(PageQueryDto));
+    expect(((await pipe.transform(query({ page: '3' }), asQuery(PageQueryDto))) as PageQueryDto).page).toBe(3);
+    for (let i = 0; i < 2; i++) {
+      await expect(pipe.transform(query({ page: '0' }), asQuery(PageQueryDto))).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(pipe.transform(query({ extra: '1' }), asQuery(PageQueryDto))).rejects.toMatchObject({ code: 'validation_failed' });
+    }
+  });
+
+  it('keeps one DTO class’s answers apart from another’s', async () => {
+    await pipe.transform(query({}), asQuery(PageQueryDto));
+    const leads = await pipe.transform(query({}), asQuery(WorkspaceLeadsQueryDto));
+    expect(leads).toBeInstanceOf(WorkspaceLeadsQueryDto);
+    expect((leads as WorkspaceLeadsQueryDto).limit).toBe(25);
+  });
+
+  it('does not keep a DTO holding an object, so no two requests share it', async () => {
+    const first = (await pipe.transform(query({ nested: 'a' }), asQuery(WithObject))) as WithObject;
+    const second = (await pipe.transform(query({ nested: 'a' }), asQuery(WithObject))) as WithObject;
+    expect(second.nested).toEqual(first.nested);
+    expect(second.nested).not.toBe(first.nested);
   });
 });
