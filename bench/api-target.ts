@@ -15,6 +15,7 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
+import { constants, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 
 import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -55,6 +56,7 @@ async function statichost(): Promise<void> {
   );
   if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
   else if (process.env.BENCH_HEAP_PROF) await heapProfileOnSignal(process.env.BENCH_HEAP_PROF);
+  else if (process.env.BENCH_PAUSES) pausesOnSignal();
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -71,6 +73,46 @@ async function profileOnSignal(dir: string): Promise<void> {
   process.on('SIGUSR2', () => void session.post('Profiler.start'));
   process.on('SIGUSR1', () => {
     void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+  });
+}
+
+/**
+ * Where the app's own tail comes from, for the measured runs (same signals): the event
+ * loop's delay (p50, p99, max) and the garbage collector's pauses (count, total, max, by
+ * kind), printed on stderr as one JSON line.
+ */
+function pausesOnSignal(): void {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const gcs: { kind: number; ms: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcs.push({ kind: (entry as PerformanceEntry & { detail: { kind: number } }).detail.kind, ms: entry.duration });
+  });
+  process.on('SIGUSR2', () => {
+    gcs.length = 0;
+    delay.reset();
+    delay.enable();
+    observer.observe({ entryTypes: ['gc'] });
+  });
+  process.on('SIGUSR1', () => {
+    delay.disable();
+    observer.disconnect();
+    const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+    const byKind = (kind: number) => gcs.filter((g) => g.kind === kind).map((g) => g.ms);
+    const summary = (list: number[]) => ({
+      n: list.length,
+      totalMs: Math.round(list.reduce((a, b) => a + b, 0)),
+      maxMs: Math.round(Math.max(0, ...list) * 10) / 10,
+    });
+    const line = {
+      loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+      gc: {
+        minor: summary(byKind(constants.NODE_PERFORMANCE_GC_MINOR)),
+        major: summary(byKind(constants.NODE_PERFORMANCE_GC_MAJOR)),
+        incremental: summary(byKind(constants.NODE_PERFORMANCE_GC_INCREMENTAL)),
+      },
+      heapMb: Math.round(process.memoryUsage().heapUsed / 1e6),
+    };
+    process.stderr.write(`pauses ${JSON.stringify(line)}\n`);
   });
 }
 

@@ -16,7 +16,8 @@
  * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
  * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes there a CPU
  * profile of the real app during each measured run, BENCH_HEAP_PROF=<dir> a sampling
- * heap profile (what allocates: the young-generation GC is a large share of the app's CPU).
+ * heap profile (what allocates: the young-generation GC is a large share of the app's CPU),
+ * BENCH_PAUSES=1 the app's event-loop delay and GC pauses during each measured run.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,12 +30,13 @@ import { cpuMs, freePort, have, pinPostgres, postgresCpuMs, runWrk, startPinnedT
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 50;
-const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_PROF);
+const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_PROF || process.env.BENCH_PAUSES);
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
 function startTarget(kind: 'statichost' | 'bare', env: Record<string, string> = {}) {
-  return startPinnedTarget(join(__dirname, 'api-target.ts'), [kind], { core: APP_CORE, env, startSeconds: 300 });
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean);
+  return startPinnedTarget(join(__dirname, 'api-target.ts'), [kind], { core: APP_CORE, env, nodeArgs, startSeconds: 300 });
 }
 
 function stop(child: ChildProcess): Promise<void> {

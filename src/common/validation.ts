@@ -1,4 +1,4 @@
-import { applyDecorators, type ArgumentMetadata, type PipeTransform, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import { NotEquals, ValidateIf, type ValidationError } from 'class-validator';
 import { LRUCache } from 'lru-cache';
 
@@ -48,14 +48,20 @@ const MAX_MEMO_ENTRIES = 1_000;
 type Dto = new (...args: never[]) => object;
 
 /**
- * The ValidationPipe that remembers valid query strings. A list route is called again
- * and again with the same few queries (none, `?page=2`...), and validating one cost
- * class-transformer and class-validator about 9 µs and 8 KB of garbage per request.
- * A query DTO's validation is a pure function of the query (strings in; built-in
- * validators, no clock, no database), so a query seen valid once is valid again: the
- * DTO it gave is kept, and every later request gets its own copy of it. Only flat DTOs
- * (primitive fields) are kept, so no two requests share a mutable value; refusals are
- * not kept (they are rare, and their errors are built fresh).
+ * The one global pipe: refuses malformed text (NUL, lone surrogates) in any parameter,
+ * query value or body field, naming where, before class-validator's validators (which
+ * may throw on it) see it; then validates DTOs, remembering valid query strings.
+ *
+ * Why remember: a list route is called again and again with the same few queries (none,
+ * `?page=2`...), and validating one cost class-transformer and class-validator about
+ * 9 µs and 8 KB of garbage per request. A query DTO's validation is a pure function of
+ * the query (strings in; built-in validators, no clock, no database), so a query seen
+ * valid once is valid again: the DTO it gave is kept, and every later request gets its
+ * own copy of it. Only flat DTOs (primitive fields) are kept, so no two requests share
+ * a mutable value; refusals are not kept (they are rare, and their errors are built fresh).
+ *
+ * One pipe rather than two: Nest runs each global pipe on each argument of each request
+ * through its own promise.
  */
 export class MemoValidationPipe extends ValidationPipe {
   private readonly valid = new WeakMap<Dto, LRUCache<string, object>>();
@@ -63,11 +69,12 @@ export class MemoValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype as Dto | undefined;
     const key = metadata.type === 'query' && metatype ? memoKey(value) : undefined;
-    if (key === undefined) return super.transform(value, metadata);
-    const known = this.valid.get(metatype!)?.get(key);
+    const known = key === undefined ? undefined : this.valid.get(metatype!)?.get(key);
+    // A query seen valid was seen clean: the check is as pure as the validation.
     if (known) return Object.assign(Object.create(metatype!.prototype) as object, known);
+    if (metadata.type !== 'custom') assertStorableText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
     const dto: unknown = await super.transform(value, metadata);
-    if (dto instanceof metatype! && isFlat(dto)) {
+    if (key !== undefined && dto instanceof metatype! && isFlat(dto)) {
       let byQuery = this.valid.get(metatype!);
       if (!byQuery) this.valid.set(metatype!, (byQuery = new LRUCache({ max: MAX_MEMO_ENTRIES })));
       byQuery.set(key, { ...dto });
@@ -143,16 +150,4 @@ export function assertStorableText(value: unknown, path = ''): void {
   if (nul) throw badRequest(`${nul}: must not contain a NUL character`, 'validation_failed');
   const surrogate = findLoneSurrogate(value, path);
   if (surrogate) throw badRequest(`${surrogate}: must be valid Unicode text (it holds a lone surrogate)`, 'validation_failed');
-}
-
-/**
- * Refuses NUL characters and lone surrogates in any parameter, query value or body
- * field, naming where. Runs before the ValidationPipe, whose validators may throw on them.
- */
-export class RejectMalformedTextPipe implements PipeTransform {
-  transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.type === 'custom') return value;
-    assertStorableText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
-    return value;
-  }
 }
