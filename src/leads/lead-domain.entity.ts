@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-import { CascadeManyToOne } from '../database/columns';
+import { KeyedRow } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 
 /**
@@ -12,13 +12,7 @@ import { Workspace } from '../workspaces/workspace.entity';
  * transaction as the lead, erasure removes it with the domain's last lead.
  */
 @Entity('lead_domains')
-export class LeadDomain {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_lead_domains' })
-  workspaceId: string;
-
-  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_lead_domains_workspace')
-  workspace?: Workspace;
-
+export class LeadDomain extends KeyedRow('lead_domains', 'workspace', () => Workspace) {
   /** WorkspaceIndex.domainHash of the domain. */
   @PrimaryColumn('bytea', { name: 'domain_hash', primaryKeyConstraintName: 'PK_lead_domains' })
   domainHash: Buffer;
