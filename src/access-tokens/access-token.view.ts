@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { type Scope, SCOPES } from '../auth/principal';
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import type { AccessToken } from './access-token.entity';
 
 export class AccessTokenView {
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   id: string;
   @ApiProperty({ example: 'CI deploys' })
   name: string;
@@ -24,7 +25,7 @@ export class AccessTokenView {
 }
 
 export class CreatedAccessTokenView {
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   id: string;
   @ApiProperty({ example: 'CI deploys' })
   name: string;
@@ -44,9 +45,9 @@ export class CreatedAccessTokenView {
 
 /** GET /v1/me: exactly the spec's token context. */
 export class TokenContextView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   tokenId: string;
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['deploy'] })
   scopes: Scope[];

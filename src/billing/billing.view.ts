@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
 import { type Interval, INTERVALS, type Tier, TIERS } from './plans';
@@ -16,7 +17,7 @@ export class ActivationView {
 export class PaymentMethodView {
   @ApiProperty({ example: 'pm_0123456789abcdefghijklmn', description: 'Our id (not the provider’s)' })
   id: string;
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ enum: PAYMENT_PROVIDERS })
   provider: PaymentProviderName;
@@ -51,7 +52,7 @@ export function paymentMethodView(pm: PaymentMethod, isDefault: boolean): Paymen
 export const SUBSCRIPTION_VIEW_STATUSES = ['none', 'active', 'canceled'] as const;
 
 export class SubscriptionView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ enum: TIERS, description: 'The tier in force now' })
   tier: Tier;

@@ -4,6 +4,7 @@ import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-valid
 
 import { ToEmail } from '../users/email';
 import { decoratorStack } from './decorator-stack';
+import { type IdPrefix } from './ids';
 
 /** Surrounding spaces are dropped before a name is checked and stored. */
 export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -33,3 +34,6 @@ export const NewPasswordField = (doc: { example: string } | { description: strin
     MinLength(8, { message: '$property must be at least 8 characters' }),
     MaxLength(MAX_PASSWORD),
   );
+
+/** An id of the `prefix` kind, documented by an example of its form (`ws_` and 24 characters). */
+export const IdProperty = (prefix: IdPrefix): PropertyDecorator => ApiProperty({ example: `${prefix}_0123456789abcdefghijklmn` });

@@ -2,12 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
 
 export class WorkspaceView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   id: string;
   @ApiProperty({ example: 'Acme' })
   name: string;
@@ -32,7 +33,7 @@ export class WorkspaceDetailView extends WorkspaceView {
 }
 
 export class MemberView {
-  @ApiProperty({ example: 'mem_0123456789abcdefghijklmn' })
+  @IdProperty('mem')
   id: string;
   @ApiProperty({ example: 'ann@example.com' })
   email: string;
@@ -61,7 +62,7 @@ export function memberView(member: WorkspaceMember): MemberView {
 }
 
 export class InvitationView extends MemberView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ example: 'Acme' })
   workspaceName: string;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { IdProperty } from '../../common/dto-fields';
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
 
 /**
@@ -8,7 +9,7 @@ import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity
  */
 
 export class LazyDeploymentView {
-  @ApiProperty({ example: 'dep_0123456789abcdefghijklmn' })
+  @IdProperty('dep')
   id: string;
   @ApiProperty({
     example: 'https://my-site.example.app',
@@ -24,7 +25,7 @@ export class LazyDeploymentView {
 }
 
 export class DeploymentView extends LazyDeploymentView {
-  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  @IdProperty('proj')
   projectId: string;
   @ApiProperty({ enum: DEPLOYMENT_STATUSES })
   status: DeploymentStatus;

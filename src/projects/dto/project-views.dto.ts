@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { IdProperty } from '../../common/dto-fields';
 import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
 import { GATE_TYPES, type GateType, PROJECT_TYPES, type ProjectType } from '../project.entity';
 
@@ -19,7 +20,7 @@ export class DnsRecordView {
 
 /** The create answer: exactly the spec's fields. */
 export class ProjectCreatedView {
-  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  @IdProperty('proj')
   id: string;
   @ApiProperty({ example: 'My site' })
   name: string;
@@ -29,7 +30,7 @@ export class ProjectCreatedView {
   type: ProjectType;
   @ApiProperty({ example: '7d', description: 'Time to live of a deployment that names none' })
   default_ttl: string;
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
   createdAt: string;
