@@ -1,6 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 import { ToEmail } from '../users/email';
 import { decoratorStack } from './decorator-stack';
@@ -37,3 +37,10 @@ export const NewPasswordField = (doc: { example: string } | { description: strin
 
 /** An id of the `prefix` kind, documented by an example of its form (`ws_` and 24 characters). */
 export const IdProperty = (prefix: IdPrefix): PropertyDecorator => ApiProperty({ example: `${prefix}_0123456789abcdefghijklmn` });
+
+/** An optional string. */
+export const OptionalStringField = (doc: ApiPropertyOptions): PropertyDecorator => decoratorStack(ApiPropertyOptional(doc), IsOptional(), IsString());
+
+/** An optional choice among `values`. */
+export const OptionalChoiceField = (values: readonly string[], doc: ApiPropertyOptions): PropertyDecorator =>
+  decoratorStack(ApiPropertyOptional({ enum: values, ...doc }), IsOptional(), IsIn(values));
