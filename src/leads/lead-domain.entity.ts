@@ -1,7 +1,8 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { KeyedRow } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
+import { TokensColumn } from './token-column';
 
 /**
  * The distinct email domains of a workspace's leads, sealed like the emails: a search
@@ -33,7 +34,6 @@ export class LeadDomain extends KeyedRow('lead_domains', 'workspace', () => Work
   domainCiphertext: Buffer;
 
   /** The domain's trigram tokens (as in leads.search_tokens): which entries a search need decrypt. */
-  @Index('IDX_lead_domains_search_tokens', { type: 'gin' })
-  @Column('integer', { name: 'search_tokens', array: true })
+  @TokensColumn('search_tokens', 'IDX_lead_domains_search_tokens')
   searchTokens: number[];
 }
