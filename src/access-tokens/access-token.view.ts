@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { type Scope, SCOPES } from '../auth/principal';
+import { NullableStringProperty } from '../common/dto-fields';
 import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import type { AccessToken } from './access-token.entity';
@@ -14,13 +15,13 @@ export class AccessTokenView {
   scopes: Scope[];
   @ApiProperty({ example: 'sk_live_a1B2', description: 'The first characters of the token, to tell tokens apart' })
   prefix: string;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z' })
   expires_at: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'The project the token is bound to; null for a workspace-wide token' })
+  @NullableStringProperty({ description: 'The project the token is bound to; null for a workspace-wide token' })
   projectId: string | null;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   createdAt: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Last request made with the token, to the minute' })
+  @NullableStringProperty({ description: 'Last request made with the token, to the minute' })
   lastUsedAt: string | null;
 }
 
@@ -35,9 +36,9 @@ export class CreatedAccessTokenView {
   scopes: Scope[];
   @ApiProperty({ example: 'sk_live_a1B2' })
   prefix: string;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z' })
   expires_at: string | null;
-  @ApiProperty({ type: String, nullable: true })
+  @NullableStringProperty()
   projectId: string | null;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   createdAt: string;
@@ -51,7 +52,7 @@ export class TokenContextView {
   tokenId: string;
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['deploy'] })
   scopes: Scope[];
-  @ApiProperty({ type: String, nullable: true, description: 'null when the token is not bound to one project' })
+  @NullableStringProperty({ description: 'null when the token is not bound to one project' })
   projectId: string | null;
 }
 

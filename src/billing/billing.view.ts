@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../common/dto-fields';
 import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
@@ -21,9 +22,9 @@ export class PaymentMethodView {
   workspaceId: string;
   @ApiProperty({ enum: PAYMENT_PROVIDERS })
   provider: PaymentProviderName;
-  @ApiProperty({ nullable: true, type: String, example: 'visa' })
+  @NullableStringProperty({ example: 'visa' })
   brand: string | null;
-  @ApiProperty({ nullable: true, type: String, example: '4242' })
+  @NullableStringProperty({ example: '4242' })
   last4: string | null;
   @ApiProperty({ nullable: true, type: 'integer', example: 12 })
   expMonth: number | null;
@@ -65,7 +66,7 @@ export class SubscriptionView {
   status: (typeof SUBSCRIPTION_VIEW_STATUSES)[number];
   @ApiProperty({ description: 'The plan ends at currentPeriodEnd and the workspace returns to free' })
   cancelAtPeriodEnd: boolean;
-  @ApiProperty({ nullable: true, type: String, example: '2025-02-01T00:00:00.000Z', description: 'End of the period paid for (the end date once canceled)' })
+  @NullableStringProperty({ example: '2025-02-01T00:00:00.000Z', description: 'End of the period paid for (the end date once canceled)' })
   currentPeriodEnd: string | null;
   @ApiProperty({ enum: PAYMENT_PROVIDERS, nullable: true, type: String })
   provider: PaymentProviderName | null;

@@ -44,3 +44,7 @@ export const OptionalStringField = (doc: ApiPropertyOptions): PropertyDecorator 
 /** An optional choice among `values`. */
 export const OptionalChoiceField = (values: readonly string[], doc: ApiPropertyOptions): PropertyDecorator =>
   decoratorStack(ApiPropertyOptional({ enum: values, ...doc }), IsOptional(), IsIn(values));
+
+/** A string or null: `string | null` reflects as Object, so the type is spelled out for the OpenAPI document. */
+export const NullableStringProperty = (doc: { example?: string; description?: string } = {}): PropertyDecorator =>
+  ApiProperty({ type: String, nullable: true, ...doc });

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
+import { NullableStringProperty } from '../common/dto-fields';
 import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
@@ -43,9 +44,9 @@ export class MemberView {
   status: MemberStatus;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   invitedAt: string;
-  @ApiProperty({ nullable: true, type: String, example: '2025-01-02T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2025-01-02T00:00:00.000Z' })
   joinedAt: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Null until the invitation is accepted' })
+  @NullableStringProperty({ description: 'Null until the invitation is accepted' })
   userId: string | null;
 }
 

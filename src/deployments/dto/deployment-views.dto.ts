@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../../common/dto-fields';
 import { IdProperty } from '../../common/dto-fields';
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
 
@@ -20,7 +21,7 @@ export class LazyDeploymentView {
   version: number;
   @ApiProperty({ type: 'integer', example: 5120, description: 'Total size of the files, in bytes' })
   size_bytes: number;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
+  @NullableStringProperty({ example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
   expires_at: string | null;
 }
 
