@@ -1,11 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { type Scope, SCOPES } from '../auth/principal';
+import { NullableStringProperty } from '../common/dto-fields';
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import type { AccessToken } from './access-token.entity';
 
 export class AccessTokenView {
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   id: string;
   @ApiProperty({ example: 'CI deploys' })
   name: string;
@@ -13,18 +15,18 @@ export class AccessTokenView {
   scopes: Scope[];
   @ApiProperty({ example: 'sk_live_a1B2', description: 'The first characters of the token, to tell tokens apart' })
   prefix: string;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z' })
   expires_at: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'The project the token is bound to; null for a workspace-wide token' })
+  @NullableStringProperty({ description: 'The project the token is bound to; null for a workspace-wide token' })
   projectId: string | null;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   createdAt: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Last request made with the token, to the minute' })
+  @NullableStringProperty({ description: 'Last request made with the token, to the minute' })
   lastUsedAt: string | null;
 }
 
 export class CreatedAccessTokenView {
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   id: string;
   @ApiProperty({ example: 'CI deploys' })
   name: string;
@@ -34,9 +36,9 @@ export class CreatedAccessTokenView {
   scopes: Scope[];
   @ApiProperty({ example: 'sk_live_a1B2' })
   prefix: string;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z' })
   expires_at: string | null;
-  @ApiProperty({ type: String, nullable: true })
+  @NullableStringProperty()
   projectId: string | null;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   createdAt: string;
@@ -44,13 +46,13 @@ export class CreatedAccessTokenView {
 
 /** GET /v1/me: exactly the spec's token context. */
 export class TokenContextView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
-  @ApiProperty({ example: 'tok_0123456789abcdefghijklmn' })
+  @IdProperty('tok')
   tokenId: string;
   @ApiProperty({ enum: SCOPES, isArray: true, example: ['deploy'] })
   scopes: Scope[];
-  @ApiProperty({ type: String, nullable: true, description: 'null when the token is not bound to one project' })
+  @NullableStringProperty({ description: 'null when the token is not bound to one project' })
   projectId: string | null;
 }
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { PeriodicJob } from '../common/periodic-job';
-import { Clock } from '../common/time';
+import { type JobReport, PeriodicJob } from '../common/periodic-job';
+import { Clock, DAY_MS, HOUR_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { AnalyticsRepository, type RollupTable } from './analytics.repository';
 import { dayOf } from './traffic';
@@ -10,17 +10,13 @@ import { dayOf } from './traffic';
 /** Any constant: the advisory lock that lets one instance at a time run the retention job. */
 const RETENTION_LOCK = 7_461_014;
 
-export interface RetentionReport {
-  ran: boolean;
+export interface RetentionReport extends JobReport {
   hourlyDeleted: number;
   dailyDeleted: number;
   sketchesDeleted: number;
   /** Rows folded into `(other)` rows. */
   folded: number;
 }
-
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 /**
  * Keeps the analytics tables bounded: hourly rows past ANALYTICS_HOURLY_RETENTION_DAYS,
@@ -45,12 +41,12 @@ export class AnalyticsRetention extends PeriodicJob<RetentionReport> {
 
   protected async work(): Promise<RetentionReport> {
     const now = this.clock.now().getTime();
-    const hourlyCutoff = new Date(now - this.config.ANALYTICS_HOURLY_RETENTION_DAYS * 86_400_000);
+    const hourlyCutoff = new Date(now - this.config.ANALYTICS_HOURLY_RETENTION_DAYS * DAY_MS);
     const hourlyDeleted = await this.analytics.deleteHourlyBefore(hourlyCutoff);
     let dailyDeleted = 0;
     let sketchesDeleted = 0;
     if (this.config.ANALYTICS_DAILY_RETENTION_DAYS > 0) {
-      const dayCutoff = dayOf(now - this.config.ANALYTICS_DAILY_RETENTION_DAYS * 86_400_000);
+      const dayCutoff = dayOf(now - this.config.ANALYTICS_DAILY_RETENTION_DAYS * DAY_MS);
       dailyDeleted = await this.analytics.deleteDailyBefore(dayCutoff);
       sketchesDeleted = await this.analytics.deleteSketchesBefore(dayCutoff);
     }
@@ -58,9 +54,9 @@ export class AnalyticsRetention extends PeriodicJob<RetentionReport> {
     await this.analytics.deleteSecretsBefore(dayOf(now));
     // Buckets that ended over an hour ago (a flush may still bring the last seconds of one
     // in), looked at on two runs in a row so one missed run leaves nothing behind.
-    const hourEnd = Math.floor(now / HOUR) * HOUR - HOUR;
-    let folded = await this.compact('analytics_hourly', new Date(hourEnd - 2 * HOUR), new Date(hourEnd), this.config.ANALYTICS_HOURLY_KEYS_KEPT);
-    folded += await this.compact('analytics_daily', dayOf(now - HOUR - 2 * DAY), dayOf(now - HOUR), this.config.ANALYTICS_KEYS_KEPT);
+    const hourEnd = Math.floor(now / HOUR_MS) * HOUR_MS - HOUR_MS;
+    let folded = await this.compact('analytics_hourly', new Date(hourEnd - 2 * HOUR_MS), new Date(hourEnd), this.config.ANALYTICS_HOURLY_KEYS_KEPT);
+    folded += await this.compact('analytics_daily', dayOf(now - HOUR_MS - 2 * DAY_MS), dayOf(now - HOUR_MS), this.config.ANALYTICS_KEYS_KEPT);
     return { ran: true, hourlyDeleted, dailyDeleted, sketchesDeleted, folded };
   }
 

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-import { BigintColumn, CascadeManyToOne } from '../database/columns';
+import { BigintColumn, KeyedRow } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
@@ -12,19 +12,22 @@ import { Project } from '../projects/project.entity';
 export type RollupKind = 'path' | 'total' | 'page' | 'referrer' | 'not_found' | 'gate';
 export type GateEvent = 'gate_view' | 'wrong_password' | 'unlocked' | 'email_captured';
 
-/** The sums every rollup row carries; the hourly and daily tables add them up alike. */
-abstract class RollupSums {
-  @BigintColumn()
-  requests: number;
+/** A rollup row of `table`: keyed by its project, with the sums the hourly and daily tables add up alike. */
+function RollupRow(table: string) {
+  abstract class RollupSums extends KeyedRow(table, 'project', () => Project) {
+    @BigintColumn()
+    requests: number;
 
-  @BigintColumn({ name: 'page_views' })
-  pageViews: number;
+    @BigintColumn({ name: 'page_views' })
+    pageViews: number;
 
-  @BigintColumn({ name: 'bot_requests' })
-  botRequests: number;
+    @BigintColumn({ name: 'bot_requests' })
+    botRequests: number;
 
-  @BigintColumn()
-  bytes: number;
+    @BigintColumn()
+    bytes: number;
+  }
+  return RollupSums;
 }
 
 /**
@@ -37,13 +40,7 @@ abstract class RollupSums {
 // The retention job deletes by hour across projects.
 @Index('IDX_analytics_hourly_hour', ['hour'])
 @Check('CHK_analytics_hourly_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsHourly extends RollupSums {
-  @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_hourly' })
-  projectId: string;
-
-  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_hourly_project')
-  project?: Project;
-
+export class AnalyticsHourly extends RollupRow('analytics_hourly') {
   @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_hourly' })
   kind: RollupKind;
 
@@ -60,13 +57,7 @@ export class AnalyticsHourly extends RollupSums {
 /** The same sums per UTC day, written by the same flush; kept ANALYTICS_DAILY_RETENTION_DAYS (0: for ever). */
 @Entity('analytics_daily')
 @Check('CHK_analytics_daily_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsDaily extends RollupSums {
-  @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_daily' })
-  projectId: string;
-
-  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_daily_project')
-  project?: Project;
-
+export class AnalyticsDaily extends RollupRow('analytics_daily') {
   @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_daily' })
   kind: RollupKind;
 
@@ -82,13 +73,7 @@ export class AnalyticsDaily extends RollupSums {
 
 /** A HyperLogLog sketch (src/analytics/hll.ts) of the day's visitors; instances merge into it by register maximum. */
 @Entity('analytics_visitors')
-export class AnalyticsVisitors {
-  @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_analytics_visitors' })
-  projectId: string;
-
-  @CascadeManyToOne(() => Project, 'project_id', 'FK_analytics_visitors_project')
-  project?: Project;
-
+export class AnalyticsVisitors extends KeyedRow('analytics_visitors', 'project', () => Project) {
   @PrimaryColumn('date', { name: 'day', primaryKeyConstraintName: 'PK_analytics_visitors' })
   day: string;
 

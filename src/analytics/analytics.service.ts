@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import type { Principal } from '../auth/principal';
-import { Clock } from '../common/time';
+import { Clock, DAY_MS } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
 import { AnalyticsRepository, type SeriesRow, type TopRange } from './analytics.repository';
 import type { AnalyticsDto, AnalyticsFunnelDto, AnalyticsPointDto } from './analytics.view';
@@ -34,7 +34,6 @@ export class AnalyticsService {
     // Top lists and the funnel read daily rows for the whole days inside the range and
     // hourly rows only for the partial days at its ends: a 30-day range by hour reads 30
     // days' worth of daily keys, not 720 hours' worth.
-    const DAY_MS = 86_400_000;
     let wholeFrom = Math.ceil(range.from.getTime() / DAY_MS) * DAY_MS;
     let wholeTo = Math.floor(range.to.getTime() / DAY_MS) * DAY_MS;
     if (wholeFrom >= wholeTo) wholeFrom = wholeTo = range.to.getTime();
@@ -59,7 +58,7 @@ export class AnalyticsService {
       this.analytics.visitorSketches(
         project.id,
         range.from.toISOString().slice(0, 10),
-        new Date(Math.ceil(range.to.getTime() / 86_400_000) * 86_400_000).toISOString().slice(0, 10),
+        new Date(Math.ceil(range.to.getTime() / DAY_MS) * DAY_MS).toISOString().slice(0, 10),
       ),
     ]);
 

@@ -1,10 +1,9 @@
 import { badRequest } from '../common/errors';
+import { DAY_MS, HOUR_MS } from '../common/time';
 
 export type Interval = 'hour' | 'day';
 export const MAX_RANGE_DAYS = 400;
 export const DEFAULT_RANGE_DAYS = 30;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 export interface AnalyticsRange {
   /** Start of the first bucket (inclusive), aligned to the interval, UTC. */
@@ -33,21 +32,21 @@ export function parseRange(query: { from?: string; to?: string; interval?: strin
   const interval = query.interval ?? 'day';
   if (interval !== 'hour' && interval !== 'day')
     throw badRequest(`interval: must be hour or day, not ${JSON.stringify(interval).slice(0, 40)}`, 'validation_failed', { field: 'interval' });
-  const step = interval === 'hour' ? HOUR : DAY;
+  const step = interval === 'hour' ? HOUR_MS : DAY_MS;
   const toMs = parseTime('to', query.to) ?? now.getTime();
-  const fromMs = parseTime('from', query.from) ?? toMs - DEFAULT_RANGE_DAYS * DAY;
+  const fromMs = parseTime('from', query.from) ?? toMs - DEFAULT_RANGE_DAYS * DAY_MS;
   if (toMs < fromMs) throw badRequest('to: must not be before from', 'validation_failed', { field: 'to' });
-  if (toMs - fromMs > MAX_RANGE_DAYS * DAY) throw badRequest(`to: the range may span at most ${MAX_RANGE_DAYS} days`, 'validation_failed', { field: 'to' });
+  if (toMs - fromMs > MAX_RANGE_DAYS * DAY_MS) throw badRequest(`to: the range may span at most ${MAX_RANGE_DAYS} days`, 'validation_failed', { field: 'to' });
   const from = Math.floor(fromMs / step) * step;
   // A date-only `to` names a whole day: it is included.
-  const toEnd = query.to !== undefined && query.to.length === 10 ? toMs + DAY : toMs;
+  const toEnd = query.to !== undefined && query.to.length === 10 ? toMs + DAY_MS : toMs;
   const to = Math.max(from + step, Math.ceil(toEnd / step) * step);
   return { from: new Date(from), to: new Date(to), interval };
 }
 
 /** Bucket starts of a range. */
 export function buckets(range: AnalyticsRange): Date[] {
-  const step = range.interval === 'hour' ? HOUR : DAY;
+  const step = range.interval === 'hour' ? HOUR_MS : DAY_MS;
   const out: Date[] = [];
   for (let t = range.from.getTime(); t < range.to.getTime(); t += step) out.push(new Date(t));
   return out;

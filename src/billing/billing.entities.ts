@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
-import { BigintColumn, CascadeManyToOne, CascadeOneToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
+import { BigintColumn, CascadeManyToOne, CreatedAtColumn, KeyedRow, ReferenceColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 import type { Interval, PaidTier } from './plans';
 
@@ -17,13 +17,7 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
  */
 @Entity('billing_customers')
 @Check('CHK_billing_customers_provider', `"provider" IN ('local', 'stripe')`)
-export class BillingCustomer {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_billing_customers' })
-  workspaceId: string;
-
-  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_billing_customers_workspace')
-  workspace?: Workspace;
-
+export class BillingCustomer extends KeyedRow('billing_customers', 'workspace', () => Workspace, 'one') {
   @Column('text')
   provider: PaymentProviderName;
 
@@ -89,13 +83,7 @@ export class PaymentMethod {
 @Check('CHK_subscriptions_interval', `"interval" IN ('month', 'year')`)
 @Check('CHK_subscriptions_status', `"status" IN ('active', 'canceled')`)
 @Index('IDX_subscriptions_ending', ['currentPeriodEnd'], { where: `"status" = 'active' AND "cancel_at_period_end"` })
-export class Subscription {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_subscriptions' })
-  workspaceId: string;
-
-  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_subscriptions_workspace')
-  workspace?: Workspace;
-
+export class Subscription extends KeyedRow('subscriptions', 'workspace', () => Workspace, 'one') {
   @Column('text')
   provider: PaymentProviderName;
 
@@ -139,13 +127,7 @@ export class Subscription {
  */
 @Entity('workspace_monthly_usage')
 @Check('CHK_workspace_monthly_usage_deployments', `"deployments" >= 0`)
-export class WorkspaceMonthlyUsage {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
-  workspaceId: string;
-
-  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_monthly_usage_workspace')
-  workspace?: Workspace;
-
+export class WorkspaceMonthlyUsage extends KeyedRow('workspace_monthly_usage', 'workspace', () => Workspace) {
   /** First day of the month. */
   @PrimaryColumn('date', { primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
   month: string;
@@ -162,13 +144,7 @@ export class WorkspaceMonthlyUsage {
  * and the next reader rebuilds the set from the manifests (QuotaService).
  */
 @Entity('workspace_storage_blobs')
-export class WorkspaceStorageBlob {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
-  workspaceId: string;
-
-  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_storage_blobs_workspace')
-  workspace?: Workspace;
-
+export class WorkspaceStorageBlob extends KeyedRow('workspace_storage_blobs', 'workspace', () => Workspace) {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_storage_blobs' })
   sha256: string;
 
@@ -178,13 +154,7 @@ export class WorkspaceStorageBlob {
 
 /** The sum of `workspace_storage_blobs` sizes. No row: never counted, rebuild before use. */
 @Entity('workspace_storage')
-export class WorkspaceStorage {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_storage' })
-  workspaceId: string;
-
-  @CascadeOneToOne(() => Workspace, 'workspace_id', 'FK_workspace_storage_workspace')
-  workspace?: Workspace;
-
+export class WorkspaceStorage extends KeyedRow('workspace_storage', 'workspace', () => Workspace, 'one') {
   @BigintColumn()
   bytes: number;
 }

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../common/dto-fields';
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
 import { type Interval, INTERVALS, type Tier, TIERS } from './plans';
@@ -16,13 +18,13 @@ export class ActivationView {
 export class PaymentMethodView {
   @ApiProperty({ example: 'pm_0123456789abcdefghijklmn', description: 'Our id (not the provider’s)' })
   id: string;
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ enum: PAYMENT_PROVIDERS })
   provider: PaymentProviderName;
-  @ApiProperty({ nullable: true, type: String, example: 'visa' })
+  @NullableStringProperty({ example: 'visa' })
   brand: string | null;
-  @ApiProperty({ nullable: true, type: String, example: '4242' })
+  @NullableStringProperty({ example: '4242' })
   last4: string | null;
   @ApiProperty({ nullable: true, type: 'integer', example: 12 })
   expMonth: number | null;
@@ -51,7 +53,7 @@ export function paymentMethodView(pm: PaymentMethod, isDefault: boolean): Paymen
 export const SUBSCRIPTION_VIEW_STATUSES = ['none', 'active', 'canceled'] as const;
 
 export class SubscriptionView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ enum: TIERS, description: 'The tier in force now' })
   tier: Tier;
@@ -64,7 +66,7 @@ export class SubscriptionView {
   status: (typeof SUBSCRIPTION_VIEW_STATUSES)[number];
   @ApiProperty({ description: 'The plan ends at currentPeriodEnd and the workspace returns to free' })
   cancelAtPeriodEnd: boolean;
-  @ApiProperty({ nullable: true, type: String, example: '2025-02-01T00:00:00.000Z', description: 'End of the period paid for (the end date once canceled)' })
+  @NullableStringProperty({ example: '2025-02-01T00:00:00.000Z', description: 'End of the period paid for (the end date once canceled)' })
   currentPeriodEnd: string | null;
   @ApiProperty({ enum: PAYMENT_PROVIDERS, nullable: true, type: String })
   provider: PaymentProviderName | null;

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../common/dto-fields';
 import { type Tier, TIERS } from './plans';
 import type { Limits } from './plans.service';
 import type { WorkspaceUsage } from './quota.service';
@@ -18,7 +19,7 @@ export class PlanLimitsView {
   storageBytes: number | null;
   @ApiProperty({ type: 'integer', example: 10485760, description: 'Largest file of a deployment, in bytes' })
   maxFileBytes: number;
-  @ApiProperty({ nullable: true, type: String, example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
+  @NullableStringProperty({ example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
   maxTtl: string | null;
 }
 

@@ -1,6 +1,6 @@
 import { Entity, Index, PrimaryColumn } from 'typeorm';
 
-import { BigintColumn, CascadeManyToOne, TimestampColumn } from '../database/columns';
+import { BigintColumn, CascadeManyToOne, KeyedRow, TimestampColumn } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
 import { Blob } from './blob.entity';
 
@@ -12,13 +12,7 @@ import { Blob } from './blob.entity';
  */
 @Entity('workspace_blobs')
 @Index('IDX_workspace_blobs_sha256', ['sha256'])
-export class WorkspaceBlob {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_workspace_blobs' })
-  workspaceId: string;
-
-  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_workspace_blobs_workspace')
-  workspace?: Workspace;
-
+export class WorkspaceBlob extends KeyedRow('workspace_blobs', 'workspace', () => Workspace) {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_workspace_blobs' })
   sha256: string;
 

@@ -1,9 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 import { ToEmail } from '../users/email';
 import { decoratorStack } from './decorator-stack';
+import { type IdPrefix } from './ids';
 
 /** Surrounding spaces are dropped before a name is checked and stored. */
 export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -33,3 +34,17 @@ export const NewPasswordField = (doc: { example: string } | { description: strin
     MinLength(8, { message: '$property must be at least 8 characters' }),
     MaxLength(MAX_PASSWORD),
   );
+
+/** An id of the `prefix` kind, documented by an example of its form (`ws_` and 24 characters). */
+export const IdProperty = (prefix: IdPrefix): PropertyDecorator => ApiProperty({ example: `${prefix}_0123456789abcdefghijklmn` });
+
+/** An optional string. */
+export const OptionalStringField = (doc: ApiPropertyOptions): PropertyDecorator => decoratorStack(ApiPropertyOptional(doc), IsOptional(), IsString());
+
+/** An optional choice among `values`. */
+export const OptionalChoiceField = (values: readonly string[], doc: ApiPropertyOptions): PropertyDecorator =>
+  decoratorStack(ApiPropertyOptional({ enum: values, ...doc }), IsOptional(), IsIn(values));
+
+/** A string or null: `string | null` reflects as Object, so the type is spelled out for the OpenAPI document. */
+export const NullableStringProperty = (doc: { example?: string; description?: string } = {}): PropertyDecorator =>
+  ApiProperty({ type: String, nullable: true, ...doc });

@@ -9,6 +9,11 @@ export interface JobLock {
   lockId: number;
 }
 
+/** What a locked job's round reports: `ran` is false when another instance held the lock and nothing was done. */
+export interface JobReport {
+  ran: boolean;
+}
+
 /**
  * A background job run every `intervalSeconds` (0 disables the timer; tests call
  * `trigger()` through the job's own `runOnce`). With a lock, one instance at a time

@@ -1,3 +1,6 @@
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
 /** ISO 8601 UTC with milliseconds, the only timestamp form on the wire. */
 export function iso(date: Date): string;
 export function iso(date: Date | null | undefined): string | null;

@@ -1,5 +1,16 @@
 import { applyDecorators } from '@nestjs/common';
-import { Column, CreateDateColumn, Index, JoinColumn, ManyToOne, type ObjectType, OneToOne, UpdateDateColumn, type ValueTransformer } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  type ObjectType,
+  OneToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+  type ValueTransformer,
+} from 'typeorm';
 
 /**
  * Column decorators every entity shares, so a kind of column is declared once and
@@ -41,3 +52,26 @@ export const CascadeManyToOne = <T>(parent: () => ObjectType<T>, column: string,
 /** The same for a parent with at most one such row (a workspace's subscription, a project's lead counter). */
 export const CascadeOneToOne = <T>(parent: () => ObjectType<T>, column: string, foreignKey: string): PropertyDecorator =>
   applyDecorators(OneToOne(parent, { onDelete: 'CASCADE' }), JoinColumn({ name: column, foreignKeyConstraintName: foreignKey }));
+
+/** The key column and the relation a row keyed by its parent gets: `workspaceId` and `workspace`, `projectId` and `project`. */
+export type KeyedBy<Parent extends string, P> = { [K in `${Parent}Id`]: string } & { [K in Parent]?: P };
+
+/**
+ * Base class of a row that hangs off a workspace or a project and is keyed by it: the
+ * parent's id (`<parent>_id`) leads the primary key `PK_<table>`, and the row goes with
+ * its parent (`FK_<table>_<parent>`); the names are the ones the migrations gave. `one`:
+ * the parent has at most one such row. The entity declares the rest of its key after it.
+ */
+export function KeyedRow<Parent extends string, P>(
+  table: string,
+  parent: Parent,
+  entity: () => ObjectType<P>,
+  perParent: 'many' | 'one' = 'many',
+): abstract new () => KeyedBy<Parent, P> {
+  abstract class Row {}
+  const column = `${parent}_id`;
+  PrimaryColumn('text', { name: column, primaryKeyConstraintName: `PK_${table}` })(Row.prototype, `${parent}Id`);
+  const relation = perParent === 'one' ? CascadeOneToOne : CascadeManyToOne;
+  relation(entity, column, `FK_${table}_${parent}`)(Row.prototype, parent);
+  return Row as abstract new () => KeyedBy<Parent, P>;
+}

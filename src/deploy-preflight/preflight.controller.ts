@@ -4,6 +4,8 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
+import { NullableStringProperty } from '../common/dto-fields';
+import { IdProperty } from '../common/dto-fields';
 import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
 import { requestSlug } from '../projects/request-slug';
@@ -12,9 +14,9 @@ import { DeployPreflightService, type PreflightResult } from './preflight.servic
 export class DeployPreflightView implements PreflightResult {
   @ApiProperty({ example: 'my-site' })
   project_slug: string;
-  @ApiProperty({ type: String, nullable: true, example: 'proj_0123456789abcdefghijklmn', description: 'null: the deploy would create the project' })
+  @NullableStringProperty({ example: 'proj_0123456789abcdefghijklmn', description: 'null: the deploy would create the project' })
   projectId: string | null;
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty()
   createsProject: boolean;

@@ -1,16 +1,10 @@
 import fc from 'fast-check';
 
+import { itMapsEach } from '../common/cases.fixture';
+import { thrownBy } from '../common/thrown.fixture';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidContentError);
-    return (e as Error).message;
-  }
-  throw new Error('expected an InvalidContentError');
-}
+const messageOf = (fn: () => unknown): string => thrownBy(InvalidContentError, fn).message;
 
 describe('decodeContent', () => {
   it('decodes utf8 by default', () => {
@@ -116,7 +110,7 @@ describe('decodeContent', () => {
 });
 
 describe('contentTypeFor', () => {
-  it.each([
+  itMapsEach('%s → %s', contentTypeFor, [
     ['index.html', 'text/html; charset=utf-8'],
     ['a/b/style.css', 'text/css; charset=utf-8'],
     ['app.js', 'text/javascript; charset=utf-8'],
@@ -136,9 +130,7 @@ describe('contentTypeFor', () => {
     ['LICENSE', 'application/octet-stream'],
     ['.htaccess', 'application/octet-stream'],
     ['file.unknownext', 'application/octet-stream'],
-  ])('%s → %s', (path, type) => {
-    expect(contentTypeFor(path)).toBe(type);
-  });
+  ]);
 });
 
 describe('sha256Hex', () => {

@@ -2,17 +2,11 @@ import { posix } from 'node:path';
 
 import fc from 'fast-check';
 
+import { itMapsEach } from '../common/cases.fixture';
+import { thrownBy } from '../common/thrown.fixture';
 import { InvalidPathError, MAX_PATH_BYTES, normaliseDeployPath, normaliseDeployPaths, RESERVED_PREFIX } from './file-path';
 
-function reasonOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidPathError);
-    return (e as InvalidPathError).reason;
-  }
-  throw new Error('expected an InvalidPathError');
-}
+const reasonOf = (fn: () => unknown): string => thrownBy(InvalidPathError, fn).reason;
 
 // Strings that mix path syntax, encodings and awkward Unicode, so the properties
 // meet the interesting cases far more often than plain random text would.
@@ -27,7 +21,7 @@ const pathish = fc.string({
 const anyString = fc.oneof(pathish, fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }));
 
 describe('normaliseDeployPath', () => {
-  it.each([
+  itMapsEach('accepts %j as %j', normaliseDeployPath, [
     ['index.html', 'index.html'],
     ['assets/app.3f9a8c1b.js', 'assets/app.3f9a8c1b.js'],
     ['100%.html', '100%.html'],
@@ -39,9 +33,7 @@ describe('normaliseDeployPath', () => {
     ['x/.statichost/y', 'x/.statichost/y'],
     ['ab:c.html', 'ab:c.html'],
     ['caf\u0065\u0301.html', 'caf\u00e9.html'],
-  ])('accepts %j as %j', (raw, expected) => {
-    expect(normaliseDeployPath(raw)).toBe(expected);
-  });
+  ]);
 
   it('returns NFC, so an NFD upload is served at the NFC URL browsers send', () => {
     const nfd = 'Cafe\u0301/Ångström.html'.normalize('NFD');

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 
 import { BlobStore } from '../blobs/blob-store.service';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
-import { PeriodicJob } from '../common/periodic-job';
+import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ProjectsService } from '../projects/projects.service';
@@ -15,8 +15,7 @@ export type SweepPurge = (now: Date) => Promise<void>;
 /** Any constant: the advisory lock that lets one instance at a time run the sweep. */
 const SWEEP_LOCK = 7_461_004;
 
-export interface SweepReport {
-  ran: boolean;
+export interface SweepReport extends JobReport {
   expired: number;
   objectsDeleted: number;
   idempotencyKeysPurged: number;

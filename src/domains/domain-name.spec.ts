@@ -1,3 +1,4 @@
+import { itMapsEach } from '../common/cases.fixture';
 import { couldBeCustomDomain, type DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
 
 const rules: DomainRules = { sitesDomain: 'sites.example.net', apiHosts: ['api.example.net', 'console.example.org:8443'] };
@@ -13,7 +14,7 @@ const refusal = (raw: string): string => {
 };
 
 describe('normaliseDomain', () => {
-  it.each([
+  itMapsEach('%j → %j', norm, [
     ['www.example.com', 'www.example.com'],
     ['WWW.Example.COM', 'www.example.com'],
     ['  www.example.com  ', 'www.example.com'],
@@ -27,9 +28,7 @@ describe('normaliseDomain', () => {
     ['a-b.c-d.example', 'a-b.c-d.example'],
     ['example.net', 'example.net'],
     ['www.example.org', 'www.example.org'],
-  ])('%j → %j', (raw, expected) => {
-    expect(norm(raw)).toBe(expected);
-  });
+  ]);
 
   it('is idempotent', () => {
     for (const raw of ['Bücher.example.', 'WWW.Example.COM', '例え.テスト']) expect(norm(norm(raw))).toBe(norm(raw));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { PeriodicJob } from '../common/periodic-job';
+import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
@@ -15,8 +15,7 @@ const BATCH = 200;
 /** Checks in flight at once: each holds a DNS query, then briefly a database connection. */
 const CONCURRENCY = 4;
 
-export interface RecheckReport {
-  ran: boolean;
+export interface RecheckReport extends JobReport {
   checked: number;
   /** Token still published. */
   passed: number;

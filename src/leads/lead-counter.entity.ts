@@ -1,6 +1,6 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 
-import { CascadeOneToOne, ReferenceColumn } from '../database/columns';
+import { KeyedRow, ReferenceColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
@@ -8,13 +8,7 @@ import { Project } from '../projects/project.entity';
  * delete: `count(*)` over a million leads takes far longer than a listing may.
  */
 @Entity('lead_counters')
-export class LeadCounter {
-  @PrimaryColumn('text', { name: 'project_id', primaryKeyConstraintName: 'PK_lead_counters' })
-  projectId: string;
-
-  @CascadeOneToOne(() => Project, 'project_id', 'FK_lead_counters_project')
-  project?: Project;
-
+export class LeadCounter extends KeyedRow('lead_counters', 'project', () => Project, 'one') {
   @ReferenceColumn('workspace_id', { index: 'IDX_lead_counters_workspace' })
   workspaceId: string;
 

@@ -1,7 +1,8 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-import { CascadeManyToOne } from '../database/columns';
+import { KeyedRow } from '../database/columns';
 import { Workspace } from '../workspaces/workspace.entity';
+import { TokensColumn } from './token-column';
 
 /**
  * The distinct email domains of a workspace's leads, sealed like the emails: a search
@@ -12,13 +13,7 @@ import { Workspace } from '../workspaces/workspace.entity';
  * transaction as the lead, erasure removes it with the domain's last lead.
  */
 @Entity('lead_domains')
-export class LeadDomain {
-  @PrimaryColumn('text', { name: 'workspace_id', primaryKeyConstraintName: 'PK_lead_domains' })
-  workspaceId: string;
-
-  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_lead_domains_workspace')
-  workspace?: Workspace;
-
+export class LeadDomain extends KeyedRow('lead_domains', 'workspace', () => Workspace) {
   /** WorkspaceIndex.domainHash of the domain. */
   @PrimaryColumn('bytea', { name: 'domain_hash', primaryKeyConstraintName: 'PK_lead_domains' })
   domainHash: Buffer;
@@ -39,7 +34,6 @@ export class LeadDomain {
   domainCiphertext: Buffer;
 
   /** The domain's trigram tokens (as in leads.search_tokens): which entries a search need decrypt. */
-  @Index('IDX_lead_domains_search_tokens', { type: 'gin' })
-  @Column('integer', { name: 'search_tokens', array: true })
+  @TokensColumn('search_tokens', 'IDX_lead_domains_search_tokens')
   searchTokens: number[];
 }

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, TimestampColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
+import { TokensColumn } from './token-column';
 
 /**
  * A visitor's email captured by an email gate. The address itself is only ever
@@ -52,8 +53,7 @@ export class Lead {
   emailHash: Buffer;
 
   /** Keyed, truncated trigram tokens of the email (blind index for substring search). */
-  @Index('IDX_leads_search_tokens', { type: 'gin' })
-  @Column('integer', { name: 'search_tokens', array: true })
+  @TokensColumn('search_tokens', 'IDX_leads_search_tokens')
   searchTokens: number[];
 
   /**
@@ -65,8 +65,7 @@ export class Lead {
   domainHash: Buffer | null;
 
   /** Keyed, truncated trigram tokens of the local part only (what is before the last '@'). */
-  @Index('IDX_leads_local_tokens', { type: 'gin' })
-  @Column('integer', { name: 'local_tokens', array: true, nullable: true })
+  @TokensColumn('local_tokens', 'IDX_leads_local_tokens', { nullable: true })
   localTokens: number[] | null;
 
   @TimestampColumn('captured_at')

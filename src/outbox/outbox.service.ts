@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { PeriodicJob } from '../common/periodic-job';
+import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { newOutboxId, OutboxHandler, retryDelayMs } from './outbox';
@@ -11,8 +11,7 @@ import { OutboxRepository } from './outbox.repository';
 const OUTBOX_LOCK = 7_461_010;
 const BATCH = 50;
 
-export interface OutboxReport {
-  ran: boolean;
+export interface OutboxReport extends JobReport {
   delivered: number;
   failed: number;
   dead: number;

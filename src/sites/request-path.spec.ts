@@ -2,11 +2,12 @@ import { posix } from 'node:path';
 
 import fc from 'fast-check';
 
+import { itMapsEach } from '../common/cases.fixture';
 import { normaliseDeployPath } from '../deployments/file-path';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
 
 describe('parseRequestPath', () => {
-  it.each([
+  itMapsEach('%j → %j', parseRequestPath, [
     ['/', ''],
     ['/?x=1', ''],
     ['/index.html', 'index.html'],
@@ -23,9 +24,7 @@ describe('parseRequestPath', () => {
     ['/..hidden/...', '..hidden/...'],
     ['/.well-known/security.txt', '.well-known/security.txt'],
     ['/a/b.html?next=/../../etc/passwd', 'a/b.html'],
-  ])('%j → %j', (url, path) => {
-    expect(parseRequestPath(url)).toBe(path);
-  });
+  ]);
 
   it('normalises to NFC, the form deploy paths are stored in', () => {
     expect(parseRequestPath('/cafe%CC%81.html')).toBe('caf\u00e9.html');

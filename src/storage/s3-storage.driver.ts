@@ -249,17 +249,27 @@ function parseContentRange(header: string | undefined): { start: number; end: nu
   return { start: Number(m[1]), end: Number(m[2]), size: Number(m[3]) };
 }
 
+/** A transform that knows where each chunk stands in the stream: `seen` counts the bytes so far, this chunk's included. */
+abstract class CountingTransform extends Transform {
+  protected seen = 0;
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    const offset = this.seen;
+    this.seen += chunk.length;
+    this.chunk(chunk, offset, cb);
+  }
+  /** Handles `chunk`, whose first byte is byte `offset` of the stream. */
+  protected abstract chunk(chunk: Buffer, offset: number, cb: TransformCallback): void;
+}
+
 /** Passes a stream through, failing it when it does not hold exactly `size` bytes. */
-class ExactLength extends Transform {
-  private seen = 0;
+class ExactLength extends CountingTransform {
   constructor(
     private readonly size: number,
     private readonly key: string,
   ) {
     super();
   }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.seen += chunk.length;
+  protected chunk(chunk: Buffer, _offset: number, cb: TransformCallback): void {
     if (this.seen > this.size) return cb(this.mismatch('more than'));
     cb(null, chunk);
   }
@@ -272,18 +282,16 @@ class ExactLength extends Transform {
 }
 
 /** Keeps bytes `first`..`last` (inclusive) of a stream. */
-class Slice extends Transform {
-  private offset = 0;
+class Slice extends CountingTransform {
   constructor(
     private readonly first: number,
     private readonly last: number,
   ) {
     super();
   }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    const from = Math.max(this.first - this.offset, 0);
-    const to = Math.min(this.last + 1 - this.offset, chunk.length);
-    this.offset += chunk.length;
+  protected chunk(chunk: Buffer, offset: number, cb: TransformCallback): void {
+    const from = Math.max(this.first - offset, 0);
+    const to = Math.min(this.last + 1 - offset, chunk.length);
     cb(null, from < to ? chunk.subarray(from, to) : undefined);
   }
 }

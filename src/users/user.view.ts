@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import type { User } from './user.entity';
 
 export class UserView {
-  @ApiProperty({ example: 'usr_0123456789abcdefghijklmn' })
+  @IdProperty('usr')
   id: string;
   @ApiProperty({ example: 'ann@example.com', description: 'Stored lowercased' })
   email: string;

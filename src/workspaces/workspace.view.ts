@@ -2,12 +2,14 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
+import { NullableStringProperty } from '../common/dto-fields';
+import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
 
 export class WorkspaceView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   id: string;
   @ApiProperty({ example: 'Acme' })
   name: string;
@@ -32,7 +34,7 @@ export class WorkspaceDetailView extends WorkspaceView {
 }
 
 export class MemberView {
-  @ApiProperty({ example: 'mem_0123456789abcdefghijklmn' })
+  @IdProperty('mem')
   id: string;
   @ApiProperty({ example: 'ann@example.com' })
   email: string;
@@ -42,9 +44,9 @@ export class MemberView {
   status: MemberStatus;
   @ApiProperty({ example: '2025-01-01T00:00:00.000Z' })
   invitedAt: string;
-  @ApiProperty({ nullable: true, type: String, example: '2025-01-02T00:00:00.000Z' })
+  @NullableStringProperty({ example: '2025-01-02T00:00:00.000Z' })
   joinedAt: string | null;
-  @ApiProperty({ nullable: true, type: String, description: 'Null until the invitation is accepted' })
+  @NullableStringProperty({ description: 'Null until the invitation is accepted' })
   userId: string | null;
 }
 
@@ -61,7 +63,7 @@ export function memberView(member: WorkspaceMember): MemberView {
 }
 
 export class InvitationView extends MemberView {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ example: 'Acme' })
   workspaceName: string;

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
 
+import { IdProperty } from '../../common/dto-fields';
 import { PageQueryDto } from '../../common/pagination';
 import { type Interval, INTERVALS, PAID_TIERS, type PaidTier } from '../plans';
 
@@ -8,7 +9,7 @@ const WORKSPACE_ID = /^ws_[0-9a-z]{24}$/;
 const WORKSPACE_ID_MESSAGE = 'workspaceId must be a workspace id (ws_ followed by 24 lowercase letters or digits)';
 
 export class WorkspaceRefDto {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   @IsString({ message: WORKSPACE_ID_MESSAGE })
   @Matches(WORKSPACE_ID, { message: WORKSPACE_ID_MESSAGE })
   workspaceId: string;
@@ -38,7 +39,7 @@ export class AddPaymentMethodDto extends WorkspaceRefDto {
 export class WorkspaceQueryDto extends WorkspaceRefDto {}
 
 export class PaymentMethodsQueryDto extends PageQueryDto {
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   @IsString({ message: WORKSPACE_ID_MESSAGE })
   @Matches(WORKSPACE_ID, { message: WORKSPACE_ID_MESSAGE })
   workspaceId: string;

@@ -1,6 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { Allow, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
 
+import { OptionalChoiceField, OptionalStringField } from '../../common/dto-fields';
 import { PROJECT_TYPES, ProjectType } from '../../projects/project.entity';
 
 export const ENCODINGS = ['utf8', 'base64'] as const;
@@ -60,9 +61,7 @@ export class DeployFileDto {
 
 @ApiExtraModels(InlineDeployFileDto, DigestDeployFileDto)
 export class ProjectDeployDto {
-  @ApiPropertyOptional({ enum: PROJECT_TYPES, example: 'static_file' })
-  @IsOptional()
-  @IsIn(PROJECT_TYPES)
+  @OptionalChoiceField(PROJECT_TYPES, { example: 'static_file' })
   type?: ProjectType;
 
   @ApiProperty({
@@ -77,9 +76,7 @@ export class ProjectDeployDto {
   // Entries are checked by the deploy service (assertFileObject, describeFileEntry), which names them.
   files: DeployFileDto[];
 
-  @ApiPropertyOptional({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default: the project’s default_ttl' })
-  @IsOptional()
-  @IsString()
+  @OptionalStringField({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default: the project’s default_ttl' })
   ttl?: string;
 
   @ApiPropertyOptional({

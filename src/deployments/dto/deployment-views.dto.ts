@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../../common/dto-fields';
+import { IdProperty } from '../../common/dto-fields';
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
 
 /**
@@ -8,7 +10,7 @@ import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity
  */
 
 export class LazyDeploymentView {
-  @ApiProperty({ example: 'dep_0123456789abcdefghijklmn' })
+  @IdProperty('dep')
   id: string;
   @ApiProperty({
     example: 'https://my-site.example.app',
@@ -19,12 +21,12 @@ export class LazyDeploymentView {
   version: number;
   @ApiProperty({ type: 'integer', example: 5120, description: 'Total size of the files, in bytes' })
   size_bytes: number;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
+  @NullableStringProperty({ example: '2030-01-08T00:00:00.000Z', description: 'null for ttl `forever`' })
   expires_at: string | null;
 }
 
 export class DeploymentView extends LazyDeploymentView {
-  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  @IdProperty('proj')
   projectId: string;
   @ApiProperty({ enum: DEPLOYMENT_STATUSES })
   status: DeploymentStatus;

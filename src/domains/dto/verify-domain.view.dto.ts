@@ -1,5 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../../common/dto-fields';
 import { DnsRecordView } from '../../projects/dto/project-views.dto';
 import { DOMAIN_STATUSES, type DomainStatus } from '../domain-check';
 
@@ -13,20 +14,20 @@ export class RecordCheckView extends PickType(DnsRecordView, ['type', 'name']) {
   found: string[];
   @ApiProperty()
   ok: boolean;
-  @ApiProperty({ type: String, nullable: true, example: 'ESERVFAIL', description: 'Why nothing was found when DNS failed rather than answered' })
+  @NullableStringProperty({ example: 'ESERVFAIL', description: 'Why nothing was found when DNS failed rather than answered' })
   error: string | null;
 }
 
 export class VerifyDomainView {
   @ApiProperty({ description: 'Whether this check found the TXT token' })
   verified: boolean;
-  @ApiProperty({ type: String, nullable: true, example: 'www.example.com' })
+  @NullableStringProperty({ example: 'www.example.com' })
   custom_domain: string | null;
   @ApiProperty({ enum: DOMAIN_STATUSES, nullable: true })
   domainStatus: DomainStatus | null;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'The same instant as the project’s `domainVerifiedAt`' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z', description: 'The same instant as the project’s `domainVerifiedAt`' })
   domainVerifiedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'When DNS was last asked' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z', description: 'When DNS was last asked' })
   domainCheckedAt: string | null;
   @ApiProperty({ type: [RecordCheckView] })
   records: RecordCheckView[];

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
+import { OptionalChoiceField, OptionalStringField } from '../../common/dto-fields';
 import { GATE_TYPES, GateType, PROJECT_TYPES, ProjectType } from '../project.entity';
 
 export class CreateProjectDto {
@@ -10,24 +11,16 @@ export class CreateProjectDto {
   @MaxLength(100)
   name: string;
 
-  @ApiPropertyOptional({ example: 'marketing-site', description: 'DNS label, globally unique; derived from the name when absent' })
-  @IsOptional()
-  @IsString()
+  @OptionalStringField({ example: 'marketing-site', description: 'DNS label, globally unique; derived from the name when absent' })
   slug?: string;
 
-  @ApiPropertyOptional({ enum: PROJECT_TYPES, default: 'static_file' })
-  @IsOptional()
-  @IsIn(PROJECT_TYPES)
+  @OptionalChoiceField(PROJECT_TYPES, { default: 'static_file' })
   type?: ProjectType;
 
-  @ApiPropertyOptional({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default `7d`' })
-  @IsOptional()
-  @IsString()
+  @OptionalStringField({ example: '7d', description: '`<n>h`, `<n>d` or `forever`; default `7d`' })
   default_ttl?: string;
 
-  @ApiPropertyOptional({ enum: GATE_TYPES, default: 'none' })
-  @IsOptional()
-  @IsIn(GATE_TYPES)
+  @OptionalChoiceField(GATE_TYPES, { default: 'none' })
   gate_type?: GateType;
 
   @ApiPropertyOptional({ writeOnly: true, minLength: 8, description: 'Required with gate_type=password; never returned' })

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+import { NullableStringProperty } from '../../common/dto-fields';
+import { IdProperty } from '../../common/dto-fields';
 import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
 import { GATE_TYPES, type GateType, PROJECT_TYPES, type ProjectType } from '../project.entity';
 
@@ -19,7 +21,7 @@ export class DnsRecordView {
 
 /** The create answer: exactly the spec's fields. */
 export class ProjectCreatedView {
-  @ApiProperty({ example: 'proj_0123456789abcdefghijklmn' })
+  @IdProperty('proj')
   id: string;
   @ApiProperty({ example: 'My site' })
   name: string;
@@ -29,7 +31,7 @@ export class ProjectCreatedView {
   type: ProjectType;
   @ApiProperty({ example: '7d', description: 'Time to live of a deployment that names none' })
   default_ttl: string;
-  @ApiProperty({ example: 'ws_0123456789abcdefghijklmn' })
+  @IdProperty('ws')
   workspaceId: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
   createdAt: string;
@@ -38,11 +40,11 @@ export class ProjectCreatedView {
 export class ProjectView extends ProjectCreatedView {
   @ApiProperty({ enum: GATE_TYPES })
   gate_type: GateType;
-  @ApiProperty({ type: String, nullable: true, example: 'www.example.com' })
+  @NullableStringProperty({ example: 'www.example.com' })
   custom_domain: string | null;
   @ApiProperty({ enum: DOMAIN_STATUSES, nullable: true, description: 'null while no custom domain is attached' })
   domainStatus: DomainStatus | null;
-  @ApiProperty({ type: String, nullable: true, example: '2030-01-01T00:00:00.000Z', description: 'Start of the current verified run; null until verified' })
+  @NullableStringProperty({ example: '2030-01-01T00:00:00.000Z', description: 'Start of the current verified run; null until verified' })
   domainVerifiedAt: string | null;
   @ApiProperty({
     type: [DnsRecordView],
@@ -50,7 +52,7 @@ export class ProjectView extends ProjectCreatedView {
     description: 'The DNS records to create for the custom domain (they stay listed after verification: the TXT one is re-checked); null without a domain',
   })
   domainRecords: DnsRecordView[] | null;
-  @ApiProperty({ type: String, nullable: true, example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the site serves; null before the first' })
+  @NullableStringProperty({ example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the site serves; null before the first' })
   liveDeploymentId: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 3, description: 'The live deployment’s version; null before the first' })
   liveVersion: number | null;
