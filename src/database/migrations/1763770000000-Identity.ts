@@ -1,15 +1,5 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-import { addCascadeForeignKeys, type CascadeForeignKey, dropForeignKeys } from './foreign-keys';
-
-const FOREIGN_KEYS: CascadeForeignKey[] = [
-  { table: 'access_tokens', name: 'FK_access_tokens_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'access_tokens', name: 'FK_access_tokens_created_by', column: 'created_by', references: 'users' },
-  { table: 'refresh_tokens', name: 'FK_refresh_tokens_user', column: 'user_id', references: 'users' },
-  { table: 'workspace_members', name: 'FK_workspace_members_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'workspace_members', name: 'FK_workspace_members_user', column: 'user_id', references: 'users' },
-];
-
 /**
  * Identity and access: users, workspaces and their members, API tokens, refresh
  * tokens. `access_tokens.project_id` gets its foreign key in the projects migration.
@@ -45,11 +35,29 @@ export class Identity1763770000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "IDX_workspace_members_email" ON "workspace_members"  ("email")`);
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_workspace_members_workspace_user" ON "workspace_members"  ("workspace_id", "user_id")`);
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_workspace_members_workspace_email" ON "workspace_members"  ("workspace_id", "email")`);
-    await addCascadeForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(
+      `ALTER TABLE "access_tokens" ADD CONSTRAINT "FK_access_tokens_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "access_tokens" ADD CONSTRAINT "FK_access_tokens_created_by" FOREIGN KEY ("created_by") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "refresh_tokens" ADD CONSTRAINT "FK_refresh_tokens_user" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "workspace_members" ADD CONSTRAINT "FK_workspace_members_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "workspace_members" ADD CONSTRAINT "FK_workspace_members_user" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await dropForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(`ALTER TABLE "workspace_members" DROP CONSTRAINT "FK_workspace_members_user"`);
+    await queryRunner.query(`ALTER TABLE "workspace_members" DROP CONSTRAINT "FK_workspace_members_workspace"`);
+    await queryRunner.query(`ALTER TABLE "refresh_tokens" DROP CONSTRAINT "FK_refresh_tokens_user"`);
+    await queryRunner.query(`ALTER TABLE "access_tokens" DROP CONSTRAINT "FK_access_tokens_created_by"`);
+    await queryRunner.query(`ALTER TABLE "access_tokens" DROP CONSTRAINT "FK_access_tokens_workspace"`);
     await queryRunner.query(`DROP INDEX "public"."UQ_workspace_members_workspace_email"`);
     await queryRunner.query(`DROP INDEX "public"."UQ_workspace_members_workspace_user"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_workspace_members_email"`);

@@ -1,14 +1,5 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-import { addCascadeForeignKeys, type CascadeForeignKey, dropForeignKeys } from './foreign-keys';
-
-const FOREIGN_KEYS: CascadeForeignKey[] = [
-  { table: 'projects', name: 'FK_projects_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'deployments', name: 'FK_deployments_project', column: 'project_id', references: 'projects' },
-  { table: 'deployment_files', name: 'FK_deployment_files_deployment', column: 'deployment_id', references: 'deployments' },
-  { table: 'access_tokens', name: 'FK_access_tokens_project', column: 'project_id', references: 'projects' },
-];
-
 /** Projects, deployments with their manifests, content-addressed blobs, idempotency keys. */
 export class ProjectsDeployments1763770001000 implements MigrationInterface {
   name = 'ProjectsDeployments1763770001000';
@@ -36,11 +27,25 @@ export class ProjectsDeployments1763770001000 implements MigrationInterface {
       `CREATE TABLE "deployment_files" ("deployment_id" text NOT NULL, "path" text NOT NULL, "sha256" text NOT NULL, "size" bigint NOT NULL, "content_type" text NOT NULL, CONSTRAINT "PK_f05049b27a03937230f47b8c69d" PRIMARY KEY ("deployment_id", "path"))`,
     );
     await queryRunner.query(`CREATE INDEX "IDX_deployment_files_sha256" ON "deployment_files"  ("sha256") `);
-    await addCascadeForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(
+      `ALTER TABLE "projects" ADD CONSTRAINT "FK_projects_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "deployments" ADD CONSTRAINT "FK_deployments_project" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "deployment_files" ADD CONSTRAINT "FK_deployment_files_deployment" FOREIGN KEY ("deployment_id") REFERENCES "deployments"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "access_tokens" ADD CONSTRAINT "FK_access_tokens_project" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await dropForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(`ALTER TABLE "access_tokens" DROP CONSTRAINT "FK_access_tokens_project"`);
+    await queryRunner.query(`ALTER TABLE "deployment_files" DROP CONSTRAINT "FK_deployment_files_deployment"`);
+    await queryRunner.query(`ALTER TABLE "deployments" DROP CONSTRAINT "FK_deployments_project"`);
+    await queryRunner.query(`ALTER TABLE "projects" DROP CONSTRAINT "FK_projects_workspace"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_deployment_files_sha256"`);
     await queryRunner.query(`DROP TABLE "deployment_files"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_deployments_expiry"`);

@@ -1,12 +1,5 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-import { addCascadeForeignKeys, type CascadeForeignKey, dropForeignKeys } from './foreign-keys';
-
-const FOREIGN_KEYS: CascadeForeignKey[] = [
-  { table: 'lead_counters', name: 'FK_lead_counters_project', column: 'project_id', references: 'projects' },
-  { table: 'leads', name: 'FK_leads_project', column: 'project_id', references: 'projects' },
-];
-
 /**
  * Leads of the email gate (sealed emails, keyed dedupe digests, trigram blind
  * index) and their per-project counters. See src/leads/ and docs/security.md.
@@ -26,11 +19,17 @@ export class Leads1763770003000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "IDX_leads_project_captured" ON "leads" ("project_id", "captured_at", "id") `);
     await queryRunner.query(`CREATE INDEX "IDX_leads_workspace_captured" ON "leads" ("workspace_id", "captured_at", "id") `);
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_leads_project_email_hash" ON "leads" ("project_id", "email_hash") `);
-    await addCascadeForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(
+      `ALTER TABLE "lead_counters" ADD CONSTRAINT "FK_lead_counters_project" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "leads" ADD CONSTRAINT "FK_leads_project" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await dropForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(`ALTER TABLE "leads" DROP CONSTRAINT "FK_leads_project"`);
+    await queryRunner.query(`ALTER TABLE "lead_counters" DROP CONSTRAINT "FK_lead_counters_project"`);
     await queryRunner.query(`DROP INDEX "public"."UQ_leads_project_email_hash"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_leads_workspace_captured"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_leads_project_captured"`);

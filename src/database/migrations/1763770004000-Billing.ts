@@ -1,16 +1,5 @@
 import { type MigrationInterface, type QueryRunner } from 'typeorm';
 
-import { addCascadeForeignKeys, type CascadeForeignKey, dropForeignKeys } from './foreign-keys';
-
-const FOREIGN_KEYS: CascadeForeignKey[] = [
-  { table: 'billing_customers', name: 'FK_billing_customers_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'payment_methods', name: 'FK_payment_methods_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'subscriptions', name: 'FK_subscriptions_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'workspace_monthly_usage', name: 'FK_workspace_monthly_usage_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'workspace_storage_blobs', name: 'FK_workspace_storage_blobs_workspace', column: 'workspace_id', references: 'workspaces' },
-  { table: 'workspace_storage', name: 'FK_workspace_storage_workspace', column: 'workspace_id', references: 'workspaces' },
-];
-
 /**
  * Billing: customers, payment methods, subscriptions; deployments counted per
  * workspace and month; the distinct blobs counted towards each workspace's storage,
@@ -47,7 +36,24 @@ export class Billing1763770004000 implements MigrationInterface {
       `CREATE TABLE "workspace_storage_changes" ("id" BIGSERIAL NOT NULL, "workspace_id" text NOT NULL, "created_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_workspace_storage_changes" PRIMARY KEY ("id"))`,
     );
     await queryRunner.query(`CREATE INDEX "IDX_workspace_storage_changes_workspace" ON "workspace_storage_changes"  ("workspace_id") `);
-    await addCascadeForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(
+      `ALTER TABLE "billing_customers" ADD CONSTRAINT "FK_billing_customers_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "payment_methods" ADD CONSTRAINT "FK_payment_methods_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "subscriptions" ADD CONSTRAINT "FK_subscriptions_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "workspace_monthly_usage" ADD CONSTRAINT "FK_workspace_monthly_usage_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "workspace_storage_blobs" ADD CONSTRAINT "FK_workspace_storage_blobs_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "workspace_storage" ADD CONSTRAINT "FK_workspace_storage_workspace" FOREIGN KEY ("workspace_id") REFERENCES "workspaces"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
     // Not an entity: TypeORM does not see triggers, so this is written by hand (QuotaService reads the log).
     await queryRunner.query(`CREATE FUNCTION "workspace_storage_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -70,7 +76,12 @@ export class Billing1763770004000 implements MigrationInterface {
     await queryRunner.query(`DROP TRIGGER "TRG_deployments_storage_delete" ON "deployments"`);
     await queryRunner.query(`DROP TRIGGER "TRG_deployments_storage_status" ON "deployments"`);
     await queryRunner.query(`DROP FUNCTION "workspace_storage_changed"()`);
-    await dropForeignKeys(queryRunner, FOREIGN_KEYS);
+    await queryRunner.query(`ALTER TABLE "workspace_storage" DROP CONSTRAINT "FK_workspace_storage_workspace"`);
+    await queryRunner.query(`ALTER TABLE "workspace_storage_blobs" DROP CONSTRAINT "FK_workspace_storage_blobs_workspace"`);
+    await queryRunner.query(`ALTER TABLE "workspace_monthly_usage" DROP CONSTRAINT "FK_workspace_monthly_usage_workspace"`);
+    await queryRunner.query(`ALTER TABLE "subscriptions" DROP CONSTRAINT "FK_subscriptions_workspace"`);
+    await queryRunner.query(`ALTER TABLE "payment_methods" DROP CONSTRAINT "FK_payment_methods_workspace"`);
+    await queryRunner.query(`ALTER TABLE "billing_customers" DROP CONSTRAINT "FK_billing_customers_workspace"`);
     await queryRunner.query(`DROP INDEX "public"."IDX_workspace_storage_changes_workspace"`);
     await queryRunner.query(`DROP TABLE "workspace_storage_changes"`);
     await queryRunner.query(`DROP TABLE "workspace_storage"`);
