@@ -7,6 +7,7 @@ import {
   checkRequirements,
   namedWorkspace,
   namedWorkspacePrincipal,
+  type RouteAccess,
   routeAccess,
   tokenPrincipal,
   userPrincipal,
@@ -27,6 +28,9 @@ import type { Principal } from './principal';
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** By controller class, then handler: one handler may serve two controllers through inheritance. */
+  private readonly access = new WeakMap<Function, WeakMap<Function, RouteAccess>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly strategy: BearerStrategy,
@@ -34,7 +38,7 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = routeAccess(this.reflector, context.getHandler(), context.getClass());
+    const access = this.accessOf(context.getHandler(), context.getClass());
     if (access.isPublic) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { principal?: Principal }>();
@@ -58,6 +62,15 @@ export class AuthGuard implements CanActivate {
     checkRequirements(access, principal);
     req.principal = principal;
     return true;
+  }
+
+  /** A route's declared rules: decorators are fixed once the app is built, so each route's are read once, not per request. */
+  private accessOf(handler: Function, controller: Function): RouteAccess {
+    let byHandler = this.access.get(controller);
+    if (!byHandler) this.access.set(controller, (byHandler = new WeakMap()));
+    let access = byHandler.get(handler);
+    if (!access) byHandler.set(handler, (access = routeAccess(this.reflector, handler, controller)));
+    return access;
   }
 
   /**
