@@ -78,12 +78,7 @@ describe('A login flood does not starve serving (e2e)', () => {
       `quiet read ${Math.round(quiet.ms)} ms; during the flood: reads ${reads.join(', ')} ms, health ${health.join(', ')}, logins ${JSON.stringify([...statuses])}`,
     );
     expect(health).toEqual([200, 200, 200]);
-    // Starved, every read waited its turn behind the hashes (25 s each before the bound). On a
-    // machine busy with other test files one read can still stall for a scheduler's moment:
-    // the middle read must be quick, and none may come near starvation.
-    const [, middle, slowest] = [...reads].sort((a, b) => a - b);
-    expect(middle).toBeLessThan(2000);
-    expect(slowest).toBeLessThan(10_000);
+    expect(Math.max(...reads)).toBeLessThan(2000);
     // Every login was answered as a wrong password or as busy, never as a fault.
     expect([...statuses.keys()].every((s) => s === 401 || s === 503)).toBe(true);
   }, 90_000);
