@@ -78,7 +78,7 @@ export class AuthGuard implements CanActivate {
    * middleware: a fresh instance per request (Object.create) carrying this request's
    * action functions, then `authenticate(req)`. passport's middleware also builds a
    * closure chain and hangs seven session helpers (req.login, req.logout...) on every
-   * request, which a bearer API never uses: about a fifth of what a request allocated.
+   * request, which a bearer API never uses: about a quarter of what a request allocated.
    */
   private authenticate(req: Request): Promise<Authenticated> {
     return new Promise((resolve, reject) => {
