@@ -23,6 +23,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       'simple-import-sort/imports': 'error',
       'simple-import-sort/exports': 'error',
+      // One import line per module (inline `type` marks, as consistent-type-imports writes them).
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: false }],
       // Input validation matches control characters on purpose (to refuse them).
       'no-control-regex': 'off',
       // Nest's reflection (handlers, controllers, guards) and TypeORM's entity and migration

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { type Scope, SCOPES } from '../auth/principal';
-import { NullableStringProperty } from '../common/dto-fields';
-import { IdProperty } from '../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import type { AccessToken } from './access-token.entity';
 

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { NullableStringProperty } from '../common/dto-fields';
-import { IdProperty } from '../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
 import { type Interval, INTERVALS, type Tier, TIERS } from './plans';

@@ -4,8 +4,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
-import { NullableStringProperty } from '../common/dto-fields';
-import { IdProperty } from '../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
 import { requestSlug } from '../projects/request-slug';

@@ -18,8 +18,7 @@ import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
 import { type ProjectView, projectView } from './project.view';
 import { projectsError } from './projects.errors';
-import type { LiveSummary } from './projects.repository';
-import { ProjectsRepository } from './projects.repository';
+import { type LiveSummary, ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
 import { deriveSlug, type NewSlug, withRandomSuffix } from './slug';
 

@@ -2,8 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
-import { NullableStringProperty } from '../common/dto-fields';
-import { IdProperty } from '../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { NullableStringProperty } from '../../common/dto-fields';
-import { IdProperty } from '../../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../../common/dto-fields';
 import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '../deployment.entity';
 
 /**

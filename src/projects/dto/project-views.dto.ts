@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { NullableStringProperty } from '../../common/dto-fields';
-import { IdProperty } from '../../common/dto-fields';
+import { IdProperty, NullableStringProperty } from '../../common/dto-fields';
 import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
 import { GATE_TYPES, type GateType, PROJECT_TYPES, type ProjectType } from '../project.entity';
 
