@@ -4,11 +4,9 @@ import { DataSource } from 'typeorm';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock, DAY_MS, HOUR_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { AnalyticsRepository, type RollupTable } from './analytics.repository';
 import { dayOf } from './traffic';
-
-/** Any constant: the advisory lock that lets one instance at a time run the retention job. */
-const RETENTION_LOCK = 7_461_014;
 
 export interface RetentionReport extends JobReport {
   hourlyDeleted: number;
@@ -32,7 +30,7 @@ export class AnalyticsRetention extends PeriodicJob<RetentionReport> {
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
-    super(AnalyticsRetention.name, config.ANALYTICS_RETENTION_INTERVAL_SECONDS, { dataSource, lockId: RETENTION_LOCK });
+    super(AnalyticsRetention.name, config.ANALYTICS_RETENTION_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.analyticsRetention });
   }
 
   async runOnce(): Promise<RetentionReport> {

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, type ColumnType, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { BigintColumn, KeyedRow } from '../database/columns';
 import { Project } from '../projects/project.entity';
@@ -12,8 +12,18 @@ import { Project } from '../projects/project.entity';
 export type RollupKind = 'path' | 'total' | 'page' | 'referrer' | 'not_found' | 'gate';
 export type GateEvent = 'gate_view' | 'wrong_password' | 'unlocked' | 'email_captured';
 
-/** A rollup row of `table`: keyed by its project, with the sums the hourly and daily tables add up alike. */
-function RollupRow(table: string) {
+/** The period a rollup row's sums fall in, and its column: an hour (timestamptz), or a UTC day (a date, read as `YYYY-MM-DD`). */
+const PERIODS = { hour: { type: 'timestamptz', precision: 3 }, day: { type: 'date' } } as const;
+type PeriodStart = { hour: Date; day: string };
+
+/** The key of a rollup row after its project; the period column is named `hour` or `day`. */
+type RollupKey<P extends keyof PeriodStart> = { kind: RollupKind; key: string; statusClass: number } & { [K in P]: PeriodStart[P] };
+
+/**
+ * A rollup row of `table`: the sums the hourly and daily tables add up alike, keyed by
+ * project, kind, `period`, key and status class, in that order, under `PK_<table>`.
+ */
+function RollupRow<P extends keyof PeriodStart>(table: string, period: P) {
   abstract class RollupSums extends KeyedRow(table, 'project', () => Project) {
     @BigintColumn()
     requests: number;
@@ -27,7 +37,15 @@ function RollupRow(table: string) {
     @BigintColumn()
     bytes: number;
   }
-  return RollupSums;
+  // Declared one by one, as KeyedRow does, because the period column sits in the middle of the key.
+  const key: [property: string, column: { type: ColumnType; name: string; precision?: number }][] = [
+    ['kind', { type: 'text', name: 'kind' }],
+    [period, { ...PERIODS[period], name: period }],
+    ['key', { type: 'text', name: 'key' }],
+    ['statusClass', { type: 'smallint', name: 'status_class' }],
+  ];
+  for (const [property, column] of key) PrimaryColumn({ ...column, primaryKeyConstraintName: `PK_${table}` })(RollupSums.prototype, property);
+  return RollupSums as abstract new () => RollupSums & RollupKey<P>;
 }
 
 /**
@@ -40,36 +58,12 @@ function RollupRow(table: string) {
 // The retention job deletes by hour across projects.
 @Index('IDX_analytics_hourly_hour', ['hour'])
 @Check('CHK_analytics_hourly_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsHourly extends RollupRow('analytics_hourly') {
-  @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_hourly' })
-  kind: RollupKind;
-
-  @PrimaryColumn({ type: 'timestamptz', name: 'hour', precision: 3, primaryKeyConstraintName: 'PK_analytics_hourly' })
-  hour: Date;
-
-  @PrimaryColumn('text', { name: 'key', primaryKeyConstraintName: 'PK_analytics_hourly' })
-  key: string;
-
-  @PrimaryColumn('smallint', { name: 'status_class', primaryKeyConstraintName: 'PK_analytics_hourly' })
-  statusClass: number;
-}
+export class AnalyticsHourly extends RollupRow('analytics_hourly', 'hour') {}
 
 /** The same sums per UTC day, written by the same flush; kept ANALYTICS_DAILY_RETENTION_DAYS (0: for ever). */
 @Entity('analytics_daily')
 @Check('CHK_analytics_daily_kind', `"kind" IN ('path', 'total', 'page', 'referrer', 'not_found', 'gate')`)
-export class AnalyticsDaily extends RollupRow('analytics_daily') {
-  @PrimaryColumn('text', { name: 'kind', primaryKeyConstraintName: 'PK_analytics_daily' })
-  kind: RollupKind;
-
-  @PrimaryColumn('date', { name: 'day', primaryKeyConstraintName: 'PK_analytics_daily' })
-  day: string;
-
-  @PrimaryColumn('text', { name: 'key', primaryKeyConstraintName: 'PK_analytics_daily' })
-  key: string;
-
-  @PrimaryColumn('smallint', { name: 'status_class', primaryKeyConstraintName: 'PK_analytics_daily' })
-  statusClass: number;
-}
+export class AnalyticsDaily extends RollupRow('analytics_daily', 'day') {}
 
 /** A HyperLogLog sketch (src/analytics/hll.ts) of the day's visitors; instances merge into it by register maximum. */
 @Entity('analytics_visitors')

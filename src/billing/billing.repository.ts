@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { GenerateSql } from '../database/generate-sql';
 import { BillingCustomer, PaymentMethod, type PaymentProviderName, Subscription } from './billing.entities';
-
-/** Class id of the per-workspace advisory lock that queues billing changes (two-key form, apart from the one-key locks elsewhere). */
-const BILLING_LOCK_CLASS = 0x42494c4c;
 
 const METHOD = 'pm_sqlsnapshot0000000000000';
 
@@ -31,7 +29,7 @@ export class BillingRepository {
   /** Queues billing changes of one workspace for the rest of the caller's transaction. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lock(manager: EntityManager, workspaceId: string): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [BILLING_LOCK_CLASS, workspaceId]);
+    await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADVISORY_LOCKS.billingClass, workspaceId]);
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, 'local', 'ref'] })

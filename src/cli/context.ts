@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 
 import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../sdk';
 import { configPath, readConfig, type Resolved, resolveSettings } from './config';
+import { type Cell, type Page, pageTable } from './format';
 
 /** Where a command writes: the real process in production, anything in tests. */
 export interface Io {
@@ -93,6 +94,11 @@ export class Context {
     }
     const text = human();
     if (text !== undefined && text !== '') this.io.stdout.write(`${text}\n`);
+  }
+
+  /** One page of a list: JSON for scripts, or a table of `headers` with a `row` per item for people. */
+  printPage<T>(page: Page<T>, headers: string[], row: (item: T) => Cell[]): void {
+    this.print(page, () => pageTable(page, headers, row));
   }
 
   /** Progress and notes for people: stderr, never mixed into --json output. */

@@ -16,7 +16,7 @@ export function formatTime(iso: string | null | undefined): string {
 const width = (s: string) => [...s].length;
 
 /** A table cell; null, undefined and '' show as `-`. */
-type Cell = string | number | null | undefined;
+export type Cell = string | number | null | undefined;
 
 /** A plain table: a header row, then one row per item, columns separated by two spaces. */
 export function table(headers: string[], rows: Cell[][]): string {
@@ -36,12 +36,11 @@ export function pageNote(meta: { total: number; page: number; totalPages: number
   return `page ${meta.page} of ${meta.totalPages} (${meta.total} in all; --page to see more)`;
 }
 
+/** A page of a list as the API answers it. */
+export type Page<T> = { data: T[]; meta?: { total: number; page: number; totalPages: number } };
+
 /** One page of a list: its table, then the note when there are more pages. */
-export function pageTable<T>(
-  page: { data: T[]; meta?: { total: number; page: number; totalPages: number } },
-  headers: string[],
-  row: (item: T) => Cell[],
-): string {
+export function pageTable<T>(page: Page<T>, headers: string[], row: (item: T) => Cell[]): string {
   return [table(headers, page.data.map(row)), pageNote(page.meta)].filter(Boolean).join('\n');
 }
 

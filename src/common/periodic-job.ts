@@ -5,7 +5,7 @@ const SKIPPED = Symbol('skipped');
 
 export interface JobLock {
   dataSource: DataSource;
-  /** A PostgreSQL advisory lock id of this job's own (see the constants beside each job). */
+  /** A PostgreSQL advisory lock id of this job's own (src/database/advisory-locks.ts). */
   lockId: number;
 }
 

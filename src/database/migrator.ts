@@ -1,7 +1,6 @@
 import { type DataSource } from 'typeorm';
 
-/** Any constant: the advisory lock that lets one instance migrate while others wait. */
-const MIGRATION_LOCK = 7_461_002;
+import { ADVISORY_LOCKS } from './advisory-locks';
 
 /**
  * Runs pending migrations under a PostgreSQL advisory lock, so several instances
@@ -11,11 +10,11 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<void>
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await runner.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.migrations]);
     try {
       await dataSource.runMigrations({ transaction: 'each' });
     } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await runner.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.migrations]);
     }
   } finally {
     await runner.release();

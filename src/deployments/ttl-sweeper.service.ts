@@ -6,14 +6,12 @@ import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { ProjectsService } from '../projects/projects.service';
 import { DeploymentsRepository } from './deployments.repository';
 
 /** Something another module forgets on every sweep (it owns the table; the sweep owns the schedule). */
 export type SweepPurge = (now: Date) => Promise<void>;
-
-/** Any constant: the advisory lock that lets one instance at a time run the sweep. */
-const SWEEP_LOCK = 7_461_004;
 
 export interface SweepReport extends JobReport {
   expired: number;
@@ -39,7 +37,7 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     private readonly projects: ProjectsService,
     private readonly deployments: DeploymentsRepository,
   ) {
-    super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: SWEEP_LOCK });
+    super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.ttlSweep });
   }
 
   /** Adds a purge to every sweep (e.g. the password gate's expired attempt counters). */

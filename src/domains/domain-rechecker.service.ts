@@ -4,12 +4,11 @@ import { DataSource } from 'typeorm';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import type { Project } from '../projects/project.entity';
 import { DomainsRepository } from './domains.repository';
 import { DomainsService } from './domains.service';
 
-/** Any constant (not the TTL sweeper's): lets one instance at a time run the re-check. */
-export const RECHECK_LOCK = 7_461_008;
 /** Domains checked per run; the rest wait for the next run. Bounds one run's time. */
 const BATCH = 200;
 /** Checks in flight at once: each holds a DNS query, then briefly a database connection. */
@@ -44,7 +43,7 @@ export class DomainRechecker extends PeriodicJob<RecheckReport> {
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
-    super(DomainRechecker.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: RECHECK_LOCK });
+    super(DomainRechecker.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.domainRecheck });
   }
 
   /** One run over the domains that are due; `ran` is false when another instance holds the lock. */

@@ -4,11 +4,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { newOutboxId, OutboxHandler, retryDelayMs } from './outbox';
 import { OutboxRepository } from './outbox.repository';
 
-/** Any constant: the advisory lock that lets one instance at a time send the outbox. */
-const OUTBOX_LOCK = 7_461_010;
 const BATCH = 50;
 
 export interface OutboxReport extends JobReport {
@@ -35,7 +34,7 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
-    super(OutboxService.name, config.OUTBOX_INTERVAL_SECONDS, { dataSource, lockId: OUTBOX_LOCK });
+    super(OutboxService.name, config.OUTBOX_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.outbox });
   }
 
   /** Modules register the sender of their kind at start-up. */

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 import { Clock } from '../../src/common/time';
-import { DomainRechecker, RECHECK_LOCK } from '../../src/domains/domain-rechecker.service';
+import { ADVISORY_LOCKS } from '../../src/database/advisory-locks';
+import { DomainRechecker } from '../../src/domains/domain-rechecker.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, startSilentDnsServer, type TestDnsServer } from '../helpers/dns';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
@@ -457,9 +458,9 @@ describe('Custom domains (e2e)', () => {
       const holder = new Client({ connectionString: t.databaseUrl });
       await holder.connect();
       try {
-        await holder.query('SELECT pg_advisory_lock($1)', [RECHECK_LOCK]);
+        await holder.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.domainRecheck]);
         expect(await rechecker(t).runOnce()).toEqual({ ran: false, checked: 0, passed: 0, failing: 0, failed: 0, inconclusive: 0 });
-        await holder.query('SELECT pg_advisory_unlock($1)', [RECHECK_LOCK]);
+        await holder.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.domainRecheck]);
         expect((await rechecker(t).runOnce()).ran).toBe(true);
       } finally {
         await holder.end();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { Context, type Io } from '../context';
-import { formatBytes, formatTime, pageTable } from '../format';
+import { formatBytes, formatTime } from '../format';
 import { projectFromFlagOrLink, resolveDeployment, resolveProject } from '../resolve';
 import { pageOptions } from './shared';
 
@@ -16,17 +16,15 @@ export function deploymentCommands(program: Command, io: Io): void {
       const result = await client.call(
         client.api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page: opts.page, limit: opts.limit } } }),
       );
-      ctx.print(result, () =>
-        pageTable(result, ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'], (d) => [
-          d.id,
-          d.version,
-          d.status,
-          d.fileCount,
-          formatBytes(d.size_bytes),
-          formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at),
-          formatTime(d.createdAt),
-        ]),
-      );
+      ctx.printPage(result, ['ID', 'VERSION', 'STATUS', 'FILES', 'SIZE', 'EXPIRES', 'CREATED'], (d) => [
+        d.id,
+        d.version,
+        d.status,
+        d.fileCount,
+        formatBytes(d.size_bytes),
+        formatTime(d.expires_at) === '-' ? 'never' : formatTime(d.expires_at),
+        formatTime(d.createdAt),
+      ]);
     },
   );
 

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 
 import type { components, StatichostClient } from '../../sdk';
 import { Context, type Io } from '../context';
-import { formatTime, pageTable } from '../format';
+import { formatTime } from '../format';
 import { resolveProject } from '../resolve';
 import { pageOptions } from './shared';
 
@@ -35,16 +35,14 @@ export function leadCommands(program: Command, io: Io): void {
     const client = ctx.client();
     const projectId = opts.project ? (await resolveProject(client, opts.project)).id : undefined;
     const result = await listLeads(client, { projectId, search: opts.search, page: opts.page, limit: opts.limit });
-    ctx.print(result, () =>
-      projectId
-        ? pageTable(result, ['ID', 'EMAIL', 'CAPTURED'], (l) => [l.id, l.email, formatTime(l.capturedAt)])
-        : pageTable<LeadsPage['data'][number]>(result, ['ID', 'EMAIL', 'PROJECT', 'CAPTURED'], (l) => [
-            l.id,
-            l.email,
-            'projectSlug' in l ? l.projectSlug : '',
-            formatTime(l.capturedAt),
-          ]),
-    );
+    if (projectId) ctx.printPage(result, ['ID', 'EMAIL', 'CAPTURED'], (l) => [l.id, l.email, formatTime(l.capturedAt)]);
+    else
+      ctx.printPage<LeadsPage['data'][number]>(result, ['ID', 'EMAIL', 'PROJECT', 'CAPTURED'], (l) => [
+        l.id,
+        l.email,
+        'projectSlug' in l ? l.projectSlug : '',
+        formatTime(l.capturedAt),
+      ]);
   });
 
   leads

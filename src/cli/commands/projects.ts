@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CliError, Context, type Io } from '../context';
-import { formatTime, pageTable } from '../format';
+import { formatTime } from '../format';
 import { listProjects, type ProjectRecord, resolveProject } from '../resolve';
 import { confirm, pageOptions } from './shared';
 
@@ -12,17 +12,15 @@ export function projectCommands(program: Command, io: Io): void {
     async (opts: { page: number; limit: number }, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
       const result = await listProjects(ctx.client(), opts.page, opts.limit);
-      ctx.print(result, () =>
-        pageTable(result, ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'], (p) => [
-          p.id,
-          p.slug,
-          p.name,
-          p.gate_type,
-          p.liveDeploymentId,
-          p.url,
-          formatTime(p.createdAt),
-        ]),
-      );
+      ctx.printPage(result, ['ID', 'SLUG', 'NAME', 'GATE', 'LIVE DEPLOYMENT', 'URL', 'CREATED'], (p) => [
+        p.id,
+        p.slug,
+        p.name,
+        p.gate_type,
+        p.liveDeploymentId,
+        p.url,
+        formatTime(p.createdAt),
+      ]);
     },
   );
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { CliError, Context, type Io } from '../context';
-import { formatTime, pageTable } from '../format';
+import { formatTime } from '../format';
 import { resolveProject } from '../resolve';
 import { pageOptions, parseScopes, SCOPES } from './shared';
 
@@ -48,17 +48,15 @@ export function tokenCommands(program: Command, io: Io): void {
     const ctx = await Context.of(cmd, io);
     const client = ctx.client();
     const result = await client.call(client.api.GET('/access-tokens', { params: { query: { page: opts.page, limit: opts.limit } } }));
-    ctx.print(result, () =>
-      pageTable(result, ['ID', 'NAME', 'SCOPES', 'PREFIX', 'PROJECT', 'EXPIRES', 'LAST USED'], (t) => [
-        t.id,
-        t.name,
-        t.scopes.join(','),
-        t.prefix,
-        t.projectId,
-        t.expires_at ? formatTime(t.expires_at) : 'never',
-        formatTime(t.lastUsedAt),
-      ]),
-    );
+    ctx.printPage(result, ['ID', 'NAME', 'SCOPES', 'PREFIX', 'PROJECT', 'EXPIRES', 'LAST USED'], (t) => [
+      t.id,
+      t.name,
+      t.scopes.join(','),
+      t.prefix,
+      t.projectId,
+      t.expires_at ? formatTime(t.expires_at) : 'never',
+      formatTime(t.lastUsedAt),
+    ]);
   });
 
   tokens

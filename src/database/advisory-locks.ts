@@ -1,0 +1,19 @@
+/**
+ * Every PostgreSQL advisory lock id the service takes, in one place so no two uses
+ * share one by accident. Any constants would do, but an id must never change: during
+ * a rolling upgrade, old and new instances must still exclude each other.
+ */
+export const ADVISORY_LOCKS = {
+  /** Lets one instance migrate while the others wait. */
+  migrations: 7_461_002,
+  /** One instance at a time runs the TTL sweep. */
+  ttlSweep: 7_461_004,
+  /** One instance at a time re-checks custom domains. */
+  domainRecheck: 7_461_008,
+  /** One instance at a time sends the outbox. */
+  outbox: 7_461_010,
+  /** One instance at a time runs the analytics retention job. */
+  analyticsRetention: 7_461_014,
+  /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
+  billingClass: 0x42494c4c,
+} as const;
