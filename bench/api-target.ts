@@ -8,7 +8,7 @@
  *   paths with the same JSON bodies (BENCH_BODIES, captured from the real app).
  *
  * Prints one JSON line `{ready, port, ...}` on stdout when it accepts connections.
- * With BENCH_CPU_PROF=<dir> (or BENCH_HEAP_PROF=<dir>) the statichost target profiles between SIGUSR2 and SIGUSR1 (see profileOnSignal).
+ * With BENCH_CPU_PROF=<dir> (or BENCH_HEAP_PROF=<dir>, BENCH_PAUSES=1) each target profiles its measured runs, between SIGUSR2 and SIGUSR1 (see profileOnSignal).
  */
 import 'reflect-metadata';
 
@@ -54,12 +54,17 @@ async function statichost(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ ready: true, port: app.port, token: app.token, jwt: app.jwt, workspaceId: app.workspaceId, projectId, projects: total })}\n`,
   );
-  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
-  else if (process.env.BENCH_HEAP_PROF) await heapProfileOnSignal(process.env.BENCH_HEAP_PROF);
-  else if (process.env.BENCH_PAUSES) pausesOnSignal();
+  await profileHooks();
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** Both targets profile alike, so the app's profile can be read against the bare app's. */
+async function profileHooks(): Promise<void> {
+  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
+  else if (process.env.BENCH_HEAP_PROF) await heapProfileOnSignal(process.env.BENCH_HEAP_PROF);
+  else if (process.env.BENCH_PAUSES) pausesOnSignal();
 }
 
 /**
@@ -72,7 +77,7 @@ async function profileOnSignal(dir: string): Promise<void> {
   await session.post('Profiler.enable');
   process.on('SIGUSR2', () => void session.post('Profiler.start'));
   process.on('SIGUSR1', () => {
-    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${kind}-${Date.now()}.cpuprofile`), JSON.stringify(profile)));
   });
 }
 
@@ -112,7 +117,7 @@ function pausesOnSignal(): void {
       },
       heapMb: Math.round(process.memoryUsage().heapUsed / 1e6),
     };
-    process.stderr.write(`pauses ${JSON.stringify(line)}\n`);
+    process.stderr.write(`pauses ${kind} ${JSON.stringify(line)}\n`);
   });
 }
 
@@ -130,7 +135,9 @@ async function heapProfileOnSignal(dir: string): Promise<void> {
       }),
   );
   process.on('SIGUSR1', () => {
-    void session.post('HeapProfiler.stopSampling').then(({ profile }) => writeFileSync(join(dir, `${Date.now()}.heapprofile`), JSON.stringify(profile)));
+    void session
+      .post('HeapProfiler.stopSampling')
+      .then(({ profile }) => writeFileSync(join(dir, `${kind}-${Date.now()}.heapprofile`), JSON.stringify(profile)));
   });
 }
 
@@ -173,6 +180,7 @@ async function bare(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(BareModule, { logger: false });
   const port = await freePort();
   await app.listen(port, '127.0.0.1');
+  await profileHooks();
   process.stdout.write(`${JSON.stringify({ ready: true, port })}\n`);
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }

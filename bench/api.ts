@@ -15,9 +15,9 @@
  *
  * BENCH_SECONDS (default 10) per measurement; SEED_PROJECTS / SEED_DEPLOYMENTS (300 each);
  * BENCH_ONLY=<substring> to run some routes; BENCH_CPU_PROF=<dir> writes there a CPU
- * profile of the real app during each measured run, BENCH_HEAP_PROF=<dir> a sampling
- * heap profile (what allocates: the young-generation GC is a large share of the app's CPU),
- * BENCH_PAUSES=1 the app's event-loop delay and GC pauses during each measured run.
+ * profile of each app (`statichost-…`, `bare-…`) during each measured run, BENCH_HEAP_PROF=<dir>
+ * a sampling heap profile (what allocates: the young-generation GC is a large share of the
+ * app's CPU), BENCH_PAUSES=1 each app's event-loop delay and GC pauses during each measured run.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { cpuMs, freePort, have, pinPostgres, postgresCpuMs, runWrk, startPinnedTarget, type WrkResult } from './harness';
+import { cpuMs, freePort, have, pinPostgres, postgresCpuMs, runWrk, startPinnedTarget, transactionsSoFar, type WrkResult } from './harness';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -52,6 +52,8 @@ interface Cpu {
   app: number;
   pg: number;
   bare: number;
+  /** PostgreSQL transactions per answered request (each statement outside a transaction is one): queries per request. */
+  queries: number;
 }
 
 interface Route {
@@ -160,7 +162,10 @@ async function main(): Promise<void> {
       await run(bare.info.port as number, WARMUP);
       await run(Number(port), WARMUP);
       const bareCpu = cpuMs(bare.child.pid!);
+      if (PROFILE) bare.child.kill('SIGUSR2');
       const b = await run(bare.info.port as number, DURATION);
+      if (PROFILE) bare.child.kill('SIGUSR1');
+      const xacts0 = await transactionsSoFar(databaseUrl);
       const cpu0 = { bare: cpuMs(bare.child.pid!) - bareCpu, app: cpuMs(app.child.pid!), pg: pgDataDir ? postgresCpuMs(pgDataDir) : NaN };
       if (PROFILE) app.child.kill('SIGUSR2');
       const a = await run(Number(port), DURATION);
@@ -169,7 +174,9 @@ async function main(): Promise<void> {
         bare: (cpu0.bare * 1000) / b.requests,
         app: ((cpuMs(app.child.pid!) - cpu0.app) * 1000) / a.requests,
         pg: pgDataDir ? ((postgresCpuMs(pgDataDir) - cpu0.pg) * 1000) / a.requests : NaN,
+        queries: 0,
       };
+      cpu.queries = ((await transactionsSoFar(databaseUrl)) - xacts0 - 1) / a.requests;
       if (a.non2xx || b.non2xx) throw new Error(`${r.name}: ${a.non2xx} non-2xx answers from the app, ${b.non2xx} from the bare app`);
       results.push({ route: r, bare: b, app: a, cpu });
       console.error(`${r.name}: ${Math.round(a.reqPerSec)} req/s (bare ${Math.round(b.reqPerSec)})`);
@@ -194,6 +201,7 @@ async function main(): Promise<void> {
           'x bare': (app.reqPerSec / bare.reqPerSec).toFixed(2),
           'app CPU µs/req': Math.round(cpu.app),
           'PG CPU µs/req': Math.round(cpu.pg),
+          'PG queries/req': cpu.queries.toFixed(2),
           'bare CPU µs/req': Math.round(cpu.bare),
         },
       ]),

@@ -10,6 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { Client } from 'pg';
+
 import { createApp, type CreatedApp } from '../src/app.factory';
 import { freePort } from '../src/common/free-port';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
@@ -225,6 +227,23 @@ function postgresProcesses(dataDir: string): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * Transactions committed or rolled back so far in the database of `url` (every statement
+ * sent outside a transaction is one): read before and after a run, queries per request.
+ * PostgreSQL publishes a backend's counts up to a second late, hence the wait.
+ */
+export async function transactionsSoFar(url: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()');
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
 }
 
 /**
