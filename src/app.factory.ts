@@ -106,8 +106,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // One router layer for what every API request passes through: Express's router costs a
   // path match, a params object and a closure per layer per request.
   const steps: ExpressMiddleware[] = [
-    httpLogger(logger),
-    ...(metrics.enabled ? [apiMetrics(metrics)] : []),
+    httpLogger(logger, metrics.enabled ? apiMetrics(metrics) : undefined),
     (_req, res, next) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       if (hsts) res.setHeader('Strict-Transport-Security', hsts);
