@@ -24,6 +24,12 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomString(ID_BODY_LENGTH)}`;
 }
 
+/** Built once: the guard checks an id on every request. */
+const ID_PATTERNS = Object.fromEntries(ID_PREFIXES.map((prefix) => [prefix, new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`)])) as Record<
+  IdPrefix,
+  RegExp
+>;
+
 export function isId(prefix: IdPrefix, value: unknown): value is string {
-  return typeof value === 'string' && new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`).test(value);
+  return typeof value === 'string' && ID_PATTERNS[prefix].test(value);
 }

@@ -67,12 +67,14 @@ export class MemoValidationPipe extends ValidationPipe {
   private readonly valid = new WeakMap<Dto, LRUCache<string, object>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Our own decorators' values (the principal) are built by the guard, not sent: nothing to check.
+    if (metadata.type === 'custom') return value;
     const metatype = metadata.metatype as Dto | undefined;
     const key = metadata.type === 'query' && metatype ? memoKey(value) : undefined;
     const known = key === undefined ? undefined : this.valid.get(metatype!)?.get(key);
     // A query seen valid was seen clean: the check is as pure as the validation.
     if (known) return Object.assign(Object.create(metatype!.prototype) as object, known);
-    if (metadata.type !== 'custom') assertStorableText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
+    assertStorableText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
     const dto: unknown = await super.transform(value, metadata);
     if (key !== undefined && dto instanceof metatype! && isFlat(dto)) {
       let byQuery = this.valid.get(metatype!);
