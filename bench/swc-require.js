@@ -5,13 +5,13 @@
  * TypeScript compiler, which then stays in the measured process's heap (9 MB of source
  * and its code): that is not what production runs (compiled files, no TypeScript).
  */
-const { readFileSync } = require('node:fs');
-const { join } = require('node:path');
 const { addHook } = require('pirates');
 const swc = require('@swc/core');
 
-const options = JSON.parse(readFileSync(join(__dirname, '..', '.swcrc'), 'utf8'));
-delete options.$schema;
+// The same options as the app's own build (scripts/build.js), so what is measured is what ships.
+const { swcOptions } = require('../scripts/build');
+
+const options = swcOptions();
 
 process.setSourceMapsEnabled(true);
 addHook((code, filename) => swc.transformSync(code, { ...options, swcrc: false, filename }).code, {

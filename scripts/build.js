@@ -43,6 +43,13 @@ function listSources() {
   return files;
 }
 
+/** The compiler options of `.swcrc`, as swc's API takes them (without the editor's `$schema`). */
+function swcOptions() {
+  const options = JSON.parse(readFileSync(join(root, '.swcrc'), 'utf8'));
+  delete options.$schema;
+  return options;
+}
+
 const outputOf = (rel) => join(outDir, rel.replace(/\.ts$/, '.js'));
 
 function mtime(path) {
@@ -82,8 +89,7 @@ function build({ force = false, quiet = false } = {}) {
   removeOrphans(new Set(sources.map(outputOf)));
   if (stale.length > 0) {
     const swc = require('@swc/core');
-    const options = JSON.parse(readFileSync(swcrc, 'utf8'));
-    delete options.$schema;
+    const options = swcOptions();
     for (const rel of stale) {
       const out = outputOf(rel);
       const { code, map } = swc.transformFileSync(join(root, rel), {
@@ -154,7 +160,7 @@ function buildWeb({ force = false, quiet = false } = {}) {
   return true;
 }
 
-module.exports = { build, buildWeb };
+module.exports = { build, buildWeb, swcOptions };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
