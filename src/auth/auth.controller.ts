@@ -13,6 +13,7 @@ import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, Regist
 import { EmptyBodyDto } from './dto/empty-body.dto';
 import type { Principal } from './principal';
 import { refreshCookie, refreshTokenFromCookies, SESSION_MODE_HEADER, sessionMode } from './session-cookie';
+import { sessionMarkerCookie } from './session-marker';
 
 const SESSION_MODE = ApiHeader({
   name: 'X-Session-Mode',
@@ -119,6 +120,7 @@ export class AuthController {
     } catch (err) {
       // A dead session's cookie is of no further use: drop it rather than resend it on every load.
       res.setHeader('Set-Cookie', this.cookie(undefined));
+      this.marker(res, false);
       throw err;
     }
   }
@@ -139,6 +141,7 @@ export class AuthController {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
     await this.auth.logout(principal);
     if (mode === 'cookie') res.setHeader('Set-Cookie', this.cookie(undefined));
+    if (mode === 'cookie') this.marker(res, false);
   }
 
   /** The answer as the mode wants it: in cookie mode the refresh token moves from the body to the cookie. */
@@ -146,7 +149,16 @@ export class AuthController {
     if (mode === 'body') return answer;
     const { refreshToken, ...rest } = answer;
     res.setHeader('Set-Cookie', this.cookie(refreshToken));
+    this.marker(res, true);
     return rest as T;
+  }
+
+  /** The dashboard's hint that a cookie session exists (session-marker.ts), added beside the refresh cookie. */
+  private marker(res: Response, present: boolean): void {
+    res.append(
+      'Set-Cookie',
+      sessionMarkerCookie(present, { secure: this.config.PUBLIC_SCHEME === 'https', maxAgeSeconds: this.config.REFRESH_TOKEN_TTL_DAYS * 86_400 }),
+    );
   }
 
   private cookie(token: string | undefined): string {
