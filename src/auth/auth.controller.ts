@@ -154,6 +154,6 @@ export class AuthController {
   }
 
   private ip(req: Request): string {
-    return clientAddress(req, this.config.TRUST_PROXY);
+    return clientAddress(req, this.config.trustProxy);
   }
 }

@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
+import { parseTrustProxy } from '../common/client-address';
 import { decoratorStack } from '../common/decorator-stack';
 
 const toBool = ({ value }: { value: unknown }) =>
@@ -175,9 +176,18 @@ export class EnvironmentVariables {
   @OptionalVar(Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' }))
   API_HOSTS?: string;
 
-  /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
-  @BoolVar()
-  TRUST_PROXY = false;
+  /**
+   * Which hops of X-Forwarded-For are our proxies (src/common/client-address.ts): `false`,
+   * `true` (one hop: the shipped Caddyfile), a hop count, or a comma list of proxy addresses/CIDRs.
+   */
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value) => typeof value === 'string' && typeof parseTrustProxy(value) === 'function',
+      defaultMessage: (args) => (typeof args?.value === 'string' ? String(parseTrustProxy(args.value)) : 'TRUST_PROXY must be a string'),
+    },
+  })
+  TRUST_PROXY = 'false';
 
   /**
    * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
