@@ -431,9 +431,24 @@ export class EnvironmentVariables {
   @IntVar(1)
   LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 60 * 60;
 
-  /** Password-reset requests and verification resends allowed per account, and per client address, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  /**
+   * Failed logins allowed from one client address on all accounts together within
+   * LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS (password spraying), then 429 for every login from
+   * it. Generous and short: an office behind one NAT shares it (docs/security.md).
+   */
+  @IntVar(1)
+  LOGIN_MAX_FAILURES_ACROSS_ACCOUNTS = 30;
+
+  @IntVar(1)
+  LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS = 10 * 60;
+
+  /** Mail-sending account requests (reset, verification resend, email change) allowed per account within ACCOUNT_MAIL_WINDOW_SECONDS. */
   @IntVar(1)
   ACCOUNT_MAIL_MAX_PER_WINDOW = 5;
+
+  /** The same requests and registrations allowed per client address, all accounts together, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  @IntVar(1)
+  ACCOUNT_MAIL_MAX_PER_ADDRESS = 20;
 
   @IntVar(1)
   ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;
