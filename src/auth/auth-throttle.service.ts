@@ -93,10 +93,14 @@ export class AuthThrottle implements OnModuleInit {
     await Promise.all([pair[0].delete(pair[1]), account[0].reward(account[1], 1), address[0].reward(address[1], 1)]);
   }
 
-  /** Counts one mail-sending request (reset, resend, email change, registration); throws 429 past the limit. `account` is an email or a user id. */
-  async consumeMailRequest(account: string, ip: string): Promise<void> {
+  /**
+   * Counts one mail-sending request (reset, resend, email change, registration); throws 429
+   * past the limit. `account` is an email or a user id; none for a registration, which
+   * would otherwise use up a reset request of the account it creates.
+   */
+  async consumeMailRequest(account: string | undefined, ip: string): Promise<void> {
     try {
-      await Promise.all([this.mailPerAccount.consume(accountKey(account), 1), this.mailPerAddress.consume(ip, 1)]);
+      await Promise.all([...(account === undefined ? [] : [this.mailPerAccount.consume(accountKey(account), 1)]), this.mailPerAddress.consume(ip, 1)]);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw tooManyAttempts('Too many mail requests', err.msBeforeNext);
       throw err;
