@@ -17,7 +17,8 @@ describe('addressPrefix', () => {
   });
 
   it('never echoes what is not an address', () => {
-    for (const junk of [undefined, '', 'unknown', 'anything-i-like', '0x7f.1', '1.2.3', '203.0.113.77/24', '[::1]']) expect(addressPrefix(junk)).toBe('unknown');
+    for (const junk of [undefined, '', 'unknown', 'anything-i-like', '0x7f.1', '1.2.3', '203.0.113.77/24', '[::1]'])
+      expect(addressPrefix(junk)).toBe('unknown');
   });
 
   it('keeps no bit past the prefix', () => {

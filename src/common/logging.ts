@@ -69,7 +69,16 @@ export function requestLogLevel(statusCode: number, failed: boolean): 'error' | 
  * Request headers that carry a client's address (set by a proxy, or forged by the client):
  * never logged; the line has the client's network (`remoteAddress`) instead.
  */
-const ADDRESS_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'true-client-ip', 'cf-connecting-ip', 'fastly-client-ip', 'x-client-ip', 'x-cluster-client-ip'];
+const ADDRESS_HEADERS = [
+  'x-forwarded-for',
+  'forwarded',
+  'x-real-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+];
 
 /**
  * The headers of a request's log line: without the address headers, and without the user

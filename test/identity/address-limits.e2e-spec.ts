@@ -39,7 +39,12 @@ describe('Password spraying from one address (e2e, shipped defaults)', () => {
     }
     expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
     expect(statuses.slice(30)).toEqual(Array(30).fill(429));
-    expect(refusal!.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests', code: 'rate_limited', message: expect.stringContaining('from this address') });
+    expect(refusal!.body).toMatchObject({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      code: 'rate_limited',
+      message: expect.stringContaining('from this address'),
+    });
     const retryAfter = Number(refusal!.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(10 * 60);
