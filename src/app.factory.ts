@@ -100,13 +100,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   const config = app.get(AppConfig);
 
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // The same trust function as clientAddress's, so req.ip (should anything read it) agrees with it.
+  app.set('trust proxy', config.trustProxy);
   const metrics = app.get(MetricsService);
   const hsts = config.hstsHeader;
   // One router layer for what every API request passes through: Express's router costs a
   // path match, a params object and a closure per layer per request.
   const steps: ExpressMiddleware[] = [
-    httpLogger(logger, metrics.enabled ? apiMetrics(metrics) : undefined),
+    httpLogger(logger, { observe: metrics.enabled ? apiMetrics(metrics) : undefined, trustProxy: config.trustProxy }),
     (_req, res, next) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       if (hsts) res.setHeader('Strict-Transport-Security', hsts);

@@ -33,12 +33,15 @@ export class AuthController {
 
   @Post('register')
   @Public()
-  @ApiOperation({ summary: 'Create an account with its own workspace, and sign in' })
+  @ApiOperation({
+    summary: 'Create an account with its own workspace, and sign in',
+    description: 'Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.',
+  })
   @SESSION_MODE
   @ApiCreatedResponse({ type: RegisterView })
   async register(@Body() dto: RegisterDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RegisterView> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
-    return this.deliver(mode, await this.auth.register(dto), res);
+    return this.deliver(mode, await this.auth.register(dto, this.ip(req)), res);
   }
 
   @Post('login')
@@ -47,7 +50,7 @@ export class AuthController {
   @ApiOperation({
     summary: 'Sign in: an access JWT and a refresh token',
     description:
-      'Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.',
+      'Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })
@@ -166,6 +169,6 @@ export class AuthController {
   }
 
   private ip(req: Request): string {
-    return clientAddress(req, this.config.TRUST_PROXY);
+    return clientAddress(req, this.config.trustProxy);
   }
 }

@@ -60,7 +60,10 @@ const BILLING_ACCESS: Codes = { 403: ['owner_required', 'not_a_member', 'workspa
 export const OPERATIONS: Record<string, OperationContract> = {
   HealthController_check: { id: 'getHealth' },
   // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
-  AuthController_register: { id: 'register', errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 503: ['password_hashing_busy'] } },
+  AuthController_register: {
+    id: 'register',
+    errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  },
   AuthController_login: {
     id: 'login',
     errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },

@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
+import { parseTrustProxy } from '../common/client-address';
 import { decoratorStack } from '../common/decorator-stack';
 
 const toBool = ({ value }: { value: unknown }) =>
@@ -175,9 +176,18 @@ export class EnvironmentVariables {
   @OptionalVar(Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' }))
   API_HOSTS?: string;
 
-  /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
-  @BoolVar()
-  TRUST_PROXY = false;
+  /**
+   * Which hops of X-Forwarded-For are our proxies (src/common/client-address.ts): `false`,
+   * `true` (one hop: the shipped Caddyfile), a hop count, or a comma list of proxy addresses/CIDRs.
+   */
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value) => typeof value === 'string' && typeof parseTrustProxy(value) === 'function',
+      defaultMessage: (args) => (typeof args?.value === 'string' ? String(parseTrustProxy(args.value)) : 'TRUST_PROXY must be a string'),
+    },
+  })
+  TRUST_PROXY = 'false';
 
   /**
    * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
@@ -421,9 +431,24 @@ export class EnvironmentVariables {
   @IntVar(1)
   LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 60 * 60;
 
-  /** Password-reset requests and verification resends allowed per account, and per client address, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  /**
+   * Failed logins allowed from one client address on all accounts together within
+   * LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS (password spraying), then 429 for every login from
+   * it. Generous and short: an office behind one NAT shares it (docs/security.md).
+   */
+  @IntVar(1)
+  LOGIN_MAX_FAILURES_ACROSS_ACCOUNTS = 30;
+
+  @IntVar(1)
+  LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS = 10 * 60;
+
+  /** Mail-sending account requests (reset, verification resend, email change) allowed per account within ACCOUNT_MAIL_WINDOW_SECONDS. */
   @IntVar(1)
   ACCOUNT_MAIL_MAX_PER_WINDOW = 5;
+
+  /** The same requests and registrations allowed per client address, all accounts together, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  @IntVar(1)
+  ACCOUNT_MAIL_MAX_PER_ADDRESS = 20;
 
   @IntVar(1)
   ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
@@ -8,6 +7,7 @@ import type { GateEvent } from '../analytics/analytics.entities';
 import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
 import { blobKey, variantKey } from '../blobs/blob-store.service';
 import { BlobVariants, Variants } from '../blobs/blob-variants.service';
+import { clientAddress } from '../common/client-address';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
@@ -546,13 +546,7 @@ export class SiteRouter {
   }
 
   clientIp(req: IncomingMessage): string {
-    if (this.config.TRUST_PROXY) {
-      const forwarded = req.headers['x-forwarded-for'];
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      // Only an address counts: anything else would let a client pick its own rate-limit key.
-      if (first && isIP(first) !== 0) return first;
-    }
-    return req.socket.remoteAddress ?? 'unknown';
+    return clientAddress(req, this.config.trustProxy);
   }
 
   page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {

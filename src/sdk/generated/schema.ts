@@ -540,7 +540,9 @@ export interface paths {
         put?: never;
         /**
          * Create an account with its own workspace, and sign in
-         * @description **Access:** public, no credential.
+         * @description Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.
+         *
+         *     **Access:** public, no credential.
          */
         post: operations["register"];
         delete?: never;
@@ -560,7 +562,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: an access JWT and a refresh token
-         * @description Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.
+         * @description Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.
          *
          *     **Access:** public, no credential.
          */
@@ -5477,6 +5479,20 @@ export interface operations {
                         statusCode?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
                     };
                 };
             };
