@@ -144,12 +144,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     idleMs: config.HTTP_IDLE_TIMEOUT_MS,
     keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   });
-  installConnectionCaps(app.getHttpServer() as Server, config, logger);
+  installConnectionCaps(app.getHttpServer() as Server, config, logger, metrics);
   return { app, config, logger };
 }
 
 /** The connection caps of HTTP_MAX_CONNECTIONS(_PER_ADDRESS), checked against the open-file limit. */
-function installConnectionCaps(server: Server, config: AppConfig, logger: Logger): void {
+function installConnectionCaps(server: Server, config: AppConfig, logger: Logger, metrics: MetricsService): void {
   const openFiles = readOpenFileLimit();
   const safe = defaultMaxConnections(openFiles);
   const total = config.HTTP_MAX_CONNECTIONS ?? safe;
@@ -162,7 +162,12 @@ function installConnectionCaps(server: Server, config: AppConfig, logger: Logger
   }
   // Behind a proxy every connection is the proxy's: a per-address cap would cap everyone together.
   const perAddress = config.TRUST_PROXY ? 0 : config.HTTP_MAX_CONNECTIONS_PER_ADDRESS;
-  applyConnectionCaps(server, { perAddress, total, loopbackReserve: LOOPBACK_RESERVE }, refusalLog(logger));
+  const log = refusalLog(logger);
+  const counts = applyConnectionCaps(server, { perAddress, total, loopbackReserve: LOOPBACK_RESERVE }, (reason, address) => {
+    metrics.observeRefusedConnection(reason);
+    log(reason, address);
+  });
+  metrics.watchConnections(counts);
 }
 
 /** A warning for the first refused connection, then at most one a minute with the counts since: a flood must not flood the log. */

@@ -170,8 +170,13 @@ export function addressKey(address: string): string {
  *
  * Node's own `server.maxConnections` is not used: it refuses before anything can tell a
  * loopback peer from the rest. Call after every 'request' listener is installed.
+ * Returns the current counts (for metrics).
  */
-export function applyConnectionCaps(server: Server, caps: ConnectionCaps, onRefused?: (reason: RefusalReason, address: string) => void): void {
+export function applyConnectionCaps(
+  server: Server,
+  caps: ConnectionCaps,
+  onRefused?: (reason: RefusalReason, address: string) => void,
+): () => { open: number; reserved: number } {
   const perAddress = new Map<string, number>();
   let open = 0;
   let reserved = 0;
@@ -210,6 +215,7 @@ export function applyConnectionCaps(server: Server, caps: ConnectionCaps, onRefu
     if (inReserve.has(req.socket) && isForwarded(req.headers)) return overCapacity(res);
     for (const listener of listeners) listener.call(server, req, res);
   });
+  return () => ({ open, reserved });
 }
 
 function overCapacity(res: ServerResponse): void {

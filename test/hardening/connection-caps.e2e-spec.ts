@@ -63,6 +63,13 @@ describe('Connection caps (e2e)', () => {
       first[0].destroy();
       await eventually(async () => expect((await exchange(await open(t.port, '127.0.0.2'), HEALTH)).status).toBe(200));
       expect(await closedUnanswered(await open(t.port, '127.0.0.2'))).toBe(true);
+      // Counted for the operator.
+      const metrics = (await t.http().get('/metrics').expect(200)).text;
+      const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(metrics)?.[1]);
+      // Two refusals above, and any retry that came before the server saw the close.
+      expect(value('statichost_connections_refused_total{reason="per_address"}')).toBeGreaterThanOrEqual(2);
+      // Ten held, the one /metrics came on, and retries' connections not yet seen closing.
+      expect(value('statichost_http_connections{kind="counted"}')).toBeGreaterThanOrEqual(11);
     });
   });
 
