@@ -13,7 +13,15 @@ import { AppModule } from './app.module';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
 import { finishOpenApiDocument } from './auth/openapi-document';
-import { applyConnectionTimeouts } from './common/connection-limits';
+import {
+  applyConnectionCaps,
+  applyConnectionTimeouts,
+  ASSUMED_OPEN_FILE_LIMIT,
+  defaultMaxConnections,
+  LOOPBACK_RESERVE,
+  readOpenFileLimit,
+  type RefusalReason,
+} from './common/connection-limits';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { jsonBodyParser } from './common/json-body';
 import { jsonShapeLimits } from './common/json-shape';
@@ -137,5 +145,51 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     idleMs: config.HTTP_IDLE_TIMEOUT_MS,
     keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   });
+  installConnectionCaps(app.getHttpServer() as Server, config, logger, metrics);
   return { app, config, logger };
+}
+
+/** The connection caps of HTTP_MAX_CONNECTIONS(_PER_ADDRESS), checked against the open-file limit. */
+function installConnectionCaps(server: Server, config: AppConfig, logger: Logger, metrics: MetricsService): void {
+  const openFiles = readOpenFileLimit();
+  const safe = defaultMaxConnections(openFiles);
+  const total = config.HTTP_MAX_CONNECTIONS ?? safe;
+  if (openFiles === undefined) {
+    logger.warn(`could not read the open-file limit; assuming ${ASSUMED_OPEN_FILE_LIMIT}: set HTTP_MAX_CONNECTIONS to say how many connections to take`);
+  } else if (total > safe) {
+    logger.warn(
+      `HTTP_MAX_CONNECTIONS=${total} leaves too few of the ${openFiles} open files for the database and files being served (${safe} would); raise the limit (ulimit -n) or lower the cap`,
+    );
+  }
+  // A trusted proxy's connections carry many clients: a per-address cap would cap them all together.
+  // With a hop count every peer may be the proxy (the trust function says so for any address at
+  // hop 0), so the cap is then off; with a list of proxies, only those are exempt.
+  const trust = config.trustProxy;
+  const caps = {
+    perAddress: config.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    total,
+    loopbackReserve: LOOPBACK_RESERVE,
+    perAddressExempt: (address: string) => trust(address, 0),
+  };
+  const log = refusalLog(logger);
+  const counts = applyConnectionCaps(server, caps, (reason, address) => {
+    metrics.observeRefusedConnection(reason);
+    log(reason, address);
+  });
+  metrics.watchConnections(counts);
+}
+
+/** A warning for the first refused connection, then at most one a minute with the counts since: a flood must not flood the log. */
+function refusalLog(logger: Logger): (reason: RefusalReason, address: string) => void {
+  let quietUntil = 0;
+  const counts: Record<RefusalReason, number> = { per_address: 0, total: 0 };
+  return (reason, address) => {
+    counts[reason]++;
+    const now = Date.now();
+    if (now < quietUntil) return;
+    quietUntil = now + 60_000;
+    logger.warn({ refused: { ...counts }, lastAddress: address }, `connections refused at the connection caps (last: ${reason} from ${address})`);
+    counts.per_address = 0;
+    counts.total = 0;
+  };
 }

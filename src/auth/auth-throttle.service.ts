@@ -4,7 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
-import { ApiError, commonError } from '../common/errors';
+import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { attemptCounter } from '../gates/attempt-counter';
 import type { Email } from '../users/email';
@@ -14,12 +14,6 @@ import type { Email } from '../users/email';
  * and the counters need not hold anyone's address in clear.
  */
 const accountKey = (account: string) => createHash('sha256').update(account, 'utf8').digest('base64url');
-
-export function tooManyAttempts(message: string, retryAfterMs: number): ApiError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const error = commonError('rate_limited', `${message}; retry in ${seconds} s`, { retryAfter: seconds });
-  return Object.assign(error, { headers: { 'Retry-After': String(seconds) } });
-}
 
 /**
  * Brute-force limits of the account endpoints, counted in PostgreSQL (the gates'

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 
 import proxyAddr from 'proxy-addr';
@@ -56,4 +56,18 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
   const chain = proxyAddr.all(req, trust);
   for (let i = chain.length - 1; i >= 0; i--) if (chain[i] && isIP(chain[i]) !== 0) return chain[i];
   return 'unknown';
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/**
+ * Whether a proxy forwarded the request for someone else: Caddy, nginx and every load
+ * balancer add one of these, so a loopback peer that sends one is not a local caller.
+ */
+export function isForwarded(headers: IncomingHttpHeaders): boolean {
+  return headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined || headers['x-real-ip'] !== undefined;
 }

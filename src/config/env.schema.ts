@@ -101,6 +101,22 @@ export class EnvironmentVariables {
   @IntVar(100)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
+  /**
+   * Open connections one client address (an IPv6 /64) may hold; the newest past it is
+   * closed at once. 0: no per-address cap. Not applied to trusted proxies (TRUST_PROXY: with a
+   * hop count, to no peer; with a list, to the listed ones), which should cap per client themselves.
+   */
+  @IntVar(0)
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS = 2000;
+
+  /**
+   * Open connections in all; the newest past it is closed at once, except a few from
+   * loopback for the health check and the TLS ask. Unset: three quarters of the process's
+   * open-file limit (read at start), the rest left for the database, files and storage.
+   */
+  @OptionalIntVar(1, 1_000_000)
+  HTTP_MAX_CONNECTIONS?: number;
+
   /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
   @IntVar(1)
   MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -195,6 +211,14 @@ export class EnvironmentVariables {
    */
   @SecretVar()
   INTERNAL_TOKEN?: string;
+
+  /**
+   * Certificate asks (`/internal/tls/allowed`) per minute that may look a name up in the
+   * database, per instance; past it the ask answers 429 (the proxy then issues nothing).
+   * Refused names are remembered for a minute and cost nothing.
+   */
+  @IntVar(1)
+  TLS_ASK_LOOKUPS_PER_MINUTE = 120;
 
   /** HMAC key of gate cookies; unset: generated once into $DATA_DIR/gate-cookie.secret. */
   @SecretVar()

@@ -75,7 +75,14 @@ export class MetricsService implements OnApplicationBootstrap {
     labelNames: ['job', 'outcome'],
     registers: [this.registry],
   });
+  private readonly connectionsRefused = new Counter({
+    name: 'statichost_connections_refused_total',
+    help: 'Connections closed as they arrived, by the cap they were over (per_address, total)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   private fileCacheBytes?: () => number;
+  private connections?: () => { open: number; reserved: number };
 
   constructor(
     config: AppConfig,
@@ -108,6 +115,19 @@ export class MetricsService implements OnApplicationBootstrap {
         this.set(cacheBytes());
       },
     });
+    const connections = () => this.connections?.();
+    new Gauge({
+      name: 'statichost_http_connections',
+      help: 'Open client connections: counted against HTTP_MAX_CONNECTIONS, or in the loopback reserve past it',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        const c = connections();
+        if (!c) return;
+        this.set({ kind: 'counted' }, c.open);
+        this.set({ kind: 'reserve' }, c.reserved);
+      },
+    });
   }
 
   /** Every background job reports its rounds here. */
@@ -125,6 +145,15 @@ export class MetricsService implements OnApplicationBootstrap {
   /** The site router's file cache tells its size through this. */
   watchFileCache(bytes: () => number): void {
     this.fileCacheBytes = bytes;
+  }
+
+  /** The connection caps (src/common/connection-limits.ts) tell their counts through this. */
+  watchConnections(counts: () => { open: number; reserved: number }): void {
+    this.connections = counts;
+  }
+
+  observeRefusedConnection(reason: string): void {
+    if (this.enabled) this.connectionsRefused.inc({ reason });
   }
 
   observeApi(route: string, method: string, status: number, seconds: number): void {

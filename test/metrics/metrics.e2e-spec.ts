@@ -53,6 +53,8 @@ describe('GET /metrics (e2e)', () => {
       'statichost_deploy_duration_seconds',
       'statichost_job_runs_total',
       'statichost_db_pool_connections',
+      'statichost_http_connections',
+      'statichost_connections_refused_total',
       'statichost_process_cpu_user_seconds_total',
       'statichost_nodejs_eventloop_lag_seconds',
     ]) {
