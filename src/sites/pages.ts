@@ -38,13 +38,15 @@ export const PAGE_CSP = [
 /**
  * Headers of every built-in page (gate, 404, errors), as the dashboard sends its own
  * (src/dashboard/dashboard-http.ts): no framing (the password form cannot be
- * clickjacked), no referrer (a gate's `next` path stays on the site).
+ * clickjacked), no referrer (a gate's `next` path stays on the site). Unlike the
+ * dashboard, no Cross-Origin-Opener-Policy: these pages stand on the site's origin,
+ * and a gate page with one would cut `window.opener` of a site page opened as a
+ * popup once the visitor unlocks it.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': PAGE_CSP,
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
 /** PAGE_HEADERS as a flat [name, value, …] list, the form writeHead takes. */
