@@ -22,6 +22,7 @@ import {
   readOpenFileLimit,
   type RefusalReason,
 } from './common/connection-limits';
+import { docsPageHeaders } from './common/docs-page';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { jsonBodyParser } from './common/json-body';
 import { jsonShapeLimits } from './common/json-shape';
@@ -66,6 +67,12 @@ function publicApiUrl(config: AppConfig): string | undefined {
   if (!host) return undefined;
   const port = config.publicPort;
   return `${config.PUBLIC_SCHEME}://${host}${port ? `:${port}` : ''}`;
+}
+
+/** The origin of publicApiUrl, which Swagger UI's "Try it out" calls. */
+function apiOrigin(config: AppConfig): string | undefined {
+  const url = publicApiUrl(config);
+  return url === undefined ? undefined : new URL(url).origin;
 }
 
 /**
@@ -122,6 +129,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       next();
     },
     dashboardMiddleware(),
+    docsPageHeaders('/docs', apiOrigin(config)),
     jsonBodyParser({
       limit: config.BODY_LIMIT_BYTES,
       anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,

@@ -21,7 +21,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { StorageProvider } from '../storage/storage.provider';
 import { HostRoute, HostRules, routeHost } from './host';
-import { GATE_PATH, gatePage, PAGES } from './pages';
+import { GATE_PATH, gatePage, PAGE_HEADER_LIST, PAGE_HEADERS, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { isHashedAssetPath, parseRequestPath } from './request-path';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
@@ -378,7 +378,7 @@ export class SiteRouter {
     if (range.kind === 'unsatisfiable') {
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
       const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
-      headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
+      headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length), ...PAGE_HEADER_LIST);
       res.writeHead(416, withRules(headers, rules));
       res.end(head ? undefined : body);
       return;
@@ -438,6 +438,7 @@ export class SiteRouter {
       'Vary',
       gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding',
       ...tags,
+      ...PAGE_HEADER_LIST,
     ];
     res.writeHead(406, headers);
     res.end(head ? undefined : body);
@@ -556,6 +557,7 @@ export class SiteRouter {
       'Content-Length': body.length,
       'Cache-Control': gated ? PRIVATE_CACHE : cacheControl,
       'X-Content-Type-Options': 'nosniff',
+      ...PAGE_HEADERS,
     };
     if (gated) headers.Vary = 'Cookie';
     if (this.hsts) headers['Strict-Transport-Security'] = this.hsts;
