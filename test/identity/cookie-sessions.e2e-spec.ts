@@ -84,6 +84,10 @@ describe('Cookie-mode sessions for the dashboard (e2e)', () => {
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('logs no shared-parent warning for the default hosts (localhost beside *.localhost)', () => {
+    expect(t.logs.filter((line) => line.includes('share the parent domain'))).toEqual([]);
+  });
+
   it('keeps body tokens for API clients, and names a wrong X-Session-Mode', async () => {
     const user = await registerUser(t, { password: PASSWORD });
     const login = await t.http().post('/auth/login').send({ email: user.email, password: PASSWORD }).expect(200);

@@ -112,6 +112,15 @@ describe('A hosted site cannot plant the refresh cookie on the API host (real br
     return evil.token;
   }
 
+  it('warns at start-up that the API host and the sites share a parent domain that is not a public suffix', () => {
+    const warnings = t.logs
+      .map((line) => JSON.parse(line) as { level: string; msg: string; apiHost?: string; parent?: string })
+      .filter((l) => l.level === 'warn');
+    expect(warnings).toContainEqual(
+      expect.objectContaining({ apiHost: API, parent: 'example.test', msg: expect.stringContaining('registrable domain of their own') }),
+    );
+  });
+
   it('a signed-in victim who visits the site keeps their own session on the next dashboard load', async () => {
     const { context, page } = await newPage();
     try {
