@@ -29,6 +29,7 @@ import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -103,6 +104,23 @@ function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolea
   };
 }
 
+/**
+ * A site's script can set cookies for a parent domain it shares with the API host (issue
+ * 26). The refresh cookie is safe from that under https (`__Host-`), but nothing else the
+ * API host may ever set is, and under http not even that: say so at every start.
+ */
+function warnOfSharedCookieParent(config: AppConfig, logger: Logger): void {
+  const apiHosts = [...config.apiHosts, new URL(config.apiBaseUrl).hostname];
+  for (const { apiHost, parent } of apiHostsSharingCookies(apiHosts, config.SITES_DOMAIN)) {
+    logger.warn(
+      { apiHost, sitesDomain: config.SITES_DOMAIN, parent },
+      `the API host ${apiHost} and the sites (*.${config.SITES_DOMAIN}) share the parent domain ${parent}, which is not a public suffix: ` +
+        "a hosted site's script can set cookies that the API host receives. Serve the sites from a registrable domain of their own " +
+        '(as github.io, netlify.app and pages.dev are); see docs/security.md',
+    );
+  }
+}
+
 /** Builds the whole HTTP app exactly as production runs it; tests use it too. */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const level = options.env?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
@@ -113,6 +131,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     abortOnError: false,
   });
   const config = app.get(AppConfig);
+  warnOfSharedCookieParent(config, logger);
 
   app.disable('x-powered-by');
   // The same trust function as clientAddress's, so req.ip (should anything read it) agrees with it.

@@ -38,9 +38,14 @@ export const ARTIFACTS = join(__dirname, '..', 'artifacts');
 /**
  * Headless Chromium with the flags this sandbox needs (root: no sandbox; no network
  * but loopback: no background services). `*.localhost` resolves to 127.0.0.1 in
- * Chromium itself, so site hosts work without /etc/hosts.
+ * Chromium itself, so site hosts work without /etc/hosts; `mapToLoopback` sends other
+ * names there too (e.g. `['*.example.test']`, through `--host-resolver-rules`), for
+ * tests that need hosts under one parent domain that is not localhost.
  */
-export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: Browser; source: BrowserSource; close(): Promise<void> }> {
+export async function launchBrowser(
+  prefer?: BrowserSource,
+  options: { mapToLoopback?: string[] } = {},
+): Promise<{ browser: Browser; source: BrowserSource; close(): Promise<void> }> {
   const executable = await chromiumExecutable(prefer);
   await mkdir(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({
@@ -54,6 +59,7 @@ export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: 
       '--disable-sync',
       '--disable-quic',
       '--no-first-run',
+      ...(options.mapToLoopback?.length ? [`--host-resolver-rules=${options.mapToLoopback.map((pattern) => `MAP ${pattern} 127.0.0.1`).join(', ')}`] : []),
     ],
     // Chromium takes its language from the environment's locale. The tests run it under
     // Debian's default (C.UTF-8, CI's too), where it reports navigator.language as
