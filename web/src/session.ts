@@ -3,7 +3,7 @@ import { ApiError } from './errors';
 
 /**
  * The dashboard's session (issue 13). The access JWT lives in this module's memory
- * only; the refresh token is an HttpOnly cookie on /auth that no script can read.
+ * only; the refresh token is an HttpOnly cookie (`__Host-` under https, see src/auth/session-cookie.ts) that no script can read.
  * Every auth call says `X-Session-Mode: cookie`, which is also what lets the server
  * read that cookie (a cross-site form cannot send the header).
  */
