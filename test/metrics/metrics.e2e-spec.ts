@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
@@ -145,6 +148,21 @@ describe('GET /metrics (e2e)', () => {
     const ask = `/internal/tls/allowed?domain=metrics-ask.${t.config.SITES_DOMAIN}`;
     await proxied(ask, METRICS_TOKEN).expect(404);
     await proxied(ask, INTERNAL_TOKEN).expect(200);
+  });
+
+  it("has every family README's metrics table names, under the name written there", async () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Metrics'), readme.indexOf('\n### ', readme.indexOf('### Metrics') + 1));
+    const names = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split('|')[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    expect(names.length).toBeGreaterThan(10);
+    const families = [...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
+    for (const name of names) {
+      const found = name.endsWith('*') ? families.some((f) => f.startsWith(name.slice(0, -1))) : families.includes(name);
+      expect({ name, found }).toEqual({ name, found: true });
+    }
   });
 
   it('is not there when METRICS_ENABLED=false', async () => {
