@@ -369,9 +369,17 @@ export class EnvironmentVariables {
   @IntVar(0)
   HSTS_MAX_AGE_SECONDS = 31_536_000;
 
-  /** Prometheus metrics at /metrics (loopback or INTERNAL_TOKEN); false: no counting at all. */
+  /** Prometheus metrics at /metrics (direct loopback or METRICS_TOKEN); false: no counting at all. */
   @BoolVar()
   METRICS_ENABLED = true;
+
+  /**
+   * Bearer token of /metrics for a scraper that is not a direct loopback caller; unset:
+   * loopback only. Its own token, not INTERNAL_TOKEN: the scraper's credential must not
+   * also open the TLS ask (which decides what certificates Caddy requests).
+   */
+  @SecretVar()
+  METRICS_TOKEN?: string;
 
   /** Site analytics (src/analytics): false counts nothing and keeps no visitor key. */
   @BoolVar()

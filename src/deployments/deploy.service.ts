@@ -11,6 +11,7 @@ import { formatBytes } from '../common/format-bytes';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { deployOutcomeOf } from '../metrics/deploy-outcome';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
@@ -181,7 +182,7 @@ export class DeployService {
       this.metrics.observeDeploy('ok', (performance.now() - start) / 1000, Number(done.deployment.sizeBytes));
       return done;
     } catch (err) {
-      this.metrics.observeDeploy('failed', (performance.now() - start) / 1000);
+      this.metrics.observeDeploy(deployOutcomeOf(err), (performance.now() - start) / 1000);
       throw err;
     }
   }

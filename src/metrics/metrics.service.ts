@@ -10,6 +10,12 @@ import { FastCounter, FastHistogram } from './fast-metrics';
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
+/**
+ * `refused` is the caller's doing (a 4xx: quota, invalid files or `_redirects`, a conflict);
+ * `failed` is the service's (5xx or an unexpected error), the one to alert on.
+ */
+export type DeployOutcome = 'ok' | 'refused' | 'failed';
+
 interface PgPool {
   totalCount: number;
   idleCount: number;
@@ -57,7 +63,12 @@ export class MetricsService implements OnApplicationBootstrap {
     this.registry,
   );
   readonly fileCacheMisses = new FastCounter('statichost_site_file_cache_misses_total', 'Site files read from the object store', undefined, [], this.registry);
-  private readonly deploys = new Counter({ name: 'statichost_deploys_total', help: 'Deploys by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly deploys = new Counter({
+    name: 'statichost_deploys_total',
+    help: 'Deploys by outcome (ok; refused: answered 4xx, e.g. a quota or invalid files; failed: 5xx or an unexpected error)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly deployBytes = new Counter({
     name: 'statichost_deploy_bytes_total',
     help: 'Bytes of successful deploys (deployment sizes)',
@@ -71,8 +82,10 @@ export class MetricsService implements OnApplicationBootstrap {
   });
   private readonly jobRuns = new Counter({
     name: 'statichost_job_runs_total',
-    help: 'Background job rounds by job and outcome (ok, failed, skipped: another instance held the lock)',
-    labelNames: ['job', 'outcome'],
+    // Not `job`: Prometheus attaches its own `job` label to every scraped series, and a
+    // clash renames ours to `exported_job`, so queries by `job` found nothing.
+    help: 'Background job rounds by job_name and outcome (ok, failed, skipped: another instance held the lock)',
+    labelNames: ['job_name', 'outcome'],
     registers: [this.registry],
   });
   private readonly connectionsRefused = new Counter({
@@ -137,7 +150,7 @@ export class MetricsService implements OnApplicationBootstrap {
       const job = wrapper.instance as unknown;
       if (job instanceof PeriodicJob) {
         const name = job.constructor.name;
-        job.observe((outcome) => this.jobRuns.inc({ job: name, outcome }));
+        job.observe((outcome) => this.jobRuns.inc({ job_name: name, outcome }));
       }
     }
   }
@@ -166,7 +179,7 @@ export class MetricsService implements OnApplicationBootstrap {
     this.siteDuration.observe(seconds);
   }
 
-  observeDeploy(outcome: 'ok' | 'failed', seconds: number, bytes = 0): void {
+  observeDeploy(outcome: DeployOutcome, seconds: number, bytes = 0): void {
     this.deploys.inc({ outcome });
     this.deployDuration.observe(seconds);
     if (bytes > 0) this.deployBytes.inc(bytes);
