@@ -15,6 +15,11 @@ const trust = (setting: string): TrustProxy => {
 };
 
 describe('clientAddress', () => {
+  it('is "unknown" once Node has detached the socket (a closed connection), instead of throwing', () => {
+    const detached = { socket: null, connection: null, headers: { 'x-forwarded-for': '1.2.3.4' } } as unknown as IncomingMessage;
+    expect(clientAddress(detached, trust('true'))).toBe('unknown');
+  });
+
   it('is the peer unless a proxy is trusted', () => {
     expect(clientAddress(req('10.0.0.1', '1.2.3.4'), trust('false'))).toBe('10.0.0.1');
     expect(clientAddress(req('10.0.0.1', '1.2.3.4'), trust('0'))).toBe('10.0.0.1');

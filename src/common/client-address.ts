@@ -53,6 +53,9 @@ function hops(count: number): TrustProxy {
  * before it is taken instead, so a client cannot pick its own rate-limit key.
  */
 export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
+  // Node detaches the socket from a request whose connection has closed (the request log
+  // reads the address when the answer ends); proxy-addr would throw on it.
+  if (!req.socket) return 'unknown';
   const chain = proxyAddr.all(req, trust);
   for (let i = chain.length - 1; i >= 0; i--) if (chain[i] && isIP(chain[i]) !== 0) return chain[i];
   return 'unknown';
