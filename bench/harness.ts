@@ -163,13 +163,14 @@ export function have(cmd: string): boolean {
 export async function startPinnedTarget(
   script: string,
   args: string[],
-  options: { core: number; env?: Record<string, string>; nodeArgs?: string[]; startSeconds?: number },
+  options: { core: number; env?: Record<string, string>; nodeArgs?: string[]; startSeconds?: number; cwd?: string },
 ): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   const child = spawn(
     'taskset',
     ['-c', String(options.core), process.execPath, ...(options.nodeArgs ?? []), '-r', join(__dirname, 'swc-require.js'), script, ...args],
     {
       env: { ...process.env, ...options.env },
+      cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
