@@ -227,7 +227,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`s:${slug}`, () => this.site(this.projects.siteBySlug(slug)));
+    const key = `s:${slug}`;
+    // A hit (nearly every request) allocates no loader closure.
+    const cached = this.sites.get(key);
+    if (cached !== undefined) return 'projectId' in cached ? cached : null;
+    return this.lookup(key, () => this.site(this.projects.siteBySlug(slug)));
   }
 
   /**
