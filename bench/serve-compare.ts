@@ -13,7 +13,8 @@
  *
  * This checkout runs with every feature on: metrics and analytics enabled, and its two
  * sites carry a `_headers` (rules applying to every file) and a `_redirects` (rules
- * matching none) — BENCH_RULE_FILES=1 in serve-target.ts. The baseline runs what it has.
+ * matching none) — BENCH_RULE_FILES=1 in serve-target.ts. The baseline gets the same
+ * settings and runs what it has of them (so a later commit can be the baseline of a change).
  *
  * Rows: the 2 KB page, the 50 KB file, and the 2 KB page of the password-gated site with a
  * valid cookie, each with a browser's User-Agent (every answer is a page view, visitor hash
@@ -52,6 +53,8 @@ interface Row {
   path: string;
   gated: boolean;
 }
+
+const ALL_FEATURES = { METRICS_ENABLED: 'true', ANALYTICS_ENABLED: 'true', BENCH_RULE_FILES: '1' };
 
 const ROWS: Row[] = [
   { name: '2 KB page', slug: 'bench', path: '/file-2k', gated: false },
@@ -161,8 +164,10 @@ async function main(): Promise<void> {
   const targets: Target[] = [];
   const runs = new Map<string, Run[]>();
   try {
-    targets.push(await startTarget('baseline', baselineDir, {}));
-    targets.push(await startTarget('current', ROOT, { METRICS_ENABLED: 'true', ANALYTICS_ENABLED: 'true', BENCH_RULE_FILES: '1' }));
+    // Both get the same settings: a commit before these features ignores them, a later one (a
+    // before/after of a change) then runs with every feature on as well.
+    targets.push(await startTarget('baseline', baselineDir, ALL_FEATURES));
+    targets.push(await startTarget('current', ROOT, ALL_FEATURES));
     for (const row of ROWS)
       for (const t of targets) {
         const status = await statusOf(t, row);
