@@ -37,5 +37,33 @@ export default tseslint.config(
     files: ['test/**/*.ts', '**/*.spec.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // Issue 26: browsers can report a language Intl refuses ("en-US@posix"), so every date,
+    // number and size goes through web/src/locale.ts (which falls back), and uPlot (which
+    // formats with navigator.language as it loads) only through web/src/charts.ts.
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    ignores: ['web/src/locale.ts', 'web/src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'Intl', message: 'Format through web/src/locale.ts: it falls back when Intl refuses the browser’s language.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        ...['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString'].map((property) => ({
+          property,
+          message: 'Format through web/src/locale.ts: it falls back when Intl refuses the browser’s language.',
+        })),
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'uplot', allowTypeImports: true, message: 'Load uPlot with loadUPlot() (web/src/charts.ts): its import throws on some browser languages.' },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -13,13 +13,23 @@ import { AppModule } from './app.module';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
 import { finishOpenApiDocument } from './auth/openapi-document';
-import { applyConnectionTimeouts } from './common/connection-limits';
+import {
+  applyConnectionCaps,
+  applyConnectionTimeouts,
+  ASSUMED_OPEN_FILE_LIMIT,
+  defaultMaxConnections,
+  LOOPBACK_RESERVE,
+  readOpenFileLimit,
+  type RefusalReason,
+} from './common/connection-limits';
+import { docsPageHeaders } from './common/docs-page';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { jsonBodyParser } from './common/json-body';
 import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
+import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -60,6 +70,12 @@ function publicApiUrl(config: AppConfig): string | undefined {
   return `${config.PUBLIC_SCHEME}://${host}${port ? `:${port}` : ''}`;
 }
 
+/** The origin of publicApiUrl, which Swagger UI's "Try it out" calls. */
+function apiOrigin(config: AppConfig): string | undefined {
+  const url = publicApiUrl(config);
+  return url === undefined ? undefined : new URL(url).origin;
+}
+
 /**
  * Puts the site router in front of Express on the app's own HTTP server: requests
  * for a site host are answered there and never enter Express.
@@ -88,6 +104,23 @@ function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolea
   };
 }
 
+/**
+ * A site's script can set cookies for a parent domain it shares with the API host (issue
+ * 26). The refresh cookie is safe from that under https (`__Host-`), but nothing else the
+ * API host may ever set is, and under http not even that: say so at every start.
+ */
+function warnOfSharedCookieParent(config: AppConfig, logger: Logger): void {
+  const apiHosts = [...config.apiHosts, new URL(config.apiBaseUrl).hostname];
+  for (const { apiHost, parent } of apiHostsSharingCookies(apiHosts, config.SITES_DOMAIN)) {
+    logger.warn(
+      { apiHost, sitesDomain: config.SITES_DOMAIN, parent },
+      `the API host ${apiHost} and the sites (*.${config.SITES_DOMAIN}) share the parent domain ${parent}, which is not a public suffix: ` +
+        "a hosted site's script can set cookies that the API host receives. Serve the sites from a registrable domain of their own " +
+        '(as github.io, netlify.app and pages.dev are); see docs/security.md',
+    );
+  }
+}
+
 /** Builds the whole HTTP app exactly as production runs it; tests use it too. */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const level = options.env?.LOG_LEVEL ?? process.env.LOG_LEVEL ?? 'info';
@@ -98,21 +131,24 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     abortOnError: false,
   });
   const config = app.get(AppConfig);
+  warnOfSharedCookieParent(config, logger);
 
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // The same trust function as clientAddress's, so req.ip (should anything read it) agrees with it.
+  app.set('trust proxy', config.trustProxy);
   const metrics = app.get(MetricsService);
   const hsts = config.hstsHeader;
   // One router layer for what every API request passes through: Express's router costs a
   // path match, a params object and a closure per layer per request.
   const steps: ExpressMiddleware[] = [
-    httpLogger(logger, metrics.enabled ? apiMetrics(metrics) : undefined),
+    httpLogger(logger, { observe: metrics.enabled ? apiMetrics(metrics) : undefined, trustProxy: config.trustProxy }),
     (_req, res, next) => {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       if (hsts) res.setHeader('Strict-Transport-Security', hsts);
       next();
     },
     dashboardMiddleware(),
+    docsPageHeaders('/docs', apiOrigin(config)),
     jsonBodyParser({
       limit: config.BODY_LIMIT_BYTES,
       anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
@@ -136,5 +172,51 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     idleMs: config.HTTP_IDLE_TIMEOUT_MS,
     keepAliveMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   });
+  installConnectionCaps(app.getHttpServer() as Server, config, logger, metrics);
   return { app, config, logger };
+}
+
+/** The connection caps of HTTP_MAX_CONNECTIONS(_PER_ADDRESS), checked against the open-file limit. */
+function installConnectionCaps(server: Server, config: AppConfig, logger: Logger, metrics: MetricsService): void {
+  const openFiles = readOpenFileLimit();
+  const safe = defaultMaxConnections(openFiles);
+  const total = config.HTTP_MAX_CONNECTIONS ?? safe;
+  if (openFiles === undefined) {
+    logger.warn(`could not read the open-file limit; assuming ${ASSUMED_OPEN_FILE_LIMIT}: set HTTP_MAX_CONNECTIONS to say how many connections to take`);
+  } else if (total > safe) {
+    logger.warn(
+      `HTTP_MAX_CONNECTIONS=${total} leaves too few of the ${openFiles} open files for the database and files being served (${safe} would); raise the limit (ulimit -n) or lower the cap`,
+    );
+  }
+  // A trusted proxy's connections carry many clients: a per-address cap would cap them all together.
+  // With a hop count every peer may be the proxy (the trust function says so for any address at
+  // hop 0), so the cap is then off; with a list of proxies, only those are exempt.
+  const trust = config.trustProxy;
+  const caps = {
+    perAddress: config.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    total,
+    loopbackReserve: LOOPBACK_RESERVE,
+    perAddressExempt: (address: string) => trust(address, 0),
+  };
+  const log = refusalLog(logger);
+  const counts = applyConnectionCaps(server, caps, (reason, address) => {
+    metrics.observeRefusedConnection(reason);
+    log(reason, address);
+  });
+  metrics.watchConnections(counts);
+}
+
+/** A warning for the first refused connection, then at most one a minute with the counts since: a flood must not flood the log. */
+function refusalLog(logger: Logger): (reason: RefusalReason, address: string) => void {
+  let quietUntil = 0;
+  const counts: Record<RefusalReason, number> = { per_address: 0, total: 0 };
+  return (reason, address) => {
+    counts[reason]++;
+    const now = Date.now();
+    if (now < quietUntil) return;
+    quietUntil = now + 60_000;
+    logger.warn({ refused: { ...counts }, lastAddress: address }, `connections refused at the connection caps (last: ${reason} from ${address})`);
+    counts.per_address = 0;
+    counts.total = 0;
+  };
 }

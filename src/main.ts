@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { createApp } from './app.factory';
 import { createLogger } from './common/logging';
 import { validateEnv } from './config/env.schema';
+import { startupNotes } from './config/startup-notes';
 import { EmbeddedPostgresError, type EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
 
 async function main(): Promise<void> {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   const { app, config } = await createApp({ env: overrides });
   await app.listen(config.PORT, config.HOST);
   logger.info({ port: config.PORT, sites: config.siteUrl('<slug>') }, `listening on http://localhost:${config.PORT} (docs at /docs)`);
+  for (const note of startupNotes(config)) logger.info(note);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -79,8 +79,9 @@ export class AccountRecoveryService implements OnModuleInit {
         await this.users.update(m, user.id, { name: input.name });
       }
       if (email !== undefined && email !== user.email) {
-        if (await this.users.emailTaken(m, email)) throw usersError('email_taken', `An account with the email ${email} already exists`);
+        // Counted before the check, so asking which emails are taken costs a request each time.
         await this.throttle.consumeMailRequest(`user:${userId}`, ip);
+        if (await this.users.emailTaken(m, email)) throw usersError('email_taken', `An account with the email ${email} already exists`);
         await this.sendVerification(m, user, email);
       }
       return userView(user);

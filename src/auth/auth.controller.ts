@@ -12,13 +12,25 @@ import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './d
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
 import type { Principal } from './principal';
-import { refreshCookie, refreshTokenFromCookies, SESSION_MODE_HEADER, sessionMode } from './session-cookie';
+import {
+  duplicateRefreshCookie,
+  readRefreshCookies,
+  refreshCookie,
+  type RefreshCookieScheme,
+  refreshCookieScheme,
+  retiredCookieDeletion,
+  SESSION_MODE_HEADER,
+  sessionMode,
+} from './session-cookie';
+import { sessionMarkerCookie } from './session-marker';
 
 const SESSION_MODE = ApiHeader({
   name: 'X-Session-Mode',
   required: false,
   enum: ['cookie'],
-  description: '`cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md',
+  description:
+    '`cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` ' +
+    '(Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md',
 });
 
 @ApiTags('auth')
@@ -32,12 +44,15 @@ export class AuthController {
 
   @Post('register')
   @Public()
-  @ApiOperation({ summary: 'Create an account with its own workspace, and sign in' })
+  @ApiOperation({
+    summary: 'Create an account with its own workspace, and sign in',
+    description: 'Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.',
+  })
   @SESSION_MODE
   @ApiCreatedResponse({ type: RegisterView })
   async register(@Body() dto: RegisterDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RegisterView> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
-    return this.deliver(mode, await this.auth.register(dto), res);
+    return this.deliver(mode, await this.auth.register(dto, this.ip(req)), req, res);
   }
 
   @Post('login')
@@ -46,13 +61,13 @@ export class AuthController {
   @ApiOperation({
     summary: 'Sign in: an access JWT and a refresh token',
     description:
-      'Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.',
+      'Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })
   async login(@Body() dto: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginView> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
-    return this.deliver(mode, await this.auth.login(dto, this.ip(req)), res);
+    return this.deliver(mode, await this.auth.login(dto, this.ip(req)), req, res);
   }
 
   @Post('verify-email')
@@ -104,7 +119,8 @@ export class AuthController {
     summary: 'Exchange a refresh token for a new pair',
     description:
       'Refresh tokens are single use. Presenting one a second time ends the whole session. ' +
-      'In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there.',
+      'In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there; ' +
+      'a request carrying that cookie twice (one planted by another host under a shared parent domain) is refused and the cookie deleted.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: TokenPairView })
@@ -114,11 +130,14 @@ export class AuthController {
       if (!dto.refreshToken) throw badRequest('refreshToken must not be empty (or send X-Session-Mode: cookie to use the session cookie)');
       return this.auth.refresh(dto.refreshToken);
     }
+    const cookies = readRefreshCookies(req.headers.cookie, this.scheme);
     try {
-      return this.deliver(mode, await this.auth.refresh(refreshTokenFromCookies(req.headers.cookie) ?? ''), res);
+      if (cookies.count > 1) throw duplicateRefreshCookie(this.scheme, cookies.count);
+      return this.deliver(mode, await this.auth.refresh(cookies.token ?? ''), req, res);
     } catch (err) {
       // A dead session's cookie is of no further use: drop it rather than resend it on every load.
-      res.setHeader('Set-Cookie', this.cookie(undefined));
+      res.setHeader('Set-Cookie', this.setCookies(undefined, req));
+      this.marker(res, false);
       throw err;
     }
   }
@@ -137,23 +156,45 @@ export class AuthController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    // The session ended is the access JWT's, never the cookie's, so a second (planted) refresh
+    // cookie leaves nothing to guess here: refusing would only leave the session running.
     await this.auth.logout(principal);
-    if (mode === 'cookie') res.setHeader('Set-Cookie', this.cookie(undefined));
+    if (mode === 'cookie') {
+      res.setHeader('Set-Cookie', this.setCookies(undefined, req));
+      this.marker(res, false);
+    }
   }
 
   /** The answer as the mode wants it: in cookie mode the refresh token moves from the body to the cookie. */
-  private deliver<T extends { refreshToken?: string }>(mode: 'body' | 'cookie', answer: T, res: Response): T {
+  private deliver<T extends { refreshToken?: string }>(mode: 'body' | 'cookie', answer: T, req: Request, res: Response): T {
     if (mode === 'body') return answer;
     const { refreshToken, ...rest } = answer;
-    res.setHeader('Set-Cookie', this.cookie(refreshToken));
+    res.setHeader('Set-Cookie', this.setCookies(refreshToken, req));
+    this.marker(res, true);
     return rest as T;
   }
 
-  private cookie(token: string | undefined): string {
-    return refreshCookie(token, { secure: this.config.PUBLIC_SCHEME === 'https', maxAgeSeconds: this.config.REFRESH_TOKEN_TTL_DAYS * 86_400 });
+  /** The dashboard's hint that a cookie session exists (session-marker.ts), added beside the refresh cookie. */
+  private marker(res: Response, present: boolean): void {
+    res.append(
+      'Set-Cookie',
+      sessionMarkerCookie(present, { secure: this.config.PUBLIC_SCHEME === 'https', maxAgeSeconds: this.config.REFRESH_TOKEN_TTL_DAYS * 86_400 }),
+    );
+  }
+
+  private get scheme(): RefreshCookieScheme {
+    return refreshCookieScheme(this.config.PUBLIC_SCHEME === 'https');
+  }
+
+  /** The refresh cookie set (or deleted), and the retired one deleted when the request still carries it. */
+  private setCookies(token: string | undefined, req: Request): string[] {
+    const scheme = this.scheme;
+    const cookies = [refreshCookie(token, { scheme, maxAgeSeconds: this.config.REFRESH_TOKEN_TTL_DAYS * 86_400 })];
+    const retired = readRefreshCookies(req.headers.cookie, scheme).retired ? retiredCookieDeletion(scheme) : undefined;
+    return retired ? [...cookies, retired] : cookies;
   }
 
   private ip(req: Request): string {
-    return clientAddress(req, this.config.TRUST_PROXY);
+    return clientAddress(req, this.config.trustProxy);
   }
 }

@@ -9,6 +9,8 @@ export const authError = declareErrors('auth', {
   token_expired: 400,
   // The dashboard's X-Session-Mode header (cookie-mode sessions).
   invalid_session_mode: 400,
+  // Two refresh cookies in one request: one was planted by a host under a shared parent domain.
+  duplicate_refresh_cookie: 400,
   invalid_login: 401,
   invalid_refresh_token: 401,
   workspace_mismatch: 403,

@@ -36,8 +36,14 @@ export class AuthService implements OnModuleInit {
     this.dummyHash = hashPassword(randomBytes(16).toString('hex'));
   }
 
-  /** The account, its personal workspace (owned) and a first session, all or nothing. */
-  async register(dto: RegisterDto): Promise<RegisterView> {
+  /**
+   * The account, its personal workspace (owned) and a first session, all or nothing.
+   * Counted as a mail request of the address `ip` (it mails a verification link) before anything else,
+   * taken addresses included: that bounds how fast one address can ask which emails have
+   * an account (409 email_taken, docs/security.md).
+   */
+  async register(dto: RegisterDto, ip: string): Promise<RegisterView> {
+    await this.throttle.consumeMailRequest(undefined, ip);
     const passwordHash = await hashPassword(dto.password);
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.create(m, { email: dto.email, name: dto.name, passwordHash });

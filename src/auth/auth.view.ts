@@ -9,7 +9,7 @@ export class TokenPairView {
   @ApiPropertyOptional({
     description:
       'Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. ' +
-      'Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie',
+      'Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly refresh cookie (`__Host-statichost_refresh` under https)',
   })
   refreshToken?: string;
   @ApiProperty({ type: 'integer', example: 900, description: 'Seconds until the access token expires' })

@@ -42,6 +42,6 @@ export class UsersMeController {
   })
   @ApiOkResponse({ type: UserView })
   updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto, @Req() req: Request): Promise<UserView> {
-    return this.recovery.updateMe(principal.userId!, dto, clientAddress(req, this.config.TRUST_PROXY));
+    return this.recovery.updateMe(principal.userId!, dto, clientAddress(req, this.config.trustProxy));
   }
 }

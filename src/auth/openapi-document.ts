@@ -60,7 +60,10 @@ const BILLING_ACCESS: Codes = { 403: ['owner_required', 'not_a_member', 'workspa
 export const OPERATIONS: Record<string, OperationContract> = {
   HealthController_check: { id: 'getHealth' },
   // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
-  AuthController_register: { id: 'register', errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 503: ['password_hashing_busy'] } },
+  AuthController_register: {
+    id: 'register',
+    errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  },
   AuthController_login: {
     id: 'login',
     errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
@@ -74,7 +77,8 @@ export const OPERATIONS: Record<string, OperationContract> = {
   },
   UsersMeController_me: { id: 'getCurrentUser' },
   UsersMeController_updateMe: { id: 'updateCurrentUser', errors: { 409: ['email_taken'], 429: ['rate_limited'] } },
-  AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode'], 401: ['invalid_refresh_token'] } },
+  // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/session-cookie.ts).
+  AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] } },
   AuthController_logout: { id: 'logout', errors: { 400: ['invalid_session_mode'] } },
   MeController_me: { id: 'getTokenContext' },
   AccessTokensController_create: {

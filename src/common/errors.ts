@@ -125,6 +125,13 @@ export const notFound = (what: string, id?: string) => common(404, 'not_found', 
 export const payloadTooLarge = (message: string, details?: Record<string, unknown>) => common(413, 'payload_too_large', message, details);
 export const unsupportedMediaType = (message: string) => common(415, 'unsupported_media_type', message);
 
+/** A 429 with Retry-After, the wait rounded up to whole seconds (at least one). */
+export function tooManyAttempts(message: string, retryAfterMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const error = commonError('rate_limited', `${message}; retry in ${seconds} s`, { retryAfter: seconds });
+  return Object.assign(error, { headers: { 'Retry-After': String(seconds) } });
+}
+
 /** The code used for a status when an error carries none of its own. */
 export function defaultCode(status: number): CommonErrorCode {
   const codes: Partial<Record<number, CommonErrorCode>> = {

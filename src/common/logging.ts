@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import { type LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
+
+import { addressPrefix } from './address-prefix';
+import { clientAddress, type TrustProxy } from './client-address';
 
 /**
  * Paths that never reach a log line. Credentials travel in these headers;
@@ -62,6 +65,33 @@ export function requestLogLevel(statusCode: number, failed: boolean): 'error' | 
   return failed || statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 }
 
+/**
+ * Request headers that carry a client's address (set by a proxy, or forged by the client):
+ * never logged; the line has the client's network (`remoteAddress`) instead.
+ */
+const ADDRESS_HEADERS = [
+  'x-forwarded-for',
+  'forwarded',
+  'x-real-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+];
+
+/**
+ * The headers of a request's log line: without the address headers, and without the user
+ * agent unless the logger writes debug lines (a user agent and a /24 together narrow a
+ * network down to a person).
+ */
+export function loggedHeaders(headers: IncomingHttpHeaders, withUserAgent: boolean): IncomingHttpHeaders {
+  const out = { ...headers };
+  for (const name of ADDRESS_HEADERS) delete out[name];
+  if (!withUserAgent) delete out['user-agent'];
+  return out;
+}
+
 /** Told of every answered request (not aborted ones) when it ends (metrics): the time from arrival, in seconds. */
 export type RequestObserver = (req: IncomingMessage, res: ServerResponse, seconds: number) => void;
 
@@ -77,7 +107,8 @@ export type RequestObserver = (req: IncomingMessage, res: ServerResponse, second
  * Only `close` and `error`: a response always emits `close`, after `finish` when it was
  * answered, so listening to `finish` as well only cost two listeners per request.
  */
-export function httpLogger(logger: Logger, observe?: RequestObserver) {
+export function httpLogger(logger: Logger, options: { observe?: RequestObserver; trustProxy: TrustProxy }) {
+  const { observe, trustProxy } = options;
   return (req: IncomingMessage & { id?: string }, res: ServerResponse, next: () => void): void => {
     const id = requestIdOf(req);
     req.id = id;
@@ -92,7 +123,14 @@ export function httpLogger(logger: Logger, observe?: RequestObserver) {
       if (!logger.isLevelEnabled(level)) return;
       const line = {
         // Query strings may carry signed links or search terms: the path only.
-        req: { id, method: req.method, url: String(req.url).split('?')[0], headers: req.headers },
+        req: {
+          id,
+          method: req.method,
+          url: String(req.url).split('?')[0],
+          // The client's network, not its address (docs/security.md, "What request logs keep").
+          remoteAddress: addressPrefix(clientAddress(req, trustProxy)),
+          headers: loggedHeaders(req.headers, logger.isLevelEnabled('debug')),
+        },
         res: { statusCode: res.statusCode, headers: res.getHeaders() },
         responseTime: Math.round(ms),
         ...(err ? { err } : {}),

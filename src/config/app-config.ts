@@ -1,3 +1,4 @@
+import { parseTrustProxy, type TrustProxy } from '../common/client-address';
 import { EnvironmentVariables } from './env.schema';
 
 /**
@@ -12,6 +13,18 @@ export class AppConfig extends EnvironmentVariables {
 
   get isTest(): boolean {
     return this.NODE_ENV === 'test';
+  }
+
+  private trustProxyFn?: TrustProxy;
+
+  /** TRUST_PROXY compiled (validated by the schema): for `clientAddress` and Express's `trust proxy` alike. */
+  get trustProxy(): TrustProxy {
+    if (!this.trustProxyFn) {
+      const parsed = parseTrustProxy(this.TRUST_PROXY);
+      if (typeof parsed === 'string') throw new Error(parsed);
+      this.trustProxyFn = parsed;
+    }
+    return this.trustProxyFn;
   }
 
   get apiHosts(): string[] {

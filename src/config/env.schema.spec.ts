@@ -31,6 +31,13 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
   });
 
+  it('takes TRUST_PROXY as a boolean, a hop count or a list of proxies, and says what is wrong with anything else', () => {
+    for (const ok of ['true', 'false', '2', 'loopback, 10.0.0.0/8', ''])
+      expect(AppConfig.from(validateEnv({ TRUST_PROXY: ok })).trustProxy).toBeInstanceOf(Function);
+    expect(() => validateEnv({ TRUST_PROXY: 'cloudflare' })).toThrow(/TRUST_PROXY="cloudflare": TRUST_PROXY must be true, false, a hop count or a comma list/);
+    expect(() => validateEnv({ TRUST_PROXY: '99' })).toThrow(/TRUST_PROXY must be at most 10 hops/);
+  });
+
   it('never echoes the value of a secret it refuses', () => {
     expect(() => validateEnv({ GATE_COOKIE_SECRET: 'too-short-hunter2' })).toThrow(/GATE_COOKIE_SECRET="\[redacted\]"/);
     try {

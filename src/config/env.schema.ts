@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
+import { parseTrustProxy } from '../common/client-address';
 import { decoratorStack } from '../common/decorator-stack';
 
 const toBool = ({ value }: { value: unknown }) =>
@@ -100,6 +101,22 @@ export class EnvironmentVariables {
   @IntVar(100)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
+  /**
+   * Open connections one client address (an IPv6 /64) may hold; the newest past it is
+   * closed at once. 0: no per-address cap. Not applied to trusted proxies (TRUST_PROXY: with a
+   * hop count, to no peer; with a list, to the listed ones), which should cap per client themselves.
+   */
+  @IntVar(0)
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS = 2000;
+
+  /**
+   * Open connections in all; the newest past it is closed at once, except a few from
+   * loopback for the health check and the TLS ask. Unset: three quarters of the process's
+   * open-file limit (read at start), the rest left for the database, files and storage.
+   */
+  @OptionalIntVar(1, 1_000_000)
+  HTTP_MAX_CONNECTIONS?: number;
+
   /** Platform ceiling for one deployed file, in bytes (plans may set lower limits). */
   @IntVar(1)
   MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -175,9 +192,18 @@ export class EnvironmentVariables {
   @OptionalVar(Matches(/^[a-z0-9.:[\]-]+(,[a-z0-9.:[\]-]+)*$/, { message: 'API_HOSTS must be a comma-separated list of lowercase host names' }))
   API_HOSTS?: string;
 
-  /** Trust X-Forwarded-For for the client address (only behind a proxy that sets it). */
-  @BoolVar()
-  TRUST_PROXY = false;
+  /**
+   * Which hops of X-Forwarded-For are our proxies (src/common/client-address.ts): `false`,
+   * `true` (one hop: the shipped Caddyfile), a hop count, or a comma list of proxy addresses/CIDRs.
+   */
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (value) => typeof value === 'string' && typeof parseTrustProxy(value) === 'function',
+      defaultMessage: (args) => (typeof args?.value === 'string' ? String(parseTrustProxy(args.value)) : 'TRUST_PROXY must be a string'),
+    },
+  })
+  TRUST_PROXY = 'false';
 
   /**
    * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
@@ -185,6 +211,14 @@ export class EnvironmentVariables {
    */
   @SecretVar()
   INTERNAL_TOKEN?: string;
+
+  /**
+   * Certificate asks (`/internal/tls/allowed`) per minute that may look a name up in the
+   * database, per instance; past it the ask answers 429 (the proxy then issues nothing).
+   * Refused names are remembered for a minute and cost nothing.
+   */
+  @IntVar(1)
+  TLS_ASK_LOOKUPS_PER_MINUTE = 120;
 
   /** HMAC key of gate cookies; unset: generated once into $DATA_DIR/gate-cookie.secret. */
   @SecretVar()
@@ -335,9 +369,17 @@ export class EnvironmentVariables {
   @IntVar(0)
   HSTS_MAX_AGE_SECONDS = 31_536_000;
 
-  /** Prometheus metrics at /metrics (loopback or INTERNAL_TOKEN); false: no counting at all. */
+  /** Prometheus metrics at /metrics (direct loopback or METRICS_TOKEN); false: no counting at all. */
   @BoolVar()
   METRICS_ENABLED = true;
+
+  /**
+   * Bearer token of /metrics for a scraper that is not a direct loopback caller; unset:
+   * loopback only. Its own token, not INTERNAL_TOKEN: the scraper's credential must not
+   * also open the TLS ask (which decides what certificates Caddy requests).
+   */
+  @SecretVar()
+  METRICS_TOKEN?: string;
 
   /** Site analytics (src/analytics): false counts nothing and keeps no visitor key. */
   @BoolVar()
@@ -421,9 +463,24 @@ export class EnvironmentVariables {
   @IntVar(1)
   LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 60 * 60;
 
-  /** Password-reset requests and verification resends allowed per account, and per client address, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  /**
+   * Failed logins allowed from one client address on all accounts together within
+   * LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS (password spraying), then 429 for every login from
+   * it. Generous and short: an office behind one NAT shares it (docs/security.md).
+   */
+  @IntVar(1)
+  LOGIN_MAX_FAILURES_ACROSS_ACCOUNTS = 30;
+
+  @IntVar(1)
+  LOGIN_ACROSS_ACCOUNTS_WINDOW_SECONDS = 10 * 60;
+
+  /** Mail-sending account requests (reset, verification resend, email change) allowed per account within ACCOUNT_MAIL_WINDOW_SECONDS. */
   @IntVar(1)
   ACCOUNT_MAIL_MAX_PER_WINDOW = 5;
+
+  /** The same requests and registrations allowed per client address, all accounts together, within ACCOUNT_MAIL_WINDOW_SECONDS. */
+  @IntVar(1)
+  ACCOUNT_MAIL_MAX_PER_ADDRESS = 20;
 
   @IntVar(1)
   ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;

@@ -11,6 +11,7 @@ import { formatBytes } from '../common/format-bytes';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { deployOutcomeOf } from '../metrics/deploy-outcome';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
@@ -18,6 +19,7 @@ import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService, workspaceOf } from '../projects/projects.service';
 import { parseNewSlug, type Slug } from '../projects/slug';
 import { isCompressible } from '../sites/rules/encoding';
+import type { HeaderRules } from '../sites/rules/headers';
 import { storageError } from '../storage/storage.errors';
 import { StorageProvider } from '../storage/storage.provider';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
@@ -28,7 +30,7 @@ import { DeploymentsService } from './deployments.service';
 import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
-import { checkRuleFiles, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
+import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
 import { expiryOf, type Ttl } from './ttl';
 
 export interface PreparedFile {
@@ -180,7 +182,7 @@ export class DeployService {
       this.metrics.observeDeploy('ok', (performance.now() - start) / 1000, Number(done.deployment.sizeBytes));
       return done;
     } catch (err) {
-      this.metrics.observeDeploy('failed', (performance.now() - start) / 1000);
+      this.metrics.observeDeploy(deployOutcomeOf(err), (performance.now() - start) / 1000);
       throw err;
     }
   }
@@ -197,7 +199,7 @@ export class DeployService {
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
     const prepared = this.prepare(request.files, plan.limits.maxFileBytes);
     await this.claimReferenced(workspaceOf(principal), prepared);
-    await this.checkSiteRules(prepared);
+    const headerRules = await this.checkSiteRules(prepared);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.blobs.ensureStored(prepared.blobs);
@@ -207,7 +209,7 @@ export class DeployService {
       }
       try {
         const done = await this.dataSource.transaction(async (m) => {
-          const result = await this.commit(m, principal, target, request, prepared);
+          const result = await this.commit(m, principal, target, request, prepared, headerRules);
           await beforeCommit?.(m, result);
           return result;
         });
@@ -267,6 +269,7 @@ export class DeployService {
     target: DeployTarget,
     request: DeployRequest,
     prepared: PreparedDeploy,
+    headerRules: HeaderRules | undefined,
   ): Promise<{ deployment: Deployment; project: Project }> {
     // Workspace first (it queues the workspace's quota checks), then the project row: one lock order for every writer.
     const plan = await this.quotas.lock(m, workspaceOf(principal));
@@ -278,6 +281,8 @@ export class DeployService {
       throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${request.type}`);
     }
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
+    // Known only now that the project is: the router drops the same headers should the gate be switched on later.
+    if (headerRules && project.gateType !== 'none') assertGatedHeaders(headerRules);
     const ttl = request.ttl ?? defaultTtlWithin(project.defaultTtl, plan.limits);
     const now = this.clock.now();
     // 402 before the project row is touched when this month's deployments or the storage would exceed the plan.
@@ -322,9 +327,9 @@ export class DeployService {
    * stored. Digest-only entries are read back from storage (their blobs were just
    * claimed, so they are there), after a size check so junk is never fetched.
    */
-  private async checkSiteRules(prepared: PreparedDeploy): Promise<void> {
+  private async checkSiteRules(prepared: PreparedDeploy): Promise<HeaderRules | undefined> {
     const found = ruleFilesOf(prepared.files);
-    if (!found._redirects && !found._headers) return;
+    if (!found._redirects && !found._headers) return undefined;
     const read = async (name: RuleFileName): Promise<Buffer | undefined> => {
       const file = found[name];
       if (!file) return undefined;
@@ -344,10 +349,10 @@ export class DeployService {
       }
     };
     try {
-      checkRuleFiles(
+      return checkRuleFiles(
         { redirects: await read('_redirects'), headers: await read('_headers') },
         prepared.files.map((f) => f.path),
-      );
+      ).headers;
     } catch (err) {
       if (err instanceof InvalidRuleFileError) throw deploymentsError(err.code, err.message, { errors: err.errors });
       throw err;
@@ -377,4 +382,10 @@ export class DeployService {
     if (!winner) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
     return check(winner);
   }
+}
+
+/** `_headers` of a deploy to a gated project: CORS with credentials is refused (site-rules-check). */
+function assertGatedHeaders(rules: HeaderRules): void {
+  const err = gatedRuleFileError(rules);
+  if (err) throw deploymentsError(err.code, err.message, { errors: err.errors });
 }

@@ -4,7 +4,7 @@
  * the deployment's own files, so a deploy either gets the rules its author wrote
  * or is refused before anything goes live.
  */
-import { type HeaderRules, parseHeaders } from '../sites/rules/headers';
+import { gatedHeaderProblems, type HeaderRules, parseHeaders } from '../sites/rules/headers';
 import { parseRedirects, type RedirectRules } from '../sites/rules/redirects';
 import { findRedirectLoops, RULE_FILES } from '../sites/rules/resolve';
 import { MAX_RULE_FILE_BYTES, type RuleError } from '../sites/rules/rule-file';
@@ -77,4 +77,10 @@ export function checkRuleFiles(
     out.headers = parsed.rules;
   }
   return out;
+}
+
+/** The problems `_headers` has on a gated site only (gatedHeaderProblems), as a deploy error; undefined when none. */
+export function gatedRuleFileError(rules: HeaderRules): InvalidRuleFileError | undefined {
+  const problems = gatedHeaderProblems(rules);
+  return problems.length > 0 ? new InvalidRuleFileError('_headers', problems) : undefined;
 }

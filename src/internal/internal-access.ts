@@ -1,6 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
+import { isForwarded, isLoopback } from '../common/client-address';
+
+export { isLoopback };
+
 /**
  * Who may call the internal endpoints (`/internal/*`, used by the TLS proxy's `ask`):
  * a direct caller on this machine, or one that presents INTERNAL_TOKEN as a bearer.
@@ -12,14 +16,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export function isInternalCaller(remoteAddress: string | undefined, headers: IncomingHttpHeaders, token: string | undefined): boolean {
   if (token && bearerMatches(headers.authorization, token)) return true;
-  const forwarded = headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined || headers['x-real-ip'] !== undefined;
-  return !forwarded && isLoopback(remoteAddress);
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
+  return !isForwarded(headers) && isLoopback(remoteAddress);
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {

@@ -3,17 +3,17 @@ import { ApiExcludeController } from '@nestjs/swagger';
 
 import { Public } from '../auth/decorators';
 import { notFound } from '../common/errors';
-import { InternalGuard } from '../internal/internal.guard';
+import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 
-/** For the monitoring system only: loopback or INTERNAL_TOKEN, like the other internal endpoints. */
+/** For the monitoring system only: a direct loopback caller or the bearer of METRICS_TOKEN (MetricsGuard). */
 @ApiExcludeController()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Public()
-  @UseGuards(InternalGuard)
+  @UseGuards(MetricsGuard)
   @Get()
   @Header('Cache-Control', 'no-store')
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')

@@ -1,15 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 
-import { InternalGuard } from '../internal/internal.guard';
 import { MetricsController } from './metrics.controller';
+import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 
 @Global()
 @Module({
   imports: [DiscoveryModule],
   controllers: [MetricsController],
-  providers: [MetricsService, InternalGuard],
+  providers: [MetricsService, MetricsGuard],
   exports: [MetricsService],
 })
 export class MetricsModule {}

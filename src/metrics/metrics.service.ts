@@ -10,6 +10,12 @@ import { FastCounter, FastHistogram } from './fast-metrics';
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
+/**
+ * `refused` is the caller's doing (a 4xx: quota, invalid files or `_redirects`, a conflict);
+ * `failed` is the service's (5xx or an unexpected error), the one to alert on.
+ */
+export type DeployOutcome = 'ok' | 'refused' | 'failed';
+
 interface PgPool {
   totalCount: number;
   idleCount: number;
@@ -57,7 +63,12 @@ export class MetricsService implements OnApplicationBootstrap {
     this.registry,
   );
   readonly fileCacheMisses = new FastCounter('statichost_site_file_cache_misses_total', 'Site files read from the object store', undefined, [], this.registry);
-  private readonly deploys = new Counter({ name: 'statichost_deploys_total', help: 'Deploys by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly deploys = new Counter({
+    name: 'statichost_deploys_total',
+    help: 'Deploys by outcome (ok; refused: answered 4xx, e.g. a quota or invalid files; failed: 5xx or an unexpected error)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly deployBytes = new Counter({
     name: 'statichost_deploy_bytes_total',
     help: 'Bytes of successful deploys (deployment sizes)',
@@ -71,11 +82,20 @@ export class MetricsService implements OnApplicationBootstrap {
   });
   private readonly jobRuns = new Counter({
     name: 'statichost_job_runs_total',
-    help: 'Background job rounds by job and outcome (ok, failed, skipped: another instance held the lock)',
-    labelNames: ['job', 'outcome'],
+    // Not `job`: Prometheus attaches its own `job` label to every scraped series, and a
+    // clash renames ours to `exported_job`, so queries by `job` found nothing.
+    help: 'Background job rounds by job_name and outcome (ok, failed, skipped: another instance held the lock)',
+    labelNames: ['job_name', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly connectionsRefused = new Counter({
+    name: 'statichost_connections_refused_total',
+    help: 'Connections closed as they arrived, by the cap they were over (per_address, total)',
+    labelNames: ['reason'],
     registers: [this.registry],
   });
   private fileCacheBytes?: () => number;
+  private connections?: () => { open: number; reserved: number };
 
   constructor(
     config: AppConfig,
@@ -108,6 +128,19 @@ export class MetricsService implements OnApplicationBootstrap {
         this.set(cacheBytes());
       },
     });
+    const connections = () => this.connections?.();
+    new Gauge({
+      name: 'statichost_http_connections',
+      help: 'Open client connections: counted against HTTP_MAX_CONNECTIONS, or in the loopback reserve past it',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        const c = connections();
+        if (!c) return;
+        this.set({ kind: 'counted' }, c.open);
+        this.set({ kind: 'reserve' }, c.reserved);
+      },
+    });
   }
 
   /** Every background job reports its rounds here. */
@@ -117,7 +150,7 @@ export class MetricsService implements OnApplicationBootstrap {
       const job = wrapper.instance as unknown;
       if (job instanceof PeriodicJob) {
         const name = job.constructor.name;
-        job.observe((outcome) => this.jobRuns.inc({ job: name, outcome }));
+        job.observe((outcome) => this.jobRuns.inc({ job_name: name, outcome }));
       }
     }
   }
@@ -125,6 +158,15 @@ export class MetricsService implements OnApplicationBootstrap {
   /** The site router's file cache tells its size through this. */
   watchFileCache(bytes: () => number): void {
     this.fileCacheBytes = bytes;
+  }
+
+  /** The connection caps (src/common/connection-limits.ts) tell their counts through this. */
+  watchConnections(counts: () => { open: number; reserved: number }): void {
+    this.connections = counts;
+  }
+
+  observeRefusedConnection(reason: string): void {
+    if (this.enabled) this.connectionsRefused.inc({ reason });
   }
 
   observeApi(route: string, method: string, status: number, seconds: number): void {
@@ -137,7 +179,7 @@ export class MetricsService implements OnApplicationBootstrap {
     this.siteDuration.observe(seconds);
   }
 
-  observeDeploy(outcome: 'ok' | 'failed', seconds: number, bytes = 0): void {
+  observeDeploy(outcome: DeployOutcome, seconds: number, bytes = 0): void {
     this.deploys.inc({ outcome });
     this.deployDuration.observe(seconds);
     if (bytes > 0) this.deployBytes.inc(bytes);

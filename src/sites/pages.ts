@@ -1,4 +1,5 @@
 /** Built-in HTML pages of the site router: self-contained (no external resources), no JavaScript. */
+import { createHash } from 'node:crypto';
 
 export const GATE_PATH = '/.statichost/gate';
 
@@ -16,6 +17,40 @@ input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px s
 button{margin-top:1rem;width:100%;padding:.6rem;font-size:1rem;border:0;border-radius:.4rem;background:#2251d1;color:#fff;cursor:pointer}
 button:focus-visible,input:focus-visible{outline:3px solid #f0a400;outline-offset:2px}
 .error{color:#b00020;font-weight:600}`;
+
+/**
+ * The Content-Security-Policy of these pages: nothing but their one inline style
+ * (allowed by its hash, computed once here: the pages are templates around a fixed
+ * stylesheet, so no per-request nonce is needed), the site's own favicon, and the
+ * gate form posting to its own origin. Never sent with a site's own files: those
+ * get what their `_headers` say.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  // Browsers fetch /favicon.ico for any page; on a site it is the site's own.
+  "img-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Headers of every built-in page (gate, 404, errors), as the dashboard sends its own
+ * (src/dashboard/dashboard-http.ts): no framing (the password form cannot be
+ * clickjacked), no referrer (a gate's `next` path stays on the site). Unlike the
+ * dashboard, no Cross-Origin-Opener-Policy: these pages stand on the site's origin,
+ * and a gate page with one would cut `window.opener` of a site page opened as a
+ * popup once the visitor unlocks it.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': PAGE_CSP,
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** PAGE_HEADERS as a flat [name, value, …] list, the form writeHead takes. */
+export const PAGE_HEADER_LIST: readonly string[] = Object.entries(PAGE_HEADERS).flat();
 
 function layout(title: string, body: string): string {
   return `<!doctype html>

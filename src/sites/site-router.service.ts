@@ -1,5 +1,4 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
 
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
@@ -8,6 +7,7 @@ import type { GateEvent } from '../analytics/analytics.entities';
 import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
 import { blobKey, variantKey } from '../blobs/blob-store.service';
 import { BlobVariants, Variants } from '../blobs/blob-variants.service';
+import { clientAddress } from '../common/client-address';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
@@ -21,7 +21,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { StorageProvider } from '../storage/storage.provider';
 import { HostRoute, HostRules, routeHost } from './host';
-import { GATE_PATH, gatePage, PAGES } from './pages';
+import { GATE_PATH, gatePage, PAGE_HEADER_LIST, PAGE_HEADERS, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { isHashedAssetPath, parseRequestPath } from './request-path';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
@@ -378,7 +378,7 @@ export class SiteRouter {
     if (range.kind === 'unsatisfiable') {
       const body = Buffer.from(PAGES.rangeNotSatisfiable());
       const headers = baseHeaders(file, cacheControl, gated, false, tags, vary, 'identity');
-      headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length));
+      headers.push('Content-Type', HTML, 'Content-Range', `bytes */${file.size}`, 'Content-Length', String(body.length), ...PAGE_HEADER_LIST);
       res.writeHead(416, withRules(headers, rules));
       res.end(head ? undefined : body);
       return;
@@ -439,6 +439,7 @@ export class SiteRouter {
       'Vary',
       gated ? 'Accept-Encoding, Cookie' : 'Accept-Encoding',
       ...tags,
+      ...PAGE_HEADER_LIST,
     ];
     res.writeHead(406, headers);
     res.end(head ? undefined : body);
@@ -547,13 +548,7 @@ export class SiteRouter {
   }
 
   clientIp(req: IncomingMessage): string {
-    if (this.config.TRUST_PROXY) {
-      const forwarded = req.headers['x-forwarded-for'];
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      // Only an address counts: anything else would let a client pick its own rate-limit key.
-      if (first && isIP(first) !== 0) return first;
-    }
-    return req.socket.remoteAddress ?? 'unknown';
+    return clientAddress(req, this.config.trustProxy);
   }
 
   page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {
@@ -563,6 +558,7 @@ export class SiteRouter {
       'Content-Length': body.length,
       'Cache-Control': gated ? PRIVATE_CACHE : cacheControl,
       'X-Content-Type-Options': 'nosniff',
+      ...PAGE_HEADERS,
     };
     if (gated) headers.Vary = 'Cookie';
     if (this.hsts) headers['Strict-Transport-Security'] = this.hsts;

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { spawnApp, stopApp, waitHealthy } from '../database/app-process';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fetchSite } from '../helpers/sites';
 import { runCli } from './cli-process';
@@ -62,5 +63,26 @@ describe('first run: from nothing to a served site with the CLI only (e2e)', () 
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain('Deployed version 2');
     expect(await fetchSite(t, url)).toEqual({ status: 200, body: '<h1>Hello again</h1>' });
+  });
+
+  it("a fresh start's first screen names the dashboard's address and where mail goes without SMTP_URL", async () => {
+    const dataDir = join(home, 'data');
+    // The app as `npm start` runs it, on this suite's database, with the defaults a newcomer has.
+    const app = await spawnApp({
+      env: { DATABASE_URL: t.databaseUrl, DATA_DIR: dataDir, SITES_DOMAIN: 'localhost', SMTP_URL: '', PUBLIC_API_URL: '', API_HOSTS: '' },
+    });
+    try {
+      await waitHealthy(app);
+      const port = new URL(app.url).port;
+      const messages = app
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg?: string }).msg ?? '');
+      expect(messages).toContain(`dashboard: http://localhost:${port}/app/`);
+      expect(messages).toContain(`mail: SMTP_URL is unset, so mail is written to ${dataDir}/mail/<id>.eml and its links are logged`);
+    } finally {
+      await stopApp(app);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.servic
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { cookieFrom, emailGatedProject, submitEmail } from '../gate/helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
@@ -23,6 +23,8 @@ const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet
  * and a drag-and-drop deploy. axe on every page; screenshots in test/artifacts.
  */
 async function expectAccessible(page: Page, name: string): Promise<void> {
+  // At 375 px (every page of this suite), nothing scrolls sideways either.
+  await expectNoHorizontalScroll(page, name);
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({

@@ -527,6 +527,54 @@ describe('Custom domains (e2e)', () => {
       await ask(t, s.domain).expect(404);
     });
 
+    it('answers repeated asks for a refused name from memory: one database lookup', async () => {
+      const host = uniqueDomain('again');
+      const query = jest.spyOn(withToken.dataSource, 'query');
+      for (let i = 0; i < 200; i++) await ask(withToken, host).expect(404);
+      expect(query.mock.calls.filter(([, params]) => (params as unknown[] | undefined)?.includes(host)).length).toBe(1);
+    });
+
+    it('allows a name at once when its domain is verified after a refusal, on this instance and on another', async () => {
+      const s = await siteWithDomain('<h1>refused first</h1>');
+      await ask(t, s.domain).expect(404);
+      await ask(withToken, s.domain).expect(404);
+      publish(s.records);
+      await verify(t, s.id).expect(200);
+      await ask(t, s.domain).expect(200);
+      // The other instance hears of it over NOTIFY and forgets its refusal.
+      await eventually(async () => void (await ask(withToken, s.domain).expect(200)));
+    });
+
+    it('rate-limits the lookups a scan of made-up names causes: past the limit 429 (a refusal to Caddy), without a query', async () => {
+      const limited = await startTestApp({ sibling: t, env: { ...UNLIMITED, SITES_DOMAIN, API_HOSTS: 'api.example.test', TLS_ASK_LOOKUPS_PER_MINUTE: '5' } });
+      try {
+        const names = Array.from({ length: 200 }, (_, i) => (i % 2 ? uniqueDomain() : `made-up-${randomBytes(4).toString('hex')}.${SITES_DOMAIN}`));
+        const query = jest.spyOn(limited.dataSource, 'query');
+        const statuses: number[] = [];
+        // Twenty at a time, as handshakes arrive.
+        for (let i = 0; i < names.length; i += 20) {
+          for (const res of await Promise.all(names.slice(i, i + 20).map((name) => ask(limited, name)))) {
+            statuses.push(res.status);
+            if (res.status === 429) {
+              expect(res.body).toMatchObject({ statusCode: 429, code: 'rate_limited' });
+              expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+            }
+          }
+        }
+        expect(statuses.filter((s) => s === 404)).toHaveLength(5);
+        expect(statuses.filter((s) => s === 429)).toHaveLength(195);
+        // A slug's lookup carries the slug, a custom domain's the whole name.
+        const named = (p: unknown) => typeof p === 'string' && names.some((n) => n === p || n.startsWith(`${p}.`));
+        const lookups = query.mock.calls.filter(([, params]) => (params as unknown[] | undefined)?.some(named));
+        expect(lookups.length).toBeLessThanOrEqual(5);
+        // Names it already refused, and the API host, cost no lookup and are still answered.
+        await ask(limited, names[statuses.indexOf(404)]).expect(404);
+        await ask(limited, 'api.example.test').expect(200);
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('answers only direct loopback callers or the bearer of INTERNAL_TOKEN, as an unknown route to anyone else', async () => {
       const project = await createProject();
       const host = `${project.slug}.${SITES_DOMAIN}`;

@@ -91,3 +91,64 @@ export function head(method: string, path: string, headers: Record<string, strin
   const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
+
+/** A connection from `localAddress` (any of 127.0.0.0/8 can be bound locally), resolved once it is established. */
+export function connectFrom(port: number, localAddress = '127.0.0.1'): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
+    socket.once('connect', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/**
+ * Resolves true when the server closes `socket` without sending a byte, false when
+ * bytes arrive first; rejects if neither happens within `ms`.
+ */
+export function closedUnanswered(socket: Socket, ms = 10_000): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    if (socket.destroyed) return resolve(true);
+    const timer = setTimeout(() => reject(new Error(`the server neither closed the connection nor answered within ${ms} ms`)), ms);
+    socket.on('error', () => undefined);
+    socket.once('data', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** One request on an open connection: resolves with the status of the answer and whether the server then closed the connection. */
+export function exchange(socket: Socket, text: string, ms = 10_000): Promise<{ status?: number; body: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    let status: number | undefined;
+    let body = '';
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms; received: ${received.slice(0, 200)}`)), ms);
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      resolve({ status, body, closed });
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(received.slice(0, end))?.[1] ?? 0);
+      if (received.length < end + 4 + length) return;
+      status = Number(received.split(' ')[1]);
+      body = received.slice(end + 4, end + 4 + length);
+      // A server that says it closes the connection is waited for (onClose).
+      if (!/\r\nconnection:\s*close/i.test(received.slice(0, end))) done(false);
+    };
+    const onClose = () => done(true);
+    socket.on('data', onData);
+    socket.on('close', onClose);
+    socket.on('error', () => undefined);
+    socket.write(text);
+  });
+}

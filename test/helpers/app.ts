@@ -45,6 +45,13 @@ export interface TestAppOptions {
  */
 export const NO_FREE_QUOTAS = JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null } });
 
+/**
+ * Every test request comes from 127.0.0.1, so the per-address limits across accounts
+ * (registrations, failed logins) would otherwise cut suites about other things short.
+ * Suites about those limits pass their own values, or `undefined` for the defaults.
+ */
+export const ADDRESS_LIMITS_OFF = { ACCOUNT_MAIL_MAX_PER_ADDRESS: '1000000', LOGIN_MAX_FAILURES_ACROSS_ACCOUNTS: '1000000' };
+
 /** The real app on a real port, with its own database and data directory. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.sibling?.databaseUrl ?? options.databaseUrl;
@@ -68,6 +75,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       SWEEP_INTERVAL_SECONDS: '0',
       OUTBOX_INTERVAL_SECONDS: '0',
       PLANS_JSON: NO_FREE_QUOTAS,
+      ...ADDRESS_LIMITS_OFF,
       ...options.env,
       PORT: String(port),
       DATABASE_URL: databaseUrl,

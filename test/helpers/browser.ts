@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -26,14 +26,26 @@ export async function chromiumExecutable(prefer = process.env.TEST_BROWSER as Br
   return { path: await packaged.executablePath(), source: 'packaged' };
 }
 
+/** This process's environment with Debian's default locale and nothing that overrides it. */
+function posixLocaleEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^(LANGUAGE|LC_[A-Z]+)$/.test(key)) env[key] = value;
+  return { ...env, LANG: 'C.UTF-8' };
+}
+
 export const ARTIFACTS = join(__dirname, '..', 'artifacts');
 
 /**
  * Headless Chromium with the flags this sandbox needs (root: no sandbox; no network
  * but loopback: no background services). `*.localhost` resolves to 127.0.0.1 in
- * Chromium itself, so site hosts work without /etc/hosts.
+ * Chromium itself, so site hosts work without /etc/hosts; `mapToLoopback` sends other
+ * names there too (e.g. `['*.example.test']`, through `--host-resolver-rules`), for
+ * tests that need hosts under one parent domain that is not localhost.
  */
-export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: Browser; source: BrowserSource; close(): Promise<void> }> {
+export async function launchBrowser(
+  prefer?: BrowserSource,
+  options: { mapToLoopback?: string[] } = {},
+): Promise<{ browser: Browser; source: BrowserSource; close(): Promise<void> }> {
   const executable = await chromiumExecutable(prefer);
   await mkdir(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({
@@ -47,11 +59,14 @@ export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: 
       '--disable-sync',
       '--disable-quic',
       '--no-first-run',
+      ...(options.mapToLoopback?.length ? [`--host-resolver-rules=${options.mapToLoopback.map((pattern) => `MAP ${pattern} 127.0.0.1`).join(', ')}`] : []),
     ],
-    // Chromium takes its language from the environment's locale; under C.UTF-8 (Debian's
-    // default, CI's too) it reports navigator.language as "en-US@posix", a tag Intl
-    // refuses (uPlot builds its number format from it when loaded). Give it a real one.
-    env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' },
+    // Chromium takes its language from the environment's locale. The tests run it under
+    // Debian's default (C.UTF-8, CI's too), where it reports navigator.language as
+    // "en-US@posix", a tag Intl refuses: users have that browser, so the dashboard must
+    // work in it (a context's `locale` option tests other languages). Set here, not
+    // inherited, so a developer's own LANG cannot hide a failure.
+    env: posixLocaleEnv(),
   });
   return {
     browser,
@@ -60,4 +75,22 @@ export async function launchBrowser(prefer?: BrowserSource): Promise<{ browser: 
       await browser.close();
     },
   };
+}
+
+/**
+ * The page does not scroll sideways at its viewport's width (375 px phones): on failure,
+ * the page's width and the innermost elements that stick out, to find the culprit.
+ */
+export async function expectNoHorizontalScroll(page: Page, name: string): Promise<void> {
+  const found = await page.evaluate(() => {
+    const width = window.innerWidth;
+    const scrollWidth = document.documentElement.scrollWidth;
+    if (scrollWidth <= width) return null;
+    const out = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > width + 0.5);
+    const innermost = out.filter((el) => !out.some((other) => other !== el && el.contains(other)));
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${[...el.classList].map((c) => `.${c}`).join('')} (${Math.round(el.getBoundingClientRect().width)} px)`;
+    return { width, scrollWidth, innermost: innermost.slice(0, 5).map(describe) };
+  });
+  expect({ page: name, overflow: found }).toEqual({ page: name, overflow: null });
 }

@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
-const INTERNAL_TOKEN = 'metrics-token-'.padEnd(40, 'm');
+const METRICS_TOKEN = 'metrics-token-'.padEnd(40, 'm');
+const INTERNAL_TOKEN = 'internal-token-'.padEnd(40, 'i');
+// Unlimited but for the TTL, so one deploy can be refused with a 402.
+const PLANS_JSON = JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: '7d' } });
 
 /** One sample's value from the Prometheus text format; 0 when the series does not exist yet. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -24,7 +30,7 @@ describe('GET /metrics (e2e)', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { INTERNAL_TOKEN } });
+    t = await startTestApp({ env: { METRICS_TOKEN, INTERNAL_TOKEN, PLANS_JSON } });
     off = await startTestApp({ sibling: t, env: { METRICS_ENABLED: 'false' } });
     owner = await registerUser(t);
     token = (await createApiToken(t, owner, { scopes: ['deploy', 'read'] })).token;
@@ -53,6 +59,8 @@ describe('GET /metrics (e2e)', () => {
       'statichost_deploy_duration_seconds',
       'statichost_job_runs_total',
       'statichost_db_pool_connections',
+      'statichost_http_connections',
+      'statichost_connections_refused_total',
       'statichost_process_cpu_user_seconds_total',
       'statichost_nodejs_eventloop_lag_seconds',
     ]) {
@@ -85,17 +93,78 @@ describe('GET /metrics (e2e)', () => {
     expect(delta('statichost_site_file_cache_misses_total')).toBe(1);
     expect(delta('statichost_site_file_cache_hits_total')).toBe(1);
     expect(sample(after, 'statichost_site_file_cache_bytes')).toBeGreaterThanOrEqual(10);
-    expect(delta('statichost_job_runs_total', { job: 'TtlSweeper', outcome: 'ok' })).toBe(1);
+    expect(delta('statichost_job_runs_total', { job_name: 'TtlSweeper', outcome: 'ok' })).toBe(1);
     expect(sample(after, 'statichost_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('answers only direct loopback callers or the bearer of INTERNAL_TOKEN, on the API host only', async () => {
+  it('labels job rounds job_name: a `job` label is renamed exported_job by Prometheus, which sets its own', async () => {
+    await t.app.get(TtlSweeper).runOnce();
+    const lines = (await scrape()).split('\n').filter((l) => l.startsWith('statichost_job_runs_total{'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line).toMatch(/[{,]job_name="[A-Za-z]+"/);
+      expect(line).not.toMatch(/[{,]job="/);
+    }
+  });
+
+  it('counts refused deploys (402 quota, 400 bad _redirects) as refused, not failed', async () => {
+    const before = await scrape();
+    const deploy = (body: object) =>
+      t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({ project_slug: 'metrics-refused', ...body });
+    const quota = await deploy({ files: [{ path: 'index.html', content: 'x' }], ttl: '30d' }).expect(402);
+    expect(quota.body.code).toBe('quota_exceeded');
+    const rules = await deploy({
+      files: [
+        { path: 'index.html', content: 'x' },
+        { path: '_redirects', content: '/a' },
+      ],
+    }).expect(400);
+    expect(rules.body.code).toBe('invalid_redirects');
+    const after = await scrape();
+
+    const delta = (labels: Record<string, string>) => sample(after, 'statichost_deploys_total', labels) - sample(before, 'statichost_deploys_total', labels);
+    expect(delta({ outcome: 'refused' })).toBe(2);
+    expect(delta({ outcome: 'failed' })).toBe(0);
+    expect(delta({ outcome: 'ok' })).toBe(0);
+    expect(sample(after, 'statichost_deploy_duration_seconds_count') - sample(before, 'statichost_deploy_duration_seconds_count')).toBe(2);
+  });
+
+  it('answers only direct loopback callers or the bearer of METRICS_TOKEN, on the API host only', async () => {
     await t.http().get('/metrics').set('X-Forwarded-For', '198.51.100.4').expect(404);
-    await t.http().get('/metrics').set('X-Forwarded-For', '198.51.100.4').set('Authorization', `Bearer ${INTERNAL_TOKEN}`).expect(200);
+    await t.http().get('/metrics').set('X-Forwarded-For', '198.51.100.4').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200);
     await t.http().get('/metrics').set('Authorization', 'Bearer sk_live_wrong').expect(200); // loopback, no proxy: the token is not needed
     // A site host never reaches the API: the site (no 404.html, so an SPA) answers with its index.html.
     const onSite = await site(t, 'metrics-site').get('/metrics').expect(200);
     expect(onSite.text).toBe('<h1>m</h1>');
+  });
+
+  it('keeps the two tokens apart: INTERNAL_TOKEN does not open /metrics, METRICS_TOKEN does not open /internal/*', async () => {
+    const proxied = (path: string, token: string) => t.http().get(path).set('X-Forwarded-For', '198.51.100.4').set('Authorization', `Bearer ${token}`);
+    await proxied('/metrics', INTERNAL_TOKEN).expect(404);
+    // A name the ask allows: refused to METRICS_TOKEN's bearer as an unknown route, allowed to INTERNAL_TOKEN's.
+    await deploySite(t, token, 'metrics-ask', [{ path: 'index.html', content: 'a' }]);
+    const ask = `/internal/tls/allowed?domain=metrics-ask.${t.config.SITES_DOMAIN}`;
+    await proxied(ask, METRICS_TOKEN).expect(404);
+    await proxied(ask, INTERNAL_TOKEN).expect(200);
+  });
+
+  it("has every family README's metrics table names, under the name written there", async () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Metrics'), readme.indexOf('\n### ', readme.indexOf('### Metrics') + 1));
+    const names = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split('|')[1].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+    expect(names.length).toBeGreaterThan(10);
+    const families = [...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
+    for (const name of names) {
+      const found = name.endsWith('*') ? families.some((f) => f.startsWith(name.slice(0, -1))) : families.includes(name);
+      expect({ name, found }).toEqual({ name, found: true });
+    }
   });
 
   it('is not there when METRICS_ENABLED=false', async () => {

@@ -148,6 +148,31 @@ describe('Serving sites (e2e)', () => {
       await site(t, 'docs-site').get('/big.txt').set('Range', 'bytes=0-1,5-6').expect(200);
     });
 
+    it("gives the built-in pages (404, 405, 416, unknown site) a strict CSP, no framing and no referrer; the site's own files get none of it (issue #26)", async () => {
+      const builtIn = [
+        await site(t, 'no-such-site').get('/').expect(404),
+        await site(t, 'one-file').get('/nope').expect(404),
+        await site(t, 'docs-site').request('POST', '/about').expect(405),
+        await site(t, 'docs-site').get('/big.txt').set('Range', 'bytes=6000-7000').expect(416),
+      ];
+      for (const res of builtIn) {
+        expect(res.headers['content-security-policy']).toMatch(
+          /^default-src 'none'; style-src 'sha256-[^']+'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+        );
+        expect(res.headers['x-frame-options']).toBe('DENY');
+        expect(res.headers['referrer-policy']).toBe('no-referrer');
+      }
+      for (const path of ['/about', '/nope', '/assets/app.3f9a8c1b.js']) {
+        const own = await site(t, 'docs-site').get(path);
+        expect([own.status, own.headers['content-security-policy'], own.headers['x-frame-options'], own.headers['referrer-policy']]).toEqual([
+          path === '/nope' ? 404 : 200,
+          undefined,
+          undefined,
+          undefined,
+        ]);
+      }
+    });
+
     it('answers other methods with 405 and Allow', async () => {
       for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
         const res = await site(t, 'docs-site').request(method, '/about').expect(405);

@@ -52,6 +52,76 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
       expect((await site(t, 'v-headers').get('/').expect(404)).text).toContain('Site not found');
     });
 
+    it('refuses headers that act on other systems: proxy directives, redirects outside _redirects, Clear-Site-Data (issue #26)', async () => {
+      const res = await deployRaw('v-proxy', [
+        { path: 'index.html', content: 'x' },
+        {
+          path: '_headers',
+          content:
+            '/*\n  X-Frame-Options: DENY\n  X-Accel-Redirect: /internal/\n  Refresh: 0; url=https://evil.example/\n  Location: https://evil.example/\n  Clear-Site-Data: "cookies"\n  X-Sendfile: /etc/passwd\n',
+        },
+      ]).expect(400);
+      expect(res.body.code).toBe('invalid_headers');
+      expect(res.body.errors.map((e: { line: number }) => e.line)).toEqual([3, 4, 5, 6, 7]);
+      expect(res.body.message).toContain('_headers line 3: X-Accel-Redirect is an instruction to a proxy in front of the server');
+      expect(res.body.message).toContain('line 4: Refresh would redirect outside _redirects');
+      expect(res.body.message).toContain('line 5: Location would redirect outside _redirects');
+      expect(res.body.message).toContain('line 6: Clear-Site-Data could clear the cookies and storage of every site under the same domain');
+      expect((await site(t, 'v-proxy').get('/').expect(404)).text).toContain('Site not found');
+    });
+
+    it('refuses _headers that would give one answer over 8 KB of headers (100 blocks of 1,900 characters: 191 KB)', async () => {
+      const blocks = Array.from({ length: 100 }, (_, i) => `/*\n  X-Pad-${i}: ${'v'.repeat(1900)}`).join('\n');
+      const res = await deployRaw('v-pad', [
+        { path: 'index.html', content: 'x' },
+        { path: '_headers', content: blocks },
+      ]).expect(400);
+      expect(res.body.code).toBe('invalid_headers');
+      expect(res.body.message).toMatch(
+        /^_headers line 1: path "\/\*": this block's headers and those of the blocks that can match the same paths \(lines 3, 5/,
+      );
+      expect(res.body.message).toContain('one answer can get at most 8192 bytes of headers from _headers');
+      // The same headers spread over pages of their own are fine: each answer gets one block.
+      const pages = Array.from({ length: 100 }, (_, i) => `/p${i}\n  X-Pad: ${'v'.repeat(1900)}`).join('\n');
+      await deploySite(t, token, 'v-pad', [
+        { path: 'index.html', content: 'x' },
+        { path: '_headers', content: pages },
+      ]);
+    });
+
+    it('refuses CORS with credentials on a gated project, and drops it from a deployment made before the gate was switched on', async () => {
+      const rules = '/*\n  Access-Control-Allow-Origin: https://other.sites.example\n  Access-Control-Allow-Credentials: true\n';
+      const files = [
+        { path: 'index.html', content: 'members only' },
+        { path: '_headers', content: rules },
+      ];
+      const project = await t
+        .http()
+        .post('/projects')
+        .set(asUser(session))
+        .send({ name: 'CORS gated', slug: 'v-cors', type: 'static_site', gate_type: 'password', password: GATE_PASSWORD })
+        .expect(201);
+      const refused = await deployRaw('v-cors', files).expect(400);
+      expect(refused.body.code).toBe('invalid_headers');
+      expect(refused.body.message).toBe(
+        "_headers line 3: Access-Control-Allow-Credentials cannot be set on a gated site: it would let other origins read gated pages with the visitor's access cookie. Nothing was deployed.",
+      );
+      expect(refused.body.errors).toEqual([{ line: 3, message: expect.stringContaining('Access-Control-Allow-Credentials cannot be set on a gated site') }]);
+
+      // Without the gate the deploy is accepted and the headers are served; switching the gate on drops the credentials one.
+      await t.http().patch(`/projects/${project.body.id}`).set(asUser(session)).send({ gate_type: 'none' }).expect(200);
+      await deploySite(t, token, 'v-cors', files);
+      const open = await site(t, 'v-cors').get('/').expect(200);
+      expect(open.headers['access-control-allow-credentials']).toBe('true');
+      await t.http().patch(`/projects/${project.body.id}`).set(asUser(session)).send({ gate_type: 'password' }).expect(200);
+      const login = await site(t, 'v-cors').post('/.statichost/gate').type('form').send({ password: GATE_PASSWORD, next: '/' }).expect(303);
+      const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+      const gated = await site(t, 'v-cors').get('/').set('Cookie', cookie).expect(200);
+      expect(gated.text).toBe('members only');
+      expect(gated.headers['access-control-allow-origin']).toBe('https://other.sites.example');
+      expect(gated.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+
     it('refuses a 10,000-line _redirects file (over 2,000 static rules) and 101 dynamic rules', async () => {
       const lines = Array.from({ length: 10_000 }, (_, i) => `/old/${i} /new/${i} 301`).join('\n');
       const res = await deployRaw('v-big', [
@@ -468,7 +538,7 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
       // Without the cookie: the gate, untouched by the site's rules.
       const gate = await site(t, 'h-gated').get('/rewritten/x').expect(401);
       expect(gate.headers['x-rewritten']).toBeUndefined();
-      expect(gate.headers['x-frame-options']).toBeUndefined();
+      expect(gate.headers.vary).toBe('Cookie');
     });
   });
 });

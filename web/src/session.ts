@@ -3,7 +3,7 @@ import { ApiError } from './errors';
 
 /**
  * The dashboard's session (issue 13). The access JWT lives in this module's memory
- * only; the refresh token is an HttpOnly cookie on /auth that no script can read.
+ * only; the refresh token is an HttpOnly cookie (`__Host-` under https, see src/auth/session-cookie.ts) that no script can read.
  * Every auth call says `X-Session-Mode: cookie`, which is also what lets the server
  * read that cookie (a cross-site form cannot send the header).
  */
@@ -45,6 +45,17 @@ export function hasSession(): boolean {
 }
 
 /**
+ * The server's marker cookie (src/auth/session-marker.ts, same name) is set and cleared
+ * beside the HttpOnly refresh cookie. Without it there is no session to resume, so a
+ * signed-out visit asks nothing (a refresh would only answer 401). Any cookie of that
+ * name counts: a sibling host can add one, never hide the real one.
+ */
+const SESSION_MARKER = 'statichost_session';
+function mayHaveSession(): boolean {
+  return document.cookie.split(';').some((pair) => pair.split('=')[0].trim() === SESSION_MARKER);
+}
+
+/**
  * A new access JWT from the refresh cookie, or null when there is no session. Refresh
  * tokens are single use and a reused one ends the session, so two tabs must never
  * refresh at once with the same cookie: a Web Lock shared by the tabs of this origin
@@ -52,6 +63,7 @@ export function hasSession(): boolean {
  */
 export function refreshSession(force = false): Promise<string | null> {
   if (!force && token && Date.now() < expiresAt - MARGIN_MS) return Promise.resolve(token);
+  if (!token && !mayHaveSession()) return Promise.resolve(null);
   pending ??= (async () => {
     const run = async () => {
       const res = await fetch('/auth/refresh', { method: 'POST', headers: MODE, body: '{}', credentials: 'same-origin' });

@@ -1,7 +1,8 @@
 /**
  * npm run sdk:generate — boots the real app (an embedded PostgreSQL in a temporary
  * directory unless DATABASE_URL is set), takes its OpenAPI document and writes
- * src/sdk/generated/openapi.json and the SDK's types, src/sdk/generated/schema.ts.
+ * src/sdk/generated/openapi.json, the SDK's types, src/sdk/generated/schema.ts, and the
+ * API reference to read, docs/api.md.
  * `--check` writes nothing and exits 1 when the committed files are out of date.
  */
 import 'reflect-metadata';
@@ -14,11 +15,13 @@ import { buildOpenApiDocument, createApp } from '../../app.factory';
 import { freePort } from '../../common/free-port';
 import { startEmbeddedPostgres } from '../../database/embedded-postgres';
 import { documentText } from './document-text';
+import { openApiToMarkdown } from './openapi-to-markdown';
 import { openApiToTypeScript } from './openapi-to-typescript';
 
 const GENERATED_DIR = join(__dirname, '..', 'generated');
 export const DOCUMENT_FILE = join(GENERATED_DIR, 'openapi.json');
 export const SCHEMA_FILE = join(GENERATED_DIR, 'schema.ts');
+export const API_DOC_FILE = join(__dirname, '..', '..', '..', 'docs', 'api.md');
 
 async function serviceDocument(): Promise<object> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statichost-sdk-'));
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
   const outputs: [string, string][] = [
     [DOCUMENT_FILE, documentText(document)],
     [SCHEMA_FILE, await openApiToTypeScript(document)],
+    [API_DOC_FILE, openApiToMarkdown(document)],
   ];
   let stale = 0;
   for (const [file, text] of outputs) {

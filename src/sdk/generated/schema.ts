@@ -540,7 +540,9 @@ export interface paths {
         put?: never;
         /**
          * Create an account with its own workspace, and sign in
-         * @description **Access:** public, no credential.
+         * @description Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.
+         *
+         *     **Access:** public, no credential.
          */
         post: operations["register"];
         delete?: never;
@@ -560,7 +562,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: an access JWT and a refresh token
-         * @description Failed attempts are counted per account and client address, and per account; past either limit the answer is 429 with Retry-After, even for the right password.
+         * @description Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.
          *
          *     **Access:** public, no credential.
          */
@@ -664,7 +666,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new pair
-         * @description Refresh tokens are single use. Presenting one a second time ends the whole session. In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there.
+         * @description Refresh tokens are single use. Presenting one a second time ends the whole session. In cookie mode (`X-Session-Mode: cookie`) the token is read from the cookie only, and the new one replaces it there; a request carrying that cookie twice (one planted by another host under a shared parent domain) is refused and the cookie deleted.
          *
          *     **Access:** public, no credential.
          */
@@ -1576,7 +1578,7 @@ export interface components {
         RegisterView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly refresh cookie (`__Host-statichost_refresh` under https) */
             refreshToken?: string;
             /**
              * @description Seconds until the access token expires
@@ -1596,7 +1598,7 @@ export interface components {
         LoginView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly refresh cookie (`__Host-statichost_refresh` under https) */
             refreshToken?: string;
             /**
              * @description Seconds until the access token expires
@@ -1639,7 +1641,7 @@ export interface components {
         TokenPairView: {
             /** @description A JWT for `Authorization: Bearer`; send X-Workspace-Id with it */
             accessToken: string;
-            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly `statichost_refresh` cookie */
+            /** @description Opaque; exchange it at POST /auth/refresh. Single use: each refresh returns a new one. Absent in cookie mode (`X-Session-Mode: cookie`): it is then in the HttpOnly refresh cookie (`__Host-statichost_refresh` under https) */
             refreshToken?: string;
             /**
              * @description Seconds until the access token expires
@@ -1862,7 +1864,7 @@ export interface components {
          * @description The auth module's codes
          * @enum {string}
          */
-        AuthErrorCode: "email_already_verified" | "insufficient_role" | "insufficient_scope" | "invalid_login" | "invalid_refresh_token" | "invalid_session_mode" | "invalid_token" | "invalid_workspace_header" | "not_a_member" | "owner_required" | "project_bound_token" | "token_expired" | "token_used" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
+        AuthErrorCode: "duplicate_refresh_cookie" | "email_already_verified" | "insufficient_role" | "insufficient_scope" | "invalid_login" | "invalid_refresh_token" | "invalid_session_mode" | "invalid_token" | "invalid_workspace_header" | "not_a_member" | "owner_required" | "project_bound_token" | "token_expired" | "token_used" | "workspace_mismatch" | "workspace_required" | "wrong_credential_kind";
         /**
          * @description The users module's codes
          * @enum {string}
@@ -5390,7 +5392,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` (Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md */
                 "X-Session-Mode"?: "cookie";
             };
             path?: never;
@@ -5480,6 +5482,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
             /** @description A dependency is unavailable; retry (see Retry-After) */
             503: {
                 headers: {
@@ -5500,7 +5516,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` (Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md */
                 "X-Session-Mode"?: "cookie";
             };
             path?: never;
@@ -6036,7 +6052,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` (Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md */
                 "X-Session-Mode"?: "cookie";
             };
             path?: never;
@@ -6066,7 +6082,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 400;
                         /** @enum {string} */
-                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
+                        code?: "body_too_complex" | "duplicate_refresh_cookie" | "invalid_json" | "invalid_session_mode" | "validation_failed";
                     };
                 };
             };
@@ -6132,7 +6148,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie on /auth instead of the body (the dashboard). See docs/decisions.md */
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` (Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md */
                 "X-Session-Mode"?: "cookie";
             };
             path?: never;

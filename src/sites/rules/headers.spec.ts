@@ -1,4 +1,13 @@
-import { applyHeaderChanges, gatedHeaderChanges, headersFor, MAX_HEADER_RULES, mergeVary, parseHeaders } from './headers';
+import {
+  applyHeaderChanges,
+  gatedHeaderChanges,
+  gatedHeaderProblems,
+  headersFor,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_RULES,
+  mergeVary,
+  parseHeaders,
+} from './headers';
 import { ruleParsing } from './rule-file.fixture';
 
 const { rules, errorsOf } = ruleParsing(parseHeaders);
@@ -67,6 +76,21 @@ describe('parseHeaders', () => {
     ['/a\n  Set-Cookie: session=1', 2, 'Set-Cookie cannot be set by static files'],
     ['/a\n  ! Set-Cookie', 2, 'Set-Cookie cannot be set'],
     ['/a\n  ! Content-Length', 2, 'computed by the server'],
+    // Headers that act on other systems than the visitor's browser for this one answer (issue #26).
+    ['/a\n  X-Accel-Redirect: /internal/secret', 2, 'X-Accel-Redirect is an instruction to a proxy in front of the server'],
+    ['/a\n  x-accel-buffering: no', 2, 'x-accel-buffering is an instruction to a proxy'],
+    ['/a\n  X-Accel-Limit-Rate: 1', 2, 'instruction to a proxy'],
+    ['/a\n  X-Sendfile: /etc/passwd', 2, 'X-Sendfile is an instruction to a proxy'],
+    ['/a\n  X-Lighttpd-Send-File: /etc/passwd', 2, 'instruction to a proxy'],
+    ['/a\n  X-LiteSpeed-Location: /x', 2, 'instruction to a proxy'],
+    ['/a\n  X-Envoy-Immediate-Health-Check-Fail: true', 2, 'instruction to a proxy'],
+    ['/a\n  Location: https://evil.example/', 2, 'Location would redirect outside _redirects'],
+    ['/a\n  Refresh: 0; url=https://evil.example/', 2, 'Refresh would redirect outside _redirects'],
+    ['/a\n  Clear-Site-Data: "cookies"', 2, "every site under the same domain, the gate's cookies included"],
+    ['/a\n  Alt-Svc: h2=":8443"', 2, 'Alt-Svc would move'],
+    ['/a\n  Cache-Tag: statichost-project-proj_other', 2, 'purging a project'],
+    ['/a\n  ! Surrogate-Key', 2, 'purging a project'],
+    ['/a\n  Set-Cookie2: a=b', 2, 'cannot be set by static files'],
   ])('refuses %j, naming the line', (text, line, message) => {
     const errors = errorsOf(text);
     expect(errors).toHaveLength(1);
@@ -83,6 +107,51 @@ describe('parseHeaders', () => {
     expect(rules(Array.from({ length: MAX_HEADER_RULES }, (_, i) => block(i)).join('\n')).rules).toHaveLength(MAX_HEADER_RULES);
     const errors = errorsOf(Array.from({ length: MAX_HEADER_RULES + 3 }, (_, i) => block(i)).join('\n'));
     expect(errors).toEqual([{ line: 2 * MAX_HEADER_RULES + 1, message: `is path block number ${MAX_HEADER_RULES + 1}; the limit is ${MAX_HEADER_RULES}` }]);
+  });
+
+  describe(`caps the headers one answer can get at ${MAX_HEADER_BYTES} bytes`, () => {
+    const header = (n: number, chars = 1900) => `  X-Pad-${n}: ${'v'.repeat(chars)}`;
+
+    it("refuses the issue's probe (100 blocks of 1,900 characters under /*), at the first block", () => {
+      const file = Array.from({ length: 100 }, (_, i) => `/*\n${header(i)}`).join('\n');
+      const errors = errorsOf(file);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].line).toBe(1);
+      expect(errors[0].message).toMatch(
+        /^path "\/\*": this block's headers and those of the blocks that can match the same paths \(lines 3, 5, 7, .* and 89 more\) come to 191\d{3} bytes; one answer can get at most 8192 bytes/,
+      );
+    });
+
+    it('refuses one block over the limit on its own', () => {
+      const file = `/a\n${[1, 2, 3, 4, 5].map((n) => header(n)).join('\n')}`;
+      expect(errorsOf(file)).toEqual([
+        {
+          line: 1,
+          message: `path "/a": this block's headers come to ${5 * ('X-Pad-1: '.length + 1900 + 2)} bytes; one answer can get at most 8192 bytes of headers from _headers`,
+        },
+      ]);
+    });
+
+    it('counts plain paths exactly: many pages with their own large headers are fine', () => {
+      const file = Array.from({ length: 100 }, (_, i) => `/page-${i}\n${header(i, 1900)}\n${header(i + 1000, 1900)}`).join('\n');
+      expect(rules(file).rules).toHaveLength(100);
+    });
+
+    it('counts a pattern with every plain path it matches', () => {
+      const big = `${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}`;
+      expect(errorsOf(`/blog/*\n${big}\n/blog/post\n${header(4, 1800)}\n${header(5, 1800)}`)[0].line).toBe(1);
+      expect(rules(`/blog/*\n${big}\n/docs/post\n${header(4, 1800)}\n${header(5, 1800)}`).rules).toHaveLength(2);
+    });
+
+    it('counts patterns together only when their literal prefixes and suffixes allow a common path', () => {
+      const two = (a: string, b: string) => `${a}\n${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}\n${b}\n${header(4, 1800)}\n${header(5, 1800)}`;
+      expect(rules(two('/blog/*', '/docs/*')).rules).toHaveLength(2);
+      expect(rules(two('/*.jpg', '/*.html')).rules).toHaveLength(2);
+      expect(rules(two('/posts/:id/', '/posts/:id/raw')).rules).toHaveLength(2);
+      expect(errorsOf(two('/blog/*', '/*.html'))).toHaveLength(1);
+      expect(errorsOf(two('/*', '/docs/:page'))).toHaveLength(1);
+      expect(errorsOf(two('/a/*', '/a/b/*'))).toHaveLength(1);
+    });
   });
 
   it('refuses a line over 2,000 characters, and a file that is not UTF-8', () => {
@@ -130,6 +199,17 @@ describe('headersFor', () => {
     expect(headersFor(r, 'files/a/b').set).toEqual([['Link', '</a/b>; rel=canonical']]);
   });
 
+  it('leaves out a header that a long capture would carry past the byte limit, and only that one', () => {
+    const r = rules(`/*\n  X-Before: 1\n  X-Echo: ${':splat'.repeat(300)}\n  X-After: 2`);
+    const long = headersFor(r, 'a'.repeat(100));
+    expect(long.set).toEqual([
+      ['X-Before', '1'],
+      ['X-After', '2'],
+    ]);
+    const short = headersFor(r, 'ab');
+    expect(short.set.find(([n]) => n === 'X-Echo')?.[1]).toBe('ab'.repeat(300));
+  });
+
   it('returns nothing for a path no block matches', () => {
     expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/page/')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
     expect(headersFor(rules('/a\n  X: 1'), 'b')).toEqual({ set: [], remove: [] });
@@ -158,6 +238,27 @@ describe('applyHeaderChanges', () => {
   it('mergeVary keeps each token once and lets "*" absorb the rest', () => {
     expect(mergeVary('Cookie', 'accept-encoding, Cookie', 'X')).toBe('Cookie, accept-encoding, X');
     expect(mergeVary('Cookie', '*')).toBe('*');
+  });
+});
+
+describe('gated sites and CORS with credentials', () => {
+  const file = '/*\n  Access-Control-Allow-Origin: https://other.sites.example\n  access-control-allow-credentials: true\n  X-Frame-Options: DENY';
+
+  it('gatedHeaderProblems names the line that sets Access-Control-Allow-Credentials', () => {
+    expect(gatedHeaderProblems(rules(file))).toEqual([
+      {
+        line: 3,
+        message: "access-control-allow-credentials cannot be set on a gated site: it would let other origins read gated pages with the visitor's access cookie",
+      },
+    ]);
+    expect(gatedHeaderProblems(rules('/*\n  Access-Control-Allow-Origin: *'))).toEqual([]);
+  });
+
+  it('gatedHeaderChanges drops it when serving (a gate switched on after the deploy)', () => {
+    expect(gatedHeaderChanges(headersFor(rules(file), 'x')).set).toEqual([
+      ['Access-Control-Allow-Origin', 'https://other.sites.example'],
+      ['X-Frame-Options', 'DENY'],
+    ]);
   });
 });
 

@@ -12,20 +12,35 @@
  *
  * Where we differ from Cloudflare: unusable lines are refused with an error
  * naming the line (Cloudflare skips them), as are full-URL patterns, non-ASCII
- * values, and headers that would break the answer or the connection:
- * hop-by-hop headers, Content-Length, Content-Encoding, Content-Range, ETag
- * (ours differs per encoding) and Set-Cookie (a static file must not set
- * cookies on the gate's domain). `Vary` can be added to but not removed or
- * replaced: the server's own Vary (Accept-Encoding, Cookie) always stays.
- * Limits are Cloudflare's: 100 blocks, 2,000 characters a line.
+ * values, headers that would break the answer or the connection (hop-by-hop
+ * headers, Content-Length, Content-Encoding, Content-Range, ETag: ours differs
+ * per encoding), and headers that act on something other than the visitor's
+ * view of this one answer: Set-Cookie (cookies beside the gate's), redirects
+ * outside `_redirects` (Location, Refresh), instructions to a proxy in front
+ * (X-Accel-*, X-Sendfile, X-LiteSpeed-*, X-Envoy-*), Clear-Site-Data (it reaches
+ * every site of the registrable domain), Alt-Svc, and the CDN purge tags the
+ * server sets. `Vary` can be added to but not removed or replaced: the
+ * server's own Vary (Accept-Encoding, Cookie) always stays.
+ * Limits: Cloudflare's 100 blocks and 2,000 characters a line, and ours of
+ * 8 KB of headers that one answer can get (MAX_HEADER_BYTES).
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
 import { type Captures, compilePathPattern, compileTemplate, matchPathPattern, type PathPattern, type TemplatePart } from './pattern';
-import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';
+import { lineProblem, type ParseResult, quote, type RuleError, RuleErrors, ruleLines } from './rule-file';
 
 export const MAX_HEADER_RULES = 100;
 export const MAX_HEADER_LINE_CHARS = 2000;
+/**
+ * Bytes of headers (`Name: value` plus CRLF) one answer may get from `_headers`.
+ * nginx's default proxy buffer is 4 or 8 KB, Node's client limit 16 KB for a
+ * whole head: past this, proxies and clients in front start failing answers.
+ */
+export const MAX_HEADER_BYTES = 8 * 1024;
+
+const PROXY_DIRECTIVE = 'is an instruction to a proxy in front of the server (nginx, Apache, lighttpd, LiteSpeed, Envoy), not a header for visitors';
+const REDIRECT = 'would redirect outside _redirects; write the redirect in _redirects, where the server checks it';
+const PURGE_TAG = 'is set by the server so that purging a project reaches every cached answer of it';
 
 /** Lower-case names a site may neither set nor remove, with the reason shown to its author. */
 const REFUSED: ReadonlyMap<string, string> = new Map([
@@ -40,13 +55,36 @@ const REFUSED: ReadonlyMap<string, string> = new Map([
   ['content-range', 'is set by the server when it answers a range request'],
   ['etag', 'is set by the server, one per file and encoding; another value would break revalidation'],
   ['set-cookie', 'cannot be set by static files'],
+  ['set-cookie2', 'cannot be set by static files'],
+  ['location', REDIRECT],
+  ['refresh', REDIRECT],
+  ['x-sendfile', PROXY_DIRECTIVE],
+  ['x-sendfile-type', PROXY_DIRECTIVE],
+  ['x-lighttpd-send-file', PROXY_DIRECTIVE],
+  ['clear-site-data', "could clear the cookies and storage of every site under the same domain, the gate's cookies included"],
+  ['alt-svc', "would move visitors' connections to another host or port; the server manages connections"],
+  ['cache-tag', PURGE_TAG],
+  ['surrogate-key', PURGE_TAG],
 ]);
+
+/** Lower-case prefixes of header families that proxies act on; see PROXY_DIRECTIVE. */
+const REFUSED_PREFIXES: readonly (readonly [prefix: string, reason: string])[] = [
+  ['proxy-', 'is a hop-by-hop header, managed by the server'],
+  ['x-accel-', PROXY_DIRECTIVE],
+  ['x-litespeed-', PROXY_DIRECTIVE],
+  ['x-envoy-', PROXY_DIRECTIVE],
+];
+
+/** Lets another origin read answers with the visitor's cookies: refused on gated sites. */
+const CORS_CREDENTIALS = 'access-control-allow-credentials';
 
 export interface HeaderRule {
   readonly line: number;
   readonly pattern: PathPattern;
-  /** In file order; names as written. */
-  readonly set: readonly { name: string; value: TemplatePart[] }[];
+  /** In file order; names as written; `line` where each was set. */
+  readonly set: readonly { name: string; value: TemplatePart[]; line: number }[];
+  /** `Name: value` + CRLF of every header set, as written (placeholders at their written length). */
+  readonly bytes: number;
   /** Lower-case names. */
   readonly remove: readonly string[];
 }
@@ -75,14 +113,14 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
   const lines = ruleLines(file, '_headers', errors);
   if (!lines) return errors.result(NO_HEADER_RULES);
   const rules: HeaderRule[] = [];
-  let current: { line: number; pattern: PathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number } | undefined;
+  let current: { line: number; pattern: PathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number; bytes: number } | undefined;
   // A block whose path line was refused: its header lines are not errors of their own.
   let skipping = false;
   let blocks = 0;
   const close = () => {
     if (current && current.lines === 0) {
       errors.add(current.line, `path ${quote(current.pattern.source)} has no header lines under it; add indented "Name: value" lines`);
-    } else if (current) rules.push({ line: current.line, pattern: current.pattern, set: current.set, remove: current.remove });
+    } else if (current) rules.push({ line: current.line, pattern: current.pattern, set: current.set, remove: current.remove, bytes: current.bytes });
     current = undefined;
   };
 
@@ -103,7 +141,7 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
         return;
       }
       skipping = false;
-      current = { line, pattern, set: [], remove: [], lines: 0 };
+      current = { line, pattern, set: [], remove: [], lines: 0, bytes: 0 };
       return;
     }
     if (!/^\s/.test(text)) {
@@ -139,10 +177,71 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
     } catch {
       return errors.add(line, `the value of ${name} is not a valid header value`);
     }
-    current.set.push({ name, value: compileTemplate(value, current.pattern.names) });
+    current.set.push({ name, value: compileTemplate(value, current.pattern.names), line });
+    current.bytes += name.length + value.length + 4;
   });
   close();
+  const tooLarge = headerBytesProblem(rules);
+  if (tooLarge) errors.add(tooLarge.line, tooLarge.message);
   return errors.result({ rules });
+}
+
+/**
+ * Whether two blocks can match one same path. Exact when either is a plain path;
+ * for two patterns, their literal prefixes and suffixes must agree (one a prefix,
+ * resp. suffix, of the other): necessary for a common match, so never a false "no".
+ */
+function canMatchTogether(a: PathPattern, b: PathPattern): boolean {
+  if (a.path !== undefined && b.path !== undefined) return a.path === b.path;
+  if (a.path !== undefined) return matchPathPattern(b, a.path) !== null;
+  if (b.path !== undefined) return matchPathPattern(a, b.path) !== null;
+  const prefixes = a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
+  return prefixes && (a.suffix.endsWith(b.suffix) || b.suffix.endsWith(a.suffix));
+}
+
+/**
+ * The most header bytes one answer could get, bounded from above: for each block,
+ * its headers plus those of every block that can match a path together with it
+ * (canMatchTogether). Exact for plain paths; for patterns an upper bound, so a
+ * file is refused only where the bound passes MAX_HEADER_BYTES. Reported once, at
+ * the block with the largest bound, naming the blocks counted with it.
+ */
+export function headerBytesProblem(rules: readonly HeaderRule[]): RuleError | undefined {
+  let worst: { rule: HeaderRule; bytes: number; with: HeaderRule[] } | undefined;
+  for (const rule of rules) {
+    const together = rules.filter((other) => other === rule || canMatchTogether(rule.pattern, other.pattern));
+    const bytes = together.reduce((sum, r) => sum + r.bytes, 0);
+    if (bytes > MAX_HEADER_BYTES && (!worst || bytes > worst.bytes)) worst = { rule, bytes, with: together.filter((r) => r !== rule) };
+  }
+  if (!worst) return undefined;
+  const others = worst.with.map((r) => r.line);
+  const shown = others.length > 10 ? `${others.slice(0, 10).join(', ')} and ${others.length - 10} more` : others.join(', ');
+  const what =
+    others.length === 0 ? "this block's headers come" : `this block's headers and those of the blocks that can match the same paths (lines ${shown}) come`;
+  return {
+    line: worst.rule.line,
+    message: `path ${quote(worst.rule.pattern.source)}: ${what} to ${worst.bytes} bytes; one answer can get at most ${MAX_HEADER_BYTES} bytes of headers from _headers`,
+  };
+}
+
+/**
+ * Lines a gated site may not have: CORS with credentials would let another
+ * origin (a sibling site under the same domain is same-site, so the gate's
+ * SameSite cookie goes along) read pages meant for visitors who unlocked the site.
+ */
+export function gatedHeaderProblems(rules: HeaderRules): RuleError[] {
+  const problems: RuleError[] = [];
+  for (const rule of rules.rules) {
+    for (const { name, line } of rule.set) {
+      if (name.toLowerCase() === CORS_CREDENTIALS) {
+        problems.push({
+          line,
+          message: `${name} cannot be set on a gated site: it would let other origins read gated pages with the visitor's access cookie`,
+        });
+      }
+    }
+  }
+  return problems;
 }
 
 function nameProblem(name: string): string | undefined {
@@ -153,25 +252,36 @@ function nameProblem(name: string): string | undefined {
     return `${quote(name)} is not a valid header name`;
   }
   const lower = name.toLowerCase();
-  const refused = REFUSED.get(lower) ?? (lower.startsWith('proxy-') ? 'is a hop-by-hop header, managed by the server' : undefined);
+  const refused = REFUSED.get(lower) ?? REFUSED_PREFIXES.find(([prefix]) => lower.startsWith(prefix))?.[1];
   return refused ? `${name} ${refused}` : undefined;
 }
 
-/** The combined effect of every block that matches the canonical request path. */
+/**
+ * The combined effect of every block that matches the canonical request path.
+ * Deploys bound the written headers to MAX_HEADER_BYTES an answer; only captures
+ * (a long URL in `:splat`) can make the rendered ones larger, and a header that
+ * would pass the limit is left out, its length known before it is built.
+ */
 export function headersFor(rules: HeaderRules, path: string): HeaderChanges {
   if (rules.rules.length === 0) return NO_HEADER_CHANGES;
   // Lower-case name → [name as first written, value] or null (removed).
   const state = new Map<string, [string, string] | null>();
   const setHere = new Set<string>();
+  let bytes = 0;
   for (const rule of rules.rules) {
     const captures = matchPathPattern(rule.pattern, path);
     if (!captures) continue;
+    const encoded = encodeCaptures(captures);
     for (const name of rule.remove) state.set(name, null);
     for (const { name, value } of rule.set) {
       const lower = name.toLowerCase();
-      const rendered = render(value, captures);
       const existing = state.get(lower);
-      state.set(lower, setHere.has(lower) && existing ? [existing[0], `${existing[1]}, ${rendered}`] : [name, rendered]);
+      const join = setHere.has(lower) && existing;
+      const cost = renderedLength(value, encoded) + (join ? 2 : name.length + 4);
+      if (bytes + cost > MAX_HEADER_BYTES) continue;
+      bytes += cost;
+      const rendered = render(value, encoded);
+      state.set(lower, join ? [existing[0], `${existing[1]}, ${rendered}`] : [name, rendered]);
       setHere.add(lower);
     }
   }
@@ -184,9 +294,21 @@ export function headersFor(rules: HeaderRules, path: string): HeaderChanges {
   return { set, remove };
 }
 
-function render(parts: readonly TemplatePart[], captures: Captures): string {
+function encodeCaptures(captures: Captures): Captures {
+  const out: Record<string, string> = {};
+  for (const name in captures) out[name] = encodeURI(captures[name]);
+  return out;
+}
+
+function renderedLength(parts: readonly TemplatePart[], encoded: Captures): number {
+  let length = 0;
+  for (const part of parts) length += part.kind === 'text' ? part.raw.length : (encoded[part.name] ?? '').length;
+  return length;
+}
+
+function render(parts: readonly TemplatePart[], encoded: Captures): string {
   let out = '';
-  for (const part of parts) out += part.kind === 'text' ? part.raw : encodeURI(captures[part.name] ?? '');
+  for (const part of parts) out += part.kind === 'text' ? part.raw : (encoded[part.name] ?? '');
   return out;
 }
 
@@ -232,11 +354,13 @@ const CACHING = new Set(['cache-control', 'cdn-cache-control', 'cloudflare-cdn-c
  * The changes that may apply to an answer of a gated site: nothing that touches
  * caching survives, so `Cache-Control: private, no-store` stays and no shared
  * cache keeps a page meant for visitors who unlocked the site. (`Vary: Cookie`
- * cannot be removed by any rule, see applyHeaderChanges.)
+ * cannot be removed by any rule, see applyHeaderChanges.) Nor does CORS with
+ * credentials (gatedHeaderProblems): deploys to a gated project refuse it, and
+ * this drops it from deployments made before the gate was switched on.
  */
 export function gatedHeaderChanges(changes: HeaderChanges): HeaderChanges {
   return {
-    set: changes.set.filter(([name]) => !CACHING.has(name.toLowerCase())),
+    set: changes.set.filter(([name]) => !CACHING.has(name.toLowerCase()) && name.toLowerCase() !== CORS_CREDENTIALS),
     remove: changes.remove.filter((name) => !CACHING.has(name)),
   };
 }

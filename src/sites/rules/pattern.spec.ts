@@ -15,6 +15,12 @@ describe('compilePathPattern / matchPathPattern', () => {
     expect(pattern('/dir/').path).toBe('dir/');
   });
 
+  it('gives every pattern its decoded literal prefix and suffix (what _headers bounds co-matching blocks by)', () => {
+    expect([pattern('/blog/*.ht%6Dl').prefix, pattern('/blog/*.ht%6Dl').suffix]).toEqual(['/blog/', '.html']);
+    expect([pattern('/u/:id/x/*').prefix, pattern('/u/:id/x/*').suffix]).toEqual(['/u/', '']);
+    expect([pattern('/a/b').prefix, pattern('/a/b').suffix]).toEqual(['/a/b', '/a/b']);
+  });
+
   it.each([
     ['/*', '', { splat: '' }],
     ['/*', 'a/b/', { splat: 'a/b/' }],

@@ -29,6 +29,8 @@ export interface PathPattern {
   readonly regex?: RegExp;
   /** Decoded literal text before the first splat or placeholder, with the leading "/". */
   readonly prefix: string;
+  /** Decoded literal text after the last splat or placeholder (the whole path when there is none). */
+  readonly suffix: string;
   /** Placeholder names in capture order; "splat" for the splat. */
   readonly names: readonly string[];
 }
@@ -106,13 +108,15 @@ export function compilePathPattern(raw: string): PathPattern | { error: string }
         'is not a path any request could have (it has an empty segment, a "." or ".." segment, an encoded "/" or "\\", a control character or a malformed %-escape)',
     };
   }
-  if (names.length === 0) return { source: raw, path: probePath, prefix: `/${probePath}`, names };
+  if (names.length === 0) return { source: raw, path: probePath, prefix: `/${probePath}`, suffix: `/${probePath}`, names };
 
   const decoded = tokens.map((t) => (t.kind === 'text' ? decodeURIComponent(t.raw).normalize('NFC') : undefined));
   const firstDynamic = tokens.findIndex((t) => t.kind !== 'text');
   const prefix = decoded.slice(0, firstDynamic).join('');
+  const lastDynamic = tokens.length - 1 - [...tokens].reverse().findIndex((t) => t.kind !== 'text');
+  const suffix = decoded.slice(lastDynamic + 1).join('');
   const body = tokens.map((t, i) => (t.kind === 'text' ? decoded[i]!.replace(REGEX_SPECIAL, '\\$&') : t.kind === 'splat' ? '(.*)' : '([^/]+)')).join('');
-  return { source: raw, regex: new RegExp(`^${body}$`, 's'), prefix, names };
+  return { source: raw, regex: new RegExp(`^${body}$`, 's'), prefix, suffix, names };
 }
 
 /** The captured values when the canonical path matches, else null. */

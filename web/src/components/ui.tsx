@@ -1,9 +1,9 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
-import { formatBytes as formatSize } from '../../../src/common/format-bytes';
 import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
+import { formatBytes } from '../locale';
 
 /**
  * An error where the user acted, with the API's own message; a 402 offers the upgrade
@@ -199,16 +199,6 @@ export function ConfirmMutation<T, V>({
       }}
     />
   );
-}
-
-/** The API's own wording of sizes (src/common/format-bytes.ts); a dash when there is none. */
-export function formatBytes(n: number | null | undefined): string {
-  return n === null || n === undefined ? '—' : formatSize(n);
-}
-
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** `value`, once it has stopped changing for `ms` (a search box asks the API once per pause, not per key). */

@@ -2,11 +2,13 @@ import 'uplot/dist/uPlot.min.css';
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 
 import { api, call, type Schemas } from '../api';
-import { ErrorNote, formatBytes, formatTime, Loading, SelectField, TableWrap } from '../components/ui';
+import { chartNumbers, loadUPlot } from '../charts';
+import { ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
 import { chartColumns, utcDay } from '../format';
+import { formatBytes, formatNumber, formatTime } from '../locale';
 import { useProject } from './project-layout';
 
 /*
@@ -21,7 +23,6 @@ const RANGES: Range[] = [
   { label: 'Last 30 days', days: 30, interval: 'day' },
   { label: 'Last 90 days', days: 90, interval: 'day' },
 ];
-const number = new Intl.NumberFormat();
 
 export function Analytics() {
   const project = useProject();
@@ -90,13 +91,13 @@ export function Analytics() {
 
 function Totals({ totals }: { totals: Schemas['AnalyticsTotalsDto'] }) {
   const items: [string, string][] = [
-    ['Page views', number.format(totals.pageViews)],
-    ['Visitors', number.format(totals.visitors)],
-    ['Requests', number.format(totals.requests)],
+    ['Page views', formatNumber(totals.pageViews)],
+    ['Visitors', formatNumber(totals.visitors)],
+    ['Requests', formatNumber(totals.requests)],
     ['Sent', formatBytes(totals.bytes)],
-    ['4xx answers', number.format(totals.status4xx)],
-    ['5xx answers', number.format(totals.status5xx)],
-    ['Bot requests', number.format(totals.botRequests)],
+    ['4xx answers', formatNumber(totals.status4xx)],
+    ['5xx answers', formatNumber(totals.status5xx)],
+    ['Bot requests', formatNumber(totals.botRequests)],
   ];
   return (
     <dl className="totals">
@@ -128,39 +129,49 @@ const ANSWERS: Line[] = [
  */
 function Chart({ title, series, lines }: { title: string; series: Schemas['AnalyticsPointDto'][]; lines: Line[] }) {
   const box = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState<unknown>(null);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const css = getComputedStyle(document.documentElement);
-    const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
-    const columns = chartColumns(series);
-    const axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
-    const plot = new uPlot(
-      {
-        width: Math.max(el.clientWidth, 200),
-        height: 220,
-        scales: { x: { time: true } },
-        series: [{}, ...lines.map((l) => ({ label: l.label, stroke: color(l.color), width: 2, spanGaps: false }))],
-        axes: [axis, { ...axis, size: 50 }],
-      },
-      [columns[0], ...lines.map((l) => columns[l.column])] as uPlot.AlignedData,
-      el,
-    );
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height: 220 }));
-    resize.observe(el);
+    let live = true;
+    let plot: uPlot | undefined;
+    let resize: ResizeObserver | undefined;
+    loadUPlot().then((UPlot) => {
+      if (!live) return;
+      const css = getComputedStyle(document.documentElement);
+      const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
+      const columns = chartColumns(series);
+      const axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
+      plot = new UPlot(
+        {
+          width: Math.max(el.clientWidth, 200),
+          height: 220,
+          scales: { x: { time: true } },
+          series: [{}, ...lines.map((l) => ({ label: l.label, stroke: color(l.color), width: 2, spanGaps: false, value: chartNumbers.legend }))],
+          axes: [axis, { ...axis, size: 50, values: chartNumbers.axis }],
+        },
+        [columns[0], ...lines.map((l) => columns[l.column])] as uPlot.AlignedData,
+        el,
+      );
+      const shown = plot;
+      resize = new ResizeObserver(() => shown.setSize({ width: Math.max(el.clientWidth, 200), height: 220 }));
+      resize.observe(el);
+    }, setFailed);
     return () => {
-      resize.disconnect();
-      plot.destroy();
+      live = false;
+      resize?.disconnect();
+      plot?.destroy();
     };
   }, [series, lines]);
   const sum = (column: number) => chartColumns(series)[column].reduce<number>((n, v) => n + (v ?? 0), 0);
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
+      <ErrorNote error={failed} />
       <div
         ref={box}
         role="img"
-        aria-label={`${title}: ${lines.map((l) => `${l.label} ${number.format(sum(l.column))} in total`).join(', ')}, over ${series.length} buckets`}
+        aria-label={`${title}: ${lines.map((l) => `${l.label} ${formatNumber(sum(l.column))} in total`).join(', ')}, over ${series.length} buckets`}
       />
     </figure>
   );
@@ -188,7 +199,7 @@ function Top({ title, rows, unit }: { title: string; rows: [string, number][]; u
             rows.map(([key, n]) => (
               <tr key={key}>
                 <td className="mono">{key}</td>
-                <td>{number.format(n)}</td>
+                <td>{formatNumber(n)}</td>
               </tr>
             ))
           )}
@@ -206,21 +217,21 @@ function Funnel({ funnel }: { funnel: Schemas['AnalyticsFunnelDto'] }) {
       <dl className="totals">
         <div>
           <dt>Gate shown</dt>
-          <dd>{number.format(funnel.gateViews)}</dd>
+          <dd>{formatNumber(funnel.gateViews)}</dd>
         </div>
         <div>
           <dt>Unlocked</dt>
-          <dd>{number.format(funnel.unlocks)}</dd>
+          <dd>{formatNumber(funnel.unlocks)}</dd>
         </div>
         {funnel.gateType === 'password' ? (
           <div>
             <dt>Wrong passwords</dt>
-            <dd>{number.format(funnel.wrongPasswords)}</dd>
+            <dd>{formatNumber(funnel.wrongPasswords)}</dd>
           </div>
         ) : (
           <div>
             <dt>Emails captured</dt>
-            <dd>{number.format(funnel.emailsCaptured)}</dd>
+            <dd>{formatNumber(funnel.emailsCaptured)}</dd>
           </div>
         )}
         <div>

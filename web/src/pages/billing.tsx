@@ -3,8 +3,9 @@ import { type FormEvent, useId, useState } from 'react';
 import { useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, formatBytes, formatTime, Loading, SelectField, TableWrap } from '../components/ui';
+import { ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
 import { quotaShare } from '../format';
+import { formatBytes, formatTime } from '../locale';
 
 type Limits = Schemas['PlanLimitsView'];
 type Paid = Schemas['ActivatePlanDto']['tier'];

@@ -3,8 +3,9 @@ import { type DragEvent, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import type { Deployment } from '../api';
-import { ErrorNote, Field, formatBytes, ProgressBar } from '../components/ui';
+import { ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { formatBytes } from '../locale';
 import { useProject } from './project-layout';
 
 const PHASES: Record<DeployProgress['phase'], string> = {

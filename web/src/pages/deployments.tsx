@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, call, type Deployment } from '../api';
-import { ConfirmMutation, Empty, ErrorNote, formatBytes, formatTime, Loading, Pager, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
+import { formatBytes, formatTime } from '../locale';
 import { useProject } from './project-layout';
 
 type Action = { kind: 'promote' | 'archive'; deployment: Deployment };

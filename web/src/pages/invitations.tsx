@@ -3,7 +3,8 @@ import { useNavigate } from 'react-router';
 
 import { api, call } from '../api';
 import { useMe } from '../components/shell';
-import { Empty, ErrorNote, formatTime, Loading } from '../components/ui';
+import { Empty, ErrorNote, Loading } from '../components/ui';
+import { formatTime } from '../locale';
 
 export function Invitations() {
   const queryClient = useQueryClient();

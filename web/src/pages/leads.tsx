@@ -3,8 +3,9 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { api, authorizedFetch, call, errorOf } from '../api';
-import { ConfirmMutation, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
+import { formatTime } from '../locale';
 import { useProject } from './project-layout';
 
 const PAGE = 25;

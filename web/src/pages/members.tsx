@@ -4,7 +4,8 @@ import { useNavigate, useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
 import { useMe } from '../components/shell';
-import { ConfirmMutation, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { formatTime } from '../locale';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];

@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { api, call, type Project } from '../api';
-import { ConfirmMutation, Empty, ErrorNote, Field, formatBytes, Loading, Pager, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
+import { formatBytes } from '../locale';
 
 const PAGE = 100;
 

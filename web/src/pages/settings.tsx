@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
-import { CopyButton, ErrorNote, Field, formatTime, TableWrap } from '../components/ui';
+import { CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
+import { formatTime } from '../locale';
 import { useProject } from './project-layout';
 
 type Gate = 'none' | 'password' | 'email';

@@ -3,8 +3,9 @@ import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 
 import { api, call, type Schemas } from '../api';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, formatTime, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
+import { formatTime } from '../locale';
 
 type Scope = Schemas['CreateAccessTokenDto']['scopes'][number];
 type Token = Schemas['AccessTokenView'];

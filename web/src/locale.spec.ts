@@ -1,0 +1,34 @@
+import { formatBytes as apiWording } from '../../src/common/format-bytes';
+import { DEFAULT_LOCALE, formatsFor, pickLocale } from './locale';
+
+describe('dashboard locale', () => {
+  it('pickLocale: reads a POSIX locale name as the tag it means, skips what Intl refuses, else the default', () => {
+    expect(pickLocale(['en-US@posix'])).toBe('en-US');
+    expect(pickLocale(['de_DE.UTF-8'])).toBe('de-DE');
+    expect(pickLocale(['en-us'])).toBe('en-US');
+    expect(pickLocale([undefined, '', 'C', '*', 'fr-CA'])).toBe('fr-CA');
+    expect(pickLocale(['C', '*'])).toBe(DEFAULT_LOCALE);
+    expect(pickLocale([])).toBe(DEFAULT_LOCALE);
+  });
+
+  it('formats numbers, sizes and times in the picked locale, never throwing on a refused tag', () => {
+    expect(() => new Intl.NumberFormat('en-US@posix')).toThrow(RangeError);
+    const posix = formatsFor(['en-US@posix']);
+    expect(posix.locale).toBe('en-US');
+    expect(posix.number(1234.5)).toBe('1,234.5');
+    expect(posix.bytes(1600)).toBe('1.6 KB');
+    expect(posix.time(new Date(Date.UTC(2026, 10, 26, 12)))).toMatch(/^Nov 2[67], 2026, \d{1,2}:00\s[AP]M$/);
+    const german = formatsFor(['de-DE']);
+    expect(german.number(1234.5)).toBe('1.234,5');
+    expect(german.bytes(1600)).toBe('1,6 KB');
+    expect(german.time(new Date(Date.UTC(2026, 10, 26, 12)))).toMatch(/^2[67]\.11\.2026, \d{2}:00$/);
+    expect(formatsFor(['C']).number(1234.5)).toBe('1,234.5');
+  });
+
+  it('sizes in English are the API’s own wording (src/common/format-bytes.ts)', () => {
+    const english = formatsFor(['en-US']);
+    for (const n of [0, 1, 512, 1023, 1024, 1600, 64 * 1024, 3.5 * 1024 ** 2, 1024 ** 3 - 1, 5 * 1024 ** 3, 2.25 * 1024 ** 4, 5000 * 1024 ** 4]) {
+      expect([n, english.bytes(n)]).toEqual([n, apiWording(n)]);
+    }
+  });
+});
