@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { ADVISORY_LOCKS } from '../../database/advisory-locks';
 import { GenerateSql } from '../../database/generate-sql';
-import { INSTANCE_LEASE_LOCK_CLASS } from './instance-lease.service';
 
 export interface StoredKey {
   request_hash: string;
@@ -40,7 +40,7 @@ export class IdempotencyRepository {
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
          )) AS claimant_alive
        FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
-      [workspaceId, key, INSTANCE_LEASE_LOCK_CLASS],
+      [workspaceId, key, ADVISORY_LOCKS.instanceLeaseClass],
     );
     return row ?? null;
   }

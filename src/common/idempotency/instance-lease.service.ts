@@ -4,14 +4,12 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Client } from 'pg';
 
 import { AppConfig } from '../../config/app-config';
-
-/** The advisory lock space of instance leases (first key of the two-key form); the second key is the instance's id. */
-export const INSTANCE_LEASE_LOCK_CLASS = 0x5354_4c01;
+import { ADVISORY_LOCKS } from '../../database/advisory-locks';
 const RECONNECT_MS = 1000;
 
 /**
  * This process's proof of life in PostgreSQL: a session advisory lock
- * (INSTANCE_LEASE_LOCK_CLASS, id) held on a connection of its own for as long as the
+ * (ADVISORY_LOCKS.instanceLeaseClass, id) held on a connection of its own for as long as the
  * process runs. The kernel closes that connection when the process dies, however it
  * dies (SIGKILL, OOM), and PostgreSQL drops the lock with it, so any instance can tell
  * whether the process that claimed an Idempotency-Key is still working on it
@@ -65,7 +63,7 @@ export class InstanceLease implements OnModuleInit, OnModuleDestroy {
       // Ids are positive so that they read the same in pg_locks.objid (an unsigned oid).
       for (;;) {
         const id = randomInt(1, 2 ** 31 - 1);
-        const [row] = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [INSTANCE_LEASE_LOCK_CLASS, id])).rows;
+        const [row] = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [ADVISORY_LOCKS.instanceLeaseClass, id])).rows;
         if (row.ok) {
           this.client = client;
           this.held = id;
