@@ -15,7 +15,8 @@
  * after each) <= 1 s. A missed goal exits 1.
  *
  * What Caddy retries, and why the deploys are retried by the client instead: see the
- * comments of caddyfile() below.
+ * comments of caddyfile() below. BENCH_SAMPLES=<file> writes every read's time, latency
+ * and outcome, and the kills' times, there as JSON.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -108,14 +109,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *   A dead instance is found by the passive check long before: one refused connection or
  *   reset (or a 5xx answer) takes it out for `fail_duration`, so the requests after a
  *   kill stop trying it at once.
- * - Retries: for `lb_try_duration` (5 s), every `lb_try_interval`, with no cap on the
+ * - Retries: for `lb_try_duration` (30 s), every `lb_try_interval`, with no cap on the
  *   count (`lb_retries` would end the tries after that many, 5 × 50 ms = a quarter of a
- *   second here, before a restarted instance or a passing check could help). A request
+ *   second here, before a restarted instance or a passing check could help). The duration
+ *   counts from the request's arrival, not from the failure: a GET that waited 8 s at an
+ *   overloaded instance that then died was answered 502 with 5 s (Caddy 2.6), so it must
+ *   exceed the longest a request may spend at an instance. A request
  *   whose connection could not be made is always tried on another instance (nothing
  *   reached the app). A request that was sent and then lost its answer (the instance died
  *   while working on it) is retried only when `lb_retry_match` allows, by default GET
  *   only: site reads and API reads are GETs, so both kinds of failure are retried for
- *   them. Deploys (POST) are not retried once sent, on purpose: Caddy would have to keep
+ *   them. Deploys (POST) are not retried once sent, nor when no instance is up at all
+ *   (Caddy 2.6 retries only dial errors for them), on purpose: Caddy would have to keep
  *   every request body (up to BODY_LIMIT_BYTES, 50 MB) to replay it, and the client must
  *   retry anyway for what Caddy cannot see (Caddy's own restart, a timeout): it does,
  *   with the same Idempotency-Key, so the retry is safe whichever instance takes it.
@@ -130,7 +135,7 @@ function caddyfile(port: number, upstreams: number[]): string {
 http://:${port} {
 	reverse_proxy ${upstreams.map((p) => `127.0.0.1:${p}`).join(' ')} {
 		lb_policy round_robin
-		lb_try_duration 5s
+		lb_try_duration 30s
 		lb_try_interval 100ms
 		health_uri /health
 		health_interval 1s
@@ -278,7 +283,8 @@ async function main(): Promise<void> {
       const t = now();
       inFlight++;
       try {
-        const res = await request(proxyPort, 'GET', path, { Host: host, ...headers }, undefined, 10_000);
+        // Longer than Caddy's lb_try_duration: what fails is what the proxy answered, not this client's patience.
+        const res = await request(proxyPort, 'GET', path, { Host: host, ...headers }, undefined, 60_000);
         into.push({ t, ms: now() - t, ok: res.status === 200, detail: res.status === 200 ? undefined : `${res.status} ${res.body.slice(0, 120)}` });
       } catch (err) {
         into.push({ t, ms: now() - t, ok: false, detail: (err as Error).message });
@@ -357,8 +363,10 @@ async function main(): Promise<void> {
     const killLoop = async () => {
       for (let k = 0; ; k++) {
         const at = (KILL_EVERY / 2 + k * KILL_EVERY) * 1000;
+        // Never late by more than the restart before it (one instance down at a time), never past the load.
         if (at >= endAt) return;
         await sleep(at - now());
+        if (now() >= endAt) return;
         const inst = instances[k % INSTANCES];
         const kill = { t: now(), port: inst.port } as (typeof kills)[number];
         kills.push(kill);
@@ -431,6 +439,7 @@ async function main(): Promise<void> {
       };
     };
     const siteKill = row(site.filter(inKill));
+    if (process.env.BENCH_SAMPLES) await writeFile(process.env.BENCH_SAMPLES, JSON.stringify({ kills, site, api: apiReads }));
     const siteAll = row(site);
     console.log(
       `\nbench:topology — ${INSTANCES} instances behind Caddy, ${SECONDS} s, site reads ${SITE_RPS}/s, API reads ${API_RPS}/s, ${DEPLOY_CONCURRENCY} deploy loops; SIGKILL every ${KILL_EVERY} s; "during kills" = ${KILL_WINDOW_MS / 1000} s after each`,
@@ -438,6 +447,9 @@ async function main(): Promise<void> {
     console.table({
       'site reads, overall': siteAll,
       'site reads, during kills': siteKill,
+      'site reads, outside kills': row(site.filter((s) => !inKill(s))),
+      // The same length of time just before each kill: what the machine gives when nothing is dying.
+      'site reads, before kills': row(site.filter((s) => kills.some((k) => s.t >= k.t - KILL_WINDOW_MS && s.t < k.t))),
       'API reads, overall': row(apiReads),
       'API reads, during kills': row(apiReads.filter(inKill)),
     });
