@@ -15,7 +15,10 @@
  * after each) <= 1 s. A missed goal exits 1.
  *
  * What Caddy retries, and why the deploys are retried by the client instead: see the
- * comments of caddyfile() below. BENCH_SAMPLES=<file> writes every read's time, latency
+ * comments of caddyfile() below. RESTART_DELAY_SECONDS (0) keeps a killed instance down
+ * that long before starting it again (its start-up then falls outside the kill window:
+ * on a 2-core machine it takes CPU from the survivors, which on their own machines it
+ * would not). BENCH_SAMPLES=<file> writes every read's time, latency
  * and outcome, and the kills' times, there as JSON.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -23,7 +26,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -39,6 +42,8 @@ const KILL_WINDOW_MS = Number(process.env.KILL_WINDOW_SECONDS ?? 5) * 1000;
 const SITE_RPS = Number(process.env.SITE_RPS ?? 100);
 const API_RPS = Number(process.env.API_RPS ?? 10);
 const DEPLOY_CONCURRENCY = Number(process.env.DEPLOY_CONCURRENCY ?? 2);
+/** How long a killed instance stays down before it is started again (0: at once). */
+const RESTART_DELAY_MS = Number(process.env.RESTART_DELAY_SECONDS ?? 0) * 1000;
 const INSTANCES = 3;
 /** Requests in flight past which a tick sends nothing (and counts it): the load is paced, not piled up. */
 const MAX_IN_FLIGHT = 256;
@@ -275,6 +280,7 @@ async function main(): Promise<void> {
     const apiReads: Sample[] = [];
     const skipped = { site: 0, api: 0 };
     let inFlight = 0;
+    const loadBefore = loadavg()[0];
     const t0 = performance.now();
     const now = () => performance.now() - t0;
     const endAt = SECONDS * 1000;
@@ -374,6 +380,7 @@ async function main(): Promise<void> {
         const exited = new Promise((resolve) => dead.once('exit', resolve));
         dead.kill('SIGKILL');
         await exited;
+        if (RESTART_DELAY_MS) await sleep(RESTART_DELAY_MS);
         start(inst);
         try {
           await healthy(inst);
@@ -472,6 +479,8 @@ async function main(): Promise<void> {
     console.log(
       `kills: ${kills.length}; a killed instance healthy again after ${restarts.length ? `${(Math.min(...restarts) / 1000).toFixed(1)}–${(Math.max(...restarts) / 1000).toFixed(1)} s` : '—'}${kills.some((k) => k.error) ? `; restarts failed: ${kills.filter((k) => k.error).length}` : ''}`,
     );
+    // The machine's own business: on a shared machine the other processes' load moves every latency here.
+    console.log(`load average (1 min) at the start ${loadBefore.toFixed(1)}, at the end ${loadavg()[0].toFixed(1)}, on ${availableParallelism()} cores`);
     if (skipped.site || skipped.api) console.log(`not sent (over ${MAX_IN_FLIGHT} in flight): ${skipped.site} site reads, ${skipped.api} API reads`);
     for (const [name, samples] of [
       ['site read', site],
