@@ -18,7 +18,7 @@
  * comments of caddyfile() below. RESTART_DELAY_SECONDS (0) keeps a killed instance down
  * that long before starting it again (its start-up then falls outside the kill window:
  * on a 2-core machine it takes CPU from the survivors, which on their own machines it
- * would not). BENCH_SAMPLES=<file> writes every read's time, latency
+ * would not); RESTART_NICE=<n> starts it at that niceness instead. BENCH_SAMPLES=<file> writes every read's time, latency
  * and outcome, and the kills' times, there as JSON.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -44,6 +44,8 @@ const API_RPS = Number(process.env.API_RPS ?? 10);
 const DEPLOY_CONCURRENCY = Number(process.env.DEPLOY_CONCURRENCY ?? 2);
 /** How long a killed instance stays down before it is started again (0: at once). */
 const RESTART_DELAY_MS = Number(process.env.RESTART_DELAY_SECONDS ?? 0) * 1000;
+/** Niceness of a restarted instance (0: as the others): its start-up then yields the CPU to the survivors, as on a machine of its own. */
+const RESTART_NICE = Number(process.env.RESTART_NICE ?? 0);
 const INSTANCES = 3;
 /** Requests in flight past which a tick sends nothing (and counts it): the load is paced, not piled up. */
 const MAX_IN_FLIGHT = 256;
@@ -192,7 +194,9 @@ async function main(): Promise<void> {
     const start = (inst: Instance) => {
       inst.starts++;
       // Its own working directory: main.ts reads a .env from there, and the checkout's is not the bench's.
-      const child = spawn(process.execPath, ['--enable-source-maps', join(ROOT, 'dist', 'src', 'main.js')], {
+      const node = [process.execPath, '--enable-source-maps', join(ROOT, 'dist', 'src', 'main.js')];
+      const argv = RESTART_NICE && inst.starts > 1 ? ['nice', '-n', String(RESTART_NICE), ...node] : node;
+      const child = spawn(argv[0], argv.slice(1), {
         cwd: root,
         env: { ...env, PORT: String(inst.port) },
         stdio: ['ignore', 'pipe', 'pipe'],
