@@ -504,11 +504,7 @@ async function main(): Promise<void> {
         `${lost.length} lost, ${duplicates.length} duplicated`,
       ],
       ['p99 of site reads during a kill <= 1 s', siteKill['p99 (ms)'] <= 1000, `${siteKill['p99 (ms)']} ms`],
-      [
-        `${Math.floor((SECONDS - KILL_EVERY / 2) / KILL_EVERY) + 1} kills, each instance back`,
-        kills.length > 0 && kills.every((k) => !k.error),
-        `${kills.length} kills`,
-      ],
+      ['every killed instance back', kills.length > 0 && kills.every((k) => !k.error), `${kills.length} kills`],
     ] as const;
     for (const [goal, met, figure] of goals) console.log(`${goal}: ${figure} ${met ? 'MET' : 'MISSED'}`);
     if (goals.some(([, met]) => !met)) {
