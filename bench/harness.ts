@@ -126,6 +126,8 @@ export async function runWrk(opts: {
   headers?: string[];
   script?: string;
   core?: number;
+  /** Niceness to run wrk at (negative: ahead of the machine's other work; root only). */
+  nice?: number;
 }): Promise<WrkResult> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
@@ -133,7 +135,8 @@ export async function runWrk(opts: {
   for (const h of opts.headers ?? []) args.push('-H', h);
   if (opts.script) args.push('-s', opts.script);
   args.push(opts.url);
-  const pinned = opts.core === undefined ? args : ['taskset', '-c', String(opts.core), ...args];
+  const pinnedOnly = opts.core === undefined ? args : ['taskset', '-c', String(opts.core), ...args];
+  const pinned = opts.nice === undefined ? pinnedOnly : ['nice', '-n', String(opts.nice), ...pinnedOnly];
   const { stdout: out } = await promisify(execFile)(pinned[0], pinned.slice(1), { encoding: 'utf8' });
   return {
     reqPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
@@ -163,13 +166,14 @@ export function have(cmd: string): boolean {
 export async function startPinnedTarget(
   script: string,
   args: string[],
-  options: { core: number; env?: Record<string, string>; nodeArgs?: string[]; startSeconds?: number },
+  options: { core: number; env?: Record<string, string>; nodeArgs?: string[]; startSeconds?: number; cwd?: string },
 ): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   const child = spawn(
     'taskset',
     ['-c', String(options.core), process.execPath, ...(options.nodeArgs ?? []), '-r', join(__dirname, 'swc-require.js'), script, ...args],
     {
       env: { ...process.env, ...options.env },
+      cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

@@ -18,13 +18,35 @@ import { api, freePort, startBenchApp } from './harness';
 const kind = process.argv[2];
 const filesDir = process.argv[3];
 const files = JSON.parse(process.env.BENCH_FILES ?? '{}') as Record<string, string>;
+/**
+ * BENCH_RULE_FILES=1 (bench:serve-compare): the ungated and gated sites also carry a
+ * `_headers` whose rules apply to every file and a `_redirects` whose rules match none
+ * of them, so every answer pays for both features as a real site's would.
+ */
+const RULE_FILES =
+  process.env.BENCH_RULE_FILES === '1'
+    ? [
+        {
+          path: '_headers',
+          content: [
+            '/*',
+            '  X-Frame-Options: DENY',
+            '  Referrer-Policy: strict-origin-when-cross-origin',
+            '  Permissions-Policy: camera=(), microphone=()',
+            '/assets/*',
+            '  Cache-Control: public, max-age=31536000, immutable',
+          ].join('\n'),
+        },
+        { path: '_redirects', content: ['/old /file-2k 301', '/blog/:slug /posts/:slug 302', '/docs/* /manual/:splat 301'].join('\n') },
+      ]
+    : [];
 
 async function statichost(): Promise<void> {
   const app = await startBenchApp({ LOG_LEVEL: 'silent' });
   const auth = { Authorization: `Bearer ${app.token}` };
   const list = Object.entries(files).map(([path, content]) => ({ path, content }));
-  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench', files: list }, auth);
-  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-gated', files: list }, auth);
+  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench', files: [...list, ...RULE_FILES] }, auth);
+  await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-gated', files: [...list, ...RULE_FILES] }, auth);
   // Issue 12: the same files beside the most rules a _redirects may hold, none matching them.
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-rules', files: [...list, { path: '_redirects', content: benchRedirects() }] }, auth);
   const gated = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);

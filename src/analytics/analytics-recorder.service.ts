@@ -6,7 +6,7 @@ import { isbot } from 'isbot';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { PeriodicJob } from '../common/periodic-job';
-import { Clock } from '../common/time';
+import { Clock, DAY_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { GateEvent, RollupKind } from './analytics.entities';
 import { AnalyticsRepository, type RollupRow } from './analytics.repository';
@@ -35,6 +35,17 @@ export interface FlushReport {
  */
 /** Visitors remembered per instance to skip hashing their repeat page views (cleared daily and when full). */
 const SEEN_VISITORS_MAX = 50_000;
+/** Request targets remembered between two flushes (hotRow); past it, new ones take the longer way. */
+const HOT_URLS_MAX = 20_000;
+/** On a connection: the last visitor counted on it, so its next page views skip even the `seen` lookup. */
+const LAST_VISITOR = Symbol('lastVisitor');
+interface LastVisitor {
+  projectId: string;
+  ip: string;
+  ua: string;
+  day: string;
+}
+type VisitorSocket = IncomingMessage['socket'] & { [LAST_VISITOR]?: LastVisitor };
 
 @Injectable()
 export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
@@ -52,6 +63,17 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   private seenDay = '';
   private readonly bots = new Map<string, boolean>();
   private missingSecretWarned = false;
+  /**
+   * Project → request target as received → its path rows by status class, for `hour` and
+   * the live `rows` map (cleared when either changes): a repeated URL costs two map
+   * lookups instead of normalising its path and building the row's key every time.
+   */
+  private hot = new Map<string, Map<string, (Row | undefined)[]>>();
+  private hotHour = -1;
+  private hotSize = 0;
+  /** The UTC day of `dayStart`..`dayStart + DAY_MS`, formatted once a day rather than per page view. */
+  private dayStart = -1;
+  private dayKey = '';
 
   constructor(
     config: AppConfig,
@@ -87,7 +109,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     const cls = statusClass(status);
     const ua = req.headers['user-agent'] ?? '';
     const bot = this.isBot(ua);
-    const row = this.pathRow(projectId, hour, normalisePath(req.url ?? '/'), cls);
+    const row = this.hotRow(projectId, hour, req.url ?? '/', cls);
     row.requests++;
     row.bytes += bytes;
     if (status === 404) this.row(projectId, hour, 'not_found', row.key, 0).requests++;
@@ -104,7 +126,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       r.requests++;
       r.pageViews++;
     }
-    this.countVisitor(projectId, now, clientIp(req), ua);
+    this.countVisitor(projectId, now, clientIp(req), ua, req.socket as VisitorSocket);
   }
 
   /** A gate event (the router's password gate, the email gate). */
@@ -129,6 +151,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     this.rows = new Map();
     this.visitors = new Map();
     this.paths.clear();
+    this.clearHot(-1);
     try {
       await this.dataSource.transaction(async (m) => {
         // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).
@@ -155,6 +178,29 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     return bot;
   }
 
+  /** pathRow of a request target, remembered per target (see `hot`). */
+  private hotRow(projectId: string, hour: number, url: string, cls: number): Row {
+    if (hour !== this.hotHour) this.clearHot(hour);
+    let byUrl = this.hot.get(projectId);
+    if (!byUrl) this.hot.set(projectId, (byUrl = new Map()));
+    let byClass = byUrl.get(url);
+    const known = byClass?.[cls];
+    if (known) return known;
+    const row = this.pathRow(projectId, hour, normalisePath(url), cls);
+    if (this.hotSize < HOT_URLS_MAX) {
+      if (!byClass) byUrl.set(url, (byClass = []));
+      byClass[cls] = row;
+      this.hotSize++;
+    }
+    return row;
+  }
+
+  private clearHot(hour: number): void {
+    this.hot.clear();
+    this.hotHour = hour;
+    this.hotSize = 0;
+  }
+
   private pathRow(projectId: string, hour: number, path: string, cls: number): Row {
     const known = this.rows.get(`${projectId}\t${hour}\tpath\t${path}\t${cls}`);
     if (known) return known;
@@ -177,8 +223,16 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   }
 
   /** The visitor id is never kept: only the HyperLogLog registers its hash touches. */
-  private countVisitor(projectId: string, now: number, ip: string, ua: string): void {
-    const day = dayOf(now);
+  private countVisitor(projectId: string, now: number, ip: string, ua: string, socket: VisitorSocket): void {
+    if (now < this.dayStart || now >= this.dayStart + DAY_MS) {
+      this.dayStart = now - (now % DAY_MS);
+      this.dayKey = dayOf(now);
+    }
+    const day = this.dayKey;
+    // A keep-alive connection brings one visitor's page views in a row. Skipping one that is
+    // already counted is always right: its hash would touch no register a sketch of the day lacks.
+    const last = socket[LAST_VISITOR];
+    if (last !== undefined && last.ua === ua && last.ip === ip && last.projectId === projectId && last.day === day) return;
     // A visitor's next page views change no register of the sketch: skip the HMAC for them.
     // This set lives in memory only, for the day, bounded; nothing of it is written anywhere.
     if (day !== this.seenDay) {
@@ -186,7 +240,10 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       this.seenDay = day;
     }
     const seenKey = `${projectId}\0${ip}\0${ua}`;
-    if (this.seen.has(seenKey)) return;
+    if (this.seen.has(seenKey)) {
+      socket[LAST_VISITOR] = { projectId, ip, ua, day };
+      return;
+    }
     const secret = this.secrets.get(day);
     if (!secret) {
       if (!this.missingSecretWarned) this.logger.warn(`no visitor key for ${day} yet: page views count, visitors do not until the next flush loads it`);
@@ -200,6 +257,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     addHash(sketch, hash);
     if (this.seen.size >= SEEN_VISITORS_MAX) this.seen.clear();
     this.seen.add(seenKey);
+    socket[LAST_VISITOR] = { projectId, ip, ua, day };
   }
 
   /**

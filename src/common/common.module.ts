@@ -6,6 +6,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
+import { InstanceLease } from './idempotency/instance-lease.service';
 import { passwordHashing } from './password-hash';
 import { Clock, SystemClock } from './time';
 
@@ -13,7 +14,7 @@ import { Clock, SystemClock } from './time';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor],
+  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor, InstanceLease],
   exports: [Clock, IdempotencyService, IdempotencyInterceptor],
 })
 export class CommonModule {

@@ -16,4 +16,6 @@ export const ADVISORY_LOCKS = {
   analyticsRetention: 7_461_014,
   /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
   billingClass: 0x42494c4c,
+  /** Class id of the lock each running instance holds as its proof of life (InstanceLease; two-key form, the instance's id second). */
+  instanceLeaseClass: 0x5354_4c01,
 } as const;

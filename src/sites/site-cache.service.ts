@@ -25,10 +25,36 @@ export interface SiteFile {
   size: number;
   contentType: string;
   etag: string;
-  /** Response headers per cache policy, built on first use by the router. */
-  headers?: Map<string, string[]>;
   /** Whether the router serves it compressed when it can (isCompressible), decided on first use. */
   compressible?: boolean;
+  /** Where each representation's bytes are, by encoding: built on first use by the router. */
+  bodies?: Partial<Record<string, StoredBody>>;
+}
+
+/** Where one representation of a file is: memory cache key, storage key, length. */
+export interface StoredBody {
+  cacheKey: string;
+  storageKey: string;
+  size: number;
+}
+
+/**
+ * A file answer as the router sends it, prepared once per answer of a site state (the
+ * site's gate, CDN tags and `_headers` changes do not change within one state): the
+ * whole-file headers per representation are built on first use, so a request to a
+ * cached file only picks an array for writeHead.
+ */
+export interface FileSend {
+  file: SiteFile;
+  status: number;
+  cacheControl: string;
+  gated: boolean;
+  /** Site-wide headers (CDN cache tags, HSTS), as name/value pairs. */
+  tags: string[];
+  rules: HeaderChanges;
+  html: boolean;
+  /** Whole-file headers with `rules` applied, by representation (the router's index). */
+  heads: (string[] | undefined)[];
 }
 
 export interface LiveDeployment {
@@ -51,6 +77,8 @@ export type SiteAnswer =
       immutable: boolean;
       /** What `_headers` does to this answer (already limited for a gated site). */
       rules: HeaderChanges;
+      /** Built by the router on the first request this answers. */
+      send?: FileSend;
     }
   | { kind: 'redirect'; status: number; location: string }
   | { kind: 'not_found' };
@@ -199,7 +227,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`s:${slug}`, () => this.site(this.projects.siteBySlug(slug)));
+    const key = `s:${slug}`;
+    // A hit (nearly every request) allocates no loader closure.
+    const cached = this.sites.get(key);
+    if (cached !== undefined) return 'projectId' in cached ? cached : null;
+    return this.lookup(key, () => this.site(this.projects.siteBySlug(slug)));
   }
 
   /**

@@ -27,7 +27,7 @@ import { isHashedAssetPath, parseRequestPath } from './request-path';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
 import { applyHeaderChanges, gatedHeaderChanges, HeaderChanges, headersFor, NO_HEADER_CHANGES } from './rules/headers';
 import { resolveRequest } from './rules/resolve';
-import { SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
+import { FileSend, SiteAnswer, SiteCache, SiteFile, SiteState, StoredBody } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -38,16 +38,6 @@ const PASSWORD_LIMIT = 1024;
 /** Set on a response whose body is an HTML file (what makes a page view). */
 const HTML_FILE = Symbol('htmlFile');
 type Tagged = ServerResponse & { [HTML_FILE]?: boolean };
-
-/** One file answer to send: which file, with what status, caching, gate and CDN tags, and the `_headers` changes. */
-interface FileSend {
-  file: SiteFile;
-  status: number;
-  cacheControl: string;
-  gated: boolean;
-  tags: string[];
-  rules: HeaderChanges;
-}
 
 /** What a gate kind needs from the router; the email gate plugs in beside the password gate. */
 export interface GateHandler {
@@ -237,8 +227,18 @@ export class SiteRouter {
 
     const answer = this.resolve(site, req.url ?? '/');
     if (answer.kind === 'file') {
-      const policy = cacheControl ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE);
-      return this.sendFile(req, res, { file: answer.file, status: answer.status, cacheControl: policy, gated, tags, rules: answer.rules });
+      // Everything below depends on the answer and the site state only: prepared once.
+      answer.send ??= {
+        file: answer.file,
+        status: answer.status,
+        cacheControl: cacheControl ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE),
+        gated,
+        tags,
+        rules: answer.rules,
+        html: answer.file.contentType.startsWith('text/html'),
+        heads: [],
+      };
+      return this.sendFile(req, res, answer.send);
     }
     if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, cacheControl ?? PUBLIC_CACHE, gated, tags);
     return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
@@ -351,7 +351,7 @@ export class SiteRouter {
   private sendEncoded(req: IncomingMessage, res: ServerResponse, send: FileSend, variants: Variants | undefined): void {
     const { file, status, cacheControl, gated, tags, rules } = send;
     const head = req.method === 'HEAD';
-    if (file.contentType.startsWith('text/html')) (res as Tagged)[HTML_FILE] = true;
+    if (send.html) (res as Tagged)[HTML_FILE] = true;
     const vary = variants !== undefined;
     const ifNoneMatch = req.headers['if-none-match'];
     const rangeHeader = req.headers.range;
@@ -387,8 +387,9 @@ export class SiteRouter {
     const cached = this.bytes.get(body.cacheKey);
     if (cached && !head) this.metrics.fileCacheHits.inc();
     if (range.kind === 'none') {
-      // The common case: whole file, headers built once per file, encoding and cache policy.
-      const headers = withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules);
+      // The common case: whole file, headers built once per answer and representation.
+      const index = ENCODING_INDEX[encoding] + (vary ? 3 : 0);
+      const headers = (send.heads[index] ??= withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules));
       if (cached || head) {
         res.writeHead(status, headers);
         res.end(head ? undefined : cached);
@@ -411,8 +412,8 @@ export class SiteRouter {
 
   /** chooseEncoding, memoised: a handful of Accept-Encoding values arrive over and over. */
   private negotiate(acceptEncoding: string | undefined, variants: Variants): Encoding | null {
-    const available = variants.br !== undefined ? (variants.gzip !== undefined ? BR_GZIP : BR) : variants.gzip !== undefined ? GZIP : NONE;
     if (acceptEncoding === undefined) return 'identity';
+    const available = variants.br !== undefined ? (variants.gzip !== undefined ? BR_GZIP : BR) : variants.gzip !== undefined ? GZIP : NONE;
     const key = `${available.join(',')}|${acceptEncoding}`;
     const known = this.negotiated.get(key);
     if (known !== undefined) return known;
@@ -595,16 +596,24 @@ const BR: StoredEncoding[] = ['br'];
 const GZIP: StoredEncoding[] = ['gzip'];
 const NONE: StoredEncoding[] = [];
 
-/** Where one representation's bytes are: memory cache key, storage key, length. */
-interface Body {
-  cacheKey: string;
-  storageKey: string;
-  size: number;
-}
+type Body = StoredBody;
 
+/** Slots of FileSend.heads: identity, br, gzip; plus 3 when the answer varies by Accept-Encoding. */
+const ENCODING_INDEX: Record<Encoding, number> = { identity: 0, br: 1, gzip: 2 };
+
+/** Where the bytes of `encoding` are, memoised on the (immutable) manifest entry: a stored copy's length never changes. */
 function bodyOf(file: SiteFile, encoding: Encoding, variants: Variants | undefined): Body {
-  if (encoding === 'identity' || !variants) return { cacheKey: file.sha256, storageKey: blobKey(file.sha256), size: file.size };
-  return { cacheKey: `${file.sha256}.${encoding}`, storageKey: variantKey(file.sha256, encoding), size: variants[encoding]! };
+  const bodies = (file.bodies ??= {});
+  const key = variants ? encoding : 'identity';
+  let body = bodies[key];
+  if (!body) {
+    body =
+      key === 'identity'
+        ? { cacheKey: file.sha256, storageKey: blobKey(file.sha256), size: file.size }
+        : { cacheKey: `${file.sha256}.${key}`, storageKey: variantKey(file.sha256, key), size: variants![key]! };
+    bodies[key] = body;
+  }
+  return body;
 }
 
 /**
@@ -631,16 +640,10 @@ function baseHeaders(
   return headers;
 }
 
-/** Whole-file headers, memoised on the (immutable) manifest entry per cache policy and encoding. */
+/** Whole-file headers (FileSend.heads keeps them per answer and representation). */
 function wholeFileHeaders(file: SiteFile, cacheControl: string, gated: boolean, tags: string[], vary: boolean, encoding: Encoding, size: number): string[] {
-  const memo = (file.headers ??= new Map());
-  const key = `${gated ? 'g' : ''}${vary ? 'v' : ''}:${encoding}:${cacheControl}`;
-  let headers = memo.get(key);
-  if (!headers) {
-    headers = baseHeaders(file, cacheControl, gated, true, tags, vary, encoding);
-    headers.push('Content-Length', String(size));
-    memo.set(key, headers);
-  }
+  const headers = baseHeaders(file, cacheControl, gated, true, tags, vary, encoding);
+  headers.push('Content-Length', String(size));
   return headers;
 }
 

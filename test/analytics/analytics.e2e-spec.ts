@@ -1,3 +1,5 @@
+import { Agent, request } from 'node:http';
+
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { AnalyticsRetention } from '../../src/analytics/analytics-retention.service';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -112,6 +114,47 @@ describe('Site analytics (e2e)', () => {
     await flushAll();
     await flushAll();
     expect((await analytics(blogId).expect(200)).body.totals).toMatchObject({ pageViews: 6, visitors: 2, requests: 12 });
+  });
+
+  it('counts every visitor that a proxy sends over one keep-alive connection', async () => {
+    const { token } = await createApiToken(a, owner, { scopes: ['deploy'] });
+    await deploySite(a, token, 'proxied', [
+      { path: 'index.html', content: '<h1>home</h1>' },
+      { path: 'about.html', content: '<h1>about</h1>' },
+    ]);
+    const projectId = (await a.http().get('/projects?limit=100').set(asUser(owner)).expect(200)).body.data.find(
+      (p: { slug: string }) => p.slug === 'proxied',
+    ).id;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const get = (v: Visitor, path: string) =>
+      new Promise<number>((done, fail) => {
+        const headers = { Host: siteHost(a, 'proxied'), 'X-Forwarded-For': v.ip, 'User-Agent': v.ua };
+        const req = request({ host: '127.0.0.1', port: a.port, path, agent, headers }, (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', () => done(res.statusCode ?? 0));
+        });
+        req.on('error', fail);
+        req.end();
+      });
+    // The same agent from the same address is another visitor; so is the same agent from another.
+    const V1_OTHER_AGENT = { ip: V1.ip, ua: `${V1.ua} Other/1` };
+    const V2_FROM_V1 = { ip: V1.ip, ua: V2.ua };
+    for (const [v, path] of [
+      [V1, '/'],
+      [V1, '/about'],
+      [V2, '/'],
+      [V2_FROM_V1, '/'], // the previous agent, another address
+      [V1, '/'],
+      [V1_OTHER_AGENT, '/'], // the previous address, another agent
+      [V2, '/about'],
+    ] as const)
+      expect(await get(v, path)).toBe(200);
+    agent.destroy();
+    expect(sockets.size).toBe(1);
+    await flushAll();
+    expect((await analytics(projectId).expect(200)).body.totals).toMatchObject({ pageViews: 7, visitors: 4, requests: 7 });
   });
 
   it('shows the password gate funnel: gate views → unlocks, with the rate', async () => {

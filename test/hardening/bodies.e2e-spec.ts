@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
@@ -203,6 +204,27 @@ describe('Connection timeouts (e2e)', () => {
     expect(answer).toMatchObject({ status: 408, closed: true });
     expect(JSON.parse(answer.body)).toMatchObject({ statusCode: 408, code: 'request_timeout' });
     expect(answer.ms).toBeLessThan(2000);
+  });
+
+  it("answers 408 when the body of a keep-alive connection's second request stops arriving", async () => {
+    // The idle timeout is armed per connection: Node re-arms it when a request follows the keep-alive wait.
+    const socket = connect(t.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now())));
+    await new Promise((done) => socket.on('connect', done));
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    while (!/^HTTP\/1\.1 200[\s\S]*\r\n\r\n/.test(received)) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = Date.now();
+    socket.write(
+      head('PUT', `/v1/blobs/${sha('z')}`, { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': 1000 }),
+    );
+    socket.write('abc');
+    const closedAt = await closed;
+    expect(received).toMatch(/HTTP\/1\.1 408 [\s\S]*"code":"request_timeout"/);
+    expect(closedAt - sent).toBeLessThan(2500);
   });
 
   it('closes a connection whose headers trickle in', async () => {

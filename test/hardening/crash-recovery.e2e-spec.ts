@@ -84,6 +84,50 @@ describe('Crash recovery (e2e)', () => {
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body.id).toBe(after[0].id);
     }, 180_000);
+
+    it('is taken over at once when the instance holding the key is gone: the retry deploys it, once', async () => {
+      const key = 'crash-2';
+      const again = { ...body, project_slug: 'crashy-2' };
+      const post = () => t.http().post('/v1/deployments').set('Authorization', `Bearer ${token}`).set('Idempotency-Key', key).send(again);
+      await t.dataSource.query(`CREATE FUNCTION hold_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(120); RETURN NEW; END $$`);
+      await t.dataSource.query(`CREATE TRIGGER hold_completion BEFORE UPDATE ON idempotency_keys
+        FOR EACH ROW WHEN (NEW.response_status IS NOT NULL) EXECUTE FUNCTION hold_completion()`);
+      const sibling = await startSibling();
+      const first = fetch(`${sibling.baseUrl}/v1/deployments`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify(again),
+      }).catch(() => 'connection lost');
+      let held: { pid: number }[] = [];
+      for (let i = 0; i < 300 && held.length === 0; i++) {
+        await sleep(100);
+        held = await t.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query ILIKE '%idempotency_keys%'`);
+      }
+      expect(held).toHaveLength(1);
+
+      // While its instance lives, the key is that request's: a retry elsewhere waits.
+      const early = await post();
+      expect(early.status).toBe(409);
+      expect(early.body.code).toBe('idempotency_key_in_progress');
+
+      await sibling.crash();
+      await t.dataSource.query('SELECT pg_terminate_backend($1)', [held[0].pid]);
+      expect(await first).toBe('connection lost');
+      await t.dataSource.query('DROP TRIGGER hold_completion ON idempotency_keys');
+
+      // No 5-minute wait: the claimant is gone, so the retry takes the key over (a few
+      // tries: PostgreSQL ends the dead process's sessions as it notices their sockets close).
+      let retry = await post();
+      for (let i = 0; i < 20 && retry.status === 409; i++) {
+        await sleep(250);
+        retry = await post();
+      }
+      expect(retry.status).toBe(201);
+      const deployed = await deploymentsOf('crashy-2');
+      expect(deployed).toHaveLength(1);
+      expect(retry.body.id).toBe(deployed[0].id);
+    }, 180_000);
   });
 
   describe('leftovers of interrupted writes', () => {

@@ -18,6 +18,10 @@ export class IdempotencyKey {
   @Column('integer', { name: 'response_status', nullable: true })
   responseStatus: number | null;
 
+  /** The InstanceLease id of the process that claimed the key; null without a lease. */
+  @Column('integer', { name: 'claimed_by', nullable: true })
+  claimedBy: number | null;
+
   @Column('jsonb', { name: 'response_body', nullable: true })
   responseBody: unknown;
 

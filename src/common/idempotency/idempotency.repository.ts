@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { ADVISORY_LOCKS } from '../../database/advisory-locks';
 import { GenerateSql } from '../../database/generate-sql';
 
 export interface StoredKey {
@@ -8,6 +9,8 @@ export interface StoredKey {
   response_status: number | null;
   response_body: unknown;
   created_at: Date;
+  /** False once the process that claimed the key has gone (its InstanceLease lock is free); true when unknown. */
+  claimant_alive: boolean;
 }
 
 /** Every query on idempotency_keys. A claim of a key is identified by its `created_at`. */
@@ -16,21 +19,28 @@ export class IdempotencyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** False when the key is already claimed. */
-  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', 'hash', new Date(0)] })
-  async claim(workspaceId: string, key: string, requestHash: string, now: Date): Promise<boolean> {
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', 'hash', new Date(0), 1] })
+  async claim(workspaceId: string, key: string, requestHash: string, now: Date, claimedBy: number | null): Promise<boolean> {
     const inserted = await this.dataSource.query(
-      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
+      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, created_at, claimed_by) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT DO NOTHING RETURNING key`,
-      [workspaceId, key, requestHash, now],
+      [workspaceId, key, requestHash, now, claimedBy],
     );
     return inserted.length > 0;
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot'] })
   async find(workspaceId: string, key: string): Promise<StoredKey | null> {
+    // The claimant's lease lock, looked up only for a key still in progress (pg_locks is not free to read).
     const [row]: StoredKey[] = await this.dataSource.query(
-      'SELECT request_hash, response_status, response_body, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
-      [workspaceId, key],
+      `SELECT request_hash, response_status, response_body, created_at,
+         (response_status IS NOT NULL OR claimed_by IS NULL OR EXISTS (
+           SELECT 1 FROM pg_locks
+           WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $3::int::oid AND objid = claimed_by::oid
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         )) AS claimant_alive
+       FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key, ADVISORY_LOCKS.instanceLeaseClass],
     );
     return row ?? null;
   }

@@ -4,10 +4,14 @@ import type { EntityManager } from 'typeorm';
 import { Clock } from '../time';
 import { idempotencyError } from './idempotency.errors';
 import { IdempotencyRepository } from './idempotency.repository';
+import { InstanceLease } from './instance-lease.service';
 
 /** Keys are kept this long (Stripe's window). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** A first request that has not finished after this long is taken to have died. */
+/**
+ * A first request that has not finished after this long is taken to have died, when
+ * nothing better says so: a claim whose process is gone (InstanceLease) is taken over at once.
+ */
 const IN_PROGRESS_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** `createdAt` identifies this claim of the key: a taken-over key is another row. */
@@ -39,16 +43,18 @@ export class IdempotencyService {
   constructor(
     private readonly keys: IdempotencyRepository,
     private readonly clock: Clock,
+    private readonly lease: InstanceLease,
   ) {}
 
   async begin(workspaceId: string, key: string, requestHash: string): Promise<IdempotencyStart> {
     const now = this.clock.now();
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.keys.claim(workspaceId, key, requestHash, now)) return { kind: 'new', createdAt: now };
+      if (await this.keys.claim(workspaceId, key, requestHash, now, this.lease.id)) return { kind: 'new', createdAt: now };
       const row = await this.keys.find(workspaceId, key);
       if (!row) continue;
       const age = now.getTime() - row.created_at.getTime();
-      const stale = age >= IDEMPOTENCY_TTL_MS || (row.response_status === null && age >= IN_PROGRESS_TIMEOUT_MS);
+      // A claimant gone mid-request left its work uncommitted (a transactional handler commits with the key), so redoing it is safe.
+      const stale = age >= IDEMPOTENCY_TTL_MS || (row.response_status === null && (age >= IN_PROGRESS_TIMEOUT_MS || !row.claimant_alive));
       if (stale) {
         await this.keys.deleteClaim(workspaceId, key, row.created_at);
         continue;

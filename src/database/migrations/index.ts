@@ -13,6 +13,7 @@ import { AuthEpoch1763770015000 } from './1763770015000-AuthEpoch';
 import { AccountRecovery1763770020000 } from './1763770020000-AccountRecovery';
 import { Analytics1763770030000 } from './1763770030000-Analytics';
 import { ProjectListIndex1763770040000 } from './1763770040000-ProjectListIndex';
+import { IdempotencyClaimant1763770050000 } from './1763770050000-IdempotencyClaimant';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -29,4 +30,5 @@ export const MIGRATIONS: Function[] = [
   AccountRecovery1763770020000,
   Analytics1763770030000,
   ProjectListIndex1763770040000,
+  IdempotencyClaimant1763770050000,
 ];
