@@ -22,6 +22,7 @@ import {
   readOpenFileLimit,
   type RefusalReason,
 } from './common/connection-limits';
+import { addressPrefix } from './common/address-prefix';
 import { docsPageHeaders } from './common/docs-page';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { jsonBodyParser } from './common/json-body';
@@ -215,7 +216,9 @@ function refusalLog(logger: Logger): (reason: RefusalReason, address: string) =>
     const now = Date.now();
     if (now < quietUntil) return;
     quietUntil = now + 60_000;
-    logger.warn({ refused: { ...counts }, lastAddress: address }, `connections refused at the connection caps (last: ${reason} from ${address})`);
+    // The network, not the address, as in request logs (docs/security.md, "What request logs keep").
+    const network = addressPrefix(address);
+    logger.warn({ refused: { ...counts }, lastNetwork: network }, `connections refused at the connection caps (last: ${reason} from ${network})`);
     counts.per_address = 0;
     counts.total = 0;
   };

@@ -4,6 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { addressKey } from '../common/address-prefix';
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { attemptCounter } from '../gates/attempt-counter';
@@ -94,7 +95,10 @@ export class AuthThrottle implements OnModuleInit {
    */
   async consumeMailRequest(account: string | undefined, ip: string): Promise<void> {
     try {
-      await Promise.all([...(account === undefined ? [] : [this.mailPerAccount.consume(accountKey(account), 1)]), this.mailPerAddress.consume(ip, 1)]);
+      await Promise.all([
+        ...(account === undefined ? [] : [this.mailPerAccount.consume(accountKey(account), 1)]),
+        this.mailPerAddress.consume(addressKey(ip), 1),
+      ]);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw tooManyAttempts('Too many mail requests', err.msBeforeNext);
       throw err;
@@ -104,10 +108,13 @@ export class AuthThrottle implements OnModuleInit {
   /** The login counts and their keys, in the order `reserveLoginAttempt` reads them. */
   private loginCounts(email: Email, ip: string): [RateLimiterPostgres, string][] {
     const account = accountKey(email);
+    // An IPv6 client is its /64 (addressKey): one host holds a whole /64 and could
+    // otherwise spray from a fresh address per attempt.
+    const client = addressKey(ip);
     return [
-      [this.loginPerAccountAndAddress, `${account}:${ip}`],
+      [this.loginPerAccountAndAddress, `${account}:${client}`],
       [this.loginPerAccount, account],
-      [this.loginPerAddress, ip],
+      [this.loginPerAddress, client],
     ];
   }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpException, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
@@ -136,8 +136,12 @@ export class AuthController {
       return this.deliver(mode, await this.auth.refresh(cookies.token ?? ''), req, res);
     } catch (err) {
       // A dead session's cookie is of no further use: drop it rather than resend it on every load.
-      res.setHeader('Set-Cookie', this.setCookies(undefined, req));
-      this.marker(res, false);
+      // Only when the session is what failed (a 4xx): a database outage (503) ends no session, and
+      // dropping the marker then would keep the dashboard from even trying once the service is back.
+      if (err instanceof HttpException && err.getStatus() < 500) {
+        res.setHeader('Set-Cookie', this.setCookies(undefined, req));
+        this.marker(res, false);
+      }
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { addressPrefix, ipv6Groups } from './address-prefix';
+import { addressPrefix, ipv6Groups, addressKey } from './address-prefix';
 
 describe('addressPrefix', () => {
   it.each([
@@ -40,5 +40,24 @@ describe('addressPrefix', () => {
         expect(prefix).not.toMatch(/[A-F]|(^|:)0[0-9a-f]/);
       }),
     );
+  });
+});
+
+describe('addressKey', () => {
+  it('counts an IPv4 client by its address, mapped or not', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('counts an IPv6 client by its /64, however the address is written', () => {
+    const key = '2001:db8:1:2::/64';
+    expect(addressKey('2001:db8:1:2::1')).toBe(key);
+    expect(addressKey('2001:0db8:0001:0002:ffff:eeee:dddd:cccc')).toBe(key);
+    expect(addressKey('2001:DB8:1:2:0:0:0:9')).toBe(key);
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(key);
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
   });
 });

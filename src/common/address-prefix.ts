@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
 
 /** Bits of an address kept where one is written down: a network, not a person's connection. */
 export const KEPT_PREFIX = { ipv4: 24, ipv6: 48 } as const;
@@ -37,4 +37,24 @@ export function addressPrefix(address: string | undefined): string {
     else return `${canonicalIpv6([...groups.slice(0, 3), 0, 0, 0, 0, 0].map((g) => g.toString(16)).join(':'))}/${KEPT_PREFIX.ipv6}`;
   }
   return `${ipv4.slice(0, 3).join('.')}.0/${KEPT_PREFIX.ipv4}`;
+}
+
+/**
+ * What one client is counted under (connection caps, login and mail throttles): its IPv4 address (an IPv4-mapped
+ * IPv6 one unwrapped), or the /64 of an IPv6 address, since one host commonly holds a
+ * whole /64 and could otherwise use a fresh address per connection or per login attempt.
+ */
+export function addressKey(address: string): string {
+  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
+  if (!isIPv6(address)) return address;
+  const [head, tail = ''] = address.toLowerCase().split('%')[0].split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];
+  // An embedded IPv4 tail counts as two groups; it lies past the first four anyway.
+  const groups = right.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
+  const full = [...left, ...Array<string>(Math.max(0, 8 - left.length - groups)).fill('0'), ...right];
+  return `${full
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

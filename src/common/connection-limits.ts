@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
-import { isIPv6, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 
+import { addressKey } from './address-prefix';
 import { isForwarded, isLoopback } from './client-address';
 import type { CommonErrorCode, ErrorBody } from './errors';
 
@@ -145,26 +146,6 @@ const MAX_DEFAULT_CONNECTIONS = 1_000_000;
 export function defaultMaxConnections(openFileLimit: number | undefined): number {
   const limit = Math.min(openFileLimit ?? ASSUMED_OPEN_FILE_LIMIT, MAX_DEFAULT_CONNECTIONS * 2);
   return Math.max(1, Math.min(MAX_DEFAULT_CONNECTIONS, Math.floor(limit - Math.max(256, limit / 4) - LOOPBACK_RESERVE)));
-}
-
-/**
- * What one client's connections are counted under: its IPv4 address (an IPv4-mapped
- * IPv6 one unwrapped), or the /64 of an IPv6 address, since one host commonly holds a
- * whole /64 and could otherwise open a fresh address per connection.
- */
-export function addressKey(address: string): string {
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
-  if (!isIPv6(address)) return address;
-  const [head, tail = ''] = address.toLowerCase().split('%')[0].split('::');
-  const left = head ? head.split(':') : [];
-  const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];
-  // An embedded IPv4 tail counts as two groups; it lies past the first four anyway.
-  const groups = right.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
-  const full = [...left, ...Array<string>(Math.max(0, 8 - left.length - groups)).fill('0'), ...right];
-  return `${full
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
 }
 
 /**

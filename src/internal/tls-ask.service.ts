@@ -61,21 +61,23 @@ export class TlsAskService implements OnModuleInit, OnModuleDestroy {
     if (apiHosts.includes(host)) return true;
     const lookup = this.lookupOf(host, apiHosts);
     if (!lookup || this.refused.has(host)) return false;
-    await this.takeLookup();
+    // A name the site cache already knows costs no query, so no budget: a flood of made-up
+    // names must not keep a real site or a newly verified domain from its certificate.
+    if (!this.sites.isCached(lookup.kind, lookup.name)) await this.takeLookup();
     const generation = this.generation;
-    const allowed = (await lookup()) !== null;
+    const allowed = (await lookup.read()) !== null;
     if (!allowed && generation === this.generation) this.refused.set(host, true);
     return allowed;
   }
 
   /** How the database would be asked whether `host` is served, or undefined for a name that is never served. */
-  private lookupOf(host: string, apiHosts: string[]): (() => ReturnType<SiteCache['bySlug']>) | undefined {
+  private lookupOf(host: string, apiHosts: string[]): { kind: 's' | 'd' | 'p'; name: string; read: () => ReturnType<SiteCache['bySlug']> } | undefined {
     // The same routing the site router uses, so the answer cannot drift from what is served.
     const route = routeHost(host, { sitesDomain: this.config.SITES_DOMAIN, apiHosts });
-    if (route.kind === 'site') return () => this.sites.bySlug(route.slug);
+    if (route.kind === 'site') return { kind: 's', name: route.slug, read: () => this.sites.bySlug(route.slug) };
     // An existing deployment's preview address (an expired one too: it answers 410, over https).
-    if (route.kind === 'preview') return () => this.sites.byPreview(route.label, route.target);
-    if (route.kind === 'custom' && couldBeCustomDomain(host)) return () => this.sites.byDomain(host);
+    if (route.kind === 'preview') return { kind: 'p', name: route.label, read: () => this.sites.byPreview(route.label, route.target) };
+    if (route.kind === 'custom' && couldBeCustomDomain(host)) return { kind: 'd', name: host, read: () => this.sites.byDomain(host) };
     return undefined;
   }
 

@@ -17,14 +17,14 @@ SELECT request_hash, response_status, response_body, created_at,
 DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3
 
 -- IdempotencyRepository.complete
-UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2
+UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE workspace_id = $1 AND key = $2 AND created_at = $3
 
 -- IdempotencyRepository.completeClaim
 UPDATE idempotency_keys SET response_status = $4, response_body = $5
   WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL
 
 -- IdempotencyRepository.abandon
-DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND response_status IS NULL
+DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL
 
 -- IdempotencyRepository.deleteCreatedBefore
 DELETE FROM idempotency_keys WHERE created_at < $1

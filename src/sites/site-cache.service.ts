@@ -225,6 +225,14 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.events.emit('invalidated', projectId);
   }
 
+  /**
+   * Whether bySlug / byDomain / byPreview would answer `name` from memory, without a query:
+   * the TLS ask spends its lookup budget only on names that would reach the database.
+   */
+  isCached(kind: 's' | 'd' | 'p', name: string): boolean {
+    return this.sites.has(`${kind}:${name}`);
+  }
+
   /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
     const key = `s:${slug}`;
@@ -322,7 +330,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     }
     const [redirects, headers] = await Promise.all([
       this.compileRules(deploymentId, ruleFiles.get('_redirects'), parseRedirects, NO_REDIRECTS),
-      this.compileRules(deploymentId, ruleFiles.get('_headers'), parseHeaders, NO_HEADER_RULES),
+      this.compileRules(deploymentId, ruleFiles.get('_headers'), (bytes) => parseHeaders(bytes, { served: true }), NO_HEADER_RULES),
     ]);
     const manifest = { files, rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers } };
     this.manifests.set(deploymentId, manifest);

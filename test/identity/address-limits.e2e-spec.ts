@@ -55,6 +55,15 @@ describe('Password spraying from one address (e2e, shipped defaults)', () => {
     for (const email of accounts.slice(0, 3)) await login(email, COMMON_PASSWORD, '192.0.2.200').expect(200);
   });
 
+  it('counts an IPv6 client by its /64: a fresh address per attempt does not escape the limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 31; i++) statuses.push((await login(uniqueEmail('v6guess'), 'Winter-2025-everyone', `2001:db8:66:1::${i.toString(16)}`)).status);
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
+    expect(statuses[30]).toBe(429);
+    // Another /64 is another client.
+    await login(uniqueEmail('v6guess'), 'Winter-2025-everyone', '2001:db8:66:2::1').expect(401);
+  });
+
   it('a right password does not clear the count: signing in to an own account buys one attempt, not a fresh window', async () => {
     const spray = '203.0.113.77';
     const [own] = accounts;

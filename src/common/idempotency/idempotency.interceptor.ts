@@ -47,8 +47,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     (req as RequestWithClaim)[CLAIM] = claim;
     return next.handle().pipe(
       // A handler that completed the key in its own transaction (see IdempotencyClaim) left nothing to do.
-      mergeMap((body) => (claim.completed ? of(body) : from(this.idempotency.complete(workspaceId, key, status, body).then(() => body)))),
-      catchError((err) => from(this.idempotency.abandon(workspaceId, key).then(() => Promise.reject(err)))),
+      mergeMap((body) => (claim.completed ? of(body) : from(this.idempotency.complete(claim, body).then(() => body)))),
+      catchError((err) => from(this.idempotency.abandon(claim).then(() => Promise.reject(err)))),
     );
   }
 }

@@ -51,14 +51,13 @@ export class IdempotencyRepository {
     await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3', [workspaceId, key, createdAt]);
   }
 
-  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', 200, { ok: true }] })
-  async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.dataSource.query('UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2', [
-      workspaceId,
-      key,
-      status,
-      JSON.stringify(body),
-    ]);
+  /** That one claim only: a retry may have taken the key over meanwhile (its claim has another created_at). */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', new Date(0), 200, { ok: true }] })
+  async complete(workspaceId: string, key: string, createdAt: Date, status: number, body: unknown): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE workspace_id = $1 AND key = $2 AND created_at = $3',
+      [workspaceId, key, createdAt, status, JSON.stringify(body)],
+    );
   }
 
   /** In the caller's transaction; false when the claim is no longer in progress (taken over, or completed). */
@@ -72,10 +71,17 @@ export class IdempotencyRepository {
     return count === 1;
   }
 
-  /** Only while in progress: a completed key stays for replays. */
-  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot'] })
-  async abandon(workspaceId: string, key: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND response_status IS NULL', [workspaceId, key]);
+  /**
+   * Only while in progress (a completed key stays for replays), and only that one claim: a
+   * request whose key a retry took over must not delete the retry's claim when it fails.
+   */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'sql-snapshot', new Date(0)] })
+  async abandon(workspaceId: string, key: string, createdAt: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at = $3 AND response_status IS NULL', [
+      workspaceId,
+      key,
+      createdAt,
+    ]);
   }
 
   /** Returns how many were deleted. */

@@ -70,8 +70,8 @@ export class IdempotencyService {
     throw idempotencyError('idempotency_key_in_progress', `Idempotency-Key "${key}" is being reused concurrently; retry`);
   }
 
-  async complete(workspaceId: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.keys.complete(workspaceId, key, status, body);
+  async complete(claim: IdempotencyClaim, body: unknown): Promise<void> {
+    await this.keys.complete(claim.workspaceId, claim.key, claim.createdAt, claim.status, body);
   }
 
   /**
@@ -90,8 +90,8 @@ export class IdempotencyService {
   }
 
   /** A failed request leaves nothing behind: the client may retry with the same key. */
-  async abandon(workspaceId: string, key: string): Promise<void> {
-    await this.keys.abandon(workspaceId, key);
+  async abandon(claim: IdempotencyClaim): Promise<void> {
+    await this.keys.abandon(claim.workspaceId, claim.key, claim.createdAt);
   }
 
   async purgeExpired(): Promise<number> {

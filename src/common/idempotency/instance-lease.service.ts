@@ -5,7 +5,17 @@ import { Client } from 'pg';
 
 import { AppConfig } from '../../config/app-config';
 import { ADVISORY_LOCKS } from '../../database/advisory-locks';
+
 const RECONNECT_MS = 1000;
+/** Bounds a connect to a server that accepts TCP but never answers (as the data source's own pool does). */
+const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * TCP keepalive on the lease's idle connection: a connection dropped silently (a NAT or
+ * balancer forgetting it) is noticed in seconds, not after the kernel's default two hours,
+ * during which the server may already have ended the backend and freed the lock while
+ * this process went on claiming keys under it.
+ */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
  * This process's proof of life in PostgreSQL: a session advisory lock
@@ -25,6 +35,8 @@ export class InstanceLease implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(InstanceLease.name);
   private client?: Client;
   private held: number | null = null;
+  /** The id held last: taken again first after a reconnect, so claims made under it stay alive. */
+  private last: number | null = null;
   private closed = false;
   private retry?: NodeJS.Timeout;
 
@@ -47,7 +59,13 @@ export class InstanceLease implements OnModuleInit, OnModuleDestroy {
   }
 
   private async acquire(): Promise<void> {
-    const client = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'statichost-instance-lease' });
+    const client = new Client({
+      connectionString: this.config.DATABASE_URL,
+      application_name: 'statichost-instance-lease',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
     const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -61,12 +79,13 @@ export class InstanceLease implements OnModuleInit, OnModuleDestroy {
     try {
       await client.connect();
       // Ids are positive so that they read the same in pg_locks.objid (an unsigned oid).
-      for (;;) {
-        const id = randomInt(1, 2 ** 31 - 1);
+      for (let tries = 0; ; tries++) {
+        const id = tries === 0 && this.last !== null ? this.last : randomInt(1, 2 ** 31 - 1);
         const [row] = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [ADVISORY_LOCKS.instanceLeaseClass, id])).rows;
         if (row.ok) {
           this.client = client;
           this.held = id;
+          this.last = id;
           break;
         }
       }

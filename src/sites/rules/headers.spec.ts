@@ -162,6 +162,30 @@ describe('parseHeaders', () => {
   });
 });
 
+describe('parseHeaders of a live deployment (served: true)', () => {
+  const served = (text: string) => parseHeaders(new TextEncoder().encode(text), { served: true });
+
+  it('leaves out only the lines of headers refused since the deployment was made, and keeps the rest', () => {
+    const file = `/*\n  Content-Security-Policy: default-src 'self'\n  X-Accel-Redirect: /internal\n  X-Frame-Options: DENY\n/logout\n  Clear-Site-Data: "cookies"\n  ! Location\n`;
+    expect(errorsOf(file).map((e) => e.line)).toEqual([3, 6, 7]); // a deploy refuses each line
+    const parsed = served(file);
+    expect(parsed.ok && parsed.rules.rules.map((r) => [r.pattern.source, r.set.map((h) => h.name), r.remove])).toEqual([
+      ['/*', ['Content-Security-Policy', 'X-Frame-Options'], []],
+      ['/logout', [], []],
+    ]);
+  });
+
+  it('does not refuse the file for the 8 KB bound (headersFor keeps it per answer)', () => {
+    const file = Array.from({ length: 10 }, (_, i) => `/*\n  X-Pad-${i}: ${'v'.repeat(1900)}`).join('\n');
+    expect(errorsOf(file)).toHaveLength(1);
+    expect(served(file).ok).toBe(true);
+  });
+
+  it('still reports what was never valid', () => {
+    expect(served('/*\n  Bad Name: x\n').ok).toBe(false);
+  });
+});
+
 describe('headersFor', () => {
   it('inherits every matching block, joining repeated headers with ", " (Cloudflare\'s table)', () => {
     const r = rules(CLOUDFLARE_EXAMPLE);

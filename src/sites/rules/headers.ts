@@ -107,8 +107,16 @@ export interface HeaderChanges {
 
 export const NO_HEADER_CHANGES: HeaderChanges = { set: [], remove: [] };
 
-/** Parses and checks a `_headers` file; every unusable line is an error. */
-export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
+/**
+ * Parses and checks a `_headers` file; every unusable line is an error.
+ *
+ * `served`: the reading of a deployment already live, made when the site is loaded. A
+ * deployment accepted before a header was refused (issue 26) or before the 8 KB bound
+ * existed must not lose its whole `_headers` (its CSP and framing rules with it) on
+ * upgrade: a refused header's lines are left out, the rest stands, and the bound is
+ * kept per answer by headersFor. Deploys always read strictly.
+ */
+export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {}): ParseResult<HeaderRules> {
   const errors = new RuleErrors();
   const lines = ruleLines(file, '_headers', errors);
   if (!lines) return errors.result(NO_HEADER_RULES);
@@ -158,6 +166,7 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
     if (trimmed.startsWith('!')) {
       const name = trimmed.slice(1).trim();
       const bad = nameProblem(name);
+      if (bad && options.served && refusal(name)) return;
       if (bad) return errors.add(line, bad);
       if (name.toLowerCase() === 'vary')
         return errors.add(line, 'cannot remove Vary: the server sets it when an answer depends on the request (compression, the gate)');
@@ -169,6 +178,7 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
     const name = trimmed.slice(0, colon).trim();
     const value = trimmed.slice(colon + 1).trim();
     const bad = nameProblem(name);
+    if (bad && options.served && refusal(name)) return;
     if (bad) return errors.add(line, bad);
     if (value === '') return errors.add(line, `header ${name} has no value`);
     if (/[^\x20-\x7e\t]/.test(value)) return errors.add(line, `the value of ${name} has characters outside printable ASCII; percent-encode them`);
@@ -181,7 +191,7 @@ export function parseHeaders(file: Uint8Array): ParseResult<HeaderRules> {
     current.bytes += name.length + value.length + 4;
   });
   close();
-  const tooLarge = headerBytesProblem(rules);
+  const tooLarge = options.served ? undefined : headerBytesProblem(rules);
   if (tooLarge) errors.add(tooLarge.line, tooLarge.message);
   return errors.result({ rules });
 }
@@ -251,9 +261,14 @@ function nameProblem(name: string): string | undefined {
   } catch {
     return `${quote(name)} is not a valid header name`;
   }
-  const lower = name.toLowerCase();
-  const refused = REFUSED.get(lower) ?? REFUSED_PREFIXES.find(([prefix]) => lower.startsWith(prefix))?.[1];
+  const refused = refusal(name);
   return refused ? `${name} ${refused}` : undefined;
+}
+
+/** Why a (valid) header name may not be set or removed from `_headers`, if it may not. */
+function refusal(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return REFUSED.get(lower) ?? REFUSED_PREFIXES.find(([prefix]) => lower.startsWith(prefix))?.[1];
 }
 
 /**

@@ -136,27 +136,30 @@ function Chart({ title, series, lines }: { title: string; series: Schemas['Analy
     let live = true;
     let plot: uPlot | undefined;
     let resize: ResizeObserver | undefined;
-    loadUPlot().then((UPlot) => {
-      if (!live) return;
-      const css = getComputedStyle(document.documentElement);
-      const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
-      const columns = chartColumns(series);
-      const axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
-      plot = new UPlot(
-        {
-          width: Math.max(el.clientWidth, 200),
-          height: 220,
-          scales: { x: { time: true } },
-          series: [{}, ...lines.map((l) => ({ label: l.label, stroke: color(l.color), width: 2, spanGaps: false, value: chartNumbers.legend }))],
-          axes: [axis, { ...axis, size: 50, values: chartNumbers.axis }],
-        },
-        [columns[0], ...lines.map((l) => columns[l.column])] as uPlot.AlignedData,
-        el,
-      );
-      const shown = plot;
-      resize = new ResizeObserver(() => shown.setSize({ width: Math.max(el.clientWidth, 200), height: 220 }));
-      resize.observe(el);
-    }, setFailed);
+    loadUPlot()
+      .then((UPlot) => {
+        if (!live) return;
+        const css = getComputedStyle(document.documentElement);
+        const color = (name: string) => css.getPropertyValue(name).trim() || '#888';
+        const columns = chartColumns(series);
+        const axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
+        plot = new UPlot(
+          {
+            width: Math.max(el.clientWidth, 200),
+            height: 220,
+            scales: { x: { time: true } },
+            series: [{}, ...lines.map((l) => ({ label: l.label, stroke: color(l.color), width: 2, spanGaps: false, value: chartNumbers.legend }))],
+            axes: [axis, { ...axis, size: 50, values: chartNumbers.axis }],
+          },
+          [columns[0], ...lines.map((l) => columns[l.column])] as uPlot.AlignedData,
+          el,
+        );
+        const shown = plot;
+        resize = new ResizeObserver(() => shown.setSize({ width: Math.max(el.clientWidth, 200), height: 220 }));
+        resize.observe(el);
+      })
+      // Also what building the chart throws (a bad series), not only a failed load: the page shows it.
+      .catch(setFailed);
     return () => {
       live = false;
       resize?.disconnect();
