@@ -13,6 +13,7 @@ import { AppModule } from './app.module';
 import { BearerStrategy } from './auth/bearer.strategy';
 import { invalidCredentials } from './auth/credentials';
 import { finishOpenApiDocument } from './auth/openapi-document';
+import { addressPrefix } from './common/address-prefix';
 import {
   applyConnectionCaps,
   applyConnectionTimeouts,
@@ -22,7 +23,6 @@ import {
   readOpenFileLimit,
   type RefusalReason,
 } from './common/connection-limits';
-import { addressPrefix } from './common/address-prefix';
 import { docsPageHeaders } from './common/docs-page';
 import { GlobalExceptionFilter } from './common/exception.filter';
 import { jsonBodyParser } from './common/json-body';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { addressPrefix, ipv6Groups, addressKey } from './address-prefix';
+import { addressKey, addressPrefix, ipv6Groups } from './address-prefix';
 
 describe('addressPrefix', () => {
   it.each([
