@@ -7,6 +7,7 @@ import { ADVISORY_LOCKS } from '../../src/database/advisory-locks';
 import { DomainRechecker } from '../../src/domains/domain-rechecker.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, startSilentDnsServer, type TestDnsServer } from '../helpers/dns';
+import { eventually } from '../helpers/eventually';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
@@ -94,19 +95,6 @@ describe('Custom domains (e2e)', () => {
     publish(s.records);
     expect((await verify(t, s.id).expect(200)).body.verified).toBe(true);
     return s;
-  }
-
-  /** Polls until `check` passes: another instance hears of changes over LISTEN/NOTIFY, a moment later. */
-  async function eventually(check: () => Promise<void>, ms = 5000): Promise<void> {
-    const until = Date.now() + ms;
-    for (;;) {
-      try {
-        return await check();
-      } catch (err) {
-        if (Date.now() > until) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
   }
 
   describe('PATCH /projects/:id {custom_domain}', () => {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 
 import { LOOPBACK_RESERVE } from '../../src/common/connection-limits';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
 import { closedUnanswered, connectFrom, exchange, head } from './raw-http';
 
 jest.setTimeout(60_000);
@@ -30,19 +31,6 @@ describe('Connection caps (e2e)', () => {
   afterEach(() => {
     for (const s of sockets.splice(0)) s.destroy();
   });
-
-  /** Retries `attempt` while the server has not yet seen earlier closes. */
-  async function eventually<T>(attempt: () => Promise<T>, ms = 10_000): Promise<T> {
-    const until = Date.now() + ms;
-    for (;;) {
-      try {
-        return await attempt();
-      } catch (err) {
-        if (Date.now() > until) throw err;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-  }
 
   describe('per client address', () => {
     let t: TestApp;

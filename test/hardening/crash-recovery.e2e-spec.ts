@@ -41,9 +41,12 @@ describe('Crash recovery (e2e)', () => {
       await t.dataSource.query('DROP FUNCTION IF EXISTS hold_completion()');
     });
 
-    it('is deployed once: the retry after the takeover window gets the deployment, not a second one', async () => {
-      // Recording the response hangs, so the process can be killed right there: after
-      // the deploy's own work, before (or while) the key is marked complete.
+    /**
+     * A deploy sent to a sibling process with `key`, held while its response is recorded
+     * (after the deploy's own work, before or while the key is marked complete), so the
+     * process can be killed right there. `crash()` kills it and its database session.
+     */
+    async function heldDeploy(key: string, deploy: object) {
       await t.dataSource.query(`CREATE FUNCTION hold_completion() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN PERFORM pg_sleep(120); RETURN NEW; END $$`);
       await t.dataSource.query(`CREATE TRIGGER hold_completion BEFORE UPDATE ON idempotency_keys
@@ -51,22 +54,29 @@ describe('Crash recovery (e2e)', () => {
       const sibling = await startSibling();
       const first = fetch(`${sibling.baseUrl}/v1/deployments`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'crash-1' },
-        body: JSON.stringify(body),
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify(deploy),
       }).catch(() => 'connection lost');
-
       let held: { pid: number }[] = [];
       for (let i = 0; i < 300 && held.length === 0; i++) {
         await sleep(100);
         held = await t.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query ILIKE '%idempotency_keys%'`);
       }
       expect(held).toHaveLength(1);
+      return {
+        async crash(): Promise<void> {
+          await sibling.crash();
+          await t.dataSource.query('SELECT pg_terminate_backend($1)', [held[0].pid]);
+          expect(await first).toBe('connection lost');
+          await t.dataSource.query('DROP TRIGGER hold_completion ON idempotency_keys');
+        },
+      };
+    }
 
+    it('is deployed once: the retry after the takeover window gets the deployment, not a second one', async () => {
+      const held = await heldDeploy('crash-1', body);
       // The crash: the process goes, and with it its database session.
-      await sibling.crash();
-      await t.dataSource.query('SELECT pg_terminate_backend($1)', [held[0].pid]);
-      expect(await first).toBe('connection lost');
-      await t.dataSource.query('DROP TRIGGER hold_completion ON idempotency_keys');
+      await held.crash();
       const before = await deploymentsOf('crashy');
 
       // Past the 5-minute takeover window, the client retries with the same key.
@@ -89,32 +99,14 @@ describe('Crash recovery (e2e)', () => {
       const key = 'crash-2';
       const again = { ...body, project_slug: 'crashy-2' };
       const post = () => t.http().post('/v1/deployments').set('Authorization', `Bearer ${token}`).set('Idempotency-Key', key).send(again);
-      await t.dataSource.query(`CREATE FUNCTION hold_completion() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_sleep(120); RETURN NEW; END $$`);
-      await t.dataSource.query(`CREATE TRIGGER hold_completion BEFORE UPDATE ON idempotency_keys
-        FOR EACH ROW WHEN (NEW.response_status IS NOT NULL) EXECUTE FUNCTION hold_completion()`);
-      const sibling = await startSibling();
-      const first = fetch(`${sibling.baseUrl}/v1/deployments`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
-        body: JSON.stringify(again),
-      }).catch(() => 'connection lost');
-      let held: { pid: number }[] = [];
-      for (let i = 0; i < 300 && held.length === 0; i++) {
-        await sleep(100);
-        held = await t.dataSource.query(`SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query ILIKE '%idempotency_keys%'`);
-      }
-      expect(held).toHaveLength(1);
+      const held = await heldDeploy(key, again);
 
       // While its instance lives, the key is that request's: a retry elsewhere waits.
       const early = await post();
       expect(early.status).toBe(409);
       expect(early.body.code).toBe('idempotency_key_in_progress');
 
-      await sibling.crash();
-      await t.dataSource.query('SELECT pg_terminate_backend($1)', [held[0].pid]);
-      expect(await first).toBe('connection lost');
-      await t.dataSource.query('DROP TRIGGER hold_completion ON idempotency_keys');
+      await held.crash();
 
       // No 5-minute wait: the claimant is gone, so the retry takes the key over (a few
       // tries: PostgreSQL ends the dead process's sessions as it notices their sockets close).
