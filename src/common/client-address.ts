@@ -56,6 +56,10 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
   // Node detaches the socket from a request whose connection has closed (the request log
   // reads the address when the answer ends); proxy-addr would throw on it.
   if (!req.socket) return 'unknown';
+  // No proxy of ours in front (the default): the peer is the client, and the header,
+  // whatever it says, need not be parsed. proxy-addr would answer the same.
+  const peer = req.socket.remoteAddress;
+  if (peer !== undefined && !trust(peer, 0)) return peer;
   const chain = proxyAddr.all(req, trust);
   for (let i = chain.length - 1; i >= 0; i--) if (chain[i] && isIP(chain[i]) !== 0) return chain[i];
   return 'unknown';
