@@ -14,6 +14,7 @@ import { DatabaseModule } from './database/database.module';
 import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
+import { GatesModule } from './gates/gates.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
 import { LeadsModule } from './leads/leads.module';
@@ -45,6 +46,8 @@ export class AppModule {
         BlobsModule,
         SitesModule,
         LeadsModule,
+        // The gates record email-gate visitors through the port LeadsModule binds.
+        GatesModule.forRoot(LeadsModule),
         DomainsModule,
         UsersModule,
         WorkspacesModule,

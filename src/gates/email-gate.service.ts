@@ -1,33 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { gatePage, PAGES } from '../common/site-pages';
 import { AppConfig } from '../config/app-config';
-import { checkLeadEmail, MAX_EMAIL_LENGTH } from '../leads/email-address';
-import { LeadsService } from '../leads/leads.service';
-import { gatePage, PAGES } from '../sites/pages';
-import type { SiteState } from '../sites/site-cache.service';
-import { SiteRouter } from '../sites/site-router.service';
 import { attemptCounter } from './attempt-counter';
+import type { Gate, GatedSite } from './gate';
 import { safeNextPath } from './gate-cookie';
-
-const PRIVATE_CACHE = 'private, no-store';
+import { GateResponses } from './gate-responses';
+import { VISITOR_RECORDER, type VisitorRecorder } from './visitor-recorder';
 
 /**
- * The submit side of the email gate (the router already shows the form on every
- * path): rate limit per client address and site, validate, store the lead, then
- * hand out the same signed access cookie as the password gate.
+ * The email gate's submit: rate limit per client address and site, validate, record
+ * the visitor (through VisitorRecorder: the leads module stores them), then hand out
+ * the same signed access cookie as the password gate.
  */
 @Injectable()
-export class EmailGate implements OnModuleInit {
+export class EmailGate implements Gate, OnModuleInit {
+  readonly type = 'email';
   private limiter: RateLimiterPostgres;
 
   constructor(
-    private readonly router: SiteRouter,
-    private readonly leads: LeadsService,
+    private readonly responses: GateResponses,
+    @Inject(VISITOR_RECORDER) private readonly visitors: VisitorRecorder,
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
   ) {}
@@ -35,32 +33,28 @@ export class EmailGate implements OnModuleInit {
   onModuleInit(): void {
     // Its own window (LEADS_CAPTURE_WINDOW_SECONDS), in the gates' shared counter table.
     this.limiter = attemptCounter(this.dataSource, 'lead-capture', this.config.LEADS_CAPTURE_MAX_PER_WINDOW, this.config.LEADS_CAPTURE_WINDOW_SECONDS);
-    this.router.registerGate('email', { submit: (site, form, ip, res) => this.submit(site, form, ip, res) });
   }
 
-  async submit(site: SiteState, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void> {
+  async submit(site: GatedSite, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void> {
     const next = safeNextPath(form.get('next'));
     // A forwarded address is whatever the proxy passed on: keep the counter key within its column.
     const client = ip.length <= 64 ? ip : createHash('sha256').update(ip).digest('hex');
     const retryAfter = await this.consume(`${site.projectId}:${client}`);
-    if (retryAfter > 0) {
-      res.setHeader('Retry-After', String(retryAfter));
-      return this.router.page(res, 429, PRIVATE_CACHE, PAGES.tooManyAttempts(retryAfter), false, true);
-    }
+    if (retryAfter > 0) return this.responses.tooManyAttempts(res, retryAfter);
     const raw = form.get('email');
-    const checked = checkLeadEmail(raw);
+    const checked = this.visitors.checkEmail(raw);
     if (!checked.ok) {
       const value = Array.from((raw ?? '').trim())
-        .slice(0, MAX_EMAIL_LENGTH + 1)
+        .slice(0, this.visitors.maxEmailLength + 1)
         .join('');
       const html = gatePage({ kind: 'email', siteName: site.name, next, error: checked.error, value });
-      return this.router.page(res, 400, PRIVATE_CACHE, html, false, true);
+      return this.responses.page(res, 400, html);
     }
-    const result = await this.leads.capture(site.projectId, checked.email);
-    if (result === 'gone') return this.router.page(res, 404, PRIVATE_CACHE, PAGES.unknownSite(), false, true);
-    this.router.gateEvent(site, 'email_captured');
-    this.router.gateEvent(site, 'unlocked');
-    this.router.grant(site, res, next);
+    const result = await this.visitors.record(site.projectId, checked.email);
+    if (result === 'gone') return this.responses.page(res, 404, PAGES.unknownSite());
+    this.responses.event(site, 'email_captured');
+    this.responses.event(site, 'unlocked');
+    this.responses.grant(site, res, next);
   }
 
   /** Counts every submission, valid or not; returns the seconds to wait, 0 when allowed. */

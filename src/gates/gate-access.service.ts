@@ -11,8 +11,8 @@ import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { TtlSweeper } from '../deployments/ttl-sweeper.service';
-import type { SiteState } from '../sites/site-cache.service';
 import { attemptCounter } from './attempt-counter';
+import type { GatedSite } from './gate';
 import { GateAttemptsRepository } from './gate-attempts.repository';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
 
@@ -49,13 +49,13 @@ export class GateAccess implements OnModuleInit {
   }
 
   /** The expiry (unix seconds) of the access cookie in `cookieHeader` when it is genuine for this site. */
-  accessUntil(site: SiteState, cookieHeader: string): number | undefined {
+  accessUntil(site: GatedSite, cookieHeader: string): number | undefined {
     const value = parseCookie(cookieHeader)[this.cookieName];
     return gateCookieExpiry(this.secret, value, site.projectId, site.gateVersion);
   }
 
   /** The Set-Cookie header granting access to this site (HttpOnly, SameSite=Lax, host-only). */
-  accessCookie(site: SiteState): string {
+  accessCookie(site: GatedSite): string {
     const ttl = this.config.GATE_COOKIE_TTL_SECONDS;
     const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + ttl;
     const value = signGateCookie(this.secret, { projectId: site.projectId, gateVersion: site.gateVersion, expiresAt });
@@ -69,13 +69,13 @@ export class GateAccess implements OnModuleInit {
   }
 
   /** Seconds until this client may try the password again, or 0 when it may now. */
-  async passwordRetryAfter(site: SiteState, ip: string): Promise<number> {
+  async passwordRetryAfter(site: GatedSite, ip: string): Promise<number> {
     const res = await this.failures.get(`${site.projectId}:${ip}`);
     if (!res || res.consumedPoints < this.config.GATE_MAX_ATTEMPTS) return 0;
     return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   }
 
-  async checkPassword(site: SiteState, ip: string, password: string): Promise<boolean> {
+  async checkPassword(site: GatedSite, ip: string, password: string): Promise<boolean> {
     if (site.passwordHash && (await verifyPassword(password, site.passwordHash))) return true;
     // Counting only failures: a visitor who knows the password is never slowed down.
     await this.failures.penalty(`${site.projectId}:${ip}`, 1);

@@ -1,24 +1,28 @@
 import { Module } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { EmailGate } from '../gates/email-gate.service';
+import { VISITOR_RECORDER } from '../gates/visitor-recorder';
 import { ProjectsModule } from '../projects/projects.module';
-import { SitesModule } from '../sites/sites.module';
 import { LeadsKeyring } from './keyring';
+import { LeadRecorder } from './lead-recorder';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';
 import { LeadsService } from './leads.service';
 
-/** Leads: the email gate's submit handler, sealed storage, listing, search, export, erasure. */
+/**
+ * Leads: the email gate's visitors (stored through VISITOR_RECORDER, the gates' port),
+ * sealed storage, listing, search, export, erasure.
+ */
 @Module({
-  imports: [ProjectsModule, SitesModule],
+  imports: [ProjectsModule],
   controllers: [LeadsController],
   providers: [
     { provide: LeadsKeyring, inject: [AppConfig], useFactory: (config: AppConfig) => LeadsKeyring.load(config) },
     LeadsService,
     LeadsRepository,
-    EmailGate,
+    LeadRecorder,
+    { provide: VISITOR_RECORDER, useExisting: LeadRecorder },
   ],
-  exports: [LeadsService, LeadsKeyring],
+  exports: [LeadsService, LeadsKeyring, VISITOR_RECORDER],
 })
 export class LeadsModule {}

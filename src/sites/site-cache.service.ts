@@ -111,7 +111,7 @@ export interface SiteState {
    * then that deployment, whatever its status, not the project's live one.
    */
   preview?: true;
-  /** Router memos that live exactly as long as this state: request target → answer, cookie → expiry. */
+  /** Memos that live exactly as long as this state: request target → answer (router), cookie → expiry (Gates). */
   resolved?: Map<string, SiteAnswer>;
   grants?: Map<string, number>;
   /** Headers of every answer of the site (cache tags, HSTS), as a flat list. */

@@ -3,7 +3,6 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
-import type { GateEvent } from '../analytics/analytics.entities';
 import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
 import { blobKey, variantKey } from '../blobs/blob-store.service';
 import { BlobVariants, Variants } from '../blobs/blob-variants.service';
@@ -11,17 +10,16 @@ import { clientAddress } from '../common/client-address';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../common/error-body';
 import { ApiError } from '../common/errors';
+import { PAGE_HEADER_LIST, PAGE_HEADERS, PAGES } from '../common/site-pages';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { PreviewTarget } from '../deployments/preview-label';
 import { couldBeCustomDomain } from '../domains/domain-name';
-import { GateAccess } from '../gates/gate-access.service';
-import { safeNextPath } from '../gates/gate-cookie';
+import { Gates } from '../gates/gates.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { StorageProvider } from '../storage/storage.provider';
 import { HostRoute, HostRules, routeHost } from './host';
-import { GATE_PATH, gatePage, PAGE_HEADER_LIST, PAGE_HEADERS, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { isHashedAssetPath, parseRequestPath } from './request-path';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
@@ -33,17 +31,9 @@ const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 const PRIVATE_CACHE = 'private, no-store';
 const HTML = 'text/html; charset=utf-8';
-const GATE_FORM_LIMIT = 16 * 1024;
-const PASSWORD_LIMIT = 1024;
 /** Set on a response whose body is an HTML file (what makes a page view). */
 const HTML_FILE = Symbol('htmlFile');
 type Tagged = ServerResponse & { [HTML_FILE]?: boolean };
-
-/** What a gate kind needs from the router; the email gate plugs in beside the password gate. */
-export interface GateHandler {
-  /** Answers a form post to GATE_PATH (never called with access already granted). */
-  submit(site: SiteState, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void>;
-}
 
 /**
  * Serves deployed sites, chosen by the Host header, as a plain node:http handler in
@@ -55,7 +45,6 @@ export class SiteRouter {
   private readonly logger = new Logger(SiteRouter.name);
   private readonly hostRules: HostRules;
   private readonly bytes: LRUCache<string, Buffer>;
-  private readonly gates = new Map<string, GateHandler>();
   private readonly routes = new Map<string, HostRoute>();
   private readonly hsts?: string;
   private readonly clientIpOf: (req: IncomingMessage) => string;
@@ -66,7 +55,7 @@ export class SiteRouter {
     private readonly config: AppConfig,
     private readonly sites: SiteCache,
     private readonly storage: StorageProvider,
-    private readonly gate: GateAccess,
+    private readonly gates: Gates,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,
@@ -79,12 +68,7 @@ export class SiteRouter {
     });
     metrics.watchFileCache(() => this.bytes.calculatedSize);
     this.hsts = config.hstsHeader;
-    this.gates.set('password', { submit: (site, form, ip, res) => this.submitPassword(site, form, ip, res) });
     this.clientIpOf = (req) => this.clientIp(req);
-  }
-
-  registerGate(kind: string, handler: GateHandler): void {
-    this.gates.set(kind, handler);
   }
 
   /**
@@ -209,8 +193,8 @@ export class SiteRouter {
 
     const gated = site.gateType !== 'none';
     const tags = this.siteHeaders(site);
-    if (gated && !this.hasAccess(site, req.headers.cookie)) {
-      this.answerGate(site, req, res).catch((err) => this.fail(err, req, res));
+    if (gated && !this.gates.hasAccess(site, req.headers.cookie)) {
+      this.gates.answer(site, req, res).catch((err) => this.fail(err, req, res));
       return;
     }
     const cacheControl = gated ? PRIVATE_CACHE : undefined;
@@ -309,19 +293,6 @@ export class SiteRouter {
       immutable: resolved.status === 200 && resolved.path === path && isHashedAssetPath(path),
       rules: site.gateType !== 'none' ? gatedHeaderChanges(changes) : changes,
     };
-  }
-
-  /** The gate cookie check, memoised per site state by cookie header (HMAC once per visitor). */
-  private hasAccess(site: SiteState, cookie: string | undefined): boolean {
-    if (!cookie) return false;
-    const grants = (site.grants ??= new Map());
-    const until = grants.get(cookie);
-    const nowSeconds = this.clock.now().getTime() / 1000;
-    if (until !== undefined) return until > nowSeconds;
-    const expiresAt = this.gate.accessUntil(site, cookie);
-    if (expiresAt === undefined) return false;
-    if (grants.size < 10_000) grants.set(cookie, expiresAt);
-    return expiresAt > nowSeconds;
   }
 
   /** The one file of a static_file deployment answers its root. */
@@ -481,72 +452,6 @@ export class SiteRouter {
     return whole;
   }
 
-  /** A gated site without a valid cookie: the gate's form, for every path and method. */
-  private async answerGate(site: SiteState, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
-    const handler = this.gates.get(site.gateType);
-    if (req.method === 'POST' && path === GATE_PATH && handler) {
-      const form = await readForm(req);
-      if (!form)
-        return this.page(
-          res,
-          413,
-          PRIVATE_CACHE,
-          gatePage({ kind: site.gateType as 'password' | 'email', siteName: site.name, next: '/', error: 'The form was too large.' }),
-          false,
-          true,
-        );
-      return handler.submit(site, form, this.clientIp(req), res);
-    }
-    const next = path === GATE_PATH ? '/' : safeNextPath(req.url);
-    const kind = site.gateType === 'email' ? 'email' : 'password';
-    if (req.method === 'GET') this.gateEvent(site, 'gate_view');
-    return this.page(res, 401, PRIVATE_CACHE, gatePage({ kind, siteName: site.name, next }), req.method === 'HEAD', true);
-  }
-
-  private async submitPassword(site: SiteState, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void> {
-    const next = safeNextPath(form.get('next'));
-    const retryAfter = await this.gate.passwordRetryAfter(site, ip);
-    if (retryAfter > 0) {
-      res.setHeader('Retry-After', String(retryAfter));
-      return this.page(res, 429, PRIVATE_CACHE, PAGES.tooManyAttempts(retryAfter), false, true);
-    }
-    const password = form.get('password') ?? '';
-    const ok = password.length > 0 && password.length <= PASSWORD_LIMIT && (await this.gate.checkPassword(site, ip, password));
-    if (!ok) {
-      this.gateEvent(site, 'wrong_password');
-      return this.page(
-        res,
-        401,
-        PRIVATE_CACHE,
-        gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' }),
-        false,
-        true,
-      );
-    }
-    this.gateEvent(site, 'unlocked');
-    this.grant(site, res, next);
-  }
-
-  /** Counts a gate event for analytics (not on preview addresses, as with page views). */
-  gateEvent(site: SiteState, event: GateEvent): void {
-    if (site.preview !== true) this.analytics.gate(site.projectId, event);
-  }
-
-  /** Sets the access cookie and sends the visitor back to the page first asked for. */
-  grant(site: SiteState, res: ServerResponse, next: string): void {
-    res.writeHead(303, {
-      Location: next,
-      'Set-Cookie': this.gate.accessCookie(site),
-      'Cache-Control': PRIVATE_CACHE,
-      Vary: 'Cookie',
-      'Content-Length': 0,
-      'X-Content-Type-Options': 'nosniff',
-      ...(this.hsts ? { 'Strict-Transport-Security': this.hsts } : {}),
-    });
-    res.end();
-  }
-
   clientIp(req: IncomingMessage): string {
     return clientAddress(req, this.config.trustProxy);
   }
@@ -652,16 +557,4 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
-/** Reads a small urlencoded form body; undefined when it is too large. */
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > GATE_FORM_LIMIT) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }

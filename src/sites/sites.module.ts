@@ -2,14 +2,14 @@ import { Module } from '@nestjs/common';
 
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
-import { GatesModule } from '../gates/gates.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 
 @Module({
-  imports: [DeploymentsModule, ProjectsModule, AnalyticsModule, GatesModule],
+  // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
+  imports: [DeploymentsModule, ProjectsModule, AnalyticsModule],
   providers: [SiteCache, SiteRouter],
-  exports: [SiteCache, SiteRouter, GatesModule],
+  exports: [SiteCache, SiteRouter],
 })
 export class SitesModule {}

@@ -7,9 +7,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
-import { cookieFrom, emailGatedProject, submitEmail } from '../gate/helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { cookieFrom, emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';

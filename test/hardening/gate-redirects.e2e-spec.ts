@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
-import { emailGatedProject, freshIp, submitEmail } from '../gate/helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject, freshIp, submitEmail } from '../helpers/email-gate';
 import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { gatePage, messagePage, PAGE_CSP, PAGE_HEADERS, PAGES } from './pages';
+import { gatePage, messagePage, PAGE_CSP, PAGE_HEADERS, PAGES } from './site-pages';
 
 const ALL_PAGES = [
   gatePage({ kind: 'password', siteName: 'Launch <plan>', next: '/a?b=1' }),

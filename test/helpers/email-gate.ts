@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
 
-import type { TestApp } from '../helpers/app';
-import { asUser, type UserSession } from '../helpers/identity';
-import { site } from '../helpers/sites';
+import type { TestApp } from './app';
+import { asUser, type UserSession } from './identity';
+import { site } from './sites';
 
 let nextIp = 1;
 /** A client address no other submission used (X-Forwarded-For is trusted in these apps). */

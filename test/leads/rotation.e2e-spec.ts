@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { LeadsKeyring } from '../../src/leads/keyring';
 import { rotateLeads } from '../../src/leads/leads-rotation';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { asUser, registerUser, type UserSession } from '../helpers/identity';
-import { emailGatedProject, submitEmail } from './helpers';
 
 const key = () => randomBytes(32).toString('base64');
 const K1 = `k1:${key()}`;

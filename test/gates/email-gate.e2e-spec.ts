@@ -1,8 +1,8 @@
 import { Clock } from '../../src/common/time';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { cookieFrom, emailGatedProject, freshIp, submitEmail } from '../helpers/email-gate';
 import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
-import { cookieFrom, emailGatedProject, freshIp, submitEmail } from './helpers';
 
 const MAX_PER_WINDOW = 4;
 

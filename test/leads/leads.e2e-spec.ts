@@ -1,7 +1,7 @@
 import { Clock } from '../../src/common/time';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
-import { emailGatedProject, submitEmail } from './helpers';
 
 interface Seeded {
   email: string;

@@ -4,8 +4,8 @@ import { trigrams } from '../../src/leads/lead-crypto';
 import { LeadsService } from '../../src/leads/leads.service';
 import { rotateLeads } from '../../src/leads/leads-rotation';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject } from '../helpers/email-gate';
 import { asUser, registerUser, type UserSession } from '../helpers/identity';
-import { emailGatedProject } from './helpers';
 
 interface Seeded {
   email: string;

@@ -1,4 +1,8 @@
-/** Built-in HTML pages of the site router: self-contained (no external resources), no JavaScript. */
+/**
+ * Built-in HTML pages answered on site hosts, by the site router (404, 405, errors) and
+ * by the gates (their forms): self-contained (no external resources), no JavaScript.
+ * Here, below both, so neither sites/ nor gates/ imports the other for them.
+ */
 import { createHash } from 'node:crypto';
 
 export const GATE_PATH = '/.statichost/gate';

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { asUser, registerUser, type UserSession } from '../helpers/identity';
-import { emailGatedProject, submitEmail } from './helpers';
 
 /** Made of 4-grams that nothing else in the database (ids, hex, user emails, names) contains. */
 const SECRETS = ['Zyqvorn.Kexluft@Wyxquob.io', 'jotvisk.plumrax@wyxquob.io'];

@@ -1,8 +1,8 @@
 import type { Principal } from '../../src/auth/principal';
 import { LeadsService } from '../../src/leads/leads.service';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject } from '../helpers/email-gate';
 import { registerUser, type UserSession } from '../helpers/identity';
-import { emailGatedProject } from './helpers';
 
 /**
  * LeadsService's rules on the real LeadsRepository and PostgreSQL, called directly (not
