@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 
-import type { components, paths } from '../../src/sdk/generated/schema';
+import type { components, paths } from '../../packages/sdk/generated/schema';
 import { ApiError } from './errors';
 import { accessToken, refreshSession, sessionEnded } from './session';
 
