@@ -157,7 +157,7 @@ function buildWeb({ force = false, quiet = false } = {}) {
   return true;
 }
 
-module.exports = { build, buildWeb, swcOptions };
+module.exports = { build, buildWeb, swcOptions, SOURCES };
 
 if (require.main === module) {
   const args = process.argv.slice(2);
