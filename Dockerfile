@@ -6,6 +6,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.sdk.json .swcrc ormconfig.ts ./
 COPY src ./src
+# The clients' packages: packages/shared is part of the server, the SDK's generated types
+# and deploy code go into the dashboard, and the compiled CLI (dist/cli, run by bin/) stays
+# in the image as before. Only dist/ reaches the final stage, never these sources.
+COPY packages ./packages
 COPY scripts ./scripts
 COPY bin ./bin
 # The dashboard: built into dist/web by npm run build (Vite and React are dev dependencies).

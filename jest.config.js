@@ -1,5 +1,6 @@
 /**
- * Two projects: `unit` (pure logic beside the code, src/**\/*.spec.ts) and `e2e`
+ * Two projects: `unit` (pure logic beside the code: src/, packages/, scripts/, bench/ and
+ * web/src/ **\/*.spec.ts) and `e2e`
  * (test/**\/*.e2e-spec.ts, real HTTP against a real PostgreSQL started by
  * test/global-setup.ts, or DATABASE_URL when it is set).
  */
@@ -26,7 +27,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [
-    { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/web/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/{src,packages,scripts,bench,web/src}/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', rootDir: __dirname, testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], slowTestThreshold: 20 },
   ],
 };

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../src/sdk';
+import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../packages/sdk';
 import { launchBrowser } from '../test/helpers/browser';
 import { api, ms, startBenchApp } from './harness';
 // eslint-disable-next-line @typescript-eslint/no-require-imports

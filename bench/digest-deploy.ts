@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../src/sdk';
+import { collectFiles, deployDigestFirst, hashFiles, StatichostClient } from '../packages/sdk';
 import { api, ms, startBenchApp } from './harness';
 
 const FILES = 1000;

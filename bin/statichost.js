@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The `statichost` command. In a checkout (src/ present and devDependencies
+ * The `statichost` command. In a checkout (packages/cli present and devDependencies
  * installed) it runs the TypeScript sources through @swc-node/register, so it
  * works right after `npm install` and never runs a stale build; in an installed
- * or built package it runs the compiled dist/src/cli/main.js (`npm run build`).
+ * or built package it runs the compiled dist/cli/main.js (`npm run build`).
  */
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const source = join(root, 'src', 'cli', 'main.ts');
-const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
+const source = join(root, 'packages', 'cli', 'main.ts');
+const compiled = join(root, 'dist', 'cli', 'main.js');
 
 function canCompile() {
   try {
@@ -25,7 +25,7 @@ function canCompile() {
 let entry;
 if (existsSync(source) && canCompile() && process.env.STATICHOST_CLI_COMPILED !== '1') {
   // swc-node reads this tsconfig, not one in the user's working directory.
-  process.env.SWC_NODE_PROJECT = join(root, 'tsconfig.json');
+  process.env.SWC_NODE_PROJECT = join(root, 'packages', 'tsconfig.json');
   require(require.resolve('@swc-node/register', { paths: [root] }));
   entry = source;
 } else if (existsSync(compiled)) {

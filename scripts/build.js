@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Compiles the app (src/, scripts/, ormconfig.ts) to dist/ with swc, one file at a
+ * Compiles the app (src/, scripts/, ormconfig.ts, and packages/shared/, the pure helpers
+ * it shares with the clients) to dist/ with swc, one file at a
  * time and only the files whose source is newer than their output, so `npm start`
  * on unchanged sources costs a directory walk, not a compiler run. Type checking is
  * not part of it: `npm test` (and `npm run typecheck`) do that; jest compiles with the
@@ -20,9 +21,10 @@ const { join, basename, dirname } = require('node:path');
 
 const root = join(__dirname, '..');
 const outDir = join(root, 'dist');
-const SOURCES = ['src', 'scripts', 'ormconfig.ts'];
+// The clients (packages/sdk, cli, mcp) are not the app: tsc -p tsconfig.sdk.json builds them (npm run build).
+const SOURCES = ['src', 'scripts', 'ormconfig.ts', 'packages/shared'];
 // Tests (and their fixtures), the SDK generator and browser code are not part of the running app.
-const SKIP = [/\.spec\.ts$/, /\.fixture\.ts$/, /\.e2e-spec\.ts$/, /\.d\.ts$/, /^src\/sdk\/codegen\//];
+const SKIP = [/\.spec\.ts$/, /\.fixture\.ts$/, /\.e2e-spec\.ts$/, /\.d\.ts$/, /^scripts\/openapi\//];
 
 function listSources() {
   const files = [];
@@ -112,14 +114,9 @@ function build({ force = false, quiet = false } = {}) {
 
 const WEB = join(root, 'web');
 const WEB_INDEX = join(outDir, 'web', 'index.html');
-// What the dashboard imports from src/ (the SDK's generated types, the digest-first deploy's
-// rules, the API's size wording): a change to any of them rebuilds it.
-const WEB_INPUTS = [
-  WEB,
-  join(root, 'src', 'sdk', 'generated', 'schema.ts'),
-  join(root, 'src', 'sdk', 'digest-protocol.ts'),
-  join(root, 'src', 'common', 'format-bytes.ts'),
-];
+// What the dashboard imports from the client packages (the SDK's generated types, the
+// digest-first deploy, the API's size wording): a change to any of them rebuilds it.
+const WEB_INPUTS = [WEB, join(root, 'packages', 'sdk'), join(root, 'packages', 'shared')];
 
 /** The newest mtime of a file or of any file under a folder. */
 function newest(path) {
@@ -160,7 +157,7 @@ function buildWeb({ force = false, quiet = false } = {}) {
   return true;
 }
 
-module.exports = { build, buildWeb, swcOptions };
+module.exports = { build, buildWeb, swcOptions, SOURCES };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

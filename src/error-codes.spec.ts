@@ -11,7 +11,7 @@ type Json = Record<string, any>;
  * it) against the declared codes: what the document promises is declared, and what is
  * declared is promised somewhere.
  */
-const document: Json = JSON.parse(readFileSync(join(__dirname, 'sdk', 'generated', 'openapi.json'), 'utf8'));
+const document: Json = JSON.parse(readFileSync(join(__dirname, '..', 'packages', 'sdk', 'generated', 'openapi.json'), 'utf8'));
 
 /** Every (route, status, code) the document lists. */
 function documented(): { route: string; status: number; code: string }[] {

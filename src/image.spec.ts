@@ -29,4 +29,13 @@ describe('the production image', () => {
     }
     expect(kept).toEqual(expect.arrayContaining(['@nestjs/core', '@nestjs/swagger', 'pg', 'prom-client']));
   });
+
+  it('builds from every folder the app is compiled from (packages/shared too), and ships none of their sources', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JavaScript, run before anything is compiled
+    const { SOURCES } = require('../scripts/build.js') as { SOURCES: string[] };
+    const [buildStage, finalStage] = dockerfile.split(/^FROM /m).slice(-2);
+    const copied = [...buildStage.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
+    for (const source of SOURCES) expect([source, copied.some((c) => source === c || source.startsWith(`${c}/`))]).toEqual([source, true]);
+    expect(finalStage).not.toMatch(/^COPY (?!--from=build \/app\/(package\.json|node_modules|dist|bin) )/m);
+  });
 });

@@ -6,7 +6,7 @@ import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 
 /**
  * Stops the run's PostgreSQL, then checks every JSON answer the e2e files recorded
- * against the OpenAPI document (src/sdk/generated/openapi.json, which the SDK test keeps equal
+ * against the OpenAPI document (packages/sdk/generated/openapi.json, which the SDK test keeps equal
  * to what the service serves). A mismatch fails the run: jest exits non-zero when
  * the global teardown throws.
  */
@@ -17,12 +17,12 @@ export default async function globalTeardown(): Promise<void> {
   const dir = process.env[RESPONSE_LOG_DIR_ENV];
   if (!dir) return;
   try {
-    const document = JSON.parse(readFileSync(join(__dirname, '..', 'src', 'sdk', 'generated', 'openapi.json'), 'utf8'));
+    const document = JSON.parse(readFileSync(join(__dirname, '..', 'packages', 'sdk', 'generated', 'openapi.json'), 'utf8'));
     const { failures } = validateRecordedResponses(dir, document);
     if (failures.length > 0) {
       const shown = failures.slice(0, 40).join('\n  ');
       throw new Error(
-        `${failures.length} API answer(s) do not match the OpenAPI document (src/sdk/generated/openapi.json; run npm run sdk:generate after changing it):\n  ${shown}` +
+        `${failures.length} API answer(s) do not match the OpenAPI document (packages/sdk/generated/openapi.json; run npm run sdk:generate after changing it):\n  ${shown}` +
           (failures.length > 40 ? `\n  … and ${failures.length - 40} more` : ''),
       );
     }

@@ -2,8 +2,8 @@
  * Pure quota and billing-period rules: what counts, when a month starts, what a
  * 402 says. The services feed them numbers read under the workspace lock.
  */
+import { formatBytes } from '../../packages/shared/format-bytes';
 import { type ApiError } from '../common/errors';
-import { formatBytes } from '../common/format-bytes';
 import { parseTtl, type Ttl, ttlWithin } from '../deployments/ttl';
 import { billingError } from './billing.errors';
 import type { Interval, PlanLimits, QuotaName, Tier } from './plans';

@@ -2,10 +2,10 @@ import type { Readable } from 'node:stream';
 
 import { Injectable, Logger } from '@nestjs/common';
 
+import { formatBytes } from '../../packages/shared/format-bytes';
 import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { ApiError, payloadTooLarge } from '../common/errors';
-import { formatBytes } from '../common/format-bytes';
 import { AppConfig } from '../config/app-config';
 import { workspaceOf } from '../projects/projects.service';
 import { storageError } from '../storage/storage.errors';

@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 
-import { useTempDir } from '../common/temp-dir.fixture';
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { spoolUpload, UploadTooLargeError } from './upload-spool';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -2,9 +2,9 @@ import { STATUS_CODES } from 'node:http';
 
 import { HttpException } from '@nestjs/common';
 
+import { formatBytes } from '../../packages/shared/format-bytes';
 import { isDatabaseUnavailable } from './db-errors';
 import { ApiError, type CommonErrorCode, defaultCode, type ErrorBody } from './errors';
-import { formatBytes } from './format-bytes';
 
 interface BodyParserError {
   type: string;

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 
+import { formatBytes } from '../../packages/shared/format-bytes';
 import { type ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from './errors';
-import { formatBytes } from './format-bytes';
 import { checkJsonShape, type JsonShapeLimits } from './json-shape';
 
 export interface JsonBodyOptions {

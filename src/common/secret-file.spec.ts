@@ -1,8 +1,8 @@
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { loadOrCreateSecret } from './secret-file';
-import { useTempDir } from './temp-dir.fixture';
 
 describe('loadOrCreateSecret', () => {
   const dir = useTempDir('secret-file-');

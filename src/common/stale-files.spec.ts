@@ -1,8 +1,8 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { removeStaleFiles } from './stale-files';
-import { useTempDir } from './temp-dir.fixture';
 
 describe('removeStaleFiles', () => {
   const dir = useTempDir('stale-files-');

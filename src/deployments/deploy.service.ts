@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { formatBytes } from '../../packages/shared/format-bytes';
 import type { Principal } from '../auth/principal';
 import { defaultTtlWithin } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
 import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
 import { badRequest, forbidden, payloadTooLarge } from '../common/errors';
-import { formatBytes } from '../common/format-bytes';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';

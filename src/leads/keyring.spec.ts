@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { useTempDir } from '../common/temp-dir.fixture';
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { validateEnv } from '../config/env.schema';
 import { LeadsKeyring, newKeyEntry, parseKeyList } from './keyring';
 

@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { promisify } from 'node:util';
 
-import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../../src/sdk';
-import { documentText } from '../../src/sdk/codegen/document-text';
+import { StatichostApiError, StatichostClient, StatichostConnectionError } from '../../packages/sdk';
+import { documentText } from '../../scripts/openapi/document-text';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { freePort } from '../helpers/ports';
@@ -18,7 +18,7 @@ const root = join(__dirname, '..', '..');
 
 /** The types `npm run sdk:generate` would write for `document`, made in a child process (nothing is written). */
 async function generateTypes(document: object): Promise<string> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/sdk/codegen/types-from-stdin.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'scripts/openapi/types-from-stdin.ts'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   child.stdin.end(JSON.stringify(document));
   const [out, code] = await Promise.all([text(child.stdout), new Promise((resolve) => child.on('close', resolve))]);
   if (code !== 0) throw new Error(`type generation exited with ${code}`);
@@ -40,9 +40,9 @@ describe('TypeScript SDK (e2e)', () => {
 
   it('has committed types and document identical to what the running service generates (else run npm run sdk:generate)', async () => {
     const document = (await t.http().get('/docs/openapi.json').expect(200)).body;
-    expect(await readFile(join(root, 'src/sdk/generated/openapi.json'), 'utf8')).toBe(documentText(document));
+    expect(await readFile(join(root, 'packages/sdk/generated/openapi.json'), 'utf8')).toBe(documentText(document));
     // toBe on the whole text: a difference shows as a diff of the generated file.
-    expect(await readFile(join(root, 'src/sdk/generated/schema.ts'), 'utf8')).toBe(await generateTypes(document));
+    expect(await readFile(join(root, 'packages/sdk/generated/schema.ts'), 'utf8')).toBe(await generateTypes(document));
   });
 
   it('type-checks typed usage of every operation with strict and refuses wrong usage (tsc on fixtures with @ts-expect-error)', async () => {

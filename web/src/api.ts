@@ -1,12 +1,12 @@
 import createClient from 'openapi-fetch';
 
-import type { components, paths } from '../../src/sdk/generated/schema';
+import type { components, paths } from '../../packages/sdk/generated/schema';
 import { ApiError } from './errors';
 import { accessToken, refreshSession, sessionEnded } from './session';
 
 export { ApiError };
 
-/** The API's own schemas (src/sdk/generated/schema.ts, generated from the service's OpenAPI document): drift is a compile error. */
+/** The API's own schemas (packages/sdk/generated/schema.ts, generated from the service's OpenAPI document): drift is a compile error. */
 export type Schemas = components['schemas'];
 export type Project = Schemas['ProjectView'];
 export type Deployment = Schemas['DeploymentView'];

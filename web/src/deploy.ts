@@ -1,4 +1,4 @@
-import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from '../../src/sdk/digest-protocol';
+import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from '../../packages/sdk/digest-protocol';
 import { api, call, currentWorkspaceId, type Deployment } from './api';
 import { ApiError } from './errors';
 import { bytesToBase64, type HashedFile, mapLimit, type PickedFile } from './hashing';
@@ -14,7 +14,7 @@ export interface DeployProgress {
   filesTotal: number;
 }
 
-/** What the CLI leaves out of a folder (src/sdk/files.ts isIgnored): hidden files except .well-known, node_modules. */
+/** What the CLI leaves out of a folder (packages/sdk/files.ts isIgnored): hidden files except .well-known, node_modules. */
 export function isIgnored(name: string): boolean {
   return (name.startsWith('.') && name !== '.well-known') || name === 'node_modules';
 }
@@ -107,7 +107,7 @@ function putBlob(f: HashedFile, onBytes: (n: number) => void, retried = false): 
 }
 
 /**
- * The CLI's digest-first deploy (src/sdk/deploy.ts), from the browser: the manifest
+ * The CLI's digest-first deploy (packages/sdk/deploy.ts), from the browser: the manifest
  * goes first; the answer `missing_blobs` names what the workspace lacks; only that is
  * sent (small files inline in the repeated manifest, the rest with PUT /v1/blobs), and
  * the manifest again. Unchanged files never leave the machine.

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-import { INLINE_MAX_FILE } from '../../src/sdk/digest-protocol';
+import { INLINE_MAX_FILE } from '../../packages/sdk/digest-protocol';
 import { bytesToBase64, hashFiles, mapLimit, sha256Hex } from './hashing';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

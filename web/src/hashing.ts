@@ -6,7 +6,7 @@
 import { sha256 as sha256Sync } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
-import { INLINE_BYTES, INLINE_MAX_FILE } from '../../src/sdk/digest-protocol';
+import { INLINE_BYTES, INLINE_MAX_FILE } from '../../packages/sdk/digest-protocol';
 
 /** A file chosen in the browser, with its path in the site. */
 export interface PickedFile {

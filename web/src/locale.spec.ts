@@ -1,4 +1,4 @@
-import { formatBytes as apiWording } from '../../src/common/format-bytes';
+import { formatBytes as apiWording } from '../../packages/shared/format-bytes';
 import { DEFAULT_LOCALE, formatsFor, pickLocale } from './locale';
 
 describe('dashboard locale', () => {
@@ -25,7 +25,7 @@ describe('dashboard locale', () => {
     expect(formatsFor(['C']).number(1234.5)).toBe('1,234.5');
   });
 
-  it('sizes in English are the API’s own wording (src/common/format-bytes.ts)', () => {
+  it('sizes in English are the API’s own wording (packages/shared/format-bytes.ts)', () => {
     const english = formatsFor(['en-US']);
     for (const n of [0, 1, 512, 1023, 1024, 1600, 64 * 1024, 3.5 * 1024 ** 2, 1024 ** 3 - 1, 5 * 1024 ** 3, 2.25 * 1024 ** 4, 5000 * 1024 ** 4]) {
       expect([n, english.bytes(n)]).toEqual([n, apiWording(n)]);

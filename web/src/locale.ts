@@ -49,7 +49,7 @@ export type Formats = {
 
 function build(locale: string): Formats {
   const numbers = new Intl.NumberFormat(locale);
-  // Sizes keep the API's wording (src/common/format-bytes.ts): one decimal at most, no grouping.
+  // Sizes keep the API's wording (packages/shared/format-bytes.ts): one decimal at most, no grouping.
   const sizes = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, useGrouping: false });
   const times = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
   return {

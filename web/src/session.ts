@@ -1,4 +1,4 @@
-import type { components } from '../../src/sdk/generated/schema';
+import type { components } from '../../packages/sdk/generated/schema';
 import { ApiError } from './errors';
 
 /**

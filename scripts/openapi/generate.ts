@@ -1,7 +1,7 @@
 /**
  * npm run sdk:generate — boots the real app (an embedded PostgreSQL in a temporary
  * directory unless DATABASE_URL is set), takes its OpenAPI document and writes
- * src/sdk/generated/openapi.json, the SDK's types, src/sdk/generated/schema.ts, and the
+ * packages/sdk/generated/openapi.json, the SDK's types, packages/sdk/generated/schema.ts, and the
  * API reference to read, docs/api.md.
  * `--check` writes nothing and exits 1 when the committed files are out of date.
  */
@@ -11,17 +11,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
-import { buildOpenApiDocument, createApp } from '../../app.factory';
-import { freePort } from '../../common/free-port';
-import { startEmbeddedPostgres } from '../../database/embedded-postgres';
+import { buildOpenApiDocument, createApp } from '../../src/app.factory';
+import { freePort } from '../../src/common/free-port';
+import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { documentText } from './document-text';
 import { openApiToMarkdown } from './openapi-to-markdown';
 import { openApiToTypeScript } from './openapi-to-typescript';
 
-const GENERATED_DIR = join(__dirname, '..', 'generated');
+const GENERATED_DIR = join(__dirname, '..', '..', 'packages', 'sdk', 'generated');
 export const DOCUMENT_FILE = join(GENERATED_DIR, 'openapi.json');
 export const SCHEMA_FILE = join(GENERATED_DIR, 'schema.ts');
-export const API_DOC_FILE = join(__dirname, '..', '..', '..', 'docs', 'api.md');
+export const API_DOC_FILE = join(__dirname, '..', '..', 'docs', 'api.md');
 
 async function serviceDocument(): Promise<object> {
   const dataDir = await mkdtemp(join(tmpdir(), 'statichost-sdk-'));

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { useTempDir } from '../common/temp-dir.fixture';
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { isIgnored } from '../sdk';
 import { LINK_DIR, linkPath, readLink, writeLink } from './link';
 

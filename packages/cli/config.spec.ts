@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { useTempDir } from '../common/temp-dir.fixture';
+import { useTempDir } from '../../test/helpers/temp-dir';
 import { configPath, readConfig, resolveSettings, writeConfig } from './config';
 
 describe('CLI config', () => {

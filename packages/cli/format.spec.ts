@@ -1,4 +1,6 @@
-import { formatBytes, formatTime, pageNote, pageTable, slugFromName, table, tableSection } from './format';
+import fc from 'fast-check';
+
+import { formatBytes, formatTime, pageNote, pageTable, slugFromName, table, tableSection, withRandomSuffix } from './format';
 
 describe('CLI formatting', () => {
   it('aligns table columns and shows missing values as -', () => {
@@ -47,5 +49,21 @@ describe('CLI formatting', () => {
     expect(slugFromName('dist')).toBe('dist');
     expect(slugFromName('!!!')).toBe('');
     expect(slugFromName('a'.repeat(80))).toHaveLength(63);
+  });
+
+  it('suffixes a folder slug with 6 random characters, keeping it a DNS label', () => {
+    expect(withRandomSuffix('my-site')).toMatch(/^my-site-[a-z0-9]{6}$/);
+    expect(withRandomSuffix('my-site')).not.toBe(withRandomSuffix('my-site'));
+    expect(withRandomSuffix(`${'a'.repeat(55)}-bbbbbb`)).toMatch(/^a{55}-[a-z0-9]{6}$/);
+    expect(withRandomSuffix('')).toMatch(/^site-[a-z0-9]{6}$/);
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 100 }), (name) => {
+        const base = slugFromName(name) || 'site';
+        const slug = withRandomSuffix(base);
+        expect(slug).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+        expect(slug).not.toContain('--');
+        expect(slug.startsWith(base.slice(0, 20).replace(/-+$/, ''))).toBe(true);
+      }),
+    );
   });
 });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 
 import { openApiToMarkdown, typeOf } from './openapi-to-markdown';
 
-const root = join(__dirname, '..', '..', '..');
-const committed = JSON.parse(readFileSync(join(root, 'src/sdk/generated/openapi.json'), 'utf8'));
+const root = join(__dirname, '..', '..');
+const committed = JSON.parse(readFileSync(join(root, 'packages/sdk/generated/openapi.json'), 'utf8'));
 
 describe('docs/api.md', () => {
   // openapi.json itself is checked against the running service (sdk:check, test/clients/sdk.e2e-spec.ts).

@@ -47,7 +47,7 @@ async function errorFrom(response: Response, method: string, path: string): Prom
 /**
  * A typed client of the statichost API. `api` is an openapi-fetch client whose
  * paths, parameters and bodies come from the service's own OpenAPI document
- * (src/sdk/generated/schema.ts, generated); `call` unwraps its answer or throws
+ * (packages/sdk/generated/schema.ts, generated); `call` unwraps its answer or throws
  * StatichostApiError with the service's message.
  *
  * ```ts

@@ -10,7 +10,7 @@ export const SCHEMA_HEADER = `/**
 
 /**
  * The TypeScript types (`paths`, `components`, `operations`) of an OpenAPI
- * document, exactly as committed in src/sdk/generated/schema.ts.
+ * document, exactly as committed in packages/sdk/generated/schema.ts.
  */
 export async function openApiToTypeScript(document: object): Promise<string> {
   // A copy: openapi-typescript annotates the objects it walks.

@@ -1,5 +1,7 @@
 /** Human output: aligned tables, sizes and times. Scripts use --json instead. */
 
+import { randomInt } from 'node:crypto';
+
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024 * 1024) return `${+(n / 1024 ** 3).toFixed(1)} GB`;
   if (n >= 1024 * 1024) return `${+(n / 1024 ** 2).toFixed(1)} MB`;
@@ -59,4 +61,21 @@ export function slugFromName(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 63)
     .replace(/-+$/, '');
+}
+
+const SUFFIX_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+const SUFFIX_LENGTH = 6;
+const MAX_SLUG_LENGTH = 63;
+
+/**
+ * `<base>-<6 random [a-z0-9]>`, the next try when the service refuses a slug taken
+ * from the folder's name. The base is slugFromName's (letters, digits, single dashes),
+ * so cutting it and adding the suffix keeps a valid label; the service still checks
+ * it (the CLI holds none of its rules: reserved names stay the service's word).
+ */
+export function withRandomSuffix(base: string): string {
+  let suffix = '';
+  while (suffix.length < SUFFIX_LENGTH) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+  const head = base.slice(0, MAX_SLUG_LENGTH - SUFFIX_LENGTH - 1).replace(/-+$/, '');
+  return head === '' ? `site-${suffix}` : `${head}-${suffix}`;
 }

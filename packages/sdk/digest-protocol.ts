@@ -1,5 +1,5 @@
 /**
- * The digest-first deploy's client-side rules, shared by the SDK (src/sdk/deploy.ts, the
+ * The digest-first deploy's client-side rules, shared by the SDK (packages/sdk/deploy.ts, the
  * CLI) and the dashboard (web/src/deploy.ts): nothing here touches Node or the DOM.
  */
 

@@ -3,7 +3,6 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { withRandomSuffix } from '../../projects/slug';
 import {
   collectFiles,
   deployDigestFirst,
@@ -15,7 +14,7 @@ import {
   type StatichostClient,
 } from '../../sdk';
 import { CliError, Context, type Io } from '../context';
-import { formatBytes, slugFromName } from '../format';
+import { formatBytes, slugFromName, withRandomSuffix } from '../format';
 import { LINK_FILE, type ProjectLink, readLink, writeLink } from '../link';
 import { uploadProgress } from '../progress';
 import { resolveProject } from '../resolve';

@@ -1,6 +1,6 @@
 /**
  * docs/api.md: the API reference to read in the repository, made from the same OpenAPI
- * document as the SDK's types (src/sdk/generated/openapi.json), so it cannot drift from
+ * document as the SDK's types (packages/sdk/generated/openapi.json), so it cannot drift from
  * what the service answers. One section per tag with every operation (access, parameters,
  * body, answers with their error codes), then every schema as a table of fields.
  * Plain markdown on purpose: GitHub and any editor render it; /docs is the interactive one.
@@ -160,7 +160,7 @@ export function openApiToMarkdown(document: OpenApiDocument): string {
   const lines: string[] = [
     `# ${info.title ?? 'API'} reference`,
     '',
-    '<!-- Generated from src/sdk/generated/openapi.json by `npm run sdk:generate`: do not edit by hand. -->',
+    '<!-- Generated from packages/sdk/generated/openapi.json by `npm run sdk:generate`: do not edit by hand. -->',
     '',
     `${info.description ?? ''}`.trim(),
     '',

@@ -42,7 +42,7 @@ export function cliErrorBody(message: string, code: string, exitCode: number): {
   return { statusCode: null, error: exitCode === 2 ? 'Usage Error' : 'CLI Error', message, code };
 }
 
-/** The package's version, from src/cli (a checkout) or dist/src/cli (a build). */
+/** The package's version, from packages/cli (a checkout) or dist/cli (a build). */
 function packageVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
