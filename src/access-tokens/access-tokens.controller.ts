@@ -1,10 +1,10 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../auth/openapi';
+import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../openapi/api-decorators';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import { AccessTokensService } from './access-tokens.service';
 import { CreateAccessTokenDto } from './dto/create-access-token.dto';

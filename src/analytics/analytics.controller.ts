@@ -1,9 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsDto } from './analytics.view';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';

@@ -5,13 +5,13 @@ import type { Request, Response } from 'express';
 import { clientAddress } from '../common/client-address';
 import { badRequest } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { AccountRecoveryService } from './account-recovery.service';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
-import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './decorators';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
+import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './guard/decorators';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,
   readRefreshCookies,
@@ -21,8 +21,8 @@ import {
   retiredCookieDeletion,
   SESSION_MODE_HEADER,
   sessionMode,
-} from './session-cookie';
-import { sessionMarkerCookie } from './session-marker';
+} from './sessions/session-cookie';
+import { sessionMarkerCookie } from './sessions/session-marker';
 
 const SESSION_MODE = ApiHeader({
   name: 'X-Session-Mode',

@@ -7,10 +7,10 @@ import { unauthorized } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
-import { AccountRecoveryService } from './account-recovery.service';
-import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './decorators';
 import { UpdateMeDto } from './dto/update-me.dto';
+import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './guard/decorators';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
 
 @ApiTags('users')
 @Controller('users')

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/decorators';
-import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
+import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';

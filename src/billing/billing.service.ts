@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { roleRefused } from '../auth/authorize';
+import { roleRefused } from '../auth/guard/authorize';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';

@@ -2,7 +2,7 @@ import { Controller, HttpStatus, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { unsupportedMediaType } from '../common/errors';
 import { BlobView } from './blob.view';

@@ -1,14 +1,14 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
 import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';

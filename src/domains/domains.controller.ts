@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
 import { VerifyDomainView } from './dto/verify-domain.view.dto';

@@ -2,7 +2,7 @@ import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { Public } from '../auth/decorators';
+import { Public } from '../auth/guard/decorators';
 import { HealthReport, HealthService } from './health.service';
 import { HealthView } from './health.view';
 

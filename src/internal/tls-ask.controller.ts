@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Public } from '../auth/decorators';
+import { Public } from '../auth/guard/decorators';
 import { domainsError } from '../domains/domains.errors';
 import { internalError } from './internal.errors';
 import { InternalGuard } from './internal.guard';

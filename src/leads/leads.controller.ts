@@ -5,10 +5,10 @@ import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
+import { ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
 import { LeadsService } from './leads.service';

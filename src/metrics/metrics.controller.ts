@@ -1,7 +1,7 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Public } from '../auth/decorators';
+import { Public } from '../auth/guard/decorators';
 import { notFound } from '../common/errors';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';

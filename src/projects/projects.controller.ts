@@ -1,13 +1,13 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal, Scopes } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
+import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';

@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
+import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';

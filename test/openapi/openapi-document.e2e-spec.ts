@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { OPERATIONS } from '../../src/auth/openapi-document';
+import { OPERATIONS } from '../../src/openapi/openapi-document';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ResponseValidator } from '../helpers/openapi-responses';
 

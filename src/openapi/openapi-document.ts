@@ -2,9 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
+import { type RouteAccess, routeAccess } from '../auth/guard/authorize';
 import type { ErrorStatus } from '../common/errors';
 import { declaredCodes, type ErrorCodeWithStatus } from '../error-codes';
-import { type RouteAccess, routeAccess } from './authorize';
 
 /**
  * Finishes the document @nestjs/swagger builds from the decorators, from the same
@@ -59,7 +59,7 @@ const BILLING_ACCESS: Codes = { 403: ['owner_required', 'not_a_member', 'workspa
  */
 export const OPERATIONS: Record<string, OperationContract> = {
   HealthController_check: { id: 'getHealth' },
-  // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
+  // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/sessions/session-cookie.ts).
   AuthController_register: {
     id: 'register',
     errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
@@ -77,7 +77,7 @@ export const OPERATIONS: Record<string, OperationContract> = {
   },
   UsersMeController_me: { id: 'getCurrentUser' },
   UsersMeController_updateMe: { id: 'updateCurrentUser', errors: { 409: ['email_taken'], 429: ['rate_limited'] } },
-  // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/session-cookie.ts).
+  // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/sessions/session-cookie.ts).
   AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] } },
   AuthController_logout: { id: 'logout', errors: { 400: ['invalid_session_mode'] } },
   MeController_me: { id: 'getTokenContext' },
