@@ -65,7 +65,16 @@ describe('routeAccess', () => {
   });
 
   it('denies by default: a route declaring nothing needs a credential acting in a workspace', () => {
-    expect(routeAccess(reflector, Controller.prototype.undeclared)).toEqual(access());
+    expect(routeAccess(reflector, Controller.prototype.undeclared)).toEqual({
+      isPublic: false,
+      kind: null,
+      scopes: [],
+      roles: [],
+      workspaceOptional: false,
+      workspaceWide: false,
+      workspaceIn: null,
+      roleRefusal: null,
+    });
   });
 
   it('reads the handler only: access declared on a class opens none of its routes', () => {
