@@ -10,9 +10,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DestinationStream, Logger } from 'pino';
 
 import { AppModule } from './app.module';
-import { BearerStrategy } from './auth/bearer.strategy';
-import { invalidCredentials } from './auth/credentials';
-import { finishOpenApiDocument } from './auth/openapi-document';
+import { BearerStrategy } from './auth/guard/bearer.strategy';
+import { invalidCredentials } from './auth/guard/credentials';
 import { addressPrefix } from './common/address-prefix';
 import {
   applyConnectionCaps,
@@ -34,6 +33,7 @@ import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
+import { finishOpenApiDocument } from './openapi/openapi-document';
 import { SiteRouter } from './sites/site-router.service';
 
 type ExpressMiddleware = (req: Request, res: Response, next: NextFunction) => void;

@@ -3,8 +3,8 @@ import { APP_GUARD } from '@nestjs/core';
 
 import { AccessTokensModule } from './access-tokens/access-tokens.module';
 import { AnalyticsModule } from './analytics/analytics.module';
-import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
+import { AuthGuard } from './auth/guard/auth.guard';
 import { BillingModule } from './billing/billing.module';
 import { QuotasModule } from './billing/quotas.module';
 import { BlobsModule } from './blobs/blobs.module';

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import { AccessTokensService } from './access-tokens.service';
 import { CreateAccessTokenDto } from './dto/create-access-token.dto';
@@ -16,7 +17,11 @@ export class AccessTokensController {
   constructor(private readonly tokens: AccessTokensService) {}
 
   @Post()
-  @Scopes('admin')
+  @Endpoint({
+    id: 'createAccessToken',
+    scopes: ['admin'],
+    errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] },
+  })
   @ApiOperation({
     summary: 'Create an API token',
     description:
@@ -28,7 +33,7 @@ export class AccessTokensController {
   }
 
   @Get()
-  @Scopes('read')
+  @Endpoint({ id: 'listAccessTokens', scopes: ['read'] })
   @ApiOperation({ summary: "List the workspace's live API tokens (never their secrets)" })
   @ApiPaginatedOk(AccessTokenView)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -36,7 +41,7 @@ export class AccessTokensController {
   }
 
   @DeleteRoute(':tokenId', 'Revoke an API token; it stops working on the very next request')
-  @Scopes('admin')
+  @Endpoint({ id: 'revokeAccessToken', scopes: ['admin'] })
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tokenId') tokenId: string): Promise<void> {
     await this.tokens.revoke(principal, tokenId);
   }
@@ -48,7 +53,7 @@ export class MeController {
   constructor(private readonly tokens: AccessTokensService) {}
 
   @Get()
-  @CredentialKind('token')
+  @Endpoint({ id: 'getTokenContext', credential: 'token' })
   @ApiOperation({ summary: 'The workspace, scopes and project binding of the calling API token' })
   @ApiOkResponse({ type: TokenContextView })
   me(@CurrentPrincipal() principal: Principal): TokenContextView {

@@ -92,7 +92,7 @@ export class AccessTokensRepository {
 
   /**
    * Takes effect on the very next request on every instance: the update bumps the auth
-   * epoch (see src/auth/auth-epoch.service.ts). False when no live token matched.
+   * epoch (see src/auth/sessions/auth-epoch.service.ts). False when no live token matched.
    */
   @GenerateSql(
     { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, TOKEN, new Date(0)] },

@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../auth/auth.errors';
-import type { Credential } from '../auth/authorize';
-import { missingScopes, sortScopes } from '../auth/permissions';
+import type { Credential } from '../auth/guard/authorize';
+import { missingScopes, sortScopes } from '../auth/guard/permissions';
 import type { Principal, Scope } from '../auth/principal';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
@@ -37,7 +37,7 @@ export class AccessTokensService {
   /**
    * The unrevoked token stored for a presented secret, or null (unknown, revoked,
    * malformed). Expiry is the caller's check: the bearer guard caches this answer
-   * (src/auth/credential-cache.service.ts) and a token expires while cached.
+   * (src/auth/guard/credential-cache.service.ts) and a token expires while cached.
    */
   async findLive(secret: string): Promise<LiveToken | null> {
     if (!isWellFormedTokenSecret(secret)) return null;
@@ -132,7 +132,7 @@ export class AccessTokensService {
     return paginated(rows.map(accessTokenView), total, page, limit);
   }
 
-  /** Takes effect on the very next request on every instance: the update bumps the auth epoch (see src/auth/auth-epoch.service.ts). */
+  /** Takes effect on the very next request on every instance: the update bumps the auth epoch (see src/auth/sessions/auth-epoch.service.ts). */
   async revoke(principal: Principal, tokenId: string): Promise<void> {
     if (!(await this.tokens.revoke(tokenScope(principal), tokenId, new Date()))) throw notFound('Access token', tokenId);
   }

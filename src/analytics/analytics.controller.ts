@@ -1,9 +1,10 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsDto } from './analytics.view';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
@@ -14,7 +15,7 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get(':projectId/analytics')
-  @Scopes('read')
+  @Endpoint({ id: 'getProjectAnalytics', scopes: ['read'] })
   @ApiOperation({
     summary:
       'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)',

@@ -5,13 +5,14 @@ import type { Request, Response } from 'express';
 import { clientAddress } from '../common/client-address';
 import { badRequest } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { AccountRecoveryService } from './account-recovery.service';
+import { Endpoint } from '../openapi/endpoint';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
-import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './decorators';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
+import { CurrentPrincipal } from './guard/decorators';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,
   readRefreshCookies,
@@ -21,8 +22,8 @@ import {
   retiredCookieDeletion,
   SESSION_MODE_HEADER,
   sessionMode,
-} from './session-cookie';
-import { sessionMarkerCookie } from './session-marker';
+} from './sessions/session-cookie';
+import { sessionMarkerCookie } from './sessions/session-marker';
 
 const SESSION_MODE = ApiHeader({
   name: 'X-Session-Mode',
@@ -43,7 +44,12 @@ export class AuthController {
   ) {}
 
   @Post('register')
-  @Public()
+  // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/sessions/session-cookie.ts).
+  @Endpoint({
+    id: 'register',
+    public: true,
+    errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  })
   @ApiOperation({
     summary: 'Create an account with its own workspace, and sign in',
     description: 'Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.',
@@ -56,7 +62,11 @@ export class AuthController {
   }
 
   @Post('login')
-  @Public()
+  @Endpoint({
+    id: 'login',
+    public: true,
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Sign in: an access JWT and a refresh token',
@@ -71,7 +81,7 @@ export class AuthController {
   }
 
   @Post('verify-email')
-  @Public()
+  @Endpoint({ id: 'verifyEmail', public: true, errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] } })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Confirm an email address with the single-use token mailed to it (24 h)' })
   @ApiOkResponse({ type: VerifiedEmailView })
@@ -80,8 +90,12 @@ export class AuthController {
   }
 
   @Post('verify-email/resend')
-  @CredentialKind('user')
-  @WorkspaceOptional()
+  @Endpoint({
+    id: 'resendVerificationEmail',
+    credential: 'user',
+    workspaceOptional: true,
+    errors: { 409: ['email_already_verified'], 429: ['rate_limited'] },
+  })
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({ summary: "Mail a new verification link to the signed-in user's address (rate-limited)" })
   @ApiAcceptedResponse({ type: AcceptedView })
@@ -91,7 +105,7 @@ export class AuthController {
   }
 
   @Post('password-reset')
-  @Public()
+  @Endpoint({ id: 'requestPasswordReset', public: true, errors: { 429: ['rate_limited'] } })
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Mail a single-use password reset link (1 h) if an account has this email',
@@ -104,7 +118,7 @@ export class AuthController {
   }
 
   @Post('password-reset/confirm')
-  @Public()
+  @Endpoint({ id: 'confirmPasswordReset', public: true, errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] } })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Set a new password with the mailed token; every session and refresh token of the account ends' })
   @ApiNoContentResponse()
@@ -113,7 +127,8 @@ export class AuthController {
   }
 
   @Post('refresh')
-  @Public()
+  // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/sessions/session-cookie.ts).
+  @Endpoint({ id: 'refresh', public: true, errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] } })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Exchange a refresh token for a new pair',
@@ -147,8 +162,7 @@ export class AuthController {
   }
 
   @Post('logout')
-  @CredentialKind('user')
-  @WorkspaceOptional()
+  @Endpoint({ id: 'logout', credential: 'user', workspaceOptional: true, errors: { 400: ['invalid_session_mode'] } })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: "End the JWT's session: its refresh token and access JWTs stop working" })
   @SESSION_MODE

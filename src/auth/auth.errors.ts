@@ -18,7 +18,7 @@ export const authError = declareErrors('auth', {
   wrong_credential_kind: 403,
   insufficient_scope: 403,
   insufficient_role: 403,
-  // @Roles('owner') on billing routes answers with the code billing has always used.
+  // `roles: ['owner']` on billing routes answers with the code billing has always used.
   owner_required: 403,
   project_bound_token: 403,
   email_already_verified: 409,

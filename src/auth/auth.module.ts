@@ -5,19 +5,19 @@ import { AccessTokensModule } from '../access-tokens/access-tokens.module';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
-import { AccountRecoveryService } from './account-recovery.service';
-import { AccountTokensRepository } from './account-tokens.repository';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { AuthEpochRepository } from './auth-epoch.repository';
-import { AuthEpoch } from './auth-epoch.service';
 import { AuthThrottle } from './auth-throttle.service';
-import { BearerStrategy } from './bearer.strategy';
-import { CredentialCache } from './credential-cache.service';
-import { jwtModuleOptions } from './jwt-options';
+import { BearerStrategy } from './guard/bearer.strategy';
+import { CredentialCache } from './guard/credential-cache.service';
 import { UsersMeController } from './me.controller';
-import { SessionsRepository } from './sessions.repository';
-import { SessionsService } from './sessions.service';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
+import { AccountTokensRepository } from './recovery/account-tokens.repository';
+import { AuthEpochRepository } from './sessions/auth-epoch.repository';
+import { AuthEpoch } from './sessions/auth-epoch.service';
+import { jwtModuleOptions } from './sessions/jwt-options';
+import { SessionsRepository } from './sessions/sessions.repository';
+import { SessionsService } from './sessions/sessions.service';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],

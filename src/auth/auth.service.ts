@@ -9,14 +9,14 @@ import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { AccountRecoveryService } from './account-recovery.service';
 import { authError } from './auth.errors';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
-import { withBearerChallenge } from './credentials';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';
+import { withBearerChallenge } from './guard/credentials';
 import type { Principal } from './principal';
-import { SessionsService } from './sessions.service';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
+import { SessionsService } from './sessions/sessions.service';
 
 @Injectable()
 export class AuthService implements OnModuleInit {

@@ -5,12 +5,13 @@ import type { Request } from 'express';
 import { clientAddress } from '../common/client-address';
 import { unauthorized } from '../common/errors';
 import { AppConfig } from '../config/app-config';
+import { Endpoint } from '../openapi/endpoint';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
-import { AccountRecoveryService } from './account-recovery.service';
-import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './decorators';
 import { UpdateMeDto } from './dto/update-me.dto';
+import { CurrentPrincipal } from './guard/decorators';
 import type { Principal } from './principal';
+import { AccountRecoveryService } from './recovery/account-recovery.service';
 
 @ApiTags('users')
 @Controller('users')
@@ -22,8 +23,7 @@ export class UsersMeController {
   ) {}
 
   @Get('me')
-  @CredentialKind('user')
-  @WorkspaceOptional()
+  @Endpoint({ id: 'getCurrentUser', credential: 'user', workspaceOptional: true })
   @ApiOperation({ summary: 'The signed-in user, with whether their email is verified' })
   @ApiOkResponse({ type: UserView })
   async me(@CurrentPrincipal() principal: Principal): Promise<UserView> {
@@ -33,8 +33,7 @@ export class UsersMeController {
   }
 
   @Patch('me')
-  @CredentialKind('user')
-  @WorkspaceOptional()
+  @Endpoint({ id: 'updateCurrentUser', credential: 'user', workspaceOptional: true, errors: { 409: ['email_taken'], 429: ['rate_limited'] } })
   @ApiOperation({
     summary: 'Change your name at once, or your email once the new address is confirmed',
     description:

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/decorators';
-import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
+import { type DocumentedErrors, Endpoint } from '../openapi/endpoint';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
@@ -13,15 +14,20 @@ import { PlansService } from './plans.service';
 import { planLimitsView, PlanTableView } from './usage.view';
 
 /**
+ * Every billing route: a dashboard JWT only (an API token gets 403), no X-Workspace-Id
+ * needed, and an owner-only refusal worded for billing.
+ */
+const BILLING_ROUTE = { credential: 'user', workspaceOptional: true, roleRefusal: BILLING_ROLE_REFUSAL } as const;
+/** The errors of naming a workspace (or a payment method's) the caller may not bill. */
+const BILLING_ACCESS: DocumentedErrors = { 403: ['owner_required', 'not_a_member', 'workspace_mismatch'], 404: ['not_found'] };
+
+/**
  * Billing is the dashboard's: JWT only (an API token gets 403). The workspace is
- * named in the body or query (@WorkspaceIn), where the guard checks the caller's role;
+ * named in the body or query (`workspaceIn`), where the guard checks the caller's role;
  * a payment method's workspace is its own, so removing one checks the role in the service.
  */
 @ApiTags('billing')
 @ApiBearerAuth('bearer')
-@CredentialKind('user')
-@WorkspaceOptional()
-@RoleRefusal(BILLING_ROLE_REFUSAL)
 @Controller('billing')
 export class BillingController {
   constructor(
@@ -31,6 +37,7 @@ export class BillingController {
 
   /** The dashboard's plan table: operators may change any cell (PLANS_JSON/PLANS_FILE), so it is not the client's to know. */
   @Get('plans')
+  @Endpoint({ ...BILLING_ROUTE, id: 'listPlans' })
   @ApiOperation({ summary: "The plan table on this installation: each tier's limits (any signed-in user)" })
   @ApiOkResponse({ type: PlanTableView })
   planTable(): PlanTableView {
@@ -38,8 +45,19 @@ export class BillingController {
   }
 
   @Post('activate-plan')
-  @WorkspaceIn('body')
-  @Roles('owner')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'activatePlan',
+    workspaceIn: 'body',
+    roles: ['owner'],
+    errors: {
+      ...BILLING_ACCESS,
+      400: ['invalid_payment_method'],
+      402: ['payment_failed', 'payment_method_required'],
+      403: [...BILLING_ACCESS[403]!, 'email_not_verified'],
+      502: ['payment_provider_unavailable'],
+    },
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Put a workspace on a paid plan now, charged to its saved payment method (owner only; repeating it changes nothing)',
@@ -50,8 +68,13 @@ export class BillingController {
   }
 
   @Post('cancel')
-  @WorkspaceIn('body')
-  @Roles('owner')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'cancelPlan',
+    workspaceIn: 'body',
+    roles: ['owner'],
+    errors: { ...BILLING_ACCESS, 409: ['no_subscription'], 502: ['payment_provider_unavailable'] },
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'End the paid plan at the end of the current period; the workspace then returns to free (owner only)' })
   @ApiOkResponse({ type: SubscriptionView })
@@ -60,7 +83,7 @@ export class BillingController {
   }
 
   @Get('subscription')
-  @WorkspaceIn('query')
+  @Endpoint({ ...BILLING_ROUTE, id: 'getSubscription', workspaceIn: 'query', errors: BILLING_ACCESS })
   @ApiOperation({ summary: "A workspace's tier, interval, status and current period end (any member)" })
   @ApiOkResponse({ type: SubscriptionView })
   subscription(@Query() query: WorkspaceQueryDto): Promise<SubscriptionView> {
@@ -68,8 +91,19 @@ export class BillingController {
   }
 
   @Post('payment-methods')
-  @WorkspaceIn('body')
-  @Roles('owner')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'addPaymentMethod',
+    workspaceIn: 'body',
+    roles: ['owner'],
+    errors: {
+      ...BILLING_ACCESS,
+      400: ['invalid_payment_method'],
+      402: ['payment_failed'],
+      409: ['payment_method_exists'],
+      502: ['payment_provider_unavailable'],
+    },
+  })
   @ApiOperation({ summary: 'Save a payment method for a workspace; it becomes the one charged (owner only)' })
   @ApiCreatedResponse({ type: PaymentMethodView })
   addPaymentMethod(@CurrentPrincipal() principal: Principal, @Body() dto: AddPaymentMethodDto): Promise<PaymentMethodView> {
@@ -77,8 +111,7 @@ export class BillingController {
   }
 
   @Get('payment-methods')
-  @WorkspaceIn('query')
-  @Roles('owner')
+  @Endpoint({ ...BILLING_ROUTE, id: 'listPaymentMethods', workspaceIn: 'query', roles: ['owner'], errors: BILLING_ACCESS })
   @ApiOperation({ summary: "A workspace's saved payment methods, newest (the one charged) first (owner only)" })
   @ApiPaginatedOk(PaymentMethodView)
   listPaymentMethods(@Query() query: PaymentMethodsQueryDto) {
@@ -86,6 +119,11 @@ export class BillingController {
   }
 
   @DeleteRoute('payment-methods/:paymentMethodId', 'Remove a saved payment method (owner only; not the last one while a paid plan renews)')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'removePaymentMethod',
+    errors: { ...BILLING_ACCESS, 409: ['payment_method_required'], 502: ['payment_provider_unavailable'] },
+  })
   async removePaymentMethod(@CurrentPrincipal() principal: Principal, @Param('paymentMethodId') id: string): Promise<void> {
     await this.billing.removePaymentMethod(principal, id);
   }

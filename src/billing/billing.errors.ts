@@ -1,4 +1,4 @@
-import type { RoleRefusalWording } from '../auth/authorize';
+import type { RoleRefusalWording } from '../auth/guard/authorize';
 import { declareErrors } from '../common/errors';
 
 export const billingError = declareErrors('billing', {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { roleRefused } from '../auth/authorize';
+import { roleRefused } from '../auth/guard/authorize';
 import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -21,8 +21,8 @@ import { QuotaService } from './quota.service';
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage
- * its billing, and only with a JWT: the guard enforces both (@Roles('owner') on the
- * controller), except for removing a payment method, whose workspace is the method's.
+ * its billing, and only with a JWT: the guard enforces both (`roles: ['owner']` on the
+ * routes), except for removing a payment method, whose workspace is the method's.
  *
  * Every change runs in a transaction holding the workspace's billing lock, so two
  * activations at once make one provider subscription, and the provider is called

@@ -2,9 +2,10 @@ import { Controller, HttpStatus, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { unsupportedMediaType } from '../common/errors';
+import { Endpoint } from '../openapi/endpoint';
 import { BlobView } from './blob.view';
 import { BlobsService } from './blobs.service';
 
@@ -15,7 +16,11 @@ export class BlobsController {
   constructor(private readonly blobs: BlobsService) {}
 
   @Put(':sha256')
-  @Scopes('deploy')
+  @Endpoint({
+    id: 'uploadBlob',
+    scopes: ['deploy'],
+    errors: { 400: ['invalid_sha256', 'sha256_mismatch'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 503: ['storage_unavailable'] },
+  })
   // Any credential with `deploy`: the CLI's token, or the dashboard's JWT (X-Workspace-Id), whose
   // folder deploys go digest first too. Blobs belong to the workspace either way.
   @ApiOperation({

@@ -4,8 +4,8 @@
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
 import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
-import { AccountToken } from '../auth/account-token.entity';
-import { RefreshToken } from '../auth/refresh-token.entity';
+import { AccountToken } from '../auth/recovery/account-token.entity';
+import { RefreshToken } from '../auth/sessions/refresh-token.entity';
 import {
   BillingCustomer,
   PaymentMethod,

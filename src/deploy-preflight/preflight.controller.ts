@@ -1,12 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
+import { LAZY_DEPLOY_ERRORS } from '../deployments/deploy-errors';
 import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
+import { Endpoint } from '../openapi/endpoint';
 import { requestSlug } from '../projects/request-slug';
 import { DeployPreflightService, type PreflightResult } from './preflight.service';
 
@@ -32,9 +34,9 @@ export class DeployPreflightController {
   constructor(private readonly preflight: DeployPreflightService) {}
 
   @Post()
+  // The deploy's own checks, answered before anything is uploaded or stored.
+  @Endpoint({ id: 'preflightDeployment', scopes: ['deploy'], credential: 'token', errors: LAZY_DEPLOY_ERRORS })
   @HttpCode(200)
-  @Scopes('deploy')
-  @CredentialKind('token')
   @ApiOperation({
     summary: 'Check a deploy without doing it: the body of POST /v1/deployments, its errors, nothing stored',
     description:

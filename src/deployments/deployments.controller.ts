@@ -1,17 +1,19 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
+import { DEPLOY_ERRORS, LAZY_DEPLOY_ERRORS } from './deploy-errors';
 import { Deployment } from './deployment.entity';
 import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl, projectDeploymentView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
@@ -46,8 +48,7 @@ export class LazyDeployController {
   ) {}
 
   @Post()
-  @Scopes('deploy')
-  @CredentialKind('token')
+  @Endpoint({ id: 'deployLazy', scopes: ['deploy'], credential: 'token', errors: LAZY_DEPLOY_ERRORS })
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to a project by slug; an unknown slug creates the project in the token’s workspace' })
@@ -73,7 +74,7 @@ export class DeploymentsController {
   ) {}
 
   @Post()
-  @Scopes('deploy')
+  @Endpoint({ id: 'deployProject', scopes: ['deploy'], errors: DEPLOY_ERRORS })
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live (unless `publish: false`)' })
@@ -91,7 +92,7 @@ export class DeploymentsController {
   }
 
   @Get()
-  @Scopes('read')
+  @Endpoint({ id: 'listDeployments', scopes: ['read'] })
   @ApiOperation({ summary: 'List the project’s deployments, newest first' })
   @ApiOkResponse({ type: DeploymentListView })
   async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: PageQueryDto) {
@@ -99,7 +100,7 @@ export class DeploymentsController {
   }
 
   @Get(':deploymentId')
-  @Scopes('read')
+  @Endpoint({ id: 'getDeployment', scopes: ['read'] })
   @ApiOperation({ summary: 'Get a deployment with its file list' })
   @ApiOkResponse({ type: DeploymentDetailView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
@@ -108,7 +109,7 @@ export class DeploymentsController {
   }
 
   @Patch(':deploymentId/promote')
-  @Scopes('deploy')
+  @Endpoint({ id: 'promoteDeployment', scopes: ['deploy'], errors: { 409: ['deployment_expired'] } })
   @ApiOperation({ summary: 'Make this deployment the live one (rollback); nothing is copied' })
   @ApiOkResponse({ type: DeploymentView })
   async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
@@ -116,7 +117,7 @@ export class DeploymentsController {
   }
 
   @Patch(':deploymentId/archive')
-  @Scopes('delete')
+  @Endpoint({ id: 'archiveDeployment', scopes: ['delete'], errors: { 409: ['deployment_expired'] } })
   @ApiOperation({ summary: 'Archive this deployment; archiving the live one takes the site offline' })
   @ApiOkResponse({ type: DeploymentView })
   async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {

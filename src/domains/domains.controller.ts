@@ -1,10 +1,11 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { ApiProjectRoutes } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
+import { ApiProjectRoutes } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
 import { VerifyDomainView } from './dto/verify-domain.view.dto';
@@ -15,8 +16,12 @@ export class DomainsController {
   constructor(private readonly domains: DomainsService) {}
 
   @Post(':projectId/verify-domain')
+  @Endpoint({
+    id: 'verifyDomain',
+    scopes: ['admin'],
+    errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] },
+  })
   @HttpCode(200)
-  @Scopes('admin')
   @ApiOperation({
     summary: 'Check the custom domain’s DNS records now',
     description:

@@ -2,7 +2,7 @@ import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { Public } from '../auth/decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { HealthReport, HealthService } from './health.service';
 import { HealthView } from './health.view';
 
@@ -11,7 +11,7 @@ import { HealthView } from './health.view';
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
-  @Public()
+  @Endpoint({ id: 'getHealth', public: true })
   @Get()
   @ApiOperation({ summary: 'Liveness and readiness: 200 when the database and the object store answer, 503 otherwise' })
   @ApiOkResponse({ type: HealthView, description: 'The database and the object store answer' })

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Public } from '../auth/decorators';
+import { Access } from '../auth/guard/decorators';
 import { domainsError } from '../domains/domains.errors';
 import { internalError } from './internal.errors';
 import { InternalGuard } from './internal.guard';
@@ -14,7 +14,7 @@ export class TlsAskController {
   constructor(private readonly ask: TlsAskService) {}
 
   /** 200 when a certificate may be issued for `domain`, 404 otherwise (Caddy reads only the status). */
-  @Public()
+  @Access({ public: true })
   @UseGuards(InternalGuard)
   @Get('allowed')
   @HttpCode(200)

@@ -5,10 +5,11 @@ import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
+import { ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
 import { LeadsService } from './leads.service';
@@ -21,7 +22,7 @@ export class LeadsController {
   constructor(private readonly leads: LeadsService) {}
 
   @Get('gate/leads')
-  @Scopes('read')
+  @Endpoint({ id: 'listWorkspaceLeads', scopes: ['read'], errors: { 404: ['not_found'] } })
   @ApiOperation({ summary: 'Leads of every project of the workspace (or of `projectId`), newest first; a project-bound token sees its project only' })
   @ApiOkResponse({ type: WorkspaceLeadsPageDto })
   async listWorkspace(@CurrentPrincipal() principal: Principal, @Query() query: WorkspaceLeadsQueryDto) {
@@ -30,7 +31,7 @@ export class LeadsController {
   }
 
   @Get(':projectId/gate/leads')
-  @Scopes('read')
+  @Endpoint({ id: 'listProjectLeads', scopes: ['read'] })
   @ApiOperation({ summary: 'Leads captured by the project’s email gate, newest first' })
   @ApiOkResponse({ type: LeadsPageDto })
   async listProject(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: ProjectLeadsQueryDto) {
@@ -39,7 +40,7 @@ export class LeadsController {
   }
 
   @Get(':projectId/gate/leads/export')
-  @Scopes('read')
+  @Endpoint({ id: 'exportProjectLeads', scopes: ['read'] })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'CSV with a header line', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiOperation({ summary: 'The project’s leads as CSV (id, email, capturedAt), newest first, streamed; `search` filters as in the list' })
@@ -64,7 +65,7 @@ export class LeadsController {
   }
 
   @DeleteRoute(':projectId/gate/leads/:leadId', 'Erase a lead (GDPR erasure): the row and its ciphertext are deleted')
-  @Scopes('delete')
+  @Endpoint({ id: 'eraseLead', scopes: ['delete'] })
   async erase(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('leadId') leadId: string): Promise<void> {
     await this.leads.erase(principal, projectId, leadId);
   }

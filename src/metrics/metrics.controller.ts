@@ -1,7 +1,7 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Public } from '../auth/decorators';
+import { Access } from '../auth/guard/decorators';
 import { notFound } from '../common/errors';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
@@ -12,7 +12,7 @@ import { MetricsService } from './metrics.service';
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
-  @Public()
+  @Access({ public: true })
   @UseGuards(MetricsGuard)
   @Get()
   @Header('Cache-Control', 'no-store')

@@ -1,13 +1,14 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
+import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
@@ -24,7 +25,7 @@ export class ProjectsController {
   ) {}
 
   @Get()
-  @Scopes('read')
+  @Endpoint({ id: 'listProjects', scopes: ['read'] })
   @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
   @ApiPaginatedOk(ProjectView)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -32,7 +33,11 @@ export class ProjectsController {
   }
 
   @Post()
-  @Scopes('admin')
+  @Endpoint({
+    id: 'createProject',
+    scopes: ['admin'],
+    errors: { 400: ['invalid_slug'], 402: ['quota_exceeded'], 403: ['forbidden'], 409: ['slug_taken'], 503: ['password_hashing_busy'] },
+  })
   @ApiOperation({ summary: 'Create a project (slug derived from the name when absent)' })
   @ApiCreatedResponse({ type: ProjectCreatedView })
   async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateProjectDto) {
@@ -46,7 +51,7 @@ export class ProjectsController {
   }
 
   @Get(':projectId')
-  @Scopes('read')
+  @Endpoint({ id: 'getProject', scopes: ['read'] })
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string) {
@@ -55,7 +60,11 @@ export class ProjectsController {
   }
 
   @Patch(':projectId')
-  @Scopes('admin')
+  @Endpoint({
+    id: 'updateProject',
+    scopes: ['admin'],
+    errors: { 400: ['invalid_slug', 'invalid_domain'], 402: ['quota_exceeded'], 409: ['slug_taken', 'domain_taken'], 503: ['password_hashing_busy'] },
+  })
   @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
   @ApiOkResponse({ type: ProjectView })
   async update(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() dto: UpdateProjectDto) {
@@ -69,7 +78,7 @@ export class ProjectsController {
   }
 
   @DeleteRoute(':projectId', 'Delete a project with its deployments and leads; its slug is freed and its site stops at once')
-  @Scopes('delete')
+  @Endpoint({ id: 'deleteProject', scopes: ['delete'] })
   async remove(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<void> {
     await this.projects.remove(principal, projectId);
   }

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { AccessTokensService } from '../access-tokens/access-tokens.service';
-import { checkRequirements } from '../auth/authorize';
-import { scopesForRole } from '../auth/permissions';
+import { checkRequirements } from '../auth/guard/authorize';
+import { scopesForRole } from '../auth/guard/permissions';
 import type { Principal, Role } from '../auth/principal';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';

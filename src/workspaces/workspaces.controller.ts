@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
+import { CurrentPrincipal } from '../auth/guard/decorators';
 import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
+import { Endpoint } from '../openapi/endpoint';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';
@@ -18,7 +19,7 @@ export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
 
   @Get()
-  @WorkspaceOptional()
+  @Endpoint({ id: 'listWorkspaces', workspaceOptional: true })
   @ApiOperation({ summary: "The caller's workspaces: a user's active memberships, or an API token's own workspace" })
   @ApiPaginatedOk(WorkspaceView)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -26,8 +27,7 @@ export class WorkspacesController {
   }
 
   @Post()
-  @CredentialKind('user')
-  @WorkspaceOptional()
+  @Endpoint({ id: 'createWorkspace', credential: 'user', workspaceOptional: true, errors: { 404: ['not_found'] } })
   @ApiOperation({ summary: 'Create a workspace; the signed-in user becomes its owner' })
   @ApiCreatedResponse({ type: WorkspaceView })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWorkspaceDto): Promise<WorkspaceView> {
@@ -35,6 +35,7 @@ export class WorkspacesController {
   }
 
   @Get(':workspaceId')
+  @Endpoint({ id: 'getWorkspace' })
   @ApiOperation({ summary: "A workspace with the caller's role in it, its plan's limits and its usage of them" })
   @ApiOkResponse({ type: WorkspaceDetailView })
   get(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string): Promise<WorkspaceDetailView> {
@@ -42,8 +43,7 @@ export class WorkspacesController {
   }
 
   @Patch(':workspaceId')
-  @Scopes('admin')
-  @WorkspaceWide()
+  @Endpoint({ id: 'updateWorkspace', scopes: ['admin'], workspaceWide: true })
   @ApiOperation({ summary: 'Rename a workspace' })
   @ApiOkResponse({ type: WorkspaceView })
   update(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Body() dto: UpdateWorkspaceDto): Promise<WorkspaceView> {
@@ -52,13 +52,12 @@ export class WorkspacesController {
 }
 
 @ApiTags('members')
-@WorkspaceWide()
 @Controller('workspaces/:workspaceId/members')
 export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
-  @Scopes('read')
+  @Endpoint({ id: 'listMembers', scopes: ['read'], workspaceWide: true })
   @ApiOperation({ summary: 'Members and pending invitations of a workspace' })
   @ApiPaginatedOk(MemberView)
   list(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Query() query: PageQueryDto) {
@@ -66,7 +65,12 @@ export class MembersController {
   }
 
   @Post()
-  @Scopes('admin')
+  @Endpoint({
+    id: 'inviteMember',
+    scopes: ['admin'],
+    workspaceWide: true,
+    errors: { 403: ['insufficient_role', 'email_not_verified'], 409: ['already_member'] },
+  })
   @ApiOperation({ summary: 'Invite someone by email as admin or viewer (an owner may also invite an owner)' })
   @ApiCreatedResponse({ type: MemberView })
   invite(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Body() dto: InviteMemberDto): Promise<MemberView> {
@@ -74,7 +78,7 @@ export class MembersController {
   }
 
   @Patch(':memberId')
-  @Scopes('admin')
+  @Endpoint({ id: 'updateMember', scopes: ['admin'], workspaceWide: true, errors: { 403: ['insufficient_role'], 409: ['last_owner'] } })
   @ApiOperation({ summary: "Change a member's role (owners only for the owner role; the last owner cannot be demoted)" })
   @ApiOkResponse({ type: MemberView })
   update(
@@ -86,21 +90,21 @@ export class MembersController {
     return this.members.changeRole(principal, workspaceId, memberId, dto.role);
   }
 
-  // No @Scopes: a member may always remove themselves; removing someone else needs `admin` (checked in the service).
+  // No scope: a member may always remove themselves; removing someone else needs `admin` (checked in the service).
   @DeleteRoute(':memberId', 'Remove a member or withdraw an invitation; anyone may leave; the last owner cannot be removed')
+  @Endpoint({ id: 'removeMember', workspaceWide: true, errors: { 403: ['insufficient_role', 'insufficient_scope'], 409: ['last_owner'] } })
   async remove(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Param('memberId') memberId: string): Promise<void> {
     await this.members.remove(principal, workspaceId, memberId);
   }
 }
 
 @ApiTags('members')
-@CredentialKind('user')
-@WorkspaceOptional()
 @Controller('invitations')
 export class InvitationsController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
+  @Endpoint({ id: 'listInvitations', credential: 'user', workspaceOptional: true })
   @ApiOperation({ summary: "Pending invitations to the signed-in user's email" })
   @ApiPaginatedOk(InvitationView)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
@@ -108,6 +112,7 @@ export class InvitationsController {
   }
 
   @Post(':memberId/accept')
+  @Endpoint({ id: 'acceptInvitation', credential: 'user', workspaceOptional: true, errors: { 403: ['email_not_verified'] } })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Accept an invitation: the user becomes an active member with the invited role' })
   @ApiOkResponse({ type: InvitationView })

@@ -1,5 +1,5 @@
 import { AccessTokensService } from '../../src/access-tokens/access-tokens.service';
-import { scopesForRole } from '../../src/auth/permissions';
+import { scopesForRole } from '../../src/auth/guard/permissions';
 import type { Principal, Role } from '../../src/auth/principal';
 import { ApiError } from '../../src/common/errors';
 import { normalizeEmail } from '../../src/users/email';

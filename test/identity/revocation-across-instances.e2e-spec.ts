@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
 /**
- * Credentials are cached per instance (src/auth/credential-cache.service.ts). A change
+ * Credentials are cached per instance (src/auth/guard/credential-cache.service.ts). A change
  * made through instance A must hold on instance B from the very next request, with no
  * wait: B has just used the same credential successfully (so it is cached there) and
  * is asked again as soon as A has answered.

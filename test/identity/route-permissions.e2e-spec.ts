@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 
-import { routeAccess } from '../../src/auth/authorize';
+import { routeAccess } from '../../src/auth/guard/authorize';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 /**
@@ -33,7 +33,7 @@ describe('Route permissions (e2e)', () => {
         const own = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
         if (own === undefined) continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-        const access = routeAccess(reflector, handler, controller);
+        const access = routeAccess(reflector, handler);
         // Route-level guards besides the global one (e.g. the internal-callers guard) are part of who may call.
         const guards = ((Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as Function[]).map((g) => g.name);
         const rule = access.isPublic

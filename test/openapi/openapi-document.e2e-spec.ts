@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import { OPERATIONS } from '../../src/auth/openapi-document';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ResponseValidator } from '../helpers/openapi-responses';
 
@@ -113,11 +112,9 @@ describe('The OpenAPI document (e2e)', () => {
   it('gives every operation a readable verb as its id', () => {
     const ids = operations(document).map(({ op }) => op.operationId);
     expect(ids.filter((id) => !/^[a-z]+[A-Za-z]*$/.test(id))).toEqual([]);
-    expect([...ids].sort()).toEqual(
-      Object.values(OPERATIONS)
-        .map((o) => o.id)
-        .sort(),
-    );
+    // Each is its route's @Endpoint id (the document is not built without one): no two routes share one.
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(ids).toHaveLength(51);
     expect(document.paths['/v1/deployments'].post.operationId).toBe('deployLazy');
     expect(document.paths['/projects'].get.operationId).toBe('listProjects');
     expect(document.paths['/projects/{projectId}/deployments/{deploymentId}/promote'].patch.operationId).toBe('promoteDeployment');

@@ -4,8 +4,8 @@ import type { Request } from 'express';
 import passport from 'passport';
 import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
 
-import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../access-tokens/token-secret';
-import { AuthEpoch } from './auth-epoch.service';
+import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../../access-tokens/token-secret';
+import { AuthEpoch } from '../sessions/auth-epoch.service';
 import type { Credential } from './authorize';
 import { CredentialCache } from './credential-cache.service';
 

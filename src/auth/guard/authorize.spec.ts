@@ -2,7 +2,8 @@ import 'reflect-metadata';
 
 import { Reflector } from '@nestjs/core';
 
-import { ApiError } from '../common/errors';
+import { ApiError } from '../../common/errors';
+import type { Principal } from '../principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -14,8 +15,7 @@ import {
   userPrincipal,
   workspaceTarget,
 } from './authorize';
-import { CredentialKind, Public, Roles, Scopes, WorkspaceOptional, WorkspaceWide } from './decorators';
-import type { Principal } from './principal';
+import { Access } from './decorators';
 import { routeAccessWith } from './route-access.fixture';
 
 const WS_A = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';
@@ -36,22 +36,19 @@ function failure(fn: () => unknown): { status: number; code: string; message: st
 }
 
 describe('routeAccess', () => {
-  @Scopes('read')
-  @WorkspaceWide()
   class Controller {
-    @Scopes('admin')
-    @Roles('owner')
-    @CredentialKind('user')
-    @WorkspaceOptional()
+    @Access({ credential: 'user', scopes: ['admin'], roles: ['owner'], workspaceOptional: true, workspaceWide: true })
     declared() {}
-    @Public()
+    @Access({ workspaceIn: 'body', roleRefusal: { code: 'owner_required', action: 'pay' } })
+    billing() {}
+    @Access({ public: true })
     open() {}
-    inherited() {}
+    undeclared() {}
   }
   const reflector = new Reflector();
 
-  it('reads every decorator, the method winning over the class', () => {
-    expect(routeAccess(reflector, Controller.prototype.declared, Controller)).toEqual({
+  it('reads what the route declares', () => {
+    expect(routeAccess(reflector, Controller.prototype.declared)).toEqual({
       isPublic: false,
       kind: 'user',
       scopes: ['admin'],
@@ -61,11 +58,32 @@ describe('routeAccess', () => {
       workspaceIn: null,
       roleRefusal: null,
     });
+    expect(routeAccess(reflector, Controller.prototype.billing)).toEqual(
+      access({ workspaceIn: 'body', roleRefusal: { code: 'owner_required', action: 'pay' } }),
+    );
+    expect(routeAccess(reflector, Controller.prototype.open)).toEqual(access({ isPublic: true }));
   });
 
-  it('falls back to the class and to defaults', () => {
-    expect(routeAccess(reflector, Controller.prototype.inherited, Controller)).toEqual(access({ scopes: ['read'], workspaceWide: true }));
-    expect(routeAccess(reflector, Controller.prototype.open, Controller).isPublic).toBe(true);
+  it('denies by default: a route declaring nothing needs a credential acting in a workspace', () => {
+    expect(routeAccess(reflector, Controller.prototype.undeclared)).toEqual({
+      isPublic: false,
+      kind: null,
+      scopes: [],
+      roles: [],
+      workspaceOptional: false,
+      workspaceWide: false,
+      workspaceIn: null,
+      roleRefusal: null,
+    });
+  });
+
+  it('reads the handler only: access declared on a class opens none of its routes', () => {
+    class Opened {
+      route() {}
+    }
+    // @Access is typed as a method decorator; applied to a class anyway, the guard does not read it there.
+    (Access({ public: true }) as unknown as ClassDecorator)(Opened);
+    expect(routeAccess(reflector, Opened.prototype.route).isPublic).toBe(false);
   });
 });
 

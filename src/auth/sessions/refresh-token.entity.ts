@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
-import { User } from '../users/user.entity';
+import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../../database/columns';
+import { User } from '../../users/user.entity';
 
 /**
  * One refresh token of a sign-in session. Every refresh rotates the token: the used

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
+import type { Principal } from '../principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -17,19 +18,18 @@ import {
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
-import type { Principal } from './principal';
 
 /**
- * The global guard. Default deny: every route needs a credential unless marked
- * @Public(). It resolves the bearer credential (API token or JWT), the workspace
- * the request acts in (path, X-Workspace-Id, or the body or query of a @WorkspaceIn
- * route), and the caller's scopes, then applies the route's @CredentialKind, @Scopes,
- * @Roles and @WorkspaceWide; the result is `req.principal`.
+ * The global guard. Default deny: every route needs a credential unless its @Endpoint
+ * (or @Access) declares it public. It resolves the bearer credential (API token or
+ * JWT), the workspace the request acts in (path, X-Workspace-Id, or the body or query
+ * of a `workspaceIn` route), and the caller's scopes, then applies the route's
+ * credential kind, scopes, roles and `workspaceWide`; the result is `req.principal`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  /** By controller class, then handler: one handler may serve two controllers through inheritance. */
-  private readonly access = new WeakMap<Function, WeakMap<Function, RouteAccess>>();
+  /** By handler: a route's access is declared on its handler alone. */
+  private readonly access = new WeakMap<Function, RouteAccess>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -38,7 +38,7 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = this.accessOf(context.getHandler(), context.getClass());
+    const access = this.accessOf(context.getHandler());
     if (access.isPublic) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { principal?: Principal }>();
@@ -65,11 +65,9 @@ export class AuthGuard implements CanActivate {
   }
 
   /** A route's declared rules: decorators are fixed once the app is built, so each route's are read once, not per request. */
-  private accessOf(handler: Function, controller: Function): RouteAccess {
-    let byHandler = this.access.get(controller);
-    if (!byHandler) this.access.set(controller, (byHandler = new WeakMap()));
-    let access = byHandler.get(handler);
-    if (!access) byHandler.set(handler, (access = routeAccess(this.reflector, handler, controller)));
+  private accessOf(handler: Function): RouteAccess {
+    let access = this.access.get(handler);
+    if (!access) this.access.set(handler, (access = routeAccess(this.reflector, handler)));
     return access;
   }
 

@@ -2,9 +2,10 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
+import { type RouteAccess, routeAccess } from '../auth/guard/authorize';
 import type { ErrorStatus } from '../common/errors';
 import { declaredCodes, type ErrorCodeWithStatus } from '../error-codes';
-import { type RouteAccess, routeAccess } from './authorize';
+import { type DocumentedErrors, OPERATION_CONTRACT, type OperationContract } from './endpoint';
 
 /**
  * Finishes the document @nestjs/swagger builds from the decorators, from the same
@@ -13,154 +14,17 @@ import { type RouteAccess, routeAccess } from './authorize';
  *
  * - `security: []` on public routes, the bearer requirement and a sentence naming
  *   the scope, role and credential kind on every other one (`x-access` too);
- * - readable operation ids (OPERATIONS below);
+ * - readable operation ids (each route's @Endpoint);
  * - every error answer a route can give (400/401/402/403/404/409/413/415/422/5xx),
  *   each with the shared `Error` schema and `code` narrowed to the codes of that
  *   route and status: the guard's and the body parser's are derived from the route,
- *   the domain's are listed per operation in OPERATIONS (from the services'
+ *   the domain's are listed on each route's @Endpoint (from the services'
  *   throws; test/openapi checks real answers against them);
  * - nullable enums that list null, the configured public address in `servers`.
  */
 
 type Json = Record<string, unknown>;
-/** Codes by status, each typed against the declared codes of that status: a typo or a wrong status fails the build. */
-type Codes = { [S in ErrorStatus]?: ErrorCodeWithStatus<S>[] };
-
-interface OperationContract {
-  /** The readable operationId. */
-  id: string;
-  /** Domain errors this operation answers beyond those derived from its route (auth, validation, body). */
-  errors?: Codes;
-}
-
-const DEPLOY_ERRORS: Codes = {
-  400: [
-    'invalid_file',
-    'invalid_path',
-    'invalid_content',
-    'blob_size_mismatch',
-    'missing_blobs',
-    'invalid_redirects',
-    'invalid_headers',
-    'invalid_idempotency_key',
-  ],
-  402: ['quota_exceeded'],
-  403: ['forbidden'],
-  409: ['project_deleted', 'idempotency_key_in_progress'],
-  413: ['payload_too_large'],
-  422: ['idempotency_key_reused'],
-  503: ['storage_unavailable', 'storage_busy'],
-};
-const BILLING_ACCESS: Codes = { 403: ['owner_required', 'not_a_member', 'workspace_mismatch'], 404: ['not_found'] };
-
-/**
- * Keyed by `<Controller>_<method>` (the id @nestjs/swagger gives by default). A route
- * missing here keeps a derived id; test/openapi/openapi-document.e2e-spec.ts fails on it.
- */
-export const OPERATIONS: Record<string, OperationContract> = {
-  HealthController_check: { id: 'getHealth' },
-  // `invalid_session_mode`: an X-Session-Mode other than `cookie` (src/auth/session-cookie.ts).
-  AuthController_register: {
-    id: 'register',
-    errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
-  },
-  AuthController_login: {
-    id: 'login',
-    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
-  },
-  AuthController_verifyEmail: { id: 'verifyEmail', errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] } },
-  AuthController_resendVerification: { id: 'resendVerificationEmail', errors: { 409: ['email_already_verified'], 429: ['rate_limited'] } },
-  AuthController_requestPasswordReset: { id: 'requestPasswordReset', errors: { 429: ['rate_limited'] } },
-  AuthController_confirmPasswordReset: {
-    id: 'confirmPasswordReset',
-    errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] },
-  },
-  UsersMeController_me: { id: 'getCurrentUser' },
-  UsersMeController_updateMe: { id: 'updateCurrentUser', errors: { 409: ['email_taken'], 429: ['rate_limited'] } },
-  // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/session-cookie.ts).
-  AuthController_refresh: { id: 'refresh', errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] } },
-  AuthController_logout: { id: 'logout', errors: { 400: ['invalid_session_mode'] } },
-  MeController_me: { id: 'getTokenContext' },
-  AccessTokensController_create: {
-    id: 'createAccessToken',
-    errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] },
-  },
-  AccessTokensController_list: { id: 'listAccessTokens' },
-  AccessTokensController_revoke: { id: 'revokeAccessToken' },
-  ProjectsController_list: { id: 'listProjects' },
-  ProjectsController_create: {
-    id: 'createProject',
-    errors: { 400: ['invalid_slug'], 402: ['quota_exceeded'], 403: ['forbidden'], 409: ['slug_taken'], 503: ['password_hashing_busy'] },
-  },
-  ProjectsController_get: { id: 'getProject' },
-  ProjectsController_update: {
-    id: 'updateProject',
-    errors: { 400: ['invalid_slug', 'invalid_domain'], 402: ['quota_exceeded'], 409: ['slug_taken', 'domain_taken'], 503: ['password_hashing_busy'] },
-  },
-  ProjectsController_remove: { id: 'deleteProject' },
-  AnalyticsController_get: { id: 'getProjectAnalytics' },
-  DomainsController_verify: { id: 'verifyDomain', errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] } },
-  LazyDeployController_deploy: {
-    id: 'deployLazy',
-    errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] },
-  },
-  DeploymentsController_deploy: { id: 'deployProject', errors: DEPLOY_ERRORS },
-  // The deploy's own checks, answered before anything is uploaded or stored.
-  DeployPreflightController_check: {
-    id: 'preflightDeployment',
-    errors: { ...DEPLOY_ERRORS, 400: [...DEPLOY_ERRORS[400]!, 'invalid_slug'], 409: [...DEPLOY_ERRORS[409]!, 'slug_taken'] },
-  },
-  DeploymentsController_list: { id: 'listDeployments' },
-  DeploymentsController_get: { id: 'getDeployment' },
-  DeploymentsController_promote: { id: 'promoteDeployment', errors: { 409: ['deployment_expired'] } },
-  DeploymentsController_archive: { id: 'archiveDeployment', errors: { 409: ['deployment_expired'] } },
-  BlobsController_put: {
-    id: 'uploadBlob',
-    errors: { 400: ['invalid_sha256', 'sha256_mismatch'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 503: ['storage_unavailable'] },
-  },
-  LeadsController_listWorkspace: { id: 'listWorkspaceLeads', errors: { 404: ['not_found'] } },
-  LeadsController_listProject: { id: 'listProjectLeads' },
-  LeadsController_export: { id: 'exportProjectLeads' },
-  LeadsController_erase: { id: 'eraseLead' },
-  WorkspacesController_list: { id: 'listWorkspaces' },
-  WorkspacesController_create: { id: 'createWorkspace', errors: { 404: ['not_found'] } },
-  WorkspacesController_get: { id: 'getWorkspace' },
-  WorkspacesController_update: { id: 'updateWorkspace' },
-  MembersController_list: { id: 'listMembers' },
-  MembersController_invite: { id: 'inviteMember', errors: { 403: ['insufficient_role', 'email_not_verified'], 409: ['already_member'] } },
-  MembersController_update: { id: 'updateMember', errors: { 403: ['insufficient_role'], 409: ['last_owner'] } },
-  MembersController_remove: { id: 'removeMember', errors: { 403: ['insufficient_role', 'insufficient_scope'], 409: ['last_owner'] } },
-  InvitationsController_list: { id: 'listInvitations' },
-  InvitationsController_accept: { id: 'acceptInvitation', errors: { 403: ['email_not_verified'] } },
-  BillingController_activate: {
-    id: 'activatePlan',
-    errors: {
-      ...BILLING_ACCESS,
-      400: ['invalid_payment_method'],
-      402: ['payment_failed', 'payment_method_required'],
-      403: [...BILLING_ACCESS[403]!, 'email_not_verified'],
-      502: ['payment_provider_unavailable'],
-    },
-  },
-  BillingController_cancel: { id: 'cancelPlan', errors: { ...BILLING_ACCESS, 409: ['no_subscription'], 502: ['payment_provider_unavailable'] } },
-  BillingController_subscription: { id: 'getSubscription', errors: BILLING_ACCESS },
-  BillingController_planTable: { id: 'listPlans' },
-  BillingController_addPaymentMethod: {
-    id: 'addPaymentMethod',
-    errors: {
-      ...BILLING_ACCESS,
-      400: ['invalid_payment_method'],
-      402: ['payment_failed'],
-      409: ['payment_method_exists'],
-      502: ['payment_provider_unavailable'],
-    },
-  },
-  BillingController_listPaymentMethods: { id: 'listPaymentMethods', errors: BILLING_ACCESS },
-  BillingController_removePaymentMethod: {
-    id: 'removePaymentMethod',
-    errors: { ...BILLING_ACCESS, 409: ['payment_method_required'], 502: ['payment_provider_unavailable'] },
-  },
-};
+type Codes = DocumentedErrors;
 
 const ERROR_SCHEMA = 'Error';
 const ERROR_CODE_SCHEMA = 'ErrorCode';
@@ -214,16 +78,16 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A dependency is unavailable; retry (see Retry-After)',
 };
 
-/** `<Controller>_<method>` → the route's handler and controller, for the guard's metadata. */
-function handlers(app: INestApplication): Map<string, { handler: Function; controller: Function }> {
-  const found = new Map<string, { handler: Function; controller: Function }>();
+/** `<Controller>_<method>` (the id @nestjs/swagger gives by default) → the route's handler, which carries its @Endpoint. */
+function handlers(app: INestApplication): Map<string, Function> {
+  const found = new Map<string, Function>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const controller = wrapper.metatype as Function | null;
       if (!controller?.prototype) continue;
       for (const key of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = Object.getOwnPropertyDescriptor(controller.prototype, key)?.value;
-        if (key !== 'constructor' && typeof handler === 'function') found.set(`${controller.name}_${key}`, { handler, controller });
+        if (key !== 'constructor' && typeof handler === 'function') found.set(`${controller.name}_${key}`, handler);
       }
     }
   }
@@ -317,11 +181,13 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
       const op = (item as unknown as Record<string, Json | undefined>)[method];
       if (!op) continue;
       const key = String(op.operationId);
-      const route = routes.get(key);
-      if (!route) throw new Error(`OpenAPI: no handler found for operation ${key} (${method.toUpperCase()} ${path})`);
-      const access = routeAccess(reflector, route.handler, route.controller);
-      const contract = OPERATIONS[key];
-      if (contract) op.operationId = contract.id;
+      const handler = routes.get(key);
+      if (!handler) throw new Error(`OpenAPI: no handler found for operation ${key} (${method.toUpperCase()} ${path})`);
+      const access = routeAccess(reflector, handler);
+      const contract = reflector.get<OperationContract | undefined>(OPERATION_CONTRACT, handler);
+      // Without it the operation would keep @nestjs/swagger's `Controller_method` id, which becomes the SDK's method name.
+      if (!contract) throw new Error(`OpenAPI: ${key} (${method.toUpperCase()} ${path}) declares no @Endpoint`);
+      op.operationId = contract.id;
 
       op.security = access.isPublic ? [] : [{ bearer: [] }];
       op['x-access'] = {
@@ -346,7 +212,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
           merge(generic, { 400: ['invalid_json', 'body_too_complex'], 408: ['request_timeout'], 413: ['payload_too_large'], 415: ['unsupported_media_type'] }),
         );
       }
-      const errors = merge(generic, accessErrors(access, hasPathParams), contract?.errors ?? {});
+      const errors = merge(generic, accessErrors(access, hasPathParams), contract.errors);
 
       const responses = (op.responses ??= {}) as Record<string, Json>;
       for (const [status, codes] of Object.entries(errors)) {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 
 import type { JwtModuleOptions } from '@nestjs/jwt';
 
-import { loadOrCreateSecret } from '../common/secret-file';
-import type { AppConfig } from '../config/app-config';
+import { loadOrCreateSecret } from '../../common/secret-file';
+import type { AppConfig } from '../../config/app-config';
 
 const ISSUER = 'statichost';
 /** Only our dashboard access tokens carry this audience; any other JWT signed with the key is refused. */

@@ -1,12 +1,12 @@
 import type { Reflector } from '@nestjs/core';
 
-import { type ApiError, badRequest, notFound } from '../common/errors';
-import { isId } from '../common/ids';
-import { assertStorableText } from '../common/validation';
-import { authError, type AuthErrorCode } from './auth.errors';
-import { CREDENTIAL_KIND, IS_PUBLIC, REQUIRED_ROLES, REQUIRED_SCOPES, ROLE_REFUSAL, WORKSPACE_IN, WORKSPACE_OPTIONAL, WORKSPACE_WIDE } from './decorators';
+import { type ApiError, badRequest, notFound } from '../../common/errors';
+import { isId } from '../../common/ids';
+import { assertStorableText } from '../../common/validation';
+import { authError, type AuthErrorCode } from '../auth.errors';
+import type { Principal, Role, Scope } from '../principal';
+import { DEFAULT_ACCESS, ROUTE_ACCESS } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
-import type { Principal, Role, Scope } from './principal';
 
 /**
  * The pure half of the bearer guard: given who the credential says the caller is
@@ -14,7 +14,7 @@ import type { Principal, Role, Scope } from './principal';
  * the I/O (passport, the membership lookup) around these functions.
  */
 
-/** What a route declares with the auth decorators (method-level wins over class-level). */
+/** What a route declares with @Access or @Endpoint (src/auth/guard/decorators.ts). */
 export interface RouteAccess {
   isPublic: boolean;
   kind: Principal['kind'] | null;
@@ -22,31 +22,25 @@ export interface RouteAccess {
   roles: Role[];
   workspaceOptional: boolean;
   workspaceWide: boolean;
-  /** Where the route names its workspace besides the path and the header (@WorkspaceIn), or null. */
+  /** Where the route names its workspace besides the path and the header (`workspaceIn`), or null. */
   workspaceIn: 'body' | 'query' | null;
-  /** How a @Roles refusal is worded (@RoleRefusal), or null for the default. */
+  /** How a `roles` refusal is worded (`roleRefusal`), or null for the default. */
   roleRefusal: RoleRefusalWording | null;
 }
 
-/** A route's own wording of a @Roles refusal: its code and what only those roles may do. */
+/** A route's own wording of a `roles` refusal: its code and what only those roles may do. */
 export interface RoleRefusalWording {
   code: Extract<AuthErrorCode, 'insufficient_role' | 'owner_required'>;
   /** Completes "Only an owner of workspace ws_… can …". */
   action: string;
 }
 
-export function routeAccess(reflector: Reflector, handler: Function, controller: Function): RouteAccess {
-  const get = <T>(key: string) => reflector.getAllAndOverride<T | undefined>(key, [handler, controller]);
-  return {
-    isPublic: get<boolean>(IS_PUBLIC) === true,
-    kind: get<Principal['kind']>(CREDENTIAL_KIND) ?? null,
-    scopes: get<Scope[]>(REQUIRED_SCOPES) ?? [],
-    roles: get<Role[]>(REQUIRED_ROLES) ?? [],
-    workspaceOptional: get<boolean>(WORKSPACE_OPTIONAL) === true,
-    workspaceWide: get<boolean>(WORKSPACE_WIDE) === true,
-    workspaceIn: get<'body' | 'query'>(WORKSPACE_IN) ?? null,
-    roleRefusal: get<RoleRefusalWording>(ROLE_REFUSAL) ?? null,
-  };
+/**
+ * The access a route declares on its handler, or the default (a credential in a
+ * workspace). Only the handler is read: a route's access is written on the route.
+ */
+export function routeAccess(reflector: Reflector, handler: Function): RouteAccess {
+  return reflector.get<RouteAccess | undefined>(ROUTE_ACCESS, handler) ?? DEFAULT_ACCESS;
 }
 
 /** A verified credential, before the route's workspace is known. */
@@ -79,7 +73,7 @@ const WORKSPACE_ID = /^ws_[0-9a-z]{24}$/;
 const NAMED_WORKSPACE_PROBLEM = 'workspaceId: must be a workspace id (ws_ followed by 24 lowercase letters or digits)';
 
 /**
- * The `workspaceId` a @WorkspaceIn route names in its body or query. The guard runs
+ * The `workspaceId` a `workspaceIn` route names in its body or query. The guard runs
  * before the validation pipe, so it checks the field itself, with the pipe's words;
  * a missing or malformed one is the same 400 the pipe would give.
  */
@@ -92,7 +86,7 @@ export function namedWorkspace(source: 'body' | 'query', body: unknown, query: u
 }
 
 /**
- * The principal of a @WorkspaceIn route: the workspace named in the request, with the
+ * The principal of a `workspaceIn` route: the workspace named in the request, with the
  * caller's role there (`role` is null when they have none). It must agree with an
  * X-Workspace-Id (already resolved into `principal`); not being a member is 403, as
  * for a header, since the name comes from the body, not from a path.

@@ -1,4 +1,4 @@
-import { type ApiError, unauthorized } from '../common/errors';
+import { type ApiError, unauthorized } from '../../common/errors';
 
 /** RFC 6750: a 401 names the scheme to use. The exception filter copies `headers` onto the response. */
 export function withBearerChallenge(error: ApiError): ApiError {

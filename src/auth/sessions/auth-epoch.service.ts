@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
 
-import { FreshRead } from '../common/fresh-read';
-import { AppConfig } from '../config/app-config';
+import { FreshRead } from '../../common/fresh-read';
+import { AppConfig } from '../../config/app-config';
 import { AuthEpochRepository } from './auth-epoch.repository';
 
 const RECONNECT_MS = 1000;

@@ -1,8 +1,8 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
-import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
-import type { Email } from '../users/email';
-import { User } from '../users/user.entity';
+import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../../database/columns';
+import type { Email } from '../../users/email';
+import { User } from '../../users/user.entity';
 
 export type AccountTokenPurpose = 'verify_email' | 'password_reset';
 

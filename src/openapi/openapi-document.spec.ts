@@ -1,5 +1,5 @@
+import { routeAccessWith } from '../auth/guard/route-access.fixture';
 import { accessErrors, accessSentence } from './openapi-document';
-import { routeAccessWith } from './route-access.fixture';
 
 const base = routeAccessWith();
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type EntityManager, IsNull } from 'typeorm';
 
-import { GenerateSql } from '../database/generate-sql';
+import { GenerateSql } from '../../database/generate-sql';
 import { AccountToken, type AccountTokenPurpose } from './account-token.entity';
 
 const TOKEN = '00000000-0000-4000-8000-000000000001';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 
-import { GenerateSql } from '../database/generate-sql';
+import { GenerateSql } from '../../database/generate-sql';
 import { RefreshToken } from './refresh-token.entity';
 
 const FAMILY = '00000000-0000-4000-8000-000000000000';

@@ -1,4 +1,4 @@
-import { ApiError } from '../common/errors';
+import { ApiError } from '../../common/errors';
 import { readRefreshCookies, refreshCookie, refreshCookieScheme, retiredCookieDeletion, sessionMode } from './session-cookie';
 
 const https = refreshCookieScheme(true);

@@ -1,9 +1,9 @@
-import { type Role, type Scope, SCOPES } from './principal';
+import { type Role, type Scope, SCOPES } from '../principal';
 
 /**
  * What a member's role lets them do, in the token scopes' terms. Admins and owners
  * hold every scope; what only owners may do (billing, owner changes) is checked by
- * role (@Roles('owner') and the member rules), not by scope.
+ * role (`roles: ['owner']` and the member rules), not by scope.
  */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   viewer: ['read'],

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
-import { AccessTokensService, LAST_USED_RESOLUTION_MS } from '../access-tokens/access-tokens.service';
-import { hashTokenSecret } from '../access-tokens/token-secret';
-import { Clock } from '../common/time';
-import { MembersService } from '../workspaces/members.service';
+import { AccessTokensService, LAST_USED_RESOLUTION_MS } from '../../access-tokens/access-tokens.service';
+import { hashTokenSecret } from '../../access-tokens/token-secret';
+import { Clock } from '../../common/time';
+import { MembersService } from '../../workspaces/members.service';
+import type { Role } from '../principal';
+import { SessionsService } from '../sessions/sessions.service';
 import type { Credential } from './authorize';
-import type { Role } from './principal';
-import { SessionsService } from './sessions.service';
 
 type TokenCredential = Extract<Credential, { kind: 'token' }>;
 type UserCredential = Extract<Credential, { kind: 'user' }>;

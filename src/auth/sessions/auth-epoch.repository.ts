@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
-import { GenerateSql } from '../database/generate-sql';
+import { GenerateSql } from '../../database/generate-sql';
 
 const READ = 'SELECT "epoch" FROM "auth_epoch"';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { randomString } from '../common/ids';
+import { randomString } from '../../common/ids';
 import type { AccountTokenPurpose } from './account-token.entity';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,0 +1,35 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+
+import { Access, type AccessDeclaration } from '../auth/guard/decorators';
+import type { ErrorStatus } from '../common/errors';
+import type { ErrorCodeWithStatus } from '../error-codes';
+
+/** Codes by status, each typed against the declared codes of that status: a typo or a wrong status fails the build. */
+export type DocumentedErrors = { [S in ErrorStatus]?: ErrorCodeWithStatus<S>[] };
+
+/** What the OpenAPI document says about a route beyond what @nestjs/swagger and the access derive. */
+export interface OperationContract {
+  /** The readable operationId (the SDK's method name). */
+  id: string;
+  /**
+   * Domain errors this route answers beyond those derived from its access, its input
+   * and its body (src/openapi/openapi-document.ts): from the services' throws;
+   * test/openapi checks real answers against them.
+   */
+  errors: DocumentedErrors;
+}
+
+export const OPERATION_CONTRACT = 'openapi:operation';
+
+export type EndpointContract = AccessDeclaration & { id: string; errors?: DocumentedErrors };
+
+/**
+ * A documented route's contract in one place: who may call it (what the bearer guard
+ * enforces, src/auth/guard/decorators.ts), its operationId and the domain errors it
+ * documents. The OpenAPI document is built from the same metadata, so what it says
+ * about access cannot drift from what the guard does.
+ */
+export function Endpoint({ id, errors = {}, ...access }: EndpointContract): MethodDecorator {
+  const contract: OperationContract = { id, errors };
+  return applyDecorators(Access(access as AccessDeclaration), SetMetadata(OPERATION_CONTRACT, contract));
+}
