@@ -91,16 +91,18 @@ export function createSession(client: Client<paths>, { mayHaveSession = markerCo
     return pending;
   };
 
+  /** The JWT to send now (refreshed first when close to expiry), or null when signed out. */
+  const accessToken = async (): Promise<string | null> => {
+    if (!token) return pending ?? null;
+    if (Date.now() < expiresAt - MARGIN_MS) return token;
+    return refresh(true);
+  };
+
   return {
     refresh,
     clear,
+    accessToken,
     has: (): boolean => token !== null,
-    /** The JWT to send now (refreshed first when close to expiry), or null when signed out. */
-    async accessToken(): Promise<string | null> {
-      if (!token) return pending ?? null;
-      if (Date.now() < expiresAt - MARGIN_MS) return token;
-      return refresh(true);
-    },
     /** Called when the server no longer knows the session: listeners send the user to sign in. */
     ended(): void {
       clear();
@@ -121,7 +123,7 @@ export function createSession(client: Client<paths>, { mayHaveSession = markerCo
       return answer;
     },
     async signOut(): Promise<void> {
-      const current = await this.accessToken();
+      const current = await accessToken();
       // Not retried after a refresh: the session is ending either way.
       if (current) await client.POST('/auth/logout', { headers: { ...MODE, Authorization: `Bearer ${current}` }, body: {} }).catch(() => undefined);
       clear();
