@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 import type { ResponseBody, StatichostClient } from './client';
-import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from './digest-protocol';
+import { INLINE_BYTES, runDigestDeploy } from './digest-protocol';
 import { StatichostApiError } from './errors';
-import { type LocalFile, mapLimit } from './files';
+import type { LocalFile } from './files';
 
 export type LazyDeployment = ResponseBody<'/v1/deployments', 'post', 201>;
 export type DeployPreflight = ResponseBody<'/v1/deployments/preflight', 'post', 200>;
@@ -97,14 +97,12 @@ export async function preflightDeploy(
  * is sent, a preflight asks whether the deploy would be accepted at all.
  */
 export async function deployDigestFirst(client: StatichostClient, options: DigestDeployOptions): Promise<DigestDeployResult> {
-  let manifest: ManifestEntry[] = options.files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }));
-  const bySha = new Map(options.files.map((f) => [f.sha256, f]));
-  let uploadedFiles = 0;
-  let uploadedBytes = 0;
-  for (let round = 1; ; round++) {
-    options.onProgress?.({ phase: 'deploying', bytesDone: uploadedBytes, bytesTotal: uploadedBytes, filesDone: uploadedFiles, filesTotal: uploadedFiles });
-    try {
-      const deployment = await client.call(
+  let progress: DeployProgress = { phase: 'uploading', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0 };
+  return runDigestDeploy(options.files, {
+    inlineBytes: options.inlineBytes ?? INLINE_BYTES,
+    concurrency: options.concurrency ?? 6,
+    send: (manifest) =>
+      client.call(
         client.api.POST('/v1/deployments', {
           body: {
             project_slug: options.project,
@@ -114,63 +112,53 @@ export async function deployDigestFirst(client: StatichostClient, options: Diges
             ...(options.publish === false ? { publish: false } : {}),
           },
         }),
-      );
-      return { deployment, files: manifest.length, uploadedFiles, uploadedBytes };
-    } catch (err) {
-      if (!(err instanceof StatichostApiError) || err.code !== 'missing_blobs' || round >= DEPLOY_ROUNDS) throw err;
-      const needed = (err.body.missing as string[]).map((sha) => bySha.get(sha)).filter((f): f is LocalFile => f !== undefined);
-      if (needed.length === 0) throw err;
-      // Bytes are about to leave: first make sure the deploy can succeed at all.
-      if (round === 1 && options.preflight !== false) {
-        await preflightDeploy(client, options).catch((preflightError: unknown) => {
-          // An older service without the route: deploy as before.
-          if (preflightError instanceof StatichostApiError && (preflightError.status === 404 || preflightError.status === 405)) return;
-          throw preflightError;
-        });
-      }
-      // Small files go inline in the next manifest (one entry per hash carries the bytes).
-      const inline = pickInline(needed, options.inlineBytes ?? INLINE_BYTES);
-      if (inline.size > 0) {
-        const contents = new Map<string, string>();
-        await mapLimit([...inline], 8, async (sha) => void contents.set(sha, (await readFile(bySha.get(sha)!.absolutePath)).toString('base64')));
-        manifest = manifest.map((entry) => {
-          if (!('sha256' in entry) || !contents.has(entry.sha256)) return entry;
-          const content = contents.get(entry.sha256)!;
-          contents.delete(entry.sha256);
-          return { path: entry.path, content, encoding: 'base64' };
-        });
-        uploadedFiles += inline.size;
-        uploadedBytes += needed.filter((f) => inline.has(f.sha256)).reduce((n, f) => n + f.size, 0);
-      }
-      const missing = needed.filter((f) => !inline.has(f.sha256));
-      const bytesTotal = missing.reduce((n, f) => n + f.size, 0);
-      options.onMissing?.({ files: needed.length, bytes: needed.reduce((n, f) => n + f.size, 0), inline: inline.size, put: missing.length });
-      const progress: DeployProgress = { phase: 'uploading', bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: missing.length };
-      options.onProgress?.({ ...progress });
-      await mapLimit(missing, options.concurrency ?? 6, async (file) => {
-        let sent = 0;
-        await client.uploadBlob(
-          file.sha256,
-          () => createReadStream(file.absolutePath),
-          file.size,
-          (n) => {
-            sent += n;
-            progress.bytesDone += n;
-            options.onProgress?.({ ...progress });
-          },
-        );
-        // The service may answer before reading everything (it already had the blob).
-        progress.bytesDone += file.size - sent;
-        progress.filesDone++;
-        options.onProgress?.({ ...progress });
-      }).catch((uploadError: unknown) => {
+      ),
+    missingOf: (err) => (err instanceof StatichostApiError && err.code === 'missing_blobs' ? (err.body.missing as string[]) : undefined),
+    beforeUpload:
+      options.preflight === false
+        ? undefined
+        : () =>
+            preflightDeploy(client, options).then(
+              () => undefined,
+              (preflightError: unknown) => {
+                // An older service without the route: deploy as before.
+                if (preflightError instanceof StatichostApiError && (preflightError.status === 404 || preflightError.status === 405)) return;
+                throw preflightError;
+              },
+            ),
+    base64: async (file) => (await readFile(file.absolutePath)).toString('base64'),
+    upload: async (file, onBytes) => {
+      try {
+        await client.uploadBlob(file.sha256, () => createReadStream(file.absolutePath), file.size, onBytes);
+      } catch (uploadError) {
         if (uploadError instanceof StatichostApiError && uploadError.code === 'sha256_mismatch') {
           throw new Error(`A file changed while it was being deployed; run the deploy again (${uploadError.message})`, { cause: uploadError });
         }
         throw uploadError;
-      });
-      uploadedFiles += missing.length;
-      uploadedBytes += bytesTotal;
-    }
-  }
+      }
+    },
+    onRound: (_round, uploaded) =>
+      options.onProgress?.({
+        phase: 'deploying',
+        bytesDone: uploaded.bytes,
+        bytesTotal: uploaded.bytes,
+        filesDone: uploaded.files,
+        filesTotal: uploaded.files,
+      }),
+    onMissing: (needed, inline, put) => {
+      const bytesTotal = put.reduce((n, f) => n + f.size, 0);
+      options.onMissing?.({ files: needed.length, bytes: needed.reduce((n, f) => n + f.size, 0), inline: inline.size, put: put.length });
+      progress = { phase: 'uploading', bytesDone: 0, bytesTotal, filesDone: 0, filesTotal: put.length };
+      options.onProgress?.({ ...progress });
+    },
+    onBytes: (n) => {
+      progress.bytesDone += n;
+      options.onProgress?.({ ...progress });
+    },
+    onFileSent: (_file, unreported) => {
+      progress.bytesDone += unreported;
+      progress.filesDone++;
+      options.onProgress?.({ ...progress });
+    },
+  });
 }

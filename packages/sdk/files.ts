@@ -4,6 +4,8 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
+import { mapLimit } from './digest-protocol';
+
 /** A file of a local directory, ready for a digest-first deploy. */
 export interface LocalFile {
   /** Path in the site: relative, `/`-separated. */
@@ -93,20 +95,6 @@ export async function sha256OfFile(path: string, size?: number): Promise<string>
   if (size !== undefined && size <= 1024 * 1024) return hash.update(await readFile(path)).digest('hex');
   await pipeline(createReadStream(path), hash);
   return hash.digest('hex');
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping their order in the result. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i], i);
-    }
-  });
-  await Promise.all(runners);
-  return results;
 }
 
 /** Hashes every file (a few at a time); `onFile` after each, for progress. */

@@ -345,4 +345,17 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     const [latest] = (await t.http().get(`/projects/${projectId}/deployments`).set(asUser(owner)).expect(200)).body.data;
     expect(latest).toMatchObject({ version: 2, fileCount: 2, status: 'live' });
   });
+
+  it('names the workspace on its own pages only: the projects list sends X-Workspace-Id, the invitations after it do not', async () => {
+    const path = (pathname: string) => (request: { url(): string }) => new URL(request.url()).pathname === pathname;
+    const projects = page.waitForRequest(path('/projects'));
+    await page.goto(`${ws()}/projects`);
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    expect((await projects).headers()['x-workspace-id']).toBe(owner.workspaceId);
+    // Invitations are the user's, in no workspace: the one just left must not go along.
+    const invitations = page.waitForRequest(path('/invitations'));
+    await page.getByRole('link', { name: 'Invitations' }).click();
+    await page.getByRole('heading', { name: 'Invitations', exact: true }).waitFor();
+    expect((await invitations).headers()['x-workspace-id']).toBeUndefined();
+  });
 });

@@ -1,8 +1,7 @@
-import { DEPLOY_ROUNDS, INLINE_BYTES, type ManifestEntry, pickInline } from '../../packages/sdk/digest-protocol';
-import { api, call, currentWorkspaceId, type Deployment } from './api';
+import { api, call, type Deployment, inWorkspace, transport } from './api';
 import { ApiError } from './errors';
-import { bytesToBase64, type HashedFile, mapLimit, type PickedFile } from './hashing';
-import { accessToken, refreshSession } from './session';
+import { bytesToBase64, type HashedFile, type PickedFile } from './hashing';
+import { INLINE_BYTES, runDigestDeploy } from './sdk';
 
 export { type HashedFile, hashFiles, type PickedFile } from './hashing';
 
@@ -62,116 +61,86 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<{ rela
   return out;
 }
 
-/** PUT /v1/blobs/:sha256 with XMLHttpRequest: fetch cannot report upload progress. */
-function putBlob(f: HashedFile, onBytes: (n: number) => void, retried = false): Promise<void> {
-  return accessToken().then(
-    (token) =>
-      new Promise<void>((resolve, reject) => {
-        const xhr = new XMLHttpRequest();
-        let sent = 0;
-        xhr.open('PUT', `/v1/blobs/${f.sha256}`);
-        xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-        if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
-        const ws = currentWorkspaceId();
-        if (ws) xhr.setRequestHeader('X-Workspace-Id', ws);
-        xhr.upload.onprogress = (e) => {
-          onBytes(e.loaded - sent);
-          sent = e.loaded;
-        };
-        xhr.onload = () => {
-          if (xhr.status === 401 && !retried) {
-            onBytes(-sent);
-            void refreshSession(true).then(() => putBlob(f, onBytes, true).then(resolve, reject));
-            return;
-          }
-          if (xhr.status >= 200 && xhr.status < 300) {
-            // The service may answer before reading everything (it already had the blob).
-            onBytes(f.size - sent);
-            resolve();
-            return;
-          }
-          let body: Record<string, unknown> = {};
-          try {
-            body = JSON.parse(xhr.responseText) as Record<string, unknown>;
-          } catch {
-            // not JSON: the status says enough
-          }
-          reject(
-            new ApiError(xhr.status, String(body.code ?? `http_${xhr.status}`), String(body.message ?? `Upload of ${f.path} failed (${xhr.status})`), body),
-          );
-        };
-        xhr.onerror = () => reject(new ApiError(0, 'network_error', `Upload of ${f.path} failed: the connection dropped`));
-        xhr.send(f.file);
-      }),
+/** PUT /v1/blobs/:sha256 through the transport (its upload reports progress, and a 401 refreshes once). */
+async function putBlob(workspaceId: string, f: HashedFile, onBytes: (n: number) => void): Promise<void> {
+  const answer = await transport.upload({
+    method: 'PUT',
+    path: `/v1/blobs/${f.sha256}`,
+    body: f.file,
+    headers: { 'Content-Type': 'application/octet-stream', ...inWorkspace(workspaceId) },
+    onBytes,
+  });
+  if (answer.status >= 200 && answer.status < 300) return;
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(answer.text) as Record<string, unknown>;
+  } catch {
+    // not JSON: the status says enough
+  }
+  throw new ApiError(
+    answer.status,
+    String(body.code ?? `http_${answer.status}`),
+    String(body.message ?? `Upload of ${f.path} failed (${answer.status})`),
+    body,
   );
 }
 
 /**
- * The CLI's digest-first deploy (packages/sdk/deploy.ts), from the browser: the manifest
- * goes first; the answer `missing_blobs` names what the workspace lacks; only that is
- * sent (small files inline in the repeated manifest, the rest with PUT /v1/blobs), and
- * the manifest again. Unchanged files never leave the machine.
+ * The SDK's digest-first deploy (packages/sdk/digest-protocol.ts runDigestDeploy, which the
+ * CLI runs too), from the browser: the manifest goes first; the answer `missing_blobs`
+ * names what the workspace lacks; only that is sent (small files inline in the repeated
+ * manifest, the rest with PUT /v1/blobs), and the manifest again. Unchanged files never
+ * leave the machine. Progress counts every round's files together.
  */
 export async function deployDigestFirst(
+  workspaceId: string,
   projectId: string,
   files: HashedFile[],
   options: { ttl?: string; publish: boolean },
   onProgress: (p: DeployProgress) => void,
 ): Promise<{ deployment: Deployment; uploadedFiles: number; uploadedBytes: number }> {
-  let manifest: ManifestEntry[] = files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }));
-  const bySha = new Map(files.map((f) => [f.sha256, f]));
-  let uploadedFiles = 0;
-  let uploadedBytes = 0;
   const progress: DeployProgress = { phase: 'checking', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: 0 };
-  for (let round = 1; ; round++) {
-    onProgress({ ...progress, phase: round === 1 ? 'checking' : 'deploying' });
-    try {
-      const deployment = await call(
+  // Inline files travel with the next manifest: counted when it is sent.
+  let inlinePending = { files: 0, bytes: 0 };
+  const emit = () => onProgress({ ...progress });
+  const { deployment, uploadedFiles, uploadedBytes } = await runDigestDeploy(files, {
+    inlineBytes: INLINE_BYTES,
+    concurrency: 6,
+    send: (manifest) =>
+      call(
         api.POST('/projects/{projectId}/deployments', {
           params: { path: { projectId } },
           // No `type`: a deploy keeps the project's own (naming another is refused).
           body: { files: manifest, ...(options.ttl ? { ttl: options.ttl } : {}), ...(options.publish ? {} : { publish: false }) },
+          headers: inWorkspace(workspaceId),
         }),
-      );
-      onProgress({ ...progress, phase: 'done', bytesDone: progress.bytesTotal });
-      return { deployment, uploadedFiles, uploadedBytes };
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'missing_blobs' || round >= DEPLOY_ROUNDS) throw err;
-      const needed = ((err.body.missing as string[] | undefined) ?? []).map((sha) => bySha.get(sha)).filter((f): f is HashedFile => f !== undefined);
-      if (needed.length === 0) throw err;
-      const inline = pickInline(needed, INLINE_BYTES);
-      const missing = needed.filter((f) => !inline.has(f.sha256));
+      ),
+    missingOf: (err) => (err instanceof ApiError && err.code === 'missing_blobs' ? ((err.body.missing as string[] | undefined) ?? []) : undefined),
+    base64: async (f) => bytesToBase64(f.bytes ?? (await f.file.arrayBuffer())),
+    upload: (f, onBytes) => putBlob(workspaceId, f, onBytes),
+    onRound: (round) => {
+      progress.bytesDone += inlinePending.bytes;
+      progress.filesDone += inlinePending.files;
+      inlinePending = { files: 0, bytes: 0 };
+      onProgress({ ...progress, phase: round === 1 ? 'checking' : 'deploying' });
+    },
+    onMissing: (needed, inline) => {
       progress.bytesTotal += needed.reduce((n, f) => n + f.size, 0);
       progress.filesTotal += needed.length;
       progress.phase = 'uploading';
-      onProgress({ ...progress });
-      if (inline.size > 0) {
-        const contents = new Map<string, string>();
-        await mapLimit([...inline], 8, async (sha) => {
-          const f = bySha.get(sha)!;
-          contents.set(sha, bytesToBase64(f.bytes ?? (await f.file.arrayBuffer())));
-        });
-        manifest = manifest.map((entry) => {
-          if (!('sha256' in entry) || !contents.has(entry.sha256)) return entry;
-          const content = contents.get(entry.sha256)!;
-          contents.delete(entry.sha256);
-          return { path: entry.path, content, encoding: 'base64' };
-        });
-      }
-      await mapLimit(missing, 6, async (f) => {
-        await putBlob(f, (n) => {
-          progress.bytesDone += n;
-          onProgress({ ...progress });
-        });
-        progress.filesDone++;
-        onProgress({ ...progress });
-      });
-      // Inline bytes travel with the next manifest: counted when it is accepted.
-      const inlineBytes = needed.filter((f) => inline.has(f.sha256)).reduce((n, f) => n + f.size, 0);
-      progress.bytesDone += inlineBytes;
-      progress.filesDone += inline.size;
-      uploadedFiles += needed.length;
-      uploadedBytes += needed.reduce((n, f) => n + f.size, 0);
-    }
-  }
+      inlinePending = { files: inline.size, bytes: needed.filter((f) => inline.has(f.sha256)).reduce((n, f) => n + f.size, 0) };
+      emit();
+    },
+    onBytes: (n) => {
+      progress.bytesDone += n;
+      emit();
+    },
+    onFileSent: (_f, unreported) => {
+      progress.bytesDone += unreported;
+      progress.filesDone++;
+      emit();
+    },
+  });
+  onProgress({ ...progress, phase: 'done', bytesDone: progress.bytesTotal });
+  return { deployment, uploadedFiles, uploadedBytes };
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-import { INLINE_MAX_FILE } from '../../packages/sdk/digest-protocol';
 import { bytesToBase64, hashFiles, mapLimit, sha256Hex } from './hashing';
+import { INLINE_MAX_FILE } from './sdk';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const buffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;

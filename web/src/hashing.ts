@@ -6,7 +6,9 @@
 import { sha256 as sha256Sync } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
-import { INLINE_BYTES, INLINE_MAX_FILE } from '../../packages/sdk/digest-protocol';
+import { INLINE_BYTES, INLINE_MAX_FILE, mapLimit } from './sdk';
+
+export { mapLimit };
 
 /** A file chosen in the browser, with its path in the site. */
 export interface PickedFile {
@@ -35,21 +37,6 @@ export interface HashedFile extends PickedFile {
 const SMALL_READS = 128;
 /** Large files at a time: each is read whole into memory (WebCrypto has no streaming digest). */
 const LARGE_READS = 2;
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping their order in the result. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]);
-      }
-    }),
-  );
-  return results;
-}
 
 /**
  * SHA-256 (hex) of bytes in memory. WebCrypto digests off the main thread: with many

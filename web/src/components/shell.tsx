@@ -1,9 +1,11 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
 
-import { api, call, useWorkspaceHeader } from '../api';
-import { onSessionEnded, refreshSession, signOut } from '../session';
+import { session } from '../api';
+import { useMe, useResendVerification } from '../hooks/api/users';
+import { useWorkspaces } from '../hooks/api/workspaces';
+import { WorkspaceProvider } from '../workspace';
 import { ErrorNote, Loading } from './ui';
 
 /** Where to come back to after signing in: only a dashboard path (never another site). */
@@ -13,14 +15,6 @@ export function safeNext(next: string | null): string {
 
 function signInPath(location: { pathname: string; search: string }): string {
   return `/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`;
-}
-
-export function useMe() {
-  return useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/users/me')) });
-}
-
-export function useWorkspaces() {
-  return useQuery({ queryKey: ['workspaces'], queryFn: () => call(api.GET('/workspaces', { params: { query: { limit: 100 } } })) });
 }
 
 /**
@@ -35,7 +29,7 @@ export function Shell() {
 
   useEffect(() => {
     let live = true;
-    void refreshSession().then((token) => {
+    void session.refresh().then((token) => {
       if (!live) return;
       setState(token ? 'in' : 'out');
     });
@@ -46,7 +40,7 @@ export function Shell() {
 
   useEffect(
     () =>
-      onSessionEnded(() => {
+      session.onEnded(() => {
         queryClient.clear();
         void navigate(
           signInPath(
@@ -116,7 +110,7 @@ function SignedIn() {
           disabled={signingOut}
           onClick={() => {
             setSigningOut(true);
-            void signOut().finally(() => {
+            void session.signOut().finally(() => {
               queryClient.clear();
               void navigate('/sign-in', { replace: true });
             });
@@ -150,6 +144,7 @@ function SignedIn() {
 function UnverifiedBanner() {
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const resend = useResendVerification();
   return (
     <div className="note banner" role="status">
       Your email address is not verified yet: invitations wait until it is.{' '}
@@ -158,7 +153,7 @@ function UnverifiedBanner() {
         className="small"
         onClick={() => {
           setError(null);
-          call(api.POST('/auth/verify-email/resend', { body: {} })).then((r) => setSent(r.message), setError);
+          resend.mutateAsync().then((r) => setSent(r.message), setError);
         }}
       >
         Send the link again
@@ -169,9 +164,12 @@ function UnverifiedBanner() {
   );
 }
 
-/** Pages under /w/:workspaceId act in that workspace (X-Workspace-Id). */
+/** Pages under /w/:workspaceId act in that workspace (their queries send X-Workspace-Id). */
 export function WorkspaceScope() {
-  const { workspaceId } = useParams();
-  useWorkspaceHeader(workspaceId);
-  return <Outlet key={workspaceId} />;
+  const { workspaceId } = useParams() as { workspaceId: string };
+  return (
+    <WorkspaceProvider workspaceId={workspaceId}>
+      <Outlet key={workspaceId} />
+    </WorkspaceProvider>
+  );
 }

@@ -1,16 +1,18 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
-import { currentWorkspaceId } from '../api';
 import { ApiError } from '../errors';
 import { formatBytes } from '../locale';
+import { useOptionalWorkspaceId } from '../workspace';
 
 /**
  * An error where the user acted, with the API's own message; a 402 offers the upgrade
  * (in the workspace named, else the one the page acts in), wherever it happens.
  */
-export function ErrorNote({ error, workspaceId = currentWorkspaceId() }: { error: unknown; workspaceId?: string }) {
+export function ErrorNote({ error, workspaceId: named }: { error: unknown; workspaceId?: string }) {
   const { pathname } = useLocation();
+  const page = useOptionalWorkspaceId();
+  const workspaceId = named ?? page;
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
   const paymentRequired = error instanceof ApiError && error.status === 402;

@@ -1,14 +1,16 @@
 import 'uplot/dist/uPlot.min.css';
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 
-import { api, call, type Schemas } from '../api';
+import type { Schemas } from '../api';
 import { chartNumbers, loadUPlot } from '../charts';
 import { ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
-import { chartColumns, utcDay } from '../format';
+import { chartColumns } from '../format';
+import { analyticsQueries } from '../hooks/api/analytics';
 import { formatBytes, formatNumber, formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
 /*
@@ -28,21 +30,8 @@ export function Analytics() {
   const project = useProject();
   const [rangeIndex, setRangeIndex] = useState(2);
   const range = RANGES[rangeIndex];
-  const analytics = useQuery({
-    queryKey: ['analytics', project.id, range.days, range.interval],
-    queryFn: () => {
-      const to = new Date();
-      const from = new Date(to.getTime() - (range.days - 1) * 86_400_000);
-      // Hours: exact times; days: whole UTC days, today included.
-      const query =
-        range.interval === 'hour'
-          ? { from: new Date(to.getTime() - range.days * 86_400_000).toISOString(), to: to.toISOString(), interval: 'hour' as const }
-          : { from: utcDay(from), to: utcDay(to), interval: 'day' as const };
-      return call(api.GET('/projects/{projectId}/analytics', { params: { path: { projectId: project.id }, query } }));
-    },
-    placeholderData: keepPreviousData,
-    refetchInterval: 60_000,
-  });
+  const workspaceId = useWorkspaceId();
+  const analytics = useQuery(analyticsQueries.range(workspaceId, project.id, range.days, range.interval));
   const data = analytics.data;
   const quiet = data && data.totals.requests === 0;
 

@@ -2,10 +2,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
-import { api, call } from '../api';
+import { api, call, session } from '../api';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
-import { register, signIn } from '../session';
 
 function AuthCard({ title, children }: { title: string; children: React.ReactNode }) {
   useEffect(() => {
@@ -50,7 +49,7 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const next = safeNext(params.get('next'));
   const form = useSubmit(
-    () => signIn(email, password),
+    () => session.signIn(email, password),
     () => {
       queryClient.clear();
       void navigate(next, { replace: true });
@@ -83,7 +82,7 @@ export function Register() {
   const [password, setPassword] = useState('');
   const next = safeNext(params.get('next'));
   const form = useSubmit(
-    () => register(email, password, name),
+    () => session.register(email, password, name),
     (answer) => {
       queryClient.clear();
       void navigate(next !== '/' ? next : `/w/${answer.workspace.id}/projects`, { replace: true });

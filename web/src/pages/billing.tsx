@@ -1,11 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
-import { useParams } from 'react-router';
 
-import { api, call, type Schemas } from '../api';
+import type { Schemas } from '../api';
 import { ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
 import { quotaShare } from '../format';
+import { billingQueries, useActivatePlan, useAddPaymentMethod, useCancelPlan } from '../hooks/api/billing';
+import { workspaceQueries } from '../hooks/api/workspaces';
 import { formatBytes, formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 
 type Limits = Schemas['PlanLimitsView'];
 type Paid = Schemas['ActivatePlanDto']['tier'];
@@ -24,16 +26,10 @@ const LIMIT_ROWS: { key: keyof Limits; label: string; show: (l: Limits) => strin
 ];
 
 export function Billing() {
-  const { workspaceId } = useParams() as { workspaceId: string };
-  const workspace = useQuery({
-    queryKey: ['workspace', workspaceId],
-    queryFn: () => call(api.GET('/workspaces/{workspaceId}', { params: { path: { workspaceId } } })),
-  });
-  const subscription = useQuery({
-    queryKey: ['subscription', workspaceId],
-    queryFn: () => call(api.GET('/billing/subscription', { params: { query: { workspaceId } } })),
-  });
-  const plans = useQuery({ queryKey: ['plans'], queryFn: () => call(api.GET('/billing/plans')), staleTime: 5 * 60_000 });
+  const workspaceId = useWorkspaceId();
+  const workspace = useQuery(workspaceQueries.detail(workspaceId));
+  const subscription = useQuery(billingQueries.subscription(workspaceId));
+  const plans = useQuery(billingQueries.plans());
 
   return (
     <>
@@ -143,19 +139,9 @@ function PlanTable({ plans, current }: { plans: Schemas['PlanView'][]; current?:
  * provider's card form; the local provider (the self-hosted default) takes any `pm_…` id.
  */
 function PaymentMethods({ workspaceId }: { workspaceId: string }) {
-  const queryClient = useQueryClient();
-  const methods = useQuery({
-    queryKey: ['payment-methods', workspaceId],
-    queryFn: () => call(api.GET('/billing/payment-methods', { params: { query: { workspaceId, limit: 20 } } })),
-  });
+  const methods = useQuery(billingQueries.paymentMethods(workspaceId));
   const [token, setToken] = useState('');
-  const save = useMutation({
-    mutationFn: () => call(api.POST('/billing/payment-methods', { body: { workspaceId, paymentMethodToken: token.trim() } })),
-    onSuccess: async () => {
-      setToken('');
-      await queryClient.invalidateQueries({ queryKey: ['payment-methods', workspaceId] });
-    },
-  });
+  const save = useAddPaymentMethod(workspaceId, { onSuccess: () => setToken('') });
   return (
     <>
       <h2>Payment method</h2>
@@ -180,7 +166,7 @@ function PaymentMethods({ workspaceId }: { workspaceId: string }) {
         aria-label="Save a payment method"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          save.mutate();
+          save.mutate(token.trim());
         }}
       >
         <Field
@@ -207,27 +193,16 @@ function PaymentMethods({ workspaceId }: { workspaceId: string }) {
 }
 
 function Subscription({ workspaceId, subscription }: { workspaceId: string; subscription?: Schemas['SubscriptionView'] }) {
-  const queryClient = useQueryClient();
   const [tier, setTier] = useState<Paid>('pro');
   const [interval, setBilledEvery] = useState<Interval>('month');
   const [confirmCancel, setConfirmCancel] = useState(false);
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ['subscription', workspaceId] });
-    await queryClient.invalidateQueries({ queryKey: ['workspace', workspaceId] });
-    await queryClient.invalidateQueries({ queryKey: ['workspaces'] });
-  };
-  const activate = useMutation({
-    mutationFn: () => call(api.POST('/billing/activate-plan', { body: { workspaceId, tier, interval } })),
-    onSuccess: refresh,
-  });
+  const activate = useActivatePlan(workspaceId);
   // Kept apart from the mutation, which closing the dialog resets.
   const [endsAt, setEndsAt] = useState<string | null>(null);
-  const cancel = useMutation({
-    mutationFn: () => call(api.POST('/billing/cancel', { body: { workspaceId } })),
-    onSuccess: async (answer) => {
+  const cancel = useCancelPlan(workspaceId, {
+    onSuccess: (answer) => {
       setEndsAt(answer.currentPeriodEnd);
       setConfirmCancel(false);
-      await refresh();
     },
   });
   const running = subscription?.status === 'active' && !subscription.cancelAtPeriodEnd;
@@ -239,7 +214,7 @@ function Subscription({ workspaceId, subscription }: { workspaceId: string; subs
         aria-label="Activate a paid plan"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          activate.mutate();
+          activate.mutate({ tier, interval });
         }}
       >
         <div className="row">

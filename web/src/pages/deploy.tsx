@@ -1,11 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, useRef, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link } from 'react-router';
 
 import type { Deployment } from '../api';
 import { ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { invalidateDeployments } from '../hooks/api/deployments';
 import { formatBytes } from '../locale';
+import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
 const PHASES: Record<DeployProgress['phase'], string> = {
@@ -23,7 +25,7 @@ function siteOf(d: Deployment): string {
 
 export function Deploy() {
   const project = useProject();
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const queryClient = useQueryClient();
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [over, setOver] = useState(false);
@@ -70,15 +72,13 @@ export function Deploy() {
         showHashed();
       });
       const showProgress = oncePerFrame(() => setProgress(latest));
-      const answer = await deployDigestFirst(project.id, withHashes, { ttl: ttl || undefined, publish }, (p) => {
+      const answer = await deployDigestFirst(workspaceId, project.id, withHashes, { ttl: ttl || undefined, publish }, (p) => {
         latest = p;
         if (p.phase === 'done') setProgress(p);
         else showProgress();
       });
       setResult(answer);
-      await queryClient.invalidateQueries({ queryKey: ['deployments', project.id] });
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
-      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
+      await invalidateDeployments(queryClient, workspaceId, project.id);
     } catch (err) {
       latest = null;
       setError(err);

@@ -1,38 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
-import { api, call, type Deployment } from '../api';
 import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
+import { type DeploymentAction, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
 import { formatBytes, formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
-type Action = { kind: 'promote' | 'archive'; deployment: Deployment };
+type Action = DeploymentAction;
 
 export function Deployments() {
   const project = useProject();
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const [page, setPage] = useState(1);
-  const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: ['deployments', project.id, page],
-    queryFn: () => call(api.GET('/projects/{projectId}/deployments', { params: { path: { projectId: project.id }, query: { page, limit: 20 } } })),
-  });
+  const list = useQuery(deploymentQueries.list(workspaceId, project.id, page, 20));
   const [action, setAction] = useState<Action | null>(null);
-  const run = useMutation({
-    mutationFn: ({ kind, deployment }: Action) =>
-      call(
-        kind === 'promote'
-          ? api.PATCH('/projects/{projectId}/deployments/{deploymentId}/promote', { params: { path: { projectId: project.id, deploymentId: deployment.id } } })
-          : api.PATCH('/projects/{projectId}/deployments/{deploymentId}/archive', { params: { path: { projectId: project.id, deploymentId: deployment.id } } }),
-      ),
-    onSuccess: async () => {
-      setAction(null);
-      await queryClient.invalidateQueries({ queryKey: ['deployments', project.id] });
-      await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
-      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
-    },
-  });
+  const run = useDeploymentAction(workspaceId, project.id, { onSuccess: () => setAction(null) });
   const base = `/w/${workspaceId}/projects/${project.id}`;
 
   return (
@@ -135,11 +119,9 @@ export function Deployments() {
 
 export function DeploymentFiles() {
   const project = useProject();
-  const { workspaceId, deploymentId } = useParams() as { workspaceId: string; deploymentId: string };
-  const detail = useQuery({
-    queryKey: ['deployment', project.id, deploymentId],
-    queryFn: () => call(api.GET('/projects/{projectId}/deployments/{deploymentId}', { params: { path: { projectId: project.id, deploymentId } } })),
-  });
+  const workspaceId = useWorkspaceId();
+  const { deploymentId } = useParams() as { deploymentId: string };
+  const detail = useQuery(deploymentQueries.detail(workspaceId, project.id, deploymentId));
   return (
     <>
       <p>

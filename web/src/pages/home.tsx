@@ -1,7 +1,7 @@
 import { Link, Navigate } from 'react-router';
 
-import { useWorkspaces } from '../components/shell';
 import { Empty, ErrorNote, Loading } from '../components/ui';
+import { useWorkspaces } from '../hooks/api/workspaces';
 
 /** /app/: the first workspace's projects. */
 export function Home() {

@@ -1,21 +1,17 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 
-import { api, call } from '../api';
-import { useMe } from '../components/shell';
 import { Empty, ErrorNote, Loading } from '../components/ui';
+import { useMe } from '../hooks/api/users';
+import { invitationQueries, useAcceptInvitation } from '../hooks/api/workspaces';
 import { formatTime } from '../locale';
 
 export function Invitations() {
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const me = useMe();
-  const invitations = useQuery({ queryKey: ['invitations'], queryFn: () => call(api.GET('/invitations', { params: { query: { limit: 100 } } })) });
-  const accept = useMutation({
-    mutationFn: (memberId: string) => call(api.POST('/invitations/{memberId}/accept', { params: { path: { memberId } }, body: {} })),
-    onSuccess: async (member) => {
-      await queryClient.invalidateQueries({ queryKey: ['workspaces'] });
-      await queryClient.invalidateQueries({ queryKey: ['invitations'] });
+  const invitations = useQuery(invitationQueries.list());
+  const accept = useAcceptInvitation({
+    onSuccess: (member) => {
       const invitation = invitations.data?.data.find((i) => i.id === member.id);
       if (invitation) void navigate(`/w/${invitation.workspaceId}/projects`);
     },

@@ -1,24 +1,22 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link } from 'react-router';
 
-import { api, authorizedFetch, call, errorOf } from '../api';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
+import { fetchLeadsCsv, type Lead, leadQueries, useEraseLead } from '../hooks/api/leads';
+import { projectQueries } from '../hooks/api/projects';
 import { formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
 const PAGE = 25;
-type Lead = { id: string; email: string; capturedAt: string; projectId: string; projectName?: string; projectSlug?: string };
 
 /** Leads of every project of the workspace, or of one chosen in the filter. */
 export function WorkspaceLeads() {
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const [projectId, setProjectId] = useState('');
-  const projects = useQuery({
-    queryKey: ['projects', workspaceId, 'names'],
-    queryFn: () => call(api.GET('/projects', { params: { query: { page: 1, limit: 100 } } })),
-  });
+  const projects = useQuery(projectQueries.names(workspaceId));
   const chosen = projects.data?.data.find((p) => p.id === projectId);
   return (
     <>
@@ -41,7 +39,7 @@ export function WorkspaceLeads() {
 /** The leads of the project open in the project tabs. */
 export function ProjectLeads() {
   const project = useProject();
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   return (
     <>
       <h2>Leads</h2>
@@ -66,37 +64,10 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
     setShownQuery(query);
     setPage(1);
   }
-  const leads = useQuery({
-    queryKey: ['leads', workspaceId, project?.id ?? null, query, page],
-    queryFn: async (): Promise<{ data: Lead[]; meta: { total: number; totalPages: number } }> =>
-      project && single
-        ? call(
-            api.GET('/projects/{projectId}/gate/leads', {
-              params: { path: { projectId: project.id }, query: { page, limit: PAGE, ...(query ? { search: query } : {}) } },
-            }),
-          ).then((r) => ({
-            ...r,
-            data: r.data.map((l) => ({ ...l, projectId: project.id })),
-          }))
-        : call(
-            api.GET('/projects/gate/leads', {
-              params: { query: { page, limit: PAGE, ...(query ? { search: query } : {}), ...(project ? { projectId: project.id } : {}) } },
-            }),
-          ),
-    // The previous page stays on screen while the next one loads (no flash of "loading").
-    placeholderData: keepPreviousData,
-  });
+  const leads = useQuery(leadQueries.list(workspaceId, { projectId: project?.id, single: single ?? false, search: query, page, limit: PAGE }));
   const [erasing, setErasing] = useState<Lead | null>(null);
-  const queryClient = useQueryClient();
-  const erase = useMutation({
-    mutationFn: (lead: Lead) =>
-      call(api.DELETE('/projects/{projectId}/gate/leads/{leadId}', { params: { path: { projectId: lead.projectId, leadId: lead.id } } })),
-    onSuccess: async () => {
-      setErasing(null);
-      await queryClient.invalidateQueries({ queryKey: ['leads', workspaceId] });
-    },
-  });
-  const download = useMutation({ mutationFn: () => downloadCsv(project!, query) });
+  const erase = useEraseLead(workspaceId, { onSuccess: () => setErasing(null) });
+  const download = useMutation({ mutationFn: () => downloadCsv(workspaceId, project!, query) });
 
   return (
     <>
@@ -181,12 +152,8 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
  * The export needs the session's Authorization header, so it cannot be a plain link:
  * fetched, then handed to the browser as a file to save.
  */
-async function downloadCsv(project: { id: string; slug: string }, search: string): Promise<void> {
-  const url = new URL(`/projects/${encodeURIComponent(project.id)}/gate/leads/export`, window.location.origin);
-  if (search) url.searchParams.set('search', search);
-  const response = await authorizedFetch(new Request(url));
-  if (!response.ok) throw await errorOf(response);
-  const href = URL.createObjectURL(await response.blob());
+async function downloadCsv(workspaceId: string, project: { id: string; slug: string }, search: string): Promise<void> {
+  const href = URL.createObjectURL(await fetchLeadsCsv(workspaceId, project.id, search));
   try {
     const a = document.createElement('a');
     a.href = href;

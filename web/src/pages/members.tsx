@@ -1,11 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { useNavigate } from 'react-router';
 
-import { api, call, type Schemas } from '../api';
-import { useMe } from '../components/shell';
+import type { Schemas } from '../api';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { useMe } from '../hooks/api/users';
+import { memberQueries, useInviteMember, useRemoveMember } from '../hooks/api/workspaces';
 import { formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];
@@ -17,28 +19,18 @@ const PAGE = 50;
  * own message where the user acted. Nothing here re-implements those rules.
  */
 export function Members() {
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const [page, setPage] = useState(1);
   const me = useMe();
   const navigate = useNavigate();
-  const members = useQuery({
-    queryKey: ['members', workspaceId, page],
-    queryFn: () => call(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId }, query: { page, limit: PAGE } } })),
-  });
+  const members = useQuery(memberQueries.list(workspaceId, page, PAGE));
   const [removing, setRemoving] = useState<Member | null>(null);
-  const queryClient = useQueryClient();
   const isMe = (m: Member | null) => m !== null && m.userId !== null && m.userId === me.data?.id;
-  const remove = useMutation({
-    mutationFn: (m: Member) => call(api.DELETE('/workspaces/{workspaceId}/members/{memberId}', { params: { path: { workspaceId, memberId: m.id } } })),
-    onSuccess: async (_r, m) => {
+  const remove = useRemoveMember(workspaceId, {
+    onSuccess: (_r, { self }) => {
       setRemoving(null);
-      if (isMe(m)) {
-        // Left the workspace: nothing here is ours to see any more.
-        await queryClient.invalidateQueries({ queryKey: ['workspaces'] });
-        void navigate('/', { replace: true });
-        return;
-      }
-      await queryClient.invalidateQueries({ queryKey: ['members', workspaceId] });
+      // Left the workspace: nothing here is ours to see any more.
+      if (self) void navigate('/', { replace: true });
     },
   });
 
@@ -101,7 +93,7 @@ export function Members() {
       <ConfirmMutation
         target={removing}
         mutation={remove}
-        variables={(m) => m}
+        variables={(m) => ({ member: m, self: isMe(m) })}
         onClose={() => setRemoving(null)}
         title={
           isMe(removing)
@@ -127,13 +119,10 @@ function Invite({ workspaceId }: { workspaceId: string }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [sent, setSent] = useState<string | null>(null);
-  const queryClient = useQueryClient();
-  const invite = useMutation({
-    mutationFn: () => call(api.POST('/workspaces/{workspaceId}/members', { params: { path: { workspaceId } }, body: { email, role } })),
-    onSuccess: async (m) => {
+  const invite = useInviteMember(workspaceId, {
+    onSuccess: (m) => {
       setSent(`${m.email} is invited as ${m.role}: they accept from the link mailed to them.`);
       setEmail('');
-      await queryClient.invalidateQueries({ queryKey: ['members', workspaceId] });
     },
   });
   return (
@@ -143,7 +132,7 @@ function Invite({ workspaceId }: { workspaceId: string }) {
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
         setSent(null);
-        invite.mutate();
+        invite.mutate({ email, role });
       }}
     >
       <div className="row">

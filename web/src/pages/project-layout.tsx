@@ -1,12 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
 
-import { api, call, type Project } from '../api';
+import type { Project } from '../api';
 import { ErrorNote, Loading } from '../components/ui';
-
-export function projectQuery(projectId: string) {
-  return { queryKey: ['project', projectId], queryFn: () => call(api.GET('/projects/{projectId}', { params: { path: { projectId } } })) };
-}
+import { projectQueries } from '../hooks/api/projects';
 
 export function useProject(): Project {
   return useOutletContext<Project>();
@@ -14,7 +11,7 @@ export function useProject(): Project {
 
 export function ProjectLayout() {
   const { workspaceId, projectId } = useParams() as { workspaceId: string; projectId: string };
-  const project = useQuery(projectQuery(projectId));
+  const project = useQuery(projectQueries.detail(workspaceId, projectId));
   const base = `/w/${workspaceId}/projects/${projectId}`;
   if (project.isPending) return <Loading what="the project" />;
   if (project.error) return <ErrorNote error={project.error} />;

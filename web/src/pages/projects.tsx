@@ -1,19 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 
-import { api, call, type Project } from '../api';
+import type { Project } from '../api';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
+import { projectQueries, useCreateProject, useDeleteProject } from '../hooks/api/projects';
 import { formatBytes } from '../locale';
+import { useWorkspaceId } from '../workspace';
 
 const PAGE = 100;
-
-export function projectsQuery(workspaceId: string, page: number) {
-  return {
-    queryKey: ['projects', workspaceId, page],
-    queryFn: () => call(api.GET('/projects', { params: { query: { page, limit: PAGE } } })),
-  };
-}
 
 function DomainState({ p }: { p: Project }) {
   if (!p.custom_domain) return <span className="muted">—</span>;
@@ -25,18 +20,11 @@ function DomainState({ p }: { p: Project }) {
 }
 
 export function Projects() {
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const [page, setPage] = useState(1);
-  const projects = useQuery(projectsQuery(workspaceId, page));
+  const projects = useQuery(projectQueries.list(workspaceId, page, PAGE));
   const [deleting, setDeleting] = useState<Project | null>(null);
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/projects/{projectId}', { params: { path: { projectId: id } } })),
-    onSuccess: async () => {
-      setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
-    },
-  });
+  const remove = useDeleteProject(workspaceId, { onSuccess: () => setDeleting(null) });
 
   return (
     <>
@@ -129,13 +117,8 @@ function CreateProject({ workspaceId }: { workspaceId: string }) {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: () => call(api.POST('/projects', { body: { name, ...(slug ? { slug } : {}) } })),
-    onSuccess: async (project) => {
-      await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
-      void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`);
-    },
+  const create = useCreateProject(workspaceId, {
+    onSuccess: (project) => void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`),
   });
   return (
     <form
@@ -143,7 +126,7 @@ function CreateProject({ workspaceId }: { workspaceId: string }) {
       aria-label="Create a project"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        create.mutate();
+        create.mutate({ name, ...(slug ? { slug } : {}) });
       }}
     >
       <div className="row">

@@ -1,22 +1,17 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useParams } from 'react-router';
 
-import { api, call, type Schemas } from '../api';
+import type { Schemas } from '../api';
 import { CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
+import { useUpdateProject, useVerifyDomain } from '../hooks/api/projects';
 import { formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
 type Gate = 'none' | 'password' | 'email';
 
 export function ProjectSettings() {
   const project = useProject();
-  const { workspaceId } = useParams() as { workspaceId: string };
-  const queryClient = useQueryClient();
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ['project', project.id] });
-    await queryClient.invalidateQueries({ queryKey: ['projects', workspaceId] });
-  };
+  const workspaceId = useWorkspaceId();
 
   const [gate, setGate] = useState<Gate>(project.gate_type as Gate);
   const [password, setPassword] = useState('');
@@ -24,18 +19,13 @@ export function ProjectSettings() {
   const [domain, setDomain] = useState(project.custom_domain ?? '');
   const [saved, setSaved] = useState<string | null>(null);
 
-  const save = useMutation({
-    mutationFn: (body: Schemas['UpdateProjectDto']) => call(api.PATCH('/projects/{projectId}', { params: { path: { projectId: project.id } }, body })),
-    onSuccess: async (_p, body) => {
+  const save = useUpdateProject(workspaceId, project.id, {
+    onSuccess: (_p, body) => {
       setSaved(Object.keys(body).includes('custom_domain') ? 'domain' : Object.keys(body).includes('default_ttl') ? 'ttl' : 'gate');
       setPassword('');
-      await refresh();
     },
   });
-  const verify = useMutation({
-    mutationFn: () => call(api.POST('/projects/{projectId}/verify-domain', { params: { path: { projectId: project.id } }, body: {} })),
-    onSuccess: refresh,
-  });
+  const verify = useVerifyDomain(workspaceId, project.id);
   const submit = (body: Schemas['UpdateProjectDto']) => (e: FormEvent) => {
     e.preventDefault();
     setSaved(null);

@@ -1,11 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useParams } from 'react-router';
 
-import { api, call, type Schemas } from '../api';
+import type { Schemas } from '../api';
 import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
+import { projectQueries } from '../hooks/api/projects';
+import { tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
 import { formatTime } from '../locale';
+import { useWorkspaceId } from '../workspace';
 
 type Scope = Schemas['CreateAccessTokenDto']['scopes'][number];
 type Token = Schemas['AccessTokenView'];
@@ -17,32 +19,15 @@ const SCOPES: { scope: Scope; what: string }[] = [
 ];
 const PAGE = 50;
 
-/** Projects to bind a token to: the first 100 (a workspace with more types the id in the CLI). */
-function useProjectNames(workspaceId: string) {
-  return useQuery({
-    queryKey: ['projects', workspaceId, 'names'],
-    queryFn: () => call(api.GET('/projects', { params: { query: { page: 1, limit: 100 } } })),
-  });
-}
-
 export function Tokens() {
-  const { workspaceId } = useParams() as { workspaceId: string };
+  const workspaceId = useWorkspaceId();
   const [page, setPage] = useState(1);
-  const tokens = useQuery({
-    queryKey: ['tokens', workspaceId, page],
-    queryFn: () => call(api.GET('/access-tokens', { params: { query: { page, limit: PAGE } } })),
-  });
-  const projects = useProjectNames(workspaceId);
+  const tokens = useQuery(tokenQueries.list(workspaceId, page, PAGE));
+  // Projects to bind a token to: the first 100 (a workspace with more types the id in the CLI).
+  const projects = useQuery(projectQueries.names(workspaceId));
   const projectName = (id: string | null) => (id ? (projects.data?.data.find((p) => p.id === id)?.name ?? id) : 'Whole workspace');
   const [revoking, setRevoking] = useState<Token | null>(null);
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/access-tokens/{tokenId}', { params: { path: { tokenId: id } } })),
-    onSuccess: async () => {
-      setRevoking(null);
-      await queryClient.invalidateQueries({ queryKey: ['tokens', workspaceId] });
-    },
-  });
+  const revoke = useRevokeToken(workspaceId, { onSuccess: () => setRevoking(null) });
 
   return (
     <>
@@ -121,19 +106,7 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
   const [scopes, setScopes] = useState<Scope[]>(['deploy']);
   const [projectId, setProjectId] = useState('');
   const [expires, setExpires] = useState('');
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: () =>
-      call(
-        api.POST('/access-tokens', {
-          body: { name, scopes, projectId: projectId || null, expires_at: expires ? endOfDayIso(expires) : null },
-        }),
-      ),
-    onSuccess: async () => {
-      setName('');
-      await queryClient.invalidateQueries({ queryKey: ['tokens', workspaceId] });
-    },
-  });
+  const create = useCreateToken(workspaceId, { onSuccess: () => setName('') });
   const toggle = (scope: Scope, on: boolean) => setScopes((s) => (on ? [...s, scope] : s.filter((x) => x !== scope)));
 
   return (
@@ -143,7 +116,7 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
         aria-label="Create an API token"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          create.mutate();
+          create.mutate({ name, scopes, projectId: projectId || null, expires_at: expires ? endOfDayIso(expires) : null });
         }}
       >
         <Field label="Token name" required maxLength={100} placeholder="CI deploys" value={name} onChange={(e) => setName(e.target.value)} />

@@ -1,0 +1,50 @@
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+
+import { api, call, inWorkspace, type Schemas } from '../../api';
+import { type MutationOptions, useInvalidatingMutation } from './mutation';
+import { paymentMethodKeys, planKeys, subscriptionKeys, workspaceKeys } from './query-keys';
+
+export const billingQueries = {
+  plans: () => queryOptions({ queryKey: planKeys.all(), queryFn: () => call(api.GET('/billing/plans')), staleTime: 5 * 60_000 }),
+  subscription: (workspaceId: string) =>
+    queryOptions({
+      queryKey: subscriptionKeys.all(workspaceId),
+      queryFn: () => call(api.GET('/billing/subscription', { params: { query: { workspaceId } }, headers: inWorkspace(workspaceId) })),
+    }),
+  paymentMethods: (workspaceId: string) =>
+    queryOptions({
+      queryKey: paymentMethodKeys.all(workspaceId),
+      queryFn: () => call(api.GET('/billing/payment-methods', { params: { query: { workspaceId, limit: 20 } }, headers: inWorkspace(workspaceId) })),
+    }),
+};
+
+export function useAddPaymentMethod(workspaceId: string, options?: MutationOptions<unknown, string>) {
+  return useInvalidatingMutation(
+    (paymentMethodToken: string) =>
+      call(api.POST('/billing/payment-methods', { body: { workspaceId, paymentMethodToken }, headers: inWorkspace(workspaceId) })),
+    (qc) => qc.invalidateQueries({ queryKey: paymentMethodKeys.all(workspaceId) }),
+    options,
+  );
+}
+
+/** A plan changed: the subscription, the workspace's limits, and the role/plan shown in the workspace list. */
+const planChanged = async (qc: QueryClient, workspaceId: string) => {
+  await qc.invalidateQueries({ queryKey: subscriptionKeys.all(workspaceId) });
+  await qc.invalidateQueries({ queryKey: workspaceKeys.all() });
+};
+
+export function useActivatePlan(workspaceId: string) {
+  return useInvalidatingMutation(
+    (body: Omit<Schemas['ActivatePlanDto'], 'workspaceId'>) =>
+      call(api.POST('/billing/activate-plan', { body: { workspaceId, ...body }, headers: inWorkspace(workspaceId) })),
+    (qc) => planChanged(qc, workspaceId),
+  );
+}
+
+export function useCancelPlan(workspaceId: string, options?: MutationOptions<Schemas['SubscriptionView'], void>) {
+  return useInvalidatingMutation(
+    () => call(api.POST('/billing/cancel', { body: { workspaceId }, headers: inWorkspace(workspaceId) })),
+    (qc) => planChanged(qc, workspaceId),
+    options,
+  );
+}

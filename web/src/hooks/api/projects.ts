@@ -1,0 +1,56 @@
+import { type QueryClient, queryOptions } from '@tanstack/react-query';
+
+import { api, call, inWorkspace, type Schemas } from '../../api';
+import { type MutationOptions, useInvalidatingMutation } from './mutation';
+import { projectKeys } from './query-keys';
+
+export const projectQueries = {
+  list: (workspaceId: string, page: number, limit: number) =>
+    queryOptions({
+      queryKey: projectKeys.list([workspaceId], { page, limit }),
+      queryFn: () => call(api.GET('/projects', { params: { query: { page, limit } }, headers: inWorkspace(workspaceId) })),
+    }),
+  /** Projects to pick from (a token's project, the leads filter): the first 100. */
+  names: (workspaceId: string) => projectQueries.list(workspaceId, 1, 100),
+  detail: (workspaceId: string, projectId: string) =>
+    queryOptions({
+      queryKey: projectKeys.detail([workspaceId], projectId),
+      queryFn: () => call(api.GET('/projects/{projectId}', { params: { path: { projectId } }, headers: inWorkspace(workspaceId) })),
+    }),
+};
+
+/** A project changed (settings, a deploy, a promotion): its page and every list that shows it. */
+export function invalidateProjects(queryClient: QueryClient, workspaceId: string) {
+  return queryClient.invalidateQueries({ queryKey: projectKeys.all(workspaceId) });
+}
+
+const createProject = (workspaceId: string) => (body: Schemas['CreateProjectDto']) => call(api.POST('/projects', { body, headers: inWorkspace(workspaceId) }));
+type CreatedProject = Awaited<ReturnType<ReturnType<typeof createProject>>>;
+
+export function useCreateProject(workspaceId: string, options?: MutationOptions<CreatedProject, Schemas['CreateProjectDto']>) {
+  return useInvalidatingMutation(createProject(workspaceId), (qc) => invalidateProjects(qc, workspaceId), options);
+}
+
+export function useDeleteProject(workspaceId: string, options?: MutationOptions<unknown, string>) {
+  return useInvalidatingMutation(
+    (projectId: string) => call(api.DELETE('/projects/{projectId}', { params: { path: { projectId } }, headers: inWorkspace(workspaceId) })),
+    (qc) => invalidateProjects(qc, workspaceId),
+    options,
+  );
+}
+
+export function useUpdateProject(workspaceId: string, projectId: string, options?: MutationOptions<unknown, Schemas['UpdateProjectDto']>) {
+  return useInvalidatingMutation(
+    (body: Schemas['UpdateProjectDto']): Promise<unknown> =>
+      call(api.PATCH('/projects/{projectId}', { params: { path: { projectId } }, body, headers: inWorkspace(workspaceId) })),
+    (qc) => invalidateProjects(qc, workspaceId),
+    options,
+  );
+}
+
+export function useVerifyDomain(workspaceId: string, projectId: string) {
+  return useInvalidatingMutation(
+    () => call(api.POST('/projects/{projectId}/verify-domain', { params: { path: { projectId } }, body: {}, headers: inWorkspace(workspaceId) })),
+    (qc) => invalidateProjects(qc, workspaceId),
+  );
+}

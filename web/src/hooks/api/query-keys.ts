@@ -1,0 +1,40 @@
+/**
+ * Query keys, built in one place (medusa's admin dashboard: `queryKeysFactory`). A key
+ * starts with its resource and the ids it lives under (the workspace, the project), so
+ * invalidating `all(scope)` reaches every list and detail below it, and two pages that
+ * ask the same thing share one cache entry.
+ */
+export type QueryKey = readonly unknown[];
+
+export interface QueryKeys<Scope extends readonly string[]> {
+  /** Everything of the resource in `scope`: what a change invalidates. */
+  all(...scope: Scope): QueryKey;
+  lists(...scope: Scope): QueryKey;
+  list(scope: Scope, query?: Record<string, unknown>): QueryKey;
+  details(...scope: Scope): QueryKey;
+  detail(scope: Scope, id: string, query?: Record<string, unknown>): QueryKey;
+}
+
+export function queryKeysFactory<Scope extends readonly string[] = []>(resource: string): QueryKeys<Scope> {
+  const all = (...scope: Scope) => [resource, ...scope] as const;
+  return {
+    all,
+    lists: (...scope) => [...all(...scope), 'list'],
+    list: (scope, query = {}) => [...all(...scope), 'list', query],
+    details: (...scope) => [...all(...scope), 'detail'],
+    detail: (scope, id, query = {}) => [...all(...scope), 'detail', id, query],
+  };
+}
+
+export const meKeys = queryKeysFactory('me');
+export const workspaceKeys = queryKeysFactory('workspaces');
+export const invitationKeys = queryKeysFactory('invitations');
+export const memberKeys = queryKeysFactory<[workspaceId: string]>('members');
+export const projectKeys = queryKeysFactory<[workspaceId: string]>('projects');
+export const deploymentKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('deployments');
+export const analyticsKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('analytics');
+export const tokenKeys = queryKeysFactory<[workspaceId: string]>('tokens');
+export const leadKeys = queryKeysFactory<[workspaceId: string]>('leads');
+export const planKeys = queryKeysFactory('plans');
+export const subscriptionKeys = queryKeysFactory<[workspaceId: string]>('subscription');
+export const paymentMethodKeys = queryKeysFactory<[workspaceId: string]>('payment-methods');
