@@ -3,8 +3,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import type { Principal } from '../shared/principal';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import { AccessTokensService } from './access-tokens.service';
 import { CreateAccessTokenDto } from './dto/create-access-token.dto';

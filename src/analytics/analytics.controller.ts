@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiProjectRoutes } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../shared/principal';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsDto } from './analytics.view';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';

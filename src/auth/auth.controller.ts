@@ -5,13 +5,13 @@ import type { Request, Response } from 'express';
 import { clientAddress } from '../common/client-address';
 import { badRequest } from '../common/errors';
 import { AppConfig } from '../config/app-config';
+import type { Principal } from '../shared/principal';
 import { AccountRecoveryService } from './account-recovery.service';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { CredentialKind, CurrentPrincipal, Public, WorkspaceOptional } from './decorators';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
-import type { Principal } from './principal';
 import {
   duplicateRefreshCookie,
   readRefreshCookies,

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
+import type { Principal } from '../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -17,7 +18,6 @@ import {
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
-import type { Principal } from './principal';
 
 /**
  * The global guard. Default deny: every route needs a credential unless marked

@@ -4,6 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { hashPassword, verifyPassword } from '../common/password-hash';
+import type { Principal } from '../shared/principal';
 import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
@@ -15,7 +16,6 @@ import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
 import { withBearerChallenge } from './credentials';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';
-import type { Principal } from './principal';
 import { SessionsService } from './sessions.service';
 
 @Injectable()

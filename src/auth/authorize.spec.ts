@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Reflector } from '@nestjs/core';
 
 import { ApiError } from '../common/errors';
+import type { Principal } from '../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -15,7 +16,6 @@ import {
   workspaceTarget,
 } from './authorize';
 import { CredentialKind, Public, Roles, Scopes, WorkspaceOptional, WorkspaceWide } from './decorators';
-import type { Principal } from './principal';
 import { routeAccessWith } from './route-access.fixture';
 
 const WS_A = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';

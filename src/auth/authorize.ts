@@ -3,10 +3,10 @@ import type { Reflector } from '@nestjs/core';
 import { type ApiError, badRequest, notFound } from '../common/errors';
 import { isId } from '../common/ids';
 import { assertStorableText } from '../common/validation';
+import type { Principal, Role, Scope } from '../shared/principal';
 import { authError, type AuthErrorCode } from './auth.errors';
 import { CREDENTIAL_KIND, IS_PUBLIC, REQUIRED_ROLES, REQUIRED_SCOPES, ROLE_REFUSAL, WORKSPACE_IN, WORKSPACE_OPTIONAL, WORKSPACE_WIDE } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
-import type { Principal, Role, Scope } from './principal';
 
 /**
  * The pure half of the bearer guard: given who the credential says the caller is

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 
+import type { Principal, Role, Scope } from '../shared/principal';
 import type { RoleRefusalWording } from './authorize';
-import type { Principal, Role, Scope } from './principal';
 
 export const IS_PUBLIC = 'auth:public';
 export const REQUIRED_SCOPES = 'auth:scopes';

@@ -5,12 +5,12 @@ import type { Request } from 'express';
 import { clientAddress } from '../common/client-address';
 import { unauthorized } from '../common/errors';
 import { AppConfig } from '../config/app-config';
+import type { Principal } from '../shared/principal';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { AccountRecoveryService } from './account-recovery.service';
 import { CredentialKind, CurrentPrincipal, WorkspaceOptional } from './decorators';
 import { UpdateMeDto } from './dto/update-me.dto';
-import type { Principal } from './principal';
 
 @ApiTags('users')
 @Controller('users')

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 
 import { CredentialKind, CurrentPrincipal, RoleRefusal, Roles, WorkspaceIn, WorkspaceOptional } from '../auth/decorators';
 import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../shared/principal';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';

@@ -3,8 +3,8 @@ import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse,
 import type { Request, Response } from 'express';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
-import type { Principal } from '../auth/principal';
 import { unsupportedMediaType } from '../common/errors';
+import type { Principal } from '../shared/principal';
 import { BlobView } from './blob.view';
 import { BlobsService } from './blobs.service';
 

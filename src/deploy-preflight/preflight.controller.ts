@@ -2,12 +2,12 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
-import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
 import { requestSlug } from '../projects/request-slug';
+import type { Principal } from '../shared/principal';
 import { DeployPreflightService, type PreflightResult } from './preflight.service';
 
 export class DeployPreflightView implements PreflightResult {

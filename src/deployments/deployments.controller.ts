@@ -3,7 +3,6 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperati
 
 import { CredentialKind, CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiProjectRoutes } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto } from '../common/pagination';
@@ -11,13 +10,14 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
+import type { Principal } from '../shared/principal';
+import { requestTtl } from '../shared/ttl';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
 import { Deployment } from './deployment.entity';
 import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl, projectDeploymentView } from './deployment.view';
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
-import { requestTtl } from './ttl';
 
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',

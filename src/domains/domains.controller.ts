@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { ApiProjectRoutes } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '../shared/principal';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
 import { VerifyDomainView } from './dto/verify-domain.view.dto';

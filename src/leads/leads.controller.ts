@@ -7,8 +7,8 @@ import type { Response } from 'express';
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
+import type { Principal } from '../shared/principal';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
 import { LeadsService } from './leads.service';

@@ -3,11 +3,11 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger
 
 import { CurrentPrincipal, Scopes } from '../auth/decorators';
 import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
-import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
+import type { Principal } from '../shared/principal';
+import { requestTtl } from '../shared/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';

@@ -4,8 +4,8 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import { CredentialKind, CurrentPrincipal, Scopes, WorkspaceOptional, WorkspaceWide } from '../auth/decorators';
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { ApiPaginatedOk, DeleteRoute } from '../auth/openapi';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
+import type { Principal } from '../shared/principal';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';

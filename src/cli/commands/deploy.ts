@@ -3,7 +3,6 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { withRandomSuffix } from '../../projects/slug';
 import {
   collectFiles,
   deployDigestFirst,
@@ -14,6 +13,7 @@ import {
   StatichostApiError,
   type StatichostClient,
 } from '../../sdk';
+import { withRandomSuffix } from '../../shared/slug';
 import { CliError, Context, type Io } from '../context';
 import { formatBytes, slugFromName } from '../format';
 import { LINK_FILE, type ProjectLink, readLink, writeLink } from '../link';
