@@ -4,3 +4,4 @@ export interface Layer {
 }
 export declare const LAYERS: Layer[];
 export declare const ALLOWED_UPWARD: Record<string, string[]>;
+export declare const TEMPORARY_UPWARD: Record<string, string[]>;
