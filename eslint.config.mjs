@@ -2,9 +2,58 @@
 // awaits (the site router answers while work goes on), switches that forget a case,
 // imports that pull a runtime module for a type. Formatting is Prettier's job.
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import prettier from 'eslint-config-prettier';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
+
+import { LAYERS, TEMPORARY_UPWARD } from './scripts/layers.mjs';
+
+// Issue 27: imports point one way. scripts/layers.mjs orders the folders of src/ top to
+// bottom; a folder may import those below it, never one above, so no two folders import
+// each other. `npm run import-graph` counts what is left.
+const ORDER = LAYERS.flatMap((layer) => layer.folders);
+const layerRule = {
+  files: ['src/**/*.ts'],
+  // A unit test may import what it checks against (the router's and the deploy's path
+  // forms agree, say); `npm run import-graph` leaves spec files out the same way.
+  ignores: ['src/**/*.spec.ts'],
+  plugins: { boundaries },
+  settings: {
+    'boundaries/root-path': import.meta.dirname,
+    'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },
+    'boundaries/files': [
+      // The one declared two-way pair: TypeORM needs every entity class in one list (the
+      // data source, the migrations and the tests all build from it), so the database
+      // layer's entity list names each feature's entity files, and only this file does.
+      { category: 'entity-list', pattern: 'src/database/entities.ts' },
+      { category: 'root', pattern: 'src/*.ts' },
+    ],
+    'boundaries/elements': ORDER.filter((folder) => folder !== '(root)').map((folder) => ({ type: folder, pattern: `src/${folder}`, partialMatch: false })),
+  },
+  rules: {
+    'boundaries/dependencies': [
+      'error',
+      {
+        default: 'disallow',
+        message: 'src/{{from.type}} may not import src/{{to.type}}: it sits above in the layers of scripts/layers.mjs (issue 27)',
+        policies: [
+          { from: { file: { categories: 'entity-list' } }, allow: { to: { element: { types: '*' } } } },
+          { from: { file: { categories: 'root' } }, allow: { to: [{ element: { types: '*' } }, { file: { categories: 'root' } }] } },
+          ...ORDER.filter((folder) => folder !== '(root)').map((folder, index, below) => ({
+            from: { element: { type: folder } },
+            allow: {
+              to: [
+                { element: { types: { anyOf: [folder, ...below.slice(index + 1), ...(TEMPORARY_UPWARD[folder] ?? [])] } } },
+                ...((TEMPORARY_UPWARD[folder] ?? []).includes('(root)') ? [{ file: { categories: 'root' } }] : []),
+              ],
+            },
+          })),
+        ],
+      },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'packages/sdk/generated/**', 'web/dist/**', 'test/artifacts/**', '**/*.js', '**/*.mjs'] },
@@ -65,5 +114,6 @@ export default tseslint.config(
       ],
     },
   },
+  layerRule,
   prettier,
 );

@@ -1,8 +1,8 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
-import type { Scope } from '../auth/principal';
 import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
+import type { Scope } from '../shared/principal';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { type Scope, SCOPES } from '../auth/principal';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
+import { type Scope, SCOPES } from '../shared/principal';
 import type { AccessToken } from './access-token.entity';
 
 export class AccessTokenView {

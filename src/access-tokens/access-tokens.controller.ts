@@ -2,10 +2,10 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import { AccessTokensService } from './access-tokens.service';
 import { CreateAccessTokenDto } from './dto/create-access-token.dto';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 
-import type { Scope } from '../auth/principal';
 import { GenerateSql } from '../database/generate-sql';
+import type { Scope } from '../shared/principal';
 import { AccessToken } from './access-token.entity';
 
 /** last_used_at is bookkeeping: one write a minute per token is plenty. */

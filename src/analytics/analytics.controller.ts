@@ -2,9 +2,9 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsDto } from './analytics.view';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
-import type { Principal } from '../auth/principal';
 import { Clock, DAY_MS } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
+import type { Principal } from '../shared/principal';
 import { AnalyticsRepository, type SeriesRow, type TopRange } from './analytics.repository';
 import type { AnalyticsDto, AnalyticsFunnelDto, AnalyticsPointDto } from './analytics.view';
 import { emptySketch, estimate, HLL_REGISTERS, mergeDense } from './hll';

@@ -8,7 +8,7 @@ import { addressKey } from '../common/address-prefix';
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { attemptCounter } from '../gates/attempt-counter';
-import type { Email } from '../users/email';
+import type { Email } from '../shared/email';
 
 /**
  * Keys are hashed: the table's key column is 255 characters (an email alone may be 254),

@@ -6,12 +6,12 @@ import { clientAddress } from '../common/client-address';
 import { badRequest } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
 import { EmptyBodyDto } from './dto/empty-body.dto';
 import { CurrentPrincipal } from './guard/decorators';
-import type { Principal } from './principal';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,

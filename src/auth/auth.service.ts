@@ -4,6 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { hashPassword, verifyPassword } from '../common/password-hash';
+import type { Principal } from '../shared/principal';
 import type { User } from '../users/user.entity';
 import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
@@ -14,7 +15,6 @@ import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';
 import { withBearerChallenge } from './guard/credentials';
-import type { Principal } from './principal';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import { SessionsService } from './sessions/sessions.service';
 

@@ -6,11 +6,11 @@ import { clientAddress } from '../common/client-address';
 import { unauthorized } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { UpdateMeDto } from './dto/update-me.dto';
 import { CurrentPrincipal } from './guard/decorators';
-import type { Principal } from './principal';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 
 @ApiTags('users')

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from 
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { type DocumentedErrors, Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';

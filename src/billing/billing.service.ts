@@ -2,11 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { roleRefused } from '../auth/guard/authorize';
-import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock, iso } from '../common/time';
+import type { Principal } from '../shared/principal';
 import { UsersService } from '../users/users.service';
 import { MembersService } from '../workspaces/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';

@@ -3,7 +3,7 @@
  * override any cell with PLANS_FILE or PLANS_JSON (see parsePlanOverrides); `null`
  * means unlimited.
  */
-import { InvalidTtlError, parseTtl } from '../deployments/ttl';
+import { InvalidTtlError, parseTtl } from '../shared/ttl';
 import { type Plan as Tier, PLANS as TIERS } from '../workspaces/workspace.entity';
 
 export { type Tier, TIERS };

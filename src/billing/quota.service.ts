@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
-import type { Ttl } from '../deployments/ttl';
+import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
 import { deploymentQuotaError, effectiveTier, monthKey, nextMonthStart, PlanState, projectQuotaError, storageQuotaError, ttlQuotaError } from './quota';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { parseTtl } from '../deployments/ttl';
+import { parseTtl } from '../shared/ttl';
 import { DEFAULT_PLANS } from './plans';
 import {
   addIntervals,

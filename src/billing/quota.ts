@@ -4,7 +4,7 @@
  */
 import { formatBytes } from '../../packages/shared/format-bytes';
 import { type ApiError } from '../common/errors';
-import { parseTtl, type Ttl, ttlWithin } from '../deployments/ttl';
+import { parseTtl, type Ttl, ttlWithin } from '../shared/ttl';
 import { billingError } from './billing.errors';
 import type { Interval, PlanLimits, QuotaName, Tier } from './plans';
 

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import type { StoredEncoding } from '../sites/rules/encoding';
+import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
 import { BlobsRepository } from './blobs.repository';
 

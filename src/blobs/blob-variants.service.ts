@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 
 import { Clock } from '../common/time';
-import type { StoredEncoding } from '../sites/rules/encoding';
+import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey, variantKey } from './blob-store.service';
 import { BlobsRepository } from './blobs.repository';

@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse,
 import type { Request, Response } from 'express';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { unsupportedMediaType } from '../common/errors';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { BlobView } from './blob.view';
 import { BlobsService } from './blobs.service';
 

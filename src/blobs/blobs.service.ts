@@ -3,15 +3,14 @@ import type { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
-import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { ApiError, payloadTooLarge } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { workspaceOf } from '../projects/projects.service';
+import { type Principal, workspaceOf } from '../shared/principal';
 import { storageError } from '../storage/storage.errors';
+import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from '../storage/upload-spool';
 import { BlobStore } from './blob-store.service';
 import { blobsError } from './blobs.errors';
-import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from './upload-spool';
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 

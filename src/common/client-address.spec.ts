@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import request from 'supertest';
 
-import { clientAddress, parseTrustProxy, type TrustProxy } from './client-address';
+import { parseTrustProxy, type TrustProxy } from '../config/trust-proxy';
+import { clientAddress } from './client-address';
 
 const req = (remoteAddress: string, xff?: string) =>
   ({ socket: { remoteAddress }, connection: { remoteAddress }, headers: xff ? { 'x-forwarded-for': xff } : {} }) as unknown as IncomingMessage;

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
-import { ToEmail } from '../users/email';
 import { decoratorStack } from './decorator-stack';
 import { type IdPrefix } from './ids';
 
@@ -15,13 +14,6 @@ export const NameChecks = (): PropertyDecorator =>
 
 /** A required display name. */
 export const NameField = (example: string): PropertyDecorator => decoratorStack(ApiProperty({ example, maxLength: 100 }), NameChecks());
-
-/** The checks of an email address: lowercased and trimmed (ToEmail), at most 254 characters, an address. */
-export const EmailChecks = (): PropertyDecorator => decoratorStack(ToEmail(), MaxLength(254), IsEmail({}, { message: '$property must be an email address' }));
-
-/** A required email address. */
-export const EmailField = (description?: string): PropertyDecorator =>
-  decoratorStack(ApiProperty({ type: String, example: 'ann@example.com', ...(description === undefined ? {} : { description }) }), EmailChecks());
 
 /** Long enough for any passphrase, short enough that hashing it costs nothing extra. */
 export const MAX_PASSWORD = 256;

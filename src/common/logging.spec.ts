@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 
-import { parseTrustProxy, type TrustProxy } from './client-address';
+import { parseTrustProxy, type TrustProxy } from '../config/trust-proxy';
 import { createLogger, httpLogger, requestLogLevel } from './logging';
 
 /** A real HTTP server behind httpLogger, answering the status the path names (`/404`). */

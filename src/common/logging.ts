@@ -5,8 +5,9 @@ import { performance } from 'node:perf_hooks';
 import { type LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
+import { type TrustProxy } from '../config/trust-proxy';
 import { addressPrefix } from './address-prefix';
-import { clientAddress, type TrustProxy } from './client-address';
+import { clientAddress } from './client-address';
 
 /**
  * Paths that never reach a log line. Credentials travel in these headers;

@@ -1,5 +1,5 @@
-import { parseTrustProxy, type TrustProxy } from '../common/client-address';
 import { EnvironmentVariables } from './env.schema';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 /**
  * The validated configuration of one app instance. Injected by class, so a test can

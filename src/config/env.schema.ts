@@ -1,8 +1,14 @@
+import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
-import { parseTrustProxy } from '../common/client-address';
-import { decoratorStack } from '../common/decorator-stack';
+import { parseTrustProxy } from './trust-proxy';
+
+/**
+ * Several decorators applied bottom-up, as written one per line (the same one line as
+ * common/decorator-stack.ts, repeated: config/ is the lowest layer and imports nothing of src/).
+ */
+const decoratorStack = (...decorators: PropertyDecorator[]): PropertyDecorator => applyDecorators(...[...decorators].reverse());
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
@@ -193,7 +199,7 @@ export class EnvironmentVariables {
   API_HOSTS?: string;
 
   /**
-   * Which hops of X-Forwarded-For are our proxies (src/common/client-address.ts): `false`,
+   * Which hops of X-Forwarded-For are our proxies (src/config/trust-proxy.ts): `false`,
    * `true` (one hop: the shipped Caddyfile), a hop count, or a comma list of proxy addresses/CIDRs.
    */
   @ValidateBy({

@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { TIERS } from '../billing/plans';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { LAZY_DEPLOY_ERRORS } from '../deployments/deploy-errors';
@@ -10,6 +9,7 @@ import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
 import { Endpoint } from '../openapi/endpoint';
 import { requestSlug } from '../projects/request-slug';
+import type { Principal } from '../shared/principal';
 import { DeployPreflightService, type PreflightResult } from './preflight.service';
 
 export class DeployPreflightView implements PreflightResult {

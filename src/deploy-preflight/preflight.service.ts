@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 
-import type { Principal } from '../auth/principal';
 import type { Tier } from '../billing/plans';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
@@ -9,8 +8,8 @@ import { Clock } from '../common/time';
 import { type DeployRequest, DeployService } from '../deployments/deploy.service';
 import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { workspaceOf } from '../projects/projects.service';
-import { parseNewSlug, type Slug } from '../projects/slug';
+import { type Principal, workspaceOf } from '../shared/principal';
+import { parseNewSlug, type Slug } from '../shared/slug';
 
 export interface PreflightResult {
   project_slug: string;

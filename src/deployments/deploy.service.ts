@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
-import type { Principal } from '../auth/principal';
 import { defaultTtlWithin } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
 import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
@@ -16,10 +15,12 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { ProjectsService, workspaceOf } from '../projects/projects.service';
-import { parseNewSlug, type Slug } from '../projects/slug';
-import { isCompressible } from '../sites/rules/encoding';
-import type { HeaderRules } from '../sites/rules/headers';
+import { ProjectsService } from '../projects/projects.service';
+import { isCompressible } from '../shared/encoding';
+import { type Principal, workspaceOf } from '../shared/principal';
+import type { HeaderRules } from '../shared/site-rules/headers';
+import { parseNewSlug, type Slug } from '../shared/slug';
+import { expiryOf, type Ttl } from '../shared/ttl';
 import { storageError } from '../storage/storage.errors';
 import { StorageProvider } from '../storage/storage.provider';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
@@ -31,7 +32,6 @@ import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
-import { expiryOf, type Ttl } from './ttl';
 
 export interface PreparedFile {
   path: string;

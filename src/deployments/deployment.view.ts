@@ -1,11 +1,11 @@
 import { iso } from '../common/time';
 import type { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
+import { previewLabel } from '../shared/preview-label';
 import { type Deployment, type DeploymentStatus } from './deployment.entity';
 import { type DeploymentFile } from './deployment-file.entity';
-import { previewLabel } from './preview-label';
 
-/** A deployment's own address, `<preview label>.<SITES_DOMAIN>` (src/deployments/preview-label.ts). */
+/** A deployment's own address, `<preview label>.<SITES_DOMAIN>` (src/shared/preview-label.ts). */
 export function previewUrl(config: AppConfig, project: Pick<Project, 'slug'>, d: Pick<Deployment, 'id' | 'version'>): string {
   return config.siteUrl(previewLabel(project.slug, d.version, d.id));
 }

@@ -2,7 +2,6 @@ import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } fro
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto } from '../common/pagination';
@@ -12,6 +11,8 @@ import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Project } from '../projects/project.entity';
 import { requestSlug } from '../projects/request-slug';
+import type { Principal } from '../shared/principal';
+import { requestTtl } from '../shared/ttl';
 import { type DeployRequest, DeployResult, DeployService } from './deploy.service';
 import { DEPLOY_ERRORS, LAZY_DEPLOY_ERRORS } from './deploy-errors';
 import { Deployment } from './deployment.entity';
@@ -19,7 +20,6 @@ import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl, proje
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
-import { requestTtl } from './ttl';
 
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',

@@ -5,9 +5,9 @@ import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import type { SiteRow } from '../projects/projects.repository';
+import type { PreviewTarget } from '../shared/preview-label';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
-import type { PreviewTarget } from './preview-label';
 
 export type NewDeployment = Omit<Deployment, 'project'>;
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { Paginated, paginated } from '../common/pagination';
@@ -10,6 +9,7 @@ import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
+import type { Principal } from '../shared/principal';
 import type { Deployment } from './deployment.entity';
 import { type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
 import { deploymentsError } from './deployments.errors';

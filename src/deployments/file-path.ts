@@ -5,7 +5,7 @@
  * their SHA-256, never under these names), but it is also what a request path is
  * matched against, so it is held to one canonical form: Unicode NFC, "/"-separated,
  * relative to the site root, with nothing that a URL, a shell or a file system could
- * read in two ways. The serving side (src/sites/request-path.ts) produces the same form.
+ * read in two ways. The serving side (src/shared/site-rules/request-path.ts) produces the same form.
  *
  * Percent signs: a literal "%" is a legal file-name character ("100%.html") and is
  * kept as is; the file is then served at "/100%25.html", since the request path is

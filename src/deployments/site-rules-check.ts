@@ -4,10 +4,10 @@
  * the deployment's own files, so a deploy either gets the rules its author wrote
  * or is refused before anything goes live.
  */
-import { gatedHeaderProblems, type HeaderRules, parseHeaders } from '../sites/rules/headers';
-import { parseRedirects, type RedirectRules } from '../sites/rules/redirects';
-import { findRedirectLoops, RULE_FILES } from '../sites/rules/resolve';
-import { MAX_RULE_FILE_BYTES, type RuleError } from '../sites/rules/rule-file';
+import { gatedHeaderProblems, type HeaderRules, parseHeaders } from '../shared/site-rules/headers';
+import { parseRedirects, type RedirectRules } from '../shared/site-rules/redirects';
+import { findRedirectLoops, RULE_FILES } from '../shared/site-rules/resolve';
+import { MAX_RULE_FILE_BYTES, type RuleError } from '../shared/site-rules/rule-file';
 import type { DeploymentsErrorCode } from './deployments.errors';
 
 export type RuleFileName = '_redirects' | '_headers';

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
+import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from '../shared/domain-name';
 import { type DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
-import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from './domain-name';
 import { domainsError } from './domains.errors';
 
 export function domainRules(config: AppConfig): DomainRules {

@@ -3,9 +3,9 @@ import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { verifyDomainView } from './domain.view';
 import { DomainsService } from './domains.service';
 import { VerifyDomainView } from './dto/verify-domain.view.dto';

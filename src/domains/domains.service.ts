@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import type { Principal } from '../auth/principal';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
+import type { Principal } from '../shared/principal';
 import { domainRecords } from './custom-domain';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';

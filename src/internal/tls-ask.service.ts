@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { couldBeCustomDomain } from '../domains/domain-name';
+import { couldBeCustomDomain } from '../shared/domain-name';
 import { normaliseHost, routeHost } from '../sites/host';
 import { SiteCache } from '../sites/site-cache.service';
 

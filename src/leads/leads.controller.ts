@@ -6,10 +6,10 @@ import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { paginated } from '../common/pagination';
 import { ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
 import { LeadsService } from './leads.service';

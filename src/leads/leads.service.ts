@@ -2,13 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 
-import type { Principal } from '../auth/principal';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { ProjectsService, workspaceOf } from '../projects/projects.service';
+import { ProjectsService } from '../projects/projects.service';
+import { type Principal, workspaceOf } from '../shared/principal';
 import { csvRow } from './csv';
 import { LeadsKeyring } from './keyring';
 import { keystreamMatches, leadAad, NONCE_BYTES, normalizeLeadText, openEmail, SealedSlice, sealEmail, splitEmail } from './lead-crypto';

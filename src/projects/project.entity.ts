@@ -1,8 +1,8 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, CreatedAtColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
-import { type Ttl, TTL_COLUMN } from '../deployments/ttl';
 import type { DomainStatus } from '../domains/domain-check';
+import { type Ttl, TTL_COLUMN } from '../shared/ttl';
 import { Workspace } from '../workspaces/workspace.entity';
 
 export const PROJECT_TYPES = ['static_file', 'static_site'] as const;

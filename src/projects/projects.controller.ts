@@ -2,13 +2,13 @@ import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
-import { requestTtl } from '../deployments/ttl';
 import { checkCustomDomain } from '../domains/custom-domain';
 import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
+import { requestTtl } from '../shared/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';

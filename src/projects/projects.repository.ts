@@ -5,9 +5,9 @@ import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import { preparedQuery } from '../database/prepared-query';
-import { DEFAULT_TTL } from '../deployments/ttl';
+import type { NewSlug } from '../shared/slug';
+import { DEFAULT_TTL } from '../shared/ttl';
 import { Project } from './project.entity';
-import type { NewSlug } from './slug';
 
 /** A live deployment's version and size, keyed by its id (the dashboard's project list). */
 export interface LiveSummary {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import type { Principal } from '../auth/principal';
 import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
@@ -10,9 +9,11 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
-import { DEFAULT_TTL, type Ttl } from '../deployments/ttl';
 import { customDomainChanges } from '../domains/custom-domain';
-import type { DomainName } from '../domains/domain-name';
+import type { DomainName } from '../shared/domain-name';
+import { type Principal, workspaceOf } from '../shared/principal';
+import { deriveSlug, type NewSlug, withRandomSuffix } from '../shared/slug';
+import { DEFAULT_TTL, type Ttl } from '../shared/ttl';
 import type { CreateProjectDto } from './dto/create-project.dto';
 import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
@@ -20,7 +21,6 @@ import { type ProjectView, projectView } from './project.view';
 import { projectsError } from './projects.errors';
 import { type LiveSummary, ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
-import { deriveSlug, type NewSlug, withRandomSuffix } from './slug';
 
 export interface NewProject {
   name: string;
@@ -42,12 +42,6 @@ const SLUG_ATTEMPTS = 5;
 function* candidateSlugs(base: NewSlug): Iterable<NewSlug> {
   yield base;
   for (let attempt = 1; attempt < SLUG_ATTEMPTS; attempt++) yield withRandomSuffix(base);
-}
-
-/** The workspace a principal acts in; routes that reach here always have one. */
-export function workspaceOf(principal: Principal): string {
-  if (!principal.workspaceId) throw badRequest('X-Workspace-Id header is required');
-  return principal.workspaceId;
 }
 
 @Injectable()

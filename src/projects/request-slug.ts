@@ -1,5 +1,5 @@
+import { type NewSlug, parseNewSlug, parseSlug, type Slug } from '../shared/slug';
 import { projectsError } from './projects.errors';
-import { type NewSlug, parseNewSlug, parseSlug, type Slug } from './slug';
 
 /*
  * A request's slug, parsed where it enters (the controller) into the typed value the

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-import { parsePreviewLabel, type PreviewTarget } from '../deployments/preview-label';
+import { parsePreviewLabel, type PreviewTarget } from '../shared/preview-label';
 
 export type HostRoute =
   | { kind: 'api' }
@@ -8,7 +8,7 @@ export type HostRoute =
   | { kind: 'site'; slug: string }
   /**
    * `<label>.<SITES_DOMAIN>` where the label has a preview label's shape
-   * (src/deployments/preview-label.ts): one deployment of a project, whatever is live.
+   * (src/shared/preview-label.ts): one deployment of a project, whatever is live.
    */
   | { kind: 'preview'; label: string; target: PreviewTarget }
   /** Any other name: served as a site when it is a verified custom domain. */

@@ -9,15 +9,15 @@ import { blobKey } from '../blobs/blob-store.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
-import { previewLabel, PreviewTarget } from '../deployments/preview-label';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
+import { previewLabel, PreviewTarget } from '../shared/preview-label';
+import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from '../shared/site-rules/headers';
+import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rules/redirects';
+import { RULE_FILES } from '../shared/site-rules/resolve';
+import { MAX_RULE_FILE_BYTES, ParseResult } from '../shared/site-rules/rule-file';
 import { StorageProvider } from '../storage/storage.provider';
-import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
-import { NO_REDIRECTS, parseRedirects, RedirectRules } from './rules/redirects';
-import { RULE_FILES } from './rules/resolve';
-import { MAX_RULE_FILE_BYTES, ParseResult } from './rules/rule-file';
 
 export interface SiteFile {
   path: string;
@@ -253,7 +253,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The site of a preview host: the project's deployment the label names
-   * (src/deployments/preview-label.ts), served as if it were live, or null when there is
+   * (src/shared/preview-label.ts), served as if it were live, or null when there is
    * no such deployment or the label is not that deployment's own form. A project whose
    * slug is the whole label (one taken before slugs lost "--") keeps its site there.
    * Cached and invalidated with the project like bySlug: a gate change or a delete drops it.

@@ -1,12 +1,12 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 
-import { uploadSpoolDir } from '../blobs/upload-spool';
 import { PeriodicJob } from '../common/periodic-job';
 import { removeStaleFiles } from '../common/stale-files';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { LocalStorageDriver } from './local-storage.driver';
 import { StorageProvider } from './storage.provider';
+import { uploadSpoolDir } from './upload-spool';
 
 /**
  * Removes what crashed writes leave in this instance's DATA_DIR: temp objects of the

@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { CreatedAtColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
-import type { Email } from './email';
+import type { Email } from '../shared/email';
 
 @Entity('users')
 // Emails are stored lowercased, so the unique index makes them unique case-insensitively.

@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
-import type { Email } from './email';
+import type { Email } from '../shared/email';
 import { User } from './user.entity';
 
 /** What may change on an account after it was created. */
 export type UserChanges = Partial<Pick<User, 'name' | 'email' | 'emailVerifiedAt' | 'passwordHash'>>;
 
 /**
- * Every query on users. Emails arrive normalised (src/users/email.ts): the table
+ * Every query on users. Emails arrive normalised (src/shared/email.ts): the table
  * stores and compares only that form.
  */
 @Injectable()

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { uniqueViolation } from '../common/db-errors';
 import { newId } from '../common/ids';
 import { AppConfig } from '../config/app-config';
-import type { Email } from './email';
+import type { Email } from '../shared/email';
 import type { User } from './user.entity';
 import { usersError } from './users.errors';
 import { UsersRepository } from './users.repository';

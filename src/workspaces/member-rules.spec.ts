@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal';
 import { ApiError } from '../common/errors';
+import type { Principal } from '../shared/principal';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
 
 const WS = 'ws_aaaaaaaaaaaaaaaaaaaaaaaa';

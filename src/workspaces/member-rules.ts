@@ -1,5 +1,5 @@
 import { authError } from '../auth/auth.errors';
-import type { Principal, Role } from '../auth/principal';
+import type { Principal, Role } from '../shared/principal';
 import type { MemberStatus } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';
 

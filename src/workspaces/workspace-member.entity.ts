@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-import type { Role } from '../auth/principal';
 import { CascadeManyToOne, ReferenceColumn, TimestampColumn } from '../database/columns';
+import type { Role } from '../shared/principal';
 import { User } from '../users/user.entity';
 import { Workspace } from './workspace.entity';
 

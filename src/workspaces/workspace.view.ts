@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { type Role, ROLES } from '../auth/principal';
 import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
+import { type Role, ROLES } from '../shared/principal';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';
 

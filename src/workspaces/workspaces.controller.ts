@@ -3,10 +3,10 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 
 import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
 import { CurrentPrincipal } from '../auth/guard/decorators';
-import type { Principal } from '../auth/principal';
 import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import type { Principal } from '../shared/principal';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import type { Role } from '../auth/principal';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
+import type { Role } from '../shared/principal';
 import { type Plan, Workspace } from './workspace.entity';
 import { WorkspaceMember } from './workspace-member.entity';
 

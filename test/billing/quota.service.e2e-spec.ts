@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { QuotaService } from '../../src/billing/quota.service';
 import { ApiError } from '../../src/common/errors';
-import { parseTtl } from '../../src/deployments/ttl';
+import { parseTtl } from '../../src/shared/ttl';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createProject, newTenant } from './billing-helpers';
 

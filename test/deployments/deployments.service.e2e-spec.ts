@@ -1,11 +1,11 @@
-import type { Principal } from '../../src/auth/principal';
 import { ApiError } from '../../src/common/errors';
 import { Clock } from '../../src/common/time';
 import { DeployService } from '../../src/deployments/deploy.service';
 import { DeploymentsService } from '../../src/deployments/deployments.service';
-import { DEFAULT_TTL, requestTtl } from '../../src/deployments/ttl';
 import { ProjectsService } from '../../src/projects/projects.service';
 import { requestSlug } from '../../src/projects/request-slug';
+import type { Principal } from '../../src/shared/principal';
+import { DEFAULT_TTL, requestTtl } from '../../src/shared/ttl';
 import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
 import { registerUser } from '../helpers/identity';
 

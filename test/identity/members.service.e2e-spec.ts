@@ -1,8 +1,8 @@
 import { AccessTokensService } from '../../src/access-tokens/access-tokens.service';
 import { scopesForRole } from '../../src/auth/guard/permissions';
-import type { Principal, Role } from '../../src/auth/principal';
 import { ApiError } from '../../src/common/errors';
-import { normalizeEmail } from '../../src/users/email';
+import { normalizeEmail } from '../../src/shared/email';
+import type { Principal, Role } from '../../src/shared/principal';
 import { MembersService } from '../../src/workspaces/members.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';

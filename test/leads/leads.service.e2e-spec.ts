@@ -1,5 +1,5 @@
-import type { Principal } from '../../src/auth/principal';
 import { LeadsService } from '../../src/leads/leads.service';
+import type { Principal } from '../../src/shared/principal';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { emailGatedProject } from '../helpers/email-gate';
 import { registerUser, type UserSession } from '../helpers/identity';

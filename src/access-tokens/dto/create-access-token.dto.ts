@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
 
-import { type Scope, SCOPES } from '../../auth/principal';
 import { NameField } from '../../common/dto-fields';
 import { ID_BODY_LENGTH } from '../../common/ids';
+import { type Scope, SCOPES } from '../../shared/principal';
 
 export class CreateAccessTokenDto {
   @NameField('CI deploys')

@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 import { decoratorStack } from '../../common/decorator-stack';
-import { EmailField, MAX_PASSWORD, NameField, NewPasswordField } from '../../common/dto-fields';
-import { type Email, ToEmail } from '../../users/email';
+import { MAX_PASSWORD, NameField, NewPasswordField } from '../../common/dto-fields';
+import { type Email, EmailField, ToEmail } from '../../shared/email';
 
 export class RegisterDto {
   @EmailField('Unique, case-insensitively')

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 
-import { EmailChecks, NameChecks } from '../../common/dto-fields';
+import { NameChecks } from '../../common/dto-fields';
 import { OptionalNotNull } from '../../common/validation';
-import type { Email } from '../../users/email';
+import { type Email, EmailChecks } from '../../shared/email';
 
 export class UpdateMeDto {
   @ApiPropertyOptional({

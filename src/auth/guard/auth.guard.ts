@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
-import type { Principal } from '../principal';
+import type { Principal } from '../../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { Reflector } from '@nestjs/core';
 
 import { ApiError } from '../../common/errors';
-import type { Principal } from '../principal';
+import type { Principal } from '../../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,

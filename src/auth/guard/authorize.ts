@@ -3,8 +3,8 @@ import type { Reflector } from '@nestjs/core';
 import { type ApiError, badRequest, notFound } from '../../common/errors';
 import { isId } from '../../common/ids';
 import { assertStorableText } from '../../common/validation';
+import type { Principal, Role, Scope } from '../../shared/principal';
 import { authError, type AuthErrorCode } from '../auth.errors';
-import type { Principal, Role, Scope } from '../principal';
 import { DEFAULT_ACCESS, ROUTE_ACCESS } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
 

@@ -4,8 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { AccessTokensService, LAST_USED_RESOLUTION_MS } from '../../access-tokens/access-tokens.service';
 import { hashTokenSecret } from '../../access-tokens/token-secret';
 import { Clock } from '../../common/time';
+import type { Role } from '../../shared/principal';
 import { MembersService } from '../../workspaces/members.service';
-import type { Role } from '../principal';
 import { SessionsService } from '../sessions/sessions.service';
 import type { Credential } from './authorize';
 

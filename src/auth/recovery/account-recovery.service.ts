@@ -10,7 +10,7 @@ import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { MailService } from '../../mail/mail.service';
 import { OutboxService } from '../../outbox/outbox.service';
-import type { Email } from '../../users/email';
+import type { Email } from '../../shared/email';
 import type { User } from '../../users/user.entity';
 import { UserView, userView } from '../../users/user.view';
 import { usersError } from '../../users/users.errors';

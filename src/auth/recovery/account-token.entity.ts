@@ -1,7 +1,7 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, CreatedAtColumn, ReferenceColumn, TimestampColumn, TokenHashColumn } from '../../database/columns';
-import type { Email } from '../../users/email';
+import type { Email } from '../../shared/email';
 import { User } from '../../users/user.entity';
 
 export type AccountTokenPurpose = 'verify_email' | 'password_reset';

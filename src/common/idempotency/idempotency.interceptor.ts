@@ -5,7 +5,6 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 
-import type { Principal } from '../../auth/principal';
 import { canonicalJson } from './canonical-json';
 import { idempotencyError } from './idempotency.errors';
 import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
@@ -13,6 +12,11 @@ import { IdempotencyClaim, IdempotencyService } from './idempotency.service';
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const CLAIM = Symbol('idempotency claim');
 type RequestWithClaim = Request & { [CLAIM]?: IdempotencyClaim };
+/**
+ * The one part of the guard's Principal (src/shared/principal.ts) a key is scoped by. Named
+ * here, not imported: common/ sits below shared/ and imports none of it.
+ */
+type PrincipalWorkspace = { workspaceId: string | null };
 
 /** The request's claim of its Idempotency-Key, if it sent one: for handlers to complete it in their transaction. */
 export const IdempotencyClaimOf = createParamDecorator((_data: unknown, context: ExecutionContext): IdempotencyClaim | undefined => {
@@ -25,7 +29,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(private readonly idempotency: IdempotencyService) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const req = context.switchToHttp().getRequest<Request & { principal?: Principal }>();
+    const req = context.switchToHttp().getRequest<Request & { principal?: PrincipalWorkspace }>();
     const res = context.switchToHttp().getResponse<Response>();
     const key = req.headers['idempotency-key'];
     const workspaceId = req.principal?.workspaceId;

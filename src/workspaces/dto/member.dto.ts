@@ -1,9 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 
-import { type Role, ROLES } from '../../auth/principal';
-import { EmailField } from '../../common/dto-fields';
-import type { Email } from '../../users/email';
+import { type Email, EmailField } from '../../shared/email';
+import { type Role, ROLES } from '../../shared/principal';
 
 export class InviteMemberDto {
   @EmailField()

@@ -1,3 +1,5 @@
+import { badRequest } from '../common/errors';
+
 /** Token scopes (spec: `deploy`; the rest are ours, see docs/decisions.md). */
 export const SCOPES = ['deploy', 'read', 'delete', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -22,4 +24,10 @@ export interface Principal {
   projectId?: string | null;
   /** A JWT user's sign-in session (the refresh-token family); logging out ends it. */
   sessionId?: string;
+}
+
+/** The workspace a principal acts in; routes that reach here always have one. */
+export function workspaceOf(principal: Principal): string {
+  if (!principal.workspaceId) throw badRequest('X-Workspace-Id header is required');
+  return principal.workspaceId;
 }

@@ -16,9 +16,9 @@
  * noted FIXME). Following redirects always ends within a few steps and every
  * file is reachable; canonical.spec.ts checks both for random sets of files.
  */
-import { candidatePaths } from '../request-path';
 import { notFoundAnswer } from './not-found';
 import { encodePathValue, safeQuery } from './pattern';
+import { candidatePaths } from './request-path';
 
 export type SiteAnswer = { kind: 'file'; path: string; status: 200 | 404 } | { kind: 'redirect'; location: string; status: 308 } | { kind: 'not_found' };
 

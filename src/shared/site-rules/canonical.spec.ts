@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 
 import { normaliseDeployPath } from '../../deployments/file-path';
-import { parseRequestPath } from '../request-path';
 import { pathHasFile, resolveCanonical, resolveSitePath, rewriteTargetFile, type SiteAnswer } from './canonical';
+import { parseRequestPath } from './request-path';
 
 const site = (...files: string[]) => {
   const set = new Set(files);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
-import { parseRequestPath } from '../request-path';
 import { matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
+import { parseRequestPath } from './request-path';
 import { MAX_REPORTED_ERRORS } from './rule-file';
 import { ruleParsing } from './rule-file.fixture';
 

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 
 import { itMapsEach } from '../common/cases.fixture';
-import type { ApiError } from '../common/errors';
-import { requestNewSlug, requestSlug } from './request-slug';
 import { deriveSlug, MAX_SLUG_LENGTH, newSlugProblem, parseNewSlug, parseSlug, RESERVED_SLUGS, SLUG_PATTERN, slugProblem, withRandomSuffix } from './slug';
 
 describe('slugProblem', () => {
@@ -154,27 +152,5 @@ describe('parseSlug and parseNewSlug', () => {
     expect(parseNewSlug('shop--2')).toEqual({ ok: false, problem: newSlugProblem('shop--2') });
     expect(parseSlug('API')).toEqual({ ok: false, problem: slugProblem('API') });
     expect(parseNewSlug('my-site')).toEqual({ ok: true, value: 'my-site' });
-  });
-
-  it('at the edge, a refused slug is a 400 invalid_slug naming the field', () => {
-    expect(requestSlug('shop--2', 'project_slug')).toBe('shop--2');
-    const refusal = (f: () => unknown) => {
-      try {
-        f();
-      } catch (err) {
-        return (err as ApiError).body();
-      }
-      return undefined;
-    };
-    expect(refusal(() => requestNewSlug('shop--2', 'slug'))).toMatchObject({
-      statusCode: 400,
-      code: 'invalid_slug',
-      message: expect.stringMatching(/^slug: .*"--" is reserved/),
-    });
-    expect(refusal(() => requestSlug('api', 'project_slug'))).toMatchObject({
-      statusCode: 400,
-      code: 'invalid_slug',
-      message: 'project_slug: slug "api" is reserved',
-    });
   });
 });

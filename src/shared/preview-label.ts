@@ -1,5 +1,5 @@
 import { ID_BODY_LENGTH } from '../common/ids';
-import { MAX_SLUG_LENGTH } from '../projects/slug';
+import { MAX_SLUG_LENGTH } from './slug';
 
 /**
  * The DNS label of a deployment's preview address, `<label>.<SITES_DOMAIN>`:

@@ -1,4 +1,8 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { IsEmail, MaxLength } from 'class-validator';
+
+import { decoratorStack } from '../common/decorator-stack';
 
 declare const normalized: unique symbol;
 /**
@@ -23,3 +27,10 @@ export function normalizeEmail(email: string): Email {
 export function ToEmail(): PropertyDecorator {
   return Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? normalizeEmail(value) : value));
 }
+
+/** The checks of an email address: lowercased and trimmed (ToEmail), at most 254 characters, an address. */
+export const EmailChecks = (): PropertyDecorator => decoratorStack(ToEmail(), MaxLength(254), IsEmail({}, { message: '$property must be an email address' }));
+
+/** A required email address. */
+export const EmailField = (description?: string): PropertyDecorator =>
+  decoratorStack(ApiProperty({ type: String, example: 'ann@example.com', ...(description === undefined ? {} : { description }) }), EmailChecks());

@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 
 import fc from 'fast-check';
 
-import { itMapsEach } from '../common/cases.fixture';
-import { normaliseDeployPath } from '../deployments/file-path';
+import { itMapsEach } from '../../common/cases.fixture';
+import { normaliseDeployPath } from '../../deployments/file-path';
 import { candidatePaths, isHashedAssetPath, parseRequestPath } from './request-path';
 
 describe('parseRequestPath', () => {

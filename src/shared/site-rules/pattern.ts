@@ -16,7 +16,7 @@
  * regular expression without nested ambiguity, so no rule can make matching
  * slow (a splat next to placeholders inside one segment backtracks polynomially).
  */
-import { parseRequestPath } from '../request-path';
+import { parseRequestPath } from './request-path';
 
 type Token = { kind: 'text'; raw: string } | { kind: 'splat' } | { kind: 'param'; name: string };
 

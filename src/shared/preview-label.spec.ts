@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 
 import { newId } from '../common/ids';
-import { MAX_SLUG_LENGTH, newSlugProblem, SLUG_PATTERN } from '../projects/slug';
 import { parsePreviewLabel, previewLabel } from './preview-label';
+import { MAX_SLUG_LENGTH, newSlugProblem, SLUG_PATTERN } from './slug';
 
 const DEP = 'dep_0123456789abcdefghijklmn';
 

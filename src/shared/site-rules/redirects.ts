@@ -27,7 +27,6 @@
  * Limits are Cloudflare's: 2,000 static and 100 dynamic rules (dynamic: with a
  * splat or placeholder), 1,000 characters a line.
  */
-import { parseRequestPath } from '../request-path';
 import {
   type Captures,
   compilePathPattern,
@@ -38,6 +37,7 @@ import {
   safeQuery,
   type TemplatePart,
 } from './pattern';
+import { parseRequestPath } from './request-path';
 import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';
 
 export const MAX_STATIC_REDIRECTS = 2000;

@@ -7,9 +7,9 @@
  * `_redirects` and `_headers` at the root are rules, never files: callers pass a
  * `has` that does not see them (RULE_FILES).
  */
-import { parseRequestPath } from '../request-path';
 import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
 import { matchRedirect, type RedirectRules } from './redirects';
+import { parseRequestPath } from './request-path';
 import { type RuleError } from './rule-file';
 
 export const RULE_FILES: ReadonlySet<string> = new Set(['_redirects', '_headers']);

@@ -155,7 +155,7 @@ export function slugProblem(slug: string): string | null {
 /**
  * Null when a new project may take `slug`. Stricter than slugProblem: "--" anywhere is
  * refused, because `<slug>--<version>` is a deployment's preview label
- * (src/deployments/preview-label.ts) and a new slug such as "shop--2" would take over
+ * (src/shared/preview-label.ts) and a new slug such as "shop--2" would take over
  * the preview address of project "shop". Slugs taken before this rule keep working
  * (slugProblem still accepts them for lookups and deploys).
  */

@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/*
+ * Issue 27: `npm run lint` refuses an import that points up the layers of
+ * scripts/layers.mjs. Two probe files go into the real tree for the time of the test
+ * and are linted with the project's own eslint.config.mjs, as `npm run lint` runs it.
+ */
+const ROOT = join(__dirname, '..');
+const UPWARD = join(ROOT, 'src/shared/layers-probe.tmp.ts');
+const DOWNWARD = join(ROOT, 'src/projects/layers-probe.tmp.ts');
+
+interface LintResult {
+  filePath: string;
+  messages: { ruleId: string | null; message: string }[];
+}
+
+async function lint(...files: string[]): Promise<LintResult[]> {
+  const eslint = join(ROOT, 'node_modules/eslint/bin/eslint.js');
+  // eslint exits 1 when it finds a problem; the JSON report is on stdout either way.
+  const { stdout } = await promisify(execFile)(process.execPath, [eslint, '--format', 'json', ...files], { cwd: ROOT, maxBuffer: 16 << 20 }).catch(
+    (err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }),
+  );
+  return JSON.parse(stdout) as LintResult[];
+}
+
+describe('the layer rule', () => {
+  afterAll(() => {
+    rmSync(UPWARD, { force: true });
+    rmSync(DOWNWARD, { force: true });
+  });
+
+  it('refuses a shared value importing a feature, and lets a feature import shared and common', async () => {
+    writeFileSync(UPWARD, "import { ProjectsService } from '../projects/projects.service';\n\nexport const probe = ProjectsService;\n");
+    writeFileSync(
+      DOWNWARD,
+      "import { newId } from '../common/ids';\nimport { DEFAULT_TTL } from '../shared/ttl';\n\nexport const probe = [newId, DEFAULT_TTL];\n",
+    );
+    const [downward, upward] = (await lint(UPWARD, DOWNWARD)).sort((a, b) => a.filePath.localeCompare(b.filePath));
+    expect(upward.messages).toEqual([
+      expect.objectContaining({ ruleId: 'boundaries/dependencies', message: expect.stringContaining('src/shared may not import src/projects') }),
+    ]);
+    expect(downward.messages).toEqual([]);
+  }, 300_000);
+});
