@@ -6,6 +6,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
+import { IdempotencyPurge } from './idempotency/idempotency-purge.service';
 import { InstanceLease } from './idempotency/instance-lease.service';
 import { passwordHashing } from './password-hash';
 import { Clock, SystemClock } from './time';
@@ -14,7 +15,7 @@ import { Clock, SystemClock } from './time';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor, InstanceLease],
+  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor, InstanceLease, IdempotencyPurge],
   exports: [Clock, IdempotencyService, IdempotencyInterceptor],
 })
 export class CommonModule {

@@ -130,7 +130,7 @@ export class EnvironmentVariables {
   @IntVar(1)
   MAX_FILES_PER_DEPLOYMENT = 20_000;
 
-  /** How often the expiry and garbage-collection job runs (0 disables it, e.g. in tests that drive it by hand). */
+  /** How often the maintenance jobs run: TTL expiry, blob collection, the idempotency-key and gate-counter purges, and others (0 disables them, e.g. in tests that drive them by hand). */
   @IntVar(0)
   SWEEP_INTERVAL_SECONDS = 60;
 

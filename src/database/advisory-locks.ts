@@ -6,7 +6,7 @@
 export const ADVISORY_LOCKS = {
   /** Lets one instance migrate while the others wait. */
   migrations: 7_461_002,
-  /** One instance at a time runs the TTL sweep. */
+  /** One instance at a time runs the TTL sweep (it expires deployments). */
   ttlSweep: 7_461_004,
   /** One instance at a time re-checks custom domains. */
   domainRecheck: 7_461_008,
@@ -14,6 +14,12 @@ export const ADVISORY_LOCKS = {
   outbox: 7_461_010,
   /** One instance at a time runs the analytics retention job. */
   analyticsRetention: 7_461_014,
+  /** One instance at a time collects unreferenced blobs (BlobCollector). */
+  blobCollection: 7_461_016,
+  /** One instance at a time forgets old idempotency keys. */
+  idempotencyPurge: 7_461_018,
+  /** One instance at a time deletes the gates' spent attempt counters. */
+  gateAttemptsPurge: 7_461_020,
   /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
   billingClass: 0x42494c4c,
   /** Class id of the lock each running instance holds as its proof of life (InstanceLease; two-key form, the instance's id second). */

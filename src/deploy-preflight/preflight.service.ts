@@ -3,13 +3,13 @@ import { Injectable } from '@nestjs/common';
 import type { Tier } from '../billing/plans';
 import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
-import { badRequest, forbidden } from '../common/errors';
+import { badRequest } from '../common/errors';
 import { Clock } from '../common/time';
 import { type DeployRequest, DeployService } from '../deployments/deploy.service';
-import { projectsError } from '../projects/projects.errors';
+import { lazyTarget } from '../deployments/lazy-target';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { type Principal, workspaceOf } from '../shared/principal';
-import { parseNewSlug, type Slug } from '../shared/slug';
+import { type Slug } from '../shared/slug';
 
 export interface PreflightResult {
   project_slug: string;
@@ -51,16 +51,13 @@ export class DeployPreflightService {
 
     const project = await this.projects.findBySlug(slug);
     const usage = await this.quotas.usage(workspaceId);
-    if (project) {
-      if (project.workspaceId !== workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
-      if (principal.projectId && principal.projectId !== project.id) throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
-      if (dto.type !== undefined && dto.type !== project.type) {
-        throw badRequest(`type: project "${project.slug}" is ${project.type}; a deployment cannot change it to ${dto.type}`);
+    const target = lazyTarget(principal, slug, project);
+    if ('project' in target) {
+      const { type } = target.project;
+      if (dto.type !== undefined && dto.type !== type) {
+        throw badRequest(`type: project "${target.project.slug}" is ${type}; a deployment cannot change it to ${dto.type}`);
       }
     } else {
-      if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
-      const fresh = parseNewSlug(slug);
-      if (!fresh.ok) throw projectsError('invalid_slug', `project_slug: ${fresh.problem}`);
       const projects = projectQuotaError(plan.tier, plan.limits, usage.projects);
       if (projects) throw projects;
     }

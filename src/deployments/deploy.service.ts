@@ -6,7 +6,7 @@ import { defaultTtlWithin } from '../billing/quota';
 import { QuotaService } from '../billing/quota.service';
 import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
-import { badRequest, forbidden, payloadTooLarge } from '../common/errors';
+import { badRequest, payloadTooLarge } from '../common/errors';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -19,7 +19,7 @@ import { ProjectsService } from '../projects/projects.service';
 import { isCompressible } from '../shared/encoding';
 import { type Principal, workspaceOf } from '../shared/principal';
 import type { HeaderRules } from '../shared/site-rules/headers';
-import { parseNewSlug, type Slug } from '../shared/slug';
+import { type Slug } from '../shared/slug';
 import { expiryOf, type Ttl } from '../shared/ttl';
 import { storageError } from '../storage/storage.errors';
 import { StorageProvider } from '../storage/storage.provider';
@@ -31,6 +31,7 @@ import { DeploymentsService } from './deployments.service';
 import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
+import { lazyTarget } from './lazy-target';
 import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
 
 export interface PreparedFile {
@@ -359,28 +360,16 @@ export class DeployService {
     }
   }
 
-  /** The project of a lazy deploy: the token's own, or a new one; never another workspace's. */
+  /** The project of a lazy deploy (lazyTarget), created here when it is a new one. */
   private async resolveLazyProject(m: EntityManager, principal: Principal, slug: Slug, type?: ProjectType): Promise<Project> {
-    const existing = await this.projectRows.findBySlug(slug, m);
-    const check = (project: Project): Project => {
-      // Indistinguishable from any taken slug: never confirm another workspace's project.
-      if (project.workspaceId !== principal.workspaceId) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
-      if (principal.projectId && principal.projectId !== project.id) {
-        throw forbidden(`This token is bound to another project and cannot deploy to "${slug}"`);
-      }
-      return project;
-    };
-    if (existing) return check(existing);
-    if (principal.projectId) throw forbidden(`This token is bound to one project and cannot create project "${slug}"`);
-    // Existing projects keep slugs taken under older rules; a new one follows today's.
-    const fresh = parseNewSlug(slug);
-    if (!fresh.ok) throw projectsError('invalid_slug', `project_slug: ${fresh.problem}`);
-    const created = await this.projects.insertLazyProject(m, workspaceOf(principal), fresh.value, type);
+    const target = lazyTarget(principal, slug, await this.projectRows.findBySlug(slug, m));
+    if ('project' in target) return target.project;
+    const created = await this.projects.insertLazyProject(m, workspaceOf(principal), target.create, type);
     if (created) return created;
     // Another request created it first and has committed (the insert waited for it).
     const winner = await this.projectRows.findBySlug(slug, m);
     if (!winner) throw projectsError('slug_taken', `slug "${slug}" is already taken`);
-    return check(winner);
+    return lazyTarget(principal, slug, winner).project;
   }
 }
 

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { BlobStore } from '../blobs/blob-store.service';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -10,29 +8,20 @@ import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { ProjectsService } from '../projects/projects.service';
 import { DeploymentsRepository } from './deployments.repository';
 
-/** Something another module forgets on every sweep (it owns the table; the sweep owns the schedule). */
-export type SweepPurge = (now: Date) => Promise<void>;
-
 export interface SweepReport extends JobReport {
   expired: number;
-  objectsDeleted: number;
-  idempotencyKeysPurged: number;
 }
 
 /**
- * Marks deployments past their expiry as expired, deletes objects nothing refers
- * to any more, and forgets old idempotency keys and gate attempt counters. Several
- * instances may run it: an advisory lock lets one through at a time.
+ * Marks deployments past their expiry as expired (and tells their sites). Several
+ * instances may run it: an advisory lock lets one through at a time. The objects
+ * they leave unreferenced are the blobs module's to collect (BlobCollector).
  */
 @Injectable()
 export class TtlSweeper extends PeriodicJob<SweepReport> {
-  private readonly purges: SweepPurge[] = [];
-
   constructor(
     private readonly dataSource: DataSource,
-    private readonly blobs: BlobStore,
-    private readonly idempotency: IdempotencyService,
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly clock: Clock,
     private readonly projects: ProjectsService,
     private readonly deployments: DeploymentsRepository,
@@ -40,22 +29,13 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.ttlSweep });
   }
 
-  /** Adds a purge to every sweep (e.g. the password gate's expired attempt counters). */
-  alsoPurge(purge: SweepPurge): void {
-    this.purges.push(purge);
-  }
-
   /** One sweep; `ran` is false when another instance holds the lock. */
   async runOnce(): Promise<SweepReport> {
-    return (await this.trigger()) ?? { ran: false, expired: 0, objectsDeleted: 0, idempotencyKeysPurged: 0 };
+    return (await this.trigger()) ?? { ran: false, expired: 0 };
   }
 
   protected async work(): Promise<SweepReport> {
-    const expired = await this.expireDeployments();
-    const objectsDeleted = await this.blobs.collectGarbage(this.config.BLOB_GC_GRACE_SECONDS * 1000);
-    const idempotencyKeysPurged = await this.idempotency.purgeExpired();
-    for (const purge of this.purges) await purge(this.clock.now());
-    return { ran: true, expired, objectsDeleted, idempotencyKeysPurged };
+    return { ran: true, expired: await this.expireDeployments() };
   }
 
   private async expireDeployments(): Promise<number> {

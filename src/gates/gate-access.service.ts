@@ -10,10 +10,8 @@ import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { TtlSweeper } from '../deployments/ttl-sweeper.service';
 import { attemptCounter } from './attempt-counter';
 import type { GatedSite } from './gate';
-import { GateAttemptsRepository } from './gate-attempts.repository';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
 
 /** Access cookies and brute-force limits of the password and email gates. */
@@ -27,8 +25,6 @@ export class GateAccess implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
-    private readonly attempts: GateAttemptsRepository,
-    private readonly sweeper: TtlSweeper,
   ) {
     this.cookieName = gateCookieName(config.PUBLIC_SCHEME === 'https');
   }
@@ -39,8 +35,6 @@ export class GateAccess implements OnModuleInit {
       (await loadOrCreateSecret(join(this.config.DATA_DIR, 'gate-cookie.secret'), () => randomBytes(32).toString('base64url')));
     this.secret = Buffer.from(secret, 'utf8');
     this.failures = this.limiter('gate-fail', this.config.GATE_MAX_ATTEMPTS);
-    // The limiter never deletes counters whose window has passed: the sweep does.
-    this.sweeper.alsoPurge((now) => this.attempts.purgeExpired(now.getTime()));
   }
 
   /** A counter of `points` per key and window, shared through PostgreSQL. */

@@ -1,10 +1,10 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 
 import { AnalyticsModule } from '../analytics/analytics.module';
-import { DeploymentsModule } from '../deployments/deployments.module';
 import { EmailGate } from './email-gate.service';
 import { GateAccess } from './gate-access.service';
 import { GateAttemptsRepository } from './gate-attempts.repository';
+import { GateAttemptsPurge } from './gate-attempts-purge.service';
 import { GateResponses } from './gate-responses';
 import { Gates } from './gates.service';
 import { PasswordGate } from './password-gate.service';
@@ -25,8 +25,8 @@ export class GatesModule {
     return {
       module: GatesModule,
       global: true,
-      imports: [DeploymentsModule, AnalyticsModule, visitors],
-      providers: [GateAccess, GateAttemptsRepository, GateResponses, PasswordGate, EmailGate, Gates],
+      imports: [AnalyticsModule, visitors],
+      providers: [GateAccess, GateAttemptsRepository, GateResponses, PasswordGate, EmailGate, Gates, GateAttemptsPurge],
       exports: [Gates],
     };
   }

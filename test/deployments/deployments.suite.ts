@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import { BlobCollector } from '../../src/blobs/blob-collector.service';
 import { variantKey } from '../../src/blobs/blob-store.service';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { Clock } from '../../src/common/time';
@@ -329,6 +330,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       it('expires deployments past their TTL, refuses to promote them and collects their objects', async () => {
         const clock = t.app.get(Clock);
         const sweeper = t.app.get(TtlSweeper);
+        const collector = t.app.get(BlobCollector);
         const storage = t.app.get(StorageProvider);
         const later = new Date(Date.now() + 2 * DAY);
         const now = jest.spyOn(clock, 'now').mockReturnValue(later);
@@ -342,7 +344,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
           expect(res.body.code).toBe('deployment_expired');
           // 'one' is referenced by v1 alone: once the grace period passes its object goes.
           now.mockReturnValue(new Date(later.getTime() + t.config.BLOB_GC_GRACE_SECONDS * 1000 + 1000));
-          await sweeper.runOnce();
+          await collector.runOnce();
           expect(await storage.exists(`blobs/${sha('one').slice(0, 2)}/${sha('one')}`)).toBe(false);
           expect(await storage.exists(`blobs/${sha('two').slice(0, 2)}/${sha('two')}`)).toBe(true);
           const detail = await t.http().get(`/projects/${projectId}/deployments/${v1}`).set(asUser(alice)).expect(200);
@@ -355,6 +357,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       it('never deletes an object that a concurrent deploy is reusing', async () => {
         const clock = t.app.get(Clock);
         const sweeper = t.app.get(TtlSweeper);
+        const collector = t.app.get(BlobCollector);
         const storage = t.app.get(StorageProvider);
         const content = `shared ${Date.now()}`;
         const key = `blobs/${sha(content).slice(0, 2)}/${sha(content)}`;
@@ -377,7 +380,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
               ],
               ttl: '30d',
             });
-          const [res, report] = await Promise.all([deploy, sweeper.runOnce()]);
+          const [res, report] = await Promise.all([deploy, sweeper.runOnce().then(() => collector.runOnce())]);
           expect(res.status).toBe(201);
           expect(report.ran).toBe(true);
           // Whatever the interleaving, the live deployment's object is in the store.
@@ -394,6 +397,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
       it('stores Brotli and gzip copies beside a compressible blob, serves them, and collects them with it', async () => {
         const clock = t.app.get(Clock);
         const sweeper = t.app.get(TtlSweeper);
+        const collector = t.app.get(BlobCollector);
         const storage = t.app.get(StorageProvider);
         const content = Array.from({ length: 400 }, (_, i) => `<p>paragraph ${i} of a compressible page ${driver}</p>`).join('\n');
         const keys = [`blobs/${sha(content).slice(0, 2)}/${sha(content)}`, variantKey(sha(content), 'br'), variantKey(sha(content), 'gzip')];
@@ -412,7 +416,7 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         try {
           await sweeper.runOnce();
           now.mockReturnValue(new Date(Date.now() + 4 * 60 * 60 * 1000 + 2 * t.config.BLOB_GC_GRACE_SECONDS * 1000));
-          await sweeper.runOnce();
+          await collector.runOnce();
         } finally {
           now.mockRestore();
         }

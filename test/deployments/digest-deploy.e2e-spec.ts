@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 
+import { BlobCollector } from '../../src/blobs/blob-collector.service';
 import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
 import { Clock } from '../../src/common/time';
-import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
@@ -329,18 +329,18 @@ describe('Digest-first deploys (e2e)', () => {
   describe('garbage collection of uploads', () => {
     it('keeps an upload no deployment references for the grace period, then deletes it with its ownership rows', async () => {
       const clock = t.app.get(Clock);
-      const sweeper = t.app.get(TtlSweeper);
+      const collector = t.app.get(BlobCollector);
       const grace = t.config.BLOB_GC_GRACE_SECONDS * 1000;
       const bytes = Buffer.from(`uploaded, never deployed ${randomBytes(4).toString('hex')}`);
       const b = await upload(bytes);
       await upload(bytes, bobToken);
 
-      await sweeper.runOnce();
+      await collector.runOnce();
       expect(await blobRow(b.sha256)).toMatchObject({ stored: true });
       expect(await t.app.get(StorageProvider).exists(blobKey(b.sha256))).toBe(true);
 
       jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + grace + HOUR));
-      expect((await sweeper.runOnce()).objectsDeleted).toBeGreaterThanOrEqual(1);
+      expect((await collector.runOnce()).objectsDeleted).toBeGreaterThanOrEqual(1);
       expect(await blobRow(b.sha256)).toBeUndefined();
       expect(await owners(b.sha256)).toEqual([]);
       expect(await t.app.get(StorageProvider).exists(blobKey(b.sha256))).toBe(false);
