@@ -8,6 +8,7 @@ import { BlobVariants, Variants } from '../blobs/blob-variants.service';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { StorageProvider } from '../storage/storage.provider';
+import { prepareHead, writePreparedHead } from './header-block';
 import { PAGE_HEADER_LIST, PAGES } from './pages';
 import { parseSingleRange } from './range';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from './rules/encoding';
@@ -112,13 +113,13 @@ export class FileSender {
     if (range.kind === 'none') {
       // The common case: whole file, headers built once per answer and representation.
       const index = ENCODING_INDEX[encoding] + (vary ? 3 : 0);
-      const headers = (send.heads[index] ??= withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules));
+      const prepared = (send.heads[index] ??= prepareHead(withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules)));
       if (cached || head) {
-        res.writeHead(status, headers);
+        writePreparedHead(res, status, prepared);
         res.end(head ? undefined : cached);
         return;
       }
-      return this.sendFromStorage(res, file, body, status, headers);
+      return this.sendFromStorage(res, file, body, status, prepared.list);
     }
     const { start, end } = range;
     let headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');

@@ -14,6 +14,7 @@ import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
 import { StorageProvider } from '../storage/storage.provider';
+import type { PreparedHead } from './header-block';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from './rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from './rules/redirects';
 import { RULE_FILES } from './rules/resolve';
@@ -53,8 +54,8 @@ export interface FileSend {
   tags: string[];
   rules: HeaderChanges;
   html: boolean;
-  /** Whole-file headers with `rules` applied, by representation (the router's index). */
-  heads: (string[] | undefined)[];
+  /** Whole-file headers with `rules` applied, by representation (FileSender's index), checked once. */
+  heads: (PreparedHead | undefined)[];
 }
 
 export interface LiveDeployment {
