@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo,connect } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 
 import { headerBlock, prepareHead, writePreparedHead } from './header-block';
 

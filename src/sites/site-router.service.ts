@@ -16,6 +16,7 @@ import { GateAccess } from '../gates/gate-access.service';
 import { safeNextPath } from '../gates/gate-cookie';
 import { MetricsService } from '../metrics/metrics.service';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
+import { answerBytes } from './answer-bytes';
 import { FileSender, HTML, PRIVATE_CACHE, sentHtmlFile } from './file-sender.service';
 import { HostRoute, HostRules, routeHost } from './host';
 import { GATE_PATH, gatePage, PAGE_HEADERS, PAGES } from './pages';
@@ -175,14 +176,11 @@ export class SiteRouter {
     const counted = site !== null && site.preview !== true && this.analytics.enabled ? site : null;
     if (!this.metrics.enabled && !counted) return this.answer(site, req, res);
     const start = performance.now();
-    // Taken now: Node detaches the socket from the response before 'finish' listeners run.
-    const socket = req.socket;
-    const before = socket.bytesWritten;
     this.answer(site, req, res);
     // A cached file is answered before answer() returns: counted here, with no listener
     // on the response. Only answers that wait (storage, a gate form) listen for 'finish'.
-    if (res.writableEnded) this.count(counted, req, res, start, socket.bytesWritten - before);
-    else res.once('finish', () => this.count(counted, req, res, start, socket.bytesWritten - before));
+    if (res.writableEnded) this.count(counted, req, res, start);
+    else res.once('finish', () => this.count(counted, req, res, start));
   }
 
   private answer(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
@@ -249,9 +247,9 @@ export class SiteRouter {
   }
 
   /** Metrics and analytics of one answer; `site` is the site to count for analytics, null for none. Bytes include headers. */
-  private count(site: SiteState | null, req: IncomingMessage, res: ServerResponse, start: number, bytes: number): void {
+  private count(site: SiteState | null, req: IncomingMessage, res: ServerResponse, start: number): void {
     if (this.metrics.enabled) this.metrics.observeSite(res.statusCode, (performance.now() - start) / 1000);
-    if (site) this.analytics.record(site.projectId, req, res.statusCode, bytes, sentHtmlFile(res), this.clientIpOf);
+    if (site) this.analytics.record(site.projectId, req, res.statusCode, answerBytes(res), sentHtmlFile(res), this.clientIpOf);
   }
 
   /**
