@@ -89,5 +89,7 @@ describe('prepared header blocks', () => {
     expect(headerBlock(['Bad Name', 'x'])).toBeUndefined();
     expect(headerBlock(['X-Ok', 'line\nbreak'])).toBeUndefined();
     expect(headerBlock(['X-Odd'])).toBeUndefined();
+    expect(headerBlock(['__proto__', 'x', 'Content-Length', '0'])).toBeUndefined();
+    expect(headerBlock(['Constructor', 'x'])).toEqual({ constructor: ['Constructor', 'x'] });
   });
 });
