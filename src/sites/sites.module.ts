@@ -3,13 +3,14 @@ import { Module } from '@nestjs/common';
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { FileSender } from './file-sender.service';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 
 @Module({
   // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
   imports: [DeploymentsModule, ProjectsModule, AnalyticsModule],
-  providers: [SiteCache, SiteRouter],
+  providers: [SiteCache, FileSender, SiteRouter],
   exports: [SiteCache, SiteRouter],
 })
 export class SitesModule {}

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { AnalyticsRetention } from '../../src/analytics/analytics-retention.service';
@@ -155,6 +156,31 @@ describe('Site analytics (e2e)', () => {
     expect(sockets.size).toBe(1);
     await flushAll();
     expect((await analytics(projectId).expect(200)).body.totals).toMatchObject({ pageViews: 7, visitors: 4, requests: 7 });
+  });
+
+  it('counts the bytes of pipelined answers, each with its own', async () => {
+    const { token } = await createApiToken(a, owner, { scopes: ['deploy'] });
+    await deploySite(a, token, 'piped', [{ path: 'index.html', content: `<h1>${'pipelined '.repeat(200)}</h1>` }]);
+    const projectId = (await a.http().get('/projects?limit=100').set(asUser(owner)).expect(200)).body.data.find((p: { slug: string }) => p.slug === 'piped').id;
+    // The site and its file in memory first, so both pipelined answers are sent at once.
+    await visit(a, 'piped', V1, '/').expect(200);
+    await flushAll();
+    const before = (await analytics(projectId).expect(200)).body.totals.bytes as number;
+
+    const ask = (close: boolean) =>
+      `GET / HTTP/1.1\r\nHost: ${siteHost(a, 'piped')}\r\nX-Forwarded-For: ${V1.ip}\r\nUser-Agent: ${V1.ua}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+    const received = await new Promise<number>((done, fail) => {
+      const socket = connect(a.port, '127.0.0.1', () => socket.write(ask(false) + ask(true)));
+      let bytes = 0;
+      socket.on('data', (d: Buffer) => (bytes += d.length));
+      socket.on('end', () => done(bytes));
+      socket.on('error', fail);
+    });
+    expect(received).toBeGreaterThan(2 * 2000);
+    await flushAll();
+    const totals = (await analytics(projectId).expect(200)).body.totals;
+    expect(totals.requests).toBe(3);
+    expect(totals.bytes - before).toBe(received);
   });
 
   it('shows the password gate funnel: gate views → unlocks, with the rate', async () => {
