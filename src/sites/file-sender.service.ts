@@ -11,7 +11,6 @@ import { MetricsService } from '../metrics/metrics.service';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from '../shared/encoding';
 import { applyHeaderChanges, HeaderChanges } from '../shared/site-rules/headers';
 import { StorageProvider } from '../storage/storage.provider';
-import { prepareHead, writePreparedHead } from './header-block';
 import { parseSingleRange } from './range';
 import { FileSend, SiteFile, StoredBody } from './site-cache.service';
 
@@ -113,13 +112,13 @@ export class FileSender {
     if (range.kind === 'none') {
       // The common case: whole file, headers built once per answer and representation.
       const index = ENCODING_INDEX[encoding] + (vary ? 3 : 0);
-      const prepared = (send.heads[index] ??= prepareHead(withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules)));
+      const headers = (send.heads[index] ??= withRules(wholeFileHeaders(file, cacheControl, gated, tags, vary, encoding, body.size), rules));
       if (cached || head) {
-        writePreparedHead(res, status, prepared);
+        res.writeHead(status, headers);
         res.end(head ? undefined : cached);
         return;
       }
-      return this.sendFromStorage(res, file, body, status, prepared.list);
+      return this.sendFromStorage(res, file, body, status, headers);
     }
     const { start, end } = range;
     let headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');

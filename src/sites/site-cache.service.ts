@@ -18,7 +18,6 @@ import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rule
 import { RULE_FILES } from '../shared/site-rules/resolve';
 import { MAX_RULE_FILE_BYTES, ParseResult } from '../shared/site-rules/rule-file';
 import { StorageProvider } from '../storage/storage.provider';
-import type { PreparedHead } from './header-block';
 
 export interface SiteFile {
   path: string;
@@ -54,8 +53,8 @@ export interface FileSend {
   tags: string[];
   rules: HeaderChanges;
   html: boolean;
-  /** Whole-file headers with `rules` applied, by representation (FileSender's index), checked once. */
-  heads: (PreparedHead | undefined)[];
+  /** Whole-file headers with `rules` applied, by representation (the router's index). */
+  heads: (string[] | undefined)[];
 }
 
 export interface LiveDeployment {

@@ -311,4 +311,3 @@ function queryOf(url: string): string {
   const hash = url.indexOf('#', q);
   return url.slice(q + 1, hash === -1 ? undefined : hash);
 }
-
