@@ -40,7 +40,7 @@ async function loginFlood(t: TestApp, email: string, connections: number, ms: nu
   return statuses;
 }
 
-/** Failed-login limits out of the way (test/identity/account-recovery covers them). */
+/** Failed-login limits out of the way (test/auth/account-recovery covers them). */
 const UNTHROTTLED = { LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000', LOGIN_MAX_FAILURES_PER_ACCOUNT: '1000000' };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

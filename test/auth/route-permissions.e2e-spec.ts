@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
  * Who may reach every route of the real app, read from the same decorators the
  * guard enforces (through the guard's own `routeAccess`). A change in who can call
  * an endpoint changes this snapshot, so it shows up in review. After adding or
- * changing a route on purpose: `npx jest test/identity/route-permissions -u`.
+ * changing a route on purpose: `npx jest test/auth/route-permissions -u`.
  */
 describe('Route permissions (e2e)', () => {
   let t: TestApp;
