@@ -63,7 +63,7 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
       dirs.push(closed);
       const checkout = join(closed, 'statichost');
       await mkdir(checkout);
-      for (const name of ['src', 'node_modules', 'package.json', 'tsconfig.json', '.swcrc']) await symlink(join(ROOT, name), join(checkout, name));
+      for (const name of ['src', 'packages', 'node_modules', 'package.json', 'tsconfig.json', '.swcrc']) await symlink(join(ROOT, name), join(checkout, name));
       const dataDir = join(checkout, 'data');
 
       const app = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
