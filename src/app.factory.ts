@@ -33,6 +33,7 @@ import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
+import { declaredCodes } from './error-codes';
 import { finishOpenApiDocument } from './openapi/openapi-document';
 import { SiteRouter } from './sites/site-router.service';
 
@@ -60,7 +61,7 @@ export function buildOpenApiDocument(app: NestExpressApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An `sk_live_` API token or a dashboard JWT' })
     .addSecurityRequirements('bearer')
     .build();
-  return finishOpenApiDocument(SwaggerModule.createDocument(app, config), app, { serverUrl: publicApiUrl(app.get(AppConfig)) });
+  return finishOpenApiDocument(SwaggerModule.createDocument(app, config), app, { codes: declaredCodes(), serverUrl: publicApiUrl(app.get(AppConfig)) });
 }
 
 /** The API's public address when API_HOSTS names it; else the document's servers entry is relative. */

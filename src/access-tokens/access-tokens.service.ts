@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { authError } from '../auth/auth.errors';
-import type { Credential } from '../auth/guard/authorize';
-import { missingScopes, sortScopes } from '../auth/guard/permissions';
+import { authError } from '../access/auth.errors';
+import type { Credential } from '../access/authorize';
+import { missingScopes, sortScopes } from '../access/permissions';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';

@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { addressKey } from '../common/address-prefix';
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from '../gates/attempt-counter';
+import { attemptCounter } from '../common/attempt-counter';
 import type { Email } from '../shared/email';
 
 /**

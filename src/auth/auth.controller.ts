@@ -10,8 +10,8 @@ import type { Principal } from '../shared/principal';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
-import { EmptyBodyDto } from './dto/empty-body.dto';
-import { CurrentPrincipal } from './guard/decorators';
+import { EmptyBodyDto } from '../common/empty-body.dto';
+import { CurrentPrincipal } from '../access/decorators';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,

@@ -10,7 +10,7 @@ import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { authError } from './auth.errors';
+import { authError } from '../access/auth.errors';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';

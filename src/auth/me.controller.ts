@@ -10,7 +10,7 @@ import type { Principal } from '../shared/principal';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { UpdateMeDto } from './dto/update-me.dto';
-import { CurrentPrincipal } from './guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 
 @ApiTags('users')

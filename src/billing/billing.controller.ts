@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { type DocumentedErrors, Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { TIERS } from '../billing/plans';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { LAZY_DEPLOY_ERRORS } from '../deployments/deploy-errors';

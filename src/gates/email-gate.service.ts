@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 
 import { gatePage, PAGES } from '../common/site-pages';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from './attempt-counter';
+import { attemptCounter } from '../common/attempt-counter';
 import type { Gate, GatedSite } from './gate';
 import { safeNextPath } from './gate-cookie';
 import { GateResponses } from './gate-responses';

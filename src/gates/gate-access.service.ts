@@ -10,7 +10,7 @@ import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from './attempt-counter';
+import { attemptCounter } from '../common/attempt-counter';
 import type { GatedSite } from './gate';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
 

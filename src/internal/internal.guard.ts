@@ -3,7 +3,7 @@ import type { Request } from 'express';
 
 import { notFound } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { isInternalCaller } from './internal-access';
+import { isInternalCaller } from '../common/internal-access';
 
 /**
  * Lets only the infrastructure in (see isInternalCaller). Everyone else gets the same

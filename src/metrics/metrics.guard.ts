@@ -3,7 +3,7 @@ import type { Request } from 'express';
 
 import { notFound } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { isInternalCaller } from '../internal/internal-access';
+import { isInternalCaller } from '../common/internal-access';
 
 /**
  * /metrics for the monitoring system: a direct loopback caller, or the bearer of

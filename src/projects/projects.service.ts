@@ -9,7 +9,7 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
-import { customDomainChanges } from '../domains/custom-domain';
+import { customDomainChanges } from '../shared/custom-domain/custom-domain';
 import type { DomainName } from '../shared/domain-name';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { deriveSlug, type NewSlug, withRandomSuffix } from '../shared/slug';

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { AccessTokensService } from '../access-tokens/access-tokens.service';
-import { checkRequirements } from '../auth/guard/authorize';
-import { scopesForRole } from '../auth/guard/permissions';
+import { checkRequirements } from '../access/authorize';
+import { scopesForRole } from '../access/permissions';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';
 import { isId, newId } from '../common/ids';

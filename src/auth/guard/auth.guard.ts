@@ -14,7 +14,7 @@ import {
   userPrincipal,
   WORKSPACE_HEADER,
   workspaceTarget,
-} from './authorize';
+} from '../../access/authorize';
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';

@@ -6,7 +6,7 @@ import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
 
 import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../../access-tokens/token-secret';
 import { AuthEpoch } from '../sessions/auth-epoch.service';
-import type { Credential } from './authorize';
+import type { Credential } from '../../access/authorize';
 import { CredentialCache } from './credential-cache.service';
 
 /** A resolved credential and the auth epoch it was checked in (the guard checks the membership in the same one). */

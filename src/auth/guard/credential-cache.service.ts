@@ -7,7 +7,7 @@ import { Clock } from '../../common/time';
 import type { Role } from '../../shared/principal';
 import { MembersService } from '../../workspaces/members.service';
 import { SessionsService } from '../sessions/sessions.service';
-import type { Credential } from './authorize';
+import type { Credential } from '../../access/authorize';
 
 type TokenCredential = Extract<Credential, { kind: 'token' }>;
 type UserCredential = Extract<Credential, { kind: 'user' }>;

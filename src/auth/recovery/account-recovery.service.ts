@@ -15,7 +15,7 @@ import type { User } from '../../users/user.entity';
 import { UserView, userView } from '../../users/user.view';
 import { usersError } from '../../users/users.errors';
 import { UsersRepository } from '../../users/users.repository';
-import { authError } from '../auth.errors';
+import { authError } from '../../access/auth.errors';
 import { AuthThrottle } from '../auth-throttle.service';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import type { AccountToken, AccountTokenPurpose } from './account-token.entity';

@@ -7,7 +7,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { isId, randomString } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import type { TokenPairView } from '../auth.view';
-import type { Credential } from '../guard/authorize';
+import type { Credential } from '../../access/authorize';
 import { SessionsRepository } from './sessions.repository';
 
 const REFRESH_PREFIX = 'rt_';
