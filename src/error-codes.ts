@@ -1,13 +1,13 @@
-import { accessTokensError } from './access-tokens/access-tokens.errors';
 import { authError } from './access/auth.errors';
-import { billingError } from './billing/billing.errors';
+import { accessTokensError } from './access-tokens/access-tokens.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
 import { idempotencyError } from './common/idempotency/idempotency.errors';
 import { deploymentsError } from './deployments/deployments.errors';
-import { domainsError } from './shared/custom-domain/domains.errors';
 import { internalError } from './internal/internal.errors';
 import { projectsError } from './projects/projects.errors';
+import { billingError } from './quotas/billing.errors';
+import { domainsError } from './shared/custom-domain/domains.errors';
 import { storageError } from './storage/storage.errors';
 import { usersError } from './users/users.errors';
 import { workspacesError } from './workspaces/workspaces.errors';
