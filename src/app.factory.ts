@@ -31,9 +31,9 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
+import { declaredCodes } from './error-codes';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
-import { declaredCodes } from './error-codes';
 import { finishOpenApiDocument } from './openapi/openapi-document';
 import { SiteRouter } from './sites/site-router.service';
 

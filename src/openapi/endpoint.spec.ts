@@ -44,7 +44,9 @@ describe('the OpenAPI document of routes with and without @Endpoint', () => {
     class AppModule {}
     const app = await NestFactory.create(AppModule, { logger: false });
     try {
-      return finishOpenApiDocument(SwaggerModule.createDocument(app, { openapi: '3.0.0', info: { title: 't', version: '1' } }), app, { codes: declaredCodes() });
+      return finishOpenApiDocument(SwaggerModule.createDocument(app, { openapi: '3.0.0', info: { title: 't', version: '1' } }), app, {
+        codes: declaredCodes(),
+      });
     } finally {
       await app.close();
     }

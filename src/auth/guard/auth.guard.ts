@@ -2,7 +2,6 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
-import type { Principal } from '../../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -15,6 +14,7 @@ import {
   WORKSPACE_HEADER,
   workspaceTarget,
 } from '../../access/authorize';
+import type { Principal } from '../../shared/principal';
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
