@@ -14,7 +14,7 @@ import { missingScopes, scopesForRole } from './permissions';
  * the I/O (passport, the membership lookup) around these functions.
  */
 
-/** What a route declares with @Access or @Endpoint (src/auth/guard/decorators.ts). */
+/** What a route declares with @Access or @Endpoint (src/access/decorators.ts). */
 export interface RouteAccess {
   isPublic: boolean;
   kind: Principal['kind'] | null;

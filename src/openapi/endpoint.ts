@@ -38,7 +38,7 @@ export type EndpointContract = AccessDeclaration & { id: string; errors?: Docume
 
 /**
  * A documented route's contract in one place: who may call it (what the bearer guard
- * enforces, src/auth/guard/decorators.ts), its operationId and the domain errors it
+ * enforces, src/access/decorators.ts), its operationId and the domain errors it
  * documents. The OpenAPI document is built from the same metadata, so what it says
  * about access cannot drift from what the guard does.
  */
