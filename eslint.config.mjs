@@ -7,7 +7,7 @@ import prettier from 'eslint-config-prettier';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
-import { LAYERS, TEMPORARY_UPWARD } from './scripts/layers.mjs';
+import { LAYERS } from './scripts/layers.mjs';
 
 // Issue 27: imports point one way. scripts/layers.mjs orders the folders of src/ top to
 // bottom; a folder may import those below it, never one above, so no two folders import
@@ -43,10 +43,7 @@ const layerRule = {
           ...ORDER.filter((folder) => folder !== '(root)').map((folder, index, below) => ({
             from: { element: { type: folder } },
             allow: {
-              to: [
-                { element: { types: { anyOf: [folder, ...below.slice(index + 1), ...(TEMPORARY_UPWARD[folder] ?? [])] } } },
-                ...((TEMPORARY_UPWARD[folder] ?? []).includes('(root)') ? [{ file: { categories: 'root' } }] : []),
-              ],
+              to: [{ element: { types: { anyOf: [folder, ...below.slice(index + 1)] } } }],
             },
           })),
         ],

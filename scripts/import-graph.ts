@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 import ts from 'typescript';
 
-import { ALLOWED_UPWARD, LAYERS, TEMPORARY_UPWARD } from './layers.mjs';
+import { ALLOWED_UPWARD, LAYERS } from './layers.mjs';
 
 export interface Edge {
   from: string;
@@ -84,11 +84,6 @@ export function isDeclaredException(edge: Edge): boolean {
   });
 }
 
-/** An upward edge lint lets pass for now (TEMPORARY_UPWARD), until the branch that removes it lands. */
-export function isTemporary(edge: Edge): boolean {
-  return (TEMPORARY_UPWARD[edge.from] ?? []).includes(edge.to);
-}
-
 export function measure(edges: Edge[]) {
   const byPair = new Map<string, number>();
   for (const edge of edges) byPair.set(`${edge.from} -> ${edge.to}`, (byPair.get(`${edge.from} -> ${edge.to}`) ?? 0) + 1);
@@ -112,7 +107,6 @@ export function measure(edges: Edge[]) {
     upward: upward.length,
     upwardUndeclared: undeclared.length,
     upwardPairs: new Set(undeclared.map((e) => `${e.from} -> ${e.to}`)).size,
-    upwardTemporary: undeclared.filter(isTemporary).length,
     twoWayPairs: twoWay.filter((p) => !p.declared).length,
     twoWay,
     unranked,
@@ -130,7 +124,7 @@ function main(): void {
   }
   console.log(`import edges between folders of src/: ${figures.edges} (${figures.folderPairs} folder pairs)`);
   console.log(
-    `upward edges: ${figures.upwardUndeclared} in ${figures.upwardPairs} folder pairs (+ ${figures.upward - figures.upwardUndeclared} declared exceptions); ${figures.upwardTemporary} of them temporary (TEMPORARY_UPWARD)`,
+    `upward edges: ${figures.upwardUndeclared} in ${figures.upwardPairs} folder pairs (+ ${figures.upward - figures.upwardUndeclared} declared exceptions)`,
   );
   console.log(`two-way folder pairs: ${figures.twoWayPairs} (+ ${figures.twoWay.length - figures.twoWayPairs} declared exceptions)`);
   for (const pair of figures.twoWay) console.log(`  ${pair.pair}  ${pair.counts[0]}/${pair.counts[1]}${pair.declared ? '  (declared exception)' : ''}`);

@@ -4,4 +4,3 @@ export interface Layer {
 }
 export declare const LAYERS: Layer[];
 export declare const ALLOWED_UPWARD: Record<string, string[]>;
-export declare const TEMPORARY_UPWARD: Record<string, string[]>;

@@ -18,24 +18,29 @@ export const LAYERS = [
     name: 'features',
     folders: [
       'sites',
-      'gates',
       'leads',
+      'gates',
       'analytics',
       'deploy-preflight',
       'deployments',
       'site-webhook',
       'domains',
-      'projects',
-      'blobs',
       'auth',
       'access-tokens',
-      'workspaces',
+      'projects',
+      'blobs',
       'billing',
+      'workspaces',
+      'quotas',
       'users',
     ],
   },
   // Infrastructure the features use: objects, mail, the outbox, metrics.
   { name: 'infrastructure', folders: ['metrics', 'storage', 'mail', 'outbox'] },
+  // The route contract: who may call a route (@Access, the guard's pure rules, the role
+  // scopes, auth's error catalog) and what it documents (@Endpoint, the OpenAPI builder,
+  // which the root hands every module's codes).
+  { name: 'contract', folders: ['openapi', 'access'] },
   // Values and identities every feature speaks in (TTL, slug, preview label, domain name,
   // email, principal, content encodings): they import no feature.
   { name: 'shared', folders: ['shared'] },
@@ -49,29 +54,4 @@ export const ALLOWED_UPWARD = {
   // TypeORM needs every entity class in one list (the data source, migrations, tests all
   // build from it), so the database layer names each feature's entity files, and only there.
   'database -> *': ['database/entities.ts'],
-};
-
-// Upward imports still in the tree while other branches of issue 27 move things (each
-// listed with the branch that removes it): 'from': [folders above it that it may still import].
-// Lint lets these pass so that `npm run lint` stays green; `npm run import-graph` still counts them.
-export const TEMPORARY_UPWARD = {
-  // The route contract (decorators, permissions, authorize, the OpenAPI helpers, auth's
-  // error codes) is imported by the features below auth, while auth's guard and sign-up
-  // need access-tokens and workspaces: the contract branch takes the route decorator and
-  // the OpenAPI builder out of auth/ (and error-codes.ts with the builder).
-  auth: ['(root)', 'gates'],
-  'access-tokens': ['auth', 'projects'],
-  workspaces: ['auth', 'access-tokens'],
-  billing: ['auth', 'workspaces'],
-  metrics: ['auth', 'internal'],
-  // The gates branch: one gates module that reaches sites and leads through interfaces.
-  gates: ['sites'],
-  leads: ['gates', 'sites'],
-  // Not broken yet: projects parses a custom domain with domains' check (and its
-  // `invalid_domain` error of the domains catalog) while domains works on projects' rows
-  // through ProjectsService; moving the check down means moving an error code's home.
-  projects: ['domains'],
-  // The clients branch moves sdk/, cli/ and mcp/ out of src/.
-  cli: ['mcp'],
-  sdk: ['(root)'],
 };

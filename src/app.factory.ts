@@ -31,6 +31,7 @@ import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
 import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
+import { declaredCodes } from './error-codes';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { finishOpenApiDocument } from './openapi/openapi-document';
@@ -60,7 +61,7 @@ export function buildOpenApiDocument(app: NestExpressApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An `sk_live_` API token or a dashboard JWT' })
     .addSecurityRequirements('bearer')
     .build();
-  return finishOpenApiDocument(SwaggerModule.createDocument(app, config), app, { serverUrl: publicApiUrl(app.get(AppConfig)) });
+  return finishOpenApiDocument(SwaggerModule.createDocument(app, config), app, { codes: declaredCodes(), serverUrl: publicApiUrl(app.get(AppConfig)) });
 }
 
 /** The API's public address when API_HOSTS names it; else the document's servers entry is relative. */

@@ -1,13 +1,13 @@
+import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
-import { authError } from './auth/auth.errors';
-import { billingError } from './billing/billing.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
 import { idempotencyError } from './common/idempotency/idempotency.errors';
 import { deploymentsError } from './deployments/deployments.errors';
-import { domainsError } from './domains/domains.errors';
 import { internalError } from './internal/internal.errors';
 import { projectsError } from './projects/projects.errors';
+import { billingError } from './quotas/billing.errors';
+import { domainsError } from './shared/custom-domain/domains.errors';
 import { storageError } from './storage/storage.errors';
 import { usersError } from './users/users.errors';
 import { workspacesError } from './workspaces/workspaces.errors';
@@ -41,6 +41,14 @@ export type AllErrors = Merge<Catalogs>;
 export type ErrorCode = keyof AllErrors & string;
 /** The declared codes answered with status S. */
 export type ErrorCodeWithStatus<S extends ErrorStatus> = CodesWithStatus<AllErrors, S>;
+
+// The route contract (src/openapi/endpoint.ts) types each route's documented codes
+// against this catalog without importing it (it sits below the features).
+declare module './openapi/endpoint' {
+  interface ErrorCatalogRegistry {
+    catalog: AllErrors;
+  }
+}
 
 /**
  * Declared codes that no route of the OpenAPI document lists, and why. Every other

@@ -3,6 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { importEdges, measure } from '../scripts/import-graph';
+
 /*
  * Issue 27: `npm run lint` refuses an import that points up the layers of
  * scripts/layers.mjs. Two probe files go into the real tree for the time of the test
@@ -44,4 +46,13 @@ describe('the layer rule', () => {
     ]);
     expect(downward.messages).toEqual([]);
   }, 300_000);
+});
+
+describe('the import graph of src/', () => {
+  it('has no upward import and no two-way folder pair beyond the entity list, and every folder in a layer', () => {
+    const figures = measure(importEdges());
+    expect(figures.unranked).toEqual([]);
+    expect(figures.upwardEdges.map((e) => `${e.file} -> ${e.target}`)).toEqual([]);
+    expect(figures.twoWay.filter((pair) => !pair.declared).map((pair) => pair.pair)).toEqual([]);
+  });
 });

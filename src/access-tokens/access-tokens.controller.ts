@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';

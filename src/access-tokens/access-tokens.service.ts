@@ -1,15 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { authError } from '../auth/auth.errors';
-import type { Credential } from '../auth/guard/authorize';
-import { missingScopes, sortScopes } from '../auth/guard/permissions';
+import { authError } from '../access/auth.errors';
+import type { Credential } from '../access/authorize';
+import { missingScopes, sortScopes } from '../access/permissions';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { iso } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal, Scope } from '../shared/principal';
+import type { MemberTokens } from '../workspaces/member-tokens';
 import { AccessTokenView, accessTokenView, CreatedAccessTokenView, createdAccessTokenView, TokenContextView } from './access-token.view';
 import { accessTokensError } from './access-tokens.errors';
 import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenScope } from './access-tokens.repository';
@@ -25,7 +26,7 @@ export interface LiveToken {
 }
 
 @Injectable()
-export class AccessTokensService {
+export class AccessTokensService implements MemberTokens {
   private readonly logger = new Logger(AccessTokensService.name);
 
   constructor(

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';

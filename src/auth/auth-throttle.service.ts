@@ -5,9 +5,9 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
 import { addressKey } from '../common/address-prefix';
+import { attemptCounter } from '../common/attempt-counter';
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from '../gates/attempt-counter';
 import type { Email } from '../shared/email';
 
 /**

@@ -2,7 +2,9 @@ import { Body, Controller, HttpCode, HttpException, HttpStatus, Post, Req, Res }
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
+import { CurrentPrincipal } from '../access/decorators';
 import { clientAddress } from '../common/client-address';
+import { EmptyBodyDto } from '../common/empty-body.dto';
 import { badRequest } from '../common/errors';
 import { AppConfig } from '../config/app-config';
 import { Endpoint } from '../openapi/endpoint';
@@ -10,8 +12,6 @@ import type { Principal } from '../shared/principal';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
-import { EmptyBodyDto } from './dto/empty-body.dto';
-import { CurrentPrincipal } from './guard/decorators';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+import { authError } from '../access/auth.errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
 import type { Principal } from '../shared/principal';
 import type { User } from '../users/user.entity';
@@ -10,7 +11,6 @@ import { userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { workspaceView } from '../workspaces/workspace.view';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { authError } from './auth.errors';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';

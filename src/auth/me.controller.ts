@@ -2,6 +2,7 @@ import { Body, Controller, Get, Patch, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 
+import { CurrentPrincipal } from '../access/decorators';
 import { clientAddress } from '../common/client-address';
 import { unauthorized } from '../common/errors';
 import { AppConfig } from '../config/app-config';
@@ -10,7 +11,6 @@ import type { Principal } from '../shared/principal';
 import { UserView, userView } from '../users/user.view';
 import { UsersService } from '../users/users.service';
 import { UpdateMeDto } from './dto/update-me.dto';
-import { CurrentPrincipal } from './guard/decorators';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 
 @ApiTags('users')

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
+import { QuotaService } from '../quotas/quota.service';
 import { BillingService } from './billing.service';
-import { QuotaService } from './quota.service';
 
 export interface BillingSweepReport {
   /** Workspaces whose cancelled plan ended and that are back on free. */

@@ -1,17 +1,17 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { type DocumentedErrors, Endpoint } from '../openapi/endpoint';
+import { BILLING_ROLE_REFUSAL } from '../quotas/billing.errors';
+import { TIERS } from '../quotas/plans';
+import { PlansService } from '../quotas/plans.service';
+import { planLimitsView, PlanTableView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
-import { BILLING_ROLE_REFUSAL } from './billing.errors';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
 import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
-import { TIERS } from './plans';
-import { PlansService } from './plans.service';
-import { planLimitsView, PlanTableView } from './usage.view';
 
 /**
  * Every billing route: a dashboard JWT only (an API token gets 403), no X-Workspace-Id

@@ -1,8 +1,8 @@
 import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 import { BigintColumn, CascadeManyToOne, CreatedAtColumn, KeyedRow, ReferenceColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
+import type { Interval, PaidTier } from '../quotas/plans';
 import { Workspace } from '../workspaces/workspace.entity';
-import type { Interval, PaidTier } from './plans';
 
 export const PAYMENT_PROVIDERS = ['local', 'stripe'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];

@@ -1,23 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { roleRefused } from '../auth/guard/authorize';
+import { roleRefused } from '../access/authorize';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock, iso } from '../common/time';
+import { BILLING_ROLE_REFUSAL, billingError } from '../quotas/billing.errors';
+import type { Interval, PaidTier } from '../quotas/plans';
+import { periodEndAt } from '../quotas/quota';
+import { QuotaService } from '../quotas/quota.service';
 import type { Principal } from '../shared/principal';
 import { UsersService } from '../users/users.service';
 import { MembersService } from '../workspaces/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import type { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
-import { BILLING_ROLE_REFUSAL, billingError } from './billing.errors';
 import { BillingRepository } from './billing.repository';
 import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
 import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
-import type { Interval, PaidTier } from './plans';
-import { periodEndAt } from './quota';
-import { QuotaService } from './quota.service';
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage

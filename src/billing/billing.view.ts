@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
+import { type Interval, INTERVALS, type Tier, TIERS } from '../quotas/plans';
 import { PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
-import { type Interval, INTERVALS, type Tier, TIERS } from './plans';
 
 export class ActivationView {
   @ApiProperty({ example: true })

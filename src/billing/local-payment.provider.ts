@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 
 import type { Clock } from '../common/time';
+import type { Interval, PaidTier } from '../quotas/plans';
+import { addIntervals, periodEndAt } from '../quotas/quota';
 import { type AttachedPaymentMethod, type CardDetails, type CurrentSubscription, PaymentProvider, type ProviderSubscription } from './payment-provider';
-import type { Interval, PaidTier } from './plans';
-import { addIntervals, periodEndAt } from './quota';
 
 /** Payment method tokens as a dashboard gets them from a card form (Stripe.js style): `pm_` and up to 200 letters, digits or `_`. */
 export const PAYMENT_METHOD_TOKEN = /^pm_[A-Za-z0-9_]{1,200}$/;

@@ -1,5 +1,5 @@
+import type { Interval, PaidTier } from '../quotas/plans';
 import type { PaymentProviderName } from './billing.entities';
-import type { Interval, PaidTier } from './plans';
 
 export interface CardDetails {
   brand: string | null;

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
 
+import type { Interval, PaidTier } from '../quotas/plans';
 import { paymentMethodTokenProblem } from './local-payment.provider';
 import { type AttachedPaymentMethod, type CurrentSubscription, PaymentProvider, PaymentProviderError, type ProviderSubscription } from './payment-provider';
-import type { Interval, PaidTier } from './plans';
 
 export interface StripeSettings {
   secretKey: string;

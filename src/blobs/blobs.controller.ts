@@ -2,7 +2,7 @@ import { Controller, HttpStatus, Param, Put, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { unsupportedMediaType } from '../common/errors';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';

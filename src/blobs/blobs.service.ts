@@ -3,9 +3,9 @@ import type { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
-import { QuotaService } from '../billing/quota.service';
 import { ApiError, payloadTooLarge } from '../common/errors';
 import { AppConfig } from '../config/app-config';
+import { QuotaService } from '../quotas/quota.service';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { storageError } from '../storage/storage.errors';
 import { SpooledUpload, spoolUpload, uploadSpoolDir, UploadTooLargeError } from '../storage/upload-spool';

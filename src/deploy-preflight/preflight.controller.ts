@@ -1,14 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
-import { TIERS } from '../billing/plans';
+import { CurrentPrincipal } from '../access/decorators';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { LAZY_DEPLOY_ERRORS } from '../deployments/deploy-errors';
 import { deployRequest } from '../deployments/deployments.controller';
 import { LazyDeployDto } from '../deployments/dto/deploy.dto';
 import { Endpoint } from '../openapi/endpoint';
 import { requestSlug } from '../projects/request-slug';
+import { TIERS } from '../quotas/plans';
 import type { Principal } from '../shared/principal';
 import { DeployPreflightService, type PreflightResult } from './preflight.service';
 

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 
-import type { Tier } from '../billing/plans';
-import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../billing/quota';
-import { QuotaService } from '../billing/quota.service';
 import { badRequest } from '../common/errors';
 import { Clock } from '../common/time';
 import { type DeployRequest, DeployService } from '../deployments/deploy.service';
 import { lazyTarget } from '../deployments/lazy-target';
 import { ProjectsRepository } from '../projects/projects.repository';
+import type { Tier } from '../quotas/plans';
+import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../quotas/quota';
+import { QuotaService } from '../quotas/quota.service';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { type Slug } from '../shared/slug';
 

@@ -2,8 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
-import { defaultTtlWithin } from '../billing/quota';
-import { QuotaService } from '../billing/quota.service';
 import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
 import { badRequest, payloadTooLarge } from '../common/errors';
@@ -16,6 +14,8 @@ import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
+import { defaultTtlWithin } from '../quotas/quota';
+import { QuotaService } from '../quotas/quota.service';
 import { isCompressible } from '../shared/encoding';
 import { type Principal, workspaceOf } from '../shared/principal';
 import type { HeaderRules } from '../shared/site-rules/headers';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
 import { PageQueryDto } from '../common/pagination';

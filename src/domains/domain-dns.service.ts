@@ -3,7 +3,7 @@ import { promises as dns } from 'node:dns';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { Lookup } from './domain-check';
+import { Lookup } from '../shared/custom-domain/domain-check';
 
 /** NXDOMAIN or no record of the type: a definite "there is none". */
 const ABSENT = new Set(['ENODATA', 'ENOTFOUND']);

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 
-import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
+import { EmptyBodyDto } from '../common/empty-body.dto';
 import { ApiProjectRoutes } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';

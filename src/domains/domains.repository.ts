@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { GenerateSql } from '../database/generate-sql';
 import { Project } from '../projects/project.entity';
 
-/** What a conclusive check writes (src/domains/domain-check.ts, nextDomainState). */
+/** What a conclusive check writes (src/shared/custom-domain/domain-check.ts, nextDomainState). */
 export type DomainStateColumns = Pick<Project, 'domainStatus' | 'domainVerifiedAt' | 'domainCheckedAt' | 'domainFailingSince'>;
 
 /**

@@ -6,11 +6,11 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
+import { domainRecords } from '../shared/custom-domain/custom-domain';
+import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from '../shared/custom-domain/domain-check';
+import { domainsError } from '../shared/custom-domain/domains.errors';
 import type { Principal } from '../shared/principal';
-import { domainRecords } from './custom-domain';
-import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from './domain-check';
 import { DomainDns } from './domain-dns.service';
-import { domainsError } from './domains.errors';
 import { DomainsRepository } from './domains.repository';
 
 export interface DomainCheckResult {

@@ -5,9 +5,9 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { attemptCounter } from '../common/attempt-counter';
 import { gatePage, PAGES } from '../common/site-pages';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from './attempt-counter';
 import type { Gate, GatedSite } from './gate';
 import { safeNextPath } from './gate-cookie';
 import { GateResponses } from './gate-responses';

@@ -6,11 +6,11 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { attemptCounter } from '../common/attempt-counter';
 import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { attemptCounter } from './attempt-counter';
 import type { GatedSite } from './gate';
 import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
 

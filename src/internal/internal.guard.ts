@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 
 import { notFound } from '../common/errors';
+import { isInternalCaller } from '../common/internal-access';
 import { AppConfig } from '../config/app-config';
-import { isInternalCaller } from './internal-access';
 
 /**
  * Lets only the infrastructure in (see isInternalCaller). Everyone else gets the same

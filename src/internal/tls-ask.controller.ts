@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Query, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Access } from '../auth/guard/decorators';
-import { domainsError } from '../domains/domains.errors';
+import { Access } from '../access/decorators';
+import { domainsError } from '../shared/custom-domain/domains.errors';
 import { internalError } from './internal.errors';
 import { InternalGuard } from './internal.guard';
 import { TlsAskService } from './tls-ask.service';

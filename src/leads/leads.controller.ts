@@ -5,7 +5,7 @@ import { Controller, Get, Logger, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { paginated } from '../common/pagination';
 import { ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
-import { Access } from '../auth/guard/decorators';
+import { Access } from '../access/decorators';
 import { notFound } from '../common/errors';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';

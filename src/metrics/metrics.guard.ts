@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 
 import { notFound } from '../common/errors';
+import { isInternalCaller } from '../common/internal-access';
 import { AppConfig } from '../config/app-config';
-import { isInternalCaller } from '../internal/internal-access';
 
 /**
  * /metrics for the monitoring system: a direct loopback caller, or the bearer of

@@ -4,7 +4,8 @@ import { Controller, Get, Module, Post } from '@nestjs/common';
 import { NestFactory, Reflector } from '@nestjs/core';
 import { type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-import { routeAccess } from '../auth/guard/authorize';
+import { routeAccess } from '../access/authorize';
+import { declaredCodes } from '../error-codes';
 import { Endpoint, OPERATION_CONTRACT } from './endpoint';
 import { finishOpenApiDocument } from './openapi-document';
 
@@ -43,7 +44,9 @@ describe('the OpenAPI document of routes with and without @Endpoint', () => {
     class AppModule {}
     const app = await NestFactory.create(AppModule, { logger: false });
     try {
-      return finishOpenApiDocument(SwaggerModule.createDocument(app, { openapi: '3.0.0', info: { title: 't', version: '1' } }), app);
+      return finishOpenApiDocument(SwaggerModule.createDocument(app, { openapi: '3.0.0', info: { title: 't', version: '1' } }), app, {
+        codes: declaredCodes(),
+      });
     } finally {
       await app.close();
     }

@@ -1,8 +1,21 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 
-import { Access, type AccessDeclaration } from '../auth/guard/decorators';
-import type { ErrorStatus } from '../common/errors';
-import type { ErrorCodeWithStatus } from '../error-codes';
+import { Access, type AccessDeclaration } from '../access/decorators';
+import type { CodesWithStatus, ErrorCatalog, ErrorStatus } from '../common/errors';
+
+/**
+ * Where the catalog of every module's codes is registered for the types below:
+ * src/error-codes.ts (the composition root, which imports every module's catalog)
+ * adds `catalog: AllErrors` by declaration merging. The route contract sits below the
+ * features that use it, so it cannot import that catalog; the types still see it,
+ * since the root is part of every build of src/.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by declaration merging
+export interface ErrorCatalogRegistry {}
+type RegisteredCatalog = ErrorCatalogRegistry extends { catalog: infer C extends ErrorCatalog } ? C : Record<never, never>;
+
+/** The declared codes answered with status S. */
+export type ErrorCodeWithStatus<S extends ErrorStatus> = CodesWithStatus<RegisteredCatalog, S>;
 
 /** Codes by status, each typed against the declared codes of that status: a typo or a wrong status fails the build. */
 export type DocumentedErrors = { [S in ErrorStatus]?: ErrorCodeWithStatus<S>[] };
@@ -25,7 +38,7 @@ export type EndpointContract = AccessDeclaration & { id: string; errors?: Docume
 
 /**
  * A documented route's contract in one place: who may call it (what the bearer guard
- * enforces, src/auth/guard/decorators.ts), its operationId and the domain errors it
+ * enforces, src/access/decorators.ts), its operationId and the domain errors it
  * documents. The OpenAPI document is built from the same metadata, so what it says
  * about access cannot drift from what the guard does.
  */

@@ -1,4 +1,4 @@
-import { routeAccessWith } from '../auth/guard/route-access.fixture';
+import { routeAccessWith } from '../access/route-access.fixture';
 import { accessErrors, accessSentence } from './openapi-document';
 
 const base = routeAccessWith();

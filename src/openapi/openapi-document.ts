@@ -2,10 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
-import { type RouteAccess, routeAccess } from '../auth/guard/authorize';
+import { type RouteAccess, routeAccess } from '../access/authorize';
 import type { ErrorStatus } from '../common/errors';
-import { declaredCodes, type ErrorCodeWithStatus } from '../error-codes';
-import { type DocumentedErrors, OPERATION_CONTRACT, type OperationContract } from './endpoint';
+import { type DocumentedErrors, type ErrorCodeWithStatus, OPERATION_CONTRACT, type OperationContract } from './endpoint';
 
 /**
  * Finishes the document @nestjs/swagger builds from the decorators, from the same
@@ -34,9 +33,9 @@ const ERROR_CODE_SCHEMA = 'ErrorCode';
  * `code`) and one `<Module>ErrorCode` per module, so the SDK exports the unions a
  * client switches on.
  */
-function errorCodeSchemas(): Record<string, Json> {
+function errorCodeSchemas(declared: readonly DeclaredCode[]): Record<string, Json> {
   const byModule = new Map<string, string[]>();
-  for (const { module, code } of declaredCodes()) byModule.set(module, [...(byModule.get(module) ?? []), code]);
+  for (const { module, code } of declared) byModule.set(module, [...(byModule.get(module) ?? []), code]);
   const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
   const modules = [...byModule].map(([module, codes]) => ({ name: `${pascal(module)}${ERROR_CODE_SCHEMA}`, module, codes: [...codes].sort() }));
   return {
@@ -151,12 +150,24 @@ function fixSchemas(node: unknown): void {
   Object.values(schema).forEach(fixSchemas);
 }
 
+/** One declared code of one module's catalog (src/error-codes.ts, declaredCodes). */
+export interface DeclaredCode {
+  module: string;
+  code: string;
+}
+
 export interface DocumentOptions {
+  /**
+   * Every module's declared codes (src/error-codes.ts `declaredCodes()`), published as the
+   * `ErrorCode` schemas. Given by the caller: the catalog imports every module, and this
+   * builder sits below them.
+   */
+  codes: readonly DeclaredCode[];
   /** The API's public address (first API_HOSTS entry with PUBLIC_SCHEME and port), or undefined: relative to where the document is served. */
   serverUrl?: string;
 }
 
-export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplication, options: DocumentOptions = {}): OpenAPIObject {
+export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplication, options: DocumentOptions): OpenAPIObject {
   const reflector = app.get(Reflector);
   const routes = handlers(app);
   const schemas = ((document.components ??= {}).schemas ??= {}) as unknown as Record<string, unknown>;
@@ -174,7 +185,7 @@ export function finishOpenApiDocument(document: OpenAPIObject, app: INestApplica
     additionalProperties: true,
   };
 
-  Object.assign(schemas, errorCodeSchemas());
+  Object.assign(schemas, errorCodeSchemas(options.codes));
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {

@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, CreatedAtColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
-import type { DomainStatus } from '../domains/domain-check';
+import type { DomainStatus } from '../shared/custom-domain/domain-check';
 import { type Ttl, TTL_COLUMN } from '../shared/ttl';
 import { Workspace } from '../workspaces/workspace.entity';
 

@@ -1,6 +1,6 @@
 import { iso } from '../common/time';
 import { type AppConfig } from '../config/app-config';
-import { domainRecords } from '../domains/custom-domain';
+import { domainRecords } from '../shared/custom-domain/custom-domain';
 import { type Project } from './project.entity';
 import type { LiveSummary } from './projects.repository';
 

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
 import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
-import { checkCustomDomain } from '../domains/custom-domain';
 import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
+import { checkCustomDomain } from '../shared/custom-domain/custom-domain';
 import type { Principal } from '../shared/principal';
 import { requestTtl } from '../shared/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
-import { QuotaService } from '../billing/quota.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
@@ -9,7 +8,8 @@ import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { hashPassword } from '../common/password-hash';
 import { AppConfig } from '../config/app-config';
-import { customDomainChanges } from '../domains/custom-domain';
+import { QuotaService } from '../quotas/quota.service';
+import { customDomainChanges } from '../shared/custom-domain/custom-domain';
 import type { DomainName } from '../shared/domain-name';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { deriveSlug, type NewSlug, withRandomSuffix } from '../shared/slug';

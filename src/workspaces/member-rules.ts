@@ -1,4 +1,4 @@
-import { authError } from '../auth/auth.errors';
+import { authError } from '../access/auth.errors';
 import type { Principal, Role } from '../shared/principal';
 import type { MemberStatus } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';

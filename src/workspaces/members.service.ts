@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AccessTokensService } from '../access-tokens/access-tokens.service';
-import { checkRequirements } from '../auth/guard/authorize';
-import { scopesForRole } from '../auth/guard/permissions';
+import { checkRequirements } from '../access/authorize';
+import { scopesForRole } from '../access/permissions';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';
 import { isId, newId } from '../common/ids';
@@ -16,6 +15,7 @@ import type { Principal, Role } from '../shared/principal';
 import { UsersRepository } from '../users/users.repository';
 import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
+import { MEMBER_TOKENS, type MemberTokens } from './member-tokens';
 import { InvitationView, invitationView, MemberView, memberView } from './workspace.view';
 import type { WorkspaceMember } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';
@@ -28,7 +28,7 @@ export class MembersService {
     private readonly workspaces: WorkspacesRepository,
     private readonly users: UsersService,
     private readonly userRows: UsersRepository,
-    private readonly tokens: AccessTokensService,
+    @Inject(MEMBER_TOKENS) private readonly tokens: MemberTokens,
     private readonly mail: MailService,
     private readonly config: AppConfig,
     private readonly clock: Clock,

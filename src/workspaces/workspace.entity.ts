@@ -1,9 +1,11 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
 import { CreatedAtColumn, UpdatedAtColumn } from '../database/columns';
+import { type Tier, TIERS } from '../quotas/plans';
 
-export const PLANS = ['free', 'pro', 'team'] as const;
-export type Plan = (typeof PLANS)[number];
+// A workspace's plan is one of the plan table's tiers (src/quotas/plans.ts), which sits below.
+export const PLANS = TIERS;
+export type Plan = Tier;
 
 @Entity('workspaces')
 @Check('CHK_workspaces_plan', `"plan" IN ('free', 'pro', 'team')`)

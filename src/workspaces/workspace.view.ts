@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-import { PlanLimitsView, WorkspaceUsageView } from '../billing/usage.view';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
+import { PlanLimitsView, WorkspaceUsageView } from '../quotas/usage.view';
 import { type Role, ROLES } from '../shared/principal';
 import { type Plan, PLANS, type Workspace } from './workspace.entity';
 import type { MemberStatus, WorkspaceMember } from './workspace-member.entity';

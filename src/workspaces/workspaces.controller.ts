@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
-import { EmptyBodyDto } from '../auth/dto/empty-body.dto';
-import { CurrentPrincipal } from '../auth/guard/decorators';
+import { CurrentPrincipal } from '../access/decorators';
+import { EmptyBodyDto } from '../common/empty-body.dto';
 import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';

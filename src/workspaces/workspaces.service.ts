@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { QuotaService } from '../billing/quota.service';
-import { planLimitsView, workspaceUsageView } from '../billing/usage.view';
 import { notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
+import { QuotaService } from '../quotas/quota.service';
+import { planLimitsView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { UsersService } from '../users/users.service';
 import type { Workspace } from './workspace.entity';

@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 
-import { routeAccess } from '../../src/auth/guard/authorize';
+import { routeAccess } from '../../src/access/authorize';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 /**

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 
-import { QuotaService } from '../../src/billing/quota.service';
 import { ApiError } from '../../src/common/errors';
+import { QuotaService } from '../../src/quotas/quota.service';
 import { parseTtl } from '../../src/shared/ttl';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { createProject, newTenant } from './billing-helpers';

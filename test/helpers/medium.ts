@@ -6,13 +6,13 @@ import { type Abstract, type INestApplicationContext, Module, type ModuleMetadat
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
-import { QuotasModule } from '../../src/billing/quotas.module';
 import { CommonModule } from '../../src/common/common.module';
 import { newId } from '../../src/common/ids';
 import { AppConfig } from '../../src/config/app-config';
 import { AppConfigModule } from '../../src/config/config.module';
 import { DatabaseModule } from '../../src/database/database.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
+import { QuotasModule } from '../../src/quotas/quotas.module';
 import type { Principal } from '../../src/shared/principal';
 import { StorageModule } from '../../src/storage/storage.module';
 import { NO_FREE_QUOTAS } from './app';

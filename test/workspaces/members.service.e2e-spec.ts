@@ -1,5 +1,5 @@
+import { scopesForRole } from '../../src/access/permissions';
 import { AccessTokensService } from '../../src/access-tokens/access-tokens.service';
-import { scopesForRole } from '../../src/auth/guard/permissions';
 import { ApiError } from '../../src/common/errors';
 import { normalizeEmail } from '../../src/shared/email';
 import type { Principal, Role } from '../../src/shared/principal';

@@ -2,7 +2,6 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
-import type { Principal } from '../../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,
@@ -14,7 +13,8 @@ import {
   userPrincipal,
   WORKSPACE_HEADER,
   workspaceTarget,
-} from './authorize';
+} from '../../access/authorize';
+import type { Principal } from '../../shared/principal';
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache } from './credential-cache.service';
 import { invalidCredentials } from './credentials';

@@ -4,9 +4,9 @@ import type { Request } from 'express';
 import passport from 'passport';
 import { Strategy as HttpBearerStrategy } from 'passport-http-bearer';
 
+import type { Credential } from '../../access/authorize';
 import { isWellFormedTokenSecret, looksLikeTokenSecret } from '../../access-tokens/token-secret';
 import { AuthEpoch } from '../sessions/auth-epoch.service';
-import type { Credential } from './authorize';
 import { CredentialCache } from './credential-cache.service';
 
 /** A resolved credential and the auth epoch it was checked in (the guard checks the membership in the same one). */

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
+import type { Credential } from '../../access/authorize';
 import { AccessTokensService, LAST_USED_RESOLUTION_MS } from '../../access-tokens/access-tokens.service';
 import { hashTokenSecret } from '../../access-tokens/token-secret';
 import { Clock } from '../../common/time';
 import type { Role } from '../../shared/principal';
 import { MembersService } from '../../workspaces/members.service';
 import { SessionsService } from '../sessions/sessions.service';
-import type { Credential } from './authorize';
 
 type TokenCredential = Extract<Credential, { kind: 'token' }>;
 type UserCredential = Extract<Credential, { kind: 'user' }>;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { authError } from '../../access/auth.errors';
 import { uniqueViolation } from '../../common/db-errors';
 import { unauthorized } from '../../common/errors';
 import { hashPassword } from '../../common/password-hash';
@@ -15,7 +16,6 @@ import type { User } from '../../users/user.entity';
 import { UserView, userView } from '../../users/user.view';
 import { usersError } from '../../users/users.errors';
 import { UsersRepository } from '../../users/users.repository';
-import { authError } from '../auth.errors';
 import { AuthThrottle } from '../auth-throttle.service';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import type { AccountToken, AccountTokenPurpose } from './account-token.entity';

@@ -1,6 +1,6 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 
-import { authError } from '../auth.errors';
+import { authError } from '../../access/auth.errors';
 
 /**
  * Cookie-mode sessions for the dashboard (issue 13). A request asks for them with

@@ -4,10 +4,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import type { Credential } from '../../access/authorize';
 import { isId, randomString } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import type { TokenPairView } from '../auth.view';
-import type { Credential } from '../guard/authorize';
 import { SessionsRepository } from './sessions.repository';
 
 const REFRESH_PREFIX = 'rt_';

@@ -3,7 +3,7 @@ import { IsIn, IsString, Matches, MaxLength } from 'class-validator';
 
 import { IdProperty } from '../../common/dto-fields';
 import { PageQueryDto } from '../../common/pagination';
-import { type Interval, INTERVALS, PAID_TIERS, type PaidTier } from '../plans';
+import { type Interval, INTERVALS, PAID_TIERS, type PaidTier } from '../../quotas/plans';
 
 const WORKSPACE_ID = /^ws_[0-9a-z]{24}$/;
 const WORKSPACE_ID_MESSAGE = 'workspaceId must be a workspace id (ws_ followed by 24 lowercase letters or digits)';

@@ -2,7 +2,7 @@ import { ApiProperty, PickType } from '@nestjs/swagger';
 
 import { NullableStringProperty } from '../../common/dto-fields';
 import { DnsRecordView } from '../../projects/dto/project-views.dto';
-import { DOMAIN_STATUSES, type DomainStatus } from '../domain-check';
+import { DOMAIN_STATUSES, type DomainStatus } from '../../shared/custom-domain/domain-check';
 
 /** Response shape of verify-domain, for the OpenAPI document; domain.view.ts builds it. */
 

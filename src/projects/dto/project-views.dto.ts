@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { IdProperty, NullableStringProperty } from '../../common/dto-fields';
-import { DOMAIN_STATUSES, type DomainStatus } from '../../domains/domain-check';
+import { DOMAIN_STATUSES, type DomainStatus } from '../../shared/custom-domain/domain-check';
 import { GATE_TYPES, type GateType, PROJECT_TYPES, type ProjectType } from '../project.entity';
 
 /**

@@ -1,6 +1,6 @@
-import { ApiError } from '../common/errors';
-import { AppConfig } from '../config/app-config';
-import { validateEnv } from '../config/env.schema';
+import { ApiError } from '../../common/errors';
+import { AppConfig } from '../../config/app-config';
+import { validateEnv } from '../../config/env.schema';
 import { checkCustomDomain, customDomainChanges, domainRecords } from './custom-domain';
 
 const config = AppConfig.from(validateEnv({ SITES_DOMAIN: 'sites.example.net', API_HOSTS: 'api.example.net' }));

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 
 import { Reflector } from '@nestjs/core';
 
-import { ApiError } from '../../common/errors';
-import type { Principal } from '../../shared/principal';
+import { ApiError } from '../common/errors';
+import type { Principal } from '../shared/principal';
 import {
   checkCredentialKind,
   checkRequirements,

@@ -1,4 +1,4 @@
-import { declareErrors } from '../common/errors';
+import { declareErrors } from '../../common/errors';
 
 export const domainsError = declareErrors('domains', {
   invalid_domain: 400,

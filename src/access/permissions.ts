@@ -1,4 +1,4 @@
-import { type Role, type Scope, SCOPES } from '../../shared/principal';
+import { type Role, type Scope, SCOPES } from '../shared/principal';
 
 /**
  * What a member's role lets them do, in the token scopes' terms. Admins and owners

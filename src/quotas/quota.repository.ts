@@ -49,7 +49,7 @@ const FIXTURE_BLOBS: BlobSizes = { shas: ['0'.repeat(64)], sizes: [1] };
  * other modules' tables (projects, deployment manifests) inside the statements that
  * need those counts: each is one statement, so one snapshot of the data. Kept out of
  * WorkspacesRepository because quotas are consulted by workspaces and so cannot depend
- * on them (src/billing/quotas.module.ts).
+ * on them (src/quotas/quotas.module.ts).
  */
 @Injectable()
 export class QuotaRepository {

@@ -1,7 +1,6 @@
-import type { AppConfig } from '../config/app-config';
-import type { Project } from '../projects/project.entity';
-import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from '../shared/domain-name';
-import { type DnsRecord, newDomainToken, recordsToCreate } from './domain-check';
+import type { AppConfig } from '../../config/app-config';
+import { type DomainName, type DomainRules, InvalidDomainError, normaliseDomain } from '../domain-name';
+import { type DnsRecord, type DomainStatus, newDomainToken, recordsToCreate } from './domain-check';
 import { domainsError } from './domains.errors';
 
 export function domainRules(config: AppConfig): DomainRules {
@@ -21,7 +20,18 @@ export function checkCustomDomain(raw: string, config: AppConfig): DomainName {
   }
 }
 
-type DomainColumns = Pick<Project, 'customDomain' | 'domainStatus' | 'domainToken' | 'domainVerifiedAt' | 'domainCheckedAt' | 'domainFailingSince'>;
+/**
+ * A custom domain's columns on its project's row (src/projects/project.entity.ts), named
+ * here rather than picked from the entity: projects builds on this file, not the reverse.
+ */
+export interface DomainColumns {
+  customDomain: string | null;
+  domainStatus: DomainStatus | null;
+  domainToken: string | null;
+  domainVerifiedAt: Date | null;
+  domainCheckedAt: Date | null;
+  domainFailingSince: Date | null;
+}
 
 /**
  * The column changes of `PATCH {custom_domain}`: attaching or changing the name
@@ -30,7 +40,7 @@ type DomainColumns = Pick<Project, 'customDomain' | 'domainStatus' | 'domainToke
  * database's (UQ_projects_custom_domain), so two projects racing for one name
  * cannot both get it.
  */
-export function customDomainChanges(domain: DomainName | null, current: Pick<Project, 'customDomain'>): Partial<DomainColumns> {
+export function customDomainChanges(domain: DomainName | null, current: Pick<DomainColumns, 'customDomain'>): Partial<DomainColumns> {
   if (domain === current.customDomain) return {};
   return {
     customDomain: domain,
@@ -48,7 +58,7 @@ export function cnameTarget(slug: string, config: AppConfig): string {
 }
 
 /** The records to create for the project's domain, or null when none is attached. */
-export function domainRecords(p: Pick<Project, 'slug' | 'customDomain' | 'domainToken'>, config: AppConfig): DnsRecord[] | null {
+export function domainRecords(p: Pick<DomainColumns, 'customDomain' | 'domainToken'> & { slug: string }, config: AppConfig): DnsRecord[] | null {
   if (!p.customDomain || !p.domainToken) return null;
   return recordsToCreate(p.customDomain, p.domainToken, cnameTarget(p.slug, config));
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-import { isForwarded, isLoopback } from '../common/client-address';
+import { isForwarded, isLoopback } from './client-address';
 
 export { isLoopback };
 

@@ -1,4 +1,4 @@
-import type { RoleRefusalWording } from '../auth/guard/authorize';
+import type { RoleRefusalWording } from '../access/authorize';
 import { declareErrors } from '../common/errors';
 
 export const billingError = declareErrors('billing', {

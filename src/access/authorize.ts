@@ -1,10 +1,10 @@
 import type { Reflector } from '@nestjs/core';
 
-import { type ApiError, badRequest, notFound } from '../../common/errors';
-import { isId } from '../../common/ids';
-import { assertStorableText } from '../../common/validation';
-import type { Principal, Role, Scope } from '../../shared/principal';
-import { authError, type AuthErrorCode } from '../auth.errors';
+import { type ApiError, badRequest, notFound } from '../common/errors';
+import { isId } from '../common/ids';
+import { assertStorableText } from '../common/validation';
+import type { Principal, Role, Scope } from '../shared/principal';
+import { authError, type AuthErrorCode } from './auth.errors';
 import { DEFAULT_ACCESS, ROUTE_ACCESS } from './decorators';
 import { missingScopes, scopesForRole } from './permissions';
 
@@ -14,7 +14,7 @@ import { missingScopes, scopesForRole } from './permissions';
  * the I/O (passport, the membership lookup) around these functions.
  */
 
-/** What a route declares with @Access or @Endpoint (src/auth/guard/decorators.ts). */
+/** What a route declares with @Access or @Endpoint (src/access/decorators.ts). */
 export interface RouteAccess {
   isPublic: boolean;
   kind: Principal['kind'] | null;

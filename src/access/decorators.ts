@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 
-import type { Principal, Role, Scope } from '../../shared/principal';
+import type { Principal, Role, Scope } from '../shared/principal';
 import type { RoleRefusalWording, RouteAccess } from './authorize';
 
 export const ROUTE_ACCESS = 'auth:access';

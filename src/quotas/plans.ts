@@ -4,9 +4,10 @@
  * means unlimited.
  */
 import { InvalidTtlError, parseTtl } from '../shared/ttl';
-import { type Plan as Tier, PLANS as TIERS } from '../workspaces/workspace.entity';
 
-export { type Tier, TIERS };
+/** The tiers a workspace's plan can be (the `plan` column of workspaces, src/workspaces/workspace.entity.ts). */
+export const TIERS = ['free', 'pro', 'team'] as const;
+export type Tier = (typeof TIERS)[number];
 
 /** Tiers that are paid for (activated with a payment method); `free` is where a workspace starts and returns to. */
 export const PAID_TIERS = ['pro', 'team'] as const satisfies readonly Tier[];
