@@ -112,5 +112,23 @@ export default tseslint.config(
     },
   },
   layerRule,
+  {
+    // The server may use the pure helpers every client shares (packages/shared: the API's
+    // size wording), never a client itself: the SDK, CLI and MCP server talk to it over HTTP.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/packages/sdk', '**/packages/sdk/**', '**/packages/cli', '**/packages/cli/**', '**/packages/mcp', '**/packages/mcp/**'],
+              message: 'The server does not import its clients (issue 27); a helper both need goes to packages/shared.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -9,8 +9,6 @@
 export const LAYERS = [
   // The composition root: the modules wired together, the HTTP app, the error catalog of all modules.
   { name: 'root', folders: ['(root)'] },
-  // Clients of the API (moving out of src/ to their own package).
-  { name: 'clients', folders: ['mcp', 'cli', 'sdk'] },
   // Entry points that only call into the features below.
   { name: 'edges', folders: ['dashboard', 'health', 'internal'] },
   // The features, each importing only those after it.

@@ -13,6 +13,7 @@ import { importEdges, measure } from '../scripts/import-graph';
 const ROOT = join(__dirname, '..');
 const UPWARD = join(ROOT, 'src/shared/layers-probe.tmp.ts');
 const DOWNWARD = join(ROOT, 'src/projects/layers-probe.tmp.ts');
+const CLIENT = join(ROOT, 'src/common/layers-probe.tmp.ts');
 
 interface LintResult {
   filePath: string;
@@ -32,6 +33,7 @@ describe('the layer rule', () => {
   afterAll(() => {
     rmSync(UPWARD, { force: true });
     rmSync(DOWNWARD, { force: true });
+    rmSync(CLIENT, { force: true });
   });
 
   it('refuses a shared value importing a feature, and lets a feature import shared and common', async () => {
@@ -45,6 +47,17 @@ describe('the layer rule', () => {
       expect.objectContaining({ ruleId: 'boundaries/dependencies', message: expect.stringContaining('src/shared may not import src/projects') }),
     ]);
     expect(downward.messages).toEqual([]);
+  }, 300_000);
+
+  it('refuses the server importing one of its clients, and lets it use what all of them share', async () => {
+    writeFileSync(
+      CLIENT,
+      "import { StatichostClient } from '../../packages/sdk';\nimport { formatBytes } from '../../packages/shared/format-bytes';\n\nexport const probe = [formatBytes, StatichostClient];\n",
+    );
+    const [client] = await lint(CLIENT);
+    expect(client.messages).toEqual([
+      expect.objectContaining({ ruleId: 'no-restricted-imports', message: expect.stringContaining('The server does not import its clients') }),
+    ]);
   }, 300_000);
 });
 

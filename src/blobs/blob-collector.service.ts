@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { type JobReport, PeriodicJob } from '../common/periodic-job';
+import { type JobReport, MAINTENANCE_QUEUE, PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { BlobStore } from './blob-store.service';
@@ -23,7 +23,7 @@ export class BlobCollector extends PeriodicJob<CollectReport> {
     private readonly blobs: BlobStore,
     private readonly config: AppConfig,
   ) {
-    super(BlobCollector.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.blobCollection });
+    super(BlobCollector.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.blobCollection }, MAINTENANCE_QUEUE);
   }
 
   /** One round; `ran` is false when another instance holds the lock. */

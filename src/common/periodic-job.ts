@@ -9,6 +9,34 @@ export interface JobLock {
   lockId: number;
 }
 
+/**
+ * The queue of the jobs that clean up after the features (expired deployments, blob
+ * garbage, spent idempotency keys and gate counters). They share one interval, and each
+ * round holds a connection for its advisory lock plus those of its work: run side by side,
+ * four of them would take most of the default pool from requests at every tick. In one
+ * queue, an instance runs them one after another, as the single sweep that did all four did.
+ */
+export const MAINTENANCE_QUEUE = 'maintenance';
+
+/** The last round queued in each queue of this process. */
+const queueTails = new Map<string, Promise<void>>();
+
+/** Runs `round` once every round queued before it in `queue` has ended (at once without a queue). */
+function inTurn<T>(queue: string | undefined, round: () => Promise<T>): Promise<T> {
+  if (queue === undefined) return round();
+  const previous = queueTails.get(queue) ?? Promise.resolve();
+  const mine = previous.then(round);
+  const tail = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  queueTails.set(queue, tail);
+  void tail.then(() => {
+    if (queueTails.get(queue) === tail) queueTails.delete(queue);
+  });
+  return mine;
+}
+
 /** What a locked job's round reports: `ran` is false when another instance held the lock and nothing was done. */
 export interface JobReport {
   ran: boolean;
@@ -33,6 +61,8 @@ export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModule
     name: string,
     private readonly intervalSeconds: number,
     private readonly lock?: JobLock,
+    /** Rounds of the jobs of one queue take turns in this process (MAINTENANCE_QUEUE). */
+    private readonly queue?: string,
   ) {
     this.logger = new Logger(name);
   }
@@ -60,7 +90,7 @@ export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModule
 
   /** Runs one round now (joining one in progress); undefined when another instance held the lock. */
   protected trigger(): Promise<R | undefined> {
-    this.running ??= this.exclusive()
+    this.running ??= inTurn(this.queue, () => this.exclusive())
       .then(
         (result) => {
           this.report(result === SKIPPED ? 'skipped' : 'ok');

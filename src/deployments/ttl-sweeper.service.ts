@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { type JobReport, PeriodicJob } from '../common/periodic-job';
+import { type JobReport, MAINTENANCE_QUEUE, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
@@ -26,7 +26,7 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     private readonly projects: ProjectsService,
     private readonly deployments: DeploymentsRepository,
   ) {
-    super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.ttlSweep });
+    super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.ttlSweep }, MAINTENANCE_QUEUE);
   }
 
   /** One sweep; `ran` is false when another instance holds the lock. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { type JobReport, PeriodicJob } from '../common/periodic-job';
+import { type JobReport, MAINTENANCE_QUEUE, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
@@ -20,7 +20,7 @@ export class GateAttemptsPurge extends PeriodicJob<JobReport> {
     private readonly clock: Clock,
     config: AppConfig,
   ) {
-    super(GateAttemptsPurge.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.gateAttemptsPurge });
+    super(GateAttemptsPurge.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.gateAttemptsPurge }, MAINTENANCE_QUEUE);
   }
 
   /** One round; `ran` is false when another instance holds the lock. */

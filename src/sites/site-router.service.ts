@@ -283,11 +283,11 @@ export class SiteRouter {
     return undefined;
   }
 
-  clientIp(req: IncomingMessage): string {
+  private clientIp(req: IncomingMessage): string {
     return clientAddress(req, this.config.trustProxy);
   }
 
-  page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {
+  private page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {
     const body = Buffer.from(html);
     const headers: OutgoingHttpHeaders = {
       'Content-Type': HTML,

@@ -44,6 +44,8 @@ describe('Route permissions (e2e)', () => {
               `roles=${access.roles.join('|') || '-'}`,
               `workspace=${access.workspaceOptional ? 'optional' : 'required'}`,
               ...(access.workspaceWide ? ['project-bound-token=denied'] : []),
+              ...(access.workspaceIn ? [`workspace-in=${access.workspaceIn}`] : []),
+              ...(access.roleRefusal ? [`role-refusal=${access.roleRefusal.code}`] : []),
             ].join(' ');
         for (const prefix of base) {
           for (const path of [own].flat()) {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
 import { ADVISORY_LOCKS } from '../../database/advisory-locks';
-import { type JobReport, PeriodicJob } from '../periodic-job';
+import { type JobReport, MAINTENANCE_QUEUE, PeriodicJob } from '../periodic-job';
 import { IdempotencyService } from './idempotency.service';
 
 export interface IdempotencyPurgeReport extends JobReport {
@@ -21,7 +21,7 @@ export class IdempotencyPurge extends PeriodicJob<IdempotencyPurgeReport> {
     private readonly idempotency: IdempotencyService,
     config: AppConfig,
   ) {
-    super(IdempotencyPurge.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.idempotencyPurge });
+    super(IdempotencyPurge.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.idempotencyPurge }, MAINTENANCE_QUEUE);
   }
 
   /** One round; `ran` is false when another instance holds the lock. */
