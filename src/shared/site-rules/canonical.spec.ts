@@ -33,6 +33,9 @@ describe('resolveCanonical (Cloudflare Pages route matching)', () => {
     ['missing', '', null],
     ['missing/', '', null],
     ['missing/index', '', null],
+    // Not a redirect to nothing (which chained through each `index/` of the path before its 404).
+    ['missing/index/', '', null],
+    ['index/index/index/index/', '', null],
     ['about.html/', '', null],
   ])('%j ?%s', (path, query, expected) => {
     expect(resolveCanonical(path, query, has)).toEqual(expected);

@@ -27,7 +27,10 @@ type Found = { kind: 'file'; path: string } | { kind: 'redirect'; to: string };
 function canonicalTarget(path: string, has: (path: string) => boolean): Found | null {
   if (path === '' || path.endsWith('/')) {
     if (has(`${path}index.html`)) return { kind: 'file', path: `${path}index.html` };
-    if (path === 'index/' || path.endsWith('/index/')) return { kind: 'redirect', to: path.slice(0, -'index/'.length) };
+    // `/about/index/` → `/about/` only when that answers (as `/about/index` below): a redirect
+    // to nothing would chain through every `index/` of the path before its 404.
+    if ((path === 'index/' || path.endsWith('/index/')) && has(`${path.slice(0, -'index/'.length)}index.html`))
+      return { kind: 'redirect', to: path.slice(0, -'index/'.length) };
     if (path !== '' && has(`${path.slice(0, -1)}.html`)) return { kind: 'redirect', to: path.slice(0, -1) };
     return null;
   }
