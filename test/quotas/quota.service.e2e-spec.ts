@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../../src/common/errors';
 import { QuotaService } from '../../src/quotas/quota.service';
 import { parseTtl } from '../../src/shared/ttl';
+import { createProject, newTenant } from '../billing/billing-helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createProject, newTenant } from './billing-helpers';
 
 /**
  * The quota rules of QuotaService, called directly on the real service and its
