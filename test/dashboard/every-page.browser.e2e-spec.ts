@@ -154,6 +154,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       expect(failed).toEqual([]);
 
       await signIn(page);
+      await page.waitForLoadState('networkidle');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.goto(`${base()}/`);
@@ -163,6 +164,10 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
 
       // A session ended elsewhere (password reset, revoked): one refresh finds out, and then no more.
       await signIn(page);
+      // The projects page's own requests end first: one still in flight when the session is
+      // revoked is refused (401) and ends the session itself, which is right but is not the
+      // reload this step is about.
+      await page.waitForLoadState('networkidle');
       await t.dataSource.query('UPDATE refresh_tokens SET revoked_at = now() WHERE revoked_at IS NULL AND user_id = $1', [owner.userId]);
       await page.reload();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
