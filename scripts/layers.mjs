@@ -15,6 +15,9 @@ export const LAYERS = [
   {
     name: 'features',
     folders: [
+      'builds',
+      'forges',
+      'git',
       'sites',
       'leads',
       'gates',

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateBy, validateSync } from 'class-validator';
 
 import { parseTrustProxy } from './trust-proxy';
 
@@ -12,6 +12,7 @@ const decoratorStack = (...decorators: PropertyDecorator[]): PropertyDecorator =
 
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const toNumber = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
@@ -490,6 +491,65 @@ export class EnvironmentVariables {
 
   @IntVar(1)
   ACCOUNT_MAIL_WINDOW_SECONDS = 60 * 60;
+
+  // --- Builds from Git (docs/builds.md) ---
+
+  /**
+   * Where builds run: `podman` or `docker` (a fresh sandboxed container per build) or
+   * `process` (a child process with no isolation: development and tests only, refused
+   * with NODE_ENV=production). Unset: podman when on PATH, else docker, else builds are
+   * unavailable (settings can be saved; starting a build answers 503 builds_unavailable).
+   */
+  @OptionalVar(IsIn(['podman', 'docker', 'process']))
+  BUILD_RUNNER?: 'podman' | 'docker' | 'process';
+
+  /** Builds this app process runs at once (its in-process builder); 0: none (builders run elsewhere, `npm run builder`). */
+  @IntVar(0, 64)
+  BUILD_CONCURRENCY = 1;
+
+  /** A build still running after this long ends as `timed_out`. */
+  @IntVar(10)
+  BUILD_TIMEOUT_SECONDS = 900;
+
+  /** The container image builds run in (podman/docker runners). */
+  @NonEmptyString()
+  BUILD_IMAGE = 'docker.io/library/node:22-bookworm-slim';
+
+  /** CPUs a build container may use (podman/docker --cpus). */
+  @decoratorStack(Transform(toNumber), IsNumber(), Min(0.1), Max(256))
+  BUILD_CPUS = 1;
+
+  /** Memory of a build container, MiB (podman/docker --memory). */
+  @IntVar(64)
+  BUILD_MEMORY_MB = 2048;
+
+  /** Processes a build container may run at once (podman/docker --pids-limit). */
+  @IntVar(16)
+  BUILD_PIDS_LIMIT = 1024;
+
+  /**
+   * A CA bundle (PEM file on the builder's machine) trusted inside builds, for companies
+   * whose outbound HTTPS goes through an inspecting proxy: mounted read-only, with
+   * NODE_EXTRA_CA_CERTS and SSL_CERT_FILE pointing at it.
+   */
+  @OptionalVar(IsString())
+  BUILD_CA_BUNDLE?: string;
+
+  /** Largest build log kept (bytes); past it the log says it was cut and keeps the last lines out. */
+  @IntVar(4096)
+  BUILD_LOG_MAX_BYTES = 4 * 1024 * 1024;
+
+  /** A running build whose builder has not been heard from for this long is failed (the builder died). */
+  @IntVar(5)
+  BUILD_LEASE_SECONDS = 60;
+
+  /** Scratch directory of builders (checkouts, caches being restored); unset: <DATA_DIR>/builds. */
+  @OptionalVar(IsString())
+  BUILD_WORK_DIR?: string;
+
+  /** true: repositories may be on loopback, private and link-local addresses, and on http:// (tests, a forge on the LAN). */
+  @BoolVar()
+  GIT_ALLOW_PRIVATE_ADDRESSES = false;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { type GitServer, startGitServer } from './git-server';
+
+// The clones run asynchronously: the server answers from this same process.
+const run = promisify(execFile);
+const quiet = { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } };
+
+describe('test/helpers/git-server', () => {
+  let server: GitServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startGitServer();
+    dir = mkdtempSync(join(tmpdir(), 'git-clone-'));
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves branches over smart HTTP', async () => {
+    server.createRepo('site', { 'index.html': 'one' });
+    const sha = server.commit('site', { 'index.html': 'two' }, { branch: 'feature' });
+    await run('git', ['clone', '-q', '--depth', '1', '-b', 'feature', server.url('site'), join(dir, 'a')], quiet);
+    expect((await run('git', ['-C', join(dir, 'a'), 'rev-parse', 'HEAD'])).stdout.trim()).toBe(sha);
+    expect(readFileSync(join(dir, 'a', 'index.html'), 'utf8')).toBe('two');
+  });
+
+  it('asks for the token of a private repository', async () => {
+    server.createRepo('private', { 'index.html': 'secret' }, { token: 'tok123' });
+    await expect(run('git', ['clone', '-q', server.url('private'), join(dir, 'b')], quiet)).rejects.toThrow(
+      /401|Authentication failed|could not read Username/,
+    );
+    const header = `http.extraHeader=Authorization: Basic ${Buffer.from('x-access-token:tok123').toString('base64')}`;
+    await run('git', ['-c', header, 'clone', '-q', server.url('private'), join(dir, 'c')], quiet);
+    expect(readFileSync(join(dir, 'c', 'index.html'), 'utf8')).toBe('secret');
+  });
+});
