@@ -20,3 +20,19 @@ INSERT INTO "project_env_vars" AS "ProjectEnvVar"("project_id", "name", "targets
 
 -- GitRepository.removeEnv
 DELETE FROM "project_env_vars" WHERE ("project_id" = $1 AND "name" = $2)
+
+-- GitRepository.tokensNotUnder
+SELECT "g"."project_id" AS "g_project_id", "g"."repository" AS "g_repository", "g"."production_branch" AS "g_production_branch", "g"."root_directory" AS "g_root_directory", "g"."install_command" AS "g_install_command", "g"."build_command" AS "g_build_command", "g"."output_directory" AS "g_output_directory", "g"."node_version" AS "g_node_version", "g"."token_key_id" AS "g_token_key_id", "g"."token_nonce" AS "g_token_nonce", "g"."token_ciphertext" AS "g_token_ciphertext", "g"."created_at" AS "g_created_at", "g"."updated_at" AS "g_updated_at" FROM "project_git" "g" WHERE "g"."token_key_id" IS NOT NULL AND "g"."token_key_id" <> $1 AND "g"."project_id" > $2 ORDER BY "g"."project_id" ASC LIMIT 500
+
+-- GitRepository.envNotUnder
+SELECT "v"."project_id" AS "v_project_id", "v"."name" AS "v_name", "v"."targets" AS "v_targets", "v"."key_id" AS "v_key_id", "v"."value_nonce" AS "v_value_nonce", "v"."value_ciphertext" AS "v_value_ciphertext", "v"."created_at" AS "v_created_at", "v"."updated_at" AS "v_updated_at" FROM "project_env_vars" "v" WHERE "v"."key_id" <> $1 AND ("v"."project_id" > $2 OR "v"."project_id" = $2 AND "v"."name" > $3) ORDER BY "v"."project_id" ASC, "v"."name" ASC LIMIT 500
+
+-- GitRepository.countNotUnder
+SELECT (SELECT count(*) FROM project_git WHERE token_key_id IS NOT NULL AND token_key_id <> $1)
+  + (SELECT count(*) FROM project_env_vars WHERE key_id <> $1) AS n
+
+-- GitRepository.resealToken
+UPDATE "project_git" SET "token_key_id" = $1, "token_nonce" = $2, "token_ciphertext" = $3, "updated_at" = "updated_at" WHERE "project_id" = $4 AND "token_nonce" = $5
+
+-- GitRepository.resealEnv
+UPDATE "project_env_vars" SET "key_id" = $1, "value_nonce" = $2, "value_ciphertext" = $3, "updated_at" = "updated_at" WHERE "project_id" = $4 AND "name" = $5 AND "value_nonce" = $6
