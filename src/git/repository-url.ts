@@ -66,12 +66,11 @@ const SCP_LIKE = /^[^/:]+:/;
 export function checkRepositoryUrl(input: string, policy: RepositoryPolicy): CheckedRepository {
   if (input.length === 0) throw new RepositoryNotAllowed('it is empty');
   if (input.length > MAX_REPOSITORY_URL) throw new RepositoryNotAllowed(`it is longer than ${MAX_REPOSITORY_URL} characters`);
-
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(input)) throw new RepositoryNotAllowed('it holds a space or a control character');
   if (TRANSPORT_PREFIX.test(input)) {
     const transport = input.slice(0, input.indexOf('::'));
     throw new RepositoryNotAllowed(`git's "${transport}::" transport runs a remote helper; only https:// URLs are cloned`);
   }
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(input)) throw new RepositoryNotAllowed('it holds a space or a control character');
   const scheme = SCHEME.exec(input)?.[1]?.toLowerCase();
   if (!scheme || !input.slice(scheme.length).startsWith('://')) {
     if (!input.includes('://') && SCP_LIKE.test(input)) {

@@ -132,7 +132,7 @@ describe('Git settings and environment variables (e2e)', () => {
       ['file://', 'file:///srv/git/site.git', 'file://'],
       ['ssh://', 'ssh://git@git.example.test/acme/site.git', 'ssh://'],
       ['git://', 'git://git.example.test/acme/site.git', 'git://'],
-      ['ext::', 'ext::sh -c touch% /tmp/pwned', 'space or a control character'],
+      ['ext::', 'ext::sh -c touch% /tmp/pwned', '"ext::" transport'],
       ['ext:: without spaces', 'ext::/bin/sh', '"ext::" transport'],
       ['scp-like', 'git@git.example.test:acme/site.git', 'scp-like'],
       ['credentials in the URL', 'https://x-access-token:ghp_abc@git.example.test/acme/site.git', 'credentials'],
