@@ -21,7 +21,7 @@ export class AddressNotAllowedError extends Error {
     readonly address: string,
   ) {
     super(
-      `${host} resolves to ${address}, a loopback, private, link-local or reserved address: forge API calls there are refused (GIT_ALLOW_PRIVATE_ADDRESSES)`,
+      `${host === address ? address : `${host} resolves to ${address}, which`} is a loopback, private, link-local or reserved address: forge API calls there are refused (GIT_ALLOW_PRIVATE_ADDRESSES)`,
     );
   }
 }
@@ -45,9 +45,17 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
-/** The dispatcher every forge client sends through. */
+const dispatchers = new Map<boolean, Dispatcher>();
+
+/** The dispatcher every forge client sends through: one per policy, so clients made per build share its connection pool. */
 export function forgeDispatcher(options: { allowPrivateAddresses: boolean }): Dispatcher {
-  if (options.allowPrivateAddresses) return new Agent();
+  let dispatcher = dispatchers.get(options.allowPrivateAddresses);
+  if (!dispatcher) dispatchers.set(options.allowPrivateAddresses, (dispatcher = makeDispatcher(options.allowPrivateAddresses)));
+  return dispatcher;
+}
+
+function makeDispatcher(allowPrivateAddresses: boolean): Dispatcher {
+  if (allowPrivateAddresses) return new Agent();
   const connect = buildConnector({ lookup: guardedLookup as never });
   return new Agent({
     connect(opts, callback) {
