@@ -12,6 +12,8 @@ delete swc.$schema;
 const esmPackages = [
   '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer',
   'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js', '@noble',
+  // The forge clients (issue 29): Octokit and p-retry with their ESM-only dependencies.
+  '@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'p-retry', 'is-network-error',
 ];
 const common = {
   testEnvironment: 'node',
