@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 import * as tar from 'tar';
 
@@ -354,6 +356,41 @@ describe('BuildPipeline (service, real git server, process runner)', () => {
       'output folder "empty" is empty: the build wrote no files to deploy',
     );
     expect(await deploymentCount(project.projectId)).toBe(1);
+  });
+
+  it('a symbolic link committed to the repository is checked out as a plain file holding its target: never followed', async () => {
+    const project = await newProject();
+    git.createRepo('committed-link', { 'index.html': 'home' });
+    // The helper writes plain files; the link is pushed over smart HTTP as a user's `git push` would.
+    const work = await mkdtemp(join(tmpdir(), 'link-push-'));
+    // Async: the Git server answers from this very process.
+    const sh = (args: string[]) =>
+      promisify(execFile)('git', args, {
+        cwd: work,
+        env: {
+          ...process.env,
+          GIT_CONFIG_NOSYSTEM: '1',
+          HOME: work,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@example.test',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@example.test',
+        },
+      });
+    await sh(['init', '-q', '-b', 'main']);
+    await sh(['fetch', '-q', git.url('committed-link'), 'main']);
+    await sh(['reset', '-q', '--hard', 'FETCH_HEAD']);
+    await symlink('/etc/hostname', join(work, 'leak.txt'));
+    await sh(['add', 'leak.txt']);
+    await sh(['commit', '-q', '-m', 'a link out']);
+    await sh(['push', '-q', git.url('committed-link'), 'HEAD:refs/heads/main']);
+    await rm(work, { recursive: true, force: true });
+
+    const result = await sut.run(job(project, 'committed-link').job);
+    expect(await filesOf(result.deploymentId)).toEqual([
+      { path: 'index.html', sha256: sha('home'), size: '4' },
+      { path: 'leak.txt', sha256: sha('/etc/hostname'), size: String('/etc/hostname'.length) },
+    ]);
   });
 
   it('a symbolic link the build makes out of the output folder is left out and named in the log, never followed', async () => {
