@@ -14,6 +14,9 @@ const esmPackages = [
   'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js', '@noble',
   // The forge clients (issue 29): Octokit and p-retry with their ESM-only dependencies.
   '@octokit', 'universal-user-agent', 'before-after-hook', 'json-with-bigint', 'p-retry', 'is-network-error',
+  // @netlify/build-info (build detection) and its ESM-only dependencies.
+  '@netlify/build-info', 'dot-prop', 'find-up', 'locate-path', 'p-locate', 'p-limit', 'yocto-queue', 'path-exists',
+  'unicorn-magic', 'read-pkg', 'parse-json', 'index-to-position', 'type-fest',
 ];
 const common = {
   testEnvironment: 'node',
