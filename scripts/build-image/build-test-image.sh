@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A minimal build image made from this machine's own files, for tests of the podman runner
-# on machines that cannot pull from a registry (docs/builds.md, "Runners"): this machine's
+# on machines that cannot pull from a registry (docs/security.md, "Build sandbox"): this machine's
 # `node` binary and npm, /bin/sh and /usr/bin/env, the libraries `ldd` lists, and an
 # /etc/passwd with the non-root user `node` (1000:1000). Named after a hash of its inputs,
 # so a rebuild happens only when node, npm or this script change; prints the image name.

@@ -61,7 +61,7 @@ describe('containerRunArgs', () => {
 describe('shellEnvFile', () => {
   it('any value survives sh (quotes, newlines, $(...), backticks)', () => {
     const env = { A: `it's "x"\n$(touch /tmp/never) \`id\` \\ $HOME`, EMPTY: '' };
-    const out = execFileSync('/bin/sh', ['-c', `. /dev/stdin; printf '%s' "$A"`], { input: shellEnvFile(env), encoding: 'utf8', env: {} });
+    const out = execFileSync('/bin/sh', ['-c', `eval "$(/bin/cat)"; printf '%s' "$A"`], { input: shellEnvFile(env), encoding: 'utf8', env: {} });
     expect(out).toBe(env.A);
   });
 
