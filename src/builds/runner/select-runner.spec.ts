@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ContainerRunner } from './podman-runner';
+import { ProcessRunner } from './process-runner';
 import type { BuildRunner } from './runner';
 import { BuildsUnavailableError } from './runner';
 import { findOnPath, type RunnerConfig, selectRunner, UNSANDBOXED_WARNING } from './select-runner';
@@ -53,6 +54,7 @@ describe('selectRunner', () => {
     const warn = jest.fn();
     expect(selectRunner({ ...base, BUILD_RUNNER: 'process' }, installed('podman'), { createProcessRunner: () => processRunner, warn })).toBe(processRunner);
     expect(warn).toHaveBeenCalledWith(UNSANDBOXED_WARNING);
+    expect(selectRunner({ ...base, BUILD_RUNNER: 'process' }, installed(), { warn })).toBeInstanceOf(ProcessRunner);
   });
 
   it('BUILD_RUNNER=process with NODE_ENV=production stops the start-up with a clear message', () => {

@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 
 import type { AppConfig } from '../../config/app-config';
 import { ContainerRunner } from './podman-runner';
+import { ProcessRunner } from './process-runner';
 import { type BuildRunner, BuildsUnavailableError } from './runner';
 
 export type RunnerConfig = Pick<
@@ -16,7 +17,7 @@ export type RunnerConfig = Pick<
 export type Which = (binary: string) => string | null;
 
 export interface SelectRunnerOptions {
-  /** The unsandboxed runner (BUILD_RUNNER=process); the pipeline's ProcessRunner. */
+  /** The unsandboxed runner (BUILD_RUNNER=process); default the pipeline's ProcessRunner. */
   createProcessRunner?: () => BuildRunner;
   /** Where the "builds run unsandboxed" warning goes. */
   warn?: (message: string) => void;
@@ -42,11 +43,8 @@ export function selectRunner(config: RunnerConfig, which: Which = findOnPath, op
         'BUILD_RUNNER=process runs builds with no sandbox and is refused with NODE_ENV=production: set BUILD_RUNNER=podman or docker (or leave it unset to use whichever is installed)',
       );
     }
-    if (!options.createProcessRunner) {
-      throw new Error('BUILD_RUNNER=process: no process runner was given to selectRunner');
-    }
     (options.warn ?? defaultWarn)(UNSANDBOXED_WARNING);
-    return options.createProcessRunner();
+    return options.createProcessRunner?.() ?? new ProcessRunner();
   }
   const candidates = chosen ? [chosen] : (['podman', 'docker'] as const);
   for (const binary of candidates) {
