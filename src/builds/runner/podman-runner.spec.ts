@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 
-import { containerRunArgs, type ContainerRunArgs, containerWorkdir, shellEnvFile } from './podman-runner';
+import { type ContainerRunArgs, containerRunArgs, containerWorkdir, shellEnvFile } from './podman-runner';
 
 const base: ContainerRunArgs = {
   engine: 'podman',

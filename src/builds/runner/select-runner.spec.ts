@@ -4,8 +4,7 @@ import { join } from 'node:path';
 
 import { ContainerRunner } from './podman-runner';
 import { ProcessRunner } from './process-runner';
-import type { BuildRunner } from './runner';
-import { BuildsUnavailableError } from './runner';
+import { type BuildRunner, BuildsUnavailableError } from './runner';
 import { findOnPath, type RunnerConfig, selectRunner, UNSANDBOXED_WARNING } from './select-runner';
 
 const base: RunnerConfig = {
