@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 import { ContainerRunner } from '../../src/builds/runner/podman-runner';
@@ -152,7 +152,10 @@ describePodman(`the podman build sandbox${podmanPath ? '' : ' (skipped: podman n
     process.env.STATICHOST_SANDBOX_CANARY = canary;
     try {
       const value = `it's "quoted"\n$(echo not run) \`nor this\` ${canary.length}`;
-      const { stdout, exitCode } = await run(`node -e "console.log(JSON.stringify(process.env))"`, { env: { SECRET_VALUE: value } });
+      const checkout = await dirs();
+      const { stdout, exitCode } = await run(`node -e "console.log(JSON.stringify(process.env))"`, { ...checkout, env: { SECRET_VALUE: value } });
+      // The env file the values went through is gone once the command has ended.
+      expect((await readdir(dirname(checkout.checkoutDir))).sort()).toEqual(['cache', 'checkout']);
       expect(exitCode).toBe(0);
       const env = JSON.parse(stdout) as Record<string, string>;
       expect(env.SECRET_VALUE).toBe(value);

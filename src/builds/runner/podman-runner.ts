@@ -1,8 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';
 
@@ -71,7 +70,9 @@ export class ContainerRunner implements BuildRunner {
     const workdir = containerWorkdir(request.workdir);
     const network = await this.networkName();
     const user = await this.prepareOwnership(request);
-    const envDir = await mkdtemp(join(tmpdir(), 'statichost-build-env-'));
+    // Beside the checkout, in the build's own scratch folder: a builder killed mid-build
+    // leaves the values with the rest of that build's files (removed together), not in /tmp.
+    const envDir = await mkdtemp(join(dirname(request.checkoutDir), '.statichost-env-'));
     try {
       const envFile = join(envDir, 'build.env');
       const env = { ...request.env };
