@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -138,6 +138,16 @@ describePodman(`the podman build sandbox${podmanPath ? '' : ' (skipped: podman n
 
     expect(await run('echo failing >&2; exit 3')).toMatchObject({ exitCode: 3, stderr: 'failing\n' });
     expect(warnings).toEqual([]);
+  });
+
+  it("hands the checkout to the build's user without following the repository's symbolic links out of it", async () => {
+    const outside = join(work(), 'host-file');
+    await writeFile(outside, 'host');
+    const before = await stat(outside);
+    const checkout = await dirs();
+    await symlink(outside, join(checkout.checkoutDir, 'link'));
+    expect(await run('echo ok', checkout)).toMatchObject({ exitCode: 0, stdout: 'ok\n' });
+    expect(await stat(outside)).toMatchObject({ uid: before.uid, gid: before.gid });
   });
 
   it('runs as a non-root user', async () => {

@@ -179,7 +179,8 @@ export class ContainerRunner implements BuildRunner {
     const gid = process.getgid?.() ?? BUILD_GID;
     if (uid !== 0) return { spec: `${uid}:${gid}`, keepId: this.name === 'podman' };
     for (const dir of [request.checkoutDir, request.cacheDir]) {
-      await execFileAsync('chown', ['-R', `${BUILD_UID}:${BUILD_GID}`, dir]);
+      // -P: a symbolic link in the repository (to /etc/shadow, say) is chowned itself, never what it points at.
+      await execFileAsync('chown', ['-R', '-P', `${BUILD_UID}:${BUILD_GID}`, '--', dir]);
     }
     return { spec: `${BUILD_UID}:${BUILD_GID}`, keepId: false, chownTo: { uid: BUILD_UID, gid: BUILD_GID } };
   }
