@@ -9,7 +9,14 @@ import type { ProjectEnvVar, ProjectGit } from './git.entities';
 import { gitError } from './git.errors';
 import { GitRepository, type GitSettingsRow } from './git.repository';
 import { accessTokenAad, envValueAad, openSecret, sealSecret } from './git-secrets';
-import { assertRepositoryAllowed, hostLookup, type Lookup, RepositoryLookupFailed, RepositoryNotAllowed, type ResolvedRepository } from './repository-url';
+import {
+  assertRepositoryAllowed,
+  type Lookup,
+  repositoryLookup,
+  RepositoryLookupFailed,
+  RepositoryNotAllowed,
+  type ResolvedRepository,
+} from './repository-url';
 
 /** What PUT /projects/:id/git takes, its fields already checked (dto/put-git-settings.dto.ts). */
 export type GitSettingsInput = GitSettingsRow & {
@@ -32,11 +39,7 @@ export class GitSettingsService {
     private readonly keyring: LeadsKeyring,
     private readonly config: AppConfig,
   ) {
-    const servers = (config.DNS_SERVERS ?? '')
-      .split(',')
-      .map((server) => server.trim())
-      .filter(Boolean);
-    this.lookup = hostLookup(config.DNS_TIMEOUT_MS, servers);
+    this.lookup = repositoryLookup(config);
   }
 
   /**

@@ -197,6 +197,15 @@ export function hostLookup(timeoutMs: number, dnsServers: string[]): Lookup {
   };
 }
 
+/** The lookup the service uses (hostLookup with DNS_TIMEOUT_MS and DNS_SERVERS): the settings' check and the pipeline's re-check before each clone. */
+export function repositoryLookup(config: { DNS_TIMEOUT_MS: number; DNS_SERVERS?: string }): Lookup {
+  const servers = (config.DNS_SERVERS ?? '')
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
+  return hostLookup(config.DNS_TIMEOUT_MS, servers);
+}
+
 /**
  * The whole policy: the syntax checks, then every address the host resolves to.
  * Throws RepositoryNotAllowed (the URL or an address is refused, or the host does not
