@@ -216,6 +216,18 @@ describe('BuildPipeline (service, real git server, process runner)', () => {
     expect(err.message).toMatch(/refused access/);
   });
 
+  it('checks the repository URL again before the clone (the git module’s policy): file:// and ext:: never reach git', async () => {
+    const project = await newProject();
+    for (const repository of ['file:///etc', 'ext::sh -c touch% /tmp/pwned-by-build']) {
+      const { job: j, run } = job(project, 'unused', { inputs: { repository } });
+      const err = await failure(sut.run(j));
+      expect(err).toBeInstanceOf(BuildFailure);
+      expect(err.message).toMatch(/^The repository URL is refused: /);
+      expect(run.resolved).toEqual([]);
+    }
+    expect(existsSync('/tmp/pwned-by-build')).toBe(false);
+  });
+
   it('refuses a ref that git could read as an option or a refspec, before running git', async () => {
     const project = await newProject();
     git.createRepo('refs', { 'index.html': 'x' });

@@ -11,6 +11,14 @@ import { BlobStore } from '../../blobs/blob-store.service';
 import { ApiError } from '../../common/errors';
 import { AppConfig } from '../../config/app-config';
 import { DeployService } from '../../deployments/deploy.service';
+import {
+  assertRepositoryAllowed,
+  hostLookup,
+  type Lookup,
+  RepositoryLookupFailed,
+  RepositoryNotAllowed,
+  type ResolvedRepository,
+} from '../../git/repository-url';
 import { workspaceOf } from '../../shared/principal';
 import { StorageProvider } from '../../storage/storage.provider';
 import { cacheEnv, lockFileHashKey, nodeMajorOf, restoreCache, saveCache } from './dependency-cache';
@@ -45,7 +53,15 @@ export class BuildPipeline {
     private readonly storage: StorageProvider,
     private readonly blobs: BlobStore,
     private readonly deployer: DeployService,
-  ) {}
+  ) {
+    const servers = (config.DNS_SERVERS ?? '')
+      .split(',')
+      .map((server) => server.trim())
+      .filter(Boolean);
+    this.lookup = hostLookup(config.DNS_TIMEOUT_MS, servers);
+  }
+
+  private readonly lookup: Lookup;
 
   /** The builders' scratch folder: `BUILD_WORK_DIR`, else `<DATA_DIR>/builds`. */
   get workRoot(): string {
@@ -79,9 +95,10 @@ export class BuildPipeline {
 
     // --- clone
     say('clone', `Cloning ${inputs.repository} at ${job.ref}`);
-    this.assertRepositoryAllowed(inputs.repository);
+    const checked = await this.checkRepository(inputs.repository);
     const commit = await cloneRef({
-      repository: inputs.repository,
+      repository: checked.url,
+      pin: { host: checked.host, port: checked.port, addresses: checked.addresses },
       ref: job.ref,
       dir: checkoutDir,
       access: {
@@ -240,22 +257,18 @@ export class BuildPipeline {
   }
 
   /**
-   * Refuses what git must never fetch: only https (and http with
-   * GIT_ALLOW_PRIVATE_ADDRESSES) URLs without credentials in them. git's own
-   * protocol.allow settings refuse the rest again at every hop.
+   * The git module's repository policy again, right before the clone (DNS may have
+   * changed since the settings were saved): scheme, transport, credentials, and every
+   * address of the host. Those addresses are then pinned for git (curl's resolve list),
+   * so the connection goes where the check looked, not where a second lookup points.
    */
-  private assertRepositoryAllowed(repository: string): void {
-    // TODO(h-git): call the git module's assertRepositoryAllowed(repository, ...) (src/git/repository-url.ts) here as well:
-    // it re-checks the host's addresses (DNS may have changed since the settings were saved). Not on h-git yet.
-    let url: URL;
+  private async checkRepository(repository: string): Promise<ResolvedRepository> {
     try {
-      url = new URL(repository);
-    } catch {
-      throw new BuildFailure('repository is not a URL');
+      return await assertRepositoryAllowed(repository, this.config, this.lookup);
+    } catch (err) {
+      if (err instanceof RepositoryNotAllowed || err instanceof RepositoryLookupFailed) throw new BuildFailure(err.message);
+      throw err;
     }
-    const schemes = this.config.GIT_ALLOW_PRIVATE_ADDRESSES ? ['https:', 'http:'] : ['https:'];
-    if (!schemes.includes(url.protocol)) throw new BuildFailure(`repository must be an ${schemes.join(' or ')} URL, not ${url.protocol}`);
-    if (url.username || url.password) throw new BuildFailure('repository URL must not hold credentials: set an access token instead');
   }
 }
 

@@ -1,4 +1,4 @@
-import { cloneFailure, gitConfigArgs, gitEnv, GitFailed, refProblem } from './git-clone';
+import { cloneFailure, gitConfigArgs, gitEnv, GitFailed, refProblem, resolveEntry } from './git-clone';
 
 describe('refProblem', () => {
   it('accepts branches, tags and commit shas', () => {
@@ -81,5 +81,14 @@ describe('cloneFailure', () => {
     );
     expect(cloneFailure(new GitFailed('ls-remote', "fatal: repository 'https://x/y.git/' not found"), 'main')).toBe('clone failed: repository not found');
     expect(cloneFailure(new GitFailed('fetch', 'fatal: something else'), 'main')).toBe('clone failed: git fetch: fatal: something else');
+  });
+});
+
+describe('resolveEntry', () => {
+  it('is curl’s host:port:addresses, IPv6 in brackets', () => {
+    expect(resolveEntry({ host: 'git.example.com', port: 443, addresses: ['203.0.113.7', '2001:db8::7'] })).toBe(
+      'git.example.com:443:203.0.113.7,[2001:db8::7]',
+    );
+    expect(resolveEntry({ host: '::1', port: 8080, addresses: ['::1'] })).toBe('[::1]:8080:[::1]');
   });
 });

@@ -124,8 +124,23 @@ export class GitFailed extends Error {
   }
 }
 
+/** Where git must connect for the repository's host: the addresses the policy checked. */
+export interface AddressPin {
+  host: string;
+  port: number;
+  addresses: string[];
+}
+
+/** curl's resolve entry (`http.curloptResolve`): `host:port:addr[,addr]`, IPv6 in brackets. */
+export function resolveEntry(pin: AddressPin): string {
+  const host = pin.host.includes(':') ? `[${pin.host}]` : pin.host;
+  return `${host}:${pin.port}:${pin.addresses.map((a) => (a.includes(':') ? `[${a}]` : a)).join(',')}`;
+}
+
 export interface CloneRequest {
   repository: string;
+  /** The checked addresses: git connects to these, never to a fresh DNS answer. */
+  pin?: AddressPin;
   ref: string;
   dir: string;
   access: GitAccess;
@@ -144,7 +159,7 @@ export async function cloneRef(request: CloneRequest): Promise<ResolvedCommit> {
   await mkdir(request.dir, { recursive: true });
   await mkdir(request.access.home, { recursive: true });
   const env = gitEnv(request.access);
-  const config = gitConfigArgs(request.access);
+  const config = [...gitConfigArgs(request.access), ...(request.pin ? ['-c', `http.curloptResolve=${resolveEntry(request.pin)}`] : [])];
   const git = (...args: string[]) => runGit([...config, ...args], { cwd: request.dir, env, signal: request.signal });
   try {
     // --template= : no hooks or other files copied from the builder's git installation.
