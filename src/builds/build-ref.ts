@@ -11,7 +11,6 @@ export function requestRef(ref: string, field = 'ref'): { ref: string; branch: s
   const refuse = (why: string) => buildsError('invalid_ref', `${field}: ${why}; give a branch, a tag or a full 40-character commit id`);
   if (ref.length === 0 || ref.length > 255) throw refuse('must be 1 to 255 characters');
   if (SHA.test(ref)) return { ref: ref.toLowerCase(), branch: null };
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) throw refuse('must not hold spaces, control characters or any of ~ ^ : ? * [ \\');
   if (ref.startsWith('-')) throw refuse('must not start with "-"');
   if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) throw refuse('must not start or end with "/" or hold "//"');

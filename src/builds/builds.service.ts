@@ -4,12 +4,13 @@ import { DataSource } from 'typeorm';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
+import { gitError } from '../git/git.errors';
 import { ProjectsService } from '../projects/projects.service';
 import { QuotaService } from '../quotas/quota.service';
 import type { Principal } from '../shared/principal';
 import { type Build, type BuildTrigger, isFinished } from './build.entity';
-import { requestRef } from './build-ref';
 import { buildView } from './build.view';
+import { requestRef } from './build-ref';
 import { buildsError } from './builds.errors';
 import { type BuildFilter, BuildsRepository } from './builds.repository';
 import type { BuildView } from './dto/build-views.dto';
@@ -56,7 +57,11 @@ export class BuildsService {
     const project = await this.projects.findVisible(principal, projectId);
     const settings = await this.inputs.buildInputs(project.id, 'production', { withEnv: false });
     if (!settings) {
-      throw buildsError('git_not_connected', `project ${project.id} is not connected to a Git repository; connect one with PUT /projects/${project.id}/git`);
+      throw gitError.at(
+        409,
+        'git_not_connected',
+        `project ${project.id} is not connected to a Git repository; connect one with PUT /projects/${project.id}/git`,
+      );
     }
     try {
       this.runners.runner();

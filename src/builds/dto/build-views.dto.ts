@@ -40,7 +40,10 @@ export class BuildView {
   pullRequest: number | null;
   @NullableStringProperty({ example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the build made, once ready' })
   deploymentId: string | null;
-  @NullableStringProperty({ example: 'https://my-site.example.app', description: 'Where the output is served once ready: the site for the production branch, a preview otherwise' })
+  @NullableStringProperty({
+    example: 'https://my-site.example.app',
+    description: 'Where the output is served once ready: the site for the production branch, a preview otherwise',
+  })
   url: string | null;
   @ApiProperty({ type: DetectedBuildView, nullable: true, description: 'What the build found in the repository and ran; null until detected' })
   detected: DetectedBuildView | null;

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import PgBoss from 'pg-boss';
 import type { Pool } from 'pg';
+import PgBoss from 'pg-boss';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 

@@ -164,6 +164,8 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
         return { status: 'timed_out', error: `the build ran longer than ${this.config.BUILD_TIMEOUT_SECONDS} s (BUILD_TIMEOUT_SECONDS)` };
       case 'shutdown':
         return { status: 'failed', error: 'the builder shut down during the build; start it again' };
+      case undefined:
+        break;
     }
     if (err instanceof BuildFailure) return { status: 'failed', error: err.message };
     this.logger.error(`build ${build.id}: ${(err as Error)?.message ?? String(err)}`, (err as Error)?.stack);

@@ -15,7 +15,9 @@ export class Builds1763770070000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "IDX_builds_project_created" ON "builds" ("project_id", "created_at") `);
     await queryRunner.query(`CREATE INDEX "IDX_builds_workspace_active" ON "builds" ("workspace_id") WHERE "status" IN ('queued', 'running')`);
     await queryRunner.query(`CREATE INDEX "IDX_builds_lease" ON "builds" ("lease_expires_at") WHERE "status" = 'running'`);
-    await queryRunner.query(`CREATE TABLE "build_log_chunks" ("id" BIGSERIAL NOT NULL, "build_id" text NOT NULL, "text" text NOT NULL, CONSTRAINT "PK_build_log_chunks" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "build_log_chunks" ("id" BIGSERIAL NOT NULL, "build_id" text NOT NULL, "text" text NOT NULL, CONSTRAINT "PK_build_log_chunks" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_build_log_chunks_build" ON "build_log_chunks" ("build_id", "id") `);
     await queryRunner.query(
       `ALTER TABLE "builds" ADD CONSTRAINT "FK_builds_project" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
