@@ -78,3 +78,13 @@ export function workspaceUsageView(usage: WorkspaceUsage, limits: Limits): Works
     buildMinutesPerMonth: { used: usage.buildMinutesPerMonth, limit: limits.buildMinutesPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
   };
 }
+
+/** GET /billing/usage: the plan in force, its limits and what the workspace uses of them. */
+export class BillingUsageView {
+  @ApiProperty({ enum: TIERS })
+  plan: Tier;
+  @ApiProperty({ type: PlanLimitsView })
+  limits: PlanLimitsView;
+  @ApiProperty({ type: WorkspaceUsageView })
+  usage: WorkspaceUsageView;
+}

@@ -115,6 +115,7 @@ describe('Builds API (e2e)', () => {
       req.end();
     });
     const all = received.map((r) => r.text).join('');
+    if (!all.includes('built two')) console.log(JSON.stringify((await get(body.id)).body), JSON.stringify(received));
     expect(all).toContain('[build] building two');
     expect(all).toContain('[build] built two');
     // "building two" arrived before the build's last line was written: streamed, not sent at the end.
@@ -258,6 +259,34 @@ describe('Builds API limits (e2e)', () => {
         return res.body;
       }, 40_000);
       expect(timedOut.error).toContain('BUILD_TIMEOUT_SECONDS');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a build once the month’s build minutes are used, with the quota 402, and shows them in GET /billing/usage', async () => {
+    const t = await startTestApp({
+      env: { ...BUILD_ENV, PLANS_JSON: JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, buildMinutesPerMonth: 1 } }) },
+    });
+    try {
+      const { owner, projectId } = await connected(t);
+      // A build of 61 s that finished this month: 2 minutes, rounded up.
+      await t.dataSource.query(
+        `INSERT INTO builds (id, project_id, workspace_id, status, trigger, ref, branch, created_by, started_at, finished_at, duration_ms, log_stored)
+         VALUES ('bld_minutes00000000000000000', $1, $2, 'ready', 'manual', 'main', 'main', 'usr_x', now() - interval '61 seconds', now(), 61000, true)`,
+        [projectId, owner.workspaceId],
+      );
+      const res = await t.http().post(`/projects/${projectId}/builds`).set(asUser(owner)).send({});
+      expect(res.status).toBe(402);
+      expect(res.body).toMatchObject({ code: 'quota_exceeded', quota: 'buildMinutesPerMonth', limit: 1, usage: 2, plan: 'free' });
+      expect(res.body.resetsAt).toMatch(/-01T00:00:00\.000Z$/);
+      const usage = await t.http().get(`/billing/usage?workspaceId=${owner.workspaceId}`).set(asUser(owner));
+      expect(usage.status).toBe(200);
+      expect(usage.body).toMatchObject({
+        plan: 'free',
+        limits: { buildMinutesPerMonth: 1, concurrentBuilds: 1 },
+        usage: { buildMinutesPerMonth: { used: 2, limit: 1 }, concurrentBuilds: { used: 0, limit: 1 } },
+      });
     } finally {
       await t.close();
     }

@@ -803,6 +803,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's plan, its limits and what it uses of each: projects, deployments, storage, builds (any member)
+         * @description **Access:** a dashboard JWT only; no scope required; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/payment-methods": {
         parameters: {
             query?: never;
@@ -1890,6 +1910,12 @@ export interface components {
             /** @enum {string|null} */
             provider: "local" | "stripe" | null;
         };
+        BillingUsageView: {
+            /** @enum {string} */
+            plan: "free" | "pro" | "team";
+            limits: components["schemas"]["PlanLimitsView"];
+            usage: components["schemas"]["WorkspaceUsageView"];
+        };
         AddPaymentMethodDto: {
             /** @example ws_0123456789abcdefghijklmn */
             workspaceId: string;
@@ -2008,24 +2034,6 @@ export interface components {
              */
             ref?: string;
         };
-        DetectedBuildView: {
-            /**
-             * @description The framework found in the repository; null: none recognised
-             * @example vite
-             */
-            framework: string | null;
-            /**
-             * @description From the lock file; null: no package.json
-             * @enum {string|null}
-             */
-            packageManager: "npm" | "pnpm" | "yarn" | null;
-            /** @example npm ci */
-            installCommand: string | null;
-            /** @example npm run build */
-            buildCommand: string | null;
-            /** @example dist */
-            outputDirectory: string;
-        };
         BuildView: {
             /** @example bld_0123456789abcdefghijklmn */
             id: string;
@@ -2068,7 +2076,18 @@ export interface components {
              */
             url: string | null;
             /** @description What the build found in the repository and ran; null until detected */
-            detected: components["schemas"]["DetectedBuildView"] | null;
+            detected?: {
+                /** @example vite */
+                framework: string | null;
+                /** @enum {string|null} */
+                packageManager: "npm" | "pnpm" | "yarn" | null;
+                /** @example npm ci */
+                installCommand: string | null;
+                /** @example npm run build */
+                buildCommand: string | null;
+                /** @example dist */
+                outputDirectory: string;
+            } | null;
             /** @example 2030-01-01T00:00:00.000Z */
             createdAt: string;
             /** @example 2030-01-01T00:00:01.000Z */
@@ -7189,6 +7208,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SubscriptionView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query: {
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingUsageView"];
                 };
             };
             /** @description The request is malformed; `message` names the field */

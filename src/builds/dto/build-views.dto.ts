@@ -45,7 +45,20 @@ export class BuildView {
     description: 'Where the output is served once ready: the site for the production branch, a preview otherwise',
   })
   url: string | null;
-  @ApiProperty({ type: DetectedBuildView, nullable: true, description: 'What the build found in the repository and ran; null until detected' })
+  // Inline rather than a $ref: a $ref beside `nullable` still refuses null in OpenAPI 3.0.
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    description: 'What the build found in the repository and ran; null until detected',
+    properties: {
+      framework: { type: 'string', nullable: true, example: 'vite' },
+      packageManager: { type: 'string', nullable: true, enum: ['npm', 'pnpm', 'yarn'] },
+      installCommand: { type: 'string', nullable: true, example: 'npm ci' },
+      buildCommand: { type: 'string', nullable: true, example: 'npm run build' },
+      outputDirectory: { type: 'string', example: 'dist' },
+    },
+    required: ['framework', 'packageManager', 'installCommand', 'buildCommand', 'outputDirectory'],
+  })
   detected: DetectedBuildView | null;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
   createdAt: string;
