@@ -7,7 +7,8 @@ import { type DocumentedErrors, Endpoint } from '../openapi/endpoint';
 import { BILLING_ROLE_REFUSAL } from '../quotas/billing.errors';
 import { TIERS } from '../quotas/plans';
 import { PlansService } from '../quotas/plans.service';
-import { planLimitsView, PlanTableView } from '../quotas/usage.view';
+import { QuotaService } from '../quotas/quota.service';
+import { BillingUsageView, planLimitsView, PlanTableView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
@@ -33,6 +34,7 @@ export class BillingController {
   constructor(
     private readonly billing: BillingService,
     private readonly plans: PlansService,
+    private readonly quotas: QuotaService,
   ) {}
 
   /** The dashboard's plan table: operators may change any cell (PLANS_JSON/PLANS_FILE), so it is not the client's to know. */
@@ -88,6 +90,15 @@ export class BillingController {
   @ApiOkResponse({ type: SubscriptionView })
   subscription(@Query() query: WorkspaceQueryDto): Promise<SubscriptionView> {
     return this.billing.subscription(query.workspaceId);
+  }
+
+  @Get('usage')
+  @Endpoint({ ...BILLING_ROUTE, id: 'getUsage', workspaceIn: 'query', errors: BILLING_ACCESS })
+  @ApiOperation({ summary: "A workspace's plan, its limits and what it uses of each: projects, deployments, storage, builds (any member)" })
+  @ApiOkResponse({ type: BillingUsageView })
+  async usage(@Query() query: WorkspaceQueryDto): Promise<BillingUsageView> {
+    const [plan, usage] = await Promise.all([this.quotas.planOf(query.workspaceId), this.quotas.usage(query.workspaceId)]);
+    return { plan: plan.tier, limits: planLimitsView(plan.limits), usage: workspaceUsageView(usage, plan.limits) };
   }
 
   @Post('payment-methods')
