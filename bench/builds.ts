@@ -20,7 +20,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -177,7 +177,13 @@ async function timedBuild(app: BenchApp, projectId: string, slug: string, expect
     if (['failed', 'canceled', 'timed_out'].includes(now.status) || performance.now() - t0 > wait) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  const build = (await api(app.baseUrl, 'GET', `/projects/${projectId}/builds/${started.id}`, undefined, auth)) as unknown as Build;
+  // The record and the log are complete once the build has ended (a moment after the site went live).
+  let build: Build;
+  for (;;) {
+    build = (await api(app.baseUrl, 'GET', `/projects/${projectId}/builds/${started.id}`, undefined, auth)) as unknown as Build;
+    if (!['queued', 'running'].includes(build.status) || performance.now() - t0 > wait) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const log = await (await fetch(`${app.baseUrl}/projects/${projectId}/builds/${started.id}/logs`, { headers: auth })).text();
   if (Number.isNaN(toLive)) throw new Error(`build ${build.id} ended ${build.status}: ${build.error}\n${log}`);
   return { toLive, build, log, phases: phaseSpans(log) };
@@ -221,6 +227,7 @@ const median = (xs: number[]) =>
   );
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg()[0].toFixed(1);
   const [git, registry, lock] = await Promise.all([startGitServer(), startCountingRegistry(), viteLock()]);
   // The process runner is refused under NODE_ENV=production (the harness's default).
   const app = await startBenchApp({ NODE_ENV: 'development', LOG_LEVEL: 'error', BUILD_RUNNER: 'process', GIT_ALLOW_PRIVATE_ADDRESSES: 'true' });
@@ -230,14 +237,15 @@ async function main(): Promise<void> {
     git.createRepo('node-site', NODE_SITE);
     const nodeId = await project(app, 'bench-node', git, 'node-site', { outputDirectory: 'dist' });
     const first = await timedBuild(app, nodeId, 'bench-node', 'first');
-    const runs: Timed[] = [];
+    const runs: (Timed & { cmd: number })[] = [];
     for (let i = 0; i < RUNS; i++) {
       git.commit('node-site', { 'content.txt': `run ${i}\n` }, { message: `run ${i}` });
-      runs.push(await timedBuild(app, nodeId, 'bench-node', `run ${i}`));
+      const timed = await timedBuild(app, nodeId, 'bench-node', `run ${i}`);
+      runs.push({ ...timed, cmd: await commandTime(git) });
     }
-    const cmd = await commandTime(git);
+    const cmd = median(runs.map((r) => r.cmd));
     const toLive = median(runs.map((r) => r.toLive));
-    const overhead = toLive - cmd;
+    const overhead = median(runs.map((r) => r.toLive - r.cmd));
     const phaseNames = [...new Set(runs.flatMap((r) => Object.keys(r.phases)))];
     console.log(
       `\n(a) node build.js: first build ${s(first.toLive)}; ${RUNS} more, POST /builds → live, median ${s(toLive)}; \`npm run build\` alone here: ${s(cmd)}`,
@@ -248,6 +256,7 @@ async function main(): Promise<void> {
           `run ${i}`,
           {
             'to live': s(r.toLive),
+            'npm run build here': s(r.cmd),
             queued: s(Date.parse(r.build.startedAt!) - Date.parse(r.build.createdAt)),
             ...Object.fromEntries(phaseNames.map((p) => [p, r.phases[p] === undefined ? '-' : s(r.phases[p])])),
           },
@@ -275,7 +284,7 @@ async function main(): Promise<void> {
     registry.requests.length = 0;
     const warm = await timedBuild(app, viteId, 'bench-vite', 'vite two');
     const warmRequests = [...registry.requests];
-    console.log(`\n(b) Vite ${VITE}: detected ${JSON.stringify(cold.build.detected)}`);
+    console.log(`\n(b) Vite ${VITE}: detected ${JSON.stringify(warm.build.detected)}`);
     console.table({
       'cold (first build)': {
         'to live': s(cold.toLive),
@@ -317,7 +326,9 @@ async function main(): Promise<void> {
     await git.close();
     await registry.close();
   }
-  console.log('\nbench:builds — process runner, app, PostgreSQL, Git server and registry pass-through on this machine');
+  console.log(
+    `\nbench:builds — process runner, app, PostgreSQL, Git server and registry pass-through on this machine (${cpus().length} cores; load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after)`,
+  );
   console.table(rows);
 }
 
