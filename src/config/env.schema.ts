@@ -298,13 +298,15 @@ export class EnvironmentVariables {
   /**
    * DNS servers that custom-domain verification asks (comma-separated IPs, each
    * with an optional port: `1.1.1.1,[2606:4700::1111]:53`). Unset: the system's resolvers.
+   * A Git repository's host must pass the address policy with their answers too, beside
+   * the system resolver's (src/git/repository-url.ts).
    */
   @OptionalVar(
     Matches(DNS_SERVERS_PATTERN, { message: 'DNS_SERVERS must be comma-separated IP addresses with optional ports, e.g. 1.1.1.1,127.0.0.1:5353,[::1]:53' }),
   )
   DNS_SERVERS?: string;
 
-  /** Longest a custom-domain DNS check may take, in milliseconds; past it verification answers 503. */
+  /** Longest a custom-domain DNS check (or a repository host's lookup) may take, in milliseconds; past it verification answers 503. */
   @IntVar(100, 60_000)
   DNS_TIMEOUT_MS = 5000;
 

@@ -9,7 +9,14 @@ import type { ProjectEnvVar, ProjectGit } from './git.entities';
 import { gitError } from './git.errors';
 import { GitRepository, type GitSettingsRow } from './git.repository';
 import { accessTokenAad, envValueAad, openSecret, sealSecret } from './git-secrets';
-import { assertRepositoryAllowed, type Lookup, RepositoryLookupFailed, RepositoryNotAllowed, type ResolvedRepository, systemLookup } from './repository-url';
+import {
+  assertRepositoryAllowed,
+  type Lookup,
+  repositoryLookup,
+  RepositoryLookupFailed,
+  RepositoryNotAllowed,
+  type ResolvedRepository,
+} from './repository-url';
 
 /** What PUT /projects/:id/git takes, its fields already checked (dto/put-git-settings.dto.ts). */
 export type GitSettingsInput = GitSettingsRow & {
@@ -32,7 +39,7 @@ export class GitSettingsService {
     private readonly keyring: LeadsKeyring,
     private readonly config: AppConfig,
   ) {
-    this.lookup = systemLookup(config.DNS_TIMEOUT_MS);
+    this.lookup = repositoryLookup(config);
   }
 
   /**
@@ -73,7 +80,8 @@ export class GitSettingsService {
 
   async listEnv(principal: Principal, projectId: string): Promise<ProjectEnvVar[]> {
     const project = await this.projects.findVisible(principal, projectId);
-    return this.repo.listEnv(project.id);
+    // Code-point order, whatever the database's collation.
+    return (await this.repo.listEnv(project.id)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   async putEnv(principal: Principal, projectId: string, name: string, value: string, targets: EnvTarget[]): Promise<ProjectEnvVar> {

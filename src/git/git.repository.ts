@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Brackets, DataSource } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 import type { EnvTarget } from './build-inputs';
@@ -111,6 +111,76 @@ export class GitRepository {
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'API_KEY'] })
   async removeEnv(projectId: string, name: string): Promise<boolean> {
     const result = await this.dataSource.getRepository(ProjectEnvVar).delete({ projectId, name });
+    return (result.affected ?? 0) > 0;
+  }
+
+  // --- Rotation (./git-rotation.ts): secrets not sealed under the newest key, walked in key order ---
+
+  /** Projects whose access token is sealed under another key than `keyId`, after `afterProjectId`. */
+  @GenerateSql({ params: () => ['k1', '', 500] })
+  tokensNotUnder(keyId: string, afterProjectId: string, limit: number): Promise<ProjectGit[]> {
+    return this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder('g')
+      .where('g.token_key_id IS NOT NULL AND g.token_key_id <> :keyId', { keyId })
+      .andWhere('g.project_id > :after', { after: afterProjectId })
+      .orderBy('g.project_id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Variables sealed under another key than `keyId`, after (`afterProjectId`, `afterName`). */
+  @GenerateSql({ params: () => ['k1', '', '', 500] })
+  envNotUnder(keyId: string, afterProjectId: string, afterName: string, limit: number): Promise<ProjectEnvVar[]> {
+    return this.dataSource
+      .getRepository(ProjectEnvVar)
+      .createQueryBuilder('v')
+      .where('v.key_id <> :keyId', { keyId })
+      .andWhere(
+        new Brackets((w) =>
+          w.where('v.project_id > :after', { after: afterProjectId }).orWhere('v.project_id = :after AND v.name > :name', { name: afterName }),
+        ),
+      )
+      .orderBy('v.project_id', 'ASC')
+      .addOrderBy('v.name', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** Secrets of both tables not under `keyId`. */
+  @GenerateSql({ params: () => ['k1'] })
+  async countNotUnder(keyId: string): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM project_git WHERE token_key_id IS NOT NULL AND token_key_id <> $1)
+            + (SELECT count(*) FROM project_env_vars WHERE key_id <> $1) AS n`,
+      [keyId],
+    )) as { n: string }[];
+    return Number(row.n);
+  }
+
+  /** Writes the token sealed again, only if it is still the one that was read (by its nonce); true when written. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, Buffer.alloc(12), SAMPLE_SEALED] })
+  async resealToken(projectId: string, oldNonce: Buffer, sealed: SealedSecret): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder()
+      .update()
+      .set({ tokenKeyId: sealed.keyId, tokenNonce: sealed.nonce, tokenCiphertext: sealed.ciphertext, updatedAt: () => '"updated_at"' })
+      .where('project_id = :projectId AND token_nonce = :oldNonce', { projectId, oldNonce })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Writes a value sealed again, only if it is still the one that was read (by its nonce); true when written. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'API_KEY', Buffer.alloc(12), SAMPLE_SEALED] })
+  async resealEnv(projectId: string, name: string, oldNonce: Buffer, sealed: SealedSecret): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(ProjectEnvVar)
+      .createQueryBuilder()
+      .update()
+      .set({ keyId: sealed.keyId, valueNonce: sealed.nonce, valueCiphertext: sealed.ciphertext, updatedAt: () => '"updated_at"' })
+      .where('project_id = :projectId AND name = :name AND value_nonce = :oldNonce', { projectId, name, oldNonce })
+      .execute();
     return (result.affected ?? 0) > 0;
   }
 }

@@ -33,7 +33,7 @@ describe('checkRepositoryUrl', () => {
     ['file:///srv/repo.git', 'file://'],
     ['ssh://git@github.com/acme/site.git', 'ssh://'],
     ['git://github.com/acme/site.git', 'git://'],
-    ['ext::sh -c touch% /tmp/pwned', 'space or a control character'],
+    ['ext::sh -c touch% /tmp/pwned', '"ext::" transport'],
     ['ext::sh', '"ext::" transport'],
     ['fd::3', '"fd::" transport'],
     ['git@github.com:acme/site.git', 'scp-like'],

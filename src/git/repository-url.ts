@@ -66,12 +66,11 @@ const SCP_LIKE = /^[^/:]+:/;
 export function checkRepositoryUrl(input: string, policy: RepositoryPolicy): CheckedRepository {
   if (input.length === 0) throw new RepositoryNotAllowed('it is empty');
   if (input.length > MAX_REPOSITORY_URL) throw new RepositoryNotAllowed(`it is longer than ${MAX_REPOSITORY_URL} characters`);
-
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(input)) throw new RepositoryNotAllowed('it holds a space or a control character');
   if (TRANSPORT_PREFIX.test(input)) {
     const transport = input.slice(0, input.indexOf('::'));
     throw new RepositoryNotAllowed(`git's "${transport}::" transport runs a remote helper; only https:// URLs are cloned`);
   }
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(input)) throw new RepositoryNotAllowed('it holds a space or a control character');
   const scheme = SCHEME.exec(input)?.[1]?.toLowerCase();
   if (!scheme || !input.slice(scheme.length).startsWith('://')) {
     if (!input.includes('://') && SCP_LIKE.test(input)) {
@@ -142,27 +141,70 @@ export function refusedAddress(address: string, policy: RepositoryPolicy): strin
 
 export type Lookup = (host: string) => Promise<string[]>;
 
+const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+
+/** Rejects after `ms` with ETIMEOUT (and calls `onTimeout`), unless `work` settles first. */
+async function within<T>(ms: number, work: Promise<T>, onTimeout?: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout?.();
+      reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' }));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * The system resolver (getaddrinfo, /etc/hosts included), as git's own connection
- * resolves: a check against another resolver could pass a name git then sends to
- * 127.0.0.1. Bounded by `timeoutMs`.
+ * Every address the host may be reached at, within `timeoutMs`: the system resolver's
+ * (getaddrinfo, /etc/hosts included), as git's own connection resolves, and, when
+ * DNS_SERVERS is set, those servers' A and AAAA answers too (the resolvers the service
+ * uses elsewhere, and what tests point at a DNS server of their own). Every one of them
+ * must pass. Rejects with ENOTFOUND only when no resolver knows the name.
  */
-export function systemLookup(timeoutMs: number): Lookup {
+export function hostLookup(timeoutMs: number, dnsServers: string[]): Lookup {
   return async (host) => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'ETIMEOUT' })), timeoutMs);
-    });
-    try {
-      const answers = await Promise.race([dns.lookup(host, { all: true, verbatim: true }), deadline]);
-      return answers.map((a) => a.address);
-    } finally {
-      clearTimeout(timer);
-    }
+    const system = within(
+      timeoutMs,
+      dns.lookup(host, { all: true, verbatim: true }).then((answers) => answers.map((a) => a.address)),
+    );
+    const configured =
+      dnsServers.length === 0
+        ? []
+        : [
+            (async () => {
+              const resolver = new dns.Resolver({ timeout: timeoutMs, tries: 1 });
+              resolver.setServers(dnsServers);
+              const family = (query: Promise<string[]>) =>
+                query.catch((err: NodeJS.ErrnoException) => {
+                  if (err.code && NO_SUCH_HOST.has(err.code)) return [];
+                  throw err;
+                });
+              const answers = await within(timeoutMs, Promise.all([family(resolver.resolve4(host)), family(resolver.resolve6(host))]), () => resolver.cancel());
+              if (answers.flat().length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
+              return answers.flat();
+            })(),
+          ];
+    const results = await Promise.allSettled([system, ...configured]);
+    const addresses = [...new Set(results.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])))];
+    if (addresses.length > 0) return addresses;
+    const failures = results.map((r) => (r.status === 'rejected' ? (r.reason as NodeJS.ErrnoException) : undefined)).filter((e) => e !== undefined);
+    throw failures.find((e) => !NO_SUCH_HOST.has(e.code ?? '')) ?? failures[0] ?? Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
   };
 }
 
-const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+/** The lookup the service uses (hostLookup with DNS_TIMEOUT_MS and DNS_SERVERS): the settings' check and the pipeline's re-check before each clone. */
+export function repositoryLookup(config: { DNS_TIMEOUT_MS: number; DNS_SERVERS?: string }): Lookup {
+  const servers = (config.DNS_SERVERS ?? '')
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
+  return hostLookup(config.DNS_TIMEOUT_MS, servers);
+}
 
 /**
  * The whole policy: the syntax checks, then every address the host resolves to.

@@ -22,6 +22,8 @@ export interface TestDnsServer {
   /** Replaces the TXT records of `name` (one record per value). */
   setTxt(name: string, ...values: string[]): void;
   setCname(name: string, target: string): void;
+  /** Replaces the A records of `name`. */
+  setA(name: string, ...addresses: string[]): void;
   /** Answers SERVFAIL for `name`, whatever is asked (a lame or lapsed delegation). */
   setServfail(name: string): void;
   /** Removes everything about `name`, or every record when no name is given. */
@@ -32,6 +34,7 @@ export interface TestDnsServer {
 interface Zone {
   txt?: string[];
   cname?: string;
+  a?: string[];
   servfail?: boolean;
 }
 
@@ -67,6 +70,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     } else if (question.type === Packet.TYPE.TXT) {
       for (const data of zone.txt ?? [])
         response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as dns2.Packet.Resource);
+    } else if (question.type === Packet.TYPE.A) {
+      for (const address of zone.a ?? [])
+        response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 1, address } as dns2.Packet.Resource);
     } else if (question.type === Packet.TYPE.CNAME && zone.cname) {
       response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: zone.cname } as dns2.Packet.Resource);
     }
@@ -82,6 +88,7 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     questions,
     setTxt: (name, ...values) => void (zone(name).txt = values),
     setCname: (name, target) => void (zone(name).cname = target),
+    setA: (name, ...addresses) => void (zone(name).a = addresses),
     setServfail: (name) => void (zone(name).servfail = true),
     clear: (name) => (name === undefined ? zones.clear() : void zones.delete(key(name))),
     close: () => server.close().then(() => undefined),
