@@ -115,7 +115,7 @@ export class BuildPipeline {
       PATH: [`${siteInSandbox}/node_modules/.bin`, ...(job.runner.name === 'process' ? [dirname(process.execPath)] : []), SYSTEM_PATH].join(':'),
       LANG: 'C.UTF-8',
       npm_config_update_notifier: 'false',
-      ...cacheEnv(paths.cache),
+      ...cacheEnv(paths.cache, detection.packageManager),
     };
     await mkdir(join(cacheDir, 'home'));
     const run = async (phase: BuildPhase, command: string) => {
@@ -144,7 +144,8 @@ export class BuildPipeline {
     // --- install (the dependency cache around it)
     if (detection.installCommand) {
       let cacheKey: string | undefined;
-      let restored = false;
+      // Saved after the install only when none was stored: an unchanged lock file's cache is written once.
+      let saveAfter = false;
       if (detection.packageManager && detection.lockFile) {
         const nodeMajor = inputs.nodeVersion
           ? nodeMajorOf(inputs.nodeVersion)
@@ -152,15 +153,28 @@ export class BuildPipeline {
             ? nodeMajorOf(process.version)
             : this.config.BUILD_IMAGE;
         cacheKey = await lockFileHashKey(inputs.projectId, join(siteDir, detection.lockFile), detection.packageManager, nodeMajor);
-        restored = await restoreCache(this.storage, cacheKey, cacheDir, scratch);
-        say('install', restored ? `restored dependency cache ${cacheKey}` : `no dependency cache yet for this lock file (${cacheKey})`);
+        try {
+          const restored = await restoreCache(this.storage, cacheKey, cacheDir, scratch);
+          saveAfter = !restored;
+          say('install', restored ? `restored dependency cache ${cacheKey}` : `no dependency cache yet for this lock file (${cacheKey})`);
+        } catch (err) {
+          // A cache is an optimisation: a broken one costs a full download, never the build.
+          say('install', `could not restore dependency cache ${cacheKey} (${(err as Error).message}): installing without it`);
+          await emptyFolder(cacheDir);
+          await mkdir(join(cacheDir, 'home'));
+          // Not saved over either: a store that just failed to give it back is not written to blindly.
+        }
       } else {
         say('install', 'no lock file: dependencies are not cached');
       }
       await run('install', detection.installCommand);
-      if (cacheKey && !restored && detection.packageManager) {
-        const size = await saveCache(this.storage, cacheKey, cacheDir, detection.packageManager, scratch);
-        if (size > 0) say('install', `saved dependency cache ${cacheKey} (${formatBytes(size)})`);
+      if (cacheKey && saveAfter && detection.packageManager) {
+        try {
+          const size = await saveCache(this.storage, cacheKey, cacheDir, detection.packageManager, scratch);
+          if (size > 0) say('install', `saved dependency cache ${cacheKey} (${formatBytes(size)})`);
+        } catch (err) {
+          say('install', `could not save dependency cache ${cacheKey} (${(err as Error).message}); the next build installs without it`);
+        }
       }
     }
 
@@ -243,6 +257,11 @@ export class BuildPipeline {
     if (!schemes.includes(url.protocol)) throw new BuildFailure(`repository must be an ${schemes.join(' or ')} URL, not ${url.protocol}`);
     if (url.username || url.password) throw new BuildFailure('repository URL must not hold credentials: set an access token instead');
   }
+}
+
+async function emptyFolder(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir);
 }
 
 function describeDetection(d: Detection): string {

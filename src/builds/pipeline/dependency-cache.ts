@@ -18,17 +18,19 @@ export const CACHE_FOLDERS: Record<PackageManager, string[]> = {
 
 /**
  * The variables that point a package manager's download cache at `cache` (the cache
- * directory as the command sees it): npm's cache, pnpm's store, Yarn 1's cache folder
- * and Yarn 2+'s global cache. Set for every build, whichever manager it uses.
+ * directory as the command sees it): npm's cache, pnpm's store (its 9 and 10 spellings),
+ * Yarn 1's cache folder and Yarn 2+'s global cache. Only the build's own manager's: npm
+ * warns about every npm_config_ variable it does not know.
  */
-export function cacheEnv(cache: string): Record<string, string> {
-  return {
-    npm_config_cache: `${cache}/npm`,
-    npm_config_store_dir: `${cache}/pnpm-store`,
-    pnpm_config_store_dir: `${cache}/pnpm-store`,
-    YARN_CACHE_FOLDER: `${cache}/yarn`,
-    YARN_GLOBAL_FOLDER: `${cache}/yarn-global`,
-  };
+export function cacheEnv(cache: string, packageManager: PackageManager | null): Record<string, string> {
+  switch (packageManager) {
+    case 'pnpm':
+      return { npm_config_store_dir: `${cache}/pnpm-store`, pnpm_config_store_dir: `${cache}/pnpm-store`, npm_config_cache: `${cache}/npm` };
+    case 'yarn':
+      return { YARN_CACHE_FOLDER: `${cache}/yarn`, YARN_GLOBAL_FOLDER: `${cache}/yarn-global`, npm_config_cache: `${cache}/npm` };
+    default:
+      return { npm_config_cache: `${cache}/npm` };
+  }
 }
 
 /**
@@ -59,7 +61,8 @@ export async function restoreCache(storage: StorageProvider, key: string, cacheD
   try {
     await pipeline(object.stream, createWriteStream(file));
     // tar refuses entries that would land outside cacheDir (absolute, `..`, through a link).
-    await tar.x({ file, cwd: cacheDir, strict: true, preservePaths: false, noChmod: true });
+    // Times and modes are not restored: a cache needs neither, and setting them fails on some file systems.
+    await tar.x({ file, cwd: cacheDir, strict: true, preservePaths: false, noChmod: true, noMtime: true });
   } finally {
     await rm(file, { force: true });
   }

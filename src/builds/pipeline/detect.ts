@@ -30,6 +30,8 @@ export type Detection = Omit<DetectedBuild, 'outputDirectory'> & {
   lockFile: string | null;
 };
 
+const SILENT = { debug: () => undefined, log: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
 const exists = (path: string) =>
   access(path).then(
     () => true,
@@ -69,7 +71,10 @@ export async function detectBuild(siteDir: string, overrides: BuildOverrides): P
     // root = the site's folder: the detector looks up for lock files and workspace roots,
     // never above it (so never outside the checkout). A site in a workspace of a monorepo
     // is detected as a package of its own (its lock file in its folder), for now.
-    const project = new Project(new NodeFS(), siteDir, siteDir)
+    const fs = new NodeFS();
+    // The repository's own mistakes (a broken package.json) are not the builder's errors to print.
+    fs.logger = SILENT;
+    const project = new Project(fs, siteDir, siteDir)
       .setEnvironment({})
       .setNodeVersion(process.version)
       // No error reports leave the builder (the default reporter is Bugsnag's).
