@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
-import { type GitServer,startGitServer } from '../helpers/git-server';
+import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -229,5 +229,70 @@ describe('Builds in the dashboard: connect a repository, build, follow the log, 
     await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
     await page.getByRole('button', { name: 'Connect repository' }).waitFor();
     await t.http().get(`/projects/${projectId}/git`).set(asUser(owner)).expect(404);
+  });
+});
+
+/**
+ * A server with no runner: BUILD_RUNNER unset and neither podman nor docker on PATH (the
+ * runner is chosen once, on first use, from PATH: the test hides both while the app
+ * starts and answers its first build).
+ */
+describe('Builds in the dashboard on a server that cannot run them (e2e, real browser)', () => {
+  let t: TestApp;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let owner: UserSession;
+  let projectId: string;
+  let context: BrowserContext;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    buildWeb({ quiet: true });
+    browser = await launchBrowser();
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      t = await startTestApp({ env: { BUILD_RUNNER: undefined, GIT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+      owner = await registerUser(t, { name: 'No Runner' });
+      await verifyEmail(t, owner);
+      projectId = (await t.http().post('/projects').set(asUser(owner)).send({ name: 'unbuilt-site' }).expect(201)).body.id;
+      await t
+        .http()
+        .put(`/projects/${projectId}/git`)
+        .set(asUser(owner))
+        .send({ repository: 'http://127.0.0.1:9/unbuilt.git', productionBranch: 'main' })
+        .expect(200);
+      const refused = await t.http().post(`/projects/${projectId}/builds`).set(asUser(owner)).send({}).expect(503);
+      expect(refused.body.code).toBe('builds_unavailable');
+    } finally {
+      process.env.PATH = path;
+    }
+    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('"Build now" answers with what to install, then stays disabled', async () => {
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await page.goto(`http://127.0.0.1:${t.port}/app/w/${owner.workspaceId}/projects/${projectId}/builds`);
+    await page.getByRole('button', { name: 'Build now' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByText('Builds are unavailable on this server').waitFor();
+    expect(await alert.textContent()).toMatch(/install podman or docker/);
+    expect(await page.getByRole('button', { name: 'Build now' }).isDisabled()).toBe(true);
+    await expectAccessible(page, 'builds-unavailable');
+    expect(errors).toEqual([]);
   });
 });
