@@ -192,8 +192,8 @@ describe('Builds in the dashboard: connect a repository, build, follow the log, 
     await page.getByText('End of the log.').waitFor();
     expect(await log().textContent()).not.toContain(SECRET);
     expect(await log().textContent()).toContain('***');
-    await page.getByRole('link', { name: /^dep_/ }).waitFor();
-    await page.getByRole('link', { name: /^https?:\/\// }).waitFor();
+    await page.getByRole('definition').getByRole('link', { name: /^dep_/ }).waitFor();
+    expect(await page.getByRole('definition').getByRole('link', { name: /^https?:\/\// }).getAttribute('href')).toMatch(/^http:\/\/built-site\./);
     await expectAccessible(page, 'build-ready');
     const live = await t.http().get(`/projects/${projectId}`).set(asUser(owner)).expect(200);
     expect(live.body.liveVersion).toBe(1);
