@@ -193,7 +193,12 @@ describe('Builds in the dashboard: connect a repository, build, follow the log, 
     expect(await log().textContent()).not.toContain(SECRET);
     expect(await log().textContent()).toContain('***');
     await page.getByRole('definition').getByRole('link', { name: /^dep_/ }).waitFor();
-    expect(await page.getByRole('definition').getByRole('link', { name: /^https?:\/\// }).getAttribute('href')).toMatch(/^http:\/\/built-site\./);
+    expect(
+      await page
+        .getByRole('definition')
+        .getByRole('link', { name: /^https?:\/\// })
+        .getAttribute('href'),
+    ).toMatch(/^http:\/\/built-site\./);
     await expectAccessible(page, 'build-ready');
     const live = await t.http().get(`/projects/${projectId}`).set(asUser(owner)).expect(200);
     expect(live.body.liveVersion).toBe(1);
