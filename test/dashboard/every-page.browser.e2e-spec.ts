@@ -4,6 +4,8 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { eventually } from '../helpers/eventually';
+import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,11 +23,14 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
   let owner: UserSession;
   let projectId: string;
   let deploymentId: string;
+  let git: GitServer;
+  let buildId: string;
   const base = () => `http://127.0.0.1:${t.port}/app`;
 
   beforeAll(async () => {
     buildWeb({ quiet: true });
-    t = await startTestApp();
+    git = await startGitServer();
+    t = await startTestApp({ env: { BUILD_RUNNER: 'process', GIT_ALLOW_PRIVATE_ADDRESSES: 'true' } });
     browser = await launchBrowser();
     owner = await registerUser(t, { name: 'Lou Locale' });
     await verifyEmail(t, owner);
@@ -40,10 +45,38 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
     for (let i = 0; i < 3; i++) await site(t, 'locale-site').get('/').set(visitor).expect(200);
     await site(t, 'locale-site').get('/missing.png').set(visitor).expect(404);
     await t.app.get(AnalyticsRecorder).flush();
+    // A connected repository and a finished build, for the builds pages and the Git settings.
+    // A build of another branch than production: a preview, so what is live stays v1.
+    const build = 'require("fs").mkdirSync("dist",{recursive:true});require("fs").writeFileSync("dist/index.html","<h1>built</h1>");console.log("built")';
+    git.createRepo('locale-site', { 'build.js': build });
+    git.commit('locale-site', { 'README.md': 'a branch' }, { branch: 'feature', message: 'A feature branch' });
+    const http = () => t.http();
+    await http()
+      .put(`/projects/${projectId}/git`)
+      .set(asUser(owner))
+      .send({
+        repository: git.url('locale-site'),
+        productionBranch: 'main',
+        installCommand: 'node --version',
+        buildCommand: 'node build.js',
+        outputDirectory: 'dist',
+      })
+      .expect(200);
+    await http()
+      .put(`/projects/${projectId}/env/SITE_NAME`)
+      .set(asUser(owner))
+      .send({ value: 'locale', targets: ['production', 'preview'] })
+      .expect(200);
+    buildId = (await http().post(`/projects/${projectId}/builds`).set(asUser(owner)).send({ ref: 'feature' }).expect(202)).body.id;
+    await eventually(async () => {
+      const b = await http().get(`/projects/${projectId}/builds/${buildId}`).set(asUser(owner)).expect(200);
+      expect(b.body.status).toBe('ready');
+    }, 60_000);
   });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    await git?.close();
   });
 
   /** A 375 px page that records script errors and every answer of 400 or more. */
@@ -84,7 +117,9 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'invitations', path: '/invitations', ready: (p: Page) => p.getByRole('heading', { name: 'Invitations' }) },
       { name: 'deployments', path: project, ready: (p: Page) => p.getByRole('link', { name: 'v1', exact: true }) },
       { name: 'deploy', path: `${project}/deploy`, ready: (p: Page) => p.getByRole('heading', { name: 'Deploy a folder' }) },
-      { name: 'settings', path: `${project}/settings`, ready: (p: Page) => p.getByRole('heading', { name: 'Access gate' }) },
+      { name: 'settings', path: `${project}/settings`, ready: (p: Page) => p.getByRole('row', { name: /SITE_NAME/ }) },
+      { name: 'builds', path: `${project}/builds`, ready: (p: Page) => p.getByRole('row', { name: /feature/ }) },
+      { name: 'build', path: `${project}/builds/${buildId}`, ready: (p: Page) => p.getByText('End of the log.') },
       { name: 'deployment-files', path: `${project}/deployments/${deploymentId}`, ready: (p: Page) => p.getByText('index.html').first() },
       { name: 'project-leads', path: `${project}/leads`, ready: (p: Page) => p.getByRole('heading', { name: 'Leads' }) },
       { name: 'analytics', path: `${project}/analytics`, ready: (p: Page) => p.locator('.chart canvas').nth(1) },

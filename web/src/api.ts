@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import type { components } from './sdk';
+import type { components, paths } from './sdk';
 import { createTransport } from './transport';
 
 export { ApiError };
@@ -10,6 +10,16 @@ export type Schemas = components['schemas'];
 export type Project = Schemas['ProjectView'];
 export type Deployment = Schemas['DeploymentView'];
 export type Workspace = Schemas['WorkspaceView'];
+
+/** The JSON an operation answers with `status`, or takes as its body, by path: no DTO class name to keep in step with. */
+type Answer<Op, Status extends number = 200> = Op extends { responses: { [S in Status]: { content: { 'application/json': infer B } } } } ? B : never;
+type Body<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+
+export type GitSettings = Answer<paths['/projects/{projectId}/git']['get']>;
+export type GitSettingsBody = Body<paths['/projects/{projectId}/git']['put']>;
+export type EnvVar = Answer<paths['/projects/{projectId}/env']['get']>['data'][number];
+export type EnvVarBody = Body<paths['/projects/{projectId}/env/{name}']['put']>;
+export type Build = Answer<paths['/projects/{projectId}/builds/{buildId}']['get']>;
 
 /** The page's one transport: its session, its typed client, its uploads. */
 export const transport = createTransport({ baseUrl: window.location.origin });

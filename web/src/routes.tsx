@@ -3,6 +3,7 @@ import { createBrowserRouter, Navigate } from 'react-router';
 import { RouteError } from './components/route-error';
 import { Shell, WorkspaceScope } from './components/shell';
 import { Register, ResetPassword, SignIn, VerifyEmail } from './pages/auth';
+import { BuildDetail, Builds } from './pages/builds';
 import { Deploy } from './pages/deploy';
 import { DeploymentFiles, Deployments } from './pages/deployments';
 import { Home, NotFound } from './pages/home';
@@ -54,6 +55,8 @@ export const router = createBrowserRouter(
                 { path: 'deploy', element: <Deploy /> },
                 { path: 'settings', element: <ProjectSettings /> },
                 { path: 'deployments/:deploymentId', element: <DeploymentFiles /> },
+                { path: 'builds', element: <Builds /> },
+                { path: 'builds/:buildId', element: <BuildDetail /> },
                 { path: 'leads', lazy: ProjectLeads },
                 { path: 'analytics', lazy: Analytics },
               ],

@@ -29,6 +29,7 @@ export function ProjectLayout() {
         <NavLink to={base} end>
           Deployments
         </NavLink>
+        <NavLink to={`${base}/builds`}>Builds</NavLink>
         <NavLink to={`${base}/deploy`}>Deploy</NavLink>
         <NavLink to={`${base}/analytics`}>Analytics</NavLink>
         <NavLink to={`${base}/leads`}>Leads</NavLink>

@@ -5,6 +5,7 @@ import { CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
 import { useUpdateProject, useVerifyDomain } from '../hooks/api/projects';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
+import { EnvironmentVariables, GitRepository } from './git-settings';
 import { useProject } from './project-layout';
 
 type Gate = 'none' | 'password' | 'email';
@@ -108,6 +109,9 @@ export function ProjectSettings() {
           </>
         ) : null}
       </form>
+
+      <GitRepository />
+      <EnvironmentVariables />
     </>
   );
 }

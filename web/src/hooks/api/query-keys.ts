@@ -38,3 +38,6 @@ export const leadKeys = queryKeysFactory<[workspaceId: string]>('leads');
 export const planKeys = queryKeysFactory('plans');
 export const subscriptionKeys = queryKeysFactory<[workspaceId: string]>('subscription');
 export const paymentMethodKeys = queryKeysFactory<[workspaceId: string]>('payment-methods');
+export const gitKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('git');
+export const envKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('env');
+export const buildKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('builds');
