@@ -14,6 +14,7 @@ import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
 import { GatesModule } from './gates/gates.module';
+import { GitModule } from './git/git.module';
 import { HealthModule } from './health/health.module';
 import { InternalModule } from './internal/internal.module';
 import { LeadsModule } from './leads/leads.module';
@@ -60,6 +61,7 @@ export class AppModule {
         MailModule,
         SiteWebhookModule,
         AnalyticsModule,
+        GitModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

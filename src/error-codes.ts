@@ -4,6 +4,7 @@ import { blobsError } from './blobs/blobs.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
 import { idempotencyError } from './common/idempotency/idempotency.errors';
 import { deploymentsError } from './deployments/deployments.errors';
+import { gitError } from './git/git.errors';
 import { internalError } from './internal/internal.errors';
 import { projectsError } from './projects/projects.errors';
 import { billingError } from './quotas/billing.errors';
@@ -32,6 +33,7 @@ export const ERROR_MODULES = [
   blobsError,
   billingError,
   internalError,
+  gitError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

@@ -20,6 +20,7 @@ import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
+import { ProjectEnvVar, ProjectGit } from '../git/git.entities';
 import { Lead } from '../leads/lead.entity';
 import { LeadCounter } from '../leads/lead-counter.entity';
 import { LeadDomain } from '../leads/lead-domain.entity';
@@ -57,4 +58,6 @@ export const ENTITIES: Function[] = [
   AnalyticsDaily,
   AnalyticsVisitors,
   AnalyticsSecret,
+  ProjectGit,
+  ProjectEnvVar,
 ];

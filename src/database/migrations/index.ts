@@ -14,6 +14,7 @@ import { AccountRecovery1763770020000 } from './1763770020000-AccountRecovery';
 import { Analytics1763770030000 } from './1763770030000-Analytics';
 import { ProjectListIndex1763770040000 } from './1763770040000-ProjectListIndex';
 import { IdempotencyClaimant1763770050000 } from './1763770050000-IdempotencyClaimant';
+import { GitSettings1763770060000 } from './1763770060000-GitSettings';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -31,4 +32,5 @@ export const MIGRATIONS: Function[] = [
   Analytics1763770030000,
   ProjectListIndex1763770040000,
   IdempotencyClaimant1763770050000,
+  GitSettings1763770060000,
 ];
