@@ -149,7 +149,7 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
     it('refuses a bad name before asking, and an empty value', async () => {
       const bad = await cli(['env', 'set', 'NOT-A-NAME', '--project', 'built'], { input: 'v' });
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain("argument 'NOT-A-NAME' is invalid");
+      expect(bad.stderr).toContain("value 'NOT-A-NAME' is invalid for argument 'NAME'");
       const empty = await cli(['env', 'set', 'EMPTY', '--project', 'built'], { input: '' });
       expect(empty.code).toBe(2);
       expect(empty.stderr).toContain('No value for EMPTY');

@@ -867,6 +867,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/git": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project’s Git settings (never the access token)
+         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["getGitSettings"];
+        /**
+         * Connect the project to a Git repository, or change how it builds
+         * @description Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        put: operations["putGitSettings"];
+        post?: never;
+        /**
+         * Disconnect the repository (the environment variables stay)
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        delete: operations["deleteGitSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/env": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project’s build environment variables: names and targets, never values
+         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listEnvVars"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/env/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a build environment variable (created or replaced); the value is stored encrypted and never returned
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        put: operations["putEnvVar"];
+        post?: never;
+        /**
+         * Delete a build environment variable
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        delete: operations["deleteEnvVar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1829,6 +1903,100 @@ export interface components {
             /** @description The gate funnel; gate type none and zeros for a public project without gate events in the range */
             funnel: components["schemas"]["AnalyticsFunnelDto"];
         };
+        PutGitSettingsDto: {
+            /**
+             * @description The https:// clone URL (any forge). Refused with 400 repository_not_allowed: other transports, credentials in the URL, private or loopback addresses
+             * @example https://github.com/acme/site.git
+             */
+            repository: string;
+            /**
+             * @description The branch whose builds go live
+             * @example main
+             */
+            productionBranch: string;
+            /**
+             * @description The site’s folder in the repository; unset: the root
+             * @example site
+             */
+            rootDirectory?: string | null;
+            /**
+             * @description Unset: detected from the lock file
+             * @example npm ci
+             */
+            installCommand?: string | null;
+            /**
+             * @description Unset: detected from the framework
+             * @example npm run build
+             */
+            buildCommand?: string | null;
+            /**
+             * @description Relative to rootDirectory; unset: detected
+             * @example dist
+             */
+            outputDirectory?: string | null;
+            /**
+             * @description A Node major or short range (`20`, `22.x`, `>=20`); unset: the image’s
+             * @example 22
+             */
+            nodeVersion?: string | null;
+            /** @description Token of a private repository (sent as the HTTP password). Stored encrypted, never returned; left out: kept; null: removed */
+            accessToken?: string | null;
+        };
+        GitSettingsView: {
+            /** @example proj_0123456789abcdefghijklmn */
+            projectId: string;
+            /** @example https://github.com/acme/site.git */
+            repository: string;
+            /** @example main */
+            productionBranch: string;
+            /**
+             * @description "" for the repository’s root
+             * @example
+             */
+            rootDirectory: string;
+            /** @example npm ci */
+            installCommand: string | null;
+            /** @example npm run build */
+            buildCommand: string | null;
+            /** @example dist */
+            outputDirectory: string | null;
+            /** @example 22 */
+            nodeVersion: string | null;
+            /** @description Whether an access token is stored (the token itself is never returned) */
+            hasAccessToken: boolean;
+            /**
+             * @description Where the forge sends push events
+             * @example https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn
+             */
+            webhookUrl: string;
+            /** @example 2030-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2030-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        EnvVarView: {
+            /** @example API_URL */
+            name: string;
+            targets: ("production" | "preview")[];
+            /** @example 2030-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        EnvVarListView: {
+            /** @description Sorted by name; values are never returned */
+            data: components["schemas"]["EnvVarView"][];
+        };
+        PutEnvVarDto: {
+            /** @description Stored encrypted; only builds see it, and their logs show it as *** */
+            value: string;
+            /**
+             * @description Which builds get it
+             * @example [
+             *       "production",
+             *       "preview"
+             *     ]
+             */
+            targets: ("production" | "preview")[];
+        };
         /** @description The body of every error answer */
         Error: {
             /** @example 404 */
@@ -1849,7 +2017,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -1915,6 +2083,11 @@ export interface components {
          * @enum {string}
          */
         InternalErrorCode: "certificate_not_allowed";
+        /**
+         * @description The git module's codes
+         * @enum {string}
+         */
+        GitErrorCode: "env_var_not_found" | "git_not_connected" | "repository_lookup_failed" | "repository_not_allowed";
     };
     responses: never;
     parameters: never;
@@ -7318,6 +7491,592 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    getGitSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSettingsView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "git_not_connected" | "not_found";
+                    };
+                };
+            };
+        };
+    };
+    putGitSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutGitSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitSettingsView"];
+                };
+            };
+            /** @description `repository_not_allowed`: the message says why (transport, credentials, private address…) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "repository_not_allowed" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `repository_lookup_failed`: DNS did not answer for the repository’s host; nothing changed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "repository_lookup_failed";
+                    };
+                };
+            };
+        };
+    };
+    deleteGitSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "git_not_connected" | "not_found";
+                    };
+                };
+            };
+        };
+    };
+    listEnvVars: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvVarListView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    putEnvVar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+                /** @description Letters, digits and _, not starting with a digit (at most 256) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutEnvVarDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvVarView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    deleteEnvVar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+                /** @description Letters, digits and _, not starting with a digit (at most 256) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "env_var_not_found" | "not_found";
                     };
                 };
             };
