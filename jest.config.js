@@ -12,6 +12,9 @@ delete swc.$schema;
 const esmPackages = [
   '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer',
   'uint8array-extras', '@borewit', 'fast-check', 'pure-rand', 'load-esm', '@standard-schema', 'libphonenumber-js', '@noble',
+  // @netlify/build-info (build detection) and its ESM-only dependencies.
+  '@netlify/build-info', 'dot-prop', 'find-up', 'locate-path', 'p-locate', 'p-limit', 'yocto-queue', 'path-exists',
+  'unicorn-magic', 'read-pkg', 'parse-json', 'index-to-position', 'type-fest',
 ];
 const common = {
   testEnvironment: 'node',

@@ -7,6 +7,7 @@ import { AuthModule } from './auth/auth.module';
 import { AuthGuard } from './auth/guard/auth.guard';
 import { BillingModule } from './billing/billing.module';
 import { BlobsModule } from './blobs/blobs.module';
+import { BuildsModule } from './builds/builds.module';
 import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -61,6 +62,7 @@ export class AppModule {
         MailModule,
         SiteWebhookModule,
         AnalyticsModule,
+        BuildsModule,
         GitModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],

@@ -1,6 +1,7 @@
 import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
 import { blobsError } from './blobs/blobs.errors';
+import { buildsError } from './builds/builds.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
 import { idempotencyError } from './common/idempotency/idempotency.errors';
 import { deploymentsError } from './deployments/deployments.errors';
@@ -34,6 +35,7 @@ export const ERROR_MODULES = [
   billingError,
   internalError,
   gitError,
+  buildsError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

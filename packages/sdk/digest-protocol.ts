@@ -3,6 +3,11 @@
  * CLI) and the dashboard (web/src/deploy.ts): nothing here touches Node or the DOM.
  */
 
+import { mapLimit } from '../shared/map-limit';
+
+// Shared with the builder's output upload (packages/shared).
+export { mapLimit };
+
 /** Upload rounds before giving up (a blob is collected between upload and deploy only after the grace period). */
 export const DEPLOY_ROUNDS = 3;
 /** Files up to this size may ride inline in the repeated manifest instead of a PUT each. */
@@ -23,20 +28,6 @@ export function pickInline(missing: { sha256: string; size: number }[], budget: 
     used += f.size;
   }
   return inline;
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping their order in the result. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i], i);
-    }
-  });
-  await Promise.all(runners);
-  return results;
 }
 
 /** A file of a digest-first deploy, wherever its bytes are (a path on disk, a browser File). */

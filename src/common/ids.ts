@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub'] as const;
+export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -16,6 +16,8 @@ import {
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
 import { Blob } from '../blobs/blob.entity';
+import { Build } from '../builds/build.entity';
+import { BuildLogChunk } from '../builds/logs/build-log-chunk.entity';
 import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
@@ -58,6 +60,8 @@ export const ENTITIES: Function[] = [
   AnalyticsDaily,
   AnalyticsVisitors,
   AnalyticsSecret,
+  Build,
+  BuildLogChunk,
   ProjectGit,
   ProjectEnvVar,
 ];

@@ -10,10 +10,40 @@ const MiB = 1024 * 1024;
 describe('the plan table', () => {
   it('is the issue’s table by default', () => {
     expect(DEFAULT_PLANS).toEqual({
-      free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d' },
-      pro: { projects: 20, deploymentsPerMonth: 100, storageBytes: 5 * 1024 * MiB, maxFileBytes: 100 * MiB, maxTtl: null },
-      team: { projects: null, deploymentsPerMonth: null, storageBytes: 50 * 1024 * MiB, maxFileBytes: 100 * MiB, maxTtl: null },
+      free: {
+        projects: 3,
+        deploymentsPerMonth: 10,
+        storageBytes: 500 * MiB,
+        maxFileBytes: 10 * MiB,
+        maxTtl: '7d',
+        concurrentBuilds: 1,
+        buildMinutesPerMonth: 300,
+      },
+      pro: {
+        projects: 20,
+        deploymentsPerMonth: 100,
+        storageBytes: 5 * 1024 * MiB,
+        maxFileBytes: 100 * MiB,
+        maxTtl: null,
+        concurrentBuilds: 3,
+        buildMinutesPerMonth: 1000,
+      },
+      team: {
+        projects: null,
+        deploymentsPerMonth: null,
+        storageBytes: 50 * 1024 * MiB,
+        maxFileBytes: 100 * MiB,
+        maxTtl: null,
+        concurrentBuilds: 10,
+        buildMinutesPerMonth: 5000,
+      },
     });
+  });
+
+  it('takes the build limits as counts', () => {
+    const table = parsePlanOverrides('{"pro": {"concurrentBuilds": 5, "buildMinutesPerMonth": null}}', 'PLANS_JSON');
+    expect(table.pro).toMatchObject({ concurrentBuilds: 5, buildMinutesPerMonth: null });
+    expect(() => parsePlanOverrides('{"free": {"concurrentBuilds": -1}}', 'PLANS_JSON')).toThrow('free.concurrentBuilds must be a whole number');
   });
 
   it('takes overrides cell by cell and leaves the rest alone', () => {

@@ -26,10 +26,14 @@ export interface PlanLimits {
   maxFileBytes: number | null;
   /** Longest deployment TTL (`<n>h`, `<n>d`); null: any, including `forever`. */
   maxTtl: string | null;
+  /** Builds queued or running at once in the workspace. */
+  concurrentBuilds: number | null;
+  /** Minutes of finished builds (their duration) per calendar month (UTC). */
+  buildMinutesPerMonth: number | null;
 }
 
 /** The limits that are counted (and answer 402 when exceeded); the other two are checked per request. */
-export const METERED_QUOTAS = ['projects', 'deploymentsPerMonth', 'storageBytes'] as const;
+export const METERED_QUOTAS = ['projects', 'deploymentsPerMonth', 'storageBytes', 'concurrentBuilds', 'buildMinutesPerMonth'] as const;
 export type MeteredQuota = (typeof METERED_QUOTAS)[number];
 export type QuotaName = MeteredQuota | 'maxTtl';
 
@@ -40,12 +44,36 @@ const GiB = 1024 * MiB;
 
 /** The issue's table; sizes are binary (500 MB = 500 × 2^20 bytes), like the rest of the service. */
 export const DEFAULT_PLANS: PlanTable = {
-  free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d' },
-  pro: { projects: 20, deploymentsPerMonth: 100, storageBytes: 5 * GiB, maxFileBytes: 100 * MiB, maxTtl: null },
-  team: { projects: null, deploymentsPerMonth: null, storageBytes: 50 * GiB, maxFileBytes: 100 * MiB, maxTtl: null },
+  free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d', concurrentBuilds: 1, buildMinutesPerMonth: 300 },
+  pro: {
+    projects: 20,
+    deploymentsPerMonth: 100,
+    storageBytes: 5 * GiB,
+    maxFileBytes: 100 * MiB,
+    maxTtl: null,
+    concurrentBuilds: 3,
+    buildMinutesPerMonth: 1000,
+  },
+  team: {
+    projects: null,
+    deploymentsPerMonth: null,
+    storageBytes: 50 * GiB,
+    maxFileBytes: 100 * MiB,
+    maxTtl: null,
+    concurrentBuilds: 10,
+    buildMinutesPerMonth: 5000,
+  },
 };
 
-const LIMIT_KEYS = ['projects', 'deploymentsPerMonth', 'storageBytes', 'maxFileBytes', 'maxTtl'] as const satisfies readonly (keyof PlanLimits)[];
+const LIMIT_KEYS = [
+  'projects',
+  'deploymentsPerMonth',
+  'storageBytes',
+  'maxFileBytes',
+  'maxTtl',
+  'concurrentBuilds',
+  'buildMinutesPerMonth',
+] as const satisfies readonly (keyof PlanLimits)[];
 
 export class InvalidPlansError extends Error {}
 
@@ -72,6 +100,8 @@ function parseLimit(key: (typeof LIMIT_KEYS)[number], value: unknown, where: str
   switch (key) {
     case 'projects':
     case 'deploymentsPerMonth':
+    case 'concurrentBuilds':
+    case 'buildMinutesPerMonth':
       return parseCount(value, where);
     case 'storageBytes':
       return parseBytes(value, where);

@@ -132,6 +132,24 @@ export class QuotaRepository {
     );
   }
 
+  /** Builds of the workspace queued or running now (read under the quota lock, so a start waits for the one before it). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async activeBuilds(manager: EntityManager, workspaceId: string): Promise<number> {
+    const [{ n }] = await manager.query(`SELECT count(*)::int AS n FROM builds WHERE workspace_id = $1 AND status IN ('queued', 'running')`, [workspaceId]);
+    return n;
+  }
+
+  /** Minutes of the workspace's builds that finished since `since`, each rounded up to a whole minute. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, new Date(0)] })
+  async buildMinutesSince(manager: EntityManager, workspaceId: string, since: Date): Promise<number> {
+    const [{ minutes }] = await manager.query(
+      `SELECT coalesce(sum(ceil(duration_ms / 60000.0)), 0)::int AS minutes
+       FROM builds WHERE workspace_id = $1 AND finished_at >= $2 AND duration_ms IS NOT NULL`,
+      [workspaceId, since],
+    );
+    return minutes;
+  }
+
   /** Projects, this month's deployments and stored bytes, in one statement. */
   @GenerateSql({ params: (f) => [f.workspaceId, '2000-01-01'] })
   async usage(workspaceId: string, month: string): Promise<UsageRow> {

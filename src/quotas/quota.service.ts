@@ -6,7 +6,19 @@ import { Clock } from '../common/time';
 import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
-import { deploymentQuotaError, effectiveTier, monthKey, nextMonthStart, PlanState, projectQuotaError, storageQuotaError, ttlQuotaError } from './quota';
+import {
+  buildMinutesQuotaError,
+  concurrentBuildQuotaError,
+  deploymentQuotaError,
+  effectiveTier,
+  monthKey,
+  monthStart,
+  nextMonthStart,
+  PlanState,
+  projectQuotaError,
+  storageQuotaError,
+  ttlQuotaError,
+} from './quota';
 import { type BlobSizes, QuotaRepository } from './quota.repository';
 
 /** The plan a workspace is on, as read for one request. */
@@ -20,6 +32,8 @@ export interface WorkspaceUsage {
   projects: number;
   deploymentsPerMonth: number;
   storageBytes: number;
+  concurrentBuilds: number;
+  buildMinutesPerMonth: number;
   /** When the monthly deployment count starts again. */
   deploymentsResetAt: Date;
 }
@@ -77,6 +91,24 @@ export class QuotaService {
   }
 
   /**
+   * Inside the transaction that queues a build, after `lock`: 402 when the workspace
+   * already has as many builds queued or running as its plan allows, or has used this
+   * month's build minutes.
+   */
+  async assertBuildSlot(manager: EntityManager, plan: WorkspacePlan): Promise<void> {
+    const now = this.clock.now();
+    const { limits, tier, workspaceId } = plan;
+    if (limits.concurrentBuilds !== null) {
+      const error = concurrentBuildQuotaError(tier, limits, await this.usageRows.activeBuilds(manager, workspaceId));
+      if (error) throw error;
+    }
+    if (limits.buildMinutesPerMonth !== null) {
+      const error = buildMinutesQuotaError(tier, limits, await this.usageRows.buildMinutesSince(manager, workspaceId, monthStart(now)), now);
+      if (error) throw error;
+    }
+  }
+
+  /**
    * Inside the deploy's transaction, after `lock`: checks this month's deployments
    * and the storage the new files add, then counts the deployment. A 402 rolls the
    * whole transaction back, so nothing of the deploy is written.
@@ -118,8 +150,20 @@ export class QuotaService {
         await this.freshStorage(m, workspaceId);
       });
     }
-    const row = await this.usageRows.usage(workspaceId, monthKey(now));
-    return { projects: row.projects, deploymentsPerMonth: row.deployments, storageBytes: Number(row.storage), deploymentsResetAt: nextMonthStart(now) };
+    const manager = this.dataSource.manager;
+    const [row, concurrentBuilds, buildMinutesPerMonth] = await Promise.all([
+      this.usageRows.usage(workspaceId, monthKey(now)),
+      this.usageRows.activeBuilds(manager, workspaceId),
+      this.usageRows.buildMinutesSince(manager, workspaceId, monthStart(now)),
+    ]);
+    return {
+      projects: row.projects,
+      deploymentsPerMonth: row.deployments,
+      storageBytes: Number(row.storage),
+      concurrentBuilds,
+      buildMinutesPerMonth,
+      deploymentsResetAt: nextMonthStart(now),
+    };
   }
 
   /**

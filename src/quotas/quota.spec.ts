@@ -4,6 +4,9 @@ import { parseTtl } from '../shared/ttl';
 import { DEFAULT_PLANS } from './plans';
 import {
   addIntervals,
+  buildMinutes,
+  buildMinutesQuotaError,
+  concurrentBuildQuotaError,
   defaultTtlWithin,
   deploymentQuotaError,
   effectiveTier,
@@ -52,6 +55,20 @@ describe('quota errors', () => {
     const body = deploymentQuotaError('free', free, 10, d('2025-05-20T10:00:00Z'))!.body();
     expect(body).toMatchObject({ quota: 'deploymentsPerMonth', limit: 10, usage: 10, resetsAt: '2025-06-01T00:00:00.000Z' });
     expect(body.message).toContain('10 deployments per calendar month (UTC)');
+  });
+
+  it('refuse a build past the concurrent builds, and say so', () => {
+    expect(concurrentBuildQuotaError('free', free, 0)).toBeNull();
+    const body = concurrentBuildQuotaError('free', free, 1)!.body();
+    expect(body).toMatchObject({ statusCode: 402, code: 'quota_exceeded', quota: 'concurrentBuilds', limit: 1, usage: 1, plan: 'free' });
+    expect(body.message).toContain('1 build queued or running at once');
+  });
+
+  it('count build minutes rounded up, and say when they start again', () => {
+    expect([0, 1, 60_000, 60_001].map(buildMinutes)).toEqual([0, 1, 1, 2]);
+    expect(buildMinutesQuotaError('free', free, 299, d('2025-05-20T10:00:00Z'))).toBeNull();
+    const body = buildMinutesQuotaError('free', free, 300, d('2025-05-20T10:00:00Z'))!.body();
+    expect(body).toMatchObject({ quota: 'buildMinutesPerMonth', limit: 300, usage: 300, resetsAt: '2025-06-01T00:00:00.000Z' });
   });
 
   it('count storage after the deploy, and allow reaching the limit exactly', () => {

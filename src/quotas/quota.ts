@@ -78,6 +78,39 @@ export function storageQuotaError(plan: Tier, limits: PlanLimits, used: number, 
   );
 }
 
+/** null when one more build may be queued or run beside the `active` ones of the workspace, else the 402 to throw. */
+export function concurrentBuildQuotaError(plan: Tier, limits: PlanLimits, active: number): ApiError | null {
+  const limit = limits.concurrentBuilds;
+  if (limit === null || active < limit) return null;
+  return quotaExceeded(
+    'concurrentBuilds',
+    plan,
+    limit,
+    active,
+    `The ${plan} plan allows ${limit} build${limit === 1 ? '' : 's'} queued or running at once per workspace and this workspace has ${active}. Wait for one to finish, cancel one, or ${upgrade(plan)}.`,
+  );
+}
+
+/** Whole minutes of `ms`, rounded up: a build of 10 s counts as a minute, as hosts bill them. */
+export function buildMinutes(ms: number): number {
+  return Math.ceil(ms / 60_000);
+}
+
+/** null when the workspace has build minutes left this calendar month, else the 402 to throw. */
+export function buildMinutesQuotaError(plan: Tier, limits: PlanLimits, minutesThisMonth: number, now: Date): ApiError | null {
+  const limit = limits.buildMinutesPerMonth;
+  if (limit === null || minutesThisMonth < limit) return null;
+  const resetsAt = nextMonthStart(now).toISOString();
+  return quotaExceeded(
+    'buildMinutesPerMonth',
+    plan,
+    limit,
+    minutesThisMonth,
+    `The ${plan} plan allows ${limit} build minute${limit === 1 ? '' : 's'} per calendar month (UTC) and this workspace's builds have used ${minutesThisMonth} this month. The count starts again at ${resetsAt}; or ${upgrade(plan)}.`,
+    { resetsAt },
+  );
+}
+
 /**
  * The plan's longest TTL. Plan limits are operator configuration, checked when the
  * plans are loaded (plans.ts) and kept as the text the API shows; parsed here for the comparison.

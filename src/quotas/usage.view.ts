@@ -21,6 +21,10 @@ export class PlanLimitsView {
   maxFileBytes: number;
   @NullableStringProperty({ example: '7d', description: 'Longest deployment ttl; null: any, including forever' })
   maxTtl: string | null;
+  @ApiProperty({ nullable: true, type: 'integer', example: 1, description: 'Builds queued or running at once per workspace; null: unlimited' })
+  concurrentBuilds: number | null;
+  @ApiProperty({ nullable: true, type: 'integer', example: 300, description: 'Minutes of builds per calendar month (UTC); null: unlimited' })
+  buildMinutesPerMonth: number | null;
 }
 
 export class PlanView {
@@ -54,11 +58,15 @@ export class WorkspaceUsageView {
   deploymentsPerMonth: MonthlyQuotaUsageView;
   @ApiProperty({ type: QuotaUsageView, description: 'Bytes of distinct files in live and archived deployments' })
   storageBytes: QuotaUsageView;
+  @ApiProperty({ type: QuotaUsageView, description: 'Builds queued or running now' })
+  concurrentBuilds: QuotaUsageView;
+  @ApiProperty({ type: MonthlyQuotaUsageView, description: 'Minutes of builds finished this calendar month (UTC), each rounded up' })
+  buildMinutesPerMonth: MonthlyQuotaUsageView;
 }
 
 export function planLimitsView(limits: Limits): PlanLimitsView {
-  const { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl } = limits;
-  return { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl };
+  const { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth } = limits;
+  return { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth };
 }
 
 export function workspaceUsageView(usage: WorkspaceUsage, limits: Limits): WorkspaceUsageView {
@@ -66,5 +74,7 @@ export function workspaceUsageView(usage: WorkspaceUsage, limits: Limits): Works
     projects: { used: usage.projects, limit: limits.projects },
     deploymentsPerMonth: { used: usage.deploymentsPerMonth, limit: limits.deploymentsPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
     storageBytes: { used: usage.storageBytes, limit: limits.storageBytes },
+    concurrentBuilds: { used: usage.concurrentBuilds, limit: limits.concurrentBuilds },
+    buildMinutesPerMonth: { used: usage.buildMinutesPerMonth, limit: limits.buildMinutesPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
   };
 }

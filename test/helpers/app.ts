@@ -43,7 +43,9 @@ export interface TestAppOptions {
  * quotas. Billing's suites pass their own PLANS_JSON, or `PLANS_JSON: undefined`
  * for the built-in table or a PLANS_FILE.
  */
-export const NO_FREE_QUOTAS = JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null } });
+export const NO_FREE_QUOTAS = JSON.stringify({
+  free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null, concurrentBuilds: null, buildMinutesPerMonth: null },
+});
 
 /**
  * Every test request comes from 127.0.0.1, so the per-address limits across accounts

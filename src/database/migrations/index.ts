@@ -15,6 +15,7 @@ import { Analytics1763770030000 } from './1763770030000-Analytics';
 import { ProjectListIndex1763770040000 } from './1763770040000-ProjectListIndex';
 import { IdempotencyClaimant1763770050000 } from './1763770050000-IdempotencyClaimant';
 import { GitSettings1763770060000 } from './1763770060000-GitSettings';
+import { Builds1763770070000 } from './1763770070000-Builds';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -33,4 +34,5 @@ export const MIGRATIONS: Function[] = [
   ProjectListIndex1763770040000,
   IdempotencyClaimant1763770050000,
   GitSettings1763770060000,
+  Builds1763770070000,
 ];

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { collectFiles, isInside } from './files';
+import { collectFiles, isInside } from './local-files';
 
 describe('collectFiles', () => {
   let base: string;

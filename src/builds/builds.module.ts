@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+
+import { DeploymentsModule } from '../deployments/deployments.module';
+import { GitModule } from '../git/git.module';
+import { GitSettingsService } from '../git/git-settings.service';
+import { ProjectsModule } from '../projects/projects.module';
+import { QuotasModule } from '../quotas/quotas.module';
+import { Build } from './build.entity';
+import { BuildsController } from './builds.controller';
+import { BuildsRepository } from './builds.repository';
+import { BuildsService } from './builds.service';
+import { BuildLogRepository } from './logs/build-log.repository';
+import { BuildLogChunk } from './logs/build-log-chunk.entity';
+import { BuildLogsService } from './logs/build-logs.service';
+import { BuildPipeline } from './pipeline/build-pipeline';
+import { BuildsPipelineModule } from './pipeline/builds-pipeline.module';
+import { BuildInputsSource, PipelinePort, RunnerSource } from './ports';
+import { BuildQueue } from './queue/build-queue';
+import { BuildSweeper } from './queue/build-sweeper.service';
+import { Builder } from './queue/builder.service';
+import { SelectedRunner } from './runner-source';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Build, BuildLogChunk]), ProjectsModule, DeploymentsModule, QuotasModule, GitModule, BuildsPipelineModule],
+  controllers: [BuildsController],
+  providers: [
+    BuildsService,
+    BuildsRepository,
+    BuildLogRepository,
+    BuildLogsService,
+    BuildQueue,
+    Builder,
+    BuildSweeper,
+    { provide: BuildInputsSource, useExisting: GitSettingsService },
+    { provide: RunnerSource, useClass: SelectedRunner },
+    { provide: PipelinePort, useExisting: BuildPipeline },
+  ],
+  exports: [BuildsService, Builder, BuildSweeper],
+})
+export class BuildsModule {}

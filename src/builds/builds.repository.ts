@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager, In } from 'typeorm';
+
+import { GenerateSql } from '../database/generate-sql';
+import { Build, type BuildStatus, type FinishedStatus } from './build.entity';
+import type { DetectedBuild, ResolvedCommit } from './pipeline/types';
+
+export type NewBuild = Pick<Build, 'id' | 'projectId' | 'workspaceId' | 'trigger' | 'ref' | 'branch' | 'pullRequest' | 'createdBy'>;
+
+export interface BuildFilter {
+  branch?: string;
+  status?: BuildStatus;
+}
+
+/** What a builder writes when a build ends. */
+export interface BuildOutcome {
+  status: FinishedStatus;
+  error: string | null;
+  deploymentId?: string | null;
+  url?: string | null;
+}
+
+const SNAPSHOT_BUILD = (projectId: string, workspaceId: string): NewBuild => ({
+  id: 'bld_sqlsnapshot00000000000000',
+  projectId,
+  workspaceId,
+  trigger: 'manual',
+  ref: 'main',
+  branch: 'main',
+  pullRequest: null,
+  createdBy: 'usr_sqlsnapshot',
+});
+
+/** Statuses a build is still going in. */
+const ACTIVE = `('queued', 'running')`;
+
+/** `finished_at` and `duration_ms` of a build ending at parameter `now`: the duration counts from its start, null when it never started. */
+const endedAt = (now: string) =>
+  `finished_at = ${now}, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM ${now}::timestamptz - started_at) * 1000)::int) END`;
+const ENDED_AT = endedAt('$2');
+
+/** Every query on `builds` (the build records); the log lines have their own (BuildLogRepository). */
+@Injectable()
+export class BuildsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SNAPSHOT_BUILD(f.projectId, f.workspaceId)] })
+  async insert(manager: EntityManager, values: NewBuild): Promise<Build> {
+    const repo = manager.getRepository(Build);
+    const build = repo.create({ ...values, status: 'queued' });
+    await repo.insert(build);
+    // createdAt and the defaults as the database set them.
+    return (await repo.findOneBy({ id: values.id }))!;
+  }
+
+  @GenerateSql({ params: (f) => ['bld_none', f.projectId] })
+  findInProject(id: string, projectId: string): Promise<Build | null> {
+    return this.dataSource.getRepository(Build).findOneBy({ id, projectId });
+  }
+
+  @GenerateSql({ params: () => ['bld_none'] })
+  findById(id: string, manager: EntityManager = this.dataSource.manager): Promise<Build | null> {
+    return manager.getRepository(Build).findOneBy({ id });
+  }
+
+  /** Newest first, on IDX_builds_project_created. */
+  @GenerateSql(
+    { name: 'all', params: (f) => [f.projectId, {}, 1, 20] },
+    { name: 'filtered', params: (f) => [f.projectId, { branch: 'main', status: 'ready' }, 1, 20] },
+  )
+  async page(projectId: string, filter: BuildFilter, page: number, limit: number): Promise<{ entities: Build[]; total: number }> {
+    const [entities, total] = await this.dataSource.getRepository(Build).findAndCount({
+      where: { projectId, ...(filter.branch !== undefined && { branch: filter.branch }), ...(filter.status !== undefined && { status: filter.status }) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+      skip: (page - 1) * limit,
+    });
+    return { entities, total };
+  }
+
+  /**
+   * Cancels the project's queued and running builds of `branch` (a newer build of it
+   * replaces them); their builders see it on their next heartbeat. Returns their ids.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', new Date(0), 'replaced'] })
+  async cancelActiveOfBranch(manager: EntityManager, projectId: string, branch: string, now: Date, reason: string): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await manager.query(
+      `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
+       WHERE project_id = $1 AND branch = $3 AND status IN ${ACTIVE} RETURNING id`,
+      [projectId, now, branch, reason],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Ends a queued or running build as `status`; null when it had already ended. */
+  @GenerateSql({ params: () => ['bld_none', new Date(0), 'canceled', 'canceled by a user'] })
+  async endIfActive(id: string, now: Date, status: FinishedStatus, error: string | null): Promise<Build | null> {
+    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+      `UPDATE builds SET status = $3, error = $4, ${ENDED_AT} WHERE id = $1 AND status IN ${ACTIVE} RETURNING id`,
+      [id, now, status, error],
+    );
+    return rows.length ? this.findById(id) : null;
+  }
+
+  /** A builder takes a queued build; false when it was canceled (or taken) meanwhile. */
+  @GenerateSql({ params: () => ['bld_none', 'builder', new Date(0), new Date(0)] })
+  async markRunning(id: string, builderId: string, now: Date, leaseUntil: Date): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE builds SET status = 'running', builder_id = $2, started_at = $3, lease_expires_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id`,
+      [id, builderId, now, leaseUntil],
+    );
+    return rows.length > 0;
+  }
+
+  /** The builder's heartbeat; false when the build is no longer running on it (canceled, or failed by the lease sweeper). */
+  @GenerateSql({ params: () => ['bld_none', 'builder', new Date(0)] })
+  async renewLease(id: string, builderId: string, leaseUntil: Date): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE builds SET lease_expires_at = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' RETURNING id`,
+      [id, builderId, leaseUntil],
+    );
+    return rows.length > 0;
+  }
+
+  /** The commit the ref resolved to (and its branch, unless the ref named one already). */
+  @GenerateSql({ params: () => ['bld_none', { sha: '0'.repeat(40), message: 'snapshot', branch: 'main' }] })
+  async setResolved(id: string, commit: ResolvedCommit): Promise<void> {
+    await this.dataSource.query(`UPDATE builds SET commit_sha = $2, commit_message = $3, branch = coalesce(branch, $4) WHERE id = $1`, [
+      id,
+      commit.sha,
+      commit.message,
+      commit.branch,
+    ]);
+  }
+
+  @GenerateSql({ params: () => ['bld_none', { framework: null, packageManager: null, installCommand: null, buildCommand: null, outputDirectory: '.' }] })
+  async setDetected(id: string, detected: DetectedBuild): Promise<void> {
+    await this.dataSource.query(`UPDATE builds SET detected = $2 WHERE id = $1`, [id, JSON.stringify(detected)]);
+  }
+
+  /** A builder ends its running build; null when it was no longer running (canceled meanwhile: the cancel stands). */
+  @GenerateSql({ params: () => ['bld_none', 'builder', new Date(0), { status: 'failed', error: 'snapshot' }] })
+  async finish(id: string, builderId: string, now: Date, outcome: BuildOutcome): Promise<Build | null> {
+    const [rows]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE builds SET status = $4, error = $5, deployment_id = coalesce($6, deployment_id), url = coalesce($7, url), lease_expires_at = NULL, ${ENDED_AT}
+       WHERE id = $1 AND builder_id = $3 AND status = 'running' RETURNING id`,
+      [id, now, builderId, outcome.status, outcome.error, outcome.deploymentId ?? null, outcome.url ?? null],
+    );
+    return rows.length ? this.findById(id) : null;
+  }
+
+  /** Fails running builds whose builder stopped renewing the lease; returns their ids. */
+  @GenerateSql({ params: () => [new Date(0), 'the builder stopped responding'] })
+  async failExpiredLeases(now: Date, reason: string): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+      `UPDATE builds SET status = 'failed', error = $2, lease_expires_at = NULL, ${endedAt('$1')}
+       WHERE status = 'running' AND lease_expires_at < $1 RETURNING id`,
+      [now, reason],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  @GenerateSql({ params: () => [['bld_none']] })
+  async markLogStored(ids: string[]): Promise<void> {
+    await this.dataSource.getRepository(Build).update({ id: In(ids) }, { logStored: true });
+  }
+
+  /** Finished builds whose log is still in chunks (their builder died before moving it). */
+  @GenerateSql({ params: () => [10] })
+  async finishedWithChunkedLog(batch: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM builds WHERE NOT log_stored AND status NOT IN ${ACTIVE} ORDER BY finished_at LIMIT $1`,
+      [batch],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes finished builds past the newest `keep` of their project; returns those whose log object must go too. */
+  @GenerateSql({ params: () => [100, 100] })
+  async deleteBeyondNewest(keep: number, batch: number): Promise<{ id: string; logStored: boolean }[]> {
+    const [rows]: [{ id: string; log_stored: boolean }[], number] = await this.dataSource.query(
+      `DELETE FROM builds WHERE id IN (
+         SELECT id FROM (SELECT id, status, row_number() OVER (PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS n FROM builds) ranked
+         WHERE n > $1 AND status NOT IN ${ACTIVE} LIMIT $2)
+       RETURNING id, log_stored`,
+      [keep, batch],
+    );
+    return rows.map((r) => ({ id: r.id, logStored: r.log_stored }));
+  }
+}

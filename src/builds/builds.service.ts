@@ -1,0 +1,129 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { newId } from '../common/ids';
+import { Paginated, paginated } from '../common/pagination';
+import { Clock } from '../common/time';
+import { gitError } from '../git/git.errors';
+import { ProjectsService } from '../projects/projects.service';
+import { QuotaService } from '../quotas/quota.service';
+import type { Principal } from '../shared/principal';
+import { type Build, type BuildTrigger, isFinished } from './build.entity';
+import { buildView } from './build.view';
+import { requestRef } from './build-ref';
+import { buildsError } from './builds.errors';
+import { type BuildFilter, BuildsRepository } from './builds.repository';
+import type { BuildView } from './dto/build-views.dto';
+import { BuildLogsService, type LogOutput } from './logs/build-logs.service';
+import { BuildInputsSource, RunnerSource } from './ports';
+import { BuildQueue } from './queue/build-queue';
+import { BuildsUnavailableError } from './runner/runner';
+
+export interface StartBuild {
+  /** Branch, tag or commit; default the production branch. */
+  ref?: string;
+  trigger: BuildTrigger;
+  pullRequest?: number | null;
+}
+
+/** Who made the request, as a build records it. */
+function actorOf(principal: Principal): string {
+  return principal.tokenId ?? principal.userId ?? 'unknown';
+}
+
+/** The build records and the rules of starting, reading and canceling them (the builders run them: queue/builder.service.ts). */
+@Injectable()
+export class BuildsService {
+  private readonly logger = new Logger('Builds');
+
+  constructor(
+    private readonly builds: BuildsRepository,
+    private readonly projects: ProjectsService,
+    private readonly quotas: QuotaService,
+    private readonly inputs: BuildInputsSource,
+    private readonly runners: RunnerSource,
+    private readonly queue: BuildQueue,
+    private readonly logs: BuildLogsService,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Queues a build of the project (the API's manual builds; forge webhooks call it too).
+   * A newer build of a branch cancels its queued or running older ones, before the
+   * concurrency quota counts them.
+   */
+  async start(principal: Principal, projectId: string, request: StartBuild): Promise<Build> {
+    const project = await this.projects.findVisible(principal, projectId);
+    const settings = await this.inputs.buildInputs(project.id, 'production', { withEnv: false });
+    if (!settings) {
+      throw gitError.at(
+        409,
+        'git_not_connected',
+        `project ${project.id} is not connected to a Git repository; connect one with PUT /projects/${project.id}/git`,
+      );
+    }
+    try {
+      this.runners.runner();
+    } catch (err) {
+      if (err instanceof BuildsUnavailableError) throw buildsError('builds_unavailable', err.message);
+      throw err;
+    }
+    const { ref, branch } = requestRef(request.ref ?? settings.productionBranch);
+    const id = newId('bld');
+    const build = await this.dataSource.transaction(async (m) => {
+      const plan = await this.quotas.lock(m, project.workspaceId);
+      if (branch !== null) await this.builds.cancelActiveOfBranch(m, project.id, branch, this.clock.now(), `replaced by a newer build of ${branch} (${id})`);
+      await this.quotas.assertBuildSlot(m, plan);
+      return this.builds.insert(m, {
+        id,
+        projectId: project.id,
+        workspaceId: project.workspaceId,
+        trigger: request.trigger,
+        ref,
+        branch,
+        pullRequest: request.pullRequest ?? null,
+        createdBy: actorOf(principal),
+      });
+    });
+    try {
+      await this.queue.send(build.id);
+    } catch (err) {
+      this.logger.error(`build ${build.id}: could not be queued: ${(err as Error).message}`, (err as Error).stack);
+      return (await this.builds.endIfActive(build.id, this.clock.now(), 'failed', 'the build could not be queued (the server log has the details)')) ?? build;
+    }
+    return build;
+  }
+
+  async list(principal: Principal, projectId: string, filter: BuildFilter, page: number, limit: number): Promise<Paginated<BuildView>> {
+    const project = await this.projects.findVisible(principal, projectId);
+    const { entities, total } = await this.builds.page(project.id, filter, page, limit);
+    return paginated(entities.map(buildView), total, page, limit);
+  }
+
+  async get(principal: Principal, projectId: string, buildId: string): Promise<Build> {
+    const project = await this.projects.findVisible(principal, projectId);
+    const build = await this.builds.findInProject(buildId, project.id);
+    if (!build) throw buildsError('build_not_found', `build ${buildId} not found in project ${projectId}`);
+    return build;
+  }
+
+  /** Cancels a queued or running build; a running one's builder sees it on its next heartbeat and kills its processes. */
+  async cancel(principal: Principal, projectId: string, buildId: string): Promise<Build> {
+    const build = await this.get(principal, projectId, buildId);
+    if (isFinished(build.status)) throw buildsError('build_finished', `build ${build.id} has already ended (${build.status}); there is nothing to cancel`);
+    const canceled = await this.builds.endIfActive(build.id, this.clock.now(), 'canceled', 'canceled by a user');
+    if (canceled) return canceled;
+    const now = (await this.builds.findById(build.id))!;
+    throw buildsError('build_finished', `build ${build.id} has already ended (${now.status}); there is nothing to cancel`);
+  }
+
+  async log(principal: Principal, projectId: string, buildId: string): Promise<Buffer> {
+    return this.logs.read(await this.get(principal, projectId, buildId));
+  }
+
+  async followLog(principal: Principal, projectId: string, buildId: string, out: LogOutput): Promise<void> {
+    const build = await this.get(principal, projectId, buildId);
+    await this.logs.follow(build.id, out);
+  }
+}
