@@ -37,6 +37,13 @@ INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
 INSERT INTO workspace_monthly_usage (workspace_id, month, deployments) VALUES ($1, $2, 1)
   ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1
 
+-- QuotaRepository.activeBuilds
+SELECT count(*)::int AS n FROM builds WHERE workspace_id = $1 AND status IN ('queued', 'running')
+
+-- QuotaRepository.buildMinutesSince
+SELECT coalesce(sum(ceil(duration_ms / 60000.0)), 0)::int AS minutes
+  FROM builds WHERE workspace_id = $1 AND finished_at >= $2 AND duration_ms IS NOT NULL
+
 -- QuotaRepository.usage
 SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
   coalesce((SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::int AS deployments,
