@@ -77,7 +77,7 @@ export async function followBuildLogs(
     try {
       const stream = await client.call(
         client.api.GET('/projects/{projectId}/builds/{buildId}/logs', {
-          params: { path: { projectId, buildId }, query: { follow: 1 } },
+          params: { path: { projectId, buildId }, query: { follow: '1' } },
           parseAs: 'stream',
           signal,
         }),

@@ -57,6 +57,7 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
     git = await startGitServer();
     git.createRepo('site', siteFiles('v1'));
     git.createRepo('private-site', siteFiles('private v1'), { token: PRIVATE_TOKEN });
+    git.createRepo('agent-site', siteFiles('agent v1'));
     t = await startTestApp({
       env: {
         BUILD_RUNNER: 'process',
@@ -322,9 +323,9 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
 
     it('an agent connects a repository, sets a variable, starts a build, follows it and reads its log', async () => {
       const settings = data(
-        await call('connect_git', { project_slug: 'agent-built', repository: git.url('site'), buildCommand: 'node build.js', outputDirectory: 'dist' }),
+        await call('connect_git', { project_slug: 'agent-built', repository: git.url('agent-site'), buildCommand: 'node build.js', outputDirectory: 'dist' }),
       );
-      expect(settings).toMatchObject({ repository: git.url('site'), productionBranch: 'main', buildCommand: 'node build.js', hasAccessToken: false });
+      expect(settings).toMatchObject({ repository: git.url('agent-site'), productionBranch: 'main', buildCommand: 'node build.js', hasAccessToken: false });
       expect(data(await call('set_env_var', { project_slug: 'agent-built', name: 'SECRET_VALUE', value: SECRET }))).toEqual({
         name: 'SECRET_VALUE',
         targets: ['production', 'preview'],
@@ -352,7 +353,7 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
 
       const listed = data(await call('list_builds', { project_slug: 'agent-built', status: 'ready' }));
       expect(listed.data.map((b: { id: string }) => b.id)).toEqual([started.id]);
-      expect((await site(t, 'agent-built').get('/').expect(200)).text).toBe('<h1>v1</h1>');
+      expect((await site(t, 'agent-built').get('/').expect(200)).text).toBe('<h1>agent v1</h1>');
     }, 120_000);
 
     it('a tool failure carries the API’s message', async () => {
