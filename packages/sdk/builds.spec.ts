@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { followBuildLogs } from './builds';
+import { followBuildLogs, waitForBuild } from './builds';
 import { StatichostClient } from './client';
 
 /**
@@ -14,12 +14,16 @@ describe('followBuildLogs', () => {
   let server: Server;
   let baseUrl: string;
   let connections: number;
+  let reads: number;
+  let readyAfterReads: number | undefined;
   let status: string;
   /** What each log connection sends before it ends ('end') or breaks ('destroy'). */
   let script: { bytes: number; then: 'end' | 'destroy' }[];
 
   beforeEach(async () => {
     connections = 0;
+    reads = 0;
+    readyAfterReads = undefined;
     status = 'running';
     server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -38,6 +42,8 @@ describe('followBuildLogs', () => {
         return;
       }
       if (url.pathname === '/projects/proj_1/builds/bld_1') {
+        reads++;
+        if (readyAfterReads !== undefined && reads >= readyAfterReads) status = 'ready';
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id: 'bld_1', status }));
         return;
       }
@@ -86,5 +92,19 @@ describe('followBuildLogs', () => {
 
   it('rejects at once with the service’s error (no retry)', async () => {
     await expect(followBuildLogs(client(), 'proj_1', 'bld_404', () => undefined)).rejects.toMatchObject({ status: 404, code: 'build_not_found' });
+  });
+
+  it('waitForBuild reads the record until the build has ended, and gives up at its timeout', async () => {
+    readyAfterReads = 3;
+    const seen: string[] = [];
+    const build = await waitForBuild(client(), 'proj_1', 'bld_1', { intervalMs: 5, onStatus: (b) => seen.push(b.status) });
+    expect(build.status).toBe('ready');
+    expect(seen).toEqual(['running', 'running', 'ready']);
+
+    status = 'running';
+    readyAfterReads = undefined;
+    await expect(waitForBuild(client(), 'proj_1', 'bld_1', { intervalMs: 20, timeoutMs: 50 })).rejects.toThrow(
+      'bld_1 has not ended after 50 ms (it is running)',
+    );
   });
 });
