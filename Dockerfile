@@ -23,6 +23,8 @@ RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:24.11.1-bookworm-slim
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+# `builder` (bin/builder) runs builders alone: docker run <image> builder
+ENV PATH=/app/bin:$PATH
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -16,9 +16,9 @@ import {
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
 import { Blob } from '../blobs/blob.entity';
+import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { Build } from '../builds/build.entity';
 import { BuildLogChunk } from '../builds/logs/build-log-chunk.entity';
-import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
