@@ -2,8 +2,11 @@ import { Command, CommanderError, Option } from 'commander';
 
 import { analyticsCommand } from './commands/analytics';
 import { authCommands } from './commands/auth';
+import { buildCommands } from './commands/builds';
 import { deployCommand } from './commands/deploy';
 import { deploymentCommands } from './commands/deployments';
+import { envCommands } from './commands/env';
+import { gitCommands } from './commands/git';
 import { leadCommands } from './commands/leads';
 import { projectCommands } from './commands/projects';
 import { siteCommands } from './commands/site';
@@ -13,7 +16,7 @@ import { cliErrorBody, Context, describeFailure, type Io, VERSION } from './cont
 /** The `statichost` program: every command, global flags, and errors turned into exit codes. */
 export function buildProgram(io: Io, json = false): Command {
   const program = new Command('statichost')
-    .description('Deploy static sites to a statichost service, and manage projects, deployments, tokens, leads and analytics')
+    .description('Deploy static sites to a statichost service, and manage projects, deployments, builds from Git, tokens, leads and analytics')
     .version(VERSION)
     .addOption(new Option('--token <token>', 'API token (default: $STATICHOST_TOKEN, then the one saved by login)'))
     .addOption(new Option('--api-url <url>', 'API address (default: $STATICHOST_API_URL, then the one saved by login, then http://localhost:3000)'))
@@ -37,6 +40,9 @@ export function buildProgram(io: Io, json = false): Command {
   tokenCommands(program, io);
   leadCommands(program, io);
   analyticsCommand(program, io);
+  gitCommands(program, io);
+  buildCommands(program, io);
+  envCommands(program, io);
 
   program
     .command('mcp')

@@ -6,10 +6,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 import { getAnalytics } from '../cli/commands/analytics';
+import { envTargets, listEnvVars, putEnvVar } from '../cli/commands/env';
+import { connectBody, getGitSettings, putGitSettings } from '../cli/commands/git';
 import { listLeads } from '../cli/commands/leads';
 import { VERSION } from '../cli/context';
 import { listProjects, resolveDeployment, resolveProject } from '../cli/resolve';
-import { collectFiles, deployDigestFirst, hashFiles, StatichostApiError, type StatichostClient } from '../sdk';
+import { collectFiles, deployDigestFirst, getBuild, hashFiles, isBuildFinished, readBuildLog, StatichostApiError, type StatichostClient } from '../sdk';
+import { logTail } from './log-tail';
 
 const projectSlug = z.string().min(1).describe('The project’s slug, as in the API’s project_slug (e.g. "my-site"; its id, proj_..., works too)');
 const newSlug = z
@@ -49,6 +52,32 @@ const projectRecord = z
   })
   .loose();
 const leadRecord = z.object({ id: z.string(), email: z.string() }).loose();
+const buildId = z.string().regex(/^bld_/, 'a build id: bld_...').describe('The build’s id (bld_...), as start_build and list_builds return it');
+const buildStatus = z.enum(['queued', 'running', 'ready', 'failed', 'canceled', 'timed_out']);
+const buildRecord = z
+  .object({
+    id: z.string().describe('bld_...'),
+    status: buildStatus.describe('queued and running end as ready (deployed), failed, canceled or timed_out'),
+    trigger: z.string(),
+    ref: z.string(),
+    branch: z.string().nullable(),
+    commitSha: z.string().nullable(),
+    deploymentId: z.string().nullable(),
+    url: z.string().nullable().describe('Where the output is served once ready: the site for the production branch, a preview address for other refs'),
+    error: z.string().nullable().describe('Why it failed, when it did'),
+  })
+  .loose();
+const gitSettingsRecord = z
+  .object({ projectId: z.string(), repository: z.string(), productionBranch: z.string(), hasAccessToken: z.boolean(), webhookUrl: z.string() })
+  .loose();
+const envVarRecord = z.object({ name: z.string(), targets: z.array(z.string()), updatedAt: z.string() }).loose();
+const optionalSetting = (what: string) =>
+  z.string().optional().describe(`${what}; "" goes back to detecting it from the repository at build time; absent keeps the current value`);
+
+/** Bounds of read_build_log: enough to see why a build failed, not a whole log in the agent's context. */
+const LOG_LINES_DEFAULT = 200;
+const LOG_LINES_MAX = 2000;
+const LOG_BYTES_MAX = 64 * 1024;
 
 function ok(result: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result };
@@ -346,7 +375,217 @@ export function createMcpServer(client: StatichostClient, options: { cwd?: strin
       }),
   );
 
+  registerBuildTools(server, client);
   return server;
+}
+
+/** Builds from Git: connect a repository, variables, start a build, its status and log. */
+function registerBuildTools(server: McpServer, client: StatichostClient): void {
+  server.registerTool(
+    'connect_git',
+    {
+      title: 'Connect a Git repository',
+      description:
+        'Connect the project to a Git repository (an https:// clone URL) so start_build can build it, or change its build settings. Settings not given keep their ' +
+        'current value; unset commands are detected from the repository at build time. Builds of productionBranch go live, other refs are previews. ' +
+        'The token needs the admin scope. Returns the settings (never the access token) and the webhook URL for push builds.',
+      inputSchema: {
+        project_slug: projectSlug,
+        repository: z.string().min(1).describe('https:// clone URL, e.g. "https://github.com/you/site.git"'),
+        productionBranch: z.string().min(1).optional().describe('The branch whose builds go live (default: the current one, else "main")'),
+        rootDirectory: z.string().optional().describe('The site’s folder inside the repository; "" for its root'),
+        installCommand: optionalSetting('Install command, e.g. "npm ci"'),
+        buildCommand: optionalSetting('Build command, e.g. "npm run build"'),
+        outputDirectory: optionalSetting('The folder the build writes the site to, relative to rootDirectory, e.g. "dist"'),
+        nodeVersion: optionalSetting('Node version the build asks for, e.g. "22"'),
+        accessToken: z
+          .string()
+          .min(1)
+          .nullable()
+          .optional()
+          .describe('Token of a private repository (stored encrypted, never returned); null removes it; absent keeps the stored one'),
+      },
+      outputSchema: gitSettingsRecord,
+      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    ({ project_slug, repository, productionBranch, rootDirectory, installCommand, buildCommand, outputDirectory, nodeVersion, accessToken }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        const current = await getGitSettings(client, id);
+        const body = connectBody(
+          repository,
+          { branch: productionBranch, root: rootDirectory, installCommand, buildCommand, output: outputDirectory, node: nodeVersion },
+          current,
+        );
+        return putGitSettings(client, id, { ...body, ...(accessToken !== undefined ? { accessToken } : {}) });
+      }),
+  );
+
+  server.registerTool(
+    'set_env_var',
+    {
+      title: 'Set a build environment variable',
+      description:
+        'Set an environment variable of the project’s builds. The value is stored encrypted, never returned, and masked (***) in build logs. ' +
+        'It applies from the next build. The token needs the admin scope.',
+      inputSchema: {
+        project_slug: projectSlug,
+        name: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'letters, digits and _, not starting with a digit')
+          .describe('e.g. "API_URL"'),
+        value: z.string().describe('The value (write-only)'),
+        targets: z
+          .array(z.enum(['production', 'preview']))
+          .min(1)
+          .optional()
+          .describe('Builds it applies to: of the production branch, of other refs (previews), or both (default)'),
+      },
+      outputSchema: envVarRecord,
+      annotations: { destructiveHint: false, idempotentHint: true },
+    },
+    ({ project_slug, name, value, targets }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return putEnvVar(client, id, name, value, targets ?? envTargets({}));
+      }),
+  );
+
+  server.registerTool(
+    'list_env_vars',
+    {
+      title: 'List build environment variables',
+      description: 'The project’s build environment variables: names, targets and when each was set (values are write-only, never shown).',
+      inputSchema: { project_slug: projectSlug },
+      outputSchema: z.object({ data: z.array(envVarRecord) }).loose(),
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return listEnvVars(client, id);
+      }),
+  );
+
+  server.registerTool(
+    'start_build',
+    {
+      title: 'Start a build',
+      description:
+        'Build the project from its connected Git repository (connect_git) in a sandbox and deploy the output. A build of the production branch goes live; ' +
+        'any other ref is a preview at its own url. Returns the build at once (status queued): follow it with get_build and read_build_log. ' +
+        'A newer build of the same branch cancels an older one still running.',
+      inputSchema: {
+        project_slug: projectSlug,
+        ref: z.string().min(1).optional().describe('Branch, tag or commit to build (default: the production branch)'),
+      },
+      outputSchema: buildRecord,
+      annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    ({ project_slug, ref }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return client.call(client.api.POST('/projects/{projectId}/builds', { params: { path: { projectId: id } }, body: ref ? { ref } : {} }));
+      }),
+  );
+
+  server.registerTool(
+    'get_build',
+    {
+      title: 'Get a build',
+      description:
+        'A build’s record: status (queued, running, then ready, failed, canceled or timed_out), the commit built, what was detected, the deployment and url once ready, the error once failed.',
+      inputSchema: { project_slug: projectSlug, buildId },
+      outputSchema: buildRecord,
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug, buildId: build }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return getBuild(client, id, build);
+      }),
+  );
+
+  server.registerTool(
+    'list_builds',
+    {
+      title: 'List builds',
+      description: 'The project’s builds, newest first, optionally only one branch’s or one status’s.',
+      inputSchema: {
+        project_slug: projectSlug,
+        branch: z.string().min(1).optional().describe('Only builds of this branch'),
+        status: buildStatus.optional().describe('Only builds with this status'),
+        page,
+        limit,
+      },
+      outputSchema: z.object({ data: z.array(buildRecord), meta: pageMeta }).loose(),
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug, branch, status, page: p, limit: l }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return client.call(
+          client.api.GET('/projects/{projectId}/builds', { params: { path: { projectId: id }, query: { branch, status, page: p ?? 1, limit: l ?? 20 } } }),
+        );
+      }),
+  );
+
+  server.registerTool(
+    'read_build_log',
+    {
+      title: 'Read a build’s log',
+      description:
+        `The end of a build's log so far (its last \`lines\` lines, default ${LOG_LINES_DEFAULT}, at most ${LOG_BYTES_MAX / 1024} KB), each line ` +
+        '"<time> [<phase>] <text>" with phases clone, detect, install, build, upload, deploy; secrets show as ***. finished false: the build still runs, read again later.',
+      inputSchema: {
+        project_slug: projectSlug,
+        buildId,
+        lines: z.number().int().min(1).max(LOG_LINES_MAX).optional().describe(`How many of the last lines (a number, at most ${LOG_LINES_MAX})`),
+      },
+      outputSchema: z
+        .object({
+          buildId: z.string(),
+          status: buildStatus,
+          finished: z.boolean().describe('true once the build has ended: the log is complete'),
+          log: z.string(),
+          lines: z.number().int().describe('Lines in log'),
+          truncated: z.boolean().describe('Earlier lines were left out'),
+        })
+        .loose(),
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug, buildId: build, lines }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        // The record first: a build that ends in between then shows finished: false, never a complete-looking log cut short.
+        const record = await getBuild(client, id, build);
+        const tail = logTail(await readBuildLog(client, id, build), lines ?? LOG_LINES_DEFAULT, LOG_BYTES_MAX);
+        return {
+          buildId: record.id,
+          status: record.status,
+          finished: isBuildFinished(record.status),
+          log: tail.text,
+          lines: tail.lines,
+          truncated: tail.truncated,
+        };
+      }),
+  );
+
+  server.registerTool(
+    'cancel_build',
+    {
+      title: 'Cancel a build',
+      description: 'Stop a queued or running build; what is live does not change. A build that already ended answers an error (build_finished).',
+      inputSchema: { project_slug: projectSlug, buildId },
+      outputSchema: buildRecord,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    ({ project_slug, buildId: build }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return client.call(client.api.POST('/projects/{projectId}/builds/{buildId}/cancel', { params: { path: { projectId: id, buildId: build } } }));
+      }),
+  );
 }
 
 /** Serves MCP over stdin/stdout until the client closes the stream. */

@@ -3,6 +3,18 @@
  * generated from the service's OpenAPI document, plus digest-first deploys of
  * local files. `npm run sdk:generate` refreshes schema.ts from the service.
  */
+export {
+  type Build,
+  type BuildStatus,
+  FINISHED_BUILD_STATUSES,
+  followBuildLogs,
+  type FollowBuildLogsOptions,
+  getBuild,
+  isBuildFinished,
+  readBuildLog,
+  waitForBuild,
+  type WaitForBuildOptions,
+} from './builds';
 export { type BlobUploadResult, type ResponseBody, type StatichostApi, StatichostClient, type StatichostClientOptions } from './client';
 export {
   deployDigestFirst,

@@ -66,15 +66,23 @@ describe('statichost mcp: the agent-tool server (e2e)', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'add_domain',
       'archive_deployment',
+      'cancel_build',
+      'connect_git',
       'deploy_directory',
       'deploy_files',
       'get_analytics',
+      'get_build',
+      'list_builds',
       'list_deployments',
+      'list_env_vars',
       'list_leads',
       'list_projects',
       'promote_deployment',
+      'read_build_log',
       'remove_domain',
+      'set_env_var',
       'set_gate',
+      'start_build',
       'verify_domain',
     ]);
     const deployFiles = tools.find((tool) => tool.name === 'deploy_files')!;

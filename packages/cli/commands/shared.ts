@@ -52,7 +52,7 @@ export async function ask(io: Io, question: string): Promise<string> {
 }
 
 /** A secret typed at a terminal, not echoed. */
-async function askHidden(io: Io, question: string): Promise<string> {
+export async function askHidden(io: Io, question: string): Promise<string> {
   io.stderr.write(question);
   const muted = new Writable({ write: (_chunk, _enc, done) => done() });
   const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
@@ -65,7 +65,7 @@ async function askHidden(io: Io, question: string): Promise<string> {
 }
 
 /** All of stdin (a pipe), without the final line break: `echo "$PW" | statichost login`. */
-async function readStdin(io: Io): Promise<string> {
+export async function readStdin(io: Io): Promise<string> {
   let text = '';
   for await (const chunk of io.stdin) text += chunk.toString();
   return text.replace(/\r?\n$/, '');
