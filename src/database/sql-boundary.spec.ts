@@ -14,6 +14,7 @@ const DATA_ACCESS =
 
 /** Not table access: locks, liveness, connection-level reads. */
 const INFRASTRUCTURE: Record<string, string> = {
+  'builds/queue/build-queue.ts': "pg-boss's own SQL (its pgboss schema) run over the app's pool",
   'common/idempotency/instance-lease.service.ts': "session advisory lock held on its own connection as the process's proof of life",
   'common/periodic-job.ts': 'advisory lock that makes a job single-runner',
   'health/health.service.ts': 'SELECT 1 liveness probe',

@@ -346,11 +346,14 @@ describe('Quotas (e2e)', () => {
         plan: 'free',
         createdAt: expect.any(String),
         role: 'owner',
-        limits: { projects: 2, deploymentsPerMonth: 4, storageBytes: 1000, maxFileBytes: 300, maxTtl: '2d' },
+        // The build limits are not in this PLANS_JSON: the built-in free ones apply.
+        limits: { projects: 2, deploymentsPerMonth: 4, storageBytes: 1000, maxFileBytes: 300, maxTtl: '2d', concurrentBuilds: 1, buildMinutesPerMonth: 300 },
         usage: {
           projects: { used: 1, limit: 2 },
           deploymentsPerMonth: { used: 1, limit: 4, resetsAt: '2031-04-01T00:00:00.000Z' },
           storageBytes: { used: 200, limit: 1000 },
+          concurrentBuilds: { used: 0, limit: 1 },
+          buildMinutesPerMonth: { used: 0, limit: 300, resetsAt: '2031-04-01T00:00:00.000Z' },
         },
       });
       // A viewer and a deploy token see the same figures.
@@ -372,7 +375,15 @@ describe('Quotas (e2e)', () => {
       const body = await workspace(t, a);
       expect(body.plan).toBe('team');
       // The team plan is not in PLANS_JSON here: the built-in team limits apply.
-      expect(body.limits).toEqual({ projects: null, deploymentsPerMonth: null, storageBytes: 50 * 1024 ** 3, maxFileBytes: 100 * 1024 ** 2, maxTtl: null });
+      expect(body.limits).toEqual({
+        projects: null,
+        deploymentsPerMonth: null,
+        storageBytes: 50 * 1024 ** 3,
+        maxFileBytes: 100 * 1024 ** 2,
+        maxTtl: null,
+        concurrentBuilds: 10,
+        buildMinutesPerMonth: 5000,
+      });
       expect(body.usage.projects).toEqual({ used: 0, limit: null });
     });
   });
@@ -420,6 +431,8 @@ describe('Quotas with the built-in plan table (e2e)', () => {
       storageBytes: 500 * 1024 ** 2,
       maxFileBytes: 10 * 1024 ** 2,
       maxTtl: '7d',
+      concurrentBuilds: 1,
+      buildMinutesPerMonth: 300,
     });
     await createProject(t, a, { name: 'week', default_ttl: '7d' }).expect(201);
     await createProject(t, a, { name: 'month', default_ttl: '30d' }).expect(402);
