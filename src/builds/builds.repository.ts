@@ -161,8 +161,19 @@ export class BuildsRepository {
   }
 
   @GenerateSql({ params: () => [['bld_none']] })
-  async markLogStored(ids: string[]): Promise<void> {
-    await this.dataSource.getRepository(Build).update({ id: In(ids) }, { logStored: true });
+  async markLogStored(ids: string[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.getRepository(Build).update({ id: In(ids) }, { logStored: true });
+  }
+
+  /**
+   * Locks a build's row while its log is moved to storage (the builder and the sweeper may
+   * both do it): whether the log is already stored, null when the build is gone. NO KEY
+   * UPDATE, so the builder's appends (whose foreign key takes a KEY SHARE lock) go on.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => ['bld_none', f.manager] })
+  async lockLogState(id: string, manager: EntityManager): Promise<{ logStored: boolean } | null> {
+    const rows: { log_stored: boolean }[] = await manager.query('SELECT log_stored FROM builds WHERE id = $1 FOR NO KEY UPDATE', [id]);
+    return rows.length ? { logStored: rows[0].log_stored } : null;
   }
 
   /** Finished builds whose log is still in chunks (their builder died before moving it). */

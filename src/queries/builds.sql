@@ -46,6 +46,9 @@ UPDATE builds SET status = 'failed', error = $2, lease_expires_at = NULL, finish
 -- BuildsRepository.markLogStored
 UPDATE "builds" SET "log_stored" = $1 WHERE "id" IN ($2)
 
+-- BuildsRepository.lockLogState
+SELECT log_stored FROM builds WHERE id = $1 FOR NO KEY UPDATE
+
 -- BuildsRepository.finishedWithChunkedLog
 SELECT id FROM builds WHERE NOT log_stored AND status NOT IN ('queued', 'running') ORDER BY finished_at LIMIT $1
 
