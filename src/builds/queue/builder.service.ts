@@ -81,6 +81,8 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // First no new build: one taken now would run on while the database pool closes.
+    await this.queue.stopWorking();
     for (const build of this.running.values()) build.stop('shutdown');
     await Promise.all([...this.running.values()].map((b) => b.done));
   }
