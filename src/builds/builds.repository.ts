@@ -86,17 +86,17 @@ export class BuildsRepository {
   async cancelActiveOfBranch(manager: EntityManager, projectId: string, branch: string, now: Date, reason: string): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await manager.query(
       `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
-       WHERE project_id = $1 AND branch = $3 AND status IN ${ACTIVE} RETURNING id`,
+       WHERE project_id = $1 AND branch = $3 AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
       [projectId, now, branch, reason],
     );
     return rows.map((r) => r.id);
   }
 
-  /** Ends a queued or running build as `status`; null when it had already ended. */
+  /** Ends a queued or running build as `status`; null when it had already ended, or its output is deployed already (it ends `ready`). */
   @GenerateSql({ params: () => ['bld_none', new Date(0), 'canceled', 'canceled by a user'] })
   async endIfActive(id: string, now: Date, status: FinishedStatus, error: string | null): Promise<Build | null> {
     const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `UPDATE builds SET status = $3, error = $4, ${ENDED_AT} WHERE id = $1 AND status IN ${ACTIVE} RETURNING id`,
+      `UPDATE builds SET status = $3, error = $4, ${ENDED_AT} WHERE id = $1 AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
       [id, now, status, error],
     );
     return rows.length ? this.findById(id) : null;
@@ -149,11 +149,27 @@ export class BuildsRepository {
     return rows.length ? this.findById(id) : null;
   }
 
+  /**
+   * Records the deployment of a build that is still running on `builderId`, inside the
+   * deploy's transaction; false when it was canceled, timed out or failed meanwhile (the
+   * deploy then rolls back). From here on no cancel ends it: its output is what is live.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'bld_none', 'builder', 'dep_none'] })
+  async claimDeploy(manager: EntityManager, id: string, builderId: string, deploymentId: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await manager.query(
+      `UPDATE builds SET deployment_id = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' AND deployment_id IS NULL RETURNING id`,
+      [id, builderId, deploymentId],
+    );
+    return rows.length > 0;
+  }
+
   /** Fails running builds whose builder stopped renewing the lease; returns their ids. */
   @GenerateSql({ params: () => [new Date(0), 'the builder stopped responding'] })
   async failExpiredLeases(now: Date, reason: string): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `UPDATE builds SET status = 'failed', error = $2, lease_expires_at = NULL, ${endedAt('$1')}
+      // One whose deploy committed before its builder stopped is live: it ends ready, as its builder would have ended it.
+      `UPDATE builds SET status = CASE WHEN deployment_id IS NULL THEN 'failed' ELSE 'ready' END,
+         error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, ${endedAt('$1')}
        WHERE status = 'running' AND lease_expires_at < $1 RETURNING id`,
       [now, reason],
     );
@@ -161,8 +177,19 @@ export class BuildsRepository {
   }
 
   @GenerateSql({ params: () => [['bld_none']] })
-  async markLogStored(ids: string[]): Promise<void> {
-    await this.dataSource.getRepository(Build).update({ id: In(ids) }, { logStored: true });
+  async markLogStored(ids: string[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.getRepository(Build).update({ id: In(ids) }, { logStored: true });
+  }
+
+  /**
+   * Locks a build's row while its log is moved to storage (the builder and the sweeper may
+   * both do it): whether the log is already stored, null when the build is gone. NO KEY
+   * UPDATE, so the builder's appends (whose foreign key takes a KEY SHARE lock) go on.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => ['bld_none', f.manager] })
+  async lockLogState(id: string, manager: EntityManager): Promise<{ logStored: boolean } | null> {
+    const rows: { log_stored: boolean }[] = await manager.query('SELECT log_stored FROM builds WHERE id = $1 FOR NO KEY UPDATE', [id]);
+    return rows.length ? { logStored: rows[0].log_stored } : null;
   }
 
   /** Finished builds whose log is still in chunks (their builder died before moving it). */

@@ -115,6 +115,12 @@ export class BuildsService {
     const canceled = await this.builds.endIfActive(build.id, this.clock.now(), 'canceled', 'canceled by a user');
     if (canceled) return canceled;
     const now = (await this.builds.findById(build.id))!;
+    if (!isFinished(now.status)) {
+      throw buildsError(
+        'build_finished',
+        `build ${build.id} has already deployed its output (${now.deploymentId}); it ends ready and can no longer be canceled`,
+      );
+    }
     throw buildsError('build_finished', `build ${build.id} has already ended (${now.status}); there is nothing to cancel`);
   }
 

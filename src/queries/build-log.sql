@@ -6,5 +6,5 @@ INSERT INTO build_log_chunks (build_id, text) SELECT $1, $2 WHERE EXISTS (SELECT
 -- BuildLogRepository.chunksAfter
 SELECT id::text AS id, text FROM build_log_chunks WHERE build_id = $1 AND id > $2 ORDER BY id LIMIT $3
 
--- BuildLogRepository.deleteChunks
-DELETE FROM build_log_chunks WHERE build_id = $1
+-- BuildLogRepository.deleteChunksThrough
+DELETE FROM build_log_chunks WHERE build_id = $1 AND id <= $2

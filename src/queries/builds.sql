@@ -18,10 +18,10 @@ SELECT "Build"."id" AS "Build_id", "Build"."project_id" AS "Build_project_id", "
 
 -- BuildsRepository.cancelActiveOfBranch
 UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
-  WHERE project_id = $1 AND branch = $3 AND status IN ('queued', 'running') RETURNING id
+  WHERE project_id = $1 AND branch = $3 AND status IN ('queued', 'running') AND deployment_id IS NULL RETURNING id
 
 -- BuildsRepository.endIfActive
-UPDATE builds SET status = $3, error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END WHERE id = $1 AND status IN ('queued', 'running') RETURNING id
+UPDATE builds SET status = $3, error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END WHERE id = $1 AND status IN ('queued', 'running') AND deployment_id IS NULL RETURNING id
 
 -- BuildsRepository.markRunning
 UPDATE builds SET status = 'running', builder_id = $2, started_at = $3, lease_expires_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id
@@ -39,12 +39,19 @@ UPDATE builds SET detected = $2 WHERE id = $1
 UPDATE builds SET status = $4, error = $5, deployment_id = coalesce($6, deployment_id), url = coalesce($7, url), lease_expires_at = NULL, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
   WHERE id = $1 AND builder_id = $3 AND status = 'running' RETURNING id
 
+-- BuildsRepository.claimDeploy
+UPDATE builds SET deployment_id = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' AND deployment_id IS NULL RETURNING id
+
 -- BuildsRepository.failExpiredLeases
-UPDATE builds SET status = 'failed', error = $2, lease_expires_at = NULL, finished_at = $1, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $1::timestamptz - started_at) * 1000)::int) END
+UPDATE builds SET status = CASE WHEN deployment_id IS NULL THEN 'failed' ELSE 'ready' END,
+    error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, finished_at = $1, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $1::timestamptz - started_at) * 1000)::int) END
   WHERE status = 'running' AND lease_expires_at < $1 RETURNING id
 
 -- BuildsRepository.markLogStored
 UPDATE "builds" SET "log_stored" = $1 WHERE "id" IN ($2)
+
+-- BuildsRepository.lockLogState
+SELECT log_stored FROM builds WHERE id = $1 FOR NO KEY UPDATE
 
 -- BuildsRepository.finishedWithChunkedLog
 SELECT id FROM builds WHERE NOT log_stored AND status NOT IN ('queued', 'running') ORDER BY finished_at LIMIT $1

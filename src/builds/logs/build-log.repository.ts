@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../../database/generate-sql';
 
@@ -24,16 +24,13 @@ export class BuildLogRepository {
 
   /** Chunks after `afterId` ('0': from the start), oldest first. */
   @GenerateSql({ params: () => ['bld_none', '0', 100] })
-  chunksAfter(buildId: string, afterId: string, limit: number): Promise<LogChunkRow[]> {
-    return this.dataSource.query('SELECT id::text AS id, text FROM build_log_chunks WHERE build_id = $1 AND id > $2 ORDER BY id LIMIT $3', [
-      buildId,
-      afterId,
-      limit,
-    ]);
+  chunksAfter(buildId: string, afterId: string, limit: number, manager: EntityManager = this.dataSource.manager): Promise<LogChunkRow[]> {
+    return manager.query('SELECT id::text AS id, text FROM build_log_chunks WHERE build_id = $1 AND id > $2 ORDER BY id LIMIT $3', [buildId, afterId, limit]);
   }
 
-  @GenerateSql({ params: () => ['bld_none'] })
-  async deleteChunks(buildId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM build_log_chunks WHERE build_id = $1', [buildId]);
+  /** The chunks up to `throughId` (those moved to storage); lines appended since stay for the next move. */
+  @GenerateSql({ params: () => ['bld_none', '100'] })
+  async deleteChunksThrough(buildId: string, throughId: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query('DELETE FROM build_log_chunks WHERE build_id = $1 AND id <= $2', [buildId, throughId]);
   }
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
@@ -39,6 +40,7 @@ export class BuildLogsService {
     private readonly storage: StorageProvider,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly dataSource: DataSource,
   ) {}
 
   writer(buildId: string): BuildLogWriter {
@@ -46,14 +48,23 @@ export class BuildLogsService {
   }
 
   /**
-   * Moves an ended build's lines into one object of the storage provider. Order matters
-   * to followers: the object is written and the row marked before the lines go.
+   * Moves an ended build's lines into one object of the storage provider. The builder and
+   * the sweeper may both do it, and a canceled build's builder may still write lines after
+   * the sweeper moved the first ones: under the build row's lock, lines are appended to the
+   * object already stored (never replace it), and only the lines moved are deleted. Order
+   * matters to followers: the object is written and the row marked before the lines go.
    */
   async archive(buildId: string): Promise<void> {
-    const text = await this.chunkText(buildId);
-    await this.storage.put(buildLogKey(buildId), Buffer.from(text));
-    await this.builds.markLogStored([buildId]);
-    await this.chunks.deleteChunks(buildId);
+    await this.dataSource.transaction(async (manager) => {
+      const state = await this.builds.lockLogState(buildId, manager);
+      if (!state) return;
+      const { text, lastId } = await this.chunkText(buildId, manager);
+      if (state.logStored && !text) return;
+      const before = state.logStored ? await this.stored(buildId) : Buffer.alloc(0);
+      await this.storage.put(buildLogKey(buildId), Buffer.concat([before, Buffer.from(text)]));
+      if (!state.logStored) await this.builds.markLogStored([buildId], manager);
+      if (lastId !== '0') await this.chunks.deleteChunksThrough(buildId, lastId, manager);
+    });
   }
 
   async deleteStored(buildId: string): Promise<void> {
@@ -63,7 +74,7 @@ export class BuildLogsService {
   /** The log so far. */
   async read(build: Build): Promise<Buffer> {
     if (!build.logStored) {
-      const text = await this.chunkText(build.id);
+      const { text } = await this.chunkText(build.id);
       const now = await this.builds.findById(build.id);
       // Archived while the lines were read: some may be gone from the table, all are in the object.
       if (!now?.logStored) return Buffer.from(text);
@@ -109,14 +120,14 @@ export class BuildLogsService {
     return Buffer.concat(parts);
   }
 
-  private async chunkText(buildId: string): Promise<string> {
+  private async chunkText(buildId: string, manager?: EntityManager): Promise<{ text: string; lastId: string }> {
     let text = '';
     let lastId = '0';
     for (;;) {
-      const rows = await this.chunks.chunksAfter(buildId, lastId, CHUNK_PAGE);
+      const rows = await this.chunks.chunksAfter(buildId, lastId, CHUNK_PAGE, manager);
       for (const row of rows) text += row.text;
-      if (rows.length < CHUNK_PAGE) return text;
-      lastId = rows[rows.length - 1].id;
+      if (rows.length) lastId = rows[rows.length - 1].id;
+      if (rows.length < CHUNK_PAGE) return { text, lastId };
     }
   }
 }

@@ -244,6 +244,7 @@ export class BuildPipeline {
         job.principal,
         { projectId: inputs.projectId },
         { files: files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })), publish },
+        job.beforeDeployCommit && ((m, result) => job.beforeDeployCommit!(m, result.deployment.id)),
       );
     } catch (err) {
       if (err instanceof ApiError) throw new BuildFailure(`deploy refused: ${err.message}`);

@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 import type { GitBuildInputs } from '../../git/build-inputs';
 import type { Principal } from '../../shared/principal';
 import type { BuildRunner } from '../runner/runner';
@@ -35,6 +37,11 @@ export interface PipelineJob {
   signal: AbortSignal;
   /** Called once the ref is resolved, before install, so the record shows the commit early. */
   onResolved?(commit: ResolvedCommit): Promise<void>;
+  /**
+   * Runs inside the deploy's transaction, before it commits: throws when the build may no
+   * longer deploy (canceled, timed out or taken over meanwhile), so nothing goes live.
+   */
+  beforeDeployCommit?(manager: EntityManager, deploymentId: string): Promise<void>;
 }
 
 export interface ResolvedCommit {

@@ -51,6 +51,12 @@ export class BuildQueue implements BeforeApplicationShutdown {
     }
   }
 
+  /** This process's builders take no more builds (the app is shutting down); the queued ones wait for another builder. */
+  async stopWorking(): Promise<void> {
+    const boss = await this.boss?.catch(() => undefined);
+    for (const id of this.workerIds.splice(0)) await boss?.offWork({ id });
+  }
+
   /** After the builders have ended their builds (Builder.onModuleDestroy), before the database pool closes. */
   async beforeApplicationShutdown(): Promise<void> {
     const boss = await this.boss?.catch(() => undefined);

@@ -81,6 +81,8 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // First no new build: one taken now would run on while the database pool closes.
+    await this.queue.stopWorking();
     for (const build of this.running.values()) build.stop('shutdown');
     await Promise.all([...this.running.values()].map((b) => b.done));
   }
@@ -112,7 +114,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
       clearInterval(heartbeat);
       clearTimeout(timeout);
     }
-    if (stopped && outcome?.status === 'ready') outcome = stopped === 'canceled' ? null : this.failure(build, new Error('stopped'), stopped);
+    // A ready outcome's deploy committed while the build was still running here (claimDeploy): its output is live, so it ends ready even if stopped since.
     try {
       // Every line is in the table before the build ends: a follower that sees the end has seen them all.
       await log.close();
@@ -140,6 +142,11 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
       log,
       signal,
       onResolved: (commit) => this.builds.setResolved(build.id, commit),
+      beforeDeployCommit: async (m, deploymentId) => {
+        if (!(await this.builds.claimDeploy(m, build.id, this.builderId, deploymentId))) {
+          throw new BuildFailure('the build ended (canceled, timed out or replaced) before its output was deployed: nothing was published');
+        }
+      },
     });
     await this.builds.setResolved(build.id, result.commit);
     await this.builds.setDetected(build.id, result.detected);
