@@ -15,10 +15,14 @@ export const LAYERS = [
   {
     name: 'features',
     folders: [
+      // Forge webhooks: start builds, drop preview aliases (issue 29).
+      'hooks',
       'builds',
       'forges',
       'git',
       'sites',
+      // Branch and pull-request preview aliases: the builds set them, the site router reads them.
+      'previews',
       'leads',
       'gates',
       'analytics',

@@ -20,10 +20,16 @@ import { BuildQueue } from './queue/build-queue';
 import { BuildsUnavailableError } from './runner/runner';
 
 export interface StartBuild {
-  /** Branch, tag or commit; default the production branch. */
+  /** Branch, tag or commit; default the production branch. A pull request's build asks for its head ref (`refs/pull/<n>/head`, GitLab `refs/merge-requests/<n>/head`). */
   ref?: string;
   trigger: BuildTrigger;
   pullRequest?: number | null;
+  /** The branch the record shows when `ref` does not name it (a pull request's head branch); default: what `ref` names. */
+  branch?: string | null;
+  /** A pull request from another repository: built only when the project allows it, and always without the project's env vars. */
+  fork?: boolean;
+  /** Who asked, as the record's `createdBy` shows it, when not a user or token (a forge webhook: `hook:github`). */
+  createdBy?: string;
 }
 
 /** Who made the request, as a build records it. */

@@ -552,6 +552,18 @@ export class EnvironmentVariables {
   /** true: repositories may be on loopback, private and link-local addresses, and on http:// (tests, a forge on the LAN). */
   @BoolVar()
   GIT_ALLOW_PRIVATE_ADDRESSES = false;
+
+  /** Largest forge webhook body read (bytes); a bigger one is refused with 413 before its signature is checked. */
+  @IntVar(1024)
+  GIT_WEBHOOK_MAX_BYTES = 2 * 1024 * 1024;
+
+  /**
+   * TTL of the deployments that branch and pull-request builds make (`7d`, `24h`, `forever`),
+   * in the deployments' own TTL form (src/shared/ttl.ts parses it again when used).
+   */
+  @IsString()
+  @Matches(/^(forever|[1-9][0-9]*[hd])$/, { message: 'PREVIEW_TTL must be "<n>h", "<n>d" or "forever", e.g. "7d"' })
+  PREVIEW_TTL = '7d';
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {
