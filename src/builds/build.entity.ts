@@ -22,6 +22,7 @@ export function isFinished(status: BuildStatus): status is FinishedStatus {
 @Index('IDX_builds_project_created', ['projectId', 'createdAt'])
 @Index('IDX_builds_workspace_active', ['workspaceId'], { where: `"status" IN ('queued', 'running')` })
 @Index('IDX_builds_lease', ['leaseExpiresAt'], { where: `"status" = 'running'` })
+@Check('CHK_builds_forge_status', `"forge_status" IN ('pending', 'posted', 'failed')`)
 export class Build {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_builds' })
   id: string;
@@ -58,6 +59,18 @@ export class Build {
 
   @Column('integer', { name: 'pull_request', nullable: true })
   pullRequest: number | null;
+
+  /** A pull request from another repository: built without the project's env vars (issue 29). */
+  @Column('boolean', { default: false })
+  fork: boolean;
+
+  /** Whether the forge heard of this build (commit status, pull request comment): null when there is nobody to tell (no access token). */
+  @Column('text', { name: 'forge_status', nullable: true })
+  forgeStatus: 'pending' | 'posted' | 'failed' | null;
+
+  /** Why the forge could not be told, when forgeStatus is failed. */
+  @Column('text', { name: 'forge_error', nullable: true })
+  forgeError: string | null;
 
   @Column('text', { name: 'deployment_id', nullable: true })
   deploymentId: string | null;

@@ -23,10 +23,12 @@ import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
 import { ProjectEnvVar, ProjectGit } from '../git/git.entities';
+import { GitDelivery } from '../hooks/git-delivery.entity';
 import { Lead } from '../leads/lead.entity';
 import { LeadCounter } from '../leads/lead-counter.entity';
 import { LeadDomain } from '../leads/lead-domain.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
+import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
@@ -63,5 +65,7 @@ export const ENTITIES: Function[] = [
   Build,
   BuildLogChunk,
   ProjectGit,
+  GitDelivery,
+  PreviewAlias,
   ProjectEnvVar,
 ];

@@ -12,6 +12,12 @@ import type { EnvTarget } from './build-inputs';
 @Entity('project_git')
 @Check('CHK_project_git_token', `("token_key_id" IS NULL) = ("token_ciphertext" IS NULL) AND ("token_nonce" IS NULL) = ("token_ciphertext" IS NULL)`)
 @Check('CHK_project_git_token_nonce_length', `octet_length("token_nonce") = 12`)
+@Check(
+  'CHK_project_git_webhook_secret',
+  `("webhook_key_id" IS NULL) = ("webhook_ciphertext" IS NULL) AND ("webhook_nonce" IS NULL) = ("webhook_ciphertext" IS NULL)`,
+)
+@Check('CHK_project_git_webhook_nonce_length', `octet_length("webhook_nonce") = 12`)
+@Check('CHK_project_git_forge', `"forge" IN ('github', 'gitlab', 'gitea', 'forgejo')`)
 export class ProjectGit extends KeyedRow('project_git', 'project', () => Project, 'one') {
   /** The normalised https:// clone URL (./repository-url.ts). */
   @Column('text')
@@ -46,6 +52,25 @@ export class ProjectGit extends KeyedRow('project_git', 'project', () => Project
   /** AES-256-GCM of the access token and its tag; AAD binds it to the project. */
   @Column('bytea', { name: 'token_ciphertext', nullable: true })
   tokenCiphertext: Buffer | null;
+
+  /** Id of the leads encryption key that sealed the webhook secret (issue 29); null: no secret yet, every delivery is refused. */
+  @Column('text', { name: 'webhook_key_id', nullable: true })
+  webhookKeyId: string | null;
+
+  @Column('bytea', { name: 'webhook_nonce', nullable: true })
+  webhookNonce: Buffer | null;
+
+  /** AES-256-GCM of the webhook secret and its tag; AAD binds it to the project. */
+  @Column('bytea', { name: 'webhook_ciphertext', nullable: true })
+  webhookCiphertext: Buffer | null;
+
+  /** Pull requests from forks are built (without the project's env vars) only when true. */
+  @Column('boolean', { name: 'build_fork_pull_requests', default: false })
+  buildForkPullRequests: boolean;
+
+  /** Which forge's API hears back (statuses, comments); null: known from the repository's host or the last verified delivery. */
+  @Column('text', { nullable: true })
+  forge: 'github' | 'gitlab' | 'gitea' | 'forgejo' | null;
 
   @CreatedAtColumn()
   createdAt: Date;

@@ -16,6 +16,7 @@ import { ProjectListIndex1763770040000 } from './1763770040000-ProjectListIndex'
 import { IdempotencyClaimant1763770050000 } from './1763770050000-IdempotencyClaimant';
 import { GitSettings1763770060000 } from './1763770060000-GitSettings';
 import { Builds1763770070000 } from './1763770070000-Builds';
+import { ForgePreviews1764100000000 } from './1764100000000-ForgePreviews';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -35,4 +36,5 @@ export const MIGRATIONS: Function[] = [
   IdempotencyClaimant1763770050000,
   GitSettings1763770060000,
   Builds1763770070000,
+  ForgePreviews1764100000000,
 ];
