@@ -56,6 +56,10 @@ module.exports = {
   // A global option in jest 30: inside a project it is ignored, and e2e tests that start
   // several apps would get the 5 s default on a loaded machine.
   testTimeout: 60_000,
+  // Not a leak: a worker that ran an e2e file empties its event loop (beforeExit, code 0), but
+  // on a loaded machine it takes longer than jest's default 500 ms to die, and jest then
+  // prints "A worker process has failed to exit gracefully" and kills it.
+  workerGracefulExitTimeout: 10_000,
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [

@@ -4,7 +4,7 @@
 INSERT INTO build_log_chunks (build_id, text) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM builds WHERE id = $1)
 
 -- BuildLogRepository.chunksAfter
-SELECT id::text AS id, text FROM build_log_chunks WHERE build_id = $1 AND id > $2 ORDER BY id LIMIT $3
+SELECT c.id::text AS id, c.text FROM build_log_chunks c WHERE c.build_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3
 
 -- BuildLogRepository.deleteChunksThrough
 DELETE FROM build_log_chunks WHERE build_id = $1 AND id <= $2

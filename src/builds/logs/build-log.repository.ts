@@ -25,7 +25,15 @@ export class BuildLogRepository {
   /** Chunks after `afterId` ('0': from the start), oldest first. */
   @GenerateSql({ params: () => ['bld_none', '0', 100] })
   chunksAfter(buildId: string, afterId: string, limit: number, manager: EntityManager = this.dataSource.manager): Promise<LogChunkRow[]> {
-    return manager.query('SELECT id::text AS id, text FROM build_log_chunks WHERE build_id = $1 AND id > $2 ORDER BY id LIMIT $3', [buildId, afterId, limit]);
+    // ORDER BY the table's column, not the bare name: a bare `id` means the output column,
+    // the text, whose order puts '10' before '9'. Then the last row was not the newest chunk,
+    // so a move deleted only part of what it stored and the next move stored the rest again
+    // (a line twice, the "known race"), and followers got lines out of order and twice.
+    return manager.query('SELECT c.id::text AS id, c.text FROM build_log_chunks c WHERE c.build_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3', [
+      buildId,
+      afterId,
+      limit,
+    ]);
   }
 
   /** The chunks up to `throughId` (those moved to storage); lines appended since stay for the next move. */

@@ -126,6 +126,7 @@ export class BuildLogsService {
     for (;;) {
       const rows = await this.chunks.chunksAfter(buildId, lastId, CHUNK_PAGE, manager);
       for (const row of rows) text += row.text;
+      // The newest chunk read (rows come oldest first): `archive` deletes through it, and a chunk not read must stay.
       if (rows.length) lastId = rows[rows.length - 1].id;
       if (rows.length < CHUNK_PAGE) return { text, lastId };
     }
