@@ -57,6 +57,8 @@ module.exports = {
   // several apps would get the 5 s default on a loaded machine.
   testTimeout: 60_000,
   globalSetup: '<rootDir>/test/global-setup.ts',
+  // Slowest files first, from stored timings or test/helpers/durations.json in a fresh clone.
+  testSequencer: '<rootDir>/test/helpers/sequencer.js',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [
     { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/{src,packages,scripts,bench,web/src}/**/*.spec.ts'] },
