@@ -23,7 +23,7 @@ const runs = names.map(
       const started = Date.now();
       // Inside `npm run`, npm_execpath is npm's own CLI: run it with this node, as npm does.
       const child = npm
-        ? spawn(process.execPath, [npm, 'run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] })
+        ? spawn(process.execPath, [npm, 'run', name], { stdio: ['ignore', 'pipe', 'pipe'] })
         : spawn('npm', ['run', name], { stdio: ['ignore', 'pipe', 'pipe'] });
       const output = [];
       child.stdout.on('data', (chunk) => output.push(chunk));
