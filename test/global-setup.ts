@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
-import { COMPILED_CLI_ENV, compileCli } from './helpers/compiled-cli';
+import { compileCli, COMPILED_CLI_ENV } from './helpers/compiled-cli';
 import { TEMPLATE_DATABASE, urlFor, withAdmin } from './helpers/database';
 import { freePort } from './helpers/ports';
 import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
