@@ -61,6 +61,8 @@ module.exports = {
   // prints "A worker process has failed to exit gracefully" and kills it.
   workerGracefulExitTimeout: 10_000,
   globalSetup: '<rootDir>/test/global-setup.ts',
+  // Slowest files first, from stored timings or test/helpers/durations.json in a fresh clone.
+  testSequencer: '<rootDir>/test/helpers/sequencer.js',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   projects: [
     { ...common, displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/{src,packages,scripts,bench,web/src}/**/*.spec.ts'] },

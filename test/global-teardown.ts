@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { COMPILED_CLI_ENV, removeCompiledCli } from './helpers/compiled-cli';
 import { validateRecordedResponses } from './helpers/openapi-responses';
 import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 
@@ -13,6 +14,8 @@ import { RESPONSE_LOG_DIR_ENV } from './helpers/response-recorder';
 export default async function globalTeardown(): Promise<void> {
   const embedded = (globalThis as { __embeddedPostgres?: { stop(): Promise<void> } }).__embeddedPostgres;
   await embedded?.stop();
+  removeCompiledCli(process.env[COMPILED_CLI_ENV]);
+  delete process.env[COMPILED_CLI_ENV];
 
   const dir = process.env[RESPONSE_LOG_DIR_ENV];
   if (!dir) return;

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
+import { COMPILED_CLI_ENV } from '../helpers/compiled-cli';
+
 export const BIN = join(__dirname, '..', '..', 'bin', 'statichost.js');
 
 export interface CliResult {
@@ -11,7 +13,9 @@ export interface CliResult {
 
 /**
  * Runs the real `statichost` bin in a child process, with only the environment
- * given (plus PATH), so nothing from the test run leaks into it.
+ * given (plus PATH), so nothing from the test run leaks into it. Under jest that is the
+ * bin with the clients compiled once for the run (test/helpers/compiled-cli.ts), as an
+ * installed package runs it, instead of compiling them again in every command.
  */
 export function runCli(
   args: string[],
@@ -19,7 +23,7 @@ export function runCli(
   options: { cwd?: string; timeoutMs?: number; /** Written to stdin (a pipe, as `echo pw | statichost login`), then closed. */ input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [process.env[COMPILED_CLI_ENV] ?? BIN, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, ...env },
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
