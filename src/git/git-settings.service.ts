@@ -137,6 +137,7 @@ export class GitSettingsService {
       outputDirectory: settings.outputDirectory,
       nodeVersion: settings.nodeVersion,
       accessToken,
+      forge: settings.forge,
       env,
     };
   }

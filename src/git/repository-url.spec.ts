@@ -101,6 +101,9 @@ describe('refusedAddress', () => {
     '2002:7f00:1::',
     '2001::1',
     '192.0.2.1',
+    // IPv4-compatible and local-use NAT64 forms: the address policy shared with forge API calls (src/shared/outbound-address.ts).
+    '::7f00:1',
+    '64:ff9b:1::a00:1',
   ])('refuses %s', (address) => {
     expect(refusedAddress(address, STRICT)).not.toBeNull();
   });

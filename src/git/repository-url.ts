@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 
-import ipaddr from 'ipaddr.js';
+import { addressRefusal } from '../shared/outbound-address';
 
 /**
  * Which repository URLs the service clones (docs/security.md, "Repository URLs"). A
@@ -107,36 +107,13 @@ export function checkRepositoryUrl(input: string, policy: RepositoryPolicy): Che
   return { url: url.href, host, port };
 }
 
-const RANGE_NAMES: Record<string, string> = {
-  unspecified: 'an unspecified address',
-  broadcast: 'a broadcast address',
-  multicast: 'a multicast address',
-  linkLocal: 'a link-local address (cloud metadata services live there)',
-  loopback: 'a loopback address (this machine)',
-  carrierGradeNat: 'a carrier-grade NAT address (RFC 6598)',
-  private: 'a private address (RFC 1918)',
-  uniqueLocal: 'a unique-local address (fc00::/7)',
-  reserved: 'a reserved address',
-};
-
 /**
- * Why an address may not be cloned from, or null when it may. Only global unicast
- * addresses pass; an IPv4-mapped IPv6 address is judged as its IPv4 address, and the
- * IPv6 forms that embed or translate to IPv4 (6to4, Teredo, NAT64) are refused, since
- * which IPv4 address they reach is decided elsewhere.
+ * Why an address may not be cloned from, or null when it may: the service's one address
+ * policy (src/shared/outbound-address.ts), which forge API calls follow too.
  */
 export function refusedAddress(address: string, policy: RepositoryPolicy): string | null {
   if (policy.GIT_ALLOW_PRIVATE_ADDRESSES) return null;
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(address.split('%')[0]);
-  } catch {
-    return 'not an address';
-  }
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  const range = parsed.range();
-  if (range === 'unicast') return null;
-  return RANGE_NAMES[range] ?? `in the special-purpose range "${range}"`;
+  return addressRefusal(address);
 }
 
 export type Lookup = (host: string) => Promise<string[]>;

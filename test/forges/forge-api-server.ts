@@ -29,19 +29,25 @@ export class ForgeApiServer {
   readonly statuses: { sha: string; body: any }[] = [];
   private failures: number[] = [];
   private nextId = 1000;
-  private server!: Server;
+  private server: Server | undefined;
   origin = '';
 
+  /** The request handler, to mount on another server (`startGitServer({ api })`) instead of `start()`. */
+  readonly handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
+
   async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = createServer(this.handler);
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return this;
   }
 
   async stop(): Promise<void> {
+    if (!this.server) return;
     this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const server = this.server;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   /** The next requests answer these statuses, one each, before normal answers resume. */

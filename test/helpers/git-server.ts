@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 export interface GitServer {
   /** http://127.0.0.1:<port> */
   readonly baseUrl: string;
-  /** The clone URL of a repository: `<baseUrl>/<name>.git`. */
+  /** The clone URL of a repository: `<baseUrl>/<name>.git` (`name` may be `owner/repo`). */
   url(name: string): string;
   /** Creates a bare repository with one commit of `files` on `branch` (default main); returns the commit's sha. */
   createRepo(name: string, files: Record<string, string>, options?: { branch?: string; message?: string; token?: string }): string;
@@ -41,15 +41,30 @@ function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
 }
 
-export async function startGitServer(): Promise<GitServer> {
+export interface GitServerOptions {
+  /**
+   * Answers every `/api/*` request (the forges' REST APIs live there: `/api/v3` GitHub
+   * Enterprise, `/api/v4` GitLab, `/api/v1` Gitea and Forgejo), e.g. `ForgeApiServer.handler`
+   * from test/forges/forge-api-server.ts. One host and port then plays both the Git host and
+   * its forge's API, as in production, where the API's address follows the repository's host.
+   */
+  api?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export async function startGitServer(options: GitServerOptions = {}): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), 'git-server-'));
   const tokens = new Map<string, string>();
   const requests: string[] = [];
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (options.api && url.pathname.startsWith('/api/')) {
+      options.api(req, res);
+      return;
+    }
     requests.push(`${req.method} ${url.pathname}${url.search}`);
-    const repo = /^\/([^/]+)\.git\//.exec(url.pathname)?.[1];
+    // `owner/name` repositories too: GitHub and Gitea API paths need an owner.
+    const repo = /^\/(.+?)\.git\//.exec(url.pathname)?.[1];
     const token = repo ? tokens.get(repo) : undefined;
     if (token !== undefined) {
       const header = req.headers.authorization ?? '';

@@ -38,6 +38,13 @@ describe('isPublicAddress', () => {
       '::ffff:127.0.0.1',
       '::',
       'nope',
+      // The clones' rule (src/shared/outbound-address.ts): IPv6 forms that reach an IPv4 address decided elsewhere.
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::',
+      '2001::1',
+      '::7f00:1',
+      'fe80::1%eth0',
     ]) {
       expect([a, isPublicAddress(a)]).toEqual([a, false]);
     }

@@ -1,14 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 
-import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher, fetch as undiciFetch } from 'undici';
+
+import { isPublicAddress } from '../../shared/outbound-address';
 
 /**
  * Where forge API calls may go. The forge's address comes from the project's repository
  * URL, which a user typed: calls to loopback, private, link-local (the cloud metadata
  * address), unique-local or otherwise special addresses are refused unless the operator
- * allows them (GIT_ALLOW_PRIVATE_ADDRESSES, as for clones). Checked when the connection
+ * allows them (GIT_ALLOW_PRIVATE_ADDRESSES): the same rule as clones follow
+ * (src/shared/outbound-address.ts). Checked when the connection
  * is made, on the address actually connected to, so a name that resolves to a public
  * address when checked and a private one when used (DNS rebinding) gains nothing.
  */
@@ -26,11 +28,8 @@ export class AddressNotAllowedError extends Error {
   }
 }
 
-/** Whether an address is an ordinary public unicast one (IPv4-mapped IPv6 judged as the IPv4 it holds). */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
-}
+/** The service's one address policy (src/shared/outbound-address.ts), as clones follow it. */
+export { isPublicAddress };
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
