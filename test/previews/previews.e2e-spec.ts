@@ -1,9 +1,13 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { BuildsRepository } from '../../src/builds/builds.repository';
 import { BuildsService, type StartBuild } from '../../src/builds/builds.service';
 import { PreviewsService } from '../../src/previews/previews.service';
 import type { Principal } from '../../src/shared/principal';
-import { buildsApi, type BuildRecord, createProject, nodeSite, startBuildApp } from '../builds/flow-support';
+import { type BuildRecord, buildsApi, createProject, nodeSite, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
@@ -27,6 +31,10 @@ const siteWith = (content: string) => nodeSite(SITE_BUILD, { 'content.txt': `${c
 describe('Preview aliases of branches and pull requests (e2e)', () => {
   let t: TestApp;
   let git: GitServer;
+  /** The purge webhook's receiver (SITE_CHANGE_WEBHOOK_URL): the hosts of every site change it was told about. */
+  let purge: Server;
+  const purged: string[][] = [];
+  const purgedHost = (name: string) => eventually(async () => expect(purged.flat()).toContain(name), 30_000);
   let user: UserSession;
   let token: string;
   let project: { id: string; slug: string; url: string };
@@ -35,7 +43,6 @@ describe('Preview aliases of branches and pull requests (e2e)', () => {
 
   const host = (label: string) => `${label}.${t.config.SITES_DOMAIN}`;
   const ask = (domain: string) => t.http().get('/internal/tls/allowed').query({ domain });
-  const labelOf = (url: string) => new URL(url).hostname.slice(0, -`.${t.config.SITES_DOMAIN}`.length);
   /** What the forge webhook does (area hooks): a build through BuildsService with the fields only webhooks set. */
   const startAsHook = async (request: StartBuild): Promise<BuildRecord> => {
     const principal: Principal = { kind: 'user', workspaceId: user.workspaceId, userId: user.userId, scopes: ['deploy'], projectId: project.id };
@@ -44,7 +51,21 @@ describe('Preview aliases of branches and pull requests (e2e)', () => {
   };
 
   beforeAll(async () => {
-    [t, git] = await Promise.all([startBuildApp({ PREVIEW_TTL: '2d' }), startGitServer()]);
+    purge = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        purged.push((JSON.parse(body) as { hosts: string[] }).hosts);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => purge.listen(0, '127.0.0.1', resolve));
+    const webhook = {
+      SITE_CHANGE_WEBHOOK_URL: `http://127.0.0.1:${(purge.address() as AddressInfo).port}/purge`,
+      SITE_CHANGE_WEBHOOK_SECRET: 'w'.repeat(32),
+      OUTBOX_INTERVAL_SECONDS: '1',
+    };
+    [t, git] = await Promise.all([startBuildApp({ PREVIEW_TTL: '2d', ...webhook }), startGitServer()]);
     user = await registerUser(t);
     token = (await createApiToken(t, user, { scopes: ['deploy', 'read', 'admin'] })).token;
     project = await createProject(t, token, 'pv-shop');
@@ -58,6 +79,7 @@ describe('Preview aliases of branches and pull requests (e2e)', () => {
   afterAll(async () => {
     await t?.close();
     await git?.close();
+    await new Promise((resolve) => purge?.close(resolve));
   });
 
   let firstBranchBuild: BuildRecord;
@@ -82,6 +104,8 @@ describe('Preview aliases of branches and pull requests (e2e)', () => {
 
     await ask(host(branchLabel)).expect(200);
     await ask(host('feature-nothing--pv-shop')).expect(404);
+    // A CDN in front is told to purge the alias host, like any site host.
+    await purgedHost(host(branchLabel));
   });
 
   it('preview deployments get PREVIEW_TTL; the published one keeps the project default', async () => {
@@ -201,10 +225,12 @@ describe('Preview aliases of branches and pull requests (e2e)', () => {
     expect(res.status).toBe(404);
     expect(res.headers['x-robots-tag']).toBe('noindex');
     await ask(host('pr-7--pv-shop')).expect(404);
+    purged.length = 0;
 
     expect(await previews.removeAlias(project.id, { kind: 'branch', branch: 'feature/login' })).toBe(branchLabel);
     expect((await site(t, branchLabel).get('/')).status).toBe(404);
     await ask(host(branchLabel)).expect(404);
+    await purgedHost(host(branchLabel));
     await api.deployment(secondBranchBuild.deploymentId!).expect(200);
     const list = await t.http().get(`/projects/${project.id}/previews`).set(bearer(token)).expect(200);
     expect(list.body.data.map((p: { alias: string }) => p.alias)).toEqual(['pr-8--pv-shop']);
