@@ -9,6 +9,18 @@ INSERT INTO "project_git" AS "ProjectGit"("project_id", "repository", "productio
 -- GitRepository.upsert (set token)
 INSERT INTO "project_git" AS "ProjectGit"("project_id", "repository", "production_branch", "root_directory", "install_command", "build_command", "output_directory", "node_version", "token_key_id", "token_nonce", "token_ciphertext", "webhook_key_id", "webhook_nonce", "webhook_ciphertext", "build_fork_pull_requests", "forge", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT) ON CONFLICT ( "project_id" ) DO UPDATE SET "repository" = EXCLUDED."repository", "production_branch" = EXCLUDED."production_branch", "root_directory" = EXCLUDED."root_directory", "install_command" = EXCLUDED."install_command", "build_command" = EXCLUDED."build_command", "output_directory" = EXCLUDED."output_directory", "node_version" = EXCLUDED."node_version", "token_key_id" = EXCLUDED."token_key_id", "token_nonce" = EXCLUDED."token_nonce", "token_ciphertext" = EXCLUDED."token_ciphertext", "updated_at" = EXCLUDED."updated_at" RETURNING *
 
+-- GitRepository.upsert (fork builds and forge)
+INSERT INTO "project_git" AS "ProjectGit"("project_id", "repository", "production_branch", "root_directory", "install_command", "build_command", "output_directory", "node_version", "token_key_id", "token_nonce", "token_ciphertext", "webhook_key_id", "webhook_nonce", "webhook_ciphertext", "build_fork_pull_requests", "forge", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $9, $10, DEFAULT, DEFAULT) ON CONFLICT ( "project_id" ) DO UPDATE SET "repository" = EXCLUDED."repository", "production_branch" = EXCLUDED."production_branch", "root_directory" = EXCLUDED."root_directory", "install_command" = EXCLUDED."install_command", "build_command" = EXCLUDED."build_command", "output_directory" = EXCLUDED."output_directory", "node_version" = EXCLUDED."node_version", "build_fork_pull_requests" = EXCLUDED."build_fork_pull_requests", "forge" = EXCLUDED."forge", "updated_at" = EXCLUDED."updated_at" RETURNING *
+
+-- GitRepository.findWebhookTarget
+SELECT "g"."project_id" AS "g_project_id", "g"."repository" AS "g_repository", "g"."production_branch" AS "g_production_branch", "g"."root_directory" AS "g_root_directory", "g"."install_command" AS "g_install_command", "g"."build_command" AS "g_build_command", "g"."output_directory" AS "g_output_directory", "g"."node_version" AS "g_node_version", "g"."token_key_id" AS "g_token_key_id", "g"."token_nonce" AS "g_token_nonce", "g"."token_ciphertext" AS "g_token_ciphertext", "g"."webhook_key_id" AS "g_webhook_key_id", "g"."webhook_nonce" AS "g_webhook_nonce", "g"."webhook_ciphertext" AS "g_webhook_ciphertext", "g"."build_fork_pull_requests" AS "g_build_fork_pull_requests", "g"."forge" AS "g_forge", "g"."created_at" AS "g_created_at", "g"."updated_at" AS "g_updated_at", "p"."workspace_id" AS p_workspace_id, "p"."slug" AS p_slug FROM "project_git" "g" INNER JOIN "projects" "p" ON "p"."id" = "g"."project_id" WHERE "g"."project_id" = $1
+
+-- GitRepository.setWebhookSecret
+UPDATE "project_git" SET "webhook_key_id" = $1, "webhook_nonce" = $2, "webhook_ciphertext" = $3, "updated_at" = CURRENT_TIMESTAMP WHERE "project_id" = $4
+
+-- GitRepository.setForgeIfUnset
+UPDATE "project_git" SET "forge" = $1, "updated_at" = "updated_at" WHERE "project_id" = $2 AND "forge" IS NULL
+
 -- GitRepository.remove
 DELETE FROM "project_git" WHERE "project_id" = $1
 
@@ -24,15 +36,22 @@ DELETE FROM "project_env_vars" WHERE ("project_id" = $1 AND "name" = $2)
 -- GitRepository.tokensNotUnder
 SELECT "g"."project_id" AS "g_project_id", "g"."repository" AS "g_repository", "g"."production_branch" AS "g_production_branch", "g"."root_directory" AS "g_root_directory", "g"."install_command" AS "g_install_command", "g"."build_command" AS "g_build_command", "g"."output_directory" AS "g_output_directory", "g"."node_version" AS "g_node_version", "g"."token_key_id" AS "g_token_key_id", "g"."token_nonce" AS "g_token_nonce", "g"."token_ciphertext" AS "g_token_ciphertext", "g"."webhook_key_id" AS "g_webhook_key_id", "g"."webhook_nonce" AS "g_webhook_nonce", "g"."webhook_ciphertext" AS "g_webhook_ciphertext", "g"."build_fork_pull_requests" AS "g_build_fork_pull_requests", "g"."forge" AS "g_forge", "g"."created_at" AS "g_created_at", "g"."updated_at" AS "g_updated_at" FROM "project_git" "g" WHERE "g"."token_key_id" IS NOT NULL AND "g"."token_key_id" <> $1 AND "g"."project_id" > $2 ORDER BY "g"."project_id" ASC LIMIT 500
 
+-- GitRepository.webhookSecretsNotUnder
+SELECT "g"."project_id" AS "g_project_id", "g"."repository" AS "g_repository", "g"."production_branch" AS "g_production_branch", "g"."root_directory" AS "g_root_directory", "g"."install_command" AS "g_install_command", "g"."build_command" AS "g_build_command", "g"."output_directory" AS "g_output_directory", "g"."node_version" AS "g_node_version", "g"."token_key_id" AS "g_token_key_id", "g"."token_nonce" AS "g_token_nonce", "g"."token_ciphertext" AS "g_token_ciphertext", "g"."webhook_key_id" AS "g_webhook_key_id", "g"."webhook_nonce" AS "g_webhook_nonce", "g"."webhook_ciphertext" AS "g_webhook_ciphertext", "g"."build_fork_pull_requests" AS "g_build_fork_pull_requests", "g"."forge" AS "g_forge", "g"."created_at" AS "g_created_at", "g"."updated_at" AS "g_updated_at" FROM "project_git" "g" WHERE "g"."webhook_key_id" IS NOT NULL AND "g"."webhook_key_id" <> $1 AND "g"."project_id" > $2 ORDER BY "g"."project_id" ASC LIMIT 500
+
 -- GitRepository.envNotUnder
 SELECT "v"."project_id" AS "v_project_id", "v"."name" AS "v_name", "v"."targets" AS "v_targets", "v"."key_id" AS "v_key_id", "v"."value_nonce" AS "v_value_nonce", "v"."value_ciphertext" AS "v_value_ciphertext", "v"."created_at" AS "v_created_at", "v"."updated_at" AS "v_updated_at" FROM "project_env_vars" "v" WHERE "v"."key_id" <> $1 AND ("v"."project_id" > $2 OR "v"."project_id" = $2 AND "v"."name" > $3) ORDER BY "v"."project_id" ASC, "v"."name" ASC LIMIT 500
 
 -- GitRepository.countNotUnder
 SELECT (SELECT count(*) FROM project_git WHERE token_key_id IS NOT NULL AND token_key_id <> $1)
+  + (SELECT count(*) FROM project_git WHERE webhook_key_id IS NOT NULL AND webhook_key_id <> $1)
   + (SELECT count(*) FROM project_env_vars WHERE key_id <> $1) AS n
 
 -- GitRepository.resealToken
 UPDATE "project_git" SET "token_key_id" = $1, "token_nonce" = $2, "token_ciphertext" = $3, "updated_at" = "updated_at" WHERE "project_id" = $4 AND "token_nonce" = $5
+
+-- GitRepository.resealWebhookSecret
+UPDATE "project_git" SET "webhook_key_id" = $1, "webhook_nonce" = $2, "webhook_ciphertext" = $3, "updated_at" = "updated_at" WHERE "project_id" = $4 AND "webhook_nonce" = $5
 
 -- GitRepository.resealEnv
 UPDATE "project_env_vars" SET "key_id" = $1, "value_nonce" = $2, "value_ciphertext" = $3, "updated_at" = "updated_at" WHERE "project_id" = $4 AND "name" = $5 AND "value_nonce" = $6
