@@ -7,6 +7,7 @@ import { AppConfig } from '../../config/app-config';
 import { ADVISORY_LOCKS } from '../../database/advisory-locks';
 import { BuildsRepository } from '../builds.repository';
 import { BuildLogsService } from '../logs/build-logs.service';
+import { BuildFeedback } from '../ports';
 
 /** Builds kept per project: the newest ones; older finished builds go, with their logs. */
 export const BUILDS_KEPT_PER_PROJECT = 100;
@@ -34,6 +35,7 @@ export class BuildSweeper extends PeriodicJob<BuildSweepReport> {
     private readonly clock: Clock,
     private readonly builds: BuildsRepository,
     private readonly logs: BuildLogsService,
+    private readonly feedback: BuildFeedback,
   ) {
     super(BuildSweeper.name, config.SWEEP_INTERVAL_SECONDS > 0 ? Math.max(1, Math.floor(config.BUILD_LEASE_SECONDS / 2)) : 0, {
       dataSource,
@@ -47,6 +49,8 @@ export class BuildSweeper extends PeriodicJob<BuildSweepReport> {
 
   protected async work(): Promise<BuildSweepReport> {
     const failed = await this.builds.failExpiredLeases(this.clock.now(), LEASE_EXPIRED);
+    // Its builder is gone, so nobody else tells the forge that the pending status is over.
+    for (const id of failed) this.feedback.buildChanged(id);
     const chunked = await this.builds.finishedWithChunkedLog(20);
     for (const id of chunked) await this.logs.archive(id);
     const deleted = await this.builds.deleteBeyondNewest(BUILDS_KEPT_PER_PROJECT, 500);
