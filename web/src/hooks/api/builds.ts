@@ -1,10 +1,10 @@
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 
-import { api, type Build, call, errorOf, inWorkspace, transport } from '../../api';
+import { api, type Build, call, errorOf, inWorkspace, type Schemas, transport } from '../../api';
 import { isActive, readTextStream } from '../../builds';
 import { invalidateDeployments } from './deployments';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
-import { buildKeys } from './query-keys';
+import { buildKeys, previewKeys } from './query-keys';
 
 /** How often a page asks again while a build is queued or running (and never otherwise). */
 export const LIVE_POLL_MS = 2000;
@@ -15,7 +15,7 @@ export const buildQueries = {
   list: (workspaceId: string, projectId: string, page: number, limit: number, filter: BuildFilter = {}) =>
     queryOptions({
       queryKey: buildKeys.list([workspaceId, projectId], { page, limit, ...filter }),
-      queryFn: () =>
+      queryFn: (): Promise<{ data: Build[]; meta: Schemas['PageMetaView'] }> =>
         call(
           api.GET('/projects/{projectId}/builds', {
             params: { path: { projectId }, query: { page, limit, ...filter } },
@@ -27,14 +27,16 @@ export const buildQueries = {
   detail: (workspaceId: string, projectId: string, buildId: string) =>
     queryOptions({
       queryKey: buildKeys.detail([workspaceId, projectId], buildId),
-      queryFn: () => call(api.GET('/projects/{projectId}/builds/{buildId}', { params: { path: { projectId, buildId } }, headers: inWorkspace(workspaceId) })),
+      queryFn: (): Promise<Build> =>
+        call(api.GET('/projects/{projectId}/builds/{buildId}', { params: { path: { projectId, buildId } }, headers: inWorkspace(workspaceId) })),
       refetchInterval: (query) => (query.state.data && isActive(query.state.data.status) ? LIVE_POLL_MS : false),
     }),
 };
 
-/** A build started, ended or was canceled: the project's builds, and its deployments (a ready build made one). */
+/** A build started, ended or was canceled: the project's builds, its deployments (a ready build made one) and previews (its alias moved). */
 export async function invalidateBuilds(queryClient: QueryClient, workspaceId: string, projectId: string) {
   await queryClient.invalidateQueries({ queryKey: buildKeys.all(workspaceId, projectId) });
+  await queryClient.invalidateQueries({ queryKey: previewKeys.all(workspaceId, projectId) });
   await invalidateDeployments(queryClient, workspaceId, projectId);
 }
 

@@ -1,7 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, ApiError, call, type EnvVarBody, type GitSettings, type GitSettingsBody, inWorkspace } from '../../api';
+import { api, ApiError, call, type EnvVarBody, type GitSettings, type GitSettingsBody, inWorkspace, type WebhookSecret } from '../../api';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
+import { pendingCall } from './pending';
 import { envKeys, gitKeys } from './query-keys';
 
 export const gitQueries = {
@@ -28,6 +29,15 @@ export const gitQueries = {
 export function useSaveGitSettings(workspaceId: string, projectId: string, options?: MutationOptions<GitSettings, GitSettingsBody>) {
   return useInvalidatingMutation(
     (body: GitSettingsBody) => call(api.PUT('/projects/{projectId}/git', { params: { path: { projectId } }, body, headers: inWorkspace(workspaceId) })),
+    (qc) => qc.invalidateQueries({ queryKey: gitKeys.all(workspaceId, projectId) }),
+    options,
+  );
+}
+
+/** A new webhook secret (the old one stops working at once); the answer is the only time it is shown. */
+export function useRotateWebhookSecret(workspaceId: string, projectId: string, options?: MutationOptions<WebhookSecret, void>) {
+  return useInvalidatingMutation(
+    () => pendingCall<WebhookSecret>('POST', `/projects/${encodeURIComponent(projectId)}/git/webhook-secret`, workspaceId),
     (qc) => qc.invalidateQueries({ queryKey: gitKeys.all(workspaceId, projectId) }),
     options,
   );
