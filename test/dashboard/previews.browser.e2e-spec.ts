@@ -159,7 +159,7 @@ describe('Previews, build triggers and the webhook settings in the dashboard (e2
     await expectAccessible(page, 'webhook-no-secret');
 
     await webhook().getByRole('button', { name: 'Create secret' }).click();
-    const shown = webhook().getByLabel('Webhook secret');
+    const shown = webhook().getByLabel('Webhook secret', { exact: true });
     await shown.waitFor();
     const first = (await shown.textContent())!;
     expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -180,7 +180,7 @@ describe('Previews, build triggers and the webhook settings in the dashboard (e2
     await dialog.getByText('The old secret stops working at once').waitFor();
     await dialog.getByRole('button', { name: 'Rotate secret' }).click();
     await webhook().getByText('The old secret stopped working').waitFor();
-    const second = (await webhook().getByLabel('Webhook secret').textContent())!;
+    const second = (await webhook().getByLabel('Webhook secret', { exact: true }).textContent())!;
     expect(second).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(second).not.toBe(first);
     await expectAccessible(page, 'webhook-secret-rotated');
