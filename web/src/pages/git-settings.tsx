@@ -44,7 +44,7 @@ function Webhook({ current }: { current: GitSettings }) {
   const workspaceId = useWorkspaceId();
   const [created, setCreated] = useState<(WebhookSecret & { replaced: boolean }) | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const hasSecret = current.hasWebhookSecret ?? false;
+  const hasSecret = current.hasWebhookSecret;
   const rotate = useRotateWebhookSecret(workspaceId, project.id, {
     onSuccess: (answer) => {
       setConfirming(false);

@@ -15,11 +15,11 @@ function PreviewName({ preview }: { preview: Preview }) {
   if (preview.kind === 'pull_request') {
     return (
       <>
-        Pull request #{preview.pullRequest} <span className="cell-note mono">{preview.branch}</span>
+        Pull request #{preview.pullRequest} {preview.branch ? <span className="cell-note mono">{preview.branch}</span> : null}
       </>
     );
   }
-  return <span className="mono">{preview.branch}</span>;
+  return <span className="mono">{preview.branch ?? preview.alias}</span>;
 }
 
 /**
@@ -70,9 +70,13 @@ export function Previews() {
                   </td>
                   <td className="mono">{shortSha(p.commitSha)}</td>
                   <td>
-                    <Link to={`${base}/builds/${p.buildId}`}>
-                      Build<span className="skip"> of {p.kind === 'pull_request' ? `pull request #${p.pullRequest}` : p.branch}</span>
-                    </Link>
+                    {p.buildId ? (
+                      <Link to={`${base}/builds/${p.buildId}`}>
+                        Build<span className="skip"> of {p.kind === 'pull_request' ? `pull request #${p.pullRequest}` : (p.branch ?? p.alias)}</span>
+                      </Link>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
                   </td>
                   <td>
                     <time dateTime={p.updatedAt} title={formatTime(p.updatedAt)}>

@@ -1,6 +1,6 @@
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 
-import { api, type Build, call, errorOf, inWorkspace, type Schemas, transport } from '../../api';
+import { api, type Build, call, errorOf, inWorkspace, transport } from '../../api';
 import { isActive, readTextStream } from '../../builds';
 import { invalidateDeployments } from './deployments';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
@@ -15,7 +15,7 @@ export const buildQueries = {
   list: (workspaceId: string, projectId: string, page: number, limit: number, filter: BuildFilter = {}) =>
     queryOptions({
       queryKey: buildKeys.list([workspaceId, projectId], { page, limit, ...filter }),
-      queryFn: (): Promise<{ data: Build[]; meta: Schemas['PageMetaView'] }> =>
+      queryFn: () =>
         call(
           api.GET('/projects/{projectId}/builds', {
             params: { path: { projectId }, query: { page, limit, ...filter } },
@@ -27,8 +27,7 @@ export const buildQueries = {
   detail: (workspaceId: string, projectId: string, buildId: string) =>
     queryOptions({
       queryKey: buildKeys.detail([workspaceId, projectId], buildId),
-      queryFn: (): Promise<Build> =>
-        call(api.GET('/projects/{projectId}/builds/{buildId}', { params: { path: { projectId, buildId } }, headers: inWorkspace(workspaceId) })),
+      queryFn: () => call(api.GET('/projects/{projectId}/builds/{buildId}', { params: { path: { projectId, buildId } }, headers: inWorkspace(workspaceId) })),
       refetchInterval: (query) => (query.state.data && isActive(query.state.data.status) ? LIVE_POLL_MS : false),
     }),
 };

@@ -2,7 +2,6 @@ import { queryOptions } from '@tanstack/react-query';
 
 import { api, ApiError, call, type EnvVarBody, type GitSettings, type GitSettingsBody, inWorkspace, type WebhookSecret } from '../../api';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
-import { pendingCall } from './pending';
 import { envKeys, gitKeys } from './query-keys';
 
 export const gitQueries = {
@@ -37,7 +36,7 @@ export function useSaveGitSettings(workspaceId: string, projectId: string, optio
 /** A new webhook secret (the old one stops working at once); the answer is the only time it is shown. */
 export function useRotateWebhookSecret(workspaceId: string, projectId: string, options?: MutationOptions<WebhookSecret, void>) {
   return useInvalidatingMutation(
-    () => pendingCall<WebhookSecret>('POST', `/projects/${encodeURIComponent(projectId)}/git/webhook-secret`, workspaceId),
+    () => call(api.POST('/projects/{projectId}/git/webhook-secret', { params: { path: { projectId } }, headers: inWorkspace(workspaceId) })),
     (qc) => qc.invalidateQueries({ queryKey: gitKeys.all(workspaceId, projectId) }),
     options,
   );

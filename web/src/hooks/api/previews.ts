@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 
-import type { PreviewPage } from '../../api';
-import { pendingCall } from './pending';
+import { api, call, inWorkspace } from '../../api';
 import { previewKeys } from './query-keys';
 
 export const previewQueries = {
@@ -9,6 +8,7 @@ export const previewQueries = {
   list: (workspaceId: string, projectId: string, page: number, limit: number) =>
     queryOptions({
       queryKey: previewKeys.list([workspaceId, projectId], { page, limit }),
-      queryFn: () => pendingCall<PreviewPage>('GET', `/projects/${encodeURIComponent(projectId)}/previews?page=${page}&limit=${limit}`, workspaceId),
+      queryFn: () =>
+        call(api.GET('/projects/{projectId}/previews', { params: { path: { projectId }, query: { page, limit } }, headers: inWorkspace(workspaceId) })),
     }),
 };
