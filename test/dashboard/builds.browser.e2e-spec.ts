@@ -122,8 +122,9 @@ describe('Builds in the dashboard: connect a repository, build, follow the log, 
     const saved = (await t.http().get(`/projects/${projectId}/git`).set(asUser(owner)).expect(200)).body as { webhookUrl: string; hasAccessToken: boolean };
     expect(saved.hasAccessToken).toBe(true);
     expect(saved.webhookUrl).toMatch(new RegExp(`/hooks/git/${projectId}$`));
-    await form.getByText(saved.webhookUrl).waitFor();
-    await form.getByRole('button', { name: `Copy webhook URL: ${saved.webhookUrl}` }).click();
+    const webhook = page.getByRole('region', { name: 'Webhook' });
+    await webhook.getByText(saved.webhookUrl).waitFor();
+    await webhook.getByRole('button', { name: `Copy webhook URL: ${saved.webhookUrl}` }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(saved.webhookUrl);
     // The stored token is never sent back: the field is empty and says one is stored.
     expect(await form.getByLabel('Access token').inputValue()).toBe('');

@@ -120,6 +120,8 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'settings', path: `${project}/settings`, ready: (p: Page) => p.getByRole('row', { name: /SITE_NAME/ }) },
       { name: 'builds', path: `${project}/builds`, ready: (p: Page) => p.getByRole('row', { name: /feature/ }) },
       { name: 'build', path: `${project}/builds/${buildId}`, ready: (p: Page) => p.getByText('End of the log.') },
+      // The build of `feature` gave the branch its preview address.
+      { name: 'previews', path: `${project}/previews`, ready: (p: Page) => p.getByRole('row', { name: /feature/ }) },
       { name: 'deployment-files', path: `${project}/deployments/${deploymentId}`, ready: (p: Page) => p.getByText('index.html').first() },
       { name: 'project-leads', path: `${project}/leads`, ready: (p: Page) => p.getByRole('heading', { name: 'Leads' }) },
       { name: 'analytics', path: `${project}/analytics`, ready: (p: Page) => p.locator('.chart canvas').nth(1) },

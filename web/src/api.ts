@@ -17,9 +17,12 @@ type Body<Op> = Op extends { requestBody?: { content: { 'application/json': infe
 
 export type GitSettings = Answer<paths['/projects/{projectId}/git']['get']>;
 export type GitSettingsBody = Body<paths['/projects/{projectId}/git']['put']>;
+export type Forge = NonNullable<GitSettings['forge']>;
+export type WebhookSecret = Answer<paths['/projects/{projectId}/git/webhook-secret']['post']>;
 export type EnvVar = Answer<paths['/projects/{projectId}/env']['get']>['data'][number];
 export type EnvVarBody = Body<paths['/projects/{projectId}/env/{name}']['put']>;
 export type Build = Answer<paths['/projects/{projectId}/builds/{buildId}']['get']>;
+export type Preview = Answer<paths['/projects/{projectId}/previews']['get']>['data'][number];
 
 /** The page's one transport: its session, its typed client, its uploads. */
 export const transport = createTransport({ baseUrl: window.location.origin });

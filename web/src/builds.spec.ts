@@ -1,4 +1,4 @@
-import { commitTitle, formatDuration, isActive, readTextStream, shortSha, statusLabel } from './builds';
+import { commitTitle, forgeStatusLabel, formatDuration, isActive, readTextStream, shortSha, statusLabel, triggerLabel } from './builds';
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({
@@ -20,6 +20,24 @@ describe('builds page helpers', () => {
     expect(shortSha(null)).toBe('—');
     expect(commitTitle('Fix the header\n\nLong body')).toBe('Fix the header');
     expect(commitTitle(null)).toBe('');
+  });
+
+  it('triggers: manual, push, pull request with its number', () => {
+    expect(triggerLabel({ trigger: 'manual', pullRequest: null })).toBe('manual');
+    expect(triggerLabel({ trigger: 'push', pullRequest: null })).toBe('push');
+    expect(triggerLabel({ trigger: 'pull_request', pullRequest: 12 })).toBe('pull request #12');
+    expect(triggerLabel({ trigger: 'pull_request', pullRequest: null })).toBe('pull request');
+  });
+
+  it('forge status: nothing without one, posted, posting, or why it could not be posted', () => {
+    expect(forgeStatusLabel({ forgeStatus: null, forgeError: null })).toBeNull();
+    expect(forgeStatusLabel({})).toBeNull();
+    expect(forgeStatusLabel({ forgeStatus: 'posted', forgeError: null })).toBe('posted to the forge');
+    expect(forgeStatusLabel({ forgeStatus: 'pending', forgeError: null })).toBe('posting to the forge…');
+    expect(forgeStatusLabel({ forgeStatus: 'failed', forgeError: 'GitHub answered 401 Bad credentials' })).toBe(
+      'could not be posted: GitHub answered 401 Bad credentials',
+    );
+    expect(forgeStatusLabel({ forgeStatus: 'failed', forgeError: null })).toBe('could not be posted');
   });
 
   it('durations as people say them', () => {

@@ -63,3 +63,26 @@ export async function readTextStream(body: ReadableStream<Uint8Array>, onText: (
     reader.releaseLock();
   }
 }
+
+/** What started a build, as the pages say it: `manual`, `push`, `pull request #12`. */
+export function triggerLabel(build: { trigger: string; pullRequest: number | null }): string {
+  if (build.trigger === 'pull_request') return build.pullRequest !== null ? `pull request #${build.pullRequest}` : 'pull request';
+  return build.trigger.replace(/_/g, ' ');
+}
+
+/**
+ * What became of the build's commit status on the forge (null: the project has no access
+ * token, nothing was posted): `posted`, `posting…`, or why it could not be posted.
+ */
+export function forgeStatusLabel(build: { forgeStatus?: string | null; forgeError?: string | null }): string | null {
+  switch (build.forgeStatus) {
+    case 'posted':
+      return 'posted to the forge';
+    case 'pending':
+      return 'posting to the forge…';
+    case 'failed':
+      return build.forgeError ? `could not be posted: ${build.forgeError}` : 'could not be posted';
+    default:
+      return null;
+  }
+}

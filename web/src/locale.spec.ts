@@ -31,4 +31,20 @@ describe('dashboard locale', () => {
       expect([n, english.bytes(n)]).toEqual([n, apiWording(n)]);
     }
   });
+
+  it('ago: the largest whole unit before now, in the locale; a little ahead or just now reads as now', () => {
+    const now = new Date(Date.UTC(2026, 10, 26, 12));
+    const before = (seconds: number) => new Date(now.getTime() - seconds * 1000);
+    const english = formatsFor(['en-US@posix']);
+    expect(english.ago(before(0), now)).toBe('now');
+    expect(english.ago(before(-30), now)).toBe('now');
+    expect(english.ago(before(42), now)).toBe('42 seconds ago');
+    expect(english.ago(before(3 * 60 + 59), now)).toBe('3 minutes ago');
+    expect(english.ago(before(3600), now)).toBe('1 hour ago');
+    expect(english.ago(before(86_400 + 5), now)).toBe('yesterday');
+    expect(english.ago(before(3 * 86_400), now)).toBe('3 days ago');
+    expect(english.ago(before(15 * 86_400), now)).toBe('2 weeks ago');
+    expect(english.ago(before(400 * 86_400), now)).toBe('last year');
+    expect(formatsFor(['de-DE']).ago(before(5 * 60), now)).toBe('vor 5 Minuten');
+  });
 });

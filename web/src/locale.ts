@@ -45,13 +45,27 @@ export type Formats = {
   bytes(n: number): string;
   /** A date and time (medium date, short time) in the browser's time zone. */
   time(at: Date): string;
+  /** How long before `now` (`3 minutes ago`, `yesterday`), in the largest whole unit; a time a little ahead (clock skew) reads as `now`. */
+  ago(at: Date, now: Date): string;
 };
+
+/** The largest unit that fits, in seconds; the rest rounds down in it. */
+const AGO_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400],
+  ['month', 30 * 86_400],
+  ['week', 7 * 86_400],
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
 
 function build(locale: string): Formats {
   const numbers = new Intl.NumberFormat(locale);
   // Sizes keep the API's wording (packages/shared/format-bytes.ts): one decimal at most, no grouping.
   const sizes = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, useGrouping: false });
   const times = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   return {
     locale,
     number: (n) => numbers.format(n),
@@ -60,6 +74,13 @@ function build(locale: string): Formats {
       return `${sizes.format(n)} bytes`;
     },
     time: (at) => times.format(at),
+    ago: (at, now) => {
+      const seconds = Math.max(0, Math.floor((now.getTime() - at.getTime()) / 1000));
+      // Under 10 s "now": a list that just refreshed should not count the seconds.
+      if (seconds < 10) return relative.format(0, 'second');
+      const [unit, size] = AGO_UNITS.find(([, s]) => seconds >= s) ?? AGO_UNITS[AGO_UNITS.length - 1];
+      return relative.format(-Math.floor(seconds / size), unit);
+    },
   };
 }
 
@@ -97,4 +118,9 @@ export function formatBytes(n: number | null | undefined): string {
 /** A date and time in the browser's language and time zone; a dash when there is none. */
 export function formatTime(iso: string | null | undefined): string {
   return iso ? formats().time(new Date(iso)) : '—';
+}
+
+/** How long ago, in the browser's language (`3 minutes ago`); a dash when there is none. */
+export function formatAgo(iso: string | null | undefined, now: Date = new Date()): string {
+  return iso ? formats().ago(new Date(iso), now) : '—';
 }

@@ -8,6 +8,7 @@ import { Deploy } from './pages/deploy';
 import { DeploymentFiles, Deployments } from './pages/deployments';
 import { Home, NotFound } from './pages/home';
 import { Invitations } from './pages/invitations';
+import { Previews } from './pages/previews';
 import { ProjectLayout } from './pages/project-layout';
 import { Projects } from './pages/projects';
 import { ProjectSettings } from './pages/settings';
@@ -57,6 +58,7 @@ export const router = createBrowserRouter(
                 { path: 'deployments/:deploymentId', element: <DeploymentFiles /> },
                 { path: 'builds', element: <Builds /> },
                 { path: 'builds/:buildId', element: <BuildDetail /> },
+                { path: 'previews', element: <Previews /> },
                 { path: 'leads', lazy: ProjectLeads },
                 { path: 'analytics', lazy: Analytics },
               ],

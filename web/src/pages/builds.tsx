@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { ApiError, type Build, messageOf } from '../api';
-import { commitTitle, formatDuration, isActive, shortSha, statusLabel } from '../builds';
+import { commitTitle, forgeStatusLabel, formatDuration, isActive, shortSha, statusLabel, triggerLabel } from '../builds';
 import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
 import { buildQueries, followBuildLog, invalidateBuilds, useCancelBuild, useStartBuild } from '../hooks/api/builds';
 import { gitQueries } from '../hooks/api/git';
@@ -18,6 +18,22 @@ function unavailable(error: unknown): boolean {
 
 function StatusBadge({ status }: { status: string }) {
   return <span className={`badge build-${status}`}>{statusLabel(status)}</span>;
+}
+
+/** A pull request from another repository: it built without the project's environment variables. */
+function ForkBadge({ build }: { build: Build }) {
+  return build.fork ? (
+    <span className="badge fork" title="From a fork: built without the project’s environment variables">
+      fork
+    </span>
+  ) : null;
+}
+
+/** The commit status on the forge, when the project posts one (it has an access token). */
+function ForgeStatus({ build }: { build: Build }) {
+  const label = forgeStatusLabel(build);
+  if (!label) return null;
+  return <span className={`forge-status forge-${build.forgeStatus}`}>Commit status {label}</span>;
 }
 
 /**
@@ -88,9 +104,6 @@ export function Builds() {
                 <th scope="col">Status</th>
                 <th scope="col">Commit</th>
                 <th scope="col" className="hide-narrow">
-                  Trigger
-                </th>
-                <th scope="col" className="hide-narrow">
                   Duration
                 </th>
                 <th scope="col" className="hide-narrow">
@@ -106,16 +119,20 @@ export function Builds() {
                     <Link to={`${base}/builds/${b.id}`} className="mono">
                       {b.branch ?? b.ref}
                     </Link>
+                    <small className="cell-note">
+                      {triggerLabel(b)} <ForkBadge build={b} />
+                    </small>
                   </td>
                   <td>
                     <StatusBadge status={b.status} />
+                    {forgeStatusLabel(b) ? (
+                      <small className="cell-note">
+                        <ForgeStatus build={b} />
+                      </small>
+                    ) : null}
                   </td>
                   <td>
                     <span className="mono">{shortSha(b.commitSha)}</span> <span className="commit-title">{commitTitle(b.commitMessage)}</span>
-                  </td>
-                  <td className="hide-narrow">
-                    {b.trigger}
-                    {b.pullRequest !== null ? ` #${b.pullRequest}` : ''}
                   </td>
                   <td className="hide-narrow">{formatDuration(b.durationMs)}</td>
                   <td className="hide-narrow">{formatTime(b.createdAt)}</td>
@@ -248,10 +265,18 @@ export function BuildDetail() {
             <div>
               <dt>Trigger</dt>
               <dd>
-                {b.trigger}
-                {b.pullRequest !== null ? ` (pull request #${b.pullRequest})` : ''}
+                {triggerLabel(b)} <ForkBadge build={b} />
+                {b.fork ? <span className="muted"> From a fork: built without the project’s environment variables.</span> : null}
               </dd>
             </div>
+            {forgeStatusLabel(b) ? (
+              <div>
+                <dt>On the forge</dt>
+                <dd>
+                  <ForgeStatus build={b} />
+                </dd>
+              </div>
+            ) : null}
             <div>
               <dt>Ref</dt>
               <dd className="mono">{b.ref}</dd>

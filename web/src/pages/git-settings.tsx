@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 
-import type { EnvVar, GitSettings, GitSettingsBody } from '../api';
-import { ConfirmDialog, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, TableWrap } from '../components/ui';
-import { gitQueries, useDeleteEnvVar, useDisconnectGit, usePutEnvVar, useSaveGitSettings } from '../hooks/api/git';
+import type { EnvVar, Forge, GitSettings, GitSettingsBody, WebhookSecret } from '../api';
+import { ConfirmDialog, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
+import { FORGE_NAMES, FORGES, inferForge, webhookSetups } from '../forges';
+import { gitQueries, useDeleteEnvVar, useDisconnectGit, usePutEnvVar, useRotateWebhookSecret, useSaveGitSettings } from '../hooks/api/git';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
@@ -28,7 +29,94 @@ export function GitRepository() {
       <ErrorNote error={settings.error} />
       {/* Keyed by the saved settings, so the form starts again from what the server now holds. */}
       {settings.isSuccess ? <GitForm key={settings.data?.updatedAt ?? 'none'} current={settings.data} saved={saved} onSaved={setSaved} /> : null}
+      {/* Not keyed like the form: a secret just created stays on screen when the settings reload. */}
+      {settings.data ? <Webhook current={settings.data} /> : null}
     </>
+  );
+}
+
+/**
+ * Where the forge sends pushes and pull requests, and the secret that signs them: created
+ * or rotated here, shown once (the server keeps it sealed), with each forge's setup steps.
+ */
+function Webhook({ current }: { current: GitSettings }) {
+  const project = useProject();
+  const workspaceId = useWorkspaceId();
+  const [created, setCreated] = useState<(WebhookSecret & { replaced: boolean }) | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const hasSecret = current.hasWebhookSecret;
+  const rotate = useRotateWebhookSecret(workspaceId, project.id, {
+    onSuccess: (answer) => {
+      setConfirming(false);
+      setCreated({ ...answer, replaced: hasSecret });
+    },
+  });
+  const inferred = inferForge(current.repository);
+
+  return (
+    <section className="panel" aria-labelledby="webhook">
+      <h3 id="webhook">Webhook</h3>
+      <p>Builds each push and pull request as it happens: the production branch goes live, other branches and pull requests get a preview address.</p>
+      <p>
+        Webhook URL: <span className="mono break">{current.webhookUrl}</span> <CopyButton text={current.webhookUrl} label="Copy webhook URL" />
+      </p>
+      {created ? (
+        <div className="note ok" role="status">
+          <p>
+            <strong>New webhook secret.</strong> Copy it to the forge’s webhook form now: it is not shown again.
+            {created.replaced ? ' The old secret stopped working: deliveries signed with it are refused.' : null}
+          </p>
+          <p className="secret-once">
+            <code aria-label="Webhook secret">{created.secret}</code> <CopyButton text={created.secret} label="Copy secret" />
+          </p>
+        </div>
+      ) : hasSecret ? (
+        <p>A webhook secret is set (never shown again). Rotate it if it may have leaked.</p>
+      ) : (
+        <p className="note warn">No webhook secret yet: the forge’s deliveries are refused until you create one and paste it into the forge’s webhook form.</p>
+      )}
+      <div className="actions">
+        <button
+          type="button"
+          className={hasSecret ? undefined : 'primary'}
+          disabled={rotate.isPending}
+          onClick={() => (hasSecret ? setConfirming(true) : rotate.mutate())}
+        >
+          {hasSecret ? 'Rotate secret' : 'Create secret'}
+        </button>
+      </div>
+      {!confirming ? <ErrorNote error={rotate.error} /> : null}
+      <div className="setup-hints">
+        {webhookSetups(current.forge, current.repository).map((setup) => (
+          <div key={setup.forge}>
+            <h4>
+              On {setup.name}
+              {current.forge ? null : setup.forge === inferred ? ' (from the repository’s host)' : null}
+            </h4>
+            <ol>
+              {setup.steps.map((step) => (
+                <li key={step}>{step}</li>
+              ))}
+            </ol>
+          </div>
+        ))}
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title="Rotate the webhook secret?"
+        confirmLabel="Rotate secret"
+        danger
+        busy={rotate.isPending}
+        error={rotate.error}
+        onConfirm={() => rotate.mutate()}
+        onClose={() => {
+          setConfirming(false);
+          rotate.reset();
+        }}
+      >
+        <p>The old secret stops working at once: the forge’s deliveries are refused until its webhook has the new one.</p>
+      </ConfirmDialog>
+    </section>
   );
 }
 
@@ -44,7 +132,10 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
   const [nodeVersion, setNodeVersion] = useState(current?.nodeVersion ?? '');
   const [accessToken, setAccessToken] = useState('');
   const [removeToken, setRemoveToken] = useState(false);
+  const [buildForks, setBuildForks] = useState(current?.buildForkPullRequests ?? false);
+  const [forge, setForge] = useState<Forge | ''>(current?.forge ?? '');
   const [confirming, setConfirming] = useState(false);
+  const forkHint = useId();
 
   const save = useSaveGitSettings(workspaceId, project.id, { onSuccess: () => onSaved(true) });
   const disconnect = useDisconnectGit(workspaceId, project.id, {
@@ -69,6 +160,9 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
     // Write-only: absent keeps the stored token, a string replaces it, null removes it.
     if (removeToken) body.accessToken = null;
     else if (accessToken !== '') body.accessToken = accessToken;
+    // Absent keeps them: sent only when changed, so saving other fields never touches them.
+    if (buildForks !== (current?.buildForkPullRequests ?? false)) body.buildForkPullRequests = buildForks;
+    if ((forge || null) !== (current?.forge ?? null)) body.forge = forge || null;
     save.mutate(body);
   };
 
@@ -80,13 +174,7 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
             Repository saved.
           </p>
         ) : null}
-        {current ? (
-          <p>
-            Push webhook: <span className="mono break">{current.webhookUrl}</span> <CopyButton text={current.webhookUrl} label="Copy webhook URL" />
-          </p>
-        ) : (
-          <p className="muted">Connect a repository to build each commit: its production branch goes live, any other ref is a preview.</p>
-        )}
+        {current ? null : <p className="muted">Connect a repository to build each commit: its production branch goes live, any other ref is a preview.</p>}
         <Field
           label="Repository URL"
           type="url"
@@ -131,6 +219,31 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
             <input type="checkbox" checked={removeToken} onChange={(e) => setRemoveToken(e.target.checked)} /> Remove the stored token
           </label>
         ) : null}
+        <SelectField
+          label="Forge"
+          value={forge}
+          onChange={(e) => setForge(e.target.value as Forge | '')}
+          hint="Which forge signs the webhook and receives commit statuses and the pull request comment (with the access token)."
+        >
+          <option value="">
+            Auto{inferForge(repository) ? ` (${FORGE_NAMES[inferForge(repository)!]}, from the host)` : ' (from the host or the first delivery)'}
+          </option>
+          {FORGES.map((f) => (
+            <option key={f} value={f}>
+              {FORGE_NAMES[f]}
+            </option>
+          ))}
+        </SelectField>
+        <div className="field">
+          <label>
+            <input type="checkbox" checked={buildForks} aria-describedby={forkHint} onChange={(e) => setBuildForks(e.target.checked)} /> Build pull requests
+            from forks
+          </label>
+          <small id={forkHint} className="muted">
+            Off: a pull request from another repository is ignored. On: it is built, without the project’s environment variables, so code from outside cannot
+            read your secrets.
+          </small>
+        </div>
         <div className="actions">
           <button type="submit" className="primary" disabled={save.isPending}>
             {current ? 'Save repository' : 'Connect repository'}

@@ -30,6 +30,7 @@ export function ProjectLayout() {
           Deployments
         </NavLink>
         <NavLink to={`${base}/builds`}>Builds</NavLink>
+        <NavLink to={`${base}/previews`}>Previews</NavLink>
         <NavLink to={`${base}/deploy`}>Deploy</NavLink>
         <NavLink to={`${base}/analytics`}>Analytics</NavLink>
         <NavLink to={`${base}/leads`}>Leads</NavLink>

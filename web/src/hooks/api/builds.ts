@@ -4,7 +4,7 @@ import { api, type Build, call, errorOf, inWorkspace, transport } from '../../ap
 import { isActive, readTextStream } from '../../builds';
 import { invalidateDeployments } from './deployments';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
-import { buildKeys } from './query-keys';
+import { buildKeys, previewKeys } from './query-keys';
 
 /** How often a page asks again while a build is queued or running (and never otherwise). */
 export const LIVE_POLL_MS = 2000;
@@ -32,9 +32,10 @@ export const buildQueries = {
     }),
 };
 
-/** A build started, ended or was canceled: the project's builds, and its deployments (a ready build made one). */
+/** A build started, ended or was canceled: the project's builds, its deployments (a ready build made one) and previews (its alias moved). */
 export async function invalidateBuilds(queryClient: QueryClient, workspaceId: string, projectId: string) {
   await queryClient.invalidateQueries({ queryKey: buildKeys.all(workspaceId, projectId) });
+  await queryClient.invalidateQueries({ queryKey: previewKeys.all(workspaceId, projectId) });
   await invalidateDeployments(queryClient, workspaceId, projectId);
 }
 

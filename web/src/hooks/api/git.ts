@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, ApiError, call, type EnvVarBody, type GitSettings, type GitSettingsBody, inWorkspace } from '../../api';
+import { api, ApiError, call, type EnvVarBody, type GitSettings, type GitSettingsBody, inWorkspace, type WebhookSecret } from '../../api';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { envKeys, gitKeys } from './query-keys';
 
@@ -28,6 +28,15 @@ export const gitQueries = {
 export function useSaveGitSettings(workspaceId: string, projectId: string, options?: MutationOptions<GitSettings, GitSettingsBody>) {
   return useInvalidatingMutation(
     (body: GitSettingsBody) => call(api.PUT('/projects/{projectId}/git', { params: { path: { projectId } }, body, headers: inWorkspace(workspaceId) })),
+    (qc) => qc.invalidateQueries({ queryKey: gitKeys.all(workspaceId, projectId) }),
+    options,
+  );
+}
+
+/** A new webhook secret (the old one stops working at once); the answer is the only time it is shown. */
+export function useRotateWebhookSecret(workspaceId: string, projectId: string, options?: MutationOptions<WebhookSecret, void>) {
+  return useInvalidatingMutation(
+    () => call(api.POST('/projects/{projectId}/git/webhook-secret', { params: { path: { projectId } }, headers: inWorkspace(workspaceId) })),
     (qc) => qc.invalidateQueries({ queryKey: gitKeys.all(workspaceId, projectId) }),
     options,
   );

@@ -41,3 +41,4 @@ export const paymentMethodKeys = queryKeysFactory<[workspaceId: string]>('paymen
 export const gitKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('git');
 export const envKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('env');
 export const buildKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('builds');
+export const previewKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('previews');
