@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { analyticsCommand } from './commands/analytics';
 import { authCommands } from './commands/auth';
 import { buildCommands } from './commands/builds';
+import { ciCommands } from './commands/ci';
 import { deployCommand } from './commands/deploy';
 import { deploymentCommands } from './commands/deployments';
 import { envCommands } from './commands/env';
@@ -43,6 +44,7 @@ export function buildProgram(io: Io, json = false): Command {
   gitCommands(program, io);
   buildCommands(program, io);
   envCommands(program, io);
+  ciCommands(program, io);
 
   program
     .command('mcp')
