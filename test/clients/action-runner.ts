@@ -65,7 +65,13 @@ function evaluate(text: string, context: { inputs: Record<string, string>; actio
   });
 }
 
-function runScript(script: string, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+/** A script file run as GitHub's `shell: bash` runs it (GitLab's shell runner too runs with -e). */
+export function runScript(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     // GitHub's `shell: bash`: bash --noprofile --norc -eo pipefail {0}
     const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

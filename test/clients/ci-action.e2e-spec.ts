@@ -1,13 +1,15 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { parse } from 'yaml';
+
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { fetchSite } from '../helpers/sites';
-import { runAction } from './action-runner';
+import { ACTION_PATH, runAction, runScript } from './action-runner';
 
 interface Recorded {
   method: string;
@@ -262,5 +264,81 @@ describe('GitHub Action: deploy a folder built in CI (e2e)', () => {
     expect(res.code).toBe(0);
     expect(res.outputs['deployment-id']).toMatch(/^dep_/);
     expect(res.stderr).toMatch(/::warning title=statichost::Could not comment on pull request #7: Bad credentials/);
+  });
+
+  /** The `.statichost` job of docs/gitlab-ci.md, its `script` run as GitLab's shell runner runs it. */
+  describe('the GitLab CI template (docs/gitlab-ci.md)', () => {
+    const template = async () => {
+      const page = await readFile(join(ACTION_PATH, 'docs', 'gitlab-ci.md'), 'utf8');
+      const block = /```yaml\n([\s\S]*?)```/.exec(page);
+      if (!block) throw new Error('docs/gitlab-ci.md has no yaml block');
+      return parse(block[1]) as Record<string, { variables?: Record<string, string>; script?: string[]; environment?: { url?: string }; extends?: string }>;
+    };
+
+    const runJob = async (ciVariables: Record<string, string>) => {
+      const jobs = await template();
+      const job = jobs['.statichost'];
+      const dir = await mkdtemp(join(tmpdir(), 'statichost-gitlab-'));
+      try {
+        await mkdir(join(dir, 'public'));
+        await writeFile(join(dir, 'public', 'index.html'), `<p>${ciVariables.CI_MERGE_REQUEST_IID ? 'merge request' : 'default branch'}</p>`);
+        const env = {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          ...job.variables,
+          // The service under test, and the CLI of this checkout in place of the before_script's clone.
+          STATICHOST_API_URL: t.baseUrl,
+          STATICHOST_CLI: `node ${join(ACTION_PATH, 'bin', 'statichost.js')}`,
+          STATICHOST_PROJECT: 'gitlab-site',
+          STATICHOST_TOKEN: token,
+          CI: 'true',
+          GITLAB_CI: 'true',
+          CI_DEFAULT_BRANCH: 'main',
+          ...ciVariables,
+        };
+        await writeFile(join(dir, 'job.sh'), job.script!.join('\n'));
+        // Never spawnSync: the app answering the CLI runs in this very process.
+        const res = await runScript(join(dir, 'job.sh'), dir, env, 60_000);
+        const dotenv = res.code === 0 ? await readFile(join(dir, 'deploy.env'), 'utf8') : '';
+        return {
+          code: res.code,
+          stderr: res.stderr,
+          vars: Object.fromEntries(
+            dotenv
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+          ),
+        };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    };
+
+    it('both deploy jobs take the environment URL from the dotenv report', async () => {
+      const jobs = await template();
+      expect(jobs['statichost:preview']).toMatchObject({ extends: '.statichost', environment: { url: '$STATICHOST_URL' } });
+      expect(jobs['statichost:production']).toMatchObject({ extends: '.statichost', environment: { url: '$STATICHOST_URL' } });
+    });
+
+    it('a merge request pipeline deploys a preview: the dotenv report names its address; nothing goes live', async () => {
+      const res = await runJob({ CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '5', CI_COMMIT_REF_NAME: 'contact-page' });
+      expect(res.code).toBe(0);
+      expect(res.vars.STATICHOST_DEPLOYMENT_ID).toMatch(/^dep_/);
+      expect(await fetchSite(t, res.vars.STATICHOST_URL)).toEqual({ status: 200, body: '<p>merge request</p>' });
+      const list = await t.http().get('/projects').set(bearer(token)).query({ limit: 100 });
+      const gitlabSite = (list.body as { data: { slug: string; liveDeploymentId: string | null }[] }).data.find((p) => p.slug === 'gitlab-site');
+      expect(gitlabSite?.liveDeploymentId ?? null).toBeNull();
+    });
+
+    it('a default-branch pipeline deploys live', async () => {
+      const res = await runJob({ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'main', CI_COMMIT_REF_NAME: 'main' });
+      expect(res.code).toBe(0);
+      const list = await t.http().get('/projects').set(bearer(token)).query({ limit: 100 });
+      const gitlabSite = (list.body as { data: { slug: string; liveDeploymentId: string | null }[] }).data.find((p) => p.slug === 'gitlab-site');
+      expect(gitlabSite?.liveDeploymentId).toBe(res.vars.STATICHOST_DEPLOYMENT_ID);
+      expect(await fetchSite(t, res.vars.STATICHOST_URL)).toEqual({ status: 200, body: '<p>default branch</p>' });
+    });
   });
 });
