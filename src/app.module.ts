@@ -22,6 +22,7 @@ import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { PreviewsModule } from './previews/previews.module';
 import { ProjectsModule } from './projects/projects.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { SiteWebhookModule } from './site-webhook/site-webhook.module';
@@ -64,6 +65,7 @@ export class AppModule {
         AnalyticsModule,
         BuildsModule,
         GitModule,
+        PreviewsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
