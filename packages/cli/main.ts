@@ -9,6 +9,7 @@ import { deploymentCommands } from './commands/deployments';
 import { envCommands } from './commands/env';
 import { gitCommands } from './commands/git';
 import { leadCommands } from './commands/leads';
+import { previewCommands } from './commands/previews';
 import { projectCommands } from './commands/projects';
 import { siteCommands } from './commands/site';
 import { tokenCommands } from './commands/tokens';
@@ -44,6 +45,7 @@ export function buildProgram(io: Io, json = false): Command {
   gitCommands(program, io);
   buildCommands(program, io);
   envCommands(program, io);
+  previewCommands(program, io);
   ciCommands(program, io);
 
   program

@@ -985,7 +985,7 @@ export interface paths {
         get: operations["getGitSettings"];
         /**
          * Connect the project to a Git repository, or change how it builds
-         * @description Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned.
+         * @description Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned. `buildForkPullRequests` and `forge` left out keep their values.
          *
          *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
@@ -996,6 +996,28 @@ export interface paths {
          * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         delete: operations["deleteGitSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/git/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace the webhook secret, shown only in this answer
+         * @description Deliveries to `webhookUrl` are refused until a secret exists. The new secret works at once and the previous one stops working: update the forge’s webhook with it.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1040,6 +1062,26 @@ export interface paths {
          * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         delete: operations["deleteEnvVar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project’s live branch and pull request preview addresses, the most recently updated first
+         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listPreviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2066,12 +2108,17 @@ export interface components {
              */
             pullRequest: number | null;
             /**
+             * @description A pull request from another repository: built without the project’s environment variables
+             * @example false
+             */
+            fork: boolean;
+            /**
              * @description The deployment the build made, once ready
              * @example dep_0123456789abcdefghijklmn
              */
             deploymentId: string | null;
             /**
-             * @description Where the output is served once ready: the site for the production branch, a preview otherwise
+             * @description Where the output is served once ready: the site for the production branch, the branch’s or pull request’s preview address (docs/previews.md) otherwise
              * @example https://my-site.example.app
              */
             url: string | null;
@@ -2104,6 +2151,16 @@ export interface components {
              * @example the build command exited with code 1
              */
             error: string | null;
+            /**
+             * @description Whether the forge was told (commit status, pull request comment); null when there is nobody to tell (no access token)
+             * @enum {string|null}
+             */
+            forgeStatus: "pending" | "posted" | "failed" | null;
+            /**
+             * @description Why the forge could not be told, when forgeStatus is failed
+             * @example GitHub answered 401 Bad credentials
+             */
+            forgeError: string | null;
         };
         BuildListView: {
             data: components["schemas"]["BuildView"][];
@@ -2147,6 +2204,13 @@ export interface components {
             nodeVersion?: string | null;
             /** @description Token of a private repository (sent as the HTTP password). Stored encrypted, never returned; left out: kept; null: removed */
             accessToken?: string | null;
+            /** @description Build pull requests whose head is in another repository (a fork), without the project’s environment variables; left out: kept (default false) */
+            buildForkPullRequests?: boolean;
+            /**
+             * @description Which forge’s API statuses and comments go to; null: known from the repository’s host or the first verified webhook delivery; left out: kept
+             * @enum {string|null}
+             */
+            forge?: "github" | "gitlab" | "gitea" | "forgejo" | null;
         };
         GitSettingsView: {
             /** @example proj_0123456789abcdefghijklmn */
@@ -2175,10 +2239,31 @@ export interface components {
              * @example https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn
              */
             webhookUrl: string;
+            /** @description Whether a webhook secret is set (POST …/git/webhook-secret creates one and shows it once); without one every delivery is refused */
+            hasWebhookSecret: boolean;
+            /** @description Whether pull requests from forks are built (without the project’s environment variables) */
+            buildForkPullRequests: boolean;
+            /**
+             * @description The forge set, or learnt from a verified delivery; null: inferred from the repository’s host
+             * @enum {string|null}
+             */
+            forge: "github" | "gitlab" | "gitea" | "forgejo" | null;
             /** @example 2030-01-01T00:00:00.000Z */
             createdAt: string;
             /** @example 2030-01-01T00:00:00.000Z */
             updatedAt: string;
+        };
+        WebhookSecretView: {
+            /**
+             * @description The payload URL to give the forge
+             * @example https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn
+             */
+            webhookUrl: string;
+            /**
+             * @description The secret to give the forge (GitHub, Gitea, Forgejo: “Secret”; GitLab: “Secret token”). Shown only now; the previous one stops working at once
+             * @example q3Xr0bVvO2x8m5Jd3aKQ5Y3wN8l1yZr7c9T6bE4uH0s
+             */
+            secret: string;
         };
         EnvVarView: {
             /** @example API_URL */
@@ -2202,6 +2287,47 @@ export interface components {
              *     ]
              */
             targets: ("production" | "preview")[];
+        };
+        PreviewView: {
+            /**
+             * @description The DNS label under the sites domain (docs/previews.md)
+             * @example feature-login--my-site
+             */
+            alias: string;
+            /** @enum {string} */
+            kind: "branch" | "pull_request";
+            /**
+             * @description The branch built: the alias’s own, or the pull request’s head branch
+             * @example feature/login
+             */
+            branch: string | null;
+            /**
+             * @description The pull request (GitLab: merge request) number; null for a branch
+             * @example null
+             */
+            pullRequest: number | null;
+            /** @example https://feature-login--my-site.example.app */
+            url: string;
+            /** @example dep_0123456789abcdefghijklmn */
+            deploymentId: string;
+            /**
+             * @description The build that made the deployment
+             * @example bld_0123456789abcdefghijklmn
+             */
+            buildId: string | null;
+            /** @example 3f786850e387550fdab836ed7e6dc881de23001b */
+            commitSha: string | null;
+            /** @example 2030-01-01T00:00:00.000Z */
+            createdAt: string;
+            /**
+             * @description When the alias last moved to a new build
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PreviewListView: {
+            data: components["schemas"]["PreviewView"][];
+            meta: components["schemas"]["PageMetaView"];
         };
         /** @description The body of every error answer */
         Error: {
@@ -8597,6 +8723,86 @@ export interface operations {
             };
         };
     };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "git_not_connected" | "not_found";
+                    };
+                };
+            };
+        };
+    };
     listEnvVars: {
         parameters: {
             query?: never;
@@ -8880,6 +9086,89 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "env_var_not_found" | "not_found";
+                    };
+                };
+            };
+        };
+    };
+    listPreviews: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewListView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
