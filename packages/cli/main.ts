@@ -3,11 +3,13 @@ import { Command, CommanderError, Option } from 'commander';
 import { analyticsCommand } from './commands/analytics';
 import { authCommands } from './commands/auth';
 import { buildCommands } from './commands/builds';
+import { ciCommands } from './commands/ci';
 import { deployCommand } from './commands/deploy';
 import { deploymentCommands } from './commands/deployments';
 import { envCommands } from './commands/env';
 import { gitCommands } from './commands/git';
 import { leadCommands } from './commands/leads';
+import { previewCommands } from './commands/previews';
 import { projectCommands } from './commands/projects';
 import { siteCommands } from './commands/site';
 import { tokenCommands } from './commands/tokens';
@@ -43,6 +45,8 @@ export function buildProgram(io: Io, json = false): Command {
   gitCommands(program, io);
   buildCommands(program, io);
   envCommands(program, io);
+  previewCommands(program, io);
+  ciCommands(program, io);
 
   program
     .command('mcp')

@@ -7,8 +7,9 @@ import * as z from 'zod';
 
 import { getAnalytics } from '../cli/commands/analytics';
 import { envTargets, listEnvVars, putEnvVar } from '../cli/commands/env';
-import { connectBody, getGitSettings, putGitSettings } from '../cli/commands/git';
+import { connectBody, FORGES, getGitSettings, putGitSettings, rotateWebhookSecret } from '../cli/commands/git';
 import { listLeads } from '../cli/commands/leads';
+import { listPreviews } from '../cli/commands/previews';
 import { VERSION } from '../cli/context';
 import { listProjects, resolveDeployment, resolveProject } from '../cli/resolve';
 import { collectFiles, deployDigestFirst, getBuild, hashFiles, isBuildFinished, readBuildLog, StatichostApiError, type StatichostClient } from '../sdk';
@@ -65,10 +66,40 @@ const buildRecord = z
     deploymentId: z.string().nullable(),
     url: z.string().nullable().describe('Where the output is served once ready: the site for the production branch, a preview address for other refs'),
     error: z.string().nullable().describe('Why it failed, when it did'),
+    pullRequest: z.number().int().nullable().optional(),
+    fork: z.boolean().optional().describe('A pull request from a fork: built without the project’s environment variables'),
+    forgeStatus: z
+      .enum(['pending', 'posted', 'failed'])
+      .nullable()
+      .optional()
+      .describe('Whether the commit status and pull request comment reached the forge; null: nothing to post (no access token)'),
+    forgeError: z.string().nullable().optional().describe('Why the forge could not be told, when forgeStatus is failed'),
   })
   .loose();
 const gitSettingsRecord = z
-  .object({ projectId: z.string(), repository: z.string(), productionBranch: z.string(), hasAccessToken: z.boolean(), webhookUrl: z.string() })
+  .object({
+    projectId: z.string(),
+    repository: z.string(),
+    productionBranch: z.string(),
+    hasAccessToken: z.boolean(),
+    webhookUrl: z.string(),
+    hasWebhookSecret: z.boolean().describe('false: every webhook delivery is refused until rotate_webhook_secret creates a secret'),
+    buildForkPullRequests: z.boolean(),
+    forge: z.enum(FORGES).nullable().describe('null: inferred from the repository’s host'),
+  })
+  .loose();
+const previewRecord = z
+  .object({
+    alias: z.string().describe('The DNS label under the sites domain'),
+    kind: z.enum(['branch', 'pull_request']),
+    branch: z.string().nullable(),
+    pullRequest: z.number().int().nullable(),
+    url: z.string().describe('The stable address: it always serves the newest ready build of the branch or pull request'),
+    deploymentId: z.string(),
+    buildId: z.string().nullable(),
+    commitSha: z.string().nullable(),
+    updatedAt: z.string(),
+  })
   .loose();
 const envVarRecord = z.object({ name: z.string(), targets: z.array(z.string()), updatedAt: z.string() }).loose();
 const optionalSetting = (what: string) =>
@@ -404,11 +435,31 @@ function registerBuildTools(server: McpServer, client: StatichostClient): void {
           .nullable()
           .optional()
           .describe('Token of a private repository (stored encrypted, never returned); null removes it; absent keeps the stored one'),
+        buildForkPullRequests: z
+          .boolean()
+          .optional()
+          .describe('Build pull requests from forks (without the project’s environment variables); absent keeps the setting (default false)'),
+        forge: z
+          .enum([...FORGES, 'auto'])
+          .optional()
+          .describe('The forge of the repository, for webhooks, statuses and comments; "auto" infers it from the host; absent keeps the setting'),
       },
       outputSchema: gitSettingsRecord,
       annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    ({ project_slug, repository, productionBranch, rootDirectory, installCommand, buildCommand, outputDirectory, nodeVersion, accessToken }) =>
+    ({
+      project_slug,
+      repository,
+      productionBranch,
+      rootDirectory,
+      installCommand,
+      buildCommand,
+      outputDirectory,
+      nodeVersion,
+      accessToken,
+      buildForkPullRequests,
+      forge,
+    }) =>
       run(async () => {
         const { id } = await resolveProject(client, project_slug);
         const current = await getGitSettings(client, id);
@@ -417,7 +468,49 @@ function registerBuildTools(server: McpServer, client: StatichostClient): void {
           { branch: productionBranch, root: rootDirectory, installCommand, buildCommand, output: outputDirectory, node: nodeVersion },
           current,
         );
-        return putGitSettings(client, id, { ...body, ...(accessToken !== undefined ? { accessToken } : {}) });
+        return putGitSettings(client, id, {
+          ...body,
+          ...(accessToken !== undefined ? { accessToken } : {}),
+          ...(buildForkPullRequests !== undefined ? { buildForkPullRequests } : {}),
+          ...(forge !== undefined ? { forge: forge === 'auto' ? null : forge } : {}),
+        });
+      }),
+  );
+
+  server.registerTool(
+    'rotate_webhook_secret',
+    {
+      title: 'Create a webhook secret',
+      description:
+        'Create a new secret for the project’s push webhook and return it with the webhook URL. It is shown only in this answer: give both to the forge ' +
+        '(GitHub, Gitea, Forgejo: "Secret", content type application/json; GitLab: "Secret token"; events: push and pull/merge requests). ' +
+        'The previous secret stops working at once. Needs the admin scope and a connected repository.',
+      inputSchema: { project_slug: projectSlug },
+      outputSchema: z.object({ webhookUrl: z.string(), secret: z.string() }).loose(),
+      annotations: { destructiveHint: true, idempotentHint: false },
+    },
+    ({ project_slug }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return rotateWebhookSecret(client, id);
+      }),
+  );
+
+  server.registerTool(
+    'list_previews',
+    {
+      title: 'List branch and pull request previews',
+      description:
+        'The project’s live preview addresses: one per branch (other than the production branch) and per open pull request, each serving the newest ready ' +
+        'build of it, most recently updated first.',
+      inputSchema: { project_slug: projectSlug, page, limit },
+      outputSchema: z.object({ data: z.array(previewRecord), meta: pageMeta }).loose(),
+      annotations: { readOnlyHint: true },
+    },
+    ({ project_slug, page: p, limit: l }) =>
+      run(async () => {
+        const { id } = await resolveProject(client, project_slug);
+        return listPreviews(client, id, p ?? 1, l ?? 20);
       }),
   );
 

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { createApiToken, registerUser } from '../helpers/identity';
-import { site } from '../helpers/sites';
+import { fetchSite, site } from '../helpers/sites';
 import { BIN, runCli } from './cli-process';
 
 /** A site whose build is `node build.js`: it prints a line, echoes a secret, and writes dist/index.html. */
@@ -117,6 +117,34 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
       expect((await json(['git', 'show', '--project', 'built'])).repository).toBe(git.url('site'));
     });
 
+    it('git webhook-secret prints a new secret once with the payload URL; git show only says one is set', async () => {
+      const before = await ok(['git', 'show', '--project', 'built']);
+      expect(before.stdout).toMatch(/Webhook secret: +none: deliveries are refused \(statichost git webhook-secret creates one\)/);
+      const res = await ok(['git', 'webhook-secret', '--project', 'built']);
+      const secret = /^Secret: +(\S+)$/m.exec(res.stdout)?.[1];
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(res.stdout).toMatch(/^Payload URL: +http:\/\/\S+\/hooks\/git\/proj_\S+$/m);
+      const shown = await ok(['git', 'show', '--project', 'built']);
+      expect(shown.stdout).toMatch(/Webhook secret: +set \(never shown\)/);
+      expect(shown.stdout).not.toContain(secret);
+      expect(JSON.stringify(await json(['git', 'show', '--project', 'built']))).not.toContain(secret);
+      const again = await json(['git', 'webhook-secret', '--project', 'built']);
+      expect(again).toEqual({ webhookUrl: expect.stringMatching(/\/hooks\/git\/proj_/), secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(again.secret).not.toBe(secret);
+    });
+
+    it('git connect --build-fork-pull-requests and --forge set those two; later connects keep them; a bad forge is a usage error', async () => {
+      await ok(['git', 'connect', git.url('site'), '--project', 'built', '--build-fork-pull-requests', '--forge', 'gitea']);
+      expect(await json(['git', 'show', '--project', 'built'])).toMatchObject({ buildForkPullRequests: true, forge: 'gitea', buildCommand: 'npm run build' });
+      await ok(['git', 'connect', git.url('site'), '--project', 'built', '--node', '']);
+      expect(await json(['git', 'show', '--project', 'built'])).toMatchObject({ buildForkPullRequests: true, forge: 'gitea' });
+      const bad = await cli(['git', 'connect', git.url('site'), '--project', 'built', '--forge', 'bitbucket']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--forge: "bitbucket" is not one of github, gitlab, gitea, forgejo, auto');
+      await ok(['git', 'connect', git.url('site'), '--project', 'built', '--no-build-fork-pull-requests', '--forge', 'auto']);
+      expect(await json(['git', 'show', '--project', 'built'])).toMatchObject({ buildForkPullRequests: false, forge: null });
+    });
+
     it('a project without a repository: git show and build say so', async () => {
       const shown = await cli(['git', 'show', '--project', 'agent-built']);
       expect(shown.code).toBe(1);
@@ -219,6 +247,21 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
       // Under --json the log went to stderr, stdout holding the record alone.
       expect(res.stderr).toContain('building feature');
       expect((await site(t, 'built').get('/').expect(200)).text).toBe('<h1>v2</h1>');
+
+      // The branch's stable address: `previews` lists it, and it serves the branch.
+      const previews = await ok(['previews', '--project', 'built']);
+      const [header, row, ...rest] = previews.stdout.trimEnd().split('\n');
+      expect(header).toMatch(/^KIND +FOR +COMMIT +UPDATED +URL$/);
+      expect(rest).toEqual([]);
+      expect(row).toMatch(
+        new RegExp(`^branch +feature +${build.commitSha.slice(0, 7)} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +${build.url.replace(/\./g, '\\.')}$`),
+      );
+      const listed = await json(['previews', '--project', 'built']);
+      expect(listed).toMatchObject({
+        data: [{ kind: 'branch', branch: 'feature', pullRequest: null, url: build.url, buildId: build.id, commitSha: build.commitSha }],
+        meta: { total: 1, page: 1 },
+      });
+      expect(await fetchSite(t, build.url)).toEqual({ status: 200, body: '<h1>feature</h1>' });
     });
 
     it('builds lists them newest first, filters by branch and status', async () => {
@@ -355,6 +398,20 @@ describe('statichost CLI and MCP: builds from Git (e2e)', () => {
       expect(listed.data.map((b: { id: string }) => b.id)).toEqual([started.id]);
       expect((await site(t, 'agent-built').get('/').expect(200)).text).toBe('<h1>agent v1</h1>');
     }, 120_000);
+
+    it('an agent creates a webhook secret (shown once) and lists the previews', async () => {
+      const rotated = data(await call('rotate_webhook_secret', { project_slug: 'agent-built' }));
+      expect(rotated).toEqual({ webhookUrl: expect.stringMatching(/\/hooks\/git\/proj_/), secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      const settings = data(
+        await call('connect_git', { project_slug: 'agent-built', repository: git.url('agent-site'), buildForkPullRequests: true, forge: 'auto' }),
+      );
+      expect(settings).toMatchObject({ hasWebhookSecret: true, buildForkPullRequests: true, forge: null });
+      expect(JSON.stringify(settings)).not.toContain(rotated.secret);
+      expect(data(await call('list_previews', { project_slug: 'built' })).data).toEqual(
+        expect.arrayContaining([expect.objectContaining({ kind: 'branch', branch: 'feature', url: expect.stringMatching(/^http:\/\//) })]),
+      );
+      expect(data(await call('list_previews', { project_slug: 'agent-built' }))).toMatchObject({ data: [], meta: { total: 0 } });
+    });
 
     it('a tool failure carries the API’s message', async () => {
       const result = await call('get_build', { project_slug: 'agent-built', buildId: 'bld_nope' });

@@ -86,128 +86,143 @@ export function deployCommand(program: Command, io: Io): void {
     .option('-p, --project <slug>', 'project slug; created when missing (default: the one the folder is linked to, else the folder’s name)')
     .option('--ttl <ttl>', 'how long the deployment lives: <n>h, <n>d or forever (default: the project’s)')
     .option('--preview', 'deploy without going live: the deployment is served at its own preview address; `promote` makes it live')
-    .action(async (target: string, opts: { project?: string; ttl?: string; preview?: boolean }, cmd: Command) => {
+    .action(async (target: string, opts: DeployOptions, cmd: Command) => {
       const ctx = await Context.of(cmd, io);
-      const client = ctx.client();
-      const info = await stat(target).catch(() => undefined);
-      if (!info) throw new CliError(`${target}: no such file or folder`, 2, 'no_such_path');
-      const isFolder = info.isDirectory();
-      const folder = isFolder ? resolve(target) : dirname(resolve(target));
-      // Only a deployed folder is linked: a single file's folder is not the site.
-      const link = isFolder ? await readLink(folder) : undefined;
-      let slug: string;
-      let source: SlugSource;
-      if (opts.project) {
-        slug = opts.project;
-        source = 'flag';
-      } else if (link) {
-        slug = await linkedSlug(client, link, folder);
-        source = 'link';
-      } else {
-        slug = slugFromName(basename(folder)) || 'site';
-        source = 'folder';
-      }
-
-      const collected = await collectFiles(target);
-      for (const s of collected.skipped.filter((x) => x.outside))
-        ctx.warn(`skipped ${s.path}: ${s.reason} (links out of the deployed folder are never followed)`);
-      if (collected.files.length === 0) {
-        throw new CliError(
-          `${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`,
-          2,
-          'no_files',
-        );
-      }
-      const totalBytes = collected.files.reduce((n, f) => n + f.size, 0);
-      const files = await hashFiles(collected.files);
-
-      const checked = await checkBeforeUpload(ctx, client, slug, source, { ttl: opts.ttl, publish: opts.preview ? false : undefined, files });
-      slug = checked.slug;
-      if (source === 'link' && link?.workspace_id && checked.preflight && checked.preflight.workspaceId !== link.workspace_id) {
-        throw new CliError(
-          `${join(folder, LINK_FILE)} links this folder to a project of workspace ${link.workspace_id}, but the token acts in ${checked.preflight.workspaceId}. ` +
-            'Use that workspace’s token, pass --project, or delete the file.',
-          1,
-          'linked_workspace_mismatch',
-        );
-      }
-
-      ctx.note(
-        `Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${slug}"`,
-      );
-      const quiet = collected.skipped.filter((x) => !x.outside);
-      if (quiet.length > 0)
-        ctx.note(
-          `Skipped ${quiet.length}: ${quiet
-            .slice(0, 5)
-            .map((s) => `${s.path} (${s.reason})`)
-            .join(', ')}${quiet.length > 5 ? ', ...' : ''}`,
-        );
-
-      const bar = uploadProgress(io, !ctx.json);
-      let asked = 0;
-      const result = await deployDigestFirst(client, {
-        project: slug,
-        ttl: opts.ttl,
-        ...(opts.preview ? { publish: false } : {}),
-        files,
-        // Done just above (and again by the deploy itself, under the workspace lock).
-        preflight: checked.preflight === undefined,
-        onMissing: (m) => {
-          asked += m.files;
-          ctx.note(
-            `Uploading ${m.files} new or changed file${m.files === 1 ? '' : 's'} (${formatBytes(m.bytes)}); ${files.length - m.files} already uploaded` +
-              (m.put > 0 && m.inline > 0 ? ` (${m.inline} small ones inline, ${m.put} by PUT /v1/blobs)` : ''),
-          );
-        },
-        onProgress: (p) => bar.update(p),
-      }).finally(() => bar.stop());
-      if (asked === 0) ctx.note(`Uploading 0 files: all ${files.length} already uploaded`);
-
-      if (isFolder) {
-        const projectId =
-          checked.preflight?.projectId ??
-          (link?.project_slug === slug ? link.project_id : null) ??
-          // A new project: its id, when the token may read projects.
-          (await resolveProject(client, slug).then(
-            (p) => p.id,
-            () => null,
-          ));
-        const next: ProjectLink = {
-          project_slug: slug,
-          project_id: projectId,
-          workspace_id: checked.preflight?.workspaceId ?? link?.workspace_id ?? null,
-          api_url: ctx.settings.apiUrl,
-        };
-        if (
-          !link ||
-          link.project_slug !== next.project_slug ||
-          link.project_id !== next.project_id ||
-          link.workspace_id !== next.workspace_id ||
-          link.api_url !== next.api_url
-        ) {
-          await writeLink(folder, next);
-          ctx.note(
-            `Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`,
-          );
-        }
-      }
-      const { deployment } = result;
-      ctx.print(
-        {
-          ...deployment,
-          project: slug,
-          files: result.files,
-          uploaded_files: result.uploadedFiles,
-          uploaded_bytes: result.uploadedBytes,
-          skipped: collected.skipped,
-        },
-        () =>
-          [
-            `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,
-            deployment.url,
-            ...(opts.preview ? [`Not live; make it live with: statichost promote ${deployment.version} --project ${slug}`] : []),
-          ].join('\n'),
+      const { deployment, output } = await deployPath(ctx, target, opts);
+      ctx.print(output, () =>
+        [
+          `${opts.preview ? 'Deployed a preview of' : 'Deployed'} version ${deployment.version} (${deployment.id}, ${formatBytes(deployment.size_bytes)}, expires ${deployment.expires_at ?? 'never'})`,
+          deployment.url,
+          ...(opts.preview ? [`Not live; make it live with: statichost promote ${deployment.version} --project ${output.project}`] : []),
+        ].join('\n'),
       );
     });
+}
+
+export interface DeployOptions {
+  project?: string;
+  ttl?: string;
+  preview?: boolean;
+  /** false: leave the folder's link file alone (CI deploys a build output that is thrown away). */
+  link?: boolean;
+}
+
+/**
+ * `statichost deploy` without the printing: collects, hashes, checks, uploads and
+ * deploys `target`, links the folder to its project, and returns the deployment and
+ * the --json record (also what `statichost ci` deploys with).
+ */
+export async function deployPath(ctx: Context, target: string, opts: DeployOptions) {
+  const io = ctx.io;
+  const client = ctx.client();
+  const info = await stat(target).catch(() => undefined);
+  if (!info) throw new CliError(`${target}: no such file or folder`, 2, 'no_such_path');
+  const isFolder = info.isDirectory();
+  const folder = isFolder ? resolve(target) : dirname(resolve(target));
+  // Only a deployed folder is linked: a single file's folder is not the site.
+  const link = isFolder ? await readLink(folder) : undefined;
+  let slug: string;
+  let source: SlugSource;
+  if (opts.project) {
+    slug = opts.project;
+    source = 'flag';
+  } else if (link) {
+    slug = await linkedSlug(client, link, folder);
+    source = 'link';
+  } else {
+    slug = slugFromName(basename(folder)) || 'site';
+    source = 'folder';
+  }
+
+  const collected = await collectFiles(target);
+  for (const s of collected.skipped.filter((x) => x.outside)) ctx.warn(`skipped ${s.path}: ${s.reason} (links out of the deployed folder are never followed)`);
+  if (collected.files.length === 0) {
+    throw new CliError(`${target} has no files to deploy${collected.skipped.length ? ` (${collected.skipped.length} hidden or ignored)` : ''}`, 2, 'no_files');
+  }
+  const totalBytes = collected.files.reduce((n, f) => n + f.size, 0);
+  const files = await hashFiles(collected.files);
+
+  const checked = await checkBeforeUpload(ctx, client, slug, source, { ttl: opts.ttl, publish: opts.preview ? false : undefined, files });
+  slug = checked.slug;
+  if (source === 'link' && link?.workspace_id && checked.preflight && checked.preflight.workspaceId !== link.workspace_id) {
+    throw new CliError(
+      `${join(folder, LINK_FILE)} links this folder to a project of workspace ${link.workspace_id}, but the token acts in ${checked.preflight.workspaceId}. ` +
+        'Use that workspace’s token, pass --project, or delete the file.',
+      1,
+      'linked_workspace_mismatch',
+    );
+  }
+
+  ctx.note(
+    `Deploying ${collected.files.length} file${collected.files.length === 1 ? '' : 's'} (${formatBytes(totalBytes)}) from ${target} to project "${slug}"`,
+  );
+  const quiet = collected.skipped.filter((x) => !x.outside);
+  if (quiet.length > 0)
+    ctx.note(
+      `Skipped ${quiet.length}: ${quiet
+        .slice(0, 5)
+        .map((s) => `${s.path} (${s.reason})`)
+        .join(', ')}${quiet.length > 5 ? ', ...' : ''}`,
+    );
+
+  const bar = uploadProgress(io, !ctx.json);
+  let asked = 0;
+  const result = await deployDigestFirst(client, {
+    project: slug,
+    ttl: opts.ttl,
+    ...(opts.preview ? { publish: false } : {}),
+    files,
+    // Done just above (and again by the deploy itself, under the workspace lock).
+    preflight: checked.preflight === undefined,
+    onMissing: (m) => {
+      asked += m.files;
+      ctx.note(
+        `Uploading ${m.files} new or changed file${m.files === 1 ? '' : 's'} (${formatBytes(m.bytes)}); ${files.length - m.files} already uploaded` +
+          (m.put > 0 && m.inline > 0 ? ` (${m.inline} small ones inline, ${m.put} by PUT /v1/blobs)` : ''),
+      );
+    },
+    onProgress: (p) => bar.update(p),
+  }).finally(() => bar.stop());
+  if (asked === 0) ctx.note(`Uploading 0 files: all ${files.length} already uploaded`);
+
+  if (isFolder && opts.link !== false) {
+    const projectId =
+      checked.preflight?.projectId ??
+      (link?.project_slug === slug ? link.project_id : null) ??
+      // A new project: its id, when the token may read projects.
+      (await resolveProject(client, slug).then(
+        (p) => p.id,
+        () => null,
+      ));
+    const next: ProjectLink = {
+      project_slug: slug,
+      project_id: projectId,
+      workspace_id: checked.preflight?.workspaceId ?? link?.workspace_id ?? null,
+      api_url: ctx.settings.apiUrl,
+    };
+    if (
+      !link ||
+      link.project_slug !== next.project_slug ||
+      link.project_id !== next.project_id ||
+      link.workspace_id !== next.workspace_id ||
+      link.api_url !== next.api_url
+    ) {
+      await writeLink(folder, next);
+      ctx.note(
+        `Linked ${target} to project "${slug}" (${relative(process.cwd(), join(folder, LINK_FILE)) || LINK_FILE}): the next deploy of this folder goes there too.`,
+      );
+    }
+  }
+  const { deployment } = result;
+  return {
+    deployment,
+    output: {
+      ...deployment,
+      project: slug,
+      files: result.files,
+      uploaded_files: result.uploadedFiles,
+      uploaded_bytes: result.uploadedBytes,
+      skipped: collected.skipped,
+    },
+  };
 }

@@ -1,4 +1,5 @@
-import { connectBody, type GitSettings } from './git';
+import { CliError } from '../context';
+import { connectBody, describeSettings, forgeFlags, type GitSettings } from './git';
 
 const current = {
   projectId: 'proj_1',
@@ -47,5 +48,33 @@ describe('connectBody (the PUT body of `statichost git connect`)', () => {
 
   it('never carries the access token: absent keeps the stored one', () => {
     expect(connectBody(current.repository, {}, current)).not.toHaveProperty('accessToken');
+  });
+});
+
+describe('forgeFlags (--forge and --[no-]build-fork-pull-requests of `git connect`)', () => {
+  it('absent flags stay out of the body, so the API keeps those settings', () => {
+    expect(forgeFlags({})).toEqual({});
+  });
+
+  it('auto is null (inferred from the host); a forge name is kept; fork builds on and off', () => {
+    expect(forgeFlags({ forge: 'auto', buildForkPullRequests: false })).toEqual({ forge: null, buildForkPullRequests: false });
+    expect(forgeFlags({ forge: 'Forgejo', buildForkPullRequests: true })).toEqual({ forge: 'forgejo', buildForkPullRequests: true });
+  });
+
+  it('an unknown forge is a usage error naming the choices', () => {
+    expect(() => forgeFlags({ forge: 'bitbucket' })).toThrow(new CliError('--forge: "bitbucket" is not one of github, gitlab, gitea, forgejo, auto', 2));
+  });
+});
+
+describe('describeSettings', () => {
+  it('says whether a webhook secret is set (never the secret), whether forks are built, and the forge', () => {
+    const text = describeSettings({ ...current, hasWebhookSecret: false, buildForkPullRequests: false, forge: null });
+    expect(text).toMatch(/Webhook secret: +none: deliveries are refused \(statichost git webhook-secret creates one\)/);
+    expect(text).toMatch(/Fork pull requests: +not built/);
+    expect(text).toMatch(/Forge: +\(from the repository’s host\)/);
+    const set = describeSettings({ ...current, hasWebhookSecret: true, buildForkPullRequests: true, forge: 'gitea' });
+    expect(set).toMatch(/Webhook secret: +set \(never shown\)/);
+    expect(set).toMatch(/Fork pull requests: +built, without the environment variables/);
+    expect(set).toMatch(/Forge: +gitea/);
   });
 });

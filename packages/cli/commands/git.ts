@@ -27,6 +27,11 @@ export function putGitSettings(client: StatichostClient, projectId: string, body
   return client.call(client.api.PUT('/projects/{projectId}/git', { params: { path: { projectId } }, body }));
 }
 
+/** `POST /projects/{projectId}/git/webhook-secret`: a new secret, shown this once (shared by the CLI and the MCP tool). */
+export function rotateWebhookSecret(client: StatichostClient, projectId: string): Promise<ResponseBody<'/projects/{projectId}/git/webhook-secret', 'post'>> {
+  return client.call(client.api.POST('/projects/{projectId}/git/webhook-secret', { params: { path: { projectId } } }));
+}
+
 /** The flags of `git connect` that name a setting, and the setting each one sets. */
 const SETTING_FLAGS = {
   rootDirectory: 'root',
@@ -35,6 +40,11 @@ const SETTING_FLAGS = {
   outputDirectory: 'output',
   nodeVersion: 'node',
 } as const;
+
+export interface ForgeFlags {
+  buildForkPullRequests?: boolean;
+  forge?: string;
+}
 
 export interface ConnectFlags {
   branch?: string;
@@ -61,6 +71,21 @@ export function connectBody(repository: string, flags: ConnectFlags, current: Gi
   return body;
 }
 
+export const FORGES = ['github', 'gitlab', 'gitea', 'forgejo'] as const;
+
+/** `--forge` and `--[no-]build-fork-pull-requests` as PUT fields; absent flags are left out (the API keeps those). */
+export function forgeFlags(flags: ForgeFlags): Pick<GitSettingsBody, 'forge' | 'buildForkPullRequests'> {
+  const body: Pick<GitSettingsBody, 'forge' | 'buildForkPullRequests'> = {};
+  if (flags.buildForkPullRequests !== undefined) body.buildForkPullRequests = flags.buildForkPullRequests;
+  if (flags.forge !== undefined) {
+    const forge = flags.forge.trim().toLowerCase();
+    if (forge === 'auto') body.forge = null;
+    else if ((FORGES as readonly string[]).includes(forge)) body.forge = forge as (typeof FORGES)[number];
+    else throw new CliError(`--forge: "${flags.forge}" is not one of ${FORGES.join(', ')}, auto`, 2);
+  }
+  return body;
+}
+
 /** The settings for people: one `name: value` line each; unset commands are detected at build time. */
 export function describeSettings(s: GitSettings): string {
   const detected = '(detected at build time)';
@@ -74,6 +99,9 @@ export function describeSettings(s: GitSettings): string {
     ['Node version', s.nodeVersion ?? '(the build image’s)'],
     ['Access token', s.hasAccessToken ? 'set (never shown)' : 'none (a public repository)'],
     ['Webhook URL', s.webhookUrl],
+    ['Webhook secret', s.hasWebhookSecret ? 'set (never shown)' : 'none: deliveries are refused (statichost git webhook-secret creates one)'],
+    ['Fork pull requests', s.buildForkPullRequests ? 'built, without the environment variables' : 'not built'],
+    ['Forge', s.forge ?? '(from the repository’s host)'],
     ['Updated', formatTime(s.updatedAt)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length)) + 1;
@@ -98,8 +126,11 @@ export function gitCommands(program: Command, io: Io): void {
       .option('--root <dir>', 'the site’s folder inside the repository (default: its root)')
       .option('--node <version>', 'Node version the build asks for, e.g. 22 (default: the build image’s)')
       .option('--token-stdin', 'read an access token for a private repository from stdin (never from the command line: shell history and ps would show it)')
-      .option('--remove-token', 'forget the stored access token (the repository is public now)'),
-  ).action(async (repository: string, opts: ConnectFlags & { project?: string; tokenStdin?: boolean; removeToken?: boolean }, cmd: Command) => {
+      .option('--remove-token', 'forget the stored access token (the repository is public now)')
+      .option('--build-fork-pull-requests', 'build pull requests from forks too, without the project’s environment variables')
+      .option('--no-build-fork-pull-requests', 'do not build pull requests from forks (the default)')
+      .option('--forge <forge>', `the forge the repository lives on, for webhooks and statuses: ${FORGES.join(', ')}, or auto (from the host)`),
+  ).action(async (repository: string, opts: ConnectFlags & ForgeFlags & { project?: string; tokenStdin?: boolean; removeToken?: boolean }, cmd: Command) => {
     if (opts.tokenStdin && opts.removeToken) throw new CliError('--token-stdin and --remove-token contradict each other: give one', 2);
     const ctx = await Context.of(cmd, io);
     let accessToken: string | null | undefined;
@@ -117,6 +148,7 @@ export function gitCommands(program: Command, io: Io): void {
     const settings = await putGitSettings(client, project.id, {
       ...connectBody(repository, opts, current),
       ...(accessToken !== undefined ? { accessToken } : {}),
+      ...forgeFlags(opts),
     });
     ctx.print(settings, () =>
       [
@@ -137,6 +169,29 @@ export function gitCommands(program: Command, io: Io): void {
       ctx.print(settings, () => describeSettings(settings));
     },
   );
+
+  projectOption(
+    git
+      .command('webhook-secret')
+      .description(
+        'Create a new webhook secret and print it with the webhook URL, once: give both to the forge (push and pull request events). ' +
+          'The previous secret stops working at once',
+      ),
+  ).action(async (opts: { project?: string }, cmd: Command) => {
+    const ctx = await Context.of(cmd, io);
+    const client = ctx.client();
+    const project = await projectFromFlagOrLink(client, opts.project);
+    const rotated = await rotateWebhookSecret(client, project.id);
+    ctx.print(rotated, () =>
+      [
+        `Payload URL: ${rotated.webhookUrl}`,
+        `Secret:      ${rotated.secret}`,
+        '',
+        'Shown only now. GitHub, Gitea, Forgejo: content type application/json, this secret as the "Secret"; GitLab: the "Secret token". ' +
+          'Events: push and pull requests (merge requests).',
+      ].join('\n'),
+    );
+  });
 
   projectOption(
     git.command('disconnect').description('Disconnect the repository and forget its access token; deployments and builds already made stay'),
