@@ -1,20 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-import {
-  GITEA_PULL_REQUEST_SYNCHRONIZED,
-  GITEA_PUSH,
-  GITHUB_BRANCH_DELETED,
-  GITHUB_PULL_REQUEST_FROM_FORK,
-  GITHUB_PULL_REQUEST_OPENED,
-  GITHUB_PUSH,
-  GITLAB_MERGE_REQUEST_OPENED,
-  GITLAB_PUSH,
-} from '../../src/forges/webhooks/examples.fixture';
 import { type BuildRecord, buildsApi, createProject, startBuildApp } from '../builds/flow-support';
 import { ForgeApiServer } from '../forges/forge-api-server';
 import type { TestApp } from '../helpers/app';
@@ -22,6 +12,9 @@ import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { fetchSite } from '../helpers/sites';
+import { type Forge, forgeHeaders } from './forge-deliveries';
+
+export * from './forge-deliveries';
 
 /**
  * Plumbing of the issue 29 flow suites (test/forges-flow/*.e2e-spec.ts): the real app
@@ -31,8 +24,6 @@ import { fetchSite } from '../helpers/sites';
  * forges' documented webhook payloads pointed at that repository, signed here the way
  * each forge signs them.
  */
-
-export type Forge = 'github' | 'gitlab' | 'gitea' | 'forgejo';
 
 /** The build view with the fields issue 29 adds. */
 export type HookBuild = BuildRecord & { fork: boolean; forgeStatus: 'pending' | 'posted' | 'failed' | null; forgeError: string | null };
@@ -143,7 +134,7 @@ export async function hookedProject(
   return { ...project, repo, repository: git.url(repo), secret: rotated.body.secret, webhookUrl: rotated.body.webhookUrl, accessToken, api, firstSha };
 }
 
-// ---- signing and sending, as each forge does ----
+// ---- sending, as each forge does ----
 
 export interface Delivery {
   /** The forge's event name (header value): `push`, `pull_request`, `Push Hook`… */
@@ -159,190 +150,12 @@ export interface Delivery {
   body?: Buffer;
 }
 
-/** The headers a forge sends with a delivery of `body`, signed with `secret`. */
-export function forgeHeaders(forge: Forge, event: string, body: Buffer, secret: string | null, deliveryId: string): Record<string, string> {
-  const hmac = secret === null ? null : createHmac('sha256', secret).update(body).digest('hex');
-  switch (forge) {
-    case 'github':
-      return {
-        'X-GitHub-Event': event,
-        'X-GitHub-Delivery': deliveryId,
-        'X-GitHub-Hook-ID': '30',
-        'User-Agent': 'GitHub-Hookshot/044aadd',
-        ...(hmac === null ? {} : { 'X-Hub-Signature-256': `sha256=${hmac}` }),
-      };
-    case 'gitlab':
-      // GitLab sends the secret itself, not a signature.
-      return {
-        'X-Gitlab-Event': event,
-        'X-Gitlab-Event-UUID': deliveryId,
-        'X-Gitlab-Webhook-UUID': '9b9b4b2c-0b6b-4b6b-8b6b-0b6b4b6b8b6b',
-        'User-Agent': 'GitLab/17.5.0',
-        ...(secret === null ? {} : { 'X-Gitlab-Token': secret }),
-      };
-    case 'gitea':
-      // Gitea also sends GitHub's and Gogs' headers: the receiver must go by X-Gitea-*.
-      return {
-        'X-Gitea-Event': event,
-        'X-Gitea-Event-Type': event,
-        'X-Gitea-Delivery': deliveryId,
-        'X-GitHub-Event': event,
-        'X-GitHub-Delivery': deliveryId,
-        'X-Gogs-Event': event,
-        ...(hmac === null ? {} : { 'X-Gitea-Signature': hmac, 'X-Gogs-Signature': hmac }),
-      };
-    case 'forgejo':
-      return {
-        'X-Forgejo-Event': event,
-        'X-Forgejo-Delivery': deliveryId,
-        'X-Gitea-Event': event,
-        'X-Gitea-Delivery': deliveryId,
-        'X-GitHub-Event': event,
-        ...(hmac === null ? {} : { 'X-Forgejo-Signature': hmac, 'X-Gitea-Signature': hmac }),
-      };
-  }
-}
-
 /** POST /hooks/git/:projectId as the forge would (no auth header of ours: the signature is the credential). */
 export function deliver(t: TestApp, forge: Forge, project: { id: string; secret: string }, delivery: Delivery) {
   const body = delivery.body ?? Buffer.from(JSON.stringify(delivery.payload));
   const secret = delivery.unsigned ? null : (delivery.secret ?? project.secret);
   const headers = forgeHeaders(forge, delivery.event, body, secret, delivery.deliveryId ?? randomUUID());
   return t.http().post(`/hooks/git/${project.id}`).set(headers).set('Content-Type', 'application/json').send(body);
-}
-
-// ---- the forges' documented payloads, pointed at the test repository ----
-
-/** The URLs a forge writes for a repository: clone, web (no `.git`), ssh. */
-function repositoryUrls(cloneUrl: string) {
-  const u = new URL(cloneUrl);
-  const path = u.pathname.replace(/^\//, '').replace(/\.git$/, '');
-  return { clone: cloneUrl, web: `${u.origin}/${path}`, ssh: `git@${u.hostname}:${path}.git` };
-}
-
-export function githubPush(repository: string, branch: string, sha: string, message: string) {
-  const r = repositoryUrls(repository);
-  const commit = { ...GITHUB_PUSH.head_commit, id: sha, message };
-  return {
-    ...GITHUB_PUSH,
-    ref: `refs/heads/${branch}`,
-    after: sha,
-    commits: [commit],
-    head_commit: commit,
-    repository: { ...GITHUB_PUSH.repository, clone_url: r.clone, html_url: r.web, url: r.web, ssh_url: r.ssh, default_branch: 'main', master_branch: 'main' },
-  };
-}
-
-export function githubBranchDeleted(repository: string, branch: string) {
-  return { ...GITHUB_BRANCH_DELETED, ref: `refs/heads/${branch}`, repository: githubPush(repository, branch, '0'.repeat(40), '').repository };
-}
-
-export function githubPullRequest(
-  repository: string,
-  options: { action: string; number: number; headRef: string; headSha: string; fork?: string; merged?: boolean },
-) {
-  const base = githubPush(repository, 'main', '0'.repeat(40), '').repository;
-  const source = options.fork === undefined ? GITHUB_PULL_REQUEST_OPENED : GITHUB_PULL_REQUEST_FROM_FORK;
-  const forkUrls = options.fork === undefined ? null : repositoryUrls(options.fork);
-  const headRepo = forkUrls === null ? base : { ...source.pull_request.head.repo, clone_url: forkUrls.clone, html_url: forkUrls.web, ssh_url: forkUrls.ssh };
-  return {
-    ...source,
-    action: options.action,
-    number: options.number,
-    pull_request: {
-      ...source.pull_request,
-      number: options.number,
-      state: options.action === 'closed' ? 'closed' : 'open',
-      merged: options.merged ?? false,
-      head: { ...source.pull_request.head, ref: options.headRef, sha: options.headSha, repo: headRepo },
-      base: { ...source.pull_request.base, ref: 'main', repo: base },
-    },
-    repository: base,
-  };
-}
-
-function gitlabProjectOf(repository: string) {
-  const r = repositoryUrls(repository);
-  return {
-    ...GITLAB_PUSH.project,
-    web_url: r.web,
-    git_http_url: r.clone,
-    git_ssh_url: r.ssh,
-    http_url: r.clone,
-    ssh_url: r.ssh,
-    url: r.ssh,
-    homepage: r.web,
-    default_branch: 'main',
-  };
-}
-
-export function gitlabPush(repository: string, branch: string, sha: string, message: string) {
-  const project = gitlabProjectOf(repository);
-  const commit = { ...GITLAB_PUSH.commits[1], id: sha, message, title: message };
-  return {
-    ...GITLAB_PUSH,
-    ref: `refs/heads/${branch}`,
-    after: sha,
-    checkout_sha: sha,
-    commits: [commit],
-    total_commits_count: 1,
-    project,
-    repository: { ...GITLAB_PUSH.repository, git_http_url: project.git_http_url, git_ssh_url: project.git_ssh_url, homepage: project.web_url },
-  };
-}
-
-export function gitlabMergeRequest(
-  repository: string,
-  options: { action: 'open' | 'update' | 'close' | 'merge'; iid: number; sourceBranch: string; sha: string; oldrev?: string },
-) {
-  const project = gitlabProjectOf(repository);
-  const a = GITLAB_MERGE_REQUEST_OPENED.object_attributes;
-  return {
-    ...GITLAB_MERGE_REQUEST_OPENED,
-    project,
-    object_attributes: {
-      ...a,
-      iid: options.iid,
-      source_branch: options.sourceBranch,
-      target_branch: 'main',
-      state: { open: 'opened', update: 'opened', close: 'closed', merge: 'merged' }[options.action],
-      action: options.action,
-      ...(options.oldrev ? { oldrev: options.oldrev } : {}),
-      source: project,
-      target: project,
-      last_commit: { ...a.last_commit, id: options.sha },
-    },
-    repository: { ...GITLAB_MERGE_REQUEST_OPENED.repository, url: project.git_http_url, homepage: project.web_url },
-  };
-}
-
-function giteaRepositoryOf(repository: string) {
-  const r = repositoryUrls(repository);
-  return { ...GITEA_PUSH.repository, clone_url: r.clone, html_url: r.web, ssh_url: r.ssh, default_branch: 'main' };
-}
-
-export function giteaPush(repository: string, branch: string, sha: string, message: string) {
-  const commit = { ...GITEA_PUSH.head_commit, id: sha, message };
-  return { ...GITEA_PUSH, ref: `refs/heads/${branch}`, after: sha, commits: [commit], head_commit: commit, repository: giteaRepositoryOf(repository) };
-}
-
-export function giteaPullRequest(repository: string, options: { action: string; number: number; headRef: string; headSha: string; merged?: boolean }) {
-  const repo = giteaRepositoryOf(repository);
-  const pr = GITEA_PULL_REQUEST_SYNCHRONIZED.pull_request;
-  return {
-    ...GITEA_PULL_REQUEST_SYNCHRONIZED,
-    action: options.action,
-    number: options.number,
-    pull_request: {
-      ...pr,
-      number: options.number,
-      state: options.action === 'closed' ? 'closed' : 'open',
-      merged: options.merged ?? false,
-      head: { ...pr.head, label: options.headRef, ref: options.headRef, sha: options.headSha, repo },
-      base: { ...pr.base, label: 'main', ref: 'main', repo },
-    },
-    repository: repo,
-  };
 }
 
 // ---- the Git host's side ----
