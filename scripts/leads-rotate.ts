@@ -1,6 +1,6 @@
 /**
  * `npm run leads:rotate` (in a built image: `node dist/scripts/leads-rotate.js`):
- * re-encrypts every lead, and the builds' access tokens and environment variables, under
+ * re-encrypts every lead, and the builds' access tokens, webhook secrets and environment variables, under
  * the first key of LEADS_ENCRYPTION_KEYS and, after
  * LEADS_INDEX_KEY changed, recomputes the blind indexes. Safe to run while the app
  * serves, to interrupt (Ctrl-C stops after the current batch) and to run again.
@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     const keyring = await LeadsKeyring.load(env);
     logger.info({ encryptionKeyId: keyring.current.id, indexKeyId: keyring.indexKeyId }, 'rotating leads');
     const stats = await rotateLeads(dataSource, keyring, { batchSize, signal: stop.signal, log: logger });
-    // The builds' secrets (access tokens, environment variables) are sealed with the same keys.
+    // The builds' secrets (access tokens, webhook secrets, environment variables) are sealed with the same keys.
     const git = stop.signal.aborted ? undefined : await rotateGitSecrets(dataSource, keyring, logger);
     if (git) logger.info(git, git.remaining === 0 ? 'every build secret is under the current key' : 'some build secrets are not under the current key yet');
     logger.info(stats, stats.remaining === 0 ? 'every lead is under the current keys' : 'some leads are not under the current keys yet');

@@ -32,6 +32,7 @@ import { AppConfig } from './config/app-config';
 import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';
 import { declaredCodes } from './error-codes';
+import { GIT_HOOKS_PATH } from './hooks/hooks.controller';
 import { apiMetrics } from './metrics/api-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { finishOpenApiDocument } from './openapi/openapi-document';
@@ -106,6 +107,11 @@ function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolea
   };
 }
 
+/** `step` for every request but those under `prefix` (forge webhooks read their own raw body: the signature is over its bytes). */
+function exceptPath(prefix: string, step: ExpressMiddleware): ExpressMiddleware {
+  return (req, res, next) => (req.url.startsWith(prefix) ? next() : step(req, res, next));
+}
+
 /**
  * A site's script can set cookies for a parent domain it shares with the API host (issue
  * 26). The refresh cookie is safe from that under https (`__Host-`), but nothing else the
@@ -151,12 +157,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     },
     dashboardMiddleware(),
     docsPageHeaders('/docs', apiOrigin(config)),
-    jsonBodyParser({
-      limit: config.BODY_LIMIT_BYTES,
-      anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
-      shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
-      authenticate: bearerCheck(app.get(BearerStrategy)),
-    }),
+    exceptPath(
+      GIT_HOOKS_PATH,
+      jsonBodyParser({
+        limit: config.BODY_LIMIT_BYTES,
+        anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
+        shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
+        authenticate: bearerCheck(app.get(BearerStrategy)),
+      }),
+    ),
   ];
   // compose's `next` takes an Error or nothing, a narrower type than Express's NextFunction (which also takes 'route').
   app.use(compose(steps as Handler<Request, Response>[]));

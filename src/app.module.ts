@@ -17,6 +17,7 @@ import { DomainsModule } from './domains/domains.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
 import { HealthModule } from './health/health.module';
+import { HooksModule } from './hooks/hooks.module';
 import { InternalModule } from './internal/internal.module';
 import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
@@ -64,6 +65,7 @@ export class AppModule {
         AnalyticsModule,
         BuildsModule,
         GitModule,
+        HooksModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

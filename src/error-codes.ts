@@ -6,6 +6,7 @@ import { type CodesWithStatus, commonError, type ErrorStatus } from './common/er
 import { idempotencyError } from './common/idempotency/idempotency.errors';
 import { deploymentsError } from './deployments/deployments.errors';
 import { gitError } from './git/git.errors';
+import { hooksError } from './hooks/hooks.errors';
 import { internalError } from './internal/internal.errors';
 import { projectsError } from './projects/projects.errors';
 import { billingError } from './quotas/billing.errors';
@@ -36,6 +37,7 @@ export const ERROR_MODULES = [
   internalError,
   gitError,
   buildsError,
+  hooksError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 
 import type { LeadsKeyring } from '../leads/keyring';
 import { GitRepository } from './git.repository';
-import { accessTokenAad, envValueAad, openSecret, sealSecret } from './git-secrets';
+import { accessTokenAad, envValueAad, openSecret, sealSecret, webhookSecretAad } from './git-secrets';
 
 export interface GitRotationLog {
   error(fields: object, message: string): void;
@@ -20,7 +20,7 @@ export interface GitRotationStats {
 const BATCH = 500;
 
 /**
- * Seals the projects' access tokens and environment variable values again under the
+ * Seals the projects' access tokens, webhook secrets and environment variable values again under the
  * newest key of LEADS_ENCRYPTION_KEYS (`npm run leads:rotate` runs it after the leads),
  * so an old key can be dropped. Like the leads' rotation: walks the rows in key order,
  * writes each only if it is unchanged since read, leaves what it cannot open (logged),
@@ -49,6 +49,19 @@ export async function rotateGitSecrets(dataSource: DataSource, keyring: LeadsKey
         openSecret(keyring, sealed, aad, `The access token of ${row.projectId}`),
       );
       if (token !== null && (await repo.resealToken(row.projectId, sealed.nonce, sealSecret(keyring, token, aad)))) stats.resealed++;
+    }
+    after = rows[rows.length - 1].projectId;
+  }
+  for (let after = ''; ;) {
+    const rows = await repo.webhookSecretsNotUnder(current, after, BATCH);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const aad = webhookSecretAad(row.projectId);
+      const sealed = { keyId: row.webhookKeyId!, nonce: row.webhookNonce!, ciphertext: row.webhookCiphertext! };
+      const secret = attempt({ projectId: row.projectId, keyId: row.webhookKeyId }, () =>
+        openSecret(keyring, sealed, aad, `The webhook secret of ${row.projectId}`),
+      );
+      if (secret !== null && (await repo.resealWebhookSecret(row.projectId, sealed.nonce, sealSecret(keyring, secret, aad)))) stats.resealed++;
     }
     after = rows[rows.length - 1].projectId;
   }

@@ -20,6 +20,14 @@ export function accessTokenAad(projectId: string): Buffer {
   return Buffer.from(`statichost-git-token:v1:${projectId}`, 'utf8');
 }
 
+/**
+ * What binds a project's webhook secret to its row. Its own purpose string, so the
+ * access token's ciphertext, copied into the webhook columns, does not open as a secret.
+ */
+export function webhookSecretAad(projectId: string): Buffer {
+  return Buffer.from(`statichost-git-webhook-secret:v1:${projectId}`, 'utf8');
+}
+
 /** What binds an environment variable's value to its row. */
 export function envValueAad(projectId: string, name: string): Buffer {
   return Buffer.from(`statichost-env:v1:${projectId}:${name}`, 'utf8');

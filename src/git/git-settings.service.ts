@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
@@ -7,8 +9,8 @@ import type { Principal } from '../shared/principal';
 import { ENV_TARGETS, type EnvTarget, type GitBuildInputs } from './build-inputs';
 import type { ProjectEnvVar, ProjectGit } from './git.entities';
 import { gitError } from './git.errors';
-import { GitRepository, type GitSettingsRow } from './git.repository';
-import { accessTokenAad, envValueAad, openSecret, sealSecret } from './git-secrets';
+import { type GitForge, GitRepository, type GitSettingsRow } from './git.repository';
+import { accessTokenAad, envValueAad, openSecret, type SealedSecret, sealSecret, webhookSecretAad } from './git-secrets';
 import {
   assertRepositoryAllowed,
   type Lookup,
@@ -23,6 +25,22 @@ export type GitSettingsInput = GitSettingsRow & {
   /** A string sets it, null removes it, undefined keeps the stored one. */
   accessToken: string | null | undefined;
 };
+
+/** What the webhook receiver (src/hooks) needs of a project, its secret opened. */
+export interface WebhookTarget {
+  projectId: string;
+  workspaceId: string;
+  slug: string;
+  repository: string;
+  productionBranch: string;
+  /** null: no secret was ever created, so every delivery is refused. */
+  secret: string | null;
+  buildForkPullRequests: boolean;
+  forge: GitForge | null;
+}
+
+/** Bytes of a webhook secret: 256 bits, as many as the HMAC-SHA256 key can use. */
+const WEBHOOK_SECRET_BYTES = 32;
 
 /**
  * A project's Git settings and build environment variables: saving them (the
@@ -76,6 +94,52 @@ export class GitSettingsService {
   async remove(principal: Principal, projectId: string): Promise<void> {
     const project = await this.projects.findVisible(principal, projectId);
     if (!(await this.repo.remove(project.id))) throw notConnected(project.id);
+  }
+
+  /**
+   * A new webhook secret for the project (32 random bytes, base64url), replacing the old
+   * one at once. Returned only here: it is stored sealed and never shown again.
+   */
+  async rotateWebhookSecret(principal: Principal, projectId: string): Promise<{ projectId: string; secret: string }> {
+    const project = await this.projects.findVisible(principal, projectId);
+    const secret = randomBytes(WEBHOOK_SECRET_BYTES).toString('base64url');
+    if (!(await this.repo.setWebhookSecret(project.id, sealSecret(this.keyring, secret, webhookSecretAad(project.id))))) throw notConnected(project.id);
+    return { projectId: project.id, secret };
+  }
+
+  /**
+   * The project as the webhook receiver sees it, its secret opened; null when there is
+   * no such project or it is not connected. A secret that no longer opens (its key
+   * dropped from LEADS_ENCRYPTION_KEYS) throws: the operator must see that, and the
+   * receiver answers it like a server error so the forge retries.
+   */
+  async webhookTarget(projectId: string): Promise<WebhookTarget | null> {
+    const found = await this.repo.findWebhookTarget(projectId);
+    if (!found) return null;
+    const { settings, workspaceId, slug } = found;
+    const sealed: SealedSecret | null =
+      settings.webhookKeyId && settings.webhookNonce && settings.webhookCiphertext
+        ? { keyId: settings.webhookKeyId, nonce: settings.webhookNonce, ciphertext: settings.webhookCiphertext }
+        : null;
+    return {
+      projectId: settings.projectId,
+      workspaceId,
+      slug,
+      repository: settings.repository,
+      productionBranch: settings.productionBranch,
+      secret: sealed && openSecret(this.keyring, sealed, webhookSecretAad(projectId), `The webhook secret of project ${projectId}`),
+      buildForkPullRequests: settings.buildForkPullRequests,
+      forge: settings.forge,
+    };
+  }
+
+  /**
+   * Remembers which forge sent a verified delivery when the settings do not say: a
+   * self-hosted GitLab or Gitea has no host name to recognise, and the builds need to
+   * know which API to report to. A forge the user set is never overwritten.
+   */
+  async rememberForge(projectId: string, forge: GitForge): Promise<void> {
+    await this.repo.setForgeIfUnset(projectId, forge);
   }
 
   async listEnv(principal: Principal, projectId: string): Promise<ProjectEnvVar[]> {

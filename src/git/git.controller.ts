@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../access/decorators';
@@ -7,8 +7,8 @@ import { AppConfig } from '../config/app-config';
 import { ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
-import { EnvVarListView, EnvVarView, GitSettingsView, PutEnvVarDto, PutGitSettingsDto } from './dto/git-settings.dto';
-import { envVarView, gitSettingsView } from './git.view';
+import { EnvVarListView, EnvVarView, GitSettingsView, PutEnvVarDto, PutGitSettingsDto, WebhookSecretView } from './dto/git-settings.dto';
+import { envVarView, gitSettingsView, webhookUrl } from './git.view';
 import { ENV_NAME, normalizeDirectory } from './git-fields';
 import { GitSettingsService } from './git-settings.service';
 
@@ -41,7 +41,7 @@ export class GitController {
   @ApiOperation({
     summary: 'Connect the project to a Git repository, or change how it builds',
     description:
-      'Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned.',
+      'Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned. `buildForkPullRequests` and `forge` left out keep their values.',
   })
   @ApiOkResponse({ type: GitSettingsView })
   @ApiResponse({ status: 400, description: '`repository_not_allowed`: the message says why (transport, credentials, private address…)' })
@@ -56,6 +56,8 @@ export class GitController {
       outputDirectory: directory(dto.outputDirectory) || null,
       nodeVersion: dto.nodeVersion ?? null,
       accessToken: dto.accessToken,
+      buildForkPullRequests: dto.buildForkPullRequests,
+      forge: dto.forge,
     });
     return gitSettingsView(saved, this.config.apiBaseUrl);
   }
@@ -66,6 +68,20 @@ export class GitController {
   @ApiOkResponse({ type: GitSettingsView })
   async get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<GitSettingsView> {
     return gitSettingsView(await this.git.get(principal, projectId), this.config.apiBaseUrl);
+  }
+
+  @Post(':projectId/git/webhook-secret')
+  @Endpoint({ id: 'rotateWebhookSecret', scopes: ['admin'], errors: { 404: ['git_not_connected'] } })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Create or replace the webhook secret, shown only in this answer',
+    description:
+      'Deliveries to `webhookUrl` are refused until a secret exists. The new secret works at once and the previous one stops working: update the forge’s webhook with it.',
+  })
+  @ApiOkResponse({ type: WebhookSecretView })
+  async rotateWebhookSecret(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<WebhookSecretView> {
+    const { projectId: id, secret } = await this.git.rotateWebhookSecret(principal, projectId);
+    return { webhookUrl: webhookUrl(this.config.apiBaseUrl, id), secret };
   }
 
   @DeleteRoute(':projectId/git', 'Disconnect the repository (the environment variables stay)')

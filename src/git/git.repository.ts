@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Brackets, DataSource } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
+import { Project } from '../projects/project.entity';
 import type { EnvTarget } from './build-inputs';
 import { ProjectEnvVar, ProjectGit } from './git.entities';
 import type { SealedSecret } from './git-secrets';
@@ -15,6 +16,20 @@ export interface GitSettingsRow {
   buildCommand: string | null;
   outputDirectory: string | null;
   nodeVersion: string | null;
+  /** Left out: kept as stored (a new row takes the column's default). */
+  buildForkPullRequests?: boolean;
+  /** Left out: kept as stored; null: inferred (from the host, then from verified deliveries). */
+  forge?: GitForge | null;
+}
+
+/** Which forge's API a project's builds report to. */
+export type GitForge = NonNullable<ProjectGit['forge']>;
+
+/** What the webhook receiver needs of a project: its settings, its workspace and slug. */
+export interface WebhookTargetRow {
+  settings: ProjectGit;
+  workspaceId: string;
+  slug: string;
 }
 
 const SAMPLE_SETTINGS: GitSettingsRow = {
@@ -52,15 +67,25 @@ export class GitRepository {
   @GenerateSql(
     { name: 'keep token', inTransaction: true, params: (f) => [f.projectId, SAMPLE_SETTINGS, undefined] },
     { name: 'set token', inTransaction: true, params: (f) => [f.projectId, SAMPLE_SETTINGS, SAMPLE_SEALED] },
+    {
+      name: 'fork builds and forge',
+      inTransaction: true,
+      params: (f) => [f.projectId, { ...SAMPLE_SETTINGS, buildForkPullRequests: true, forge: 'gitea' }, undefined],
+    },
   )
   async upsert(projectId: string, settings: GitSettingsRow, token: SealedSecret | null | undefined): Promise<ProjectGit> {
     const tokenColumns =
       token === undefined ? {} : { tokenKeyId: token?.keyId ?? null, tokenNonce: token?.nonce ?? null, tokenCiphertext: token?.ciphertext ?? null };
     const repo = this.dataSource.getRepository(ProjectGit);
+    const { buildForkPullRequests, forge, ...replaced } = settings;
+    const kept = {
+      ...(buildForkPullRequests === undefined ? {} : { buildForkPullRequests }),
+      ...(forge === undefined ? {} : { forge }),
+    };
     const result = await repo
       .createQueryBuilder()
       .insert()
-      .values({ projectId, ...settings, ...(token === undefined ? {} : tokenColumns) })
+      .values({ projectId, ...replaced, ...kept, ...(token === undefined ? {} : tokenColumns) })
       .orUpdate(
         [
           'repository',
@@ -70,6 +95,8 @@ export class GitRepository {
           'build_command',
           'output_directory',
           'node_version',
+          ...(buildForkPullRequests === undefined ? [] : ['build_fork_pull_requests']),
+          ...(forge === undefined ? [] : ['forge']),
           ...(token === undefined ? [] : ['token_key_id', 'token_nonce', 'token_ciphertext']),
           'updated_at',
         ],
@@ -78,6 +105,47 @@ export class GitRepository {
       .returning('*')
       .execute();
     return fromRow(this.dataSource, ProjectGit, (result.raw as Record<string, unknown>[])[0]);
+  }
+
+  /** The settings with the project's workspace and slug (the webhook receiver has no principal to find them by). */
+  @GenerateSql({ params: (f) => [f.projectId] })
+  async findWebhookTarget(projectId: string): Promise<WebhookTargetRow | null> {
+    const row = await this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder('g')
+      .innerJoin(Project, 'p', 'p.id = g.project_id')
+      .addSelect(['p.workspace_id AS p_workspace_id', 'p.slug AS p_slug'])
+      .where('g.project_id = :projectId', { projectId })
+      .getRawAndEntities();
+    const settings = row.entities[0];
+    if (!settings) return null;
+    const raw = row.raw[0] as { p_workspace_id: string; p_slug: string };
+    return { settings, workspaceId: raw.p_workspace_id, slug: raw.p_slug };
+  }
+
+  /** Replaces the webhook secret (the old one stops opening at once); false when the project is not connected. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, SAMPLE_SEALED] })
+  async setWebhookSecret(projectId: string, sealed: SealedSecret): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder()
+      .update()
+      .set({ webhookKeyId: sealed.keyId, webhookNonce: sealed.nonce, webhookCiphertext: sealed.ciphertext })
+      .where('project_id = :projectId', { projectId })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Records the forge a verified delivery came from, unless one is already set (by the user or an earlier delivery). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'gitea'] })
+  async setForgeIfUnset(projectId: string, forge: GitForge): Promise<void> {
+    await this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder()
+      .update()
+      .set({ forge, updatedAt: () => '"updated_at"' })
+      .where('project_id = :projectId AND forge IS NULL', { projectId })
+      .execute();
   }
 
   /** True when there was a row. */
@@ -129,6 +197,19 @@ export class GitRepository {
       .getMany();
   }
 
+  /** Projects whose webhook secret is sealed under another key than `keyId`, after `afterProjectId`. */
+  @GenerateSql({ params: () => ['k1', '', 500] })
+  webhookSecretsNotUnder(keyId: string, afterProjectId: string, limit: number): Promise<ProjectGit[]> {
+    return this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder('g')
+      .where('g.webhook_key_id IS NOT NULL AND g.webhook_key_id <> :keyId', { keyId })
+      .andWhere('g.project_id > :after', { after: afterProjectId })
+      .orderBy('g.project_id', 'ASC')
+      .limit(limit)
+      .getMany();
+  }
+
   /** Variables sealed under another key than `keyId`, after (`afterProjectId`, `afterName`). */
   @GenerateSql({ params: () => ['k1', '', '', 500] })
   envNotUnder(keyId: string, afterProjectId: string, afterName: string, limit: number): Promise<ProjectEnvVar[]> {
@@ -152,6 +233,7 @@ export class GitRepository {
   async countNotUnder(keyId: string): Promise<number> {
     const [row] = (await this.dataSource.query(
       `SELECT (SELECT count(*) FROM project_git WHERE token_key_id IS NOT NULL AND token_key_id <> $1)
+            + (SELECT count(*) FROM project_git WHERE webhook_key_id IS NOT NULL AND webhook_key_id <> $1)
             + (SELECT count(*) FROM project_env_vars WHERE key_id <> $1) AS n`,
       [keyId],
     )) as { n: string }[];
@@ -167,6 +249,19 @@ export class GitRepository {
       .update()
       .set({ tokenKeyId: sealed.keyId, tokenNonce: sealed.nonce, tokenCiphertext: sealed.ciphertext, updatedAt: () => '"updated_at"' })
       .where('project_id = :projectId AND token_nonce = :oldNonce', { projectId, oldNonce })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Writes the webhook secret sealed again, only if it is still the one that was read (by its nonce); true when written. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, Buffer.alloc(12), SAMPLE_SEALED] })
+  async resealWebhookSecret(projectId: string, oldNonce: Buffer, sealed: SealedSecret): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(ProjectGit)
+      .createQueryBuilder()
+      .update()
+      .set({ webhookKeyId: sealed.keyId, webhookNonce: sealed.nonce, webhookCiphertext: sealed.ciphertext, updatedAt: () => '"updated_at"' })
+      .where('project_id = :projectId AND webhook_nonce = :oldNonce', { projectId, oldNonce })
       .execute();
     return (result.affected ?? 0) > 0;
   }

@@ -20,6 +20,9 @@ export function gitSettingsView(row: ProjectGit, apiBaseUrl: string): GitSetting
     nodeVersion: row.nodeVersion,
     hasAccessToken: row.tokenCiphertext !== null,
     webhookUrl: webhookUrl(apiBaseUrl, row.projectId),
+    hasWebhookSecret: row.webhookCiphertext !== null,
+    buildForkPullRequests: row.buildForkPullRequests,
+    forge: row.forge,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };

@@ -69,6 +69,9 @@ describe('Git settings and environment variables (e2e)', () => {
         nodeVersion: '22.x',
         hasAccessToken: false,
         webhookUrl: `${t.config.apiBaseUrl}/hooks/git/${projectId}`,
+        hasWebhookSecret: false,
+        buildForkPullRequests: false,
+        forge: null,
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updatedAt: expect.stringMatching(/Z$/),
       });
@@ -333,6 +336,77 @@ describe('Git settings and environment variables (e2e)', () => {
       await getGit(projectId).expect(200);
       expect((await listEnv(projectId).expect(200)).body.data.map((v: { name: string }) => v.name)).toEqual(['A', 'B']);
       await getGit(otherProjectId, bearer(bound.token)).expect(404);
+    });
+  });
+
+  describe('webhook secret, fork builds and forge (issue 29)', () => {
+    const rotate = (projectId: string, headers: Record<string, string> = asUser(owner)) =>
+      http().post(`/projects/${projectId}/git/webhook-secret`).set(headers).on('response', record);
+
+    it('creates a secret on demand, shows it once, and replaces it on the next call', async () => {
+      const projectId = await newProject('Webhook secret');
+      expect((await rotate(projectId).expect(404)).body.code).toBe('git_not_connected');
+      expect((await putGit(projectId, { repository: PUBLIC, productionBranch: 'main' }).expect(200)).body.hasWebhookSecret).toBe(false);
+
+      const first = await rotate(projectId).expect(200);
+      expect(first.body).toEqual({ webhookUrl: `${t.config.apiBaseUrl}/hooks/git/${projectId}`, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      const settings = (await getGit(projectId).expect(200)).body;
+      expect(settings.hasWebhookSecret).toBe(true);
+      expect(JSON.stringify(settings)).not.toContain(first.body.secret);
+      const target = t.app.get(GitSettingsService);
+      expect(await target.webhookTarget(projectId)).toMatchObject({ projectId, repository: PUBLIC, productionBranch: 'main', secret: first.body.secret });
+
+      const second = await rotate(projectId).expect(200);
+      expect(second.body.secret).not.toBe(first.body.secret);
+      expect((await target.webhookTarget(projectId))?.secret).toBe(second.body.secret);
+      // A PUT of the other settings keeps it.
+      await putGit(projectId, { repository: PUBLIC, productionBranch: 'dev' }).expect(200);
+      expect((await target.webhookTarget(projectId))?.secret).toBe(second.body.secret);
+      const stored = await t.dataSource.query(`SELECT webhook_ciphertext FROM project_git WHERE project_id = $1`, [projectId]);
+      expect(stored[0].webhook_ciphertext.includes(Buffer.from(second.body.secret))).toBe(false);
+    });
+
+    it('a sealed access token copied into the webhook secret columns does not open as the secret', async () => {
+      const projectId = await newProject('Token as secret');
+      await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', accessToken: TOKEN }).expect(200);
+      await t.dataSource.query(
+        `UPDATE project_git SET webhook_key_id = token_key_id, webhook_nonce = token_nonce, webhook_ciphertext = token_ciphertext WHERE project_id = $1`,
+        [projectId],
+      );
+      await expect(t.app.get(GitSettingsService).webhookTarget(projectId)).rejects.toThrow('does not open');
+    });
+
+    it('keeps buildForkPullRequests and forge when left out, sets them when given, and refuses other values', async () => {
+      const projectId = await newProject('Fork settings');
+      await putGit(projectId, { repository: PUBLIC, productionBranch: 'main' }).expect(200);
+      const set = await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', buildForkPullRequests: true, forge: 'gitea' }).expect(200);
+      expect(set.body).toMatchObject({ buildForkPullRequests: true, forge: 'gitea' });
+      const kept = await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', buildCommand: 'make' }).expect(200);
+      expect(kept.body).toMatchObject({ buildForkPullRequests: true, forge: 'gitea', buildCommand: 'make' });
+      const cleared = await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', buildForkPullRequests: false, forge: null }).expect(200);
+      expect(cleared.body).toMatchObject({ buildForkPullRequests: false, forge: null });
+
+      for (const body of [{ forge: 'bitbucket' }, { buildForkPullRequests: 'yes' }]) {
+        const res = await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', ...body }).expect(400);
+        expect(res.body.message).toContain(Object.keys(body)[0]);
+      }
+      expect((await getGit(projectId).expect(200)).body).toMatchObject({ buildForkPullRequests: false, forge: null });
+    });
+
+    it('only an admin of the project rotates: a deploy token, a viewer and a token bound to another project cannot', async () => {
+      const projectId = await newProject('Rotate access');
+      const otherProjectId = await newProject('Rotate access other');
+      await putGit(projectId, { repository: PUBLIC, productionBranch: 'main' }).expect(200);
+      const deploy = await createApiToken(t, owner, { scopes: ['deploy', 'read'] });
+      await rotate(projectId, bearer(deploy.token)).expect(403);
+      const viewer = await registerUser(t);
+      await addMember(t, owner, viewer, 'viewer');
+      await rotate(projectId, asUser(viewer, owner.workspaceId)).expect(403);
+      const bound = await createApiToken(t, owner, { scopes: ['read', 'admin'], projectId: otherProjectId });
+      expect((await rotate(projectId, bearer(bound.token)).expect(404)).body.code).toBe('not_found');
+      expect((await getGit(projectId).expect(200)).body.hasWebhookSecret).toBe(false);
+      const admin = await createApiToken(t, owner, { scopes: ['admin'], projectId });
+      await rotate(projectId, bearer(admin.token)).expect(200);
     });
   });
 

@@ -985,7 +985,7 @@ export interface paths {
         get: operations["getGitSettings"];
         /**
          * Connect the project to a Git repository, or change how it builds
-         * @description Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned.
+         * @description Replaces the settings: optional fields left out or null are unset (detected at build time). `accessToken`: a string sets it, null removes it, left out keeps it; it is never returned. `buildForkPullRequests` and `forge` left out keep their values.
          *
          *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
@@ -996,6 +996,28 @@ export interface paths {
          * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         delete: operations["deleteGitSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/git/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace the webhook secret, shown only in this answer
+         * @description Deliveries to `webhookUrl` are refused until a secret exists. The new secret works at once and the previous one stops working: update the forge’s webhook with it.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1040,6 +1062,28 @@ export interface paths {
          * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         delete: operations["deleteEnvVar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/git/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub, GitLab, Gitea or Forgejo webhook delivery
+         * @description Authenticated by the project’s webhook secret (GitHub `X-Hub-Signature-256`, GitLab `X-Gitlab-Token`, Gitea `X-Gitea-Signature`, Forgejo `X-Forgejo-Signature`), checked over the raw body before it is parsed. A push to the production branch builds and publishes; a push to another branch, or a pull request opened, updated or reopened, builds a preview; a deleted branch or a closed pull request removes its preview alias. A delivery id seen before starts nothing (200 `duplicate`). Refused deliveries are counted per client address (429 past 30 a minute).
+         *
+         *     **Access:** public, no credential.
+         */
+        post: operations["receiveGitWebhook"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2147,6 +2191,13 @@ export interface components {
             nodeVersion?: string | null;
             /** @description Token of a private repository (sent as the HTTP password). Stored encrypted, never returned; left out: kept; null: removed */
             accessToken?: string | null;
+            /** @description Build pull requests whose head is in another repository (a fork), without the project’s environment variables; left out: kept (default false) */
+            buildForkPullRequests?: boolean;
+            /**
+             * @description Which forge’s API statuses and comments go to; null: known from the repository’s host or the first verified webhook delivery; left out: kept
+             * @enum {string|null}
+             */
+            forge?: "github" | "gitlab" | "gitea" | "forgejo" | null;
         };
         GitSettingsView: {
             /** @example proj_0123456789abcdefghijklmn */
@@ -2175,10 +2226,31 @@ export interface components {
              * @example https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn
              */
             webhookUrl: string;
+            /** @description Whether a webhook secret is set (POST …/git/webhook-secret creates one and shows it once); without one every delivery is refused */
+            hasWebhookSecret: boolean;
+            /** @description Whether pull requests from forks are built (without the project’s environment variables) */
+            buildForkPullRequests: boolean;
+            /**
+             * @description The forge set, or learnt from a verified delivery; null: inferred from the repository’s host
+             * @enum {string|null}
+             */
+            forge: "github" | "gitlab" | "gitea" | "forgejo" | null;
             /** @example 2030-01-01T00:00:00.000Z */
             createdAt: string;
             /** @example 2030-01-01T00:00:00.000Z */
             updatedAt: string;
+        };
+        WebhookSecretView: {
+            /**
+             * @description The payload URL to give the forge
+             * @example https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn
+             */
+            webhookUrl: string;
+            /**
+             * @description The secret to give the forge (GitHub, Gitea, Forgejo: “Secret”; GitLab: “Secret token”). Shown only now; the previous one stops working at once
+             * @example q3Xr0bVvO2x8m5Jd3aKQ5Y3wN8l1yZr7c9T6bE4uH0s
+             */
+            secret: string;
         };
         EnvVarView: {
             /** @example API_URL */
@@ -2203,6 +2275,44 @@ export interface components {
              */
             targets: ("production" | "preview")[];
         };
+        HookPingView: {
+            /**
+             * @description GitHub’s ping, sent when the webhook is created
+             * @enum {string}
+             */
+            event: "ping";
+        };
+        HookDuplicateView: {
+            /**
+             * @description This delivery id was acted on before: nothing was started
+             * @enum {boolean}
+             */
+            duplicate: true;
+            /** @example 72d3162e-cc78-11e3-81ab-4c9367dc0958 */
+            deliveryId: string;
+        };
+        HookIgnoredView: {
+            /**
+             * @description Why the event starts nothing
+             * @example tag push (v1.0.0): only branches are built
+             */
+            ignored: string;
+        };
+        HookBuildView: {
+            /** @enum {string} */
+            event: "push" | "pull_request";
+            /** @description The build queued for it */
+            build: components["schemas"]["BuildView"];
+        };
+        HookRemovedView: {
+            /** @enum {string} */
+            event: "push" | "pull_request";
+            /**
+             * @description The preview alias removed (a deleted branch, a closed or merged pull request); null when there was none
+             * @example pr-7--site
+             */
+            removed: string | null;
+        };
         /** @description The body of every error answer */
         Error: {
             /** @example 404 */
@@ -2223,7 +2333,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -2299,6 +2409,11 @@ export interface components {
          * @enum {string}
          */
         BuildsErrorCode: "build_finished" | "build_not_found" | "builds_unavailable" | "invalid_ref";
+        /**
+         * @description The hooks module's codes
+         * @enum {string}
+         */
+        HooksErrorCode: "invalid_webhook_payload" | "invalid_webhook_signature" | "repository_mismatch";
     };
     responses: never;
     parameters: never;
@@ -8597,6 +8712,86 @@ export interface operations {
             };
         };
     };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "git_not_connected" | "not_found";
+                    };
+                };
+            };
+        };
+    };
     listEnvVars: {
         parameters: {
             query?: never;
@@ -8880,6 +9075,154 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "env_var_not_found" | "not_found";
+                    };
+                };
+            };
+        };
+    };
+    receiveGitWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The forge’s JSON payload, as it sends it */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A ping, a redelivery, or an alias removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookPingView"] | components["schemas"]["HookDuplicateView"] | components["schemas"]["HookRemovedView"];
+                };
+            };
+            /** @description A build was queued, or the event is ignored (and why) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookBuildView"] | components["schemas"]["HookIgnoredView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_ref" | "invalid_webhook_payload" | "repository_mismatch" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "invalid_webhook_signature";
+                    };
+                };
+            };
+            /** @description The plan does not allow it, or payment failed */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 402;
+                        /** @enum {string} */
+                        code?: "quota_exceeded";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "builds_unavailable";
                     };
                 };
             };

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsIn, IsNotEmpty, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, ValidateIf } from 'class-validator';
 
 import { NullableStringProperty } from '../../common/dto-fields';
 import { ENV_TARGETS, type EnvTarget } from '../build-inputs';
+import type { GitForge } from '../git.repository';
 import {
   accessTokenProblem,
   branchNameProblem,
@@ -18,6 +19,9 @@ import {
 } from '../git-fields';
 import { MAX_REPOSITORY_URL } from '../repository-url';
 import { CheckedString } from './checked-string';
+
+/** The forges whose API builds report to (src/forges); listed here since git sits below that module. */
+export const GIT_FORGES = ['github', 'gitlab', 'gitea', 'forgejo'] as const satisfies readonly GitForge[];
 
 const directoryProblem = (value: string) => {
   const result = normalizeDirectory(value);
@@ -105,6 +109,24 @@ export class PutGitSettingsDto {
   @IsString()
   @CheckedString('accessToken', accessTokenProblem)
   accessToken?: string | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Build pull requests whose head is in another repository (a fork), without the project’s environment variables; left out: kept (default false)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  buildForkPullRequests?: boolean;
+
+  @ApiPropertyOptional({
+    enum: GIT_FORGES,
+    nullable: true,
+    description: 'Which forge’s API statuses and comments go to; null: known from the repository’s host or the first verified webhook delivery; left out: kept',
+  })
+  @ValidateIf((o: PutGitSettingsDto) => o.forge !== null)
+  @IsOptional()
+  @IsIn(GIT_FORGES)
+  forge?: GitForge | null;
 }
 
 export class GitSettingsView {
@@ -128,10 +150,35 @@ export class GitSettingsView {
   hasAccessToken: boolean;
   @ApiProperty({ example: 'https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn', description: 'Where the forge sends push events' })
   webhookUrl: string;
+  @ApiProperty({
+    description: 'Whether a webhook secret is set (POST …/git/webhook-secret creates one and shows it once); without one every delivery is refused',
+  })
+  hasWebhookSecret: boolean;
+  @ApiProperty({ description: 'Whether pull requests from forks are built (without the project’s environment variables)' })
+  buildForkPullRequests: boolean;
+  @ApiProperty({
+    enum: GIT_FORGES,
+    nullable: true,
+    type: String,
+    description: 'The forge set, or learnt from a verified delivery; null: inferred from the repository’s host',
+  })
+  forge: GitForge | null;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
   createdAt: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })
   updatedAt: string;
+}
+
+/** POST /projects/:projectId/git/webhook-secret: the only time the secret is shown. */
+export class WebhookSecretView {
+  @ApiProperty({ example: 'https://api.example.com/hooks/git/proj_0123456789abcdefghijklmn', description: 'The payload URL to give the forge' })
+  webhookUrl: string;
+  @ApiProperty({
+    example: 'q3Xr0bVvO2x8m5Jd3aKQ5Y3wN8l1yZr7c9T6bE4uH0s',
+    description:
+      'The secret to give the forge (GitHub, Gitea, Forgejo: “Secret”; GitLab: “Secret token”). Shown only now; the previous one stops working at once',
+  })
+  secret: string;
 }
 
 /** PUT /projects/:projectId/env/:name. */
