@@ -10,12 +10,14 @@ import { Build } from './build.entity';
 import { BuildsController } from './builds.controller';
 import { BuildsRepository } from './builds.repository';
 import { BuildsService } from './builds.service';
+import { BuildFeedbackRepository } from './feedback/build-feedback.repository';
+import { ForgeFeedback } from './feedback/forge-feedback';
 import { BuildLogRepository } from './logs/build-log.repository';
 import { BuildLogChunk } from './logs/build-log-chunk.entity';
 import { BuildLogsService } from './logs/build-logs.service';
 import { BuildPipeline } from './pipeline/build-pipeline';
 import { BuildsPipelineModule } from './pipeline/builds-pipeline.module';
-import { BuildInputsSource, PipelinePort, RunnerSource } from './ports';
+import { BuildFeedback, BuildInputsSource, PipelinePort, RunnerSource } from './ports';
 import { BuildQueue } from './queue/build-queue';
 import { BuildSweeper } from './queue/build-sweeper.service';
 import { Builder } from './queue/builder.service';
@@ -35,6 +37,9 @@ import { SelectedRunner } from './runner-source';
     { provide: BuildInputsSource, useExisting: GitSettingsService },
     { provide: RunnerSource, useClass: SelectedRunner },
     { provide: PipelinePort, useExisting: BuildPipeline },
+    ForgeFeedback,
+    BuildFeedbackRepository,
+    { provide: BuildFeedback, useExisting: ForgeFeedback },
   ],
   exports: [BuildsService, Builder, BuildSweeper],
 })

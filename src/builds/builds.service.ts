@@ -15,7 +15,7 @@ import { buildsError } from './builds.errors';
 import { type BuildFilter, BuildsRepository } from './builds.repository';
 import type { BuildView } from './dto/build-views.dto';
 import { BuildLogsService, type LogOutput } from './logs/build-logs.service';
-import { BuildInputsSource, RunnerSource } from './ports';
+import { BuildFeedback, BuildInputsSource, RunnerSource } from './ports';
 import { BuildQueue } from './queue/build-queue';
 import { BuildsUnavailableError } from './runner/runner';
 
@@ -52,6 +52,7 @@ export class BuildsService {
     private readonly logs: BuildLogsService,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly feedback: BuildFeedback,
   ) {}
 
   /**
@@ -119,6 +120,7 @@ export class BuildsService {
     const build = await this.get(principal, projectId, buildId);
     if (isFinished(build.status)) throw buildsError('build_finished', `build ${build.id} has already ended (${build.status}); there is nothing to cancel`);
     const canceled = await this.builds.endIfActive(build.id, this.clock.now(), 'canceled', 'canceled by a user');
+    if (canceled) this.feedback.buildChanged(canceled.id);
     if (canceled) return canceled;
     const now = (await this.builds.findById(build.id))!;
     if (!isFinished(now.status)) {

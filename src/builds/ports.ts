@@ -19,3 +19,13 @@ export abstract class RunnerSource {
 export abstract class PipelinePort {
   abstract run(job: PipelineJob): Promise<PipelineResult>;
 }
+
+/**
+ * Tells the build's forge of a change of the build (its commit known, or its end): the
+ * commit status and the pull request comment (feedback/forge-feedback.ts). Called after
+ * the change is committed; returns at once and never throws, so a forge can neither
+ * slow nor fail a build.
+ */
+export abstract class BuildFeedback {
+  abstract buildChanged(buildId: string): void;
+}

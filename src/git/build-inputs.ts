@@ -20,8 +20,10 @@ export interface GitBuildInputs {
   outputDirectory: string | null;
   /** A Node major or semver range the build asks for (`20`, `22.x`); null: the image's. */
   nodeVersion: string | null;
-  /** Token of a private repository, given to git through a header, never a command line. */
+  /** Token of a private repository, given to git through a header, never a command line; also what the forge's API is called with. */
   accessToken: string | null;
+  /** The forge whose API hears back (ProjectGit.forge); null: known from the repository's host, if at all (forgeOfHost). */
+  forge?: 'github' | 'gitlab' | 'gitea' | 'forgejo' | null;
   /** The project's variables for the build's target, values opened; builds of forks get none. */
   env: Record<string, string>;
 }

@@ -201,6 +201,7 @@ export class GitSettingsService {
       outputDirectory: settings.outputDirectory,
       nodeVersion: settings.nodeVersion,
       accessToken,
+      forge: settings.forge,
       env,
     };
   }

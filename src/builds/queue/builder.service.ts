@@ -14,7 +14,7 @@ import type { Build } from '../build.entity';
 import { type BuildOutcome, BuildsRepository } from '../builds.repository';
 import { BuildLogsService } from '../logs/build-logs.service';
 import { BuildFailure } from '../pipeline/types';
-import { BuildInputsSource, PipelinePort, RunnerSource } from '../ports';
+import { BuildFeedback, BuildInputsSource, PipelinePort, RunnerSource } from '../ports';
 import { BuildsUnavailableError } from '../runner/runner';
 import { BuildQueue } from './build-queue';
 
@@ -60,6 +60,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly feedback: BuildFeedback,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -126,6 +127,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
       this.running.delete(buildId);
       settle();
     }
+    this.feedback.buildChanged(buildId);
   }
 
   private async pipelineRun(build: Build, log: ReturnType<BuildLogsService['writer']>, signal: AbortSignal): Promise<BuildOutcome> {
@@ -141,7 +143,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
       runner: this.runners.runner(),
       log,
       signal,
-      onResolved: (commit) => this.builds.setResolved(build.id, commit),
+      onResolved: (commit) => this.builds.setResolved(build.id, commit).then(() => this.feedback.buildChanged(build.id)),
       beforeDeployCommit: async (m, deploymentId) => {
         if (!(await this.builds.claimDeploy(m, build.id, this.builderId, deploymentId))) {
           throw new BuildFailure('the build ended (canceled, timed out or replaced) before its output was deployed: nothing was published');
