@@ -23,6 +23,7 @@ import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { PreviewsModule } from './previews/previews.module';
 import { ProjectsModule } from './projects/projects.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { SiteWebhookModule } from './site-webhook/site-webhook.module';
@@ -66,6 +67,7 @@ export class AppModule {
         BuildsModule,
         GitModule,
         HooksModule,
+        PreviewsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -14,6 +14,7 @@ export function buildView(b: Build): BuildView {
     commitSha: b.commitSha,
     commitMessage: b.commitMessage,
     pullRequest: b.pullRequest,
+    fork: b.fork,
     deploymentId: b.deploymentId,
     url: b.url,
     detected: b.detected,
@@ -22,5 +23,7 @@ export function buildView(b: Build): BuildView {
     finishedAt: iso(b.finishedAt),
     durationMs: b.durationMs,
     error: b.error,
+    forgeStatus: b.forgeStatus,
+    forgeError: b.forgeError,
   };
 }

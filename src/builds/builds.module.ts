@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeploymentsModule } from '../deployments/deployments.module';
 import { GitModule } from '../git/git.module';
 import { GitSettingsService } from '../git/git-settings.service';
+import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { QuotasModule } from '../quotas/quotas.module';
 import { Build } from './build.entity';
@@ -24,7 +25,7 @@ import { Builder } from './queue/builder.service';
 import { SelectedRunner } from './runner-source';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Build, BuildLogChunk]), ProjectsModule, DeploymentsModule, QuotasModule, GitModule, BuildsPipelineModule],
+  imports: [TypeOrmModule.forFeature([Build, BuildLogChunk]), ProjectsModule, DeploymentsModule, QuotasModule, GitModule, PreviewsModule, BuildsPipelineModule],
   controllers: [BuildsController],
   providers: [
     BuildsService,

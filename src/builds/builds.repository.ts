@@ -5,7 +5,7 @@ import { GenerateSql } from '../database/generate-sql';
 import { Build, type BuildStatus, type FinishedStatus } from './build.entity';
 import type { DetectedBuild, ResolvedCommit } from './pipeline/types';
 
-export type NewBuild = Pick<Build, 'id' | 'projectId' | 'workspaceId' | 'trigger' | 'ref' | 'branch' | 'pullRequest' | 'createdBy'>;
+export type NewBuild = Pick<Build, 'id' | 'projectId' | 'workspaceId' | 'trigger' | 'ref' | 'branch' | 'pullRequest' | 'fork' | 'createdBy'>;
 
 export interface BuildFilter {
   branch?: string;
@@ -28,6 +28,7 @@ const SNAPSHOT_BUILD = (projectId: string, workspaceId: string): NewBuild => ({
   ref: 'main',
   branch: 'main',
   pullRequest: null,
+  fork: false,
   createdBy: 'usr_sqlsnapshot',
 });
 
@@ -81,15 +82,37 @@ export class BuildsRepository {
   /**
    * Cancels the project's queued and running builds of `branch` (a newer build of it
    * replaces them); their builders see it on their next heartbeat. Returns their ids.
+   * A pull request's builds replace only that pull request's (`pullRequest`), and a
+   * branch's only the branch's own: one push builds both, for two addresses.
    */
-  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', new Date(0), 'replaced'] })
-  async cancelActiveOfBranch(manager: EntityManager, projectId: string, branch: string, now: Date, reason: string): Promise<string[]> {
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', null, new Date(0), 'replaced'] })
+  async cancelActiveOfBranch(
+    manager: EntityManager,
+    projectId: string,
+    branch: string,
+    pullRequest: number | null,
+    now: Date,
+    reason: string,
+  ): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await manager.query(
       `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
-       WHERE project_id = $1 AND branch = $3 AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
-      [projectId, now, branch, reason],
+       WHERE project_id = $1 AND branch = $3 AND pull_request IS NOT DISTINCT FROM $5 AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
+      [projectId, now, branch, reason, pullRequest],
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Whether build `id` was started after build `other` (an alias then moves to it); true
+   * when `other` is gone (deleted past the kept history).
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'bld_none', 'bld_other'] })
+  async startedAfter(manager: EntityManager, id: string, other: string): Promise<boolean> {
+    const rows: { after: boolean }[] = await manager.query(
+      `SELECT coalesce((SELECT (b.created_at, b.id) > (o.created_at, o.id) FROM builds b, builds o WHERE b.id = $1 AND o.id = $2), true) AS after`,
+      [id, other],
+    );
+    return rows[0].after;
   }
 
   /** Ends a queued or running build as `status`; null when it had already ended, or its output is deployed already (it ends `ready`). */

@@ -76,11 +76,18 @@ export class BuildsService {
       if (err instanceof BuildsUnavailableError) throw buildsError('builds_unavailable', err.message);
       throw err;
     }
-    const { ref, branch } = requestRef(request.ref ?? settings.productionBranch);
+    const asked = requestRef(request.ref ?? settings.productionBranch);
+    const { ref } = asked;
+    // A pull request's head ref (`refs/pull/<n>/head`) names no branch: the forge says which.
+    const branch = request.branch !== undefined ? request.branch : asked.branch;
+    const pullRequest = request.pullRequest ?? null;
     const id = newId('bld');
     const build = await this.dataSource.transaction(async (m) => {
       const plan = await this.quotas.lock(m, project.workspaceId);
-      if (branch !== null) await this.builds.cancelActiveOfBranch(m, project.id, branch, this.clock.now(), `replaced by a newer build of ${branch} (${id})`);
+      if (branch !== null) {
+        const what = pullRequest === null ? branch : `pull request ${pullRequest}`;
+        await this.builds.cancelActiveOfBranch(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
+      }
       await this.quotas.assertBuildSlot(m, plan);
       return this.builds.insert(m, {
         id,
@@ -89,8 +96,9 @@ export class BuildsService {
         trigger: request.trigger,
         ref,
         branch,
-        pullRequest: request.pullRequest ?? null,
-        createdBy: actorOf(principal),
+        pullRequest,
+        fork: request.fork ?? false,
+        createdBy: request.createdBy ?? actorOf(principal),
       });
     });
     try {

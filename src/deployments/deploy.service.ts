@@ -58,6 +58,8 @@ export interface DeployRequest {
   type?: ProjectType;
   files: DeployFileDto[];
   ttl?: Ttl;
+  /** Instead of the project's default_ttl when `ttl` is absent, cut to the plan's longest rather than refused (builds' previews: PREVIEW_TTL). */
+  defaultTtl?: Ttl;
   /** false: the deployment is reachable at its preview address only; promote makes it live. Default true. */
   publish?: boolean;
 }
@@ -284,7 +286,7 @@ export class DeployService {
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
     // Known only now that the project is: the router drops the same headers should the gate be switched on later.
     if (headerRules && project.gateType !== 'none') assertGatedHeaders(headerRules);
-    const ttl = request.ttl ?? defaultTtlWithin(project.defaultTtl, plan.limits);
+    const ttl = request.ttl ?? defaultTtlWithin(request.defaultTtl ?? project.defaultTtl, plan.limits);
     const now = this.clock.now();
     // 402 before the project row is touched when this month's deployments or the storage would exceed the plan.
     await this.quotas.chargeDeployment(m, plan, prepared.files);

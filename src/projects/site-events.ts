@@ -19,16 +19,28 @@ export function rememberSiteChange(manager: EntityManager, projectId: string, ro
   const runner = manager.queryRunner;
   if (!runner) return;
   const pending = (runner.data[PENDING] ??= new Map<string, SiteNames>()) as Map<string, SiteNames>;
-  const names = pending.get(projectId) ?? { slugs: new Set<string>(), domains: new Set<string>() };
+  const names = pending.get(projectId) ?? { slugs: new Set<string>(), domains: new Set<string>(), labels: new Set<string>() };
   if (row?.slug) names.slugs.add(row.slug);
   if (row?.custom_domain) names.domains.add(row.custom_domain);
   pending.set(projectId, names);
+}
+
+/**
+ * Also names a preview alias's label (issue 29) among the hosts the change touched, so
+ * the purge webhook names `<label>.<SITES_DOMAIN>` too. Call beside notifySiteChanged.
+ */
+export function rememberAliasChange(manager: EntityManager, projectId: string, label: string): void {
+  rememberSiteChange(manager, projectId, undefined);
+  const names = (manager.queryRunner?.data[PENDING] as Map<string, SiteNames> | undefined)?.get(projectId);
+  names?.labels.add(label);
 }
 
 /** Every slug and custom domain a project had during a transaction that changed its site. */
 export interface SiteNames {
   slugs: Set<string>;
   domains: Set<string>;
+  /** Other labels under SITES_DOMAIN that changed: preview aliases (`<branch>--<slug>`). */
+  labels: Set<string>;
 }
 
 const pendingOf = (runner: QueryRunner) => runner.data?.[PENDING] as Map<string, SiteNames> | undefined;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import { newId } from '../common/ids';
-import { branchAlias, pullRequestAlias, sanitiseBranch } from './preview-alias';
+import { branchAlias, hashedPreviewAlias, pullRequestAlias, sanitiseBranch } from './preview-alias';
 import { parsePreviewLabel, previewLabel } from './preview-label';
 import { MAX_SLUG_LENGTH, newSlugProblem, SLUG_PATTERN, slugProblem } from './slug';
 
@@ -127,6 +127,33 @@ describe('branchAlias / pullRequestAlias', () => {
         expect(branchAlias(b1, slug)).not.toBe(branchAlias(b2, slug));
       }),
       { numRuns: 800 },
+    );
+  });
+});
+
+describe('hashedPreviewAlias', () => {
+  it('is the hashed form even where the short form fits, and never the short form', () => {
+    expect(hashedPreviewAlias({ kind: 'branch', branch: 'feature/x' }, 'shop')).toMatch(/^feature-x--shop--[a-z]{12}$/);
+    expect(hashedPreviewAlias({ kind: 'pull_request', number: 7 }, 'shop')).toMatch(/^pr-7--shop--[a-z]{12}$/);
+    // A hashed form the short one already is (too long a branch) stays the same address.
+    const long = `feature/${'a'.repeat(80)}`;
+    expect(hashedPreviewAlias({ kind: 'branch', branch: long }, 'shop')).toBe(branchAlias(long, 'shop'));
+  });
+
+  it('is a safe label that differs from every short form and has no preview label shape', () => {
+    fc.assert(
+      fc.property(branches, pullRequests, anySlugs, (branch, n, slug) => {
+        for (const [source, short] of [
+          [{ kind: 'branch', branch } as const, branchAlias(branch, slug)],
+          [{ kind: 'pull_request', number: n } as const, pullRequestAlias(n, slug)],
+        ] as const) {
+          const hashed = hashedPreviewAlias(source, slug);
+          expectSafeLabel(hashed);
+          expect(hashed).toMatch(HASHED);
+          expect(parsePreviewLabel(hashed)).toBeNull();
+          if (!HASHED.test(short)) expect(hashed).not.toBe(short);
+        }
+      }),
     );
   });
 });

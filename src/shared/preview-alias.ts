@@ -48,6 +48,17 @@ export function previewAlias(source: AliasSource, slug: string): string {
   return source.kind === 'branch' ? branchAlias(source.branch, slug) : pullRequestAlias(source.number, slug);
 }
 
+/**
+ * The hashed form of a source's alias, even where the short form would do: the address a
+ * newer alias takes when its short form is already another project's (a slug renamed
+ * after the alias was made, then taken by another project; see docs/previews.md).
+ */
+export function hashedPreviewAlias(source: AliasSource, slug: string): string {
+  if (source.kind === 'branch') return hashedForm(sanitiseBranch(source.branch), slug, `branch\0${source.branch}`);
+  pullRequestAlias(source.number, slug);
+  return hashedForm(`pr-${source.number}`, slug, `pull_request\0${source.number}`);
+}
+
 /** A branch name as the `[a-z0-9-]` part of a label: no `--`, no `-` at either end (possibly empty). */
 export function sanitiseBranch(branch: string): string {
   return branch

@@ -44,7 +44,8 @@ export class SiteWebhookService implements OnModuleInit {
     }
     const now = this.clock.now();
     for (const [projectId, names] of changes) {
-      const hosts = [...[...names.slugs].map((slug) => `${slug}.${this.config.SITES_DOMAIN}`), ...names.domains].sort();
+      const labels = [...names.slugs, ...names.labels];
+      const hosts = [...labels.map((label) => `${label}.${this.config.SITES_DOMAIN}`), ...names.domains].sort();
       await this.outbox.enqueue(m, SITE_CHANGE_KIND, { project_id: projectId, hosts, tags: [projectCacheTag(projectId)], changed_at: now.toISOString() }, now);
     }
   }

@@ -9,10 +9,11 @@ import { blobKey } from '../blobs/blob-store.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { PreviewsRepository } from '../previews/previews.repository';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
-import { previewLabel, PreviewTarget } from '../shared/preview-label';
+import { PREVIEW_SEPARATOR, previewLabel, PreviewTarget } from '../shared/preview-label';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from '../shared/site-rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rules/redirects';
 import { RULE_FILES } from '../shared/site-rules/resolve';
@@ -107,8 +108,9 @@ export interface SiteState {
   passwordHash: string | null;
   live: LiveDeployment | null;
   /**
-   * Set on the state of a preview host (`<slug>--<version>.<SITES_DOMAIN>`): `live` is
-   * then that deployment, whatever its status, not the project's live one.
+   * Set on the state of a preview host (`<slug>--<version>.<SITES_DOMAIN>`, or a branch's
+   * or pull request's alias): `live` is then that deployment, whatever its status, not the
+   * project's live one.
    */
   preview?: true;
   /** Memos that live exactly as long as this state: request target → answer (router), cookie → expiry (Gates). */
@@ -159,6 +161,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     private readonly storage: StorageProvider,
     private readonly projects: ProjectsRepository,
     private readonly deployments: DeploymentsRepository,
+    private readonly aliases: PreviewsRepository,
   ) {}
 
   /** Emits 'invalidated' (projectId | undefined) after each drop; tests wait on it. */
@@ -233,13 +236,26 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.sites.has(`${kind}:${name}`);
   }
 
-  /** The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. */
+  /**
+   * The site of `<slug>.<SITES_DOMAIN>`, or null when there is none. A label that is no
+   * project's slug may be a branch's or pull request's alias (docs/previews.md: a slug
+   * first, always): its deployment is served as a preview (`preview: true`).
+   */
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
     const key = `s:${slug}`;
     // A hit (nearly every request) allocates no loader closure.
     const cached = this.sites.get(key);
     if (cached !== undefined) return 'projectId' in cached ? cached : null;
-    return this.lookup(key, () => this.site(this.projects.siteBySlug(slug)));
+    return this.lookup(key, () => this.slugOrAlias(slug));
+  }
+
+  private async slugOrAlias(label: string): Promise<SiteState | null> {
+    const site = await this.site(this.projects.siteBySlug(label));
+    // Every alias holds "--": other labels cost no second query.
+    if (site || !label.includes(PREVIEW_SEPARATOR)) return site;
+    const row = await this.aliases.siteByLabel(label);
+    if (!row) return null;
+    return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
   }
 
   /**

@@ -13,7 +13,7 @@ import { AppConfig } from '../config/app-config';
 import { Gates } from '../gates/gates.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { couldBeCustomDomain } from '../shared/domain-name';
-import type { PreviewTarget } from '../shared/preview-label';
+import { PREVIEW_SEPARATOR, type PreviewTarget } from '../shared/preview-label';
 import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES } from '../shared/site-rules/headers';
 import { isHashedAssetPath, parseRequestPath } from '../shared/site-rules/request-path';
 import { resolveRequest } from '../shared/site-rules/resolve';
@@ -63,6 +63,7 @@ export class SiteRouter {
       const route = this.route(req.headers.host);
       if (route.kind === 'api') return api(req, res);
       if (route.kind === 'preview') return this.dispatchPreview(route.label, route.target, req, res);
+      if (route.kind === 'site' && route.slug.includes(PREVIEW_SEPARATOR)) return this.dispatchAlias(route.slug, req, res);
       // Any other host is served when it is a verified custom domain (src/domains).
       const found = route.kind === 'site' ? this.sites.bySlug(route.slug) : this.byCustomDomain(route.host);
       if (route.kind === 'custom' && this.hostRules.apiHosts.length === 0) {
@@ -89,6 +90,18 @@ export class SiteRouter {
 
   /** A deployment's own address (`<slug>--<version>.<SITES_DOMAIN>`), see SiteCache.byPreview. */
   private dispatchPreview(label: string, target: PreviewTarget, req: IncomingMessage, res: ServerResponse): void {
+    this.answerPreview(this.sites.byPreview(label, target), req, res);
+  }
+
+  /**
+   * A label with "--" that is no preview label: a project's slug taken before slugs lost
+   * "--" (its ordinary site), else a branch's or pull request's alias (SiteCache.bySlug).
+   */
+  private dispatchAlias(label: string, req: IncomingMessage, res: ServerResponse): void {
+    this.answerPreview(this.sites.bySlug(label), req, res);
+  }
+
+  private answerPreview(found: SiteState | null | Promise<SiteState | null>, req: IncomingMessage, res: ServerResponse): void {
     const answer = (site: SiteState | null) => {
       // Every answer of a preview, gate and error pages included, keeps crawlers out
       // (set before serve so each writeHead merges it in). A project whose slug is the
@@ -96,7 +109,6 @@ export class SiteRouter {
       if (!site || site.preview) res.setHeader('X-Robots-Tag', 'noindex');
       this.serve(site, req, res);
     };
-    const found = this.sites.byPreview(label, target);
     if (found instanceof Promise) {
       found.then(answer).catch((err) => this.fail(err, req, res));
       return;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
+import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { FileSender } from './file-sender.service';
 import { SiteCache } from './site-cache.service';
@@ -9,7 +10,7 @@ import { SiteRouter } from './site-router.service';
 
 @Module({
   // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
-  imports: [DeploymentsModule, ProjectsModule, AnalyticsModule],
+  imports: [DeploymentsModule, ProjectsModule, PreviewsModule, AnalyticsModule],
   providers: [SiteCache, FileSender, SiteRouter],
   exports: [SiteCache, SiteRouter],
 })

@@ -23,6 +23,8 @@ export interface GitServer {
   commit(name: string, files: Record<string, string | null>, options?: { branch?: string; from?: string; message?: string }): string;
   /** Deletes a branch. */
   deleteBranch(name: string, branch: string): void;
+  /** Points any ref at a commit, as a forge keeps `refs/pull/<n>/head` (GitLab `refs/merge-requests/<n>/head`) on the base repository. */
+  setRef(name: string, ref: string, sha: string): void;
   /** Requests seen, as `METHOD /path?query` (auth failures included). */
   readonly requests: string[];
   close(): Promise<void>;
@@ -177,6 +179,9 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     commit,
     deleteBranch(name, branch) {
       git(bare(name), ['update-ref', '-d', `refs/heads/${branch}`]);
+    },
+    setRef(name, ref, sha) {
+      git(bare(name), ['update-ref', ref, sha]);
     },
     async close() {
       server.closeAllConnections();

@@ -1089,6 +1089,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project’s live branch and pull request preview addresses, the most recently updated first
+         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listPreviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2110,12 +2130,17 @@ export interface components {
              */
             pullRequest: number | null;
             /**
+             * @description A pull request from another repository: built without the project’s environment variables
+             * @example false
+             */
+            fork: boolean;
+            /**
              * @description The deployment the build made, once ready
              * @example dep_0123456789abcdefghijklmn
              */
             deploymentId: string | null;
             /**
-             * @description Where the output is served once ready: the site for the production branch, a preview otherwise
+             * @description Where the output is served once ready: the site for the production branch, the branch’s or pull request’s preview address (docs/previews.md) otherwise
              * @example https://my-site.example.app
              */
             url: string | null;
@@ -2148,6 +2173,16 @@ export interface components {
              * @example the build command exited with code 1
              */
             error: string | null;
+            /**
+             * @description Whether the forge was told (commit status, pull request comment); null when there is nobody to tell (no access token)
+             * @enum {string|null}
+             */
+            forgeStatus: "pending" | "posted" | "failed" | null;
+            /**
+             * @description Why the forge could not be told, when forgeStatus is failed
+             * @example GitHub answered 401 Bad credentials
+             */
+            forgeError: string | null;
         };
         BuildListView: {
             data: components["schemas"]["BuildView"][];
@@ -2312,6 +2347,47 @@ export interface components {
              * @example pr-7--site
              */
             removed: string | null;
+        };
+        PreviewView: {
+            /**
+             * @description The DNS label under the sites domain (docs/previews.md)
+             * @example feature-login--my-site
+             */
+            alias: string;
+            /** @enum {string} */
+            kind: "branch" | "pull_request";
+            /**
+             * @description The branch built: the alias’s own, or the pull request’s head branch
+             * @example feature/login
+             */
+            branch: string | null;
+            /**
+             * @description The pull request (GitLab: merge request) number; null for a branch
+             * @example null
+             */
+            pullRequest: number | null;
+            /** @example https://feature-login--my-site.example.app */
+            url: string;
+            /** @example dep_0123456789abcdefghijklmn */
+            deploymentId: string;
+            /**
+             * @description The build that made the deployment
+             * @example bld_0123456789abcdefghijklmn
+             */
+            buildId: string | null;
+            /** @example 3f786850e387550fdab836ed7e6dc881de23001b */
+            commitSha: string | null;
+            /** @example 2030-01-01T00:00:00.000Z */
+            createdAt: string;
+            /**
+             * @description When the alias last moved to a new build
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        PreviewListView: {
+            data: components["schemas"]["PreviewView"][];
+            meta: components["schemas"]["PageMetaView"];
         };
         /** @description The body of every error answer */
         Error: {
@@ -9223,6 +9299,89 @@ export interface operations {
                         statusCode?: 503;
                         /** @enum {string} */
                         code?: "builds_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listPreviews: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: {
+                /** @description Required with a JWT; not needed with an API token */
+                "X-Workspace-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewListView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

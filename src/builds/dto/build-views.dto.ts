@@ -38,11 +38,14 @@ export class BuildView {
   commitMessage: string | null;
   @ApiProperty({ nullable: true, type: 'integer', example: null, description: 'The pull request built; null for other builds' })
   pullRequest: number | null;
+  @ApiProperty({ example: false, description: 'A pull request from another repository: built without the project’s environment variables' })
+  fork: boolean;
   @NullableStringProperty({ example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the build made, once ready' })
   deploymentId: string | null;
   @NullableStringProperty({
     example: 'https://my-site.example.app',
-    description: 'Where the output is served once ready: the site for the production branch, a preview otherwise',
+    description:
+      'Where the output is served once ready: the site for the production branch, the branch’s or pull request’s preview address (docs/previews.md) otherwise',
   })
   url: string | null;
   // Inline rather than a $ref: a $ref beside `nullable` still refuses null in OpenAPI 3.0.
@@ -70,6 +73,14 @@ export class BuildView {
   durationMs: number | null;
   @NullableStringProperty({ example: 'the build command exited with code 1', description: 'Why the build failed, timed out or was canceled' })
   error: string | null;
+  @ApiProperty({
+    nullable: true,
+    enum: ['pending', 'posted', 'failed'],
+    description: 'Whether the forge was told (commit status, pull request comment); null when there is nobody to tell (no access token)',
+  })
+  forgeStatus: 'pending' | 'posted' | 'failed' | null;
+  @NullableStringProperty({ example: 'GitHub answered 401 Bad credentials', description: 'Why the forge could not be told, when forgeStatus is failed' })
+  forgeError: string | null;
 }
 
 export class BuildListView {

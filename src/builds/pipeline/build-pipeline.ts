@@ -20,6 +20,7 @@ import {
   type ResolvedRepository,
 } from '../../git/repository-url';
 import { workspaceOf } from '../../shared/principal';
+import { parseTtl, type Ttl } from '../../shared/ttl';
 import { StorageProvider } from '../../storage/storage.provider';
 import { cacheEnv, lockFileHashKey, nodeMajorOf, restoreCache, saveCache } from './dependency-cache';
 import { detectBuild, type Detection, OUTPUT_CANDIDATES } from './detect';
@@ -59,7 +60,10 @@ export class BuildPipeline {
       .map((server) => server.trim())
       .filter(Boolean);
     this.lookup = hostLookup(config.DNS_TIMEOUT_MS, servers);
+    this.previewTtl = parseTtl(config.PREVIEW_TTL, 'PREVIEW_TTL');
   }
+
+  private readonly previewTtl: Ttl;
 
   private readonly lookup: Lookup;
 
@@ -237,14 +241,15 @@ export class BuildPipeline {
     signal.throwIfAborted();
 
     // --- deploy
-    const publish = commit.branch !== null && commit.branch === inputs.productionBranch;
+    const publish = !job.previewOnly && commit.branch !== null && commit.branch === inputs.productionBranch;
     let deployed;
     try {
       deployed = await this.deployer.deploy(
         job.principal,
         { projectId: inputs.projectId },
-        { files: files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })), publish },
-        job.beforeDeployCommit && ((m, result) => job.beforeDeployCommit!(m, result.deployment.id)),
+        // A preview lives PREVIEW_TTL (cut to the plan's longest), not the project's default_ttl.
+        { files: files.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size })), publish, ...(!publish && { defaultTtl: this.previewTtl }) },
+        job.beforeDeployCommit && ((m, result) => job.beforeDeployCommit!(m, result.deployment.id, publish)),
       );
     } catch (err) {
       if (err instanceof ApiError) throw new BuildFailure(`deploy refused: ${err.message}`);

@@ -30,6 +30,11 @@ export interface PipelineJob {
   principal: Principal;
   /** Branch, tag or commit to build. */
   ref: string;
+  /**
+   * Never publish, whatever branch the ref resolves to: a pull request's build (its head
+   * branch may be called like the production branch; it is still not the production branch).
+   */
+  previewOnly?: boolean;
   inputs: GitBuildInputs;
   runner: BuildRunner;
   log: BuildLogSink;
@@ -41,7 +46,7 @@ export interface PipelineJob {
    * Runs inside the deploy's transaction, before it commits: throws when the build may no
    * longer deploy (canceled, timed out or taken over meanwhile), so nothing goes live.
    */
-  beforeDeployCommit?(manager: EntityManager, deploymentId: string): Promise<void>;
+  beforeDeployCommit?(manager: EntityManager, deploymentId: string, published: boolean): Promise<void>;
 }
 
 export interface ResolvedCommit {

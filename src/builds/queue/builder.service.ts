@@ -1,19 +1,20 @@
 import { hostname } from 'node:os';
 
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { randomString } from '../../common/ids';
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { previewUrl } from '../../deployments/deployment.view';
 import { DeploymentsRepository } from '../../deployments/deployments.repository';
+import { PreviewsService } from '../../previews/previews.service';
 import { ProjectsRepository } from '../../projects/projects.repository';
 import type { Principal } from '../../shared/principal';
 import type { Build } from '../build.entity';
 import { type BuildOutcome, BuildsRepository } from '../builds.repository';
 import { BuildLogsService } from '../logs/build-logs.service';
-import { BuildFailure } from '../pipeline/types';
+import { BuildFailure, type ResolvedCommit } from '../pipeline/types';
 import { BuildFeedback, BuildInputsSource, PipelinePort, RunnerSource } from '../ports';
 import { BuildsUnavailableError } from '../runner/runner';
 import { BuildQueue } from './build-queue';
@@ -57,6 +58,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly pipeline: PipelinePort,
     private readonly projects: ProjectsRepository,
     private readonly deployments: DeploymentsRepository,
+    private readonly previews: PreviewsService,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -133,26 +135,65 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
   private async pipelineRun(build: Build, log: ReturnType<BuildLogsService['writer']>, signal: AbortSignal): Promise<BuildOutcome> {
     const settings = await this.inputs.buildInputs(build.projectId, 'production', { withEnv: false });
     if (!settings) throw new BuildFailure('the project is no longer connected to a Git repository');
-    const target = (build.branch ?? build.ref) === settings.productionBranch ? 'production' : 'preview';
-    const inputs = (await this.inputs.buildInputs(build.projectId, target, { withEnv: true })) ?? settings;
+    // A pull request is never the production branch, even when its head branch has that name.
+    const production = build.pullRequest === null && (build.branch ?? build.ref) === settings.productionBranch;
+    // A fork's code is not the team's: it never sees the project's variables (issue 29).
+    const inputs = (await this.inputs.buildInputs(build.projectId, production ? 'production' : 'preview', { withEnv: !build.fork })) ?? settings;
+    let resolved: ResolvedCommit | undefined;
+    let alias: string | null = null;
     const result = await this.pipeline.run({
       buildId: build.id,
       principal: buildPrincipal(build),
       ref: build.ref,
+      previewOnly: build.pullRequest !== null,
       inputs,
       runner: this.runners.runner(),
       log,
       signal,
-      onResolved: (commit) => this.builds.setResolved(build.id, commit).then(() => this.feedback.buildChanged(build.id)),
-      beforeDeployCommit: async (m, deploymentId) => {
+      onResolved: (commit) => {
+        resolved = commit;
+        return this.builds.setResolved(build.id, commit).then(() => this.feedback.buildChanged(build.id));
+      },
+      beforeDeployCommit: async (m, deploymentId, published) => {
         if (!(await this.builds.claimDeploy(m, build.id, this.builderId, deploymentId))) {
           throw new BuildFailure('the build ended (canceled, timed out or replaced) before its output was deployed: nothing was published');
         }
+        // In the deploy's transaction: the alias moves exactly when the deployment exists.
+        if (!published) alias = await this.pointAlias(m, build, deploymentId, resolved);
       },
     });
     await this.builds.setResolved(build.id, result.commit);
     await this.builds.setDetected(build.id, result.detected);
-    return { status: 'ready', error: null, deploymentId: result.deploymentId, url: await this.deployedUrl(build, result.deploymentId, result.published) };
+    if (alias !== null)
+      log.write('deploy', `served at ${this.previews.url(alias)} (the ${build.pullRequest === null ? 'branch' : 'pull request'}'s preview address)`, 'system');
+    const url = alias !== null ? this.previews.url(alias) : await this.deployedUrl(build, result.deploymentId, result.published);
+    return { status: 'ready', error: null, deploymentId: result.deploymentId, url };
+  }
+
+  /**
+   * Moves the build's branch or pull request alias to its deployment, unless a newer build
+   * of it got there first; the label, or null (a tag or a bare commit has no alias).
+   */
+  private async pointAlias(m: EntityManager, build: Build, deploymentId: string, commit: ResolvedCommit | undefined): Promise<string | null> {
+    const branch = build.branch ?? commit?.branch ?? null;
+    const source =
+      build.pullRequest !== null
+        ? ({ kind: 'pull_request', number: build.pullRequest } as const)
+        : branch !== null
+          ? ({ kind: 'branch', branch } as const)
+          : null;
+    if (!source) return null;
+    const project = await this.projects.getById(m, build.projectId);
+    return this.previews.point(m, {
+      projectId: build.projectId,
+      slug: project.slug,
+      source,
+      deploymentId,
+      buildId: build.id,
+      commitSha: commit?.sha ?? null,
+      branch,
+      supersedes: (manager, served) => this.builds.startedAfter(manager, build.id, served),
+    });
   }
 
   /** The live site for a build that published, the deployment's own preview address otherwise (as the deployment routes show them). */
