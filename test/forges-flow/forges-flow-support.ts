@@ -106,6 +106,8 @@ export interface HookedProject {
   api: ReturnType<typeof buildsApi>;
   /** The first commit on main. */
   firstSha: string;
+  /** The git settings it was connected with (without the access token, which a PUT keeps). */
+  settings: Record<string, unknown>;
 }
 
 export async function hookedProject(
@@ -119,19 +121,30 @@ export async function hookedProject(
   const firstSha = git.createRepo(repo, siteFiles(options.content ?? `${slug} v1`));
   const accessToken = `forge-token-${slug}`;
   const api = buildsApi(t, token, project.id);
-  const connected = await api.connect({
+  // PUT replaces the settings: a later change sends them all again.
+  const settings = {
     repository: git.url(repo),
     productionBranch: 'main',
     buildCommand: 'node build.js',
     outputDirectory: 'dist',
-    accessToken,
     forge: options.forge,
     ...options.settings,
-  });
+  };
+  const connected = await api.connect({ ...settings, accessToken });
   if (connected.status !== 200) throw new Error(`PUT git: ${connected.status} ${JSON.stringify(connected.body)}`);
   const rotated = await t.http().post(`/projects/${project.id}/git/webhook-secret`).set(bearer(token));
   if (rotated.status !== 200) throw new Error(`POST webhook-secret: ${rotated.status} ${JSON.stringify(rotated.body)}`);
-  return { ...project, repo, repository: git.url(repo), secret: rotated.body.secret, webhookUrl: rotated.body.webhookUrl, accessToken, api, firstSha };
+  return {
+    ...project,
+    settings,
+    repo,
+    repository: git.url(repo),
+    secret: rotated.body.secret,
+    webhookUrl: rotated.body.webhookUrl,
+    accessToken,
+    api,
+    firstSha,
+  };
 }
 
 // ---- sending, as each forge does ----
@@ -155,7 +168,8 @@ export function deliver(t: TestApp, forge: Forge, project: { id: string; secret:
   const body = delivery.body ?? Buffer.from(JSON.stringify(delivery.payload));
   const secret = delivery.unsigned ? null : (delivery.secret ?? project.secret);
   const headers = forgeHeaders(forge, delivery.event, body, secret, delivery.deliveryId ?? randomUUID());
-  return t.http().post(`/hooks/git/${project.id}`).set(headers).set('Content-Type', 'application/json').send(body);
+  // As a string: superagent would JSON-encode a Buffer sent as application/json.
+  return t.http().post(`/hooks/git/${project.id}`).set(headers).set('Content-Type', 'application/json').send(body.toString('utf8'));
 }
 
 // ---- the Git host's side ----

@@ -73,7 +73,7 @@ describe('GitHub webhooks: push → live, branch and pull request previews, one 
       .post(`/hooks/git/${project.id}`)
       .set(forgeHeaders('github', 'push', signed, project.secret, randomUUID()))
       .set('Content-Type', 'application/json')
-      .send(changed)
+      .send(changed.toString('utf8'))
       .expect(401);
     expect(tampered.body).toMatchObject({ code: 'invalid_webhook_signature' });
     expect(await builds()).toEqual([]);
@@ -186,8 +186,9 @@ describe('GitHub webhooks: push → live, branch and pull request previews, one 
     );
 
     // One comment on the pull request, with the preview URL and the commit; a status on the head commit.
-    const comments = await waitForComments(2, (list) => list.length === 1 && list[0].body.includes(sha.slice(0, 7)));
-    expect(comments[0].body).toContain(prBuild.url!);
+    // It is written when the build is queued and edited when it ends: wait for the end.
+    const comments = await waitForComments(2, (list) => list.length === 1 && list[0].body.includes(prBuild.url!));
+    expect(comments[0].body).toContain(sha.slice(0, 12));
     commentId = comments[0].id;
     expect((await waitForStatuses(sha, ['pending', 'success']))[1]).toMatchObject({ target_url: prBuild.url });
     expect(host.forgeApi.calls.some((c) => c.method === 'POST' && c.path === '/api/v3/repos/acme/gh-site/issues/2/comments')).toBe(true);
@@ -258,7 +259,7 @@ describe('GitHub webhooks: push → live, branch and pull request previews, one 
     });
 
     it('when allowed, build without the project’s environment variables: the build cannot read the secret', async () => {
-      await project.api.connect({ buildForkPullRequests: true }).expect(200);
+      await project.api.connect({ ...project.settings, buildForkPullRequests: true }).expect(200);
       const sha = host.git.commit(project.repo, { 'content.txt': 'from a fork, again\n' }, { branch: 'fork-work', message: 'a stranger tries again' });
       await pushRef(host.git, project.repo, 'fork-work', 'refs/pull/3/head');
       host.git.deleteBranch(project.repo, 'fork-work');

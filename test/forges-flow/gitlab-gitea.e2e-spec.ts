@@ -101,8 +101,8 @@ describe('GitLab, Gitea and Forgejo webhooks: push → live, merge/pull request 
       const build = await buildEnded(project, res.body.build.id);
       expect(build).toMatchObject({ status: 'ready', commitSha: firstMrSha, url: host.t.config.siteUrl(`pr-1--${project.slug}`) });
       expect((await serves(host.t, build.url!, 'gitlab mr one')).status).toBe(200);
-      const notes = await comments(1, (list) => list.length === 1 && list[0].body.includes(firstMrSha.slice(0, 7)));
-      expect(notes[0].body).toContain(build.url!);
+      const notes = await comments(1, (list) => list.length === 1 && list[0].body.includes(build.url!));
+      expect(notes[0].body).toContain(firstMrSha.slice(0, 12));
       noteId = notes[0].id;
     });
 
@@ -174,7 +174,7 @@ describe('GitLab, Gitea and Forgejo webhooks: push → live, merge/pull request 
       expect(build).toMatchObject({ status: 'ready', commitSha: sha, url: host.t.config.siteUrl(`pr-7--${project.slug}`) });
       expect((await serves(host.t, build.url!, 'gitea pull seven')).status).toBe(200);
       const list = await comments(7, (l) => l.length === 1 && l[0].body.includes(build.url!));
-      expect(list[0].body).toContain(sha.slice(0, 7));
+      expect(list[0].body).toContain(sha.slice(0, 12));
       expect(host.forgeApi.calls.some((c) => c.method === 'POST' && c.path === '/api/v1/repos/acme/gt-site/issues/7/comments')).toBe(true);
     });
   });
@@ -210,7 +210,7 @@ describe('GitLab, Gitea and Forgejo webhooks: push → live, merge/pull request 
         expect.objectContaining({ alias: `pr-9--${project.slug}`, kind: 'pull_request', pullRequest: 9 }),
       );
       const list = await comments(9, (l) => l.length === 1 && l[0].body.includes(build.url!));
-      expect(list[0].body).toContain(sha.slice(0, 7));
+      expect(list[0].body).toContain(sha.slice(0, 12));
       expect(host.forgeApi.calls.some((c) => c.method === 'POST' && c.path === '/api/v1/repos/acme/fj-site/issues/9/comments')).toBe(true);
     });
   });
