@@ -398,7 +398,7 @@ async function main(): Promise<void> {
     `\nbench:builds — process runner, app, PostgreSQL, Git server and registry pass-through on this machine (${cpus().length} cores; load average ${loadBefore} before, ${loadavg()[0].toFixed(1)} after)`,
   );
   // Measured in another order (the webhook's after the node site's), shown by letter.
-  console.table([...rows].sort((x, y) => x.measure.localeCompare(y.measure)));
+  console.table([...rows].sort((x, y) => x.measure.slice(0, 3).localeCompare(y.measure.slice(0, 3))));
 }
 
 main().catch((err) => {
