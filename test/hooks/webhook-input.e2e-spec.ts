@@ -1,0 +1,62 @@
+import { createHmac, randomUUID } from 'node:crypto';
+
+import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
+import type { TestApp } from '../helpers/app';
+import { type GitServer, startGitServer } from '../helpers/git-server';
+import { asUser, createApiToken, registerUser } from '../helpers/identity';
+
+jest.setTimeout(120_000);
+
+const REPO = 'acme/odd';
+
+/** Odd requests to POST /hooks/git/:projectId: each gets a clear 4xx (never a 500, never a hang) and records nothing. */
+describe('Forge webhooks: odd input (e2e)', () => {
+  let git: GitServer;
+  let t: TestApp;
+  let projectId: string;
+  let secret: string;
+  let repoUrl: string;
+
+  const signed = (event: string, payload: unknown, delivery: string = randomUUID()) => {
+    const body = JSON.stringify(payload).replaceAll('https://github.com/Codertocat/Hello-World', repoUrl.replace(/\.git$/, ''));
+    const headers = {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    };
+    return { body, headers };
+  };
+
+  beforeAll(async () => {
+    git = await startGitServer();
+    git.createRepo(REPO, contentSite('odd'));
+    repoUrl = git.url(REPO);
+    t = await startBuildApp();
+    const owner = await registerUser(t);
+    const token = (await createApiToken(t, owner, { scopes: ['deploy', 'read', 'admin'] })).token;
+    projectId = (await createProject(t, token, 'odd-input')).id;
+    await buildsApi(t, token, projectId).connect({ repository: repoUrl, productionBranch: 'main', outputDirectory: 'dist' }).expect(200);
+    secret = (await t.http().post(`/projects/${projectId}/git/webhook-secret`).set(asUser(owner)).expect(200)).body.secret as string;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await git?.close();
+  });
+
+  it('a project id holding a NUL byte is a 400; odd characters or a long id are an unknown project: 401', async () => {
+    const d = signed('ping', {});
+    for (const id of ['%00', 'proj_%00x']) expect((await t.http().post(`/hooks/git/${id}`).set(d.headers).send(d.body)).status).toBe(400);
+    for (const id of ['%E2%80%AE', 'x'.repeat(3000), '..%2F..%2Fprojects']) {
+      const res = await t.http().post(`/hooks/git/${id}`).set(d.headers).send(d.body);
+      expect({ id, status: res.status, code: res.body.code }).toEqual({ id, status: 401, code: 'invalid_webhook_signature' });
+    }
+  });
+
+  it('the route under another letter case still reads the raw body itself: a signed delivery is verified', async () => {
+    const d = signed('ping', {});
+    const res = await t.http().post(`/HOOKS/Git/${projectId}`).set(d.headers).send(d.body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ event: 'ping' });
+  });
+});
