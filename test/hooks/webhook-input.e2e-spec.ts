@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 
+import { GITHUB_PULL_REQUEST_OPENED } from '../../src/forges/webhooks/examples.fixture';
 import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
 import { type GitServer, startGitServer } from '../helpers/git-server';
@@ -27,6 +28,9 @@ describe('Forge webhooks: odd input (e2e)', () => {
     };
     return { body, headers };
   };
+
+  const count = async (table: 'builds' | 'git_deliveries') =>
+    Number((await t.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0].n);
 
   beforeAll(async () => {
     git = await startGitServer();
@@ -58,5 +62,15 @@ describe('Forge webhooks: odd input (e2e)', () => {
     const res = await t.http().post(`/HOOKS/Git/${projectId}`).set(d.headers).send(d.body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ event: 'ping' });
+  });
+
+  it('a pull request number past what a build records is a 400 invalid_webhook_payload, not a 500', async () => {
+    const builds = await count('builds');
+    for (const number of [2 ** 31, 1e300]) {
+      const d = signed('pull_request', { ...GITHUB_PULL_REQUEST_OPENED, number });
+      const res = await t.http().post(`/hooks/git/${projectId}`).set(d.headers).send(d.body);
+      expect({ number, status: res.status, code: res.body.code }).toEqual({ number, status: 400, code: 'invalid_webhook_payload' });
+    }
+    expect(await count('builds')).toBe(builds);
   });
 });
