@@ -1,6 +1,6 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 
-import { GITHUB_PULL_REQUEST_OPENED } from '../../src/forges/webhooks/examples.fixture';
+import { GITHUB_PULL_REQUEST_OPENED, GITHUB_PUSH } from '../../src/forges/webhooks/examples.fixture';
 import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
 import { type GitServer, startGitServer } from '../helpers/git-server';
@@ -72,5 +72,15 @@ describe('Forge webhooks: odd input (e2e)', () => {
       expect({ number, status: res.status, code: res.body.code }).toEqual({ number, status: 400, code: 'invalid_webhook_payload' });
     }
     expect(await count('builds')).toBe(builds);
+  });
+
+  it('a delivery id too long to be one is a 400, not a 500, and records nothing', async () => {
+    const deliveries = await count('git_deliveries');
+    // Random, so PostgreSQL cannot compress it under its index row limit.
+    const d = signed('push', { ...GITHUB_PUSH, ref: 'refs/heads/main' }, randomBytes(4000).toString('hex'));
+    const res = await t.http().post(`/hooks/git/${projectId}`).set(d.headers).send(d.body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('X-GitHub-Delivery');
+    expect(await count('git_deliveries')).toBe(deliveries);
   });
 });

@@ -64,6 +64,16 @@ const SIGNATURE_HEADER: Record<Forge, string> = {
   forgejo: 'X-Forgejo-Signature',
 };
 
+const DELIVERY_HEADER: Record<Forge, string> = {
+  github: 'X-GitHub-Delivery',
+  gitlab: 'X-Gitlab-Event-UUID',
+  gitea: 'X-Gitea-Delivery',
+  forgejo: 'X-Forgejo-Delivery',
+};
+
+/** Forges send a UUID (36 characters); the id is stored and indexed to spot redeliveries, so it is bounded. */
+export const MAX_DELIVERY_ID_LENGTH = 200;
+
 function refuse(problem: WebhookProblem['problem'], message: string): WebhookOutcome {
   const status = { unknown_forge: 400, missing_signature: 401, bad_signature: 401, too_large: 413, malformed_payload: 400 }[problem];
   return { ok: false, problem, status, message } as WebhookOutcome;
@@ -92,6 +102,13 @@ export async function readWebhook(request: WebhookRequest, secret: string, maxBy
   }
   if (!secret || !(await signatureMatches(sent.forge, secret, request.body, text, sent.signature))) {
     return refuse('bad_signature', `the ${signatureHeader} header does not match this project's webhook secret`);
+  }
+
+  if (sent.delivery !== null && sent.delivery.length > MAX_DELIVERY_ID_LENGTH) {
+    return refuse(
+      'malformed_payload',
+      `the ${DELIVERY_HEADER[sent.forge]} header is ${sent.delivery.length} characters long; a delivery id has at most ${MAX_DELIVERY_ID_LENGTH}`,
+    );
   }
 
   let payload: unknown;
