@@ -107,9 +107,14 @@ function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolea
   };
 }
 
-/** `step` for every request but those under `prefix` (forge webhooks read their own raw body: the signature is over its bytes). */
+/**
+ * `step` for every request but those under `prefix` (forge webhooks read their own raw body:
+ * the signature is over its bytes). Without regard to case, as Express routes: `/HOOKS/git/…`
+ * reaches the same controller, which finds nothing left to read if the JSON parser ran.
+ */
 function exceptPath(prefix: string, step: ExpressMiddleware): ExpressMiddleware {
-  return (req, res, next) => (req.url.startsWith(prefix) ? next() : step(req, res, next));
+  const lower = prefix.toLowerCase();
+  return (req, res, next) => (req.url.toLowerCase().startsWith(lower) ? next() : step(req, res, next));
 }
 
 /**

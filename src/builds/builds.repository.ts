@@ -103,6 +103,31 @@ export class BuildsRepository {
   }
 
   /**
+   * Cancels the project's queued and running builds of a deleted branch (`pullRequest`
+   * null: the branch's own builds, not pull requests from it) or of a closed pull request
+   * (any head branch), in the alias removal's transaction: one finishing later would
+   * otherwise put the alias back. Returns their ids.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'feature', 7, new Date(0), 'closed'] })
+  async cancelActiveOfAlias(
+    manager: EntityManager,
+    projectId: string,
+    branch: string | null,
+    pullRequest: number | null,
+    now: Date,
+    reason: string,
+  ): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await manager.query(
+      `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
+       WHERE project_id = $1 AND status IN ${ACTIVE} AND deployment_id IS NULL
+         AND ($5::integer IS NOT NULL AND pull_request = $5::integer OR $5::integer IS NULL AND pull_request IS NULL AND branch = $3)
+       RETURNING id`,
+      [projectId, now, branch, reason, pullRequest],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
    * Whether build `id` was started after build `other` (an alias then moves to it); true
    * when `other` is gone (deleted past the kept history).
    */

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -7,6 +7,7 @@ import { Clock } from '../common/time';
 import { gitError } from '../git/git.errors';
 import { ProjectsService } from '../projects/projects.service';
 import { QuotaService } from '../quotas/quota.service';
+import type { AliasSource } from '../shared/preview-alias';
 import type { Principal } from '../shared/principal';
 import { type Build, type BuildTrigger, isFinished } from './build.entity';
 import { buildView } from './build.view';
@@ -108,6 +109,20 @@ export class BuildsService {
       return (await this.builds.endIfActive(build.id, this.clock.now(), 'failed', 'the build could not be queued (the server log has the details)')) ?? build;
     }
     return build;
+  }
+
+  /**
+   * Cancels the active builds of a deleted branch or a closed pull request, in `manager`'s
+   * transaction (the alias removal's): a build finishing after the removal would point the
+   * alias again, an address for a branch or pull request that is gone. Their builders see it
+   * on their next heartbeat and tell the forge, as for any cancel.
+   */
+  cancelForRemovedAlias(manager: EntityManager, projectId: string, source: AliasSource): Promise<string[]> {
+    const [branch, pullRequest, what] =
+      source.kind === 'branch'
+        ? [source.branch, null, `branch ${source.branch} was deleted`]
+        : [null, source.number, `pull request ${source.number} was closed`];
+    return this.builds.cancelActiveOfAlias(manager, projectId, branch, pullRequest, this.clock.now(), `${what}: its preview is not built any more`);
   }
 
   async list(principal: Principal, projectId: string, filter: BuildFilter, page: number, limit: number): Promise<Paginated<BuildView>> {

@@ -94,7 +94,10 @@ export class HooksService {
     }
     try {
       if (plan.kind === 'remove') {
-        return { status: 200, body: { event: plan.event, removed: await this.previews.removeAlias(project.projectId, plan.alias) } };
+        const removed = await this.previews.removeAlias(project.projectId, plan.alias, (m) =>
+          this.builds.cancelForRemovedAlias(m, project.projectId, plan.alias),
+        );
+        return { status: 200, body: { event: plan.event, removed } };
       }
       const principal: Principal = { kind: 'token', workspaceId: project.workspaceId, scopes: ['deploy'], projectId: project.projectId };
       const build = await this.builds.start(principal, project.projectId, plan.start);

@@ -84,11 +84,16 @@ export class PreviewsService {
   /**
    * Removes a branch's (deleted) or a pull request's (closed, merged) alias: its host stops
    * answering at once; its deployments expire by their TTL. The removed label, or null when
-   * there was no alias.
+   * there was no alias. `beforeRemove` runs first in the same transaction (the hooks cancel
+   * the source's running builds there, so none recreates the alias by finishing later).
    */
-  removeAlias(projectId: string, source: AliasSource): Promise<string | null> {
+  removeAlias(projectId: string, source: AliasSource, beforeRemove?: (manager: EntityManager) => Promise<unknown>): Promise<string | null> {
     const { kind, name } = keyOf(source);
     return this.dataSource.transaction(async (m) => {
+      // First, before the alias row: the builds' rows are locked in the order a deploy
+      // locks them (build, then alias), so the two never deadlock; a build whose deploy
+      // committed first has its alias deleted just below.
+      if (beforeRemove) await beforeRemove(m);
       const label = await this.aliases.delete(m, projectId, kind, name);
       if (label === null) return null;
       await this.projects.notifySiteChanged(m, projectId);

@@ -20,6 +20,12 @@ SELECT "Build"."id" AS "Build_id", "Build"."project_id" AS "Build_project_id", "
 UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
   WHERE project_id = $1 AND branch = $3 AND pull_request IS NOT DISTINCT FROM $5 AND status IN ('queued', 'running') AND deployment_id IS NULL RETURNING id
 
+-- BuildsRepository.cancelActiveOfAlias
+UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
+  WHERE project_id = $1 AND status IN ('queued', 'running') AND deployment_id IS NULL
+    AND ($5::integer IS NOT NULL AND pull_request = $5::integer OR $5::integer IS NULL AND pull_request IS NULL AND branch = $3)
+  RETURNING id
+
 -- BuildsRepository.startedAfter
 SELECT coalesce((SELECT (b.created_at, b.id) > (o.created_at, o.id) FROM builds b, builds o WHERE b.id = $1 AND o.id = $2), true) AS after
 

@@ -68,7 +68,7 @@ describe('BuildPipeline (service, real git server, process runner)', () => {
   function job(
     project: Awaited<ReturnType<typeof newProject>>,
     repo: string,
-    options: { ref?: string; inputs?: Partial<GitBuildInputs>; signal?: AbortSignal } = {},
+    options: { ref?: string; inputs?: Partial<GitBuildInputs>; signal?: AbortSignal; fork?: boolean } = {},
   ): { job: PipelineJob; run: Run } {
     const run: Run = { lines: [], log: () => run.lines.map((l) => `[${l.phase}] ${l.text}`).join('\n'), resolved: [] };
     const buildId = `bld_test${++n}`;
@@ -78,6 +78,7 @@ describe('BuildPipeline (service, real git server, process runner)', () => {
         buildId,
         principal: project.principal,
         ref: options.ref ?? 'main',
+        ...(options.fork && { fork: true, previewOnly: true }),
         inputs: {
           projectId: project.projectId,
           repository: git.url(repo),
@@ -313,6 +314,37 @@ describe('BuildPipeline (service, real git server, process runner)', () => {
     await sut.run(second.job);
     expect(installLines(second.run)).toEqual(expect.arrayContaining([`restored dependency cache ${key}`]));
     expect(installLines(second.run).join('\n')).not.toContain('saved dependency cache');
+  });
+
+  it('a fork’s build never writes the dependency cache: its install scripts could leave there what the production build restores', async () => {
+    const project = await newProject();
+    // The fork's own postinstall writes into the package manager's cache, as a poisoner would.
+    const poison = `const fs = require('fs'); const dir = process.env.npm_config_cache; fs.mkdirSync(dir, { recursive: true }); fs.writeFileSync(dir + '/poisoned.js', 'evil');`;
+    git.createRepo('fork-cache', {
+      'package.json': JSON.stringify({ name: 'forked', version: '1.0.0', scripts: { postinstall: 'node poison.js', build: 'node build.js' } }),
+      'package-lock.json': JSON.stringify({
+        name: 'forked',
+        version: '1.0.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'forked', version: '1.0.0' } },
+      }),
+      'poison.js': poison,
+      'build.js': `require('fs').mkdirSync('dist'); require('fs').writeFileSync('dist/index.html', 'fork');`,
+    });
+    const installLines = (run: Run) =>
+      run.lines
+        .filter((l) => l.phase === 'install' && l.stream === 'system')
+        .map((l) => l.text)
+        .join('\n');
+
+    const fork = job(project, 'fork-cache', { fork: true });
+    await sut.run(fork.job);
+    expect(installLines(fork.run)).not.toContain('saved dependency cache');
+    // The team's next build of the same lock file finds nothing the fork left.
+    const team = job(project, 'fork-cache');
+    await sut.run(team.job);
+    expect(installLines(team.run)).toContain('no dependency cache yet for this lock file');
   });
 
   it('a build and a CLI deploy of the same files make identical versions (paths, hashes, sizes; hidden files and node_modules left out alike)', async () => {

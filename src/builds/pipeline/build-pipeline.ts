@@ -176,8 +176,9 @@ export class BuildPipeline {
         cacheKey = await lockFileHashKey(inputs.projectId, join(siteDir, detection.lockFile), detection.packageManager, nodeMajor);
         try {
           const restored = await restoreCache(this.storage, cacheKey, cacheDir, scratch);
-          saveAfter = !restored;
+          saveAfter = !restored && !job.fork;
           say('install', restored ? `restored dependency cache ${cacheKey}` : `no dependency cache yet for this lock file (${cacheKey})`);
+          if (!restored && job.fork) say('install', 'a fork’s build does not save the dependency cache');
         } catch (err) {
           // A cache is an optimisation: a broken one costs a full download, never the build.
           say('install', `could not restore dependency cache ${cacheKey} (${(err as Error).message}): installing without it`);

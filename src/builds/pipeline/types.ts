@@ -35,6 +35,11 @@ export interface PipelineJob {
    * branch may be called like the production branch; it is still not the production branch).
    */
   previewOnly?: boolean;
+  /**
+   * A pull request from a fork: its install scripts are not the team's, so the dependency
+   * cache is restored but never written (the production build would restore what they left).
+   */
+  fork?: boolean;
   inputs: GitBuildInputs;
   runner: BuildRunner;
   log: BuildLogSink;

@@ -146,6 +146,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
       principal: buildPrincipal(build),
       ref: build.ref,
       previewOnly: build.pullRequest !== null,
+      fork: build.fork,
       inputs,
       runner: this.runners.runner(),
       log,

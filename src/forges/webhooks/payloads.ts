@@ -26,6 +26,12 @@ function parse<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
 const url = z.string().min(1);
 const optionalUrl = url.nullish();
 const sha = z.string().regex(/^[0-9a-f]{7,64}$/i, 'expected a commit id');
+// A build records its pull request as a PostgreSQL integer: a larger number is no forge's.
+const pullRequestNumber = z
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31 - 1);
 
 function urls(...values: (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.length > 0))];
@@ -50,7 +56,7 @@ const githubPush = z.object({
 });
 const githubPullRequest = z.object({
   action: z.string(),
-  number: z.number().int().positive(),
+  number: pullRequestNumber,
   pull_request: z.object({
     merged: z.boolean().nullish(),
     head: z.object({ ref: z.string(), sha, repo: githubRepository.nullable() }),
@@ -100,7 +106,7 @@ const gitlabPush = z.object({
 const gitlabMergeRequest = z.object({
   object_kind: z.literal('merge_request'),
   object_attributes: z.object({
-    iid: z.number().int().positive(),
+    iid: pullRequestNumber,
     action: z.string().nullish(),
     source_branch: z.string(),
     // Present on "update" only when the update pushed new commits (the previous head).
@@ -151,7 +157,7 @@ const giteaPush = z.object({
 const giteaDelete = z.object({ ref: z.string(), ref_type: z.string(), repository: giteaRepository });
 const giteaPullRequest = z.object({
   action: z.string(),
-  number: z.number().int().positive(),
+  number: pullRequestNumber,
   pull_request: z.object({
     merged: z.boolean().nullish(),
     head: z.object({ ref: z.string(), sha, repo: giteaRepository.nullish() }),

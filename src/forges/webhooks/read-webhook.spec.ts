@@ -312,6 +312,21 @@ describe('readWebhook: refusals', () => {
     const out = await readWebhook({ body, headers: { 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${hmac(SECRET, body)}` } }, SECRET);
     expect(out).toMatchObject({ ok: false, status: 400, problem: 'malformed_payload' });
   });
+
+  it('refuses a body that is not UTF-8 and not signed with the secret as unsigned (401), for every forge: nothing is read before the signature', async () => {
+    const body = Buffer.from([0x7b, 0xff, 0x7d]);
+    const wrong = hmac('not the secret', body);
+    const deliveries = [
+      { 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${wrong}` },
+      { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'not the secret' },
+      { 'x-gitea-event': 'push', 'x-gitea-signature': wrong },
+      { 'x-forgejo-event': 'push', 'x-forgejo-signature': wrong },
+    ];
+    for (const headers of deliveries) {
+      expect(await readWebhook({ body, headers }, SECRET)).toMatchObject({ ok: false, status: 401, problem: 'bad_signature' });
+      expect(await readWebhook({ body, headers }, '')).toMatchObject({ ok: false, status: 401, problem: 'bad_signature' });
+    }
+  });
 });
 
 describe('detectForge', () => {

@@ -64,6 +64,16 @@ const SIGNATURE_HEADER: Record<Forge, string> = {
   forgejo: 'X-Forgejo-Signature',
 };
 
+const DELIVERY_HEADER: Record<Forge, string> = {
+  github: 'X-GitHub-Delivery',
+  gitlab: 'X-Gitlab-Event-UUID',
+  gitea: 'X-Gitea-Delivery',
+  forgejo: 'X-Forgejo-Delivery',
+};
+
+/** Forges send a UUID (36 characters); the id is stored and indexed to spot redeliveries, so it is bounded. */
+export const MAX_DELIVERY_ID_LENGTH = 200;
+
 function refuse(problem: WebhookProblem['problem'], message: string): WebhookOutcome {
   const status = { unknown_forge: 400, missing_signature: 401, bad_signature: 401, too_large: 413, malformed_payload: 400 }[problem];
   return { ok: false, problem, status, message } as WebhookOutcome;
@@ -84,14 +94,23 @@ export async function readWebhook(request: WebhookRequest, secret: string, maxBy
   const signatureHeader = SIGNATURE_HEADER[sent.forge];
   if (!sent.signature) return refuse('missing_signature', `the ${signatureHeader} header is missing: set the webhook's secret on the forge`);
   // Decoding is not parsing: every forge sends UTF-8, and Octokit's verifier signs a string.
-  let text: string;
+  let text: string | null;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(request.body);
   } catch {
-    return refuse('malformed_payload', 'the webhook payload is not UTF-8');
+    text = null;
   }
   if (!secret || !(await signatureMatches(sent.forge, secret, request.body, text, sent.signature))) {
     return refuse('bad_signature', `the ${signatureHeader} header does not match this project's webhook secret`);
+  }
+  // Only a signed body is told what is wrong with it: anyone else gets the 401 above.
+  if (text === null) return refuse('malformed_payload', 'the webhook payload is not UTF-8');
+
+  if (sent.delivery !== null && sent.delivery.length > MAX_DELIVERY_ID_LENGTH) {
+    return refuse(
+      'malformed_payload',
+      `the ${DELIVERY_HEADER[sent.forge]} header is ${sent.delivery.length} characters long; a delivery id has at most ${MAX_DELIVERY_ID_LENGTH}`,
+    );
   }
 
   let payload: unknown;
@@ -108,10 +127,12 @@ export async function readWebhook(request: WebhookRequest, secret: string, maxBy
   }
 }
 
-async function signatureMatches(forge: Forge, secret: string, body: Buffer, text: string, signature: string): Promise<boolean> {
+async function signatureMatches(forge: Forge, secret: string, body: Buffer, text: string | null, signature: string): Promise<boolean> {
   switch (forge) {
     case 'github':
       // Strict UTF-8 decoded (ignoreBOM keeps a BOM): Octokit re-encodes exactly the bytes received.
+      // A body that is not UTF-8 cannot be handed to it as a string: the same HMAC, over the bytes.
+      if (text === null) return signature.startsWith('sha256=') && verifyGiteaSignature(secret, body, signature.slice('sha256='.length));
       return verifyGitHubSignature(secret, text, signature);
     case 'gitlab':
       return verifyGitLabToken(secret, signature);
