@@ -82,6 +82,8 @@ export type SiteAnswer =
       send?: FileSend;
     }
   | { kind: 'redirect'; status: number; location: string }
+  /** A `_redirects` proxy rule (src/sites/proxy): depends on the query string, so memoised per URL like a redirect. */
+  | { kind: 'proxy'; url: string; signed: string | null }
   | { kind: 'not_found' };
 
 /** A deployment's compiled `_redirects` and `_headers` (empty when it has none). */

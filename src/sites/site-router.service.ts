@@ -21,6 +21,7 @@ import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags'
 import { answerBytes } from './answer-bytes';
 import { FileSender, HTML, PRIVATE_CACHE, sentHtmlFile } from './file-sender.service';
 import { HostRoute, HostRules, routeHost } from './host';
+import { SiteProxy } from './proxy/site-proxy.service';
 import { SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
@@ -48,6 +49,7 @@ export class SiteRouter {
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly analytics: AnalyticsRecorder,
+    private readonly proxy: SiteProxy,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.hsts = config.hstsHeader;
@@ -191,17 +193,18 @@ export class SiteRouter {
     }
     const cacheControl = gated ? PRIVATE_CACHE : undefined;
 
-    if (req.method !== 'GET' && !head) {
-      res.setHeader('Allow', 'GET, HEAD');
-      return this.page(res, 405, cacheControl ?? PUBLIC_CACHE, PAGES.methodNotAllowed(), false, gated, tags);
-    }
     const live = site.live;
+    // Other methods only ever reach a proxy rule's origin (a static file answers GET and HEAD).
+    const readOnly = req.method === 'GET' || head;
+    if (!readOnly && !live?.rules.redirects.proxies) return this.methodNotAllowed(res, cacheControl, gated, tags);
     if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated, tags);
     if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.now().getTime())) {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
     }
 
     const answer = this.resolve(site, req.url ?? '/');
+    if (answer.kind === 'proxy') return this.proxy.forward(site, answer, req, res);
+    if (!readOnly) return this.methodNotAllowed(res, cacheControl, gated, tags);
     if (answer.kind === 'file') {
       // Everything below depends on the answer and the site state only: prepared once.
       answer.send ??= {
@@ -219,6 +222,11 @@ export class SiteRouter {
     }
     if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, cacheControl ?? PUBLIC_CACHE, gated, tags);
     return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
+  }
+
+  private methodNotAllowed(res: ServerResponse, cacheControl: string | undefined, gated: boolean, tags: string[]): void {
+    res.setHeader('Allow', 'GET, HEAD');
+    this.page(res, 405, cacheControl ?? PUBLIC_CACHE, PAGES.methodNotAllowed(), false, gated, tags);
   }
 
   /** A redirect from `_redirects` or a canonical URL: no body, the site's headers. */
@@ -261,9 +269,9 @@ export class SiteRouter {
     const end = url.search(/[?#]/);
     const pathOnly = end === -1 ? url : url.slice(0, end);
     const byPath = pathOnly === url ? undefined : memo.get(pathOnly);
-    if (byPath !== undefined && byPath.kind !== 'redirect') return byPath;
+    if (byPath !== undefined && byPath.kind !== 'redirect' && byPath.kind !== 'proxy') return byPath;
     const answer = this.findAnswer(site, url);
-    if (memo.size < 4096) memo.set(answer.kind === 'redirect' ? url : pathOnly, answer);
+    if (memo.size < 4096) memo.set(answer.kind === 'redirect' || answer.kind === 'proxy' ? url : pathOnly, answer);
     return answer;
   }
 

@@ -5,13 +5,14 @@ import { DeploymentsModule } from '../deployments/deployments.module';
 import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { FileSender } from './file-sender.service';
+import { SiteProxy } from './proxy/site-proxy.service';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
 
 @Module({
   // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
   imports: [DeploymentsModule, ProjectsModule, PreviewsModule, AnalyticsModule],
-  providers: [SiteCache, FileSender, SiteRouter],
+  providers: [SiteCache, FileSender, SiteProxy, SiteRouter],
   exports: [SiteCache, SiteRouter],
 })
 export class SitesModule {}

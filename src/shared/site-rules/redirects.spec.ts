@@ -69,8 +69,10 @@ describe('parseRedirects', () => {
     ['/a evil.example/x', 1, 'must be a path starting with "/" or an http:// or https:// URL'],
     ['/a javascript:alert(1)', 1, 'scheme other than http or https'],
     ['/a ftp://example.com/x', 1, 'scheme other than http or https'],
-    ['/a https://example.com/x 200', 1, 'proxying is not supported'],
-    ['/a https://example.com/x 404!', 1, 'proxying is not supported'],
+    ['/a https://example.com/x#top 200', 1, 'has a fragment'],
+    ['/a https://example.com/x 404!', 1, 'use 200 to proxy'],
+    ['/a /b 302 Sign=SECRET', 1, 'only a proxy rule'],
+    ['/a https://example.com/ 200 Sign=9x', 1, 'must name an environment variable'],
     ['/a /b?x=1 200', 1, 'has a query string or fragment'],
     ['/a https://user:pw@example.com/ 301', 1, 'contains credentials'],
     ['/go/:host https://:host/ 302', 1, 'placeholder in the host'],
@@ -277,5 +279,35 @@ describe('matchRedirect', () => {
     const perMatchMicros = Number(process.hrtime.bigint() - start) / 1000 / 20_000;
     // Loose bound (the machine is shared); a quiet machine does it in a few microseconds.
     expect(perMatchMicros).toBeLessThan(200);
+  });
+});
+
+describe('proxy rules (status 200 to an absolute URL)', () => {
+  const proxyRules = (text: string) => {
+    const parsed = parseRedirects(Buffer.from(text));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return parsed.rules;
+  };
+
+  it('forwards with the splat, the passed-on query and the signing variable', () => {
+    const r = proxyRules('/api/* https://api.example.com/v1/:splat 200! Sign=API_SECRET\n');
+    expect(r.proxies).toBe(true);
+    expect(matchRedirect(r, 'api/users/7', 'a=1', () => true)).toEqual({
+      kind: 'proxy',
+      url: 'https://api.example.com/v1/users/7?a=1',
+      signed: 'API_SECRET',
+      force: true,
+      line: 1,
+    });
+  });
+
+  it('is shadowed by a file when not forced, like a rewrite', () => {
+    const r = proxyRules('/api/* https://api.example.com/:splat 200\n');
+    expect(matchRedirect(r, 'api/x', '', () => true)).toBeNull();
+    expect(matchRedirect(r, 'api/x', '', () => false)).toMatchObject({ kind: 'proxy', url: 'https://api.example.com/x', signed: null });
+  });
+
+  it('marks a file without proxy rules', () => {
+    expect(proxyRules('/a /b 302\n').proxies).toBe(false);
   });
 });

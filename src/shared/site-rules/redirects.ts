@@ -37,6 +37,7 @@ import {
   safeQuery,
   type TemplatePart,
 } from './pattern';
+import { EMPTY_CONTEXT, NO_NEEDS, type RequestContext, type RequestNeeds } from './request-context';
 import { parseRequestPath } from './request-path';
 import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';
 
@@ -59,6 +60,14 @@ interface SameSiteDestination {
   fragment: TemplatePart[];
 }
 
+/** A 200 to an absolute URL: the router forwards the request there (src/sites/proxy). */
+interface ProxyDestination {
+  kind: 'proxy';
+  /** Scheme, host and path, as written. */
+  path: TemplatePart[];
+  query: TemplatePart[];
+}
+
 interface AbsoluteDestination {
   kind: 'url';
   /** Scheme, host and path, as written. */
@@ -76,7 +85,9 @@ export interface RedirectRule {
   readonly status: RedirectStatus | RewriteStatus;
   readonly force: boolean;
   readonly pattern: PathPattern;
-  readonly target: SameSiteDestination | AbsoluteDestination;
+  readonly target: SameSiteDestination | AbsoluteDestination | ProxyDestination;
+  /** `Sign=NAME` (Netlify's proxy signing): the project environment variable whose value signs the proxied request. */
+  readonly signed: string | null;
 }
 
 /** Rules compiled for matching: static ones indexed by path, dynamic ones in order. */
@@ -84,15 +95,21 @@ export interface RedirectRules {
   readonly rules: readonly RedirectRule[];
   readonly byPath: ReadonlyMap<string, readonly RedirectRule[]>;
   readonly dynamic: readonly RedirectRule[];
+  /** What of the request beyond path and query the rules read (the router computes only that). */
+  readonly needs: RequestNeeds;
+  /** Whether any rule proxies: then every method, not only GET and HEAD, goes through the rules. */
+  readonly proxies: boolean;
 }
 
-export const NO_REDIRECTS: RedirectRules = { rules: [], byPath: new Map(), dynamic: [] };
+export const NO_REDIRECTS: RedirectRules = { rules: [], byPath: new Map(), dynamic: [], needs: NO_NEEDS, proxies: false };
 
 export type RedirectMatch =
   /** Answer `status` with `Location: location` (same-site paths start with one "/"). */
   | { kind: 'redirect'; status: RedirectStatus; location: string; force: boolean; line: number }
   /** Serve `path` (canonical form, as parseRequestPath gives) with `status`, the URL unchanged. */
-  | { kind: 'rewrite'; status: RewriteStatus; path: string; force: boolean; line: number };
+  | { kind: 'rewrite'; status: RewriteStatus; path: string; force: boolean; line: number }
+  /** Forward the request to `url` (absolute; the request's query passed on as for redirects); `signed`: see RedirectRule. */
+  | { kind: 'proxy'; url: string; signed: string | null; force: boolean; line: number };
 
 /** Parses and checks a `_redirects` file; every unusable line is an error. */
 export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
@@ -110,6 +127,14 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     let tokens = trimmed.split(/\s+/);
     const comment = tokens.findIndex((t, n) => n >= 2 && t.startsWith('#'));
     if (comment !== -1) tokens = tokens.slice(0, comment);
+    let signed: string | null = null;
+    const sign = /^sign(?:ed)?=(.*)$/i.exec(tokens[tokens.length - 1] ?? '');
+    if (tokens.length >= 3 && sign) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(sign[1]))
+        return errors.add(line, `${quote(tokens[tokens.length - 1])} must name an environment variable (letters, digits, "_")`);
+      signed = sign[1];
+      tokens = tokens.slice(0, -1);
+    }
     if (tokens.length < 2) return errors.add(line, `has only ${quote(tokens[0])}; a rule is "source destination [status]", e.g. "/old /new 301"`);
     if (tokens.length > 3) {
       return errors.add(
@@ -129,6 +154,8 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     if ('error' in pattern) return errors.add(line, `source ${quote(source)} ${pattern.error}`);
     const target = compileDestination(destination, code, pattern);
     if ('error' in target) return errors.add(line, `destination ${quote(destination)} ${target.error}`);
+    if (signed !== null && target.kind !== 'proxy')
+      return errors.add(line, `signs with ${quote(signed)}, which only a proxy rule (status 200 to an http(s) URL) can do`);
 
     const key = pattern.path ?? pattern.source;
     const earlier = firstLineOf.get(key);
@@ -146,7 +173,7 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     } else if (++statics === MAX_STATIC_REDIRECTS + 1) {
       errors.add(line, `is static rule number ${statics}; the limit is ${MAX_STATIC_REDIRECTS}`);
     }
-    rules.push({ index: rules.length, line, source, destination, status: code, force: status[2] === '!', pattern, target });
+    rules.push({ index: rules.length, line, source, destination, status: code, force: status[2] === '!', pattern, target, signed });
   });
   return errors.result(compile(rules));
 }
@@ -162,7 +189,7 @@ function compile(rules: RedirectRule[]): RedirectRules {
     if (rule.pattern.path === undefined) dynamic.push(rule);
     else byPath.set(rule.pattern.path, [...(byPath.get(rule.pattern.path) ?? []), rule]);
   }
-  return { rules, byPath, dynamic };
+  return { rules, byPath, dynamic, needs: NO_NEEDS, proxies: rules.some((r) => r.target.kind === 'proxy') };
 }
 
 function splitUrl(raw: string): { path: string; query: string; fragment: string } {
@@ -173,15 +200,15 @@ function splitUrl(raw: string): { path: string; query: string; fragment: string 
   return { path: q === -1 ? beforeHash : beforeHash.slice(0, q), query: q === -1 ? '' : beforeHash.slice(q), fragment };
 }
 
-function compileDestination(raw: string, status: number, pattern: PathPattern): SameSiteDestination | AbsoluteDestination | { error: string } {
+function compileDestination(
+  raw: string,
+  status: number,
+  pattern: PathPattern,
+): SameSiteDestination | AbsoluteDestination | ProxyDestination | { error: string } {
   const names = pattern.names;
   const parts = splitUrl(raw);
   if (/^https?:\/\//i.test(raw)) {
-    if (isRewrite(status)) {
-      return {
-        error: `is another site; status ${status} serves a file of this deployment (proxying is not supported), use a redirect status such as 301 or 302`,
-      };
-    }
+    if (status === 404) return { error: 'is another site; status 404 serves a file of this deployment, use 200 to proxy or a redirect status such as 301' };
     const authority = raw.slice(raw.indexOf('//') + 2).split(/[/?#]/, 1)[0];
     if (compileTemplate(authority, names).some((p) => p.kind === 'value')) {
       return { error: 'puts a placeholder in the host; the host of a redirect must be fixed' };
@@ -194,6 +221,10 @@ function compileDestination(raw: string, status: number, pattern: PathPattern): 
     }
     if (!url.hostname) return { error: 'has no host' };
     if (url.username || url.password) return { error: 'contains credentials ("user:password@"); remove them' };
+    if (status === 200) {
+      if (parts.fragment) return { error: 'has a fragment; a proxied request has none' };
+      return { kind: 'proxy', path: compileTemplate(parts.path, names), query: compileTemplate(parts.query, names) };
+    }
     return {
       kind: 'url',
       path: compileTemplate(parts.path, names),
@@ -234,7 +265,14 @@ function compileDestination(raw: string, status: number, pattern: PathPattern): 
  * earlier in the file are tried, so the first matching rule in file order wins
  * at the cost of at most 100 pattern tests.
  */
-export function matchRedirect(rules: RedirectRules, path: string, query: string, fileExists: (path: string) => boolean): RedirectMatch | null {
+export function matchRedirect(
+  rules: RedirectRules,
+  path: string,
+  query: string,
+  fileExists: (path: string) => boolean,
+  // Read by conditions and domain-level sources (issue 34); only the fields rules.needs names are filled.
+  _context: RequestContext = EMPTY_CONTEXT,
+): RedirectMatch | null {
   if (rules.rules.length === 0 || !isCanonicalPath(path)) return null;
   let exists: boolean | undefined;
   const applies = (rule: RedirectRule) => rule.force || !(exists ??= fileExists(path));
@@ -268,6 +306,12 @@ function isCanonicalPath(path: string): boolean {
 
 function answer(rule: RedirectRule, captures: Captures, query: string): RedirectMatch | null {
   const { target } = rule;
+  if (target.kind === 'proxy') {
+    const ownQuery = render(target.query, captures, encodeURIComponent);
+    const passedQuery = ownQuery === '' && query !== '' ? `?${safeQuery(query)}` : '';
+    const url = `${render(target.path, captures, encodePathValue)}${ownQuery}${passedQuery}`;
+    return { kind: 'proxy', url, signed: rule.signed, force: rule.force, line: rule.line };
+  }
   if (isRewrite(rule.status)) {
     const path = rewritePath((target as SameSiteDestination).decodedPath, captures);
     return path === null ? null : { kind: 'rewrite', status: rule.status, path, force: rule.force, line: rule.line };

@@ -9,13 +9,18 @@
  */
 import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
 import { matchRedirect, type RedirectRules } from './redirects';
+import { EMPTY_CONTEXT, type RequestContext } from './request-context';
 import { parseRequestPath } from './request-path';
 import { type RuleError } from './rule-file';
 
 export const RULE_FILES: ReadonlySet<string> = new Set(['_redirects', '_headers']);
 
 export type Resolution =
-  { kind: 'file'; path: string; status: 200 | 404 } | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string } | { kind: 'not_found' };
+  | { kind: 'file'; path: string; status: 200 | 404 }
+  | { kind: 'redirect'; status: 301 | 302 | 303 | 307 | 308; location: string }
+  /** Forward the request to `url` (src/sites/proxy); `signed` names the env var that signs it. */
+  | { kind: 'proxy'; url: string; signed: string | null }
+  | { kind: 'not_found' };
 
 const NOT_FOUND: Resolution = { kind: 'not_found' };
 
@@ -24,10 +29,17 @@ const NOT_FOUND: Resolution = { kind: 'not_found' };
  * (that gets only the top-level 404.html: no rule and no SPA fallback applies to
  * a path that means nothing). `query` is the raw query string without "?".
  */
-export function resolveRequest(path: string | null, query: string, redirects: RedirectRules, has: (path: string) => boolean): Resolution {
+export function resolveRequest(
+  path: string | null,
+  query: string,
+  redirects: RedirectRules,
+  has: (path: string) => boolean,
+  context: RequestContext = EMPTY_CONTEXT,
+): Resolution {
   if (path === null) return has('404.html') ? { kind: 'file', path: '404.html', status: 404 } : NOT_FOUND;
-  const rule = matchRedirect(redirects, path, query, (p) => pathHasFile(p, has));
+  const rule = matchRedirect(redirects, path, query, (p) => pathHasFile(p, has), context);
   if (rule?.kind === 'redirect') return { kind: 'redirect', status: rule.status, location: rule.location };
+  if (rule?.kind === 'proxy') return { kind: 'proxy', url: rule.url, signed: rule.signed };
   if (rule?.kind === 'rewrite') {
     const target = rewriteTargetFile(rule.path, has);
     // A rewrite to a file the deployment lacks answers as if no rule had matched.

@@ -9,7 +9,12 @@ export interface RuleError {
   message: string;
 }
 
-export type ParseResult<T> = { ok: true; rules: T } | { ok: false; errors: RuleError[] };
+/**
+ * `warnings` (issue 34): lines that deploy but will never do what they say (a `Country=`
+ * rule with no GeoIP database, a source shadowed by an earlier identical one). They go on
+ * the deployment record; they never refuse a deploy.
+ */
+export type ParseResult<T> = { ok: true; rules: T; warnings: RuleError[] } | { ok: false; errors: RuleError[] };
 
 /** Enough to fix a file in one go, short enough for an API answer. */
 export const MAX_REPORTED_ERRORS = 50;
@@ -23,6 +28,12 @@ const CONTROL_CHAR = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 export class RuleErrors {
   private readonly list: RuleError[] = [];
   private dropped = 0;
+  private readonly warned: RuleError[] = [];
+
+  /** A line that deploys but never applies; capped like errors. */
+  warn(line: number, message: string): void {
+    if (this.warned.length < MAX_REPORTED_ERRORS) this.warned.push({ line, message });
+  }
 
   add(line: number, message: string): void {
     if (this.list.length < MAX_REPORTED_ERRORS) this.list.push({ line, message });
@@ -34,7 +45,7 @@ export class RuleErrors {
   }
 
   result<T>(rules: T): ParseResult<T> {
-    if (!this.any) return { ok: true, rules };
+    if (!this.any) return { ok: true, rules, warnings: [...this.warned].sort((a, b) => a.line - b.line) };
     // In line order, whenever a problem was found (a block is only judged at its end).
     const errors = [...this.list].sort((a, b) => a.line - b.line);
     if (this.dropped > 0) {
