@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 
 import { CurrentPrincipal } from '../access/decorators';
 import { unsupportedMediaType } from '../common/errors';
+import { closeAfterAnswer } from '../common/lingering-close';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
 import { BlobView } from './blob.view';
@@ -55,7 +56,7 @@ export class BlobsController {
       // A refused body is not drained: the connection closes after the answer. An unread
       // body of an accepted request (already stored) is drained by Node instead, so a
       // client still sending it gets the answer rather than a broken pipe.
-      if (!req.complete) res.setHeader('Connection', 'close');
+      if (!req.complete) closeAfterAnswer(req, res);
       throw err;
     }
   }

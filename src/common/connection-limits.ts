@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { addressKey } from './address-prefix';
 import { isForwarded, isLoopback } from './client-address';
 import type { CommonErrorCode, ErrorBody } from './errors';
+import { lingerOnClose } from './lingering-close';
 
 export interface ConnectionTimeouts {
   /** All request headers must arrive within this. */
@@ -68,6 +69,7 @@ function onIdle(req: IncomingMessage, res: ServerResponse, idleMs: number): void
     };
     const body = JSON.stringify(error);
     // The handler still waiting for the body then meets the close and gives up.
+    lingerOnClose(socket);
     res.writeHead(408, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
     res.end(body);
     return;

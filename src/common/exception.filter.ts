@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { Logger } from 'pino';
 
 import { toErrorBody } from './error-body';
+import { closeAfterAnswer } from './lingering-close';
 
 /** The one place where errors become HTTP answers. */
 @Catch()
@@ -36,8 +37,9 @@ export function sendError(logger: Logger, exception: unknown, req: Request, res:
     return;
   }
   // A refused body is not read on: the connection closes after the answer instead of
-  // draining whatever the client still sends (a declared 5 GB would hold it for hours).
-  if (!req.complete) res.setHeader('Connection', 'close');
+  // draining whatever the client still sends (a declared 5 GB would hold it for hours),
+  // with a lingering close so the client still gets the answer.
+  if (!req.complete) closeAfterAnswer(req, res);
   const headers = own ?? (exception as { headers?: Record<string, string> } | null)?.headers;
   if (headers) for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.status(body.statusCode).json(body);

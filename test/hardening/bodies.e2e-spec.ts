@@ -65,6 +65,42 @@ describe('Request bodies and connections (e2e)', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ code: 'payload_too_large', limit: 4 * MB });
     });
 
+    it('keeps reading a refused body after the 413 (lingering close), so a client still sending is not reset before it reads the answer', async () => {
+      // Closing a socket with unread bytes makes the kernel send a reset, which can discard
+      // the answer on its way (seen in CI under load). Deterministic form of that: the client
+      // keeps writing after the answer; a server that closed at once resets those writes.
+      const outcome = await new Promise<{ status?: number; error?: string; ended: boolean }>((resolve) => {
+        // Half-open, as a client still uploading is: the server's FIN does not stop its writes.
+        const socket = connect({ port: t.port, host: '127.0.0.1', allowHalfOpen: true });
+        let text = '';
+        let ended = false;
+        let writer: NodeJS.Timeout | undefined;
+        const done = (error?: string) => {
+          clearInterval(writer);
+          socket.destroy();
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) || undefined, error, ended });
+        };
+        socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+        socket.on('end', () => (ended = true));
+        socket.on('connect', () => {
+          socket.write(head('POST', '/v1/deployments', { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': GB5 }));
+          socket.write(Buffer.alloc(MB, 0x20));
+        });
+        socket.on('data', (chunk: Buffer) => {
+          const first = text === '';
+          text += chunk.toString('latin1');
+          if (!first) return;
+          // The answer is in: go on sending for 300 ms, well inside the server's linger time.
+          const started = Date.now();
+          writer = setInterval(() => {
+            if (Date.now() - started > 300) return done();
+            socket.write(Buffer.alloc(64 * 1024, 0x20));
+          }, 10);
+        });
+      });
+      expect(outcome).toEqual({ status: 413, error: undefined, ended: true });
+    });
+
     it('answers a declared 5 GB blob upload with 413 within a second and closes the connection', async () => {
       const answer = await rawRequest(
         t.port,
