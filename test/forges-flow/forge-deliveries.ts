@@ -1,5 +1,3 @@
-import { createHmac } from 'node:crypto';
-
 import {
   GITEA_PULL_REQUEST_SYNCHRONIZED,
   GITEA_PUSH,
@@ -18,51 +16,7 @@ import {
  * signs. No app in here: bench/builds.ts sends these too.
  */
 
-export type Forge = 'github' | 'gitlab' | 'gitea' | 'forgejo';
-
-/** The headers a forge sends with a delivery of `body`, signed with `secret`. */
-export function forgeHeaders(forge: Forge, event: string, body: Buffer, secret: string | null, deliveryId: string): Record<string, string> {
-  const hmac = secret === null ? null : createHmac('sha256', secret).update(body).digest('hex');
-  switch (forge) {
-    case 'github':
-      return {
-        'X-GitHub-Event': event,
-        'X-GitHub-Delivery': deliveryId,
-        'X-GitHub-Hook-ID': '30',
-        'User-Agent': 'GitHub-Hookshot/044aadd',
-        ...(hmac === null ? {} : { 'X-Hub-Signature-256': `sha256=${hmac}` }),
-      };
-    case 'gitlab':
-      // GitLab sends the secret itself, not a signature.
-      return {
-        'X-Gitlab-Event': event,
-        'X-Gitlab-Event-UUID': deliveryId,
-        'X-Gitlab-Webhook-UUID': '9b9b4b2c-0b6b-4b6b-8b6b-0b6b4b6b8b6b',
-        'User-Agent': 'GitLab/17.5.0',
-        ...(secret === null ? {} : { 'X-Gitlab-Token': secret }),
-      };
-    case 'gitea':
-      // Gitea also sends GitHub's and Gogs' headers: the receiver must go by X-Gitea-*.
-      return {
-        'X-Gitea-Event': event,
-        'X-Gitea-Event-Type': event,
-        'X-Gitea-Delivery': deliveryId,
-        'X-GitHub-Event': event,
-        'X-GitHub-Delivery': deliveryId,
-        'X-Gogs-Event': event,
-        ...(hmac === null ? {} : { 'X-Gitea-Signature': hmac, 'X-Gogs-Signature': hmac }),
-      };
-    case 'forgejo':
-      return {
-        'X-Forgejo-Event': event,
-        'X-Forgejo-Delivery': deliveryId,
-        'X-Gitea-Event': event,
-        'X-Gitea-Delivery': deliveryId,
-        'X-GitHub-Event': event,
-        ...(hmac === null ? {} : { 'X-Forgejo-Signature': hmac, 'X-Gitea-Signature': hmac }),
-      };
-  }
-}
+export { type Forge, forgeHeaders } from '../helpers/forge-webhooks';
 
 // ---- the forges' documented payloads, pointed at the test repository ----
 

@@ -1,9 +1,10 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { GITHUB_BRANCH_DELETED, GITHUB_PULL_REQUEST_OPENED } from '../../src/forges/webhooks/examples.fixture';
 import { buildsApi, createProject, type Gate, nodeSite, startBuildApp, startGate } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
+import { signedDelivery } from '../helpers/forge-webhooks';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 
@@ -38,11 +39,10 @@ describe('Alias removal while a build of that branch or pull request runs (e2e)'
   const deliver = (event: string, payload: unknown) => {
     const web = repoUrl.replace(/\.git$/, '');
     const body = JSON.stringify(payload).replaceAll('https://github.com/Codertocat/Hello-World', web);
-    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     return t
       .http()
       .post(`/hooks/git/${projectId}`)
-      .set({ 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signature })
+      .set(signedDelivery('github', event, body, secret, randomUUID()).headers)
       .send(body);
   };
   const aliases = async () =>

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
 import { GitDeliveriesPurge } from '../../src/hooks/git-deliveries-purge.service';
 import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
+import { type Forge, signedDelivery } from '../helpers/forge-webhooks';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
 
@@ -27,8 +28,6 @@ jest.setTimeout(180_000);
 
 const run = promisify(execFile);
 const REPO = 'acme/site';
-
-type Forge = 'github' | 'gitlab' | 'gitea' | 'forgejo';
 
 /**
  * The forges' documented example payloads with their repository moved to the test's Git
@@ -45,24 +44,8 @@ function forRepo(payload: unknown, repoUrl: string): Record<string, unknown> {
 }
 
 /** A delivery as each forge sends it, signed (or not) with `secret`. */
-function signed(
-  forge: Forge,
-  event: string,
-  payload: unknown,
-  secret: string,
-  delivery: string = randomUUID(),
-): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify(payload);
-  const hmac = createHmac('sha256', secret).update(body).digest('hex');
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (forge === 'github') Object.assign(headers, { 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': `sha256=${hmac}` });
-  if (forge === 'gitlab') Object.assign(headers, { 'x-gitlab-event': event, 'x-gitlab-event-uuid': delivery, 'x-gitlab-token': secret });
-  if (forge === 'gitea' || forge === 'forgejo') {
-    // Gitea also sends GitHub's headers (with its own signature scheme); Forgejo also sends Gitea's.
-    Object.assign(headers, { 'x-github-event': event, 'x-gitea-event': event, 'x-gitea-delivery': delivery, 'x-gitea-signature': hmac });
-    if (forge === 'forgejo') Object.assign(headers, { 'x-forgejo-event': event, 'x-forgejo-delivery': delivery, 'x-forgejo-signature': hmac });
-  }
-  return { body, headers };
+function signed(forge: Forge, event: string, payload: unknown, secret: string, delivery: string = randomUUID()) {
+  return signedDelivery(forge, event, JSON.stringify(payload), secret, delivery);
 }
 
 describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
@@ -245,11 +228,7 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
 
   it('refuses a body that is not JSON, once the signature is verified, with 400 invalid_webhook_payload', async () => {
     const body = '{"ref": "refs/heads/main", ';
-    const headers = {
-      ...signed('github', 'push', {}, secret).headers,
-      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-    };
-    const res = await post(projectId, { body, headers }).expect(400);
+    const res = await post(projectId, signedDelivery('github', 'push', body, secret, randomUUID())).expect(400);
     expect(res.body.code).toBe('invalid_webhook_payload');
     // A push payload without the fields the event needs.
     expect((await deliver('github', 'push', { ref: 'refs/heads/main' }).expect(400)).body.message).toContain('after');

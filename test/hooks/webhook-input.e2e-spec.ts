@@ -1,8 +1,9 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 import { GITHUB_PULL_REQUEST_OPENED, GITHUB_PUSH } from '../../src/forges/webhooks/examples.fixture';
 import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
+import { signedDelivery } from '../helpers/forge-webhooks';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
 
@@ -20,13 +21,7 @@ describe('Forge webhooks: odd input (e2e)', () => {
 
   const signed = (event: string, payload: unknown, delivery: string = randomUUID()) => {
     const body = JSON.stringify(payload).replaceAll('https://github.com/Codertocat/Hello-World', repoUrl.replace(/\.git$/, ''));
-    const headers = {
-      'content-type': 'application/json',
-      'x-github-event': event,
-      'x-github-delivery': delivery,
-      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-    };
-    return { body, headers };
+    return signedDelivery('github', event, body, secret, delivery);
   };
 
   const count = async (table: 'builds' | 'git_deliveries') =>
