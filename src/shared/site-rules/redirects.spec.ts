@@ -415,7 +415,9 @@ describe('conditions, repeated sources, the shorthand and domain-level sources (
   });
 
   describe('Language= and Country=', () => {
-    const r = rules(['/ /fr/ 302 Language=fr', '/ /pt-br/ 302 Language=pt-BR', '/ /anz/ 302 Country=au,NZ', '/ /il-en/ 302 Country=il Language=en', '/ /en/ 302'].join('\n'));
+    const r = rules(
+      ['/ /fr/ 302 Language=fr', '/ /pt-br/ 302 Language=pt-BR', '/ /anz/ 302 Country=au,NZ', '/ /il-en/ 302 Country=il Language=en', '/ /en/ 302'].join('\n'),
+    );
 
     it('matches the most preferred language by prefix: "fr" takes fr-CA, "pt-BR" takes only pt-br', () => {
       expect(match(r, '/', visitor({ languages: ['fr'] }))).toMatchObject({ location: '/fr/' });
@@ -494,7 +496,9 @@ describe('conditions, repeated sources, the shorthand and domain-level sources (
   });
 
   describe('domain-level sources', () => {
-    const r = rules(['https://old.example.com/* https://new.example.com/:splat 301!', 'http://WWW.Example.com/docs/:p /docs/:p 302', '/* /index.html 200'].join('\n'));
+    const r = rules(
+      ['https://old.example.com/* https://new.example.com/:splat 301!', 'http://WWW.Example.com/docs/:p /docs/:p 302', '/* /index.html 200'].join('\n'),
+    );
 
     it('match only requests to their host (case-insensitive; the scheme is not compared)', () => {
       expect(match(r, '/a/b?x=1', visitor({ host: 'old.example.com' }))).toMatchObject({

@@ -232,7 +232,10 @@ export function parseRedirects(file: Uint8Array, options: { geoip?: boolean } = 
           'Role= is not supported: it reads Netlify Identity roles, and this service has no Netlify Identity (protect a site with its password or email gate instead)',
         );
       } else if (seen === 'cookie') {
-        return errors.add(line, 'Cookie= is not supported: rules cannot depend on cookies here (they would defeat caching and the gate\'s cookie is not the site\'s)');
+        return errors.add(
+          line,
+          "Cookie= is not supported: rules cannot depend on cookies here (they would defeat caching and the gate's cookie is not the site's)",
+        );
       } else {
         return errors.add(line, `${quote(token)} is not a condition this service knows; use Country=, Language= or Sign=`);
       }
@@ -243,7 +246,14 @@ export function parseRedirects(file: Uint8Array, options: { geoip?: boolean } = 
     if (signed !== null && target.kind !== 'proxy')
       return errors.add(line, `signs with ${quote(signed)}, which only a proxy rule (status 200 to an http(s) URL) can do`);
 
-    if (host === null && query.length === 0 && pattern.path !== undefined && !isRewrite(code) && target.kind === 'path' && target.path.every((p) => p.kind === 'text')) {
+    if (
+      host === null &&
+      query.length === 0 &&
+      pattern.path !== undefined &&
+      !isRewrite(code) &&
+      target.kind === 'path' &&
+      target.path.every((p) => p.kind === 'text')
+    ) {
       const to = parseRequestPath(target.path.map((p) => (p as { raw: string }).raw).join(''));
       if (to === pattern.path && target.query.length === 0) return errors.add(line, `redirects ${quote(source)} to itself`);
     }
@@ -303,7 +313,10 @@ function splitRuleLine(
   if (to === -1) {
     const last = rest[rest.length - 1];
     if (rest.length === 1 || !last.includes('=')) return { source, queryTokens: rest.slice(0, -1), destination: last, conditionTokens: [] };
-    return { error: 'has no destination; a rule is "source [key=value…] destination [status] [conditions]", the destination a path starting with "/" or an http(s) URL' };
+    return {
+      error:
+        'has no destination; a rule is "source [key=value…] destination [status] [conditions]", the destination a path starting with "/" or an http(s) URL',
+    };
   }
   const after = rest.slice(to + 1);
   if (after.length > 0 && !/^\d{3}!?$/.test(after[0]) && after[0].includes('=')) {

@@ -73,7 +73,9 @@ export function findRedirectLoops(redirects: RedirectRules, has: (path: string) 
     if (start === null) continue;
     const context = visitorFor(rule);
     let query = queryFor(rule);
-    const seen = [start];
+    // A visitor's state is the path and the query: with query conditions, coming back to a
+    // path with another query string is not yet a loop.
+    const seen = [shownTarget(start, query)];
     let path = start;
     for (let hop = 0; ; hop++) {
       const answer = resolveRequest(path, query, redirects, has, context);
@@ -81,8 +83,9 @@ export function findRedirectLoops(redirects: RedirectRules, has: (path: string) 
       const next = parseRequestPath(answer.location);
       if (next === null) break;
       query = queryOf(answer.location);
-      const shown = () => [...seen, next].map((p) => `/${p}`).join(' → ');
-      if (seen.includes(next)) {
+      const target = shownTarget(next, query);
+      const shown = () => [...seen, target].join(' → ');
+      if (seen.includes(target)) {
         errors.push({ line: rule.line, message: `redirects in a loop: ${shown()}` });
         break;
       }
@@ -90,11 +93,15 @@ export function findRedirectLoops(redirects: RedirectRules, has: (path: string) 
         errors.push({ line: rule.line, message: `starts a chain of more than ${MAX_REDIRECT_HOPS} redirects (browsers give up): ${shown()}` });
         break;
       }
-      seen.push(next);
+      seen.push(target);
       path = next;
     }
   }
   return errors;
+}
+
+function shownTarget(path: string, query: string): string {
+  return query === '' ? `/${path}` : `/${path}?${query}`;
 }
 
 /** A visitor the rule's host, Language= and Country= conditions let through. */
