@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { type MatchTrace, matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
+import { matchRedirect, type MatchTrace, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
 import { EMPTY_CONTEXT, NO_NEEDS, type RequestContext } from './request-context';
 import { parseRequestPath } from './request-path';
 import { MAX_REPORTED_ERRORS } from './rule-file';

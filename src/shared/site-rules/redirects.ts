@@ -28,16 +28,6 @@
  * splat or placeholder), 1,000 characters a line.
  */
 import {
-  type Captures,
-  compilePathPattern,
-  compileTemplate,
-  encodePathValue,
-  matchPathPattern,
-  type PathPattern,
-  safeQuery,
-  type TemplatePart,
-} from './pattern';
-import {
   conditionsSignature,
   countryHolds,
   languageHolds,
@@ -50,6 +40,16 @@ import {
   queryParams,
   type RuleConditions,
 } from './conditions';
+import {
+  type Captures,
+  compilePathPattern,
+  compileTemplate,
+  encodePathValue,
+  matchPathPattern,
+  type PathPattern,
+  safeQuery,
+  type TemplatePart,
+} from './pattern';
 import { EMPTY_CONTEXT, NO_NEEDS, type RequestContext, type RequestNeeds } from './request-context';
 import { parseRequestPath } from './request-path';
 import { lineProblem, type ParseResult, quote, RuleErrors, ruleLines } from './rule-file';

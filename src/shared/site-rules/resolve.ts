@@ -8,7 +8,7 @@
  * `has` that does not see them (RULE_FILES).
  */
 import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
-import { type MatchTrace, matchRedirect, type RedirectRule, type RedirectRules } from './redirects';
+import { matchRedirect, type MatchTrace, type RedirectRule, type RedirectRules } from './redirects';
 import { EMPTY_CONTEXT, type RequestContext } from './request-context';
 import { parseRequestPath } from './request-path';
 import { type RuleError } from './rule-file';
