@@ -147,10 +147,17 @@ describe('parseHeaders', () => {
       const two = (a: string, b: string) => `${a}\n${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}\n${b}\n${header(4, 1800)}\n${header(5, 1800)}`;
       expect(rules(two('/blog/*', '/docs/*')).rules).toHaveLength(2);
       expect(rules(two('/*.jpg', '/*.html')).rules).toHaveLength(2);
-      expect(rules(two('/posts/:id/', '/posts/:id/raw')).rules).toHaveLength(2);
+      expect(rules(two('/posts/:id/edit', '/posts/:id/raw')).rules).toHaveLength(2);
       expect(errorsOf(two('/blog/*', '/*.html'))).toHaveLength(1);
       expect(errorsOf(two('/*', '/docs/:page'))).toHaveLength(1);
       expect(errorsOf(two('/a/*', '/a/b/*'))).toHaveLength(1);
+      // Matching ignores case and a trailing "/" (Netlify's), and so does the bound.
+      expect(errorsOf(two('/Docs/*', '/docs'))).toHaveLength(1);
+      expect(errorsOf(two('/about/', '/ABOUT'))).toHaveLength(1);
+      expect(errorsOf(two('/blog/*', '/BLOG/:post/'))).toHaveLength(1);
+      expect(errorsOf(two('/*.JPG', '/photos/*.jpg'))).toHaveLength(1);
+      // A trailing "/" drops out of a suffix: "/posts/:id/" is taken to overlap "/posts/:id/raw" (an upper bound).
+      expect(errorsOf(two('/posts/:id/', '/posts/:id/raw'))).toHaveLength(1);
     });
   });
 
@@ -234,8 +241,34 @@ describe('headersFor', () => {
     expect(short.set.find(([n]) => n === 'X-Echo')?.[1]).toBe('ab'.repeat(300));
   });
 
+  it("matches paths as Netlify does: case-insensitive, a trailing '/' optional, '/dir/*' taking '/dir' too", () => {
+    const r = rules('/About\n  X-A: 1\n/docs/\n  X-D: 1\n/blog/*\n  X-B: :splat\n/Posts/:id\n  X-P: :id\n/img/*.PNG\n  X-I: 1');
+    const names = (path: string) => headersFor(r, path).set.map(([name, value]) => `${name}=${value}`);
+    expect(names('about')).toEqual(['X-A=1']);
+    expect(names('about/')).toEqual(['X-A=1']);
+    expect(names('ABOUT')).toEqual(['X-A=1']);
+    expect(names('docs')).toEqual(['X-D=1']);
+    expect(names('docs/')).toEqual(['X-D=1']);
+    expect(names('docs/x')).toEqual([]);
+    expect(names('blog')).toEqual(['X-B=']);
+    expect(names('blog/')).toEqual(['X-B=']);
+    expect(names('Blog/A/b')).toEqual(['X-B=A/b']);
+    expect(names('blogger')).toEqual([]);
+    expect(names('posts/Hello')).toEqual(['X-P=Hello']);
+    expect(names('POSTS/hello/')).toEqual(['X-P=hello']);
+    expect(names('posts/hello/more')).toEqual([]);
+    expect(names('img/a/b.png')).toEqual(['X-I=1']);
+    expect(names('img/a.pngx')).toEqual([]);
+  });
+
+  it('matches a non-ASCII path whatever its case, decoded once', () => {
+    const r = rules('/%C3%89t%C3%A9/*\n  X-E: 1');
+    expect(headersFor(r, 'été/a').set).toEqual([['X-E', '1']]);
+    expect(headersFor(r, 'ÉTÉ').set).toEqual([['X-E', '1']]);
+  });
+
   it('returns nothing for a path no block matches', () => {
-    expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/page/')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
+    expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/pages')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
     expect(headersFor(rules('/a\n  X: 1'), 'b')).toEqual({ set: [], remove: [] });
   });
 });
