@@ -1,29 +1,36 @@
 /**
  * `_redirects`: the Netlify file format, which Cloudflare Pages reads too.
  *
- * One rule a line, `source destination [status][!]`, `#` comments (also after
- * the destination), blank lines, CRLF. Sources are paths with at most one `*`
- * splat and whole-segment `:placeholders` (pattern.ts); destinations are paths
- * of the site or absolute http(s) URLs, may use `:splat` and the placeholders,
- * and may carry a query string and a fragment.
+ * One rule a line, `source [key=value…] destination [status][!] [conditions…]`, `#`
+ * comments (also after the source), blank lines, CRLF. Sources are paths with at most
+ * one `*` splat and whole-segment `:placeholders` (pattern.ts), or Netlify's
+ * domain-level sources (`https://old.example.com/*`: the request's host must be that
+ * one). Destinations are paths of the site or absolute http(s) URLs, may use `:splat`,
+ * the placeholders and captured query parameters, and may carry a query string and a
+ * fragment; `/dir/* 200` alone is Netlify's shorthand for `/dir/* /dir/:splat 200`.
  *
  * Statuses: 301 (the default, as on Netlify; Cloudflare defaults to 302), 302,
  * 303, 307, 308 redirect; 200 serves another path of the same deployment
- * ("rewrite"; never a proxy to another site); 404 serves another path with
- * status 404. `!` after the status forces the rule.
+ * ("rewrite"), or forwards the request to an absolute URL ("proxy", `Sign=NAME`
+ * signs it); 404 serves another path with status 404. `!` after the status forces
+ * the rule.
  *
- * Matching follows Netlify: the first matching rule in file order wins, and a
- * rule without `!` only applies when no file answers the request path
- * ("shadowing"; Cloudflare instead always applies rules). The request's query
- * string is passed on when the destination has none (Netlify and Cloudflare both
- * do this).
+ * Conditions (conditions.ts): query parameters (`id=:id` before the destination),
+ * `Language=` and `Country=` after the status; all must hold.
+ *
+ * Matching follows Netlify: the first matching rule in file order wins (several rules
+ * for one source are fine: the first whose conditions hold), and a rule without `!`
+ * only applies when no file answers the request path ("shadowing"; Cloudflare instead
+ * always applies rules). The request's query string is passed on when the destination
+ * has none (Netlify and Cloudflare both do this).
  *
  * Where we differ from both: a line that cannot be used is refused with an
- * error naming the line, never skipped; so are full-URL sources (Netlify's
- * domain-level rules), proxying (200 to another site), query-string and
- * Country/Language/Role/Cookie conditions, duplicate sources, a rule that
- * redirects to itself, placeholders inside a segment, placeholders in a
- * destination's host, and protocol-relative destinations ("//host").
+ * error naming the line, never skipped; so are `Role=` and `Cookie=` (no Netlify
+ * Identity here), unknown conditions, a rule that redirects to itself, placeholders
+ * inside a segment, placeholders in a destination's host, and protocol-relative
+ * destinations ("//host"). A rule that deploys but can never apply (shadowed by an
+ * earlier one with the same source and conditions; `Country=` without a GeoIP
+ * database) is a warning.
  * Limits are Cloudflare's: 2,000 static and 100 dynamic rules (dynamic: with a
  * splat or placeholder), 1,000 characters a line.
  */
@@ -134,6 +141,8 @@ export interface RedirectRules {
 }
 
 export const NO_REDIRECTS: RedirectRules = { rules: [], byPath: new Map(), dynamic: [], needs: NO_NEEDS, proxies: false };
+
+const NO_CAPTURES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export type RedirectMatch =
   /** Answer `status` with `Location: location` (same-site paths start with one "/"). */
@@ -309,10 +318,11 @@ function splitRuleLine(
   const [source, ...rest] = tokens;
   if (rest.length === 0) return { error: `has only ${quote(source)}; a rule is "source destination [status]", e.g. "/old /new 301"` };
   if (/^\d{3}!?$/.test(rest[0])) return { source, queryTokens: [], statusText: rest[0], conditionTokens: rest.slice(1) };
-  const to = rest.findIndex((t) => t.startsWith('/') || /^https?:\/\//i.test(t));
+  let to = rest.findIndex((t) => t.startsWith('/') || /^https?:\/\//i.test(t));
+  // No usable destination: take the first token that is not a query condition for one, so
+  // that its error says what is wrong with it ("javascript:…" uses another scheme).
+  if (to === -1) to = rest.findIndex((t) => !t.includes('='));
   if (to === -1) {
-    const last = rest[rest.length - 1];
-    if (rest.length === 1 || !last.includes('=')) return { source, queryTokens: rest.slice(0, -1), destination: last, conditionTokens: [] };
     return {
       error:
         'has no destination; a rule is "source [key=value…] destination [status] [conditions]", the destination a path starting with "/" or an http(s) URL',
@@ -488,7 +498,8 @@ export function matchRedirect(
   let best: RedirectRule | undefined;
   let captures: Captures = {};
   for (const rule of rules.byPath.get(path) ?? []) {
-    const found: Record<string, string> = {};
+    // Only conditional rules write captures (from the query).
+    const found: Record<string, string> = rule.conditional ? {} : NO_CAPTURES;
     if (holds(rule, found) && applies(rule)) {
       best = rule;
       captures = found;
