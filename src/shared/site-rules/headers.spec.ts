@@ -1,5 +1,8 @@
+import fc from 'fast-check';
+
 import {
   applyHeaderChanges,
+  canMatchTogether,
   gatedHeaderChanges,
   gatedHeaderProblems,
   headersFor,
@@ -8,6 +11,7 @@ import {
   mergeVary,
   parseHeaders,
 } from './headers';
+import { compileHeaderPathPattern, type HeaderPathPattern, matchHeaderPathPattern } from './pattern';
 import { ruleParsing } from './rule-file.fixture';
 
 const { rules, errorsOf } = ruleParsing(parseHeaders);
@@ -336,5 +340,25 @@ describe('gatedHeaderChanges', () => {
         'Cookie, Accept-Language',
       ]);
     }
+  });
+});
+
+describe('canMatchTogether (the 8 KB bound) under Netlify matching', () => {
+  const segment = fc.constantFrom('a', 'A', 'b', 'ab', 'x.jpg', 'X.JPG', 'é', 'É');
+  const patternPart = fc.oneof(segment, fc.constant(':p'), fc.constant('*'), fc.constant('*.jpg'));
+  const pattern = fc
+    .tuple(fc.array(patternPart, { minLength: 0, maxLength: 4 }), fc.boolean())
+    .map(([parts, slash]) => `/${parts.join('/')}${slash && parts.length ? '/' : ''}`)
+    .map((raw) => compileHeaderPathPattern(raw))
+    .filter((p): p is HeaderPathPattern => !('error' in p));
+  const path = fc.tuple(fc.array(segment, { maxLength: 5 }), fc.boolean()).map(([segs, slash]) => segs.join('/') + (slash && segs.length ? '/' : ''));
+
+  it('never says "no" for two patterns that match one same path', () => {
+    fc.assert(
+      fc.property(pattern, pattern, path, (a, b, p) => {
+        if (matchHeaderPathPattern(a, p) && matchHeaderPathPattern(b, p)) expect(canMatchTogether(a, b)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

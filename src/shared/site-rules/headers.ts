@@ -203,7 +203,7 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
  * suffixes, trailing "/" dropped, must agree (one a prefix, resp. suffix, of the
  * other): necessary for a common match, so never a false "no".
  */
-function canMatchTogether(a: HeaderPathPattern, b: HeaderPathPattern): boolean {
+export function canMatchTogether(a: HeaderPathPattern, b: HeaderPathPattern): boolean {
   if (a.key !== undefined && b.key !== undefined) return a.key === b.key;
   if (a.key !== undefined) return matchHeaderPathPattern(b, a.key) !== null;
   if (b.key !== undefined) return matchHeaderPathPattern(a, b.key) !== null;

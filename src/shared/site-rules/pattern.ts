@@ -8,8 +8,10 @@
  * Patterns are matched against the canonical request path of request-path.ts
  * (decoded once, NFC), so `/caf%C3%A9` in a rule and `/café` in a rule are the
  * same rule, and an encoded "/" or ".." can never be smuggled through either side.
- * Matching is case-sensitive and exact about a trailing "/" (as Cloudflare's is):
- * `/blog/*` matches `/blog/` and `/blog/x` but not `/blog`.
+ * `_redirects` matching is case-sensitive and exact about a trailing "/" (as
+ * Cloudflare's is): `/blog/*` matches `/blog/` and `/blog/x` but not `/blog`.
+ * `_headers` paths match as Netlify's do (compileHeaderPathPattern): case-insensitive,
+ * a trailing "/" optional, `/blog/*` taking `/blog` too.
  *
  * Where we differ from Cloudflare: a placeholder must be a whole segment
  * (`/posts/:id`, not `/post-:id`), as on Netlify. That keeps every pattern a
