@@ -30,6 +30,7 @@ describe('languageMatches (RFC 4647 basic filtering)', () => {
     expect(languageHolds(['de'], { ...EMPTY_CONTEXT, languages: ['de-at', 'en'] })).toBe(true);
     expect(languageHolds(['en'], { ...EMPTY_CONTEXT, languages: ['de-at', 'en'] })).toBe(false);
     expect(languageHolds(['en'], EMPTY_CONTEXT)).toBe(false);
+    expect(languageHolds(['pt-br'], { ...EMPTY_CONTEXT, languages: ['pt-BR'] })).toBe(true);
   });
 });
 

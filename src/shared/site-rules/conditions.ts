@@ -93,7 +93,7 @@ export function languageMatches(range: string, tag: string): boolean {
  * the order of the rules.
  */
 export function languageHolds(ranges: readonly string[], context: RequestContext): boolean {
-  const first = context.languages[0];
+  const first = context.languages[0]?.toLowerCase();
   return first !== undefined && ranges.some((range) => languageMatches(range, first));
 }
 

@@ -515,6 +515,12 @@ describe('conditions, repeated sources, the shorthand and domain-level sources (
       expect(r.rules[1].host).toBe('www.example.com');
     });
 
+    it('use the path alone for the shorthand, never proxying to themselves', () => {
+      const short = rules('https://old.example.com/admin/* 200');
+      expect(short.rules[0]).toMatchObject({ destination: '/admin/:splat', host: 'old.example.com', target: { kind: 'path' } });
+      expect(short.proxies).toBe(false);
+    });
+
     it('take the root path when the source URL has none', () => {
       const root = rules('https://old.example.com https://new.example.com/ 301');
       expect(match(root, '/', visitor({ host: 'old.example.com' }))).toMatchObject({ location: 'https://new.example.com/' });
