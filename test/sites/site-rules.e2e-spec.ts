@@ -184,7 +184,7 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
         { line: 3, message: 'redirects in a loop: /c → /a → /b → /c' },
         // "/guide" → "/guide/" is the canonical 308 for guide/index.html.
         { line: 4, message: 'redirects in a loop: /guide/ → /guide → /guide/' },
-        { line: 5, message: 'redirects in a loop: /q → /q' },
+        { line: 5, message: 'redirects in a loop: /q → /q?x=1 → /q?x=1' },
       ]);
       const dynamic = await deployRaw('v-loop', [{ path: '_redirects', content: '/a/* /b/:splat 302\n/b/* /a/:splat 302\n' }]).expect(400);
       expect(dynamic.body.message).toContain('line 1: redirects in a loop: /a/x → /b/x → /a/x');

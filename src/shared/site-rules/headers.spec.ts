@@ -1,5 +1,8 @@
+import fc from 'fast-check';
+
 import {
   applyHeaderChanges,
+  canMatchTogether,
   gatedHeaderChanges,
   gatedHeaderProblems,
   headersFor,
@@ -8,6 +11,7 @@ import {
   mergeVary,
   parseHeaders,
 } from './headers';
+import { compileHeaderPathPattern, type HeaderPathPattern, matchHeaderPathPattern } from './pattern';
 import { ruleParsing } from './rule-file.fixture';
 
 const { rules, errorsOf } = ruleParsing(parseHeaders);
@@ -147,10 +151,17 @@ describe('parseHeaders', () => {
       const two = (a: string, b: string) => `${a}\n${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}\n${b}\n${header(4, 1800)}\n${header(5, 1800)}`;
       expect(rules(two('/blog/*', '/docs/*')).rules).toHaveLength(2);
       expect(rules(two('/*.jpg', '/*.html')).rules).toHaveLength(2);
-      expect(rules(two('/posts/:id/', '/posts/:id/raw')).rules).toHaveLength(2);
+      expect(rules(two('/posts/:id/edit', '/posts/:id/raw')).rules).toHaveLength(2);
       expect(errorsOf(two('/blog/*', '/*.html'))).toHaveLength(1);
       expect(errorsOf(two('/*', '/docs/:page'))).toHaveLength(1);
       expect(errorsOf(two('/a/*', '/a/b/*'))).toHaveLength(1);
+      // Matching ignores case and a trailing "/" (Netlify's), and so does the bound.
+      expect(errorsOf(two('/Docs/*', '/docs'))).toHaveLength(1);
+      expect(errorsOf(two('/about/', '/ABOUT'))).toHaveLength(1);
+      expect(errorsOf(two('/blog/*', '/BLOG/:post/'))).toHaveLength(1);
+      expect(errorsOf(two('/*.JPG', '/photos/*.jpg'))).toHaveLength(1);
+      // A trailing "/" drops out of a suffix: "/posts/:id/" is taken to overlap "/posts/:id/raw" (an upper bound).
+      expect(errorsOf(two('/posts/:id/', '/posts/:id/raw'))).toHaveLength(1);
     });
   });
 
@@ -234,8 +245,34 @@ describe('headersFor', () => {
     expect(short.set.find(([n]) => n === 'X-Echo')?.[1]).toBe('ab'.repeat(300));
   });
 
+  it("matches paths as Netlify does: case-insensitive, a trailing '/' optional, '/dir/*' taking '/dir' too", () => {
+    const r = rules('/About\n  X-A: 1\n/docs/\n  X-D: 1\n/blog/*\n  X-B: :splat\n/Posts/:id\n  X-P: :id\n/img/*.PNG\n  X-I: 1');
+    const names = (path: string) => headersFor(r, path).set.map(([name, value]) => `${name}=${value}`);
+    expect(names('about')).toEqual(['X-A=1']);
+    expect(names('about/')).toEqual(['X-A=1']);
+    expect(names('ABOUT')).toEqual(['X-A=1']);
+    expect(names('docs')).toEqual(['X-D=1']);
+    expect(names('docs/')).toEqual(['X-D=1']);
+    expect(names('docs/x')).toEqual([]);
+    expect(names('blog')).toEqual(['X-B=']);
+    expect(names('blog/')).toEqual(['X-B=']);
+    expect(names('Blog/A/b')).toEqual(['X-B=A/b']);
+    expect(names('blogger')).toEqual([]);
+    expect(names('posts/Hello')).toEqual(['X-P=Hello']);
+    expect(names('POSTS/hello/')).toEqual(['X-P=hello']);
+    expect(names('posts/hello/more')).toEqual([]);
+    expect(names('img/a/b.png')).toEqual(['X-I=1']);
+    expect(names('img/a.pngx')).toEqual([]);
+  });
+
+  it('matches a non-ASCII path whatever its case, decoded once', () => {
+    const r = rules('/%C3%89t%C3%A9/*\n  X-E: 1');
+    expect(headersFor(r, 'été/a').set).toEqual([['X-E', '1']]);
+    expect(headersFor(r, 'ÉTÉ').set).toEqual([['X-E', '1']]);
+  });
+
   it('returns nothing for a path no block matches', () => {
-    expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/page/')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
+    expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/pages')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
     expect(headersFor(rules('/a\n  X: 1'), 'b')).toEqual({ set: [], remove: [] });
   });
 });
@@ -303,5 +340,25 @@ describe('gatedHeaderChanges', () => {
         'Cookie, Accept-Language',
       ]);
     }
+  });
+});
+
+describe('canMatchTogether (the 8 KB bound) under Netlify matching', () => {
+  const segment = fc.constantFrom('a', 'A', 'b', 'ab', 'x.jpg', 'X.JPG', 'é', 'É');
+  const patternPart = fc.oneof(segment, fc.constant(':p'), fc.constant('*'), fc.constant('*.jpg'));
+  const pattern = fc
+    .tuple(fc.array(patternPart, { minLength: 0, maxLength: 4 }), fc.boolean())
+    .map(([parts, slash]) => `/${parts.join('/')}${slash && parts.length ? '/' : ''}`)
+    .map((raw) => compileHeaderPathPattern(raw))
+    .filter((p): p is HeaderPathPattern => !('error' in p));
+  const path = fc.tuple(fc.array(segment, { maxLength: 5 }), fc.boolean()).map(([segs, slash]) => segs.join('/') + (slash && segs.length ? '/' : ''));
+
+  it('never says "no" for two patterns that match one same path', () => {
+    fc.assert(
+      fc.property(pattern, pattern, path, (a, b, p) => {
+        if (matchHeaderPathPattern(a, p) && matchHeaderPathPattern(b, p)) expect(canMatchTogether(a, b)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

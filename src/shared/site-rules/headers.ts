@@ -26,7 +26,7 @@
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
-import { type Captures, compilePathPattern, compileTemplate, matchPathPattern, type PathPattern, type TemplatePart } from './pattern';
+import { type Captures, compileHeaderPathPattern, compileTemplate, type HeaderPathPattern, matchHeaderPathPattern, type TemplatePart } from './pattern';
 import { lineProblem, type ParseResult, quote, type RuleError, RuleErrors, ruleLines } from './rule-file';
 
 export const MAX_HEADER_RULES = 100;
@@ -80,7 +80,7 @@ const CORS_CREDENTIALS = 'access-control-allow-credentials';
 
 export interface HeaderRule {
   readonly line: number;
-  readonly pattern: PathPattern;
+  readonly pattern: HeaderPathPattern;
   /** In file order; names as written; `line` where each was set. */
   readonly set: readonly { name: string; value: TemplatePart[]; line: number }[];
   /** `Name: value` + CRLF of every header set, as written (placeholders at their written length). */
@@ -121,7 +121,7 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
   const lines = ruleLines(file, '_headers', errors);
   if (!lines) return errors.result(NO_HEADER_RULES);
   const rules: HeaderRule[] = [];
-  let current: { line: number; pattern: PathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number; bytes: number } | undefined;
+  let current: { line: number; pattern: HeaderPathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number; bytes: number } | undefined;
   // A block whose path line was refused: its header lines are not errors of their own.
   let skipping = false;
   let blocks = 0;
@@ -142,7 +142,7 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
     if (trimmed.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
       close();
       skipping = true;
-      const pattern = compilePathPattern(trimmed);
+      const pattern = compileHeaderPathPattern(trimmed);
       if ('error' in pattern) return errors.add(line, `path ${quote(trimmed)} ${pattern.error}`);
       if (++blocks > MAX_HEADER_RULES) {
         if (blocks === MAX_HEADER_RULES + 1) errors.add(line, `is path block number ${blocks}; the limit is ${MAX_HEADER_RULES}`);
@@ -197,16 +197,18 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
 }
 
 /**
- * Whether two blocks can match one same path. Exact when either is a plain path;
- * for two patterns, their literal prefixes and suffixes must agree (one a prefix,
- * resp. suffix, of the other): necessary for a common match, so never a false "no".
+ * Whether two blocks can match one same path, under Netlify's matching (case and a
+ * trailing "/" ignored). Exact when either is a plain path (its lower-case key stands
+ * for every spelling of it); for two patterns, their lower-case literal prefixes and
+ * suffixes, trailing "/" dropped, must agree (one a prefix, resp. suffix, of the
+ * other): necessary for a common match, so never a false "no".
  */
-function canMatchTogether(a: PathPattern, b: PathPattern): boolean {
-  if (a.path !== undefined && b.path !== undefined) return a.path === b.path;
-  if (a.path !== undefined) return matchPathPattern(b, a.path) !== null;
-  if (b.path !== undefined) return matchPathPattern(a, b.path) !== null;
-  const prefixes = a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
-  return prefixes && (a.suffix.endsWith(b.suffix) || b.suffix.endsWith(a.suffix));
+export function canMatchTogether(a: HeaderPathPattern, b: HeaderPathPattern): boolean {
+  if (a.key !== undefined && b.key !== undefined) return a.key === b.key;
+  if (a.key !== undefined) return matchHeaderPathPattern(b, a.key) !== null;
+  if (b.key !== undefined) return matchHeaderPathPattern(a, b.key) !== null;
+  const prefixes = a.loosePrefix.startsWith(b.loosePrefix) || b.loosePrefix.startsWith(a.loosePrefix);
+  return prefixes && (a.looseSuffix.endsWith(b.looseSuffix) || b.looseSuffix.endsWith(a.looseSuffix));
 }
 
 /**
@@ -284,7 +286,7 @@ export function headersFor(rules: HeaderRules, path: string): HeaderChanges {
   const setHere = new Set<string>();
   let bytes = 0;
   for (const rule of rules.rules) {
-    const captures = matchPathPattern(rule.pattern, path);
+    const captures = matchHeaderPathPattern(rule.pattern, path);
     if (!captures) continue;
     const encoded = encodeCaptures(captures);
     for (const name of rule.remove) state.set(name, null);

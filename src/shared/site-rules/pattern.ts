@@ -8,8 +8,10 @@
  * Patterns are matched against the canonical request path of request-path.ts
  * (decoded once, NFC), so `/caf%C3%A9` in a rule and `/café` in a rule are the
  * same rule, and an encoded "/" or ".." can never be smuggled through either side.
- * Matching is case-sensitive and exact about a trailing "/" (as Cloudflare's is):
- * `/blog/*` matches `/blog/` and `/blog/x` but not `/blog`.
+ * `_redirects` matching is case-sensitive and exact about a trailing "/" (as
+ * Cloudflare's is): `/blog/*` matches `/blog/` and `/blog/x` but not `/blog`.
+ * `_headers` paths match as Netlify's do (compileHeaderPathPattern): case-insensitive,
+ * a trailing "/" optional, `/blog/*` taking `/blog` too.
  *
  * Where we differ from Cloudflare: a placeholder must be a whole segment
  * (`/posts/:id`, not `/post-:id`), as on Netlify. That keeps every pattern a
@@ -128,6 +130,64 @@ export function matchPathPattern(pattern: PathPattern, path: string): Captures |
   if (!m) return null;
   const captures: Record<string, string> = {};
   pattern.names.forEach((name, i) => (captures[name] = m[i + 1]));
+  return captures;
+}
+
+/**
+ * A `_headers` path, matched as Netlify matches it (its headers-parser's compiled
+ * patterns): case-insensitively, a trailing "/" optional on either side, and a `*` that
+ * is a whole last segment also matching the bare directory (`/blog/*` takes `/blog`,
+ * `/blog/` and `/blog/a/b`, never `/blogger`).
+ */
+export interface HeaderPathPattern extends PathPattern {
+  /** Plain paths: the canonical path lower-cased, without a trailing "/". */
+  readonly key?: string;
+  /** Patterns: tested against "/" + canonical path, case-insensitive. */
+  readonly loose?: RegExp;
+  /** Lower-case literal text before the first / after the last splat or placeholder, trailing "/" dropped. */
+  readonly loosePrefix: string;
+  readonly looseSuffix: string;
+}
+
+/** Regex syntax characters ("u" mode allows escaping only these; "/" needs none in a RegExp built from a string). */
+const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|]/g;
+
+export function compileHeaderPathPattern(raw: string): HeaderPathPattern | { error: string } {
+  const pattern = compilePathPattern(raw);
+  if ('error' in pattern) return pattern;
+  const dropSlash = (text: string) => (text.endsWith('/') ? text.slice(0, -1) : text);
+  if (pattern.path !== undefined) {
+    const key = dropSlash(pattern.path).toLowerCase();
+    return { ...pattern, key, loosePrefix: `/${key}`, looseSuffix: `/${key}` };
+  }
+  const tokens = tokenize(raw, () => true, true);
+  const decoded = tokens.map((t) => (t.kind === 'text' ? decodeURIComponent(t.raw).normalize('NFC') : ''));
+  let body = '';
+  tokens.forEach((t, i) => {
+    if (t.kind === 'text') body += decoded[i].replace(REGEX_SYNTAX, '\\$&');
+    else if (t.kind === 'param') body += '([^/]+)';
+    else if (body.endsWith('/') && (i === tokens.length - 1 || decoded[i + 1].startsWith('/'))) body = `${body.slice(0, -1)}(?:/(.*))?`;
+    else body += '(.*)';
+  });
+  body = dropSlash(body);
+  return {
+    ...pattern,
+    loose: new RegExp(`^${body}/?$`, 'isu'),
+    loosePrefix: dropSlash(pattern.prefix.toLowerCase()),
+    looseSuffix: dropSlash(pattern.suffix.toLowerCase()),
+  };
+}
+
+/** The captured values when the canonical path matches a `_headers` path (Netlify's way), else null. */
+export function matchHeaderPathPattern(pattern: HeaderPathPattern, path: string): Captures | null {
+  if (pattern.key !== undefined) {
+    const bare = path.endsWith('/') ? path.slice(0, -1) : path;
+    return bare.toLowerCase() === pattern.key ? {} : null;
+  }
+  const m = pattern.loose!.exec(`/${path}`);
+  if (!m) return null;
+  const captures: Record<string, string> = {};
+  pattern.names.forEach((name, i) => (captures[name] = m[i + 1] ?? ''));
   return captures;
 }
 

@@ -1,11 +1,18 @@
 import fc from 'fast-check';
 
-import { matchRedirect, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
+import { matchRedirect, type MatchTrace, MAX_DYNAMIC_REDIRECTS, MAX_STATIC_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
+import { EMPTY_CONTEXT, NO_NEEDS, type RequestContext } from './request-context';
 import { parseRequestPath } from './request-path';
 import { MAX_REPORTED_ERRORS } from './rule-file';
 import { ruleParsing } from './rule-file.fixture';
 
 const { rules, errorsOf } = ruleParsing(parseRedirects);
+
+function warningsOf(text: string) {
+  const result = parseRedirects(Buffer.from(text));
+  if (!result.ok) throw new Error(`unexpected errors: ${JSON.stringify(result.errors)}`);
+  return result.warnings;
+}
 
 const noFiles = () => false;
 const allFiles = () => true;
@@ -41,12 +48,32 @@ describe('parseRedirects', () => {
 
   it.each([
     ['/a', 1, 'has only "/a"'],
-    ['/a /b 301 Country=au', 1, 'conditions such as query parameters'],
-    ['/store id=:id /blog/:id 301', 1, 'has 4 fields'],
+    ['/a /b 301 Role=admin', 1, 'Role= is not supported: it reads Netlify Identity roles'],
+    ['/admin/* 200! role=admin', 1, 'Role= is not supported'],
+    ['/a /b 302 Cookie=ab_test', 1, 'Cookie= is not supported'],
+    ['/a /b 302 Country=usa', 1, 'Country= "usa" is not a two-letter ISO 3166-1 country code'],
+    ['/a /b 302 Country=', 1, 'has no value'],
+    ['/a /b 302 Language=en_US', 1, 'Language= "en_US" is not a language tag'],
+    ['/a /b 302 Country=us Country=ca', 1, 'gives Country= twice'],
+    ['/a /b 302 Colour=red', 1, 'is not a condition this service knows'],
+    ['/a /b 302 extra', 1, '"extra" is not a condition'],
+    ['/a /b Country=us', 1, 'where the status goes; conditions come after the status'],
+    ['/a x=:x x=:y /b', 1, 'names the query parameter "x" twice'],
+    ['/a/:id id=:id /b', 1, 'captures ":id", a name the rule already uses'],
+    ['/a x=:splat /b', 1, 'reserved for the value of "*"'],
+    ['/a =x /b', 1, 'is neither a query condition'],
+    ['/a 301', 1, 'has no destination; only a source ending in "/*" with status 200'],
+    ['/a/* 301', 1, 'has no destination'],
+    ['/a /b 302 Sign=API', 1, 'only a proxy rule'],
+    ['https://old.example.com:8443/* /x', 1, 'has a port or a placeholder in its host'],
+    ['https://:host/* /x', 1, 'has a port or a placeholder in its host'],
+    ['https://*.example.com/* /x', 1, 'has "*" in its host'],
+    ['https://u@example.com/* /x', 1, 'contains credentials'],
+    ['https:///x /y', 1, 'has no host'],
+    ['https://example.com/a?b=1 /y', 1, 'has a path that contains "?"'],
     ['/a /b 418', 1, 'status "418" is not one of'],
     ['/a /b 301!!', 1, 'status "301!!"'],
     ['/a /b !', 1, 'status "!"'],
-    ['https://old.example.com/* https://example.com/:splat 301', 1, 'rules for other domains are not supported'],
     ['example.com/* /x', 1, 'must be a path starting with "/"'],
     ['old /new', 1, 'must be a path starting with "/"'],
     ['//a /b', 1, 'starts with "//"'],
@@ -68,6 +95,9 @@ describe('parseRedirects', () => {
     ['/a /\\evil.example/x', 1, 'protocol-relative'],
     ['/a evil.example/x', 1, 'must be a path starting with "/" or an http:// or https:// URL'],
     ['/a javascript:alert(1)', 1, 'scheme other than http or https'],
+    ['/a javascript:alert(1) 302', 1, 'destination "javascript:alert(1)" uses a scheme other than http or https'],
+    ['/a x=1 evil.example/x 302', 1, 'destination "evil.example/x" must be a path starting with "/"'],
+    ['/a x=1 y=2', 1, 'has no destination'],
     ['/a ftp://example.com/x', 1, 'scheme other than http or https'],
     ['/a https://example.com/x#top 200', 1, 'has a fragment'],
     ['/a https://example.com/x 404!', 1, 'use 200 to proxy'],
@@ -88,10 +118,42 @@ describe('parseRedirects', () => {
     expect(errors[0].message).toContain(message);
   });
 
-  it('refuses a repeated source, naming the first', () => {
-    expect(errorsOf('/a /b\n/c /d\n/a /e 302')).toEqual([{ line: 3, message: 'source "/a" repeats line 1; only the first rule for a source can ever apply' }]);
-    // The same path, spelled differently, is the same source.
-    expect(errorsOf('/caf%C3%A9 /b\n/café /e 302')[0].message).toContain('repeats line 1');
+  it('deploys a repeated source with the same conditions, with a warning naming the earlier line', () => {
+    expect(warningsOf('/a /b\n/c /d\n/a /e 302')).toEqual([
+      { line: 3, message: 'source "/a" is shadowed by line 1 (same source and conditions), so this rule never applies' },
+    ]);
+    // The same path, spelled differently, is the same source; capture names do not matter.
+    expect(warningsOf('/caf%C3%A9 /b\n/café /e 302')[0].message).toContain('is shadowed by line 1');
+    expect(warningsOf('/s q=:a /b/:a\n/s q=:b /c/:b')).toEqual([{ line: 2, message: expect.stringContaining('is shadowed by line 1') }]);
+    expect(warningsOf('/* /x 302 Country=us,ca\n/* /y 302 country=CA,US')).toEqual([{ line: 2, message: expect.stringContaining('shadowed by line 1') }]);
+    expect(warningsOf('https://A.example.com/* /x\nhttps://a.example.com/* /y')).toEqual([{ line: 2, message: expect.stringContaining('shadowed by line 1') }]);
+  });
+
+  it('does not warn where a later rule for the same source can still apply', () => {
+    // Different conditions, hosts or query values; and an unforced rule followed by a forced
+    // one (Netlify's own fixture): the forced one applies where a file shadows the first.
+    for (const text of [
+      '/ /en 302 Language=en\n/ /fr 302 Language=fr\n/ /other 302',
+      '/ page=news /news\n/ page=blog /blog\n/ /home',
+      '/a /x\n/a x=:x /y',
+      'https://a.example.com/* /x\nhttps://b.example.com/* /y\n/* /z',
+      '/admin/* 200\n/admin/* 200!',
+    ]) {
+      expect(warningsOf(text)).toEqual([]);
+    }
+    expect(warningsOf('/a /x 301!\n/a /y 301!')).toHaveLength(1);
+    expect(warningsOf('/a /x 301!\n/a /y 301')).toHaveLength(1);
+  });
+
+  it('warns that every Country= rule never matches when the instance has no GeoIP database', () => {
+    const text = '/ /de 302 Country=de\n/ /fr 302 Language=fr\n/x /y 302 Country=us';
+    const without = parseRedirects(Buffer.from(text), { geoip: false });
+    expect(without.ok && without.warnings).toEqual([
+      { line: 1, message: expect.stringContaining('Country= never matches: this instance has no GeoIP database') },
+      { line: 3, message: expect.stringContaining('GEOIP_DATABASE') },
+    ]);
+    expect(warningsOf(text)).toEqual([]);
+    expect(parseRedirects(Buffer.from(text), { geoip: true })).toMatchObject({ ok: true, warnings: [] });
   });
 
   it('reports every bad line, not only the first', () => {
@@ -309,5 +371,207 @@ describe('proxy rules (status 200 to an absolute URL)', () => {
 
   it('marks a file without proxy rules', () => {
     expect(proxyRules('/a /b 302\n').proxies).toBe(false);
+  });
+});
+
+describe('conditions, repeated sources, the shorthand and domain-level sources (issue 34)', () => {
+  const visitor = (over: Partial<RequestContext>): RequestContext => ({ ...EMPTY_CONTEXT, ...over });
+  const match = (r: RedirectRules, url: string, context: RequestContext = EMPTY_CONTEXT, trace?: MatchTrace, exists = noFiles) => {
+    const q = url.indexOf('?');
+    return matchRedirect(r, parseRequestPath(url)!, q === -1 ? '' : url.slice(q + 1), exists, context, trace);
+  };
+  const freshTrace = (): MatchTrace => ({ conditional: false, language: false, country: false });
+
+  describe('query parameters (Netlify: "/store id=:id /blog/:id")', () => {
+    it('matches only when every named parameter is present, extra ones allowed, and captures values', () => {
+      const r = rules('/donate source=:source email=:email /donate/usa?source=:source&email=:email 302\n/donate /donate/other 302');
+      expect(match(r, '/donate?email=a%40b.example&source=tw&utm=1')).toMatchObject({
+        status: 302,
+        location: '/donate/usa?source=tw&email=a%40b.example',
+        line: 1,
+      });
+      expect(match(r, '/donate?source=tw')).toMatchObject({ location: '/donate/other?source=tw', line: 2 });
+      expect(match(r, '/donate')).toMatchObject({ line: 2 });
+    });
+
+    it('uses a captured value in the path, and passes the query on when the destination has none', () => {
+      const r = rules('/blog  post=:post_id  /blog/:post_id');
+      expect(match(r, '/blog?post=caf%C3%A9+au+lait')).toMatchObject({ location: '/blog/caf%C3%A9%20au%20lait?post=caf%C3%A9+au+lait' });
+      // Present but empty still counts as present.
+      expect(match(r, '/blog?post=')).toMatchObject({ location: '/blog/?post=' });
+      expect(match(r, '/blog?other=1')).toBeNull();
+    });
+
+    it('requires a literal value to be equal (decoded), and counts a repeated parameter by its first value', () => {
+      const r = rules('/      page=news      /news\n/      _escaped_fragment_=/about    /about');
+      expect(match(r, '/?page=news')).toMatchObject({ location: '/news?page=news' });
+      expect(match(r, '/?page=News')).toBeNull();
+      expect(match(r, '/?page=blog&page=news')).toBeNull();
+      expect(match(r, '/?_escaped_fragment_=%2Fabout')).toMatchObject({ location: '/about?_escaped_fragment_=%2Fabout' });
+    });
+
+    it('works with a dynamic source, the captures of both merged', () => {
+      const r = rules('/shop/:cat id=:id /items/:cat/:id 301');
+      expect(match(r, '/shop/shoes?id=7')).toMatchObject({ location: '/items/shoes/7?id=7' });
+      expect(match(r, '/shop/shoes')).toBeNull();
+    });
+  });
+
+  describe('Language= and Country=', () => {
+    const r = rules(
+      ['/ /fr/ 302 Language=fr', '/ /pt-br/ 302 Language=pt-BR', '/ /anz/ 302 Country=au,NZ', '/ /il-en/ 302 Country=il Language=en', '/ /en/ 302'].join('\n'),
+    );
+
+    it('matches the most preferred language by prefix: "fr" takes fr-CA, "pt-BR" takes only pt-br', () => {
+      expect(match(r, '/', visitor({ languages: ['fr'] }))).toMatchObject({ location: '/fr/' });
+      expect(match(r, '/', visitor({ languages: ['fr-ca', 'en'] }))).toMatchObject({ location: '/fr/' });
+      expect(match(r, '/', visitor({ languages: ['pt-br'] }))).toMatchObject({ location: '/pt-br/' });
+      expect(match(r, '/', visitor({ languages: ['pt'] }))).toMatchObject({ location: '/en/' });
+      expect(match(r, '/', visitor({ languages: ['francais'] }))).toMatchObject({ location: '/en/' });
+      // Only the first language counts: a visitor preferring English is not sent to French.
+      expect(match(r, '/', visitor({ languages: ['en', 'fr'] }))).toMatchObject({ location: '/en/' });
+      expect(match(r, '/', visitor({ languages: [] }))).toMatchObject({ location: '/en/' });
+    });
+
+    it('matches the country case-insensitively, never an unknown one, and ANDs conditions', () => {
+      expect(match(r, '/', visitor({ country: 'NZ' }))).toMatchObject({ location: '/anz/' });
+      expect(match(r, '/', visitor({ country: 'au' }))).toMatchObject({ location: '/anz/' });
+      expect(match(r, '/', visitor({ country: null }))).toMatchObject({ location: '/en/' });
+      expect(match(r, '/', visitor({ country: 'IL', languages: ['en-gb'] }))).toMatchObject({ location: '/il-en/' });
+      expect(match(r, '/', visitor({ country: 'IL', languages: ['de'] }))).toMatchObject({ location: '/en/' });
+    });
+
+    it('says what the rules need from the request', () => {
+      expect(r.needs).toEqual({ host: false, language: true, country: true });
+      expect(rules('/a /b\n/c/* /d/:splat 302').needs).toBe(NO_NEEDS);
+      expect(rules('/a x=:x /b').needs).toBe(NO_NEEDS);
+      expect(rules('https://a.example/* /b').needs).toEqual({ host: true, language: false, country: false });
+    });
+  });
+
+  describe('the trace for the router', () => {
+    const r = rules(['/a /x 302', '/b /y 302 Language=de', '/c q=:q /z', '/c /w', '/d/* /v 302 Country=de', '/e/* /u 302'].join('\n'));
+
+    it('stays clear when no conditional rule matched the path', () => {
+      for (const url of ['/a', '/e/1', '/nothing']) {
+        const trace = freshTrace();
+        match(r, url, EMPTY_CONTEXT, trace);
+        expect(trace).toEqual(freshTrace());
+      }
+    });
+
+    it('is conditional whenever a conditional rule matched the path, whatever the outcome, and names what was read', () => {
+      const t1 = freshTrace();
+      expect(match(r, '/b', visitor({ languages: ['en'] }), t1)).toBeNull();
+      expect(t1).toEqual({ conditional: true, language: true, country: false });
+      const t2 = freshTrace();
+      expect(match(r, '/c', EMPTY_CONTEXT, t2)).toMatchObject({ location: '/w' });
+      expect(t2).toEqual({ conditional: true, language: false, country: false });
+      const t3 = freshTrace();
+      expect(match(r, '/d/1', visitor({ country: 'DE' }), t3)).toMatchObject({ location: '/v' });
+      expect(t3).toEqual({ conditional: true, language: false, country: true });
+    });
+  });
+
+  describe('repeated sources: the first rule that matches wins', () => {
+    it('falls through to the next rule for the same source when conditions fail', () => {
+      const r = rules('/ /de/ 302 Country=de\n/ /at/ 302 Country=at\n/ /en/ 302');
+      expect(match(r, '/', visitor({ country: 'AT' }))).toMatchObject({ location: '/at/', line: 2 });
+      expect(match(r, '/', visitor({ country: 'US' }))).toMatchObject({ location: '/en/', line: 3 });
+    });
+
+    it('with "/admin/* 200" then "/admin/* 200!" (Netlify fixture to_path_forward), the forced one answers over a file', () => {
+      const r = rules('/admin/* 200\n/admin/* 200!');
+      expect(match(r, '/admin/x', EMPTY_CONTEXT, undefined, noFiles)).toMatchObject({ kind: 'rewrite', line: 1, path: 'admin/x' });
+      expect(match(r, '/admin/x', EMPTY_CONTEXT, undefined, allFiles)).toMatchObject({ kind: 'rewrite', line: 2, force: true });
+    });
+  });
+
+  describe('shorthand "/admin/* 200"', () => {
+    it('means "/admin/* /admin/:splat 200", conditions allowed after the status', () => {
+      const r = rules('/admin/* 200\n/app/* 200! Country=de');
+      expect(r.rules.map((x) => [x.destination, x.status, x.force])).toEqual([
+        ['/admin/:splat', 200, false],
+        ['/app/:splat', 200, true],
+      ]);
+      expect(match(r, '/admin/a/b')).toMatchObject({ kind: 'rewrite', path: 'admin/a/b' });
+    });
+  });
+
+  describe('domain-level sources', () => {
+    const r = rules(
+      ['https://old.example.com/* https://new.example.com/:splat 301!', 'http://WWW.Example.com/docs/:p /docs/:p 302', '/* /index.html 200'].join('\n'),
+    );
+
+    it('match only requests to their host (case-insensitive; the scheme is not compared)', () => {
+      expect(match(r, '/a/b?x=1', visitor({ host: 'old.example.com' }))).toMatchObject({
+        kind: 'redirect',
+        location: 'https://new.example.com/a/b?x=1',
+        force: true,
+      });
+      expect(match(r, '/a/b', visitor({ host: 'new.example.com' }))).toMatchObject({ kind: 'rewrite', path: 'index.html' });
+      expect(match(r, '/docs/x', visitor({ host: 'www.example.com' }))).toMatchObject({ location: '/docs/x' });
+      expect(match(r, '/a', EMPTY_CONTEXT)).toMatchObject({ kind: 'rewrite' });
+      expect(r.rules[1].host).toBe('www.example.com');
+    });
+
+    it('use the path alone for the shorthand, never proxying to themselves', () => {
+      const short = rules('https://old.example.com/admin/* 200');
+      expect(short.rules[0]).toMatchObject({ destination: '/admin/:splat', host: 'old.example.com', target: { kind: 'path' } });
+      expect(short.proxies).toBe(false);
+    });
+
+    it('take the root path when the source URL has none', () => {
+      const root = rules('https://old.example.com https://new.example.com/ 301');
+      expect(match(root, '/', visitor({ host: 'old.example.com' }))).toMatchObject({ location: 'https://new.example.com/' });
+    });
+  });
+
+  describe("Netlify's redirect-parser fixtures (netlify/build packages/redirect-parser/tests/fixtures/redirects_file)", () => {
+    // Each file's text, and what Netlify's parser reads from it (tests/line-parser.test.ts).
+    it.each([
+      ['query', '/      page=news      /news\n/blog  post=:post_id  /blog/:post_id\n/      _escaped_fragment_=/about    /about\n', 3],
+      ['conditions_query', '/donate source=:source email=:email /donate/usa?source=:source&email=:email 302 Country=us\n', 1],
+      ['conditions_country_language', '/  /china 302 Country=il Language=en\n', 1],
+      ['conditions_country', '/  /china 302 Country=ch,tw\n', 1],
+      ['conditions_country_case', '/old-path /new-path 200 country=US\n', 1],
+      ['conditions_language_case', '/old-path /new-path 200 language=en\n', 1],
+      ['to_path_forward', '/admin/* 200\n/admin/* 200!\n', 2],
+      ['from_absolute_uri', 'http://hello.bitballoon.com/* http://www.hello.com/:splat\n', 1],
+      ['proxy', '/api/*  https://api.bitballoon.com/*  200\n', 1],
+      ['signed', '/api/* https://api.example.com/:splat 200! Sign=API_SECRET\n', 1],
+      ['signed_backward_compat', '/api/* https://api.example.com/:splat 200! signed=API_SECRET\n', 1],
+    ])('accepts %s', (_name, text, count) => {
+      expect(rules(text).rules).toHaveLength(count);
+    });
+
+    it('reads them as Netlify does', () => {
+      const q = rules('/donate source=:source email=:email /donate/usa?source=:source&email=:email 302 Country=us\n').rules[0];
+      expect(q.conditions).toEqual({
+        query: [
+          { key: 'source', capture: 'source', value: '' },
+          { key: 'email', capture: 'email', value: '' },
+        ],
+        languages: null,
+        countries: ['US'],
+      });
+      expect(rules('/  /china 302 Country=ch,tw\n').rules[0].conditions.countries).toEqual(['CH', 'TW']);
+      expect(rules('/  /china 302 Country=il Language=en\n').rules[0].conditions).toMatchObject({ countries: ['IL'], languages: ['en'] });
+      const signed = rules('/api/* https://api.example.com/:splat 200! signed=API_SECRET\n').rules[0];
+      expect([signed.signed, signed.force, signed.target.kind]).toEqual(['API_SECRET', true, 'proxy']);
+      const domain = rules('http://hello.bitballoon.com/* http://www.hello.com/:splat\n').rules[0];
+      expect([domain.host, domain.pattern.source, domain.status]).toEqual(['hello.bitballoon.com', '/*', 301]);
+    });
+
+    it.each([
+      ['conditions_role', '/admin/* /admin/:splat 200 Role=admin\n', 'Role= is not supported'],
+      ['conditions_roles', '/member/* /member/:splat 200 Role=admin,member\n', 'Role= is not supported'],
+      ['conditions_role_case', '/old-path /new-path 200 Role=admin\n', 'Role= is not supported'],
+      ['invalid_no_to_status', '/swfobject.html?detectflash=false 301\n', 'query strings and fragments are not matched'],
+      ['(no destination)', '/swfobject.html 301\n', 'has no destination'],
+      ['invalid_no_to_query', '/swfobject.html?detectflash=false\n', 'has only'],
+    ])('refuses %s', (_name, text, message) => {
+      expect(errorsOf(text)[0].message).toContain(message);
+    });
   });
 });

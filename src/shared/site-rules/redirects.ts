@@ -1,32 +1,52 @@
 /**
  * `_redirects`: the Netlify file format, which Cloudflare Pages reads too.
  *
- * One rule a line, `source destination [status][!]`, `#` comments (also after
- * the destination), blank lines, CRLF. Sources are paths with at most one `*`
- * splat and whole-segment `:placeholders` (pattern.ts); destinations are paths
- * of the site or absolute http(s) URLs, may use `:splat` and the placeholders,
- * and may carry a query string and a fragment.
+ * One rule a line, `source [key=value…] destination [status][!] [conditions…]`, `#`
+ * comments (also after the source), blank lines, CRLF. Sources are paths with at most
+ * one `*` splat and whole-segment `:placeholders` (pattern.ts), or Netlify's
+ * domain-level sources (`https://old.example.com/*`: the request's host must be that
+ * one). Destinations are paths of the site or absolute http(s) URLs, may use `:splat`,
+ * the placeholders and captured query parameters, and may carry a query string and a
+ * fragment; `/dir/* 200` alone is Netlify's shorthand for `/dir/* /dir/:splat 200`.
  *
  * Statuses: 301 (the default, as on Netlify; Cloudflare defaults to 302), 302,
  * 303, 307, 308 redirect; 200 serves another path of the same deployment
- * ("rewrite"; never a proxy to another site); 404 serves another path with
- * status 404. `!` after the status forces the rule.
+ * ("rewrite"), or forwards the request to an absolute URL ("proxy", `Sign=NAME`
+ * signs it); 404 serves another path with status 404. `!` after the status forces
+ * the rule.
  *
- * Matching follows Netlify: the first matching rule in file order wins, and a
- * rule without `!` only applies when no file answers the request path
- * ("shadowing"; Cloudflare instead always applies rules). The request's query
- * string is passed on when the destination has none (Netlify and Cloudflare both
- * do this).
+ * Conditions (conditions.ts): query parameters (`id=:id` before the destination),
+ * `Language=` and `Country=` after the status; all must hold.
+ *
+ * Matching follows Netlify: the first matching rule in file order wins (several rules
+ * for one source are fine: the first whose conditions hold), and a rule without `!`
+ * only applies when no file answers the request path ("shadowing"; Cloudflare instead
+ * always applies rules). The request's query string is passed on when the destination
+ * has none (Netlify and Cloudflare both do this).
  *
  * Where we differ from both: a line that cannot be used is refused with an
- * error naming the line, never skipped; so are full-URL sources (Netlify's
- * domain-level rules), proxying (200 to another site), query-string and
- * Country/Language/Role/Cookie conditions, duplicate sources, a rule that
- * redirects to itself, placeholders inside a segment, placeholders in a
- * destination's host, and protocol-relative destinations ("//host").
+ * error naming the line, never skipped; so are `Role=` and `Cookie=` (no Netlify
+ * Identity here), unknown conditions, a rule that redirects to itself, placeholders
+ * inside a segment, placeholders in a destination's host, and protocol-relative
+ * destinations ("//host"). A rule that deploys but can never apply (shadowed by an
+ * earlier one with the same source and conditions; `Country=` without a GeoIP
+ * database) is a warning.
  * Limits are Cloudflare's: 2,000 static and 100 dynamic rules (dynamic: with a
  * splat or placeholder), 1,000 characters a line.
  */
+import {
+  conditionsSignature,
+  countryHolds,
+  languageHolds,
+  NO_CONDITIONS,
+  parseCountries,
+  parseLanguages,
+  parseQueryCondition,
+  type QueryCondition,
+  queryHolds,
+  queryParams,
+  type RuleConditions,
+} from './conditions';
 import {
   type Captures,
   compilePathPattern,
@@ -88,6 +108,25 @@ export interface RedirectRule {
   readonly target: SameSiteDestination | AbsoluteDestination | ProxyDestination;
   /** `Sign=NAME` (Netlify's proxy signing): the project environment variable whose value signs the proxied request. */
   readonly signed: string | null;
+  /** Lower-case host of a domain-level source (`https://old.example.com/*`): the rule matches only requests to it. */
+  readonly host: string | null;
+  /** Query, `Language=` and `Country=` conditions (conditions.ts); NO_CONDITIONS when none. */
+  readonly conditions: RuleConditions;
+  /** Whether the rule reads more than the path: a host, or any condition. */
+  readonly conditional: boolean;
+}
+
+/**
+ * What a match read beyond the path, for the router's memo (filled by matchRedirect when
+ * given): `conditional` when any rule whose path matched has a host or conditions, whatever
+ * the outcome (then the answer for this path may differ between requests and is not kept
+ * per path); `language` / `country` when such a rule looked at the visitor's language /
+ * country (the answer then varies with Accept-Language / cannot go in a shared cache).
+ */
+export interface MatchTrace {
+  conditional: boolean;
+  language: boolean;
+  country: boolean;
 }
 
 /** Rules compiled for matching: static ones indexed by path, dynamic ones in order. */
@@ -103,6 +142,8 @@ export interface RedirectRules {
 
 export const NO_REDIRECTS: RedirectRules = { rules: [], byPath: new Map(), dynamic: [], needs: NO_NEEDS, proxies: false };
 
+const NO_CAPTURES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 export type RedirectMatch =
   /** Answer `status` with `Location: location` (same-site paths start with one "/"). */
   | { kind: 'redirect'; status: RedirectStatus; location: string; force: boolean; line: number }
@@ -111,13 +152,20 @@ export type RedirectMatch =
   /** Forward the request to `url` (absolute; the request's query passed on as for redirects); `signed`: see RedirectRule. */
   | { kind: 'proxy'; url: string; signed: string | null; force: boolean; line: number };
 
-/** Parses and checks a `_redirects` file; every unusable line is an error. */
-export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
+/**
+ * Parses and checks a `_redirects` file; every unusable line is an error, and a line that
+ * deploys but can never apply is a warning.
+ *
+ * `geoip: false` (the instance has no GeoIP database): `Country=` rules still deploy, each
+ * with a warning that it never matches. The router's own parse leaves it at true.
+ */
+export function parseRedirects(file: Uint8Array, options: { geoip?: boolean } = {}): ParseResult<RedirectRules> {
   const errors = new RuleErrors();
   const lines = ruleLines(file, '_redirects', errors);
   if (!lines) return errors.result(NO_REDIRECTS);
   const rules: RedirectRule[] = [];
-  const firstLineOf = new Map<string, number>();
+  // Source (host and path) → the earlier rules for it, to find rules that can never apply.
+  const earlierFor = new Map<string, RedirectRule[]>();
   let statics = 0;
   let dynamics = 0;
   lines.forEach(({ line, text, trimmed }) => {
@@ -125,24 +173,11 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     if (problem) return errors.add(line, `line ${problem}`);
 
     let tokens = trimmed.split(/\s+/);
-    const comment = tokens.findIndex((t, n) => n >= 2 && t.startsWith('#'));
+    const comment = tokens.findIndex((t, n) => n >= 1 && t.startsWith('#'));
     if (comment !== -1) tokens = tokens.slice(0, comment);
-    let signed: string | null = null;
-    const sign = /^sign(?:ed)?=(.*)$/i.exec(tokens[tokens.length - 1] ?? '');
-    if (tokens.length >= 3 && sign) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(sign[1]))
-        return errors.add(line, `${quote(tokens[tokens.length - 1])} must name an environment variable (letters, digits, "_")`);
-      signed = sign[1];
-      tokens = tokens.slice(0, -1);
-    }
-    if (tokens.length < 2) return errors.add(line, `has only ${quote(tokens[0])}; a rule is "source destination [status]", e.g. "/old /new 301"`);
-    if (tokens.length > 3) {
-      return errors.add(
-        line,
-        `has ${tokens.length} fields; a rule is "source destination [status]" (conditions such as query parameters, Country=, Language=, Role= or Cookie= are not supported)`,
-      );
-    }
-    const [source, destination, statusText = '301'] = tokens;
+    const parts = splitRuleLine(tokens);
+    if ('error' in parts) return errors.add(line, parts.error);
+    const { source, queryTokens, statusText = '301', conditionTokens } = parts;
 
     const status = /^(\d{3})(!?)$/.exec(statusText);
     if (!status || !STATUSES.has(Number(status[1]))) {
@@ -150,18 +185,84 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     }
     const code = Number(status[1]) as RedirectStatus | RewriteStatus;
 
-    const pattern = compilePathPattern(source);
-    if ('error' in pattern) return errors.add(line, `source ${quote(source)} ${pattern.error}`);
-    const target = compileDestination(destination, code, pattern);
+    const from = compileSource(source);
+    if ('error' in from) return errors.add(line, `source ${quote(source)} ${from.error}`);
+    const { pattern, host } = from;
+
+    let destination = parts.destination;
+    if (destination === undefined) {
+      // Netlify's shorthand: "/admin/* 200" is "/admin/* /admin/:splat 200".
+      if (!(code === 200 && /\/\*$/.test(pattern.source))) {
+        return errors.add(
+          line,
+          `has no destination; only a source ending in "/*" with status 200 may leave it out ("/app/* 200" serves "/app/:splat"), otherwise write "source destination [status]"`,
+        );
+      }
+      destination = pattern.source.replace(/\/\*$/, '/:splat');
+    }
+
+    const names = [...pattern.names];
+    const query: QueryCondition[] = [];
+    for (const token of queryTokens) {
+      const condition = parseQueryCondition(token, names);
+      if ('error' in condition) return errors.add(line, `${quote(token)} ${condition.error}`);
+      if (query.some((q) => q.key === condition.key)) return errors.add(line, `names the query parameter ${quote(condition.key)} twice`);
+      if (condition.capture !== null) names.push(condition.capture);
+      query.push(condition);
+    }
+
+    let signed: string | null = null;
+    let languages: string[] | null = null;
+    let countries: string[] | null = null;
+    for (const token of conditionTokens) {
+      const eq = token.indexOf('=');
+      const key = eq === -1 ? '' : token.slice(0, eq).toLowerCase();
+      const value = token.slice(eq + 1);
+      if (eq <= 0) return errors.add(line, `${quote(token)} is not a condition; after the status come Country=, Language= or Sign= (e.g. "302 Country=us")`);
+      const seen = (key === 'signed' ? 'sign' : key) as string;
+      if ((seen === 'sign' && signed !== null) || (seen === 'language' && languages !== null) || (seen === 'country' && countries !== null)) {
+        return errors.add(line, `gives ${token.slice(0, eq)}= twice; list the values once, separated by commas`);
+      }
+      if (value === '' && seen !== 'role' && seen !== 'cookie') return errors.add(line, `${quote(token)} has no value`);
+      if (seen === 'sign') {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) return errors.add(line, `${quote(token)} must name an environment variable (letters, digits, "_")`);
+        signed = value;
+      } else if (seen === 'language') {
+        const parsed = parseLanguages(value);
+        if ('error' in parsed) return errors.add(line, `Language= ${parsed.error}`);
+        languages = parsed;
+      } else if (seen === 'country') {
+        const parsed = parseCountries(value);
+        if ('error' in parsed) return errors.add(line, `Country= ${parsed.error}`);
+        countries = parsed;
+      } else if (seen === 'role') {
+        return errors.add(
+          line,
+          'Role= is not supported: it reads Netlify Identity roles, and this service has no Netlify Identity (protect a site with its password or email gate instead)',
+        );
+      } else if (seen === 'cookie') {
+        return errors.add(
+          line,
+          "Cookie= is not supported: rules cannot depend on cookies here (they would defeat caching and the gate's cookie is not the site's)",
+        );
+      } else {
+        return errors.add(line, `${quote(token)} is not a condition this service knows; use Country=, Language= or Sign=`);
+      }
+    }
+
+    const target = compileDestination(destination, code, pattern, names);
     if ('error' in target) return errors.add(line, `destination ${quote(destination)} ${target.error}`);
     if (signed !== null && target.kind !== 'proxy')
       return errors.add(line, `signs with ${quote(signed)}, which only a proxy rule (status 200 to an http(s) URL) can do`);
 
-    const key = pattern.path ?? pattern.source;
-    const earlier = firstLineOf.get(key);
-    if (earlier !== undefined) return errors.add(line, `source ${quote(source)} repeats line ${earlier}; only the first rule for a source can ever apply`);
-    firstLineOf.set(key, line);
-    if (pattern.path !== undefined && !isRewrite(code) && target.kind === 'path' && target.path.every((p) => p.kind === 'text')) {
+    if (
+      host === null &&
+      query.length === 0 &&
+      pattern.path !== undefined &&
+      !isRewrite(code) &&
+      target.kind === 'path' &&
+      target.path.every((p) => p.kind === 'text')
+    ) {
       const to = parseRequestPath(target.path.map((p) => (p as { raw: string }).raw).join(''));
       if (to === pattern.path && target.query.length === 0) return errors.add(line, `redirects ${quote(source)} to itself`);
     }
@@ -173,9 +274,95 @@ export function parseRedirects(file: Uint8Array): ParseResult<RedirectRules> {
     } else if (++statics === MAX_STATIC_REDIRECTS + 1) {
       errors.add(line, `is static rule number ${statics}; the limit is ${MAX_STATIC_REDIRECTS}`);
     }
-    rules.push({ index: rules.length, line, source, destination, status: code, force: status[2] === '!', pattern, target, signed });
+    const conditions: RuleConditions = query.length === 0 && languages === null && countries === null ? NO_CONDITIONS : { query, languages, countries };
+    const rule: RedirectRule = {
+      index: rules.length,
+      line,
+      source,
+      destination,
+      status: code,
+      force: status[2] === '!',
+      pattern,
+      target,
+      signed,
+      host,
+      conditions,
+      conditional: host !== null || conditions !== NO_CONDITIONS,
+    };
+
+    // Several rules for one source are meaningful now that conditions exist (the first that
+    // matches wins); one with the same source and the same conditions as an earlier rule that
+    // always applies where it matches can never be reached.
+    const key = `${host ?? ''} ${pattern.path ?? pattern.source}`;
+    const signature = conditionsSignature(conditions, host);
+    const shadow = (earlierFor.get(key) ?? []).find((e) => conditionsSignature(e.conditions, e.host) === signature && (e.force || !rule.force));
+    if (shadow) errors.warn(line, `source ${quote(source)} is shadowed by line ${shadow.line} (same source and conditions), so this rule never applies`);
+    earlierFor.set(key, [...(earlierFor.get(key) ?? []), rule]);
+    if (countries !== null && options.geoip === false) {
+      errors.warn(line, 'Country= never matches: this instance has no GeoIP database (the operator sets GEOIP_DATABASE), so no visitor has a known country');
+    }
+    rules.push(rule);
   });
   return errors.result(compile(rules));
+}
+
+/**
+ * A rule line's tokens in Netlify's order: `source [query conditions…] destination
+ * [status[!]] [conditions…]`, where the destination is the first token that starts with
+ * "/" or is an http(s) URL, and may be left out (the "/path/* 200" shorthand) when the
+ * token after the source is a status.
+ */
+function splitRuleLine(
+  tokens: string[],
+): { source: string; queryTokens: string[]; destination?: string; statusText?: string; conditionTokens: string[] } | { error: string } {
+  const [source, ...rest] = tokens;
+  if (rest.length === 0) return { error: `has only ${quote(source)}; a rule is "source destination [status]", e.g. "/old /new 301"` };
+  if (/^\d{3}!?$/.test(rest[0])) return { source, queryTokens: [], statusText: rest[0], conditionTokens: rest.slice(1) };
+  let to = rest.findIndex((t) => t.startsWith('/') || /^https?:\/\//i.test(t));
+  // No usable destination: take the first token that is not a query condition for one, so
+  // that its error says what is wrong with it ("javascript:…" uses another scheme).
+  if (to === -1) to = rest.findIndex((t) => !t.includes('='));
+  if (to === -1) {
+    return {
+      error:
+        'has no destination; a rule is "source [key=value…] destination [status] [conditions]", the destination a path starting with "/" or an http(s) URL',
+    };
+  }
+  const after = rest.slice(to + 1);
+  if (after.length > 0 && !/^\d{3}!?$/.test(after[0]) && after[0].includes('=')) {
+    return { error: `has ${quote(after[0])} where the status goes; conditions come after the status, e.g. "/a /b 302 Country=us"` };
+  }
+  return { source, queryTokens: rest.slice(0, to), destination: rest[to], statusText: after[0], conditionTokens: after.slice(1) };
+}
+
+/**
+ * A rule's source: a path pattern, or a domain-level source (`https://old.example.com/*`)
+ * whose host must equal the request's (case-insensitive; the scheme is not compared: TLS
+ * ends in front of the server, so both schemes reach it alike).
+ */
+function compileSource(raw: string): { pattern: PathPattern; host: string | null } | { error: string } {
+  const scheme = /^https?:\/\//i.exec(raw);
+  if (!scheme) {
+    const pattern = compilePathPattern(raw);
+    return 'error' in pattern ? pattern : { pattern, host: null };
+  }
+  const rest = raw.slice(scheme[0].length);
+  const slash = rest.search(/[/?#]/);
+  const authority = slash === -1 ? rest : rest.slice(0, slash);
+  const path = slash === -1 ? '/' : rest.slice(slash);
+  if (authority === '') return { error: 'has no host' };
+  if (authority.includes('@')) return { error: 'contains credentials ("user@"); give only the host' };
+  if (authority.includes(':')) return { error: 'has a port or a placeholder in its host; a domain-level source names one fixed host, without a port' };
+  if (authority.includes('*')) return { error: 'has "*" in its host; a domain-level source names one fixed host' };
+  let host: string;
+  try {
+    host = new URL(`http://${authority}/`).hostname;
+  } catch {
+    return { error: 'has a host that is not valid' };
+  }
+  const pattern = compilePathPattern(path);
+  if ('error' in pattern) return { error: `has a path that ${pattern.error}` };
+  return { pattern, host };
 }
 
 function isRewrite(status: number): status is RewriteStatus {
@@ -189,7 +376,18 @@ function compile(rules: RedirectRule[]): RedirectRules {
     if (rule.pattern.path === undefined) dynamic.push(rule);
     else byPath.set(rule.pattern.path, [...(byPath.get(rule.pattern.path) ?? []), rule]);
   }
-  return { rules, byPath, dynamic, needs: NO_NEEDS, proxies: rules.some((r) => r.target.kind === 'proxy') };
+  const needs: RequestNeeds = {
+    host: rules.some((r) => r.host !== null),
+    language: rules.some((r) => r.conditions.languages !== null),
+    country: rules.some((r) => r.conditions.countries !== null),
+  };
+  return {
+    rules,
+    byPath,
+    dynamic,
+    needs: needs.host || needs.language || needs.country ? needs : NO_NEEDS,
+    proxies: rules.some((r) => r.target.kind === 'proxy'),
+  };
 }
 
 function splitUrl(raw: string): { path: string; query: string; fragment: string } {
@@ -204,8 +402,9 @@ function compileDestination(
   raw: string,
   status: number,
   pattern: PathPattern,
+  /** The source's placeholders and the query conditions' captures. */
+  names: readonly string[] = pattern.names,
 ): SameSiteDestination | AbsoluteDestination | ProxyDestination | { error: string } {
-  const names = pattern.names;
   const parts = splitUrl(raw);
   if (/^https?:\/\//i.test(raw)) {
     if (status === 404) return { error: 'is another site; status 404 serves a file of this deployment, use 200 to proxy or a redirect status such as 301' };
@@ -259,7 +458,8 @@ function compileDestination(
  * leading "/"); anything else matches nothing. `query` is the raw query string
  * (without "?"). `fileExists(path)` says whether a file of the deployment
  * answers that path; it is asked at most once, and only when an unforced rule
- * matches.
+ * matches. `context` holds what conditions and domain-level sources read (the router
+ * fills only what rules.needs names); `trace`, when given, records what was read.
  *
  * Static rules are found by a Map lookup and only dynamic rules that come
  * earlier in the file are tried, so the first matching rule in file order wins
@@ -270,25 +470,46 @@ export function matchRedirect(
   path: string,
   query: string,
   fileExists: (path: string) => boolean,
-  // Read by conditions and domain-level sources (issue 34); only the fields rules.needs names are filled.
-  _context: RequestContext = EMPTY_CONTEXT,
+  context: RequestContext = EMPTY_CONTEXT,
+  trace?: MatchTrace,
 ): RedirectMatch | null {
   if (rules.rules.length === 0 || !isCanonicalPath(path)) return null;
   let exists: boolean | undefined;
+  let params: ReadonlyMap<string, string> | undefined;
+  // A rule whose path matched: do its host and conditions hold (captures from the query added)?
+  const holds = (rule: RedirectRule, captures: Record<string, string>): boolean => {
+    if (!rule.conditional) return true;
+    if (trace) trace.conditional = true;
+    if (rule.host !== null && rule.host !== context.host) return false;
+    const { query: wanted, languages, countries } = rule.conditions;
+    if (wanted.length > 0 && !queryHolds(wanted, (params ??= queryParams(query)), captures)) return false;
+    if (languages !== null) {
+      if (trace) trace.language = true;
+      if (!languageHolds(languages, context)) return false;
+    }
+    if (countries !== null) {
+      if (trace) trace.country = true;
+      if (!countryHolds(countries, context)) return false;
+    }
+    return true;
+  };
   const applies = (rule: RedirectRule) => rule.force || !(exists ??= fileExists(path));
 
   let best: RedirectRule | undefined;
   let captures: Captures = {};
   for (const rule of rules.byPath.get(path) ?? []) {
-    if (applies(rule)) {
+    // Only conditional rules write captures (from the query).
+    const found: Record<string, string> = rule.conditional ? {} : NO_CAPTURES;
+    if (holds(rule, found) && applies(rule)) {
       best = rule;
+      captures = found;
       break;
     }
   }
   for (const rule of rules.dynamic) {
     if (best && rule.index > best.index) break;
     const found = matchPathPattern(rule.pattern, path);
-    if (found && applies(rule)) {
+    if (found && holds(rule, found as Record<string, string>) && applies(rule)) {
       best = rule;
       captures = found;
       break;

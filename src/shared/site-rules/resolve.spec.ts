@@ -41,7 +41,7 @@ describe('findRedirectLoops', () => {
       { line: 1, message: 'redirects in a loop: /a → /b → /a' },
       { line: 2, message: 'redirects in a loop: /b → /a → /b' },
       { line: 3, message: 'redirects in a loop: /dir/ → /dir → /dir/' },
-      { line: 4, message: 'redirects in a loop: /q → /q' },
+      { line: 4, message: 'redirects in a loop: /q → /q?x=1 → /q?x=1' },
     ]);
   });
 
@@ -53,5 +53,49 @@ describe('findRedirectLoops', () => {
 
   it('leaves shadowed rules, absolute URLs and rewrites alone', () => {
     expect(findRedirectLoops(rules('/a /b\n/b /a\n/x https://example.com/x\n/* /index.html 200'), site('a.html', 'index.html'))).toEqual([]);
+  });
+});
+
+describe('findRedirectLoops with conditions (issue 34)', () => {
+  it('reports no loop between rules no single visitor can chain', () => {
+    const text = [
+      '/a /b 302 Language=en',
+      '/b /a 302 Language=fr',
+      '/c /d 302 Country=de',
+      '/d /c 302 Country=fr',
+      'https://one.example.com/e /f 301',
+      'https://two.example.com/f /e 301',
+      '/g x=:x /h?y=1 302',
+      '/h x=:x /g 302',
+    ].join('\n');
+    expect(findRedirectLoops(rules(text), site())).toEqual([]);
+  });
+
+  it('finds loops a visitor with the conditions satisfied hits', () => {
+    const text = [
+      '/a /b 302 Language=en',
+      '/b /a 302 Language=en-GB,en',
+      'https://one.example.com/e /f 301',
+      'https://one.example.com/f /e 301',
+      '/g x=:x /h 302',
+      '/h x=:x /g 302',
+      '/q /q?x=1 302',
+      '/i /j?k=1 302',
+      '/j k=1 /i 302',
+    ].join('\n');
+    expect(findRedirectLoops(rules(text), site()).map((e) => e.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
+
+describe('resolveRequest with a context and a trace', () => {
+  it('passes both to the rules', () => {
+    const r = rules('/ /de/ 302 Country=de\n/ /en/ 302 Language=en');
+    const trace = { conditional: false, language: false, country: false };
+    expect(resolveRequest('', '', r, site(), { host: 'x', languages: [], country: 'DE' }, trace)).toEqual({
+      kind: 'redirect',
+      status: 302,
+      location: '/de/',
+    });
+    expect(trace).toEqual({ conditional: true, language: false, country: true });
   });
 });

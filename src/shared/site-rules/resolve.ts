@@ -8,7 +8,7 @@
  * `has` that does not see them (RULE_FILES).
  */
 import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
-import { matchRedirect, type RedirectRules } from './redirects';
+import { matchRedirect, type MatchTrace, type RedirectRule, type RedirectRules } from './redirects';
 import { EMPTY_CONTEXT, type RequestContext } from './request-context';
 import { parseRequestPath } from './request-path';
 import { type RuleError } from './rule-file';
@@ -35,9 +35,11 @@ export function resolveRequest(
   redirects: RedirectRules,
   has: (path: string) => boolean,
   context: RequestContext = EMPTY_CONTEXT,
+  /** Filled with what the rules read beyond the path (MatchTrace), for the router's memo. */
+  trace?: MatchTrace,
 ): Resolution {
   if (path === null) return has('404.html') ? { kind: 'file', path: '404.html', status: 404 } : NOT_FOUND;
-  const rule = matchRedirect(redirects, path, query, (p) => pathHasFile(p, has), context);
+  const rule = matchRedirect(redirects, path, query, (p) => pathHasFile(p, has), context, trace);
   if (rule?.kind === 'redirect') return { kind: 'redirect', status: rule.status, location: rule.location };
   if (rule?.kind === 'proxy') return { kind: 'proxy', url: rule.url, signed: rule.signed };
   if (rule?.kind === 'rewrite') {
@@ -58,21 +60,32 @@ export const MAX_REDIRECT_HOPS = 20;
  * splat stands for "x"), so a reported loop is one a visitor can hit; loops only
  * some values of a placeholder reach are not all found, and are harmless beyond
  * the browser's own "too many redirects".
+ *
+ * With conditions, the request is one that satisfies the rule's: its host, its query
+ * parameters present (captures standing for "x"), its first language and country. The
+ * whole chain keeps that visitor (host, language, country) and follows each Location's
+ * own query string, so rules that no single visitor can chain are never reported.
  */
 export function findRedirectLoops(redirects: RedirectRules, has: (path: string) => boolean): RuleError[] {
   const errors: RuleError[] = [];
   for (const rule of redirects.rules) {
-    const start = rule.pattern.path ?? parseRequestPath(rule.source.replace(/\*/g, 'x').replace(/:[A-Za-z]\w*/g, 'x'));
+    const start = rule.pattern.path ?? parseRequestPath(rule.pattern.source.replace(/\*/g, 'x').replace(/:[A-Za-z]\w*/g, 'x'));
     if (start === null) continue;
-    const seen = [start];
+    const context = visitorFor(rule);
+    let query = queryFor(rule);
+    // A visitor's state is the path and the query: with query conditions, coming back to a
+    // path with another query string is not yet a loop.
+    const seen = [shownTarget(start, query)];
     let path = start;
     for (let hop = 0; ; hop++) {
-      const answer = resolveRequest(path, '', redirects, has);
+      const answer = resolveRequest(path, query, redirects, has, context);
       if (answer.kind !== 'redirect' || !answer.location.startsWith('/')) break;
       const next = parseRequestPath(answer.location);
       if (next === null) break;
-      const shown = () => [...seen, next].map((p) => `/${p}`).join(' → ');
-      if (seen.includes(next)) {
+      query = queryOf(answer.location);
+      const target = shownTarget(next, query);
+      const shown = () => [...seen, target].join(' → ');
+      if (seen.includes(target)) {
         errors.push({ line: rule.line, message: `redirects in a loop: ${shown()}` });
         break;
       }
@@ -80,9 +93,35 @@ export function findRedirectLoops(redirects: RedirectRules, has: (path: string) 
         errors.push({ line: rule.line, message: `starts a chain of more than ${MAX_REDIRECT_HOPS} redirects (browsers give up): ${shown()}` });
         break;
       }
-      seen.push(next);
+      seen.push(target);
       path = next;
     }
   }
   return errors;
+}
+
+function shownTarget(path: string, query: string): string {
+  return query === '' ? `/${path}` : `/${path}?${query}`;
+}
+
+/** A visitor the rule's host, Language= and Country= conditions let through. */
+function visitorFor(rule: RedirectRule): RequestContext {
+  if (!rule.conditional) return EMPTY_CONTEXT;
+  const { languages, countries } = rule.conditions;
+  return { host: rule.host ?? '', languages: languages ? [languages[0]] : [], country: countries ? countries[0] : null };
+}
+
+/** A query string the rule's query conditions accept. */
+function queryFor(rule: RedirectRule): string {
+  const params = new URLSearchParams();
+  for (const q of rule.conditions.query) params.append(q.key, q.capture === null ? q.value : 'x');
+  return params.toString();
+}
+
+/** The raw query string of a same-site Location ("" when none). */
+function queryOf(location: string): string {
+  const hash = location.indexOf('#');
+  const url = hash === -1 ? location : location.slice(0, hash);
+  const q = url.indexOf('?');
+  return q === -1 ? '' : url.slice(q + 1);
 }
