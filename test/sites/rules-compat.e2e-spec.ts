@@ -90,7 +90,8 @@ describe('Netlify rules on a deployed site: conditions, query matching, shorthan
         'lang',
         [page('index.html', 'home'), page('about.html', 'about'), page('fr/index.html', 'accueil'), page('en/index.html', 'welcome')],
         {
-          redirects: '/ /fr/ 302 Language=fr\n/ /en/ 302 Language=en,en-gb\n',
+          // Forced: index.html answers / (an unforced rule applies only where no file does).
+          redirects: '/ /fr/ 302! Language=fr\n/ /en/ 302! Language=en,en-gb\n',
         },
       );
     });
@@ -145,7 +146,7 @@ describe('Netlify rules on a deployed site: conditions, query matching, shorthan
           page('prices-eu.html', 'EUR'),
         ],
         {
-          redirects: '/ /fr/ 302 Country=fr,be\n/ /us/ 302 Country=US\n/prices /prices-eu.html 200 Country=FR,BE,DE\n',
+          redirects: '/ /fr/ 302! Country=fr,be\n/ /us/ 302! Country=US\n/prices /prices-eu.html 200! Country=FR,BE,DE\n',
           headers: '/prices\n  Cache-Control: public, max-age=3600\n  CDN-Cache-Control: max-age=86400\n  X-Prices: yes\n',
         },
       );
