@@ -276,6 +276,14 @@ export class EnvironmentVariables {
   @IntVar(0)
   SITE_FILE_CACHE_MAX_FILE_BYTES = 1024 * 1024;
 
+  /**
+   * A MaxMind-format (`.mmdb`) country or city database (GeoLite2, GeoIP2, DB-IP…), read
+   * once at start-up, for `_redirects` rules with `Country=`. Unset: those rules never
+   * match (deploys warn). A file that cannot be read stops the app at start-up.
+   */
+  @OptionalVar(IsString())
+  GEOIP_DATABASE?: string;
+
   /** Port shown in public URLs; unset means the default port of PUBLIC_SCHEME... or PORT when SITES_DOMAIN is localhost. */
   @OptionalIntVar(1, 65535)
   PUBLIC_PORT?: number;

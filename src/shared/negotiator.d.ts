@@ -7,6 +7,8 @@ declare module 'negotiator' {
     encodings(available?: readonly string[], options?: { preferred?: readonly string[] }): string[];
     /** The media type of `available` the client prefers (the dashboard's HTML-or-JSON choice at `/`). */
     mediaType(available?: readonly string[]): string | undefined;
+    /** Accept-Language's ranges, best first (q=0 left out; a missing header is ["*"]): `_redirects` Language= rules. */
+    languages(): string[];
   }
   export = Negotiator;
 }

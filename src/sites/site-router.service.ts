@@ -15,17 +15,32 @@ import { MetricsService } from '../metrics/metrics.service';
 import { couldBeCustomDomain } from '../shared/domain-name';
 import { PREVIEW_SEPARATOR, type PreviewTarget } from '../shared/preview-label';
 import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES } from '../shared/site-rules/headers';
+import type { RequestContext, RequestNeeds } from '../shared/site-rules/request-context';
 import { isHashedAssetPath, parseRequestPath } from '../shared/site-rules/request-path';
 import { resolveRequest } from '../shared/site-rules/resolve';
 import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { answerBytes } from './answer-bytes';
+import { type AnswerTrace, type ConditionalAnswer, ConditionalAnswers, conditionalHeaderChanges, conditionalKey } from './conditional-answers';
 import { FileSender, HTML, PRIVATE_CACHE, sentHtmlFile } from './file-sender.service';
+import { GeoIp } from './geoip/geoip.service';
 import { HostRoute, HostRules, routeHost } from './host';
 import { SiteProxy } from './proxy/site-proxy.service';
+import { requestContext } from './request-context';
 import { SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+/** An answer that depends on the visitor's country: the browser may keep it, no shared cache. */
+const COUNTRY_CACHE = 'private, max-age=0, must-revalidate';
+
+/**
+ * resolveRequest with the trace of the rules' issue-34 contract
+ * (`resolveRequest(path, query, redirects, has, context, trace?)`, area "rules"): typed
+ * here so this file compiles before and after that lands.
+ */
+const resolveTraced = resolveRequest as (...args: [...Parameters<typeof resolveRequest>, trace?: AnswerTrace]) => ReturnType<typeof resolveRequest>;
+
+type Resolved = SiteAnswer | ConditionalAnswer<SiteAnswer>;
 
 /**
  * Serves deployed sites, chosen by the Host header, as a plain node:http handler in
@@ -40,6 +55,9 @@ export class SiteRouter {
   private readonly routes = new Map<string, HostRoute>();
   private readonly hsts?: string;
   private readonly clientIpOf: (req: IncomingMessage) => string;
+  private readonly countryOf: (req: IncomingMessage) => string | null;
+  /** Answers of paths that conditional rules match, per site state (conditional-answers.ts). */
+  private readonly conditional = new WeakMap<SiteState, ConditionalAnswers<SiteAnswer>>();
 
   constructor(
     private readonly config: AppConfig,
@@ -50,10 +68,12 @@ export class SiteRouter {
     private readonly metrics: MetricsService,
     private readonly analytics: AnalyticsRecorder,
     private readonly proxy: SiteProxy,
+    private readonly geoip: GeoIp,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.hsts = config.hstsHeader;
     this.clientIpOf = (req) => this.clientIp(req);
+    this.countryOf = (req) => this.geoip.country(this.clientIp(req));
   }
 
   /**
@@ -202,26 +222,41 @@ export class SiteRouter {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
     }
 
-    const answer = this.resolve(site, req.url ?? '/');
-    if (answer.kind === 'proxy') return this.proxy.forward(site, answer, req, res);
+    const resolved = this.resolve(site, req, req.url ?? '/');
+    // Most answers depend on the path alone; one that a condition decided says so to caches.
+    let answer: SiteAnswer;
+    let language = false;
+    let country = false;
+    if (resolved.kind === 'conditional') {
+      ({ answer, language, country } = resolved);
+    } else {
+      answer = resolved;
+    }
+    if (answer.kind === 'proxy') {
+      if (language) res.setHeader('Vary', 'Accept-Language');
+      if (country) res.setHeader('Cache-Control', gated ? PRIVATE_CACHE : COUNTRY_CACHE);
+      return this.proxy.forward(site, answer, req, res);
+    }
     if (!readOnly) return this.methodNotAllowed(res, cacheControl, gated, tags);
+    const varied = cacheControl ?? (country ? COUNTRY_CACHE : undefined);
     if (answer.kind === 'file') {
-      // Everything below depends on the answer and the site state only: prepared once.
+      // Everything below depends on the answer and the site state only: prepared once
+      // (a conditional answer is its own object, one per set of request values).
       answer.send ??= {
         file: answer.file,
         status: answer.status,
-        cacheControl: cacheControl ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE),
+        cacheControl: varied ?? (answer.immutable ? IMMUTABLE_CACHE : PUBLIC_CACHE),
         gated,
         tags,
-        rules: answer.rules,
+        rules: conditionalHeaderChanges(answer.rules, language, country),
         html: answer.file.contentType.startsWith('text/html'),
         heads: [],
       };
       this.sender.send(req, res, answer.send)?.catch((err) => this.fail(err, req, res));
       return;
     }
-    if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, cacheControl ?? PUBLIC_CACHE, gated, tags);
-    return this.page(res, 404, cacheControl ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags);
+    if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, varied ?? PUBLIC_CACHE, gated, tags, language);
+    return this.page(res, 404, varied ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags, language);
   }
 
   private methodNotAllowed(res: ServerResponse, cacheControl: string | undefined, gated: boolean, tags: string[]): void {
@@ -230,9 +265,9 @@ export class SiteRouter {
   }
 
   /** A redirect from `_redirects` or a canonical URL: no body, the site's headers. */
-  private redirect(res: ServerResponse, status: number, location: string, cacheControl: string, gated: boolean, tags: string[]): void {
+  private redirect(res: ServerResponse, status: number, location: string, cacheControl: string, gated: boolean, tags: string[], language = false): void {
     const headers = ['Location', location, 'Cache-Control', cacheControl, 'Content-Length', '0', 'X-Content-Type-Options', 'nosniff', ...tags];
-    if (gated) headers.push('Vary', 'Cookie');
+    if (gated || language) headers.push('Vary', gated && language ? 'Accept-Language, Cookie' : gated ? 'Cookie' : 'Accept-Language');
     res.writeHead(status, headers);
     res.end();
   }
@@ -258,31 +293,62 @@ export class SiteRouter {
 
   /**
    * Request target → answer, memoised per site state (a new deploy or gate change
-   * brings a new state object, so the memo never outlives what it describes).
+   * brings a new state object, so the memo never outlives what it describes). An
+   * answer that a conditional rule (query, Language=, Country=, a domain-level source)
+   * decided is kept apart, by the request values it read (ConditionalAnswers); every
+   * other one per path, as before, so a site without conditions pays nothing for them.
    */
-  private resolve(site: SiteState, url: string): SiteAnswer {
+  private resolve(site: SiteState, req: IncomingMessage, url: string): Resolved {
     const memo = (site.resolved ??= new Map());
     const known = memo.get(url);
     if (known !== undefined) return known;
-    // Only a redirect's Location depends on the query string: every other answer is kept
-    // per path, so `?utm_source=…` and cache busters never run the rules again.
+    // Only a redirect's or proxy's target depends on the query string (conditions
+    // aside): every other answer is kept per path, so `?utm_source=…` and cache busters
+    // never run the rules again.
     const end = url.search(/[?#]/);
     const pathOnly = end === -1 ? url : url.slice(0, end);
     const byPath = pathOnly === url ? undefined : memo.get(pathOnly);
     if (byPath !== undefined && byPath.kind !== 'redirect' && byPath.kind !== 'proxy') return byPath;
-    const answer = this.findAnswer(site, url);
-    if (memo.size < 4096) memo.set(answer.kind === 'redirect' || answer.kind === 'proxy' ? url : pathOnly, answer);
-    return answer;
+
+    const needs = site.live!.rules.redirects.needs;
+    let conditional = this.conditional.get(site);
+    let key: string | undefined;
+    if (conditional?.isConditional(pathOnly)) {
+      key = this.conditionalKey(req, url, needs);
+      const hit = conditional.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const trace: AnswerTrace = { conditional: false, language: false, country: false };
+    const answer = this.findAnswer(site, url, requestContext(req, needs, this.countryOf), trace);
+    if (!trace.conditional) {
+      if (memo.size < 4096) memo.set(answer.kind === 'redirect' || answer.kind === 'proxy' ? url : pathOnly, answer);
+      return answer;
+    }
+    // Without a GeoIP database no request has a country: the answer cannot vary by it.
+    const entry: ConditionalAnswer<SiteAnswer> = { kind: 'conditional', answer, language: trace.language, country: trace.country && this.geoip.available };
+    if (!conditional) this.conditional.set(site, (conditional = new ConditionalAnswers()));
+    conditional.set(pathOnly, key ?? this.conditionalKey(req, url, needs), entry);
+    return entry;
+  }
+
+  /** The request values a conditional answer can depend on (only those the site's rules read). */
+  private conditionalKey(req: IncomingMessage, url: string, needs: RequestNeeds): string {
+    return conditionalKey(
+      url,
+      needs.host ? req.headers.host : undefined,
+      needs.language ? req.headers['accept-language'] : undefined,
+      needs.country ? this.countryOf(req) : undefined,
+    );
   }
 
   /** `_redirects`, then canonical URLs, then not-found handling (rules/resolve.ts); `_headers` on file answers. */
-  private findAnswer(site: SiteState, url: string): SiteAnswer {
+  private findAnswer(site: SiteState, url: string, context: RequestContext, trace: AnswerTrace): SiteAnswer {
     const { files, rules } = site.live!;
     const path = parseRequestPath(url);
     const single = path === null ? undefined : this.findFile(site, path);
     const resolved = single
       ? ({ kind: 'file', path: single.path, status: 200 } as const)
-      : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p));
+      : resolveTraced(path, queryOf(url), rules.redirects, (p) => files.has(p), context, trace);
     if (resolved.kind !== 'file') return resolved;
     // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves.
     const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path);
@@ -307,7 +373,7 @@ export class SiteRouter {
     return clientAddress(req, this.config.trustProxy);
   }
 
-  private page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[]): void {
+  private page(res: ServerResponse, status: number, cacheControl: string, html: string, head: boolean, gated = false, tags?: string[], language = false): void {
     const body = Buffer.from(html);
     const headers: OutgoingHttpHeaders = {
       'Content-Type': HTML,
@@ -316,7 +382,7 @@ export class SiteRouter {
       'X-Content-Type-Options': 'nosniff',
       ...PAGE_HEADERS,
     };
-    if (gated) headers.Vary = 'Cookie';
+    if (gated || language) headers.Vary = gated && language ? 'Accept-Language, Cookie' : gated ? 'Cookie' : 'Accept-Language';
     if (this.hsts) headers['Strict-Transport-Security'] = this.hsts;
     if (tags) for (let i = 0; i < tags.length; i += 2) headers[tags[i]] = tags[i + 1];
     res.writeHead(status, headers);

@@ -5,6 +5,7 @@ import { DeploymentsModule } from '../deployments/deployments.module';
 import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { FileSender } from './file-sender.service';
+import { GeoIp } from './geoip/geoip.service';
 import { SiteProxy } from './proxy/site-proxy.service';
 import { SiteCache } from './site-cache.service';
 import { SiteRouter } from './site-router.service';
@@ -12,7 +13,7 @@ import { SiteRouter } from './site-router.service';
 @Module({
   // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
   imports: [DeploymentsModule, ProjectsModule, PreviewsModule, AnalyticsModule],
-  providers: [SiteCache, FileSender, SiteProxy, SiteRouter],
+  providers: [SiteCache, FileSender, SiteProxy, GeoIp, SiteRouter],
   exports: [SiteCache, SiteRouter],
 })
 export class SitesModule {}
