@@ -1,16 +1,8 @@
 import type { HeaderChanges } from '../shared/site-rules/headers';
+import type { MatchTrace } from '../shared/site-rules/redirects';
 
-/**
- * What matching a request against `_redirects` looked at beyond its path (the rules'
- * MatchTrace, issue 34): `conditional` when a rule whose path matched has conditions
- * (query, Language=, Country=, a domain-level source), whatever the outcome;
- * `language` / `country` when such a rule read them.
- */
-export interface AnswerTrace {
-  conditional: boolean;
-  language: boolean;
-  country: boolean;
-}
+/** What matching a request against `_redirects` looked at beyond its path (the rules' MatchTrace). */
+export type AnswerTrace = MatchTrace;
 
 /** An answer that depends on more than the request path, with what shared caches must be told. */
 export interface ConditionalAnswer<A> {

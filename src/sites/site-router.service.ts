@@ -33,13 +33,6 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 /** An answer that depends on the visitor's country: the browser may keep it, no shared cache. */
 const COUNTRY_CACHE = 'private, max-age=0, must-revalidate';
 
-/**
- * resolveRequest with the trace of the rules' issue-34 contract
- * (`resolveRequest(path, query, redirects, has, context, trace?)`, area "rules"): typed
- * here so this file compiles before and after that lands.
- */
-const resolveTraced = resolveRequest as (...args: [...Parameters<typeof resolveRequest>, trace?: AnswerTrace]) => ReturnType<typeof resolveRequest>;
-
 type Resolved = SiteAnswer | ConditionalAnswer<SiteAnswer>;
 
 /**
@@ -348,7 +341,7 @@ export class SiteRouter {
     const single = path === null ? undefined : this.findFile(site, path);
     const resolved = single
       ? ({ kind: 'file', path: single.path, status: 200 } as const)
-      : resolveTraced(path, queryOf(url), rules.redirects, (p) => files.has(p), context, trace);
+      : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p), context, trace);
     if (resolved.kind !== 'file') return resolved;
     // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves.
     const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path);
