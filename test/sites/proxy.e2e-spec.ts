@@ -212,6 +212,31 @@ describe('Proxy rules (e2e)', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it('on a gated site: the gate answers first; with its cookie, the origin never sees that cookie and the answer is private, no-store', async () => {
+    await deploySite(t, token, 'px-gated', [
+      { path: 'index.html', content: 'x' },
+      { path: '_redirects', content: `/api/* ${origin.url('/:splat')} 200` },
+    ]);
+    const id = await projectId('px-gated');
+    await t.http().patch(`/projects/${id}`).set(asUser(session)).send({ gate_type: 'password', password: 'proxy gate password' }).expect(200);
+    const before = origin.seen.length;
+    const locked = await call(t, 'px-gated', 'POST', '/api/echo', { body: Buffer.from('x'), headers: { 'Content-Length': '1' } });
+    expect(locked.status).not.toBe(201);
+    expect(origin.seen.length).toBe(before);
+    const form = 'password=proxy+gate+password&next=%2F';
+    const login = await call(t, 'px-gated', 'POST', '/.statichost/gate', {
+      body: Buffer.from(form),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': String(form.length) },
+    });
+    expect(login.status).toBe(303);
+    const cookie = String(login.headers['set-cookie']![0]).split(';')[0];
+    const res = await call(t, 'px-gated', 'GET', '/api/echo', { headers: { Cookie: `${cookie}; theme=dark` } });
+    expect(res.status).toBe(201);
+    expect(json(res).headers.cookie).toBe('theme=dark');
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    expect(res.headers.vary).toMatch(/Cookie/);
+  });
+
   it('passes the origin’s redirects on as they are, without following them', async () => {
     const before = origin.seen.length;
     const res = await call(t, 'px', 'GET', '/api/redirect');
