@@ -237,6 +237,15 @@ describe('Proxy rules (e2e)', () => {
     expect(res.headers.vary).toMatch(/Cookie/);
   });
 
+  it('follows one hop only: a request that already came through a proxy rule of this service answers 508, nothing sent', async () => {
+    const before = origin.seen.length;
+    const res = await call(t, 'px', 'GET', '/api/echo', { headers: { Via: '1.1 statichost-proxy' } });
+    expect(res.status).toBe(508);
+    expect(origin.seen.length).toBe(before);
+    // The mark the service puts on what it sends.
+    expect(json(await call(t, 'px', 'GET', '/api/echo')).headers.via).toBe('1.1 statichost-proxy');
+  });
+
   it('passes the origin’s redirects on as they are, without following them', async () => {
     const before = origin.seen.length;
     const res = await call(t, 'px', 'GET', '/api/redirect');
