@@ -47,6 +47,10 @@ async function startOrigin() {
         });
         return void res.end('cookies');
       }
+      if (path === '/two-cookies') {
+        res.writeHead(200, { 'Set-Cookie': ['a=1; Path=/', 'b=2; Path=/'], 'X-Robots-Tag': 'all' });
+        return void res.end('two');
+      }
       if (path === '/big') {
         res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(BIG) });
         const chunk = Buffer.alloc(64 * 1024, 7);
@@ -260,6 +264,14 @@ describe('Proxy rules (e2e)', () => {
     expect(res.headers['set-cookie']).toEqual(['kept=1; Path=/; HttpOnly', 'own=1; Domain=px.localhost']);
     expect(res.headers['clear-site-data']).toBeUndefined();
     expect(res.headers['x-accel-redirect']).toBeUndefined();
+  });
+
+  it('on a preview address: every Set-Cookie of the origin beside the preview’s noindex', async () => {
+    const res = await call(t, 'px--1', 'GET', '/api/two-cookies');
+    expect(res.status).toBe(200);
+    expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+    // The origin's own X-Robots-Tag joins the preview's; it cannot lift it.
+    expect(res.headers['x-robots-tag']).toBe('noindex, all');
   });
 
   it('streams a 20 MB answer with back-pressure: while the visitor does not read, the origin is held back; then every byte arrives', async () => {

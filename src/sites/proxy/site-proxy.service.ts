@@ -159,7 +159,26 @@ export class SiteProxy implements OnModuleDestroy {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const scope: CookieScope = { host, sitesDomain: this.config.SITES_DOMAIN, apiHosts: this.apiHosts, gateCookie: this.gateCookie };
     const out = answerHeaders(answer.headers, scope, (why) => this.logger.warn(`site ${site.slug}: the origin's Set-Cookie ${why}; dropped`));
-    res.writeHead(answer.statusCode, this.siteAnswerHeaders(site, out, gated));
+    const head = this.siteAnswerHeaders(site, out, gated);
+    if (res.getHeaderNames().length === 0) res.writeHead(answer.statusCode, head);
+    else {
+      // The router set a header before (X-Robots-Tag on a preview host): writeHead would merge the
+      // list in one setHeader per entry, keeping one Set-Cookie of several. Grouped by name instead.
+      const grouped = new Map<string, string[]>();
+      for (let i = 0; i < head.length; i += 2) {
+        const name = head[i].toLowerCase();
+        const values = grouped.get(name);
+        if (values) values.push(head[i + 1]);
+        else grouped.set(name, [head[i + 1]]);
+      }
+      for (const [name, values] of grouped) {
+        // What the router set stays (a preview's noindex is not the origin's to lift).
+        const before = res.getHeader(name);
+        if (before !== undefined) values.unshift(...(Array.isArray(before) ? before : [String(before)]));
+        res.setHeader(name, values.length === 1 ? values[0] : values);
+      }
+      res.writeHead(answer.statusCode);
+    }
     pipeline(answer.body, res, (err) => {
       // The origin's answer broke off (or paused past PROXY_TIMEOUT_MS), or the visitor left: nothing more can be said.
       if (err && !res.destroyed) res.destroy();
