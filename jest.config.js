@@ -44,6 +44,8 @@ const esmPackages = [
   'parse-json',
   'index-to-position',
   'type-fest',
+  // Proxy rules' X-Nf-Sign (issue 34).
+  'jose',
 ];
 const common = {
   testEnvironment: 'node',

@@ -42,13 +42,41 @@ const RULE_FILES =
     : [];
 
 async function statichost(): Promise<void> {
-  const app = await startBenchApp({ LOG_LEVEL: 'silent' });
+  // Proxy rules reach the bench's own origin on loopback (issue 34).
+  const app = await startBenchApp({ LOG_LEVEL: 'silent', PROXY_ALLOW_PRIVATE_ADDRESSES: 'true' });
   const auth = { Authorization: `Bearer ${app.token}` };
   const list = Object.entries(files).map(([path, content]) => ({ path, content }));
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench', files: [...list, ...RULE_FILES] }, auth);
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-gated', files: [...list, ...RULE_FILES] }, auth);
   // Issue 12: the same files beside the most rules a _redirects may hold, none matching them.
   await api(app.baseUrl, 'POST', '/v1/deployments', { project_slug: 'bench-rules', files: [...list, { path: '_redirects', content: benchRedirects() }] }, auth);
+  // Issue 34: the same files beside proxy rules (to bench/proxy-origin.ts) and rules with conditions, none matching the files.
+  const proxyOrigin = process.env.BENCH_PROXY_ORIGIN;
+  let proxyRules = 'none';
+  if (proxyOrigin) {
+    const proxies = [`/api/* ${proxyOrigin}/:splat 200`, `/signed/* ${proxyOrigin}/:splat 200`, `/legacy/api/* ${proxyOrigin}/v1/:splat 200!`];
+    const conditions = ['/shop/* /fr/shop/:splat 302 Language=fr', '/store/* /eu/store/:splat 302 Country=de,fr', '/donate source=:source /donate/:source 302'];
+    try {
+      await api(
+        app.baseUrl,
+        'POST',
+        '/v1/deployments',
+        { project_slug: 'bench-proxy', files: [...list, { path: '_redirects', content: [...proxies, ...conditions].join('\n') }] },
+        auth,
+      );
+      proxyRules = 'proxy and condition rules';
+    } catch {
+      // Conditions are not parsed before the rules branch of issue 34 lands: measure the proxy rules alone then.
+      await api(
+        app.baseUrl,
+        'POST',
+        '/v1/deployments',
+        { project_slug: 'bench-proxy', files: [...list, { path: '_redirects', content: proxies.join('\n') }] },
+        auth,
+      );
+      proxyRules = 'proxy rules only (conditions refused by this build)';
+    }
+  }
   const gated = await api(app.baseUrl, 'GET', '/projects?limit=100', undefined, auth);
   const id = (gated.data as { id: string; slug: string }[]).find((p) => p.slug === 'bench-gated')!.id;
   await api(app.baseUrl, 'PATCH', `/projects/${id}`, { gate_type: 'password', password: 'bench gate password' }, auth);
@@ -84,7 +112,7 @@ async function statichost(): Promise<void> {
   }
   // Measure compressed answers only once every Brotli and gzip copy exists.
   await app.app.get(BlobVariants).idle();
-  process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, cookie })}\n`);
+  process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, cookie, proxyRules })}\n`);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -16,6 +16,7 @@ import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
+import { GitProxySecretsModule } from './git/git-proxy-secrets';
 import { HealthModule } from './health/health.module';
 import { HooksModule } from './hooks/hooks.module';
 import { InternalModule } from './internal/internal.module';
@@ -66,6 +67,8 @@ export class AppModule {
         AnalyticsModule,
         BuildsModule,
         GitModule,
+        // The signing secrets of `Sign=NAME` proxy rules, for the site router (src/sites/proxy).
+        GitProxySecretsModule,
         PreviewsModule,
         HooksModule,
       ],

@@ -572,6 +572,26 @@ export class EnvironmentVariables {
   @IsString()
   @Matches(/^(forever|[1-9][0-9]*[hd])$/, { message: 'PREVIEW_TTL must be "<n>h", "<n>d" or "forever", e.g. "7d"' })
   PREVIEW_TTL = '7d';
+
+  /** true: `_redirects` proxy rules may reach loopback, private and link-local addresses (tests, an API on the LAN). */
+  @BoolVar()
+  PROXY_ALLOW_PRIVATE_ADDRESSES = false;
+
+  /** Largest request body a proxy rule forwards (bytes); past it the visitor gets 413 and the origin's request is cut. */
+  @IntVar(0)
+  PROXY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+  /** Proxied requests of one site under way at once; past it 503 with Retry-After. */
+  @IntVar(1)
+  PROXY_MAX_CONCURRENT_PER_SITE = 100;
+
+  /** Longest a proxy rule's connection to its origin may take to open (ms); past it 504. */
+  @IntVar(1, 600_000)
+  PROXY_CONNECT_TIMEOUT_MS = 5000;
+
+  /** Longest an origin may take to start answering (ms; 504 past it), and longest its answer may then pause (the visitor's connection is cut). */
+  @IntVar(1, 3_600_000)
+  PROXY_TIMEOUT_MS = 30_000;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -162,6 +162,22 @@ export class GitSettingsService {
   }
 
   /**
+   * The opened value of one of the project's variables, whatever its targets, or null when
+   * it has none of that name: what a `Sign=NAME` proxy rule signs with (git-proxy-secrets.ts).
+   * Never logged, never answered.
+   */
+  async envValue(projectId: string, name: string): Promise<string | null> {
+    const found = (await this.repo.listEnv(projectId)).find((v) => v.name === name);
+    if (!found) return null;
+    return openSecret(
+      this.keyring,
+      { keyId: found.keyId, nonce: found.valueNonce, ciphertext: found.valueCiphertext },
+      envValueAad(projectId, name),
+      `Environment variable ${name} of project ${projectId}`,
+    );
+  }
+
+  /**
    * What a build of the project needs, secrets opened; null when the project is not
    * connected. `env` holds the variables whose targets include `target`, none with
    * `withEnv: false` (builds of code from forks must not see them). The only place
