@@ -213,6 +213,13 @@ export class EnvironmentVariables {
   TRUST_PROXY = 'false';
 
   /**
+   * A MaxMind-format country database (GeoLite2-Country, GeoIP2-Country, …) read for the
+   * `Country=` conditions of `_redirects`; unset: such rules never match and deploy with a warning.
+   */
+  @OptionalVar(IsString())
+  GEOIP_DATABASE?: string;
+
+  /**
    * Bearer token of the internal endpoints (`/internal/tls/allowed`) for callers that are
    * not on loopback; unset: loopback only.
    */
