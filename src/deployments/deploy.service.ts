@@ -32,15 +32,7 @@ import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { lazyTarget } from './lazy-target';
-import {
-  checkRuleFiles,
-  gatedRuleFileError,
-  InvalidRuleFileError,
-  oversizedRuleFile,
-  RuleFileName,
-  ruleFilesOf,
-  type RuleWarning,
-} from './site-rules-check';
+import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf, type RuleWarning } from './site-rules-check';
 
 export interface PreparedFile {
   path: string;

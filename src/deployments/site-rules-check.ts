@@ -90,11 +90,7 @@ export interface CheckedRuleFiles {
  * `paths`, the deployment's file paths. Throws InvalidRuleFileError for the first
  * file with problems; lines that deploy but never apply come back as warnings.
  */
-export function checkRuleFiles(
-  bytes: { redirects?: Uint8Array; headers?: Uint8Array },
-  paths: readonly string[],
-  options: RuleCheckOptions,
-): CheckedRuleFiles {
+export function checkRuleFiles(bytes: { redirects?: Uint8Array; headers?: Uint8Array }, paths: readonly string[], options: RuleCheckOptions): CheckedRuleFiles {
   const out: CheckedRuleFiles = { warnings: [] };
   if (bytes.redirects) {
     const parsed = parseRedirectsWith(bytes.redirects, { geoip: options.geoip });
