@@ -140,7 +140,21 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
           ],
         }).expect(201);
         expect(Object.keys(res.body).sort()).toEqual(
-          ['createdAt', 'createdBy', 'expires_at', 'fileCount', 'id', 'previewUrl', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version', 'warnings'].sort(),
+          [
+            'createdAt',
+            'createdBy',
+            'expires_at',
+            'fileCount',
+            'id',
+            'previewUrl',
+            'projectId',
+            'size_bytes',
+            'status',
+            'ttl',
+            'url',
+            'version',
+            'warnings',
+          ].sort(),
         );
         expect(res.body).toMatchObject({
           projectId,
