@@ -2,10 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import AxeBuilder from '@axe-core/playwright';
+
 import { runCli } from '../clients/cli-process';
 import { NO_FREE_QUOTAS, startTestApp, type TestApp } from '../helpers/app';
-import { bearer, createApiToken, registerUser } from '../helpers/identity';
+import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
 
 // The CLI cases start processes on a loaded machine.
 jest.setTimeout(60_000);
@@ -21,10 +26,11 @@ const LAZY_KEYS = ['expires_at', 'id', 'size_bytes', 'url', 'version'];
 describe('Deploy warnings of _redirects and _headers (e2e)', () => {
   let t: TestApp;
   let token: string;
+  let session: UserSession;
 
   beforeAll(async () => {
     t = await startTestApp({ env: { PLANS_JSON: NO_FREE_QUOTAS, GEOIP_DATABASE: undefined } });
-    const session = await registerUser(t);
+    session = await registerUser(t);
     token = (await createApiToken(t, session, { scopes: ['deploy', 'read'] })).token;
   });
   afterAll(() => t.close());
@@ -124,5 +130,39 @@ describe('Deploy warnings of _redirects and _headers (e2e)', () => {
       expect(res.stderr).not.toContain('Warning:');
       expect(JSON.parse(res.stdout).warnings).toEqual([]);
     });
+  });
+
+  it('the dashboard shows them on the version’s page and counts them in the list (real browser, 375 px)', async () => {
+    buildWeb({ quiet: true });
+    await verifyEmail(t, session);
+    const deployed = await deploySite(t, token, 'dash-warnings', [
+      { path: 'index.html', content: 'home' },
+      { path: '_redirects', content: '/a /first 301\n/a /second 301\n' },
+    ]);
+    const projectId = await projectOf('dash-warnings');
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
+      page.setDefaultTimeout(20_000);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
+      await page.getByLabel('Email').fill(session.email);
+      await page.getByLabel('Password').fill(session.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+      const project = `http://127.0.0.1:${t.port}/app/w/${session.workspaceId}/projects/${projectId}`;
+      await page.goto(project);
+      await page.getByRole('row', { name: /v1/ }).getByText('1 warning').waitFor();
+      await page.goto(`${project}/deployments/${deployed.id}`);
+      const note = page.getByRole('status').filter({ hasText: 'A rule deployed but will never apply' });
+      await note.getByText(/_redirects line 2: .*shadowed by line 1/).waitFor();
+      await expectNoHorizontalScroll(page, 'deployment with warnings');
+      const axe = await new AxeBuilder({ page }).analyze();
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });
