@@ -142,7 +142,9 @@ describe('Deploy warnings of _redirects and _headers (e2e)', () => {
     const projectId = await projectOf('dash-warnings');
     const browser = await launchBrowser();
     try {
-      const page = await browser.browser.newPage({ viewport: { width: 375, height: 800 } });
+      // axe needs a page of a context of its own.
+      const context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
+      const page = await context.newPage();
       page.setDefaultTimeout(20_000);
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
