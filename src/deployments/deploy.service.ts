@@ -32,7 +32,7 @@ import { DeployFileDto } from './dto/deploy.dto';
 import { assertFileObject, describeFileEntry, InvalidFileEntryError } from './file-entry';
 import { InvalidPathError, normaliseDeployPaths } from './file-path';
 import { lazyTarget } from './lazy-target';
-import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf } from './site-rules-check';
+import { checkRuleFiles, gatedRuleFileError, InvalidRuleFileError, oversizedRuleFile, RuleFileName, ruleFilesOf, type RuleWarning } from './site-rules-check';
 
 export interface PreparedFile {
   path: string;
@@ -65,6 +65,12 @@ export interface DeployRequest {
 }
 
 export type DeployResult = { deployment: Deployment; project: Project };
+
+/** What the deploy keeps of its rule files: `_headers` (checked against the gate once the project is known) and the warnings to store. */
+interface CheckedSiteRules {
+  headers?: HeaderRules;
+  warnings: RuleWarning[];
+}
 
 class MissingBlobsError extends Error {}
 
@@ -202,7 +208,7 @@ export class DeployService {
     if (request.ttl !== undefined) this.quotas.assertTtlAllowed(plan, request.ttl, 'ttl');
     const prepared = this.prepare(request.files, plan.limits.maxFileBytes);
     await this.claimReferenced(workspaceOf(principal), prepared);
-    const headerRules = await this.checkSiteRules(prepared);
+    const rules = await this.checkSiteRules(prepared);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.blobs.ensureStored(prepared.blobs);
@@ -212,7 +218,7 @@ export class DeployService {
       }
       try {
         const done = await this.dataSource.transaction(async (m) => {
-          const result = await this.commit(m, principal, target, request, prepared, headerRules);
+          const result = await this.commit(m, principal, target, request, prepared, rules);
           await beforeCommit?.(m, result);
           return result;
         });
@@ -272,8 +278,9 @@ export class DeployService {
     target: DeployTarget,
     request: DeployRequest,
     prepared: PreparedDeploy,
-    headerRules: HeaderRules | undefined,
+    rules: CheckedSiteRules,
   ): Promise<{ deployment: Deployment; project: Project }> {
+    const headerRules = rules.headers;
     // Workspace first (it queues the workspace's quota checks), then the project row: one lock order for every writer.
     const plan = await this.quotas.lock(m, workspaceOf(principal));
     const project =
@@ -316,6 +323,7 @@ export class DeployService {
       expiresAt: expiryOf(now, ttl),
       createdBy: principal.userId ?? principal.tokenId ?? 'unknown',
       createdAt: now,
+      ruleWarnings: rules.warnings,
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
     if (publish) await this.pointer.makeLive(m, { id: project.id, liveDeploymentId: bumped.live_deployment_id }, deployment, now);
@@ -330,9 +338,9 @@ export class DeployService {
    * stored. Digest-only entries are read back from storage (their blobs were just
    * claimed, so they are there), after a size check so junk is never fetched.
    */
-  private async checkSiteRules(prepared: PreparedDeploy): Promise<HeaderRules | undefined> {
+  private async checkSiteRules(prepared: PreparedDeploy): Promise<CheckedSiteRules> {
     const found = ruleFilesOf(prepared.files);
-    if (!found._redirects && !found._headers) return undefined;
+    if (!found._redirects && !found._headers) return { warnings: [] };
     const read = async (name: RuleFileName): Promise<Buffer | undefined> => {
       const file = found[name];
       if (!file) return undefined;
@@ -352,10 +360,13 @@ export class DeployService {
       }
     };
     try {
-      return checkRuleFiles(
+      const { headers, warnings } = checkRuleFiles(
         { redirects: await read('_redirects'), headers: await read('_headers') },
         prepared.files.map((f) => f.path),
-      ).headers;
+        // The router's GeoIP lookups read the same file: without it a Country= rule can never match.
+        { geoip: this.config.GEOIP_DATABASE !== undefined },
+      );
+      return { headers, warnings };
     } catch (err) {
       if (err instanceof InvalidRuleFileError) throw deploymentsError(err.code, err.message, { errors: err.errors });
       throw err;

@@ -40,6 +40,8 @@ export function deploymentView(d: Deployment, url: string, previewUrl: string, n
     expires_at: iso(d.expiresAt),
     createdAt: iso(d.createdAt),
     createdBy: d.createdBy,
+    // Copied field by field: the stored JSON is the record's, not the wire's.
+    warnings: d.ruleWarnings.map(({ file, line, message }) => ({ file, line, message })),
   };
 }
 

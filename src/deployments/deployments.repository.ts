@@ -41,6 +41,7 @@ const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string 
   expiresAt: new Date(0),
   createdBy: 'usr_sqlsnapshot',
   createdAt: new Date(0),
+  ruleWarnings: [],
 });
 
 /** A project's deployments, newest version first (see `page`). */

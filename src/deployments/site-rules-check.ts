@@ -7,10 +7,35 @@
 import { gatedHeaderProblems, type HeaderRules, parseHeaders } from '../shared/site-rules/headers';
 import { parseRedirects, type RedirectRules } from '../shared/site-rules/redirects';
 import { findRedirectLoops, RULE_FILES } from '../shared/site-rules/resolve';
-import { MAX_RULE_FILE_BYTES, type RuleError } from '../shared/site-rules/rule-file';
+import { MAX_RULE_FILE_BYTES, type ParseResult, type RuleError } from '../shared/site-rules/rule-file';
 import type { DeploymentsErrorCode } from './deployments.errors';
 
 export type RuleFileName = '_redirects' | '_headers';
+
+/** A line that deployed but will never apply, as the deployment record shows it. */
+export interface RuleWarning {
+  file: RuleFileName;
+  line: number;
+  message: string;
+}
+
+/** What the deploy knows about the instance that changes what a rule can do. */
+export interface RuleCheckOptions {
+  /** A GeoIP database is configured (GEOIP_DATABASE): without one a `Country=` rule never matches, and deploys with a warning. */
+  geoip: boolean;
+}
+
+/**
+ * parseRedirects with its options (issue 34's contract: `{ geoip }`). Typed here so this
+ * module builds before the parser takes them; a parser without options ignores them.
+ */
+const parseRedirectsWith = parseRedirects as (file: Uint8Array, options?: { geoip?: boolean }) => ParseResult<RedirectRules>;
+
+/** The parse warnings of one file, named by file (none when it did not parse: those are errors). */
+export function warningsOf(file: RuleFileName, parsed: ParseResult<unknown>): RuleWarning[] {
+  if (!parsed.ok) return [];
+  return parsed.warnings.map(({ line, message }) => ({ file, line, message }));
+}
 
 export class InvalidRuleFileError extends Error {
   constructor(
@@ -53,28 +78,34 @@ export function oversizedRuleFile(file: RuleFileName, size: number): InvalidRule
   return new InvalidRuleFileError(file, [{ line: 0, message: `is ${size} bytes; the limit is ${MAX_RULE_FILE_BYTES} bytes` }]);
 }
 
+export interface CheckedRuleFiles {
+  redirects?: RedirectRules;
+  headers?: HeaderRules;
+  /** Both files' warnings, `_redirects` first, each file's in line order. */
+  warnings: RuleWarning[];
+}
+
 /**
  * Parses both files (bytes given, or absent) and checks redirects for loops over
  * `paths`, the deployment's file paths. Throws InvalidRuleFileError for the first
- * file with problems.
+ * file with problems; lines that deploy but never apply come back as warnings.
  */
-export function checkRuleFiles(
-  bytes: { redirects?: Uint8Array; headers?: Uint8Array },
-  paths: readonly string[],
-): { redirects?: RedirectRules; headers?: HeaderRules } {
-  const out: { redirects?: RedirectRules; headers?: HeaderRules } = {};
+export function checkRuleFiles(bytes: { redirects?: Uint8Array; headers?: Uint8Array }, paths: readonly string[], options: RuleCheckOptions): CheckedRuleFiles {
+  const out: CheckedRuleFiles = { warnings: [] };
   if (bytes.redirects) {
-    const parsed = parseRedirects(bytes.redirects);
+    const parsed = parseRedirectsWith(bytes.redirects, { geoip: options.geoip });
     if (!parsed.ok) throw new InvalidRuleFileError('_redirects', parsed.errors);
     const files = new Set(paths.filter((p) => !RULE_FILES.has(p)));
     const loops = findRedirectLoops(parsed.rules, (p) => files.has(p));
     if (loops.length > 0) throw new InvalidRuleFileError('_redirects', loops);
     out.redirects = parsed.rules;
+    out.warnings.push(...warningsOf('_redirects', parsed));
   }
   if (bytes.headers) {
     const parsed = parseHeaders(bytes.headers);
     if (!parsed.ok) throw new InvalidRuleFileError('_headers', parsed.errors);
     out.headers = parsed.rules;
+    out.warnings.push(...warningsOf('_headers', parsed));
   }
   return out;
 }

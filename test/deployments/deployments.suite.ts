@@ -140,11 +140,26 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
           ],
         }).expect(201);
         expect(Object.keys(res.body).sort()).toEqual(
-          ['createdAt', 'createdBy', 'expires_at', 'fileCount', 'id', 'previewUrl', 'projectId', 'size_bytes', 'status', 'ttl', 'url', 'version'].sort(),
+          [
+            'createdAt',
+            'createdBy',
+            'expires_at',
+            'fileCount',
+            'id',
+            'previewUrl',
+            'projectId',
+            'size_bytes',
+            'status',
+            'ttl',
+            'url',
+            'version',
+            'warnings',
+          ].sort(),
         );
         expect(res.body).toMatchObject({
           projectId,
           version: 1,
+          warnings: [],
           status: 'live',
           size_bytes: 8,
           fileCount: 2,

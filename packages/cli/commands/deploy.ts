@@ -18,6 +18,7 @@ import { formatBytes, slugFromName, withRandomSuffix } from '../format';
 import { LINK_FILE, type ProjectLink, readLink, writeLink } from '../link';
 import { uploadProgress } from '../progress';
 import { resolveProject } from '../resolve';
+import { formatRuleWarning, hasRuleFiles, type RuleWarning } from '../rule-warnings';
 
 /** Tries at a free slug when the folder's name is taken (6 random characters: a clash twice in a row is next to impossible). */
 const SLUG_ATTEMPTS = 4;
@@ -185,15 +186,24 @@ export async function deployPath(ctx: Context, target: string, opts: DeployOptio
   }).finally(() => bar.stop());
   if (asked === 0) ctx.note(`Uploading 0 files: all ${files.length} already uploaded`);
 
-  if (isFolder && opts.link !== false) {
-    const projectId =
+  let knownProjectId: Promise<string | null> | undefined;
+  const projectIdOf = () =>
+    (knownProjectId ??= Promise.resolve(
       checked.preflight?.projectId ??
-      (link?.project_slug === slug ? link.project_id : null) ??
-      // A new project: its id, when the token may read projects.
-      (await resolveProject(client, slug).then(
-        (p) => p.id,
-        () => null,
-      ));
+        (link?.project_slug === slug ? link.project_id : null) ??
+        // A new project: its id, when the token may read projects.
+        resolveProject(client, slug).then(
+          (p) => p.id,
+          () => null,
+        ),
+    ));
+
+  // The lazy deploy's answer keeps its five fields; the warnings are on the deployment's record.
+  const warnings = hasRuleFiles(files) ? await ruleWarnings(ctx, client, await projectIdOf(), result.deployment.id) : [];
+  for (const w of warnings) ctx.warn(formatRuleWarning(w));
+
+  if (isFolder && opts.link !== false) {
+    const projectId = await projectIdOf();
     const next: ProjectLink = {
       project_slug: slug,
       project_id: projectId,
@@ -223,6 +233,27 @@ export async function deployPath(ctx: Context, target: string, opts: DeployOptio
       uploaded_files: result.uploadedFiles,
       uploaded_bytes: result.uploadedBytes,
       skipped: collected.skipped,
+      warnings,
     },
   };
+}
+
+/**
+ * The deployment record's rule warnings (lines of `_redirects`/`_headers` that deployed but
+ * never apply). The deploy has succeeded whatever happens here: a token that may not read
+ * projects gets a note saying where to look instead of an error.
+ */
+async function ruleWarnings(ctx: Context, client: StatichostClient, projectId: string | null, deploymentId: string): Promise<RuleWarning[]> {
+  const unread = (why: string) => {
+    ctx.note(`Could not read the deployment's rule warnings (${why}); they are on the deployment in the dashboard.`);
+    return [];
+  };
+  if (!projectId) return unread('the token cannot read projects');
+  try {
+    const record = await client.call(client.api.GET('/projects/{projectId}/deployments/{deploymentId}', { params: { path: { projectId, deploymentId } } }));
+    return record.warnings;
+  } catch (err) {
+    if (err instanceof StatichostApiError) return unread(err.message);
+    throw err;
+  }
 }

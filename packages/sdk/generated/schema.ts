@@ -1342,6 +1342,23 @@ export interface components {
              */
             publish?: boolean;
         };
+        RuleWarningView: {
+            /**
+             * @example _redirects
+             * @enum {string}
+             */
+            file: "_redirects" | "_headers";
+            /**
+             * @description Line of the file, from 1 (0: the file as a whole)
+             * @example 3
+             */
+            line: number;
+            /**
+             * @description Why the line deployed but will never apply
+             * @example Country= never matches: this instance has no GeoIP database (GEOIP_DATABASE)
+             */
+            message: string;
+        };
         DeploymentView: {
             /** @example dep_0123456789abcdefghijklmn */
             id: string;
@@ -1382,6 +1399,8 @@ export interface components {
              * @example tok_0123456789abcdefghijklmn
              */
             createdBy: string;
+            /** @description Lines of `_redirects` and `_headers` that deployed but will never apply (a `Country=` rule on an instance without a GeoIP database, a rule shadowed by an earlier one with the same source and conditions); `[]` when none */
+            warnings: components["schemas"]["RuleWarningView"][];
         };
         PageMetaView: {
             /** @example 42 */
@@ -1447,6 +1466,8 @@ export interface components {
              * @example tok_0123456789abcdefghijklmn
              */
             createdBy: string;
+            /** @description Lines of `_redirects` and `_headers` that deployed but will never apply (a `Country=` rule on an instance without a GeoIP database, a rule shadowed by an earlier one with the same source and conditions); `[]` when none */
+            warnings: components["schemas"]["RuleWarningView"][];
             files: components["schemas"]["DeploymentFileView"][];
         };
         DeployPreflightView: {

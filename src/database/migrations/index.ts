@@ -17,6 +17,7 @@ import { IdempotencyClaimant1763770050000 } from './1763770050000-IdempotencyCla
 import { GitSettings1763770060000 } from './1763770060000-GitSettings';
 import { Builds1763770070000 } from './1763770070000-Builds';
 import { ForgePreviews1764100000000 } from './1764100000000-ForgePreviews';
+import { DeploymentRuleWarnings1764200000000 } from './1764200000000-DeploymentRuleWarnings';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -37,4 +38,5 @@ export const MIGRATIONS: Function[] = [
   GitSettings1763770060000,
   Builds1763770070000,
   ForgePreviews1764100000000,
+  DeploymentRuleWarnings1764200000000,
 ];

@@ -24,6 +24,18 @@ export class LazyDeploymentView {
   expires_at: string | null;
 }
 
+export class RuleWarningView {
+  @ApiProperty({ enum: ['_redirects', '_headers'], example: '_redirects' })
+  file: '_redirects' | '_headers';
+  @ApiProperty({ type: 'integer', example: 3, description: 'Line of the file, from 1 (0: the file as a whole)' })
+  line: number;
+  @ApiProperty({
+    example: 'Country= never matches: this instance has no GeoIP database (GEOIP_DATABASE)',
+    description: 'Why the line deployed but will never apply',
+  })
+  message: string;
+}
+
 export class DeploymentView extends LazyDeploymentView {
   @IdProperty('proj')
   projectId: string;
@@ -44,6 +56,12 @@ export class DeploymentView extends LazyDeploymentView {
   createdAt: string;
   @ApiProperty({ example: 'tok_0123456789abcdefghijklmn', description: 'The user (`usr_`) or token (`tok_`) that deployed it' })
   createdBy: string;
+  @ApiProperty({
+    type: [RuleWarningView],
+    description:
+      'Lines of `_redirects` and `_headers` that deployed but will never apply (a `Country=` rule on an instance without a GeoIP database, a rule shadowed by an earlier one with the same source and conditions); `[]` when none',
+  })
+  warnings: RuleWarningView[];
 }
 
 export class DeploymentFileView {

@@ -3,6 +3,7 @@ import { type DragEvent, useRef, useState } from 'react';
 import { Link } from 'react-router';
 
 import type { Deployment } from '../api';
+import { RuleWarnings } from '../components/rule-warnings';
 import { ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
@@ -164,6 +165,7 @@ export function Deploy() {
           had. <Link to={`/w/${workspaceId}/projects/${project.id}`}>See the deployments</Link>
         </div>
       ) : null}
+      {result ? <RuleWarnings warnings={result.deployment.warnings} /> : null}
     </>
   );
 }

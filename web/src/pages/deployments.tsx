@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
+import { RuleWarnings } from '../components/rule-warnings';
 import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
 import { type DeploymentAction, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
 import { formatBytes, formatTime } from '../locale';
@@ -56,6 +57,14 @@ export function Deployments() {
                   <tr key={d.id}>
                     <td>
                       <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link>
+                      {d.warnings.length > 0 ? (
+                        <>
+                          {' '}
+                          <span className="badge warn" title="Rules that deployed but will never apply: open the version to see them">
+                            {d.warnings.length} warning{d.warnings.length === 1 ? '' : 's'}
+                          </span>
+                        </>
+                      ) : null}
                     </td>
                     <td>
                       <span className={`badge ${d.status}`}>{d.status}</span>
@@ -146,6 +155,7 @@ export function DeploymentFiles() {
               </>
             ) : null}
           </p>
+          <RuleWarnings warnings={detail.data.warnings} />
           {detail.data.files.length === 0 ? (
             <Empty>No files.</Empty>
           ) : (
