@@ -25,11 +25,6 @@ export interface RuleCheckOptions {
   geoip: boolean;
 }
 
-/**
- * parseRedirects with its options (issue 34's contract: `{ geoip }`). Typed here so this
- * module builds before the parser takes them; a parser without options ignores them.
- */
-const parseRedirectsWith = parseRedirects as (file: Uint8Array, options?: { geoip?: boolean }) => ParseResult<RedirectRules>;
 
 /** The parse warnings of one file, named by file (none when it did not parse: those are errors). */
 export function warningsOf(file: RuleFileName, parsed: ParseResult<unknown>): RuleWarning[] {
@@ -93,7 +88,7 @@ export interface CheckedRuleFiles {
 export function checkRuleFiles(bytes: { redirects?: Uint8Array; headers?: Uint8Array }, paths: readonly string[], options: RuleCheckOptions): CheckedRuleFiles {
   const out: CheckedRuleFiles = { warnings: [] };
   if (bytes.redirects) {
-    const parsed = parseRedirectsWith(bytes.redirects, { geoip: options.geoip });
+    const parsed = parseRedirects(bytes.redirects, { geoip: options.geoip });
     if (!parsed.ok) throw new InvalidRuleFileError('_redirects', parsed.errors);
     const files = new Set(paths.filter((p) => !RULE_FILES.has(p)));
     const loops = findRedirectLoops(parsed.rules, (p) => files.has(p));
