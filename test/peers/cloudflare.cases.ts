@@ -18,13 +18,14 @@ const headerIs = (id: string, path: string, headers: Record<string, string | Reg
 
 let n = 0;
 /** A site from a parse test: `test` names it in the source file. */
-function parsed(file: string, test: string, site: Omit<PeerSite, 'id' | 'source' | 'deploy'> & { deploy?: 'accepted' | 'refused' }): PeerSite {
+function parsed(file: string, test: string, site: Omit<PeerSite, 'id' | 'source' | 'deploy'> & { note?: string }): PeerSite {
   n += 1;
+  const { note, ...rest } = site;
   return {
     deploy: 'accepted',
-    ...site,
+    ...rest,
     id: `cloudflare/${file.replace(/\.test\.ts$/, '')}/${String(n).padStart(2, '0')}`,
-    source: `${PARSE}/${file} "${test}"`,
+    source: `${PARSE}/${file} "${test}"${note ? ` (${note})` : ''}`,
   };
 }
 
@@ -142,6 +143,7 @@ const redirectParse: PeerSite[] = [
     requests: [redirect('first', '/a/0', 302, '/b/0'), redirect('last-kept', '/a/1999', 302, '/b/1999'), notFound('past-the-limit', '/a/2010')],
   }),
   parsed(REDIRECTS_INVALID, 'should reject malformed URLs', {
+    note: 'without two of its lines, "/://so;`me …" and "yeah.com …"',
     redirects:
       "\n  # Spaces rejected on token length\n  /some page /somewhere else\n  # OK with URL escaped encoding\n  /some%20page /somewhere%20else\n  # Absolute URLs aren't OK for 'from', but are fine for 'to'\n  https://yeah.com https://nah.com\n  /nah https://yeah.com\n",
     requests: [redirect('escaped', '/some%20page', 302, '/somewhere%20else'), redirect('absolute-to', '/nah', 302, 'https://yeah.com/')],
@@ -180,6 +182,7 @@ const headerParse: PeerSite[] = [
     ],
   }),
   parsed(HEADERS_VALID, 'should support setting hosts', {
+    note: "its last block for the site's host instead of a pattern host",
     headers:
       '\n  https://example.com\n    a: a\n  https://example.com/\n    b: b\n  https://example.com/blog\n    c: c\n  /blog\n    d:d\n  https://{{HOST}}/blog\n    e:e\n',
     requests: [headerIs('own-host', '/blog', { d: 'd', e: 'e', c: null })],
@@ -207,6 +210,7 @@ const headerParse: PeerSite[] = [
     requests: [headerIs('first', '/a/0', { 'x-index': '0' }), headerIs('past-the-limit', '/a/140', { 'x-index': null })],
   }),
   parsed(HEADERS_INVALID, 'should reject malformed URLs', {
+    note: 'a selection of its blocks',
     headers:
       '\n  # OK with URL escaped encoding\n  /some%20page\n    valid: yup\n  # Absolute URLs with a non-https protocol should be rejected\n  http://nah.com/blog\n    invalid: things\n  /yeah\n    valid: yup\n  /yeah.com\n    valid: yup\n  test:\n',
     requests: [

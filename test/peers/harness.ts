@@ -56,6 +56,8 @@ export interface CaseOutcome {
   agrees: boolean;
   /** What we answered, when it differs. */
   detail: string;
+  /** Where the expectation comes from (the site's `source`). */
+  source: string;
 }
 
 export const SIGNING_SECRET = 'peer-signing-secret';
@@ -180,16 +182,16 @@ export async function runSite(ctx: RunContext, site: PeerSite, slug: string): Pr
   } else throw new Error(`deploy of ${site.id}: unexpected ${res.status} ${JSON.stringify(res.body)}`);
 
   const outcomes: CaseOutcome[] = [
-    { id: `${site.id}#deploy`, agrees: deployed === site.deploy, detail: deployed === site.deploy ? '' : `deploy ${deployed}${why}` },
+    { id: `${site.id}#deploy`, agrees: deployed === site.deploy, detail: deployed === site.deploy ? '' : `deploy ${deployed}${why}`, source: site.source },
   ];
   for (const r of site.requests ?? []) {
     const id = `${site.id}#${r.id}`;
     if (deployed === 'refused') {
-      outcomes.push({ id, agrees: false, detail: 'not deployed here (the deploy was refused)' });
+      outcomes.push({ id, agrees: false, detail: 'not deployed here (the deploy was refused)', source: site.source });
       continue;
     }
     const problems = compare(r.expect, await send(t, host, { ...r, path: fill(r.path, vars) }), vars);
-    outcomes.push({ id, agrees: problems.length === 0, detail: problems.join('; ') });
+    outcomes.push({ id, agrees: problems.length === 0, detail: problems.join('; '), source: site.source });
   }
   return outcomes;
 }

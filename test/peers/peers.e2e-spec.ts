@@ -74,7 +74,7 @@ describe('The peers’ fixtures, deployed and requested (e2e)', () => {
     }
 
     const ids = new Set(outcomes.map((o) => o.id));
-    const unlisted = outcomes.filter((o) => !o.agrees && !reasons.has(o.id)).map((o) => `${o.id}: ${o.detail}`);
+    const unlisted = outcomes.filter((o) => !o.agrees && !reasons.has(o.id)).map((o) => `${o.id} (${o.source}): we answer ${o.detail}`);
     const nowAgree = outcomes.filter((o) => o.agrees && reasons.has(o.id)).map((o) => o.id);
     const unknown = listed.filter((d) => !ids.has(d.id)).map((d) => d.id);
     const unexplained = listed.filter((d) => !d.reason.trim() || /^TODO\b/.test(d.reason)).map((d) => d.id);
