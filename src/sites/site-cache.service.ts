@@ -205,8 +205,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       maxSize: Math.max(1, Math.floor(this.budget * (1 - VARIANTS_BUDGET_SHARE))),
       sizeCalculation: (entry) => entry.bytes,
     });
-    // Half the pool: cold loads never take every connection from the API.
-    this.loads = new LoadQueue(Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)));
+    // All but two of the pool's connections: cold loads never take every one from the API.
+    this.loads = new LoadQueue(Math.max(1, config.DATABASE_POOL_SIZE - 2));
     metrics.watchSiteCache(() => ({ budget: this.budget, parts: { ...this.use(), variants: variants.knownBytes }, loads: this.loads }));
   }
 
