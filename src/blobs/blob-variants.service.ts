@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 
 import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey, variantKey } from './blob-store.service';
@@ -38,6 +39,13 @@ export const GZIP_LEVEL = 9;
 
 /** How long "not computed yet" is believed before the database is asked again (another instance may have done it). */
 const PENDING_TTL_MS = 2000;
+/**
+ * One entry's estimated heap bytes: its 64-character key, the object and its sizes, and
+ * the LRU's own slot (measured ~230 with 200,000 entries, rounded up).
+ */
+const KNOWN_ENTRY_BYTES = 256;
+/** Its share of the site router's memory budget (SITE_CACHE_MB): the site cache (src/sites) takes the rest. */
+export const VARIANTS_BUDGET_SHARE = 1 / 16;
 const MAX_QUEUE = 100_000;
 
 /**
@@ -80,7 +88,7 @@ interface Job {
 @Injectable()
 export class BlobVariants implements OnModuleDestroy {
   private readonly logger = new Logger(BlobVariants.name);
-  private readonly known = new LRUCache<string, KnownVariants>({ max: 200_000 });
+  private readonly known: LRUCache<string, KnownVariants>;
   private readonly lookups = new Map<string, Promise<KnownVariants>>();
   private readonly queue: string[] = [];
   private readonly queued = new Set<string>();
@@ -96,7 +104,18 @@ export class BlobVariants implements OnModuleDestroy {
     private readonly rows: BlobsRepository,
     private readonly storage: StorageProvider,
     private readonly clock: Clock,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.known = new LRUCache<string, KnownVariants>({
+      maxSize: Math.max(KNOWN_ENTRY_BYTES, Math.floor(config.siteCacheBytes * VARIANTS_BUDGET_SHARE)),
+      sizeCalculation: () => KNOWN_ENTRY_BYTES,
+    });
+  }
+
+  /** Estimated bytes of what is known of blobs' copies (the site cache's metrics). */
+  get knownBytes(): number {
+    return this.known.calculatedSize;
+  }
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;

@@ -1,4 +1,5 @@
 import { EnvironmentVariables } from './env.schema';
+import { instanceMemory, siteCacheBudgetBytes } from './site-cache-budget';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 /**
@@ -25,6 +26,13 @@ export class AppConfig extends EnvironmentVariables {
       this.trustProxyFn = parsed;
     }
     return this.trustProxyFn;
+  }
+
+  private siteCacheBytesValue?: number;
+
+  /** SITE_CACHE_MB in bytes, or its default from the instance's memory (site-cache-budget.ts). */
+  get siteCacheBytes(): number {
+    return (this.siteCacheBytesValue ??= siteCacheBudgetBytes(this.SITE_CACHE_MB, instanceMemory()));
   }
 
   get apiHosts(): string[] {

@@ -47,6 +47,14 @@ describe('validateEnv', () => {
     }
   });
 
+  it('takes SITE_CACHE_MB in MB, fractions allowed, and refuses zero or words', () => {
+    expect(AppConfig.from(validateEnv({ SITE_CACHE_MB: '0.5' })).siteCacheBytes).toBe(512 * 1024);
+    expect(AppConfig.from(validateEnv({ SITE_CACHE_MB: '' })).SITE_CACHE_MB).toBeUndefined();
+    expect(AppConfig.from(validateEnv({})).siteCacheBytes).toBeGreaterThanOrEqual(32 * 1024 * 1024);
+    expect(() => validateEnv({ SITE_CACHE_MB: '0' })).toThrow(/SITE_CACHE_MB="0"/);
+    expect(() => validateEnv({ SITE_CACHE_MB: 'lots' })).toThrow(/SITE_CACHE_MB="lots"/);
+  });
+
   it('requires a bucket for the S3 driver', () => {
     expect(() => validateEnv({ STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET/);
   });

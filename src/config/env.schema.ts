@@ -272,6 +272,14 @@ export class EnvironmentVariables {
   @IntVar(0)
   SITE_FILE_CACHE_BYTES = 128 * 1024 * 1024;
 
+  /**
+   * The site router's memory, in MB (fractions allowed): site states, manifests, unknown
+   * hosts and compressed-copy knowledge share it. Unset: an eighth of the memory the
+   * instance may use (cgroup limit or machine), between 32 and 2048 MB (docs/scaling.md).
+   */
+  @OptionalVar(Transform(toNumber), IsNumber({ allowNaN: false, allowInfinity: false }), Min(0.01), Max(1024 * 1024))
+  SITE_CACHE_MB?: number;
+
   /** Files up to this size are kept in memory; larger ones stream from storage. */
   @IntVar(0)
   SITE_FILE_CACHE_MAX_FILE_BYTES = 1024 * 1024;

@@ -16,6 +16,12 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
  */
 export type DeployOutcome = 'ok' | 'refused' | 'failed';
 
+export interface SiteCacheUse {
+  budget: number;
+  parts: Record<'sites' | 'missing' | 'variants', number>;
+  loads: { active: number; waiting: number };
+}
+
 interface PgPool {
   totalCount: number;
   idleCount: number;
@@ -62,6 +68,13 @@ export class MetricsService implements OnApplicationBootstrap {
     [],
     this.registry,
   );
+  readonly siteManifestLoads = new FastCounter(
+    'statichost_site_manifest_loads_total',
+    'Deployment manifests read from PostgreSQL by the site router (cold loads)',
+    undefined,
+    [],
+    this.registry,
+  );
   readonly fileCacheMisses = new FastCounter('statichost_site_file_cache_misses_total', 'Site files read from the object store', undefined, [], this.registry);
   private readonly deploys = new Counter({
     name: 'statichost_deploys_total',
@@ -95,6 +108,7 @@ export class MetricsService implements OnApplicationBootstrap {
     registers: [this.registry],
   });
   private fileCacheBytes?: () => number;
+  private siteCache?: () => SiteCacheUse;
   private connections?: () => { open: number; reserved: number };
 
   constructor(
@@ -128,6 +142,39 @@ export class MetricsService implements OnApplicationBootstrap {
         this.set(cacheBytes());
       },
     });
+    const siteCache = () => this.siteCache?.();
+    new Gauge({
+      name: 'statichost_site_cache_bytes',
+      help: 'Estimated bytes of the site router cache by part (sites: states with their manifests; missing: unknown hosts; variants: compressed-copy knowledge)',
+      labelNames: ['part'],
+      registers: [this.registry],
+      collect() {
+        const use = siteCache();
+        if (!use) return;
+        for (const [part, bytes] of Object.entries(use.parts)) this.set({ part }, bytes);
+      },
+    });
+    new Gauge({
+      name: 'statichost_site_cache_budget_bytes',
+      help: 'The site router cache budget (SITE_CACHE_MB or its default)',
+      registers: [this.registry],
+      collect() {
+        const use = siteCache();
+        if (use) this.set(use.budget);
+      },
+    });
+    new Gauge({
+      name: 'statichost_site_cache_loads',
+      help: 'Cold site loads by state (active: reading PostgreSQL; waiting: queued behind the concurrency bound)',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        const use = siteCache();
+        if (!use) return;
+        this.set({ state: 'active' }, use.loads.active);
+        this.set({ state: 'waiting' }, use.loads.waiting);
+      },
+    });
     const connections = () => this.connections?.();
     new Gauge({
       name: 'statichost_http_connections',
@@ -158,6 +205,11 @@ export class MetricsService implements OnApplicationBootstrap {
   /** The site router's file cache tells its size through this. */
   watchFileCache(bytes: () => number): void {
     this.fileCacheBytes = bytes;
+  }
+
+  /** The site router's cache (src/sites/site-cache.service.ts) tells its memory use through this. */
+  watchSiteCache(use: () => SiteCacheUse): void {
+    this.siteCache = use;
   }
 
   /** The connection caps (src/common/connection-limits.ts) tell their counts through this. */

@@ -6,9 +6,11 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { blobKey } from '../blobs/blob-store.service';
+import { BlobVariants, VARIANTS_BUDGET_SHARE } from '../blobs/blob-variants.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
 import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { MetricsService } from '../metrics/metrics.service';
 import { PreviewsRepository } from '../previews/previews.repository';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
@@ -19,25 +21,11 @@ import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rule
 import { RULE_FILES } from '../shared/site-rules/resolve';
 import { MAX_RULE_FILE_BYTES, ParseResult } from '../shared/site-rules/rule-file';
 import { StorageProvider } from '../storage/storage.provider';
+import { ChargedMap, stringBytes } from './cache/charged-map';
+import { LoadQueue } from './cache/load-queue';
+import { PackedManifest, type SiteFile, type SiteFiles } from './cache/packed-manifest';
 
-export interface SiteFile {
-  path: string;
-  sha256: string;
-  size: number;
-  contentType: string;
-  etag: string;
-  /** Whether the router serves it compressed when it can (isCompressible), decided on first use. */
-  compressible?: boolean;
-  /** Where each representation's bytes are, by encoding: built on first use by the router. */
-  bodies?: Partial<Record<string, StoredBody>>;
-}
-
-/** Where one representation of a file is: memory cache key, storage key, length. */
-export interface StoredBody {
-  cacheKey: string;
-  storageKey: string;
-  size: number;
-}
+export type { SiteFile, StoredBody } from './cache/packed-manifest';
 
 /**
  * A file answer as the router sends it, prepared once per answer of a site state (the
@@ -64,8 +52,10 @@ export interface LiveDeployment {
   expiresAt: number | null;
   expired: boolean;
   /** Servable files: without the root `_redirects` and `_headers`, which are rules. */
-  files: Map<string, SiteFile>;
+  files: SiteFiles;
   rules: SiteRules;
+  /** Estimated memory of `files` and `rules` (the cache's budget). */
+  bytes: number;
 }
 
 /** What a request target answers on a site (the router's memo, per site state). */
@@ -95,8 +85,9 @@ export interface SiteRules {
 export const NO_SITE_RULES: SiteRules = { redirects: NO_REDIRECTS, headers: NO_HEADER_RULES };
 
 interface Manifest {
-  files: Map<string, SiteFile>;
+  files: PackedManifest;
   rules: SiteRules;
+  bytes: number;
 }
 
 /** Everything the router needs to answer for one project, cached per host. */
@@ -123,38 +114,80 @@ export interface SiteState {
 }
 
 const RECONNECT_MS = 1000;
-/** A cached "no site at this host" (the LRU cannot hold null). */
-const MISSING = Object.freeze({ missing: true as const });
+/** Never the current epoch: an entry cached while no listener ran, kept only as the outage fallback. */
+const STALE = -1;
 
 /**
- * Host → site state, in memory. Every instance LISTENs for the change notices that
- * deploys, promotions, gate changes and deletions send inside their transactions,
- * and drops what they name. While the listener is down nothing is cached, so a
- * lost notice can never leave a stale site behind.
+ * Estimated heap bytes of the parts of a cached site (the budget counts these; see
+ * docs/scaling.md for how they were measured). A state: the object, its row's strings,
+ * its LiveDeployment and its header list. A memo entry: the answer, its FileSend and the
+ * header arrays the sender builds per representation. A grant: a number under a cookie.
+ */
+const STATE_BYTES = 1200;
+const MISSING_BYTES = 120;
+const ANSWER_BYTES = 1500;
+const GRANT_BYTES = 48;
+/** Compiled `_redirects` / `_headers` rules per byte of their file (regular expressions, arrays, strings). */
+const RULE_BYTES_PER_FILE_BYTE = 10;
+
+/**
+ * One cached host. `epoch` says whether it may answer: only an entry of the current
+ * listener epoch is fresh; older ones (the listener was lost since) are the last known
+ * answer, used only while the database cannot be reached.
+ */
+interface Entry {
+  state: SiteState | null;
+  epoch: number;
+  bytes: number;
+}
+
+/**
+ * Host → site state, in memory, within one byte budget (SITE_CACHE_MB): states with
+ * their deployments' packed manifests and compiled rules, and "no site here" entries,
+ * in one LRU sized by estimated bytes; the memos that grow on a state later (router
+ * answers, gate grants) are counted as they grow. Compressed-copy knowledge
+ * (BlobVariants) has its own share of the same budget.
+ *
+ * Every instance LISTENs for the change notices that deploys, promotions, gate changes
+ * and deletions send inside their transactions, and drops what they name. While the
+ * listener is down nothing is answered from the cache, so a lost notice can never leave
+ * a stale site behind.
  *
  * The one exception: while the database cannot be reached at all, a host is answered
- * from the last state the database gave for it (kept until a notice names its project),
- * so sites already served stay up through a database outage or restart.
+ * from the last state the database gave for it (kept until a notice names its project
+ * or the budget evicts it), so sites already served stay up through a database outage
+ * or restart.
  */
 @Injectable()
 export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SiteCache.name);
   /**
-   * Bounded: every Host header a client invents (random slugs, random dotted names)
-   * leaves a cached miss, and those must not grow without limit.
+   * Bounded by bytes: every Host header a client invents (random slugs, random dotted
+   * names) leaves a cached miss, and a manifest may list one file or 20,000.
    */
-  private readonly sites = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
-  /** The last answer the database gave per host, used only while it is unreachable. */
-  private readonly lastKnown = new LRUCache<string, SiteState | typeof MISSING>({ max: 50_000 });
-  /** Deployments never change once committed: their manifests need no invalidation. */
-  private readonly manifests = new LRUCache<string, Manifest>({ max: 2000 });
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly budget: number;
+  /**
+   * Manifests of the deployments some cached state holds, by deployment id: a second host
+   * of the same deployment (custom domain, preview address) or a state reloaded after a
+   * gate change reuses it. Weak: the states hold (and the budget counts) them.
+   */
+  private readonly manifests = new Map<string, WeakRef<Manifest>>();
+  private readonly manifestCollected = new FinalizationRegistry<string>((id) => {
+    if (this.manifests.get(id)?.deref() === undefined) this.manifests.delete(id);
+  });
+  /** Manifest reads in flight: hosts of one deployment loading together share one. */
+  private readonly manifestLoads = new Map<string, Promise<Manifest>>();
   /** Lookups in flight, by cache key (see `lookup`). */
   private readonly loading = new Map<string, Promise<SiteState | null>>();
+  private readonly loads: LoadQueue;
   private listener?: Client;
   private listening = false;
   private closed = false;
   /** Bumped by every invalidation; a load that raced one is not cached. */
   private generation = 0;
+  /** Bumped when the listener is lost: every entry cached before becomes the last known only. */
+  private epoch = 0;
   private reconnectTimer?: NodeJS.Timeout;
 
   constructor(
@@ -164,7 +197,18 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     private readonly projects: ProjectsRepository,
     private readonly deployments: DeploymentsRepository,
     private readonly aliases: PreviewsRepository,
-  ) {}
+    private readonly metrics: MetricsService,
+    variants: BlobVariants,
+  ) {
+    this.budget = config.siteCacheBytes;
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: Math.max(1, Math.floor(this.budget * (1 - VARIANTS_BUDGET_SHARE))),
+      sizeCalculation: (entry) => entry.bytes,
+    });
+    // All but two of the pool's connections: cold loads never take every one from the API.
+    this.loads = new LoadQueue(Math.max(1, config.DATABASE_POOL_SIZE - 2));
+    metrics.watchSiteCache(() => ({ budget: this.budget, parts: { ...this.use(), variants: variants.knownBytes }, loads: this.loads }));
+  }
 
   /** Emits 'invalidated' (projectId | undefined) after each drop; tests wait on it. */
   readonly events = new EventEmitter();
@@ -198,7 +242,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     if (this.listener !== client || this.closed) return;
     this.listening = false;
     this.listener = undefined;
-    // Not invalidate(): the last known states stay as the fallback for an outage.
+    // Not invalidate(): the entries stay, as the last known states for an outage.
+    this.epoch++;
     this.drop();
     this.logger.warn(`site change listener lost${err ? `: ${err.message}` : ''}; serving uncached until it is back`);
     const retry = () => {
@@ -208,26 +253,35 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.reconnectTimer = setTimeout(retry, RECONNECT_MS);
   }
 
-  /** Drops one project's cached state (all of it when no id is given). */
+  /** Drops one project's cached state (all of it when no id is given), last known ones included. */
   invalidate(projectId?: string): void {
-    this.drop(projectId, this.lastKnown);
+    if (!projectId) {
+      this.entries.clear();
+    } else {
+      for (const [key, entry] of this.entries.entries()) {
+        // Unknown hosts are cached as null; a new project may now answer for one of them.
+        if (entry.state === null || entry.state.projectId === projectId) this.entries.delete(key);
+      }
+    }
+    this.drop(projectId);
   }
 
-  private drop(projectId?: string, alsoFrom?: LRUCache<string, SiteState | typeof MISSING>): void {
+  private drop(projectId?: string): void {
     this.generation++;
     // Loads already under way may predate the change: requests from now on start their own.
     this.loading.clear();
-    for (const cache of alsoFrom ? [this.sites, alsoFrom] : [this.sites]) {
-      if (!projectId) {
-        cache.clear();
-      } else {
-        for (const [key, state] of cache.entries()) {
-          // Unknown hosts are cached as null; a new project may now answer for one of them.
-          if (!('projectId' in state) || state.projectId === projectId) cache.delete(key);
-        }
-      }
-    }
     this.events.emit('invalidated', projectId);
+  }
+
+  /** Estimated bytes held, by part (the metrics; walks the entries, so only at scrape time). */
+  use(): { sites: number; missing: number } {
+    let sites = 0;
+    let missing = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.state) sites += entry.bytes;
+      else missing += entry.bytes;
+    }
+    return { sites, missing };
   }
 
   /**
@@ -235,7 +289,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * the TLS ask spends its lookup budget only on names that would reach the database.
    */
   isCached(kind: 's' | 'd' | 'p', name: string): boolean {
-    return this.sites.has(`${kind}:${name}`);
+    return this.entries.peek(`${kind}:${name}`)?.epoch === this.epoch;
   }
 
   /**
@@ -246,8 +300,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
     const key = `s:${slug}`;
     // A hit (nearly every request) allocates no loader closure.
-    const cached = this.sites.get(key);
-    if (cached !== undefined) return 'projectId' in cached ? cached : null;
+    const cached = this.entries.get(key);
+    if (cached !== undefined && cached.epoch === this.epoch) return cached.state;
     return this.lookup(key, () => this.slugOrAlias(slug));
   }
 
@@ -281,34 +335,56 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private lookup(key: string, read: () => Promise<SiteState | null>): SiteState | null | Promise<SiteState | null> {
-    const cached = this.sites.get(key);
-    if (cached !== undefined) return 'projectId' in cached ? cached : null;
-    // Concurrent misses of one host share one query: on a cold cache under load (and
+    const cached = this.entries.get(key);
+    if (cached !== undefined && cached.epoch === this.epoch) return cached.state;
+    // Concurrent misses of one host share one load: on a cold cache under load (and
     // custom-domain lookups put every dotted API host here) each request would send its own.
     const loading = this.loading.get(key);
     if (loading) return loading;
-    const load = this.load(key, read).finally(() => {
+    // A host served before (its entry is only stale) goes ahead of hosts never seen.
+    const load = this.load(key, read, cached !== undefined).finally(() => {
       if (this.loading.get(key) === load) this.loading.delete(key);
     });
     this.loading.set(key, load);
     return load;
   }
 
-  private async load(key: string, read: () => Promise<SiteState | null>): Promise<SiteState | null> {
+  private async load(key: string, read: () => Promise<SiteState | null>, known: boolean): Promise<SiteState | null> {
     const generation = this.generation;
     let state: SiteState | null;
     try {
-      state = await read();
+      state = await this.loads.run(read, known);
     } catch (err) {
-      const known = isDatabaseUnavailable(err) ? this.lastKnown.get(key) : undefined;
-      if (known === undefined) throw err;
-      return 'projectId' in known ? known : null;
+      const last = isDatabaseUnavailable(err) ? this.entries.get(key) : undefined;
+      if (last === undefined) throw err;
+      return last.state;
     }
-    if (generation === this.generation) {
-      if (this.listening) this.sites.set(key, state ?? MISSING);
-      this.lastKnown.set(key, state ?? MISSING);
-    }
+    if (generation === this.generation) this.remember(key, state);
     return state;
+  }
+
+  /**
+   * Caches a loaded state, fresh while the listener runs (else as the last known only),
+   * with its memos counted as they grow.
+   */
+  private remember(key: string, state: SiteState | null): void {
+    const entry: Entry = { state, epoch: this.listening ? this.epoch : STALE, bytes: stringBytes(key) };
+    if (state === null) {
+      entry.bytes += MISSING_BYTES;
+    } else {
+      entry.bytes += STATE_BYTES + (state.live?.bytes ?? 0);
+      const grow = (bytes: number) => this.grow(key, state, bytes);
+      state.resolved = new ChargedMap(ANSWER_BYTES, grow);
+      state.grants = new ChargedMap(GRANT_BYTES, grow);
+    }
+    this.entries.set(key, entry);
+  }
+
+  /** A memo of a cached state grew: its entry is re-sized (a new entry object, as the LRU re-reads sizes only on a new value). */
+  private grow(key: string, state: SiteState, bytes: number): void {
+    const entry = this.entries.peek(key);
+    if (entry === undefined || entry.state !== state) return;
+    this.entries.set(key, { state, epoch: entry.epoch, bytes: entry.bytes + bytes });
   }
 
   private async site(read: Promise<SiteRow | undefined>): Promise<SiteState | null> {
@@ -335,23 +411,48 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
   }
 
-  /** A deployment's files and compiled rules, read once (deployments never change once committed). */
-  private async manifest(deploymentId: string): Promise<Manifest> {
-    const cached = this.manifests.get(deploymentId);
-    if (cached) return cached;
+  /** A deployment's files and compiled rules, read once while any state holds them (deployments never change once committed). */
+  private manifest(deploymentId: string): Promise<Manifest> {
+    const held = this.manifests.get(deploymentId)?.deref();
+    if (held) return Promise.resolve(held);
+    let loading = this.manifestLoads.get(deploymentId);
+    if (!loading) {
+      loading = this.readManifest(deploymentId).finally(() => {
+        if (this.manifestLoads.get(deploymentId) === loading) this.manifestLoads.delete(deploymentId);
+      });
+      this.manifestLoads.set(deploymentId, loading);
+    }
+    return loading;
+  }
+
+  private async readManifest(deploymentId: string): Promise<Manifest> {
+    this.metrics.siteManifestLoads.inc();
     const rows = await this.deployments.manifestRows(deploymentId);
-    const files = new Map<string, SiteFile>();
+    const entries = [];
     const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {
-      const file = { path: r.path, sha256: r.sha256, size: Number(r.size), contentType: r.content_type, etag: `"${r.sha256}"` };
-      (RULE_FILES.has(r.path) ? ruleFiles : files).set(r.path, file);
+      const entry = { path: r.path, sha256: r.sha256, size: Number(r.size), contentType: r.content_type };
+      if (RULE_FILES.has(r.path)) ruleFiles.set(r.path, { ...entry, etag: `"${r.sha256}"` });
+      else entries.push(entry);
     }
+    const files = PackedManifest.from(entries);
     const [redirects, headers] = await Promise.all([
       this.compileRules(deploymentId, ruleFiles.get('_redirects'), parseRedirects, NO_REDIRECTS),
       this.compileRules(deploymentId, ruleFiles.get('_headers'), (bytes) => parseHeaders(bytes, { served: true }), NO_HEADER_RULES),
     ]);
-    const manifest = { files, rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers } };
-    this.manifests.set(deploymentId, manifest);
+    const ruleBytes = [
+      redirects === NO_REDIRECTS ? undefined : ruleFiles.get('_redirects'),
+      headers === NO_HEADER_RULES ? undefined : ruleFiles.get('_headers'),
+    ]
+      .map((f) => (f ? f.size * RULE_BYTES_PER_FILE_BYTE : 0))
+      .reduce((a, b) => a + b, 0);
+    const manifest: Manifest = {
+      files,
+      rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers },
+      bytes: files.bytes + ruleBytes,
+    };
+    this.manifests.set(deploymentId, new WeakRef(manifest));
+    this.manifestCollected.register(manifest, deploymentId);
     return manifest;
   }
 

@@ -1,0 +1,119 @@
+import { DeploymentsRepository } from '../../src/deployments/deployments.repository';
+import { ProjectsRepository } from '../../src/projects/projects.repository';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { createApiToken, registerUser } from '../helpers/identity';
+import { deploySite, site } from '../helpers/sites';
+
+/** One sample's value from the Prometheus text format; 0 when the series does not exist. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelPart = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.indexOf('}')) : '';
+    const have = labelPart ? labelPart.split(',') : [];
+    if (want.every((w) => have.includes(w)) && (want.length > 0 || have.length === 0)) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return 0;
+}
+
+const SITES = 12;
+const page = (n: number, name: string) => `<h1>site ${n}: ${name}</h1>`;
+
+/**
+ * The site router's memory (docs/scaling.md): one byte budget, SITE_CACHE_MB, for site
+ * states with their manifests and unknown hosts; a budget too small for every site
+ * evicts and reloads but never answers wrong; cold loads of one deployment share one read.
+ */
+describe('Site cache budget (e2e)', () => {
+  let t: TestApp;
+  let token: string;
+  // 20 KB: room for a handful of these sites, not for twelve.
+  const budgetMb = 0.02;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SITE_CACHE_MB: String(budgetMb) } });
+    const session = await registerUser(t);
+    token = (await createApiToken(t, session, { scopes: ['deploy', 'read'] })).token;
+    for (let n = 0; n < SITES; n++) {
+      await deploySite(t, token, `budget-${n}`, [
+        { path: 'index.html', content: page(n, 'home') },
+        { path: 'about/index.html', content: page(n, 'about') },
+        ...Array.from({ length: 20 }, (_, i) => ({ path: `assets/chunk-${i}.js`, content: `/* site ${n} chunk ${i} */` })),
+      ]);
+    }
+  });
+  afterAll(() => t.close());
+
+  const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+
+  it('serves every site correctly, round after round, with a budget too small to keep them all', async () => {
+    // A call-through spy: the real query runs, the spy only counts it.
+    const rows = jest.spyOn(t.app.get(ProjectsRepository), 'siteBySlug');
+    for (let round = 0; round < 3; round++) {
+      for (let n = 0; n < SITES; n++) {
+        expect((await site(t, `budget-${n}`).get('/').expect(200)).text).toBe(page(n, 'home'));
+        expect((await site(t, `budget-${n}`).get('/about/').expect(200)).text).toBe(page(n, 'about'));
+        expect((await site(t, `budget-${n}`).get('/assets/chunk-7.js').expect(200)).text).toBe(`/* site ${n} chunk 7 */`);
+        await site(t, `budget-${n}`).get('/assets/missing.js').expect(404);
+        await site(t, `no-such-site-${round}-${n}`).get('/').expect(404);
+      }
+    }
+    const after = await scrape();
+    const budget = sample(after, 'statichost_site_cache_budget_bytes');
+    expect(budget).toBe(Math.floor(budgetMb * 1024 * 1024));
+    const held = sample(after, 'statichost_site_cache_bytes', { part: 'sites' }) + sample(after, 'statichost_site_cache_bytes', { part: 'missing' });
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(budget);
+    expect(sample(after, 'statichost_site_cache_bytes', { part: 'variants' })).toBeLessThanOrEqual(budget / 16);
+    // Evicted sites came back from PostgreSQL: more reads of their rows than sites.
+    const reads = rows.mock.calls.filter(([slug]) => slug.startsWith('budget-')).length;
+    rows.mockRestore();
+    expect(reads).toBeGreaterThan(SITES);
+  });
+
+  it('keeps every site when the budget holds them: a second round reads nothing', async () => {
+    const roomy = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64' } });
+    try {
+      for (let n = 0; n < SITES; n++) await site(roomy, `budget-${n}`).get('/').expect(200);
+      const before = sample((await roomy.http().get('/metrics').expect(200)).text, 'statichost_site_manifest_loads_total');
+      for (let n = 0; n < SITES; n++) expect((await site(roomy, `budget-${n}`).get('/about/').expect(200)).text).toBe(page(n, 'about'));
+      expect(sample((await roomy.http().get('/metrics').expect(200)).text, 'statichost_site_manifest_loads_total')).toBe(before);
+    } finally {
+      await roomy.close();
+    }
+  });
+
+  it('shares one load among concurrent cold requests: one row read per host, one manifest read for the site and its custom domain', async () => {
+    const deployed = await deploySite(t, token, 'stampede', [{ path: 'index.html', content: '<h1>stampede</h1>' }]);
+    // Verified as src/domains would leave it (its DNS check is another suite's subject).
+    await t.dataSource.query(
+      `UPDATE projects SET custom_domain = 'www.stampede.test', domain_status = 'verified', domain_token = 'stampede-token' WHERE slug = 'stampede'`,
+    );
+    const cold = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64', API_HOSTS: `localhost,127.0.0.1` } });
+    // Call-through spies: the real queries run, the spies only count them.
+    const bySlug = jest.spyOn(cold.app.get(ProjectsRepository), 'siteBySlug');
+    const byDomain = jest.spyOn(cold.app.get(ProjectsRepository), 'siteByVerifiedDomain');
+    const repository = cold.app.get(DeploymentsRepository);
+    const read = repository.manifestRows.bind(repository);
+    // The real read, held 300 ms: both hosts' loads reach it while it is in flight, however the machine schedules them.
+    const manifests = jest
+      .spyOn(repository, 'manifestRows')
+      .mockImplementation((id) => new Promise((resolve) => setTimeout(resolve, 300)).then(() => read(id)));
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 ? cold.http().get('/').set('Host', 'www.stampede.test') : site(cold, 'stampede').get('/'))),
+      );
+      for (const res of answers) {
+        expect(res.status).toBe(200);
+        expect(res.text).toBe('<h1>stampede</h1>');
+      }
+      expect(bySlug.mock.calls).toEqual([['stampede']]);
+      expect(byDomain.mock.calls).toEqual([['www.stampede.test']]);
+      // Two hosts, one deployment: one read of its files.
+      expect(manifests.mock.calls).toEqual([[deployed.id]]);
+    } finally {
+      jest.restoreAllMocks();
+      await cold.close();
+    }
+  });
+});
