@@ -14,7 +14,9 @@ import { SITE_PAGE, TEMPLATE_SLUG } from './sites-seed';
 
 async function main(): Promise<void> {
   const withTemplate = process.argv[2] === 'template';
-  const app = await startBenchApp({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent' });
+  // startBenchApp gives every start a fresh DATA_DIR of its own unless told: the stored blob must outlive this process.
+  const dataDir = process.env.DATA_DIR;
+  const app = await startBenchApp({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', ...(dataDir ? { DATA_DIR: dataDir } : {}) });
   let templateProjectId: string | undefined;
   if (withTemplate) {
     const auth = { Authorization: `Bearer ${app.token}` };
