@@ -110,6 +110,10 @@ export interface WrkResult {
   p99Ms: number;
   requests: number;
   non2xx: number;
+  /** Socket errors wrk counted (connect, read, write, timeout). */
+  errors: number;
+  /** How long wrk ran, as it reports it ("N requests in 10.00s"). */
+  runtimeMs: number;
 }
 
 const toMs = (m: RegExpExecArray | null) => (m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN);
@@ -128,10 +132,13 @@ export async function runWrk(opts: {
   core?: number;
   /** Niceness to run wrk at (negative: ahead of the machine's other work; root only). */
   nice?: number;
+  /** wrk's per-request timeout (its default is 2 s); slower answers count as errors. */
+  timeoutSeconds?: number;
 }): Promise<WrkResult> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const args = ['wrk', '-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--latency'];
+  if (opts.timeoutSeconds !== undefined) args.push('--timeout', `${opts.timeoutSeconds}s`);
   for (const h of opts.headers ?? []) args.push('-H', h);
   if (opts.script) args.push('-s', opts.script);
   args.push(opts.url);
@@ -144,6 +151,8 @@ export async function runWrk(opts: {
     p99Ms: toMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out)),
     requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    runtimeMs: toMs(/requests in ([\d.]+)(us|ms|s)\b/.exec(out)) || Number(/requests in ([\d.]+)m\b/.exec(out)?.[1] ?? NaN) * 60_000,
+    errors: (/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.slice(1) ?? []).reduce((a, b) => a + Number(b), 0),
   };
 }
 

@@ -1,0 +1,258 @@
+/**
+ * npm run bench:sites — how the site router holds up as the number of live sites grows
+ * (issue 35). For each N (BENCH_SITES, default 1000,10000,100000) in one run:
+ *
+ * - N live sites are seeded straight into PostgreSQL (bench/sites-seed.ts: copies of one
+ *   template site deployed through the API, each a 1.5 KB `index.html` sharing one blob);
+ * - the app is started afresh (bench/sites-target.ts, pinned to core 0 with taskset; cold
+ *   caches), wrk runs on core 1 (one thread, 50 connections, a Lua script choosing the
+ *   Host of each request), and the embedded PostgreSQL is pinned to core 1 too, so the
+ *   app's core is the app's alone;
+ * - one host: every request to `sb-0` (the same script, choosing among one host), after a
+ *   2 s warm-up of the JIT on it;
+ * - all hosts, first pass (cold): every site asked exactly once, in a scattered order
+ *   (`passStride`), wrk stopped after N answers (SIGINT from its Lua script): req/s and
+ *   p99 of cache misses;
+ * - all hosts, second pass (warm): a random site per request for BENCH_SECONDS: req/s,
+ *   p99, the ratio to one host, and PostgreSQL transactions per request (0 when every
+ *   site stayed cached);
+ * - app RSS (VmRSS) after one host and after the warm pass.
+ *
+ * Goals (issue 35): warm >= 0.9x one host at 10,000 sites, >= 0.7x at 100,000 (default
+ * budget); cold p99 <= 20 ms at 10,000; RSS <= SITE_CACHE_MB + BENCH_RSS_OVERHEAD_MB
+ * (default 320 MB: the app's own footprint, see docs/scaling.md) — when the build has a
+ * SITE_CACHE_MB (set it in the environment to run with another budget than the default).
+ * One-host throughput against another commit: `BENCH_BASELINE=<commit> npm run
+ * bench:serve-compare` (the same router path on one host, alternated rounds; goal >= 0.97x).
+ *
+ * Needs wrk and taskset (`apt-get install -y wrk util-linux`). Environment: BENCH_SITES,
+ * BENCH_SECONDS (10), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
+ * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
+ * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it).
+ */
+import { type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Client } from 'pg';
+
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { freePort, have, pinPostgres, runWrk, startPinnedTarget, transactionsSoFar, type WrkResult } from './harness';
+import { passStride, seededSlug, seedSites } from './sites-seed';
+
+const SIZES = (process.env.BENCH_SITES ?? '1000,10000,100000')
+  .split(',')
+  .map(Number)
+  .sort((a, b) => a - b);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const COLD_LIMIT_SECONDS = Number(process.env.BENCH_COLD_LIMIT_SECONDS ?? 300);
+const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
+const CONNECTIONS = 50;
+/** How long after the last answer of a pass wrk is told to stop (see luaScript); taken off its runtime. */
+const STOP_DELAY_MS = 10;
+const APP_CORE = 0;
+const WRK_CORE = 1;
+
+interface Row {
+  sites: number;
+  seedMs: number;
+  oneHost: WrkResult;
+  cold: WrkResult;
+  warm: WrkResult;
+  warmQueriesPerRequest: number;
+  rssOneHostMb: number;
+  rssWarmMb: number;
+  siteCacheMb: number | null;
+}
+
+/** Resident memory of a process, in MB (VmRSS from /proc). */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/**
+ * wrk Lua: `random` picks a site per request among `n`; `pass` asks each of the `n` sites
+ * once in a scattered order and stops after `n` answers (wrk has no request count of its own).
+ */
+function luaScript(kind: 'random' | 'pass', n: number, port: number): string {
+  const host = `"${seededSlug(0).replace(/0$/, '')}" .. i .. ".localhost:${port}"`;
+  if (kind === 'random')
+    return `local n = ${n}
+request = function()
+  local i = math.random(0, n - 1)
+  return wrk.format(nil, "/", { Host = ${host} })
+end
+`;
+  return `local n, stride = ${n}, ${passStride(n)}
+local k, answered = 0, 0
+request = function()
+  local i = (k * stride + 13) % n
+  k = k + 1
+  return wrk.format(nil, "/", { Host = ${host} })
+end
+response = function()
+  answered = answered + 1
+  if answered == n then
+    wrk.thread:stop()
+    -- wrk's main thread sleeps out -d whatever its threads do; SIGINT ends the run (and its
+    -- clock) now. From a background shell: system() ignores SIGINT in wrk until it returns.
+    os.execute("(sleep ${STOP_DELAY_MS / 1000}; kill -INT $PPID) &")
+  end
+end
+`;
+}
+
+async function stopTarget(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A wrong answer stops the run; socket errors (timeouts on a starved machine) are counted and printed. */
+function checked(what: string, r: WrkResult): WrkResult {
+  if (r.non2xx > 0) throw new Error(`${what}: ${r.non2xx} non-2xx answers of ${r.requests} requests`);
+  return r;
+}
+
+async function main(): Promise<void> {
+  for (const cmd of ['wrk', 'taskset']) if (!have(cmd)) throw new Error(`${cmd} is required: apt-get install -y wrk util-linux`);
+  if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SITES must list positive integers: ${process.env.BENCH_SITES}`);
+  const root = await mkdtemp(join(tmpdir(), 'statichost-bench-sites-'));
+  const dataDir = join(root, 'data');
+  let stopPg: (() => Promise<void>) | undefined;
+  let pgDir: string | undefined;
+  let db: Client | undefined;
+  let target: ChildProcess | undefined;
+  const rows: Row[] = [];
+  const appEnv: Record<string, string> = { DATA_DIR: dataDir };
+  if (process.env.SITE_CACHE_MB) appEnv.SITE_CACHE_MB = process.env.SITE_CACHE_MB;
+  const start = (args: string[]) =>
+    startPinnedTarget(join(__dirname, 'sites-target.ts'), args, { core: APP_CORE, env: appEnv, startSeconds: 300 }).then((t) => {
+      target = t.child;
+      return t;
+    });
+  try {
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      // Its own directory: the cluster's system user must be able to reach it (see embedded-postgres.ts).
+      pgDir = await mkdtemp(join(tmpdir(), 'statichost-bench-sites-pg-'));
+      const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() });
+      pinPostgres(join(pgDir, 'postgres'), WRK_CORE);
+      databaseUrl = pg.url;
+      const dir = pgDir;
+      stopPg = () => pg.stop().then(() => rm(dir, { recursive: true, force: true }));
+    }
+    appEnv.DATABASE_URL = databaseUrl;
+    // The first start migrates the database and deploys the template the seed copies.
+    const first = await start(['template']);
+    const templateProjectId = first.info.templateProjectId as string;
+    await stopTarget(first.child);
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    let seeded = 0;
+    for (const n of SIZES) {
+      const seed = await seedSites(db, templateProjectId, seeded, n);
+      seeded = n;
+      console.error(`${n.toLocaleString('en')} sites: seeded ${seed.sites.toLocaleString('en')} more in ${(seed.ms / 1000).toFixed(1)} s; starting the app`);
+      const { child, info } = await start([]);
+      const port = info.port as number;
+      const pid = info.pid as number;
+      const url = `http://127.0.0.1:${port}/`;
+      const scripts = { one: join(root, 'one.lua'), pass: join(root, `pass-${n}.lua`), random: join(root, `random-${n}.lua`) };
+      await writeFile(scripts.one, luaScript('random', 1, port));
+      await writeFile(scripts.pass, luaScript('pass', n, port));
+      await writeFile(scripts.random, luaScript('random', n, port));
+      const wrk = (script: string, seconds: number) => runWrk({ url, seconds, connections: CONNECTIONS, script, core: WRK_CORE, timeoutSeconds: 30 });
+      checked('warm-up', await wrk(scripts.one, 2));
+      const oneHost = checked('one host', await wrk(scripts.one, SECONDS));
+      const rssOneHostMb = rssMb(pid);
+      console.error(`  one host ${Math.round(oneHost.reqPerSec)} req/s; first pass over ${n.toLocaleString('en')} sites…`);
+      const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS));
+      const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
+      if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
+      const before = await transactionsSoFar(databaseUrl);
+      const warm = checked('second pass', await wrk(scripts.random, SECONDS));
+      const after = await transactionsSoFar(databaseUrl);
+      const rssWarmMb = rssMb(pid);
+      // transactionsSoFar's own read is one of them.
+      const warmQueriesPerRequest = Math.max(0, after - before - 1) / warm.requests;
+      rows.push({
+        sites: n,
+        seedMs: seed.ms,
+        oneHost,
+        cold,
+        warm,
+        warmQueriesPerRequest,
+        rssOneHostMb,
+        rssWarmMb,
+        siteCacheMb: info.siteCacheMb as number | null,
+      });
+      console.error(`  first pass ${Math.round(cold.reqPerSec)} req/s, second pass ${Math.round(warm.reqPerSec)} req/s, RSS ${rssWarmMb.toFixed(0)} MB`);
+      await stopTarget(child);
+    }
+  } finally {
+    await db?.end().catch(() => undefined);
+    if (target) await stopTarget(target).catch(() => undefined);
+    await stopPg?.().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  }
+  report(rows);
+}
+
+function report(rows: Row[]): void {
+  const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+  console.log(
+    `\nbench:sites — app on core ${APP_CORE}, wrk (1 thread, ${CONNECTIONS} connections) and PostgreSQL on core ${WRK_CORE}, ${SECONDS} s per timed run`,
+  );
+  console.table(
+    Object.fromEntries(
+      rows.map((r) => [
+        `${r.sites.toLocaleString('en')} sites`,
+        {
+          'one host': `${k(r.oneHost.reqPerSec)} req/s, p99 ${r.oneHost.p99Ms.toFixed(1)} ms`,
+          'first pass (cold)': `${k(r.cold.reqPerSec)}, p99 ${r.cold.p99Ms.toFixed(1)} ms${r.cold.requests < r.sites ? ' (stopped short)' : ''}`,
+          'second pass (warm)': `${k(r.warm.reqPerSec)} (${(r.warm.reqPerSec / r.oneHost.reqPerSec).toFixed(2)}x), p99 ${r.warm.p99Ms.toFixed(1)} ms`,
+          'warm queries/req': r.warmQueriesPerRequest.toFixed(2),
+          'socket errors': r.oneHost.errors + r.cold.errors + r.warm.errors,
+          'RSS one host / warm': `${r.rssOneHostMb.toFixed(0)} / ${r.rssWarmMb.toFixed(0)} MB`,
+          seeded: `${(r.seedMs / 1000).toFixed(1)} s`,
+        },
+      ]),
+    ),
+  );
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+  const at = (n: number) => rows.find((r) => r.sites === n);
+  const ten = at(10_000);
+  const hundred = at(100_000);
+  if (ten) {
+    const ratio = ten.warm.reqPerSec / ten.oneHost.reqPerSec;
+    console.log(`10,000 sites, warm ${ratio.toFixed(2)}x of one host (goal >= 0.9x): ${verdict(ratio >= 0.9)}`);
+    console.log(`10,000 sites, cold p99 ${ten.cold.p99Ms.toFixed(1)} ms (goal <= 20 ms): ${verdict(ten.cold.p99Ms <= 20)}`);
+  }
+  if (hundred) {
+    const ratio = hundred.warm.reqPerSec / hundred.oneHost.reqPerSec;
+    const budget = process.env.SITE_CACHE_MB ? ` (SITE_CACHE_MB=${process.env.SITE_CACHE_MB}, not the default budget)` : '';
+    console.log(`100,000 sites, warm ${ratio.toFixed(2)}x of one host (goal >= 0.7x)${budget}: ${verdict(ratio >= 0.7)}`);
+  }
+  for (const r of rows) {
+    const what = `${r.sites.toLocaleString('en')} sites, RSS ${r.rssWarmMb.toFixed(0)} MB`;
+    if (r.siteCacheMb === null) console.log(`${what}: budget n/a (this build has no SITE_CACHE_MB)`);
+    else {
+      const limit = r.siteCacheMb + RSS_OVERHEAD_MB;
+      console.log(`${what} (goal <= SITE_CACHE_MB ${r.siteCacheMb} + ${RSS_OVERHEAD_MB} MB = ${limit} MB): ${verdict(r.rssWarmMb <= limit)}`);
+    }
+  }
+  console.log('one-host throughput against another commit: BENCH_BASELINE=<commit> npm run bench:serve-compare (goal >= 0.97x)');
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
