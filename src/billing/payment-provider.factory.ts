@@ -2,7 +2,7 @@ import type { Clock } from '../common/time';
 import type { AppConfig } from '../config/app-config';
 import { LocalPaymentProvider } from './local-payment.provider';
 import type { PaymentProvider } from './payment-provider';
-import { StripePaymentProvider } from './stripe-payment.provider';
+import type * as StripeAdapter from './stripe-payment.provider';
 
 const STRIPE_REQUIRED = ['STRIPE_SECRET_KEY', 'STRIPE_PRICE_PRO_MONTH', 'STRIPE_PRICE_PRO_YEAR', 'STRIPE_PRICE_TEAM_MONTH', 'STRIPE_PRICE_TEAM_YEAR'] as const;
 
@@ -13,6 +13,10 @@ export function createPaymentProvider(config: AppConfig, clock: Clock): PaymentP
   if (missing.length > 0) {
     throw new Error(`Invalid configuration:\n${missing.map((name) => `  ${name}: required when PAYMENT_PROVIDER=stripe`).join('\n')}`);
   }
+  // Required here, not imported at the top: the Stripe SDK is a few hundred modules that
+  // every start with the local provider (and every e2e test file's) would load for nothing.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { StripePaymentProvider } = require('./stripe-payment.provider') as typeof StripeAdapter;
   return new StripePaymentProvider({
     secretKey: config.STRIPE_SECRET_KEY!,
     prices: {

@@ -4,7 +4,7 @@ import { Global, Module } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { LocalStorageDriver } from './local-storage.driver';
-import { S3StorageDriver } from './s3-storage.driver';
+import type * as S3Driver from './s3-storage.driver';
 import { StorageProvider } from './storage.provider';
 import { TempFileSweeper } from './temp-file-sweeper.service';
 
@@ -12,7 +12,11 @@ export function createStorageProvider(config: AppConfig): StorageProvider {
   switch (config.STORAGE_DRIVER) {
     case 'local':
       return new LocalStorageDriver(resolve(join(config.DATA_DIR, 'objects')));
-    case 's3':
+    case 's3': {
+      // Required here, not imported at the top: the AWS SDK is a few hundred modules that
+      // every start on local storage (and every e2e test file's) would load for nothing.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { S3StorageDriver } = require('./s3-storage.driver') as typeof S3Driver;
       return new S3StorageDriver({
         endpoint: config.S3_ENDPOINT,
         bucket: config.S3_BUCKET!, // required by validateEnv when STORAGE_DRIVER=s3
@@ -22,6 +26,7 @@ export function createStorageProvider(config: AppConfig): StorageProvider {
         forcePathStyle: config.S3_FORCE_PATH_STYLE,
         keyPrefix: config.S3_KEY_PREFIX,
       });
+    }
   }
 }
 

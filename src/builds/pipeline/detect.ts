@@ -1,9 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { Project } from '@netlify/build-info';
-import { NodeFS } from '@netlify/build-info/node';
-
 import type { DetectedBuild, PackageManager } from './types';
 
 /** Lock files per package manager, the one whose hash keys the dependency cache first. */
@@ -71,6 +68,9 @@ export async function detectBuild(siteDir: string, overrides: BuildOverrides): P
     // root = the site's folder: the detector looks up for lock files and workspace roots,
     // never above it (so never outside the checkout). A site in a workspace of a monorepo
     // is detected as a package of its own (its lock file in its folder), for now.
+    // Loaded here, not at the top: the detector and its dependencies are hundreds of modules
+    // that only a build needs, and every start of the app (each e2e file's) would load them.
+    const [{ Project }, { NodeFS }] = await Promise.all([import('@netlify/build-info'), import('@netlify/build-info/node')]);
     const fs = new NodeFS();
     // The repository's own mistakes (a broken package.json) are not the builder's errors to print.
     fs.logger = SILENT;

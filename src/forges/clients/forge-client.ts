@@ -1,5 +1,5 @@
-import { Gitlab } from '@gitbeaker/rest';
-import { Octokit } from '@octokit/rest';
+import type * as GitbeakerRest from '@gitbeaker/rest';
+import type * as OctokitRest from '@octokit/rest';
 
 import type { Forge } from '../webhooks/events';
 import { fetchThrough, forgeDispatcher } from './outbound';
@@ -153,23 +153,33 @@ export function githubApiBase(origin: string): string {
 
 class GitHubClient extends BaseClient {
   readonly forge = 'github' as const;
-  private readonly octokit: Octokit;
   private readonly owner: string;
   private readonly repo: string;
+  private client?: OctokitRest.Octokit;
 
-  constructor(where: RepositoryLocation, options: ForgeClientOptions, retry: RetryPolicy) {
+  constructor(
+    private readonly where: RepositoryLocation,
+    private readonly options: ForgeClientOptions,
+    retry: RetryPolicy,
+  ) {
     super(retry);
     if (where.segments.length !== 2) throw new RangeError(`GitHub repository ${JSON.stringify(options.repository)} must be https://<host>/<owner>/<repo>`);
     [this.owner, this.repo] = where.segments;
-    const baseUrl = githubApiBase(where.origin);
-    this.octokit = new Octokit({
-      auth: options.token,
-      baseUrl,
+  }
+
+  /** Octokit is loaded on the first call, not with the app: most starts never talk to a forge. */
+  private get octokit(): OctokitRest.Octokit {
+    if (this.client) return this.client;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Octokit } = require('@octokit/rest') as typeof OctokitRest;
+    return (this.client = new Octokit({
+      auth: this.options.token,
+      baseUrl: githubApiBase(this.where.origin),
       userAgent: 'statichost',
-      request: { fetch: fetchThrough(forgeDispatcher(options)) },
+      request: { fetch: fetchThrough(forgeDispatcher(this.options)) },
       // Octokit logs 4xx/5xx answers itself (with the URL); the caller records what failed.
       log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-    });
+    }));
   }
 
   async setCommitStatus(sha: string, status: CommitStatus): Promise<void> {
@@ -209,14 +219,25 @@ class GitHubClient extends BaseClient {
 
 class GitLabClient extends BaseClient {
   readonly forge = 'gitlab' as const;
-  private readonly api: InstanceType<typeof Gitlab>;
   /** `group/subgroup/project`: Gitbeaker encodes it for the path. */
   private readonly project: string;
+  private client?: InstanceType<typeof GitbeakerRest.Gitlab>;
 
-  constructor(where: RepositoryLocation, options: ForgeClientOptions, retry: RetryPolicy) {
+  constructor(
+    private readonly where: RepositoryLocation,
+    private readonly options: ForgeClientOptions,
+    retry: RetryPolicy,
+  ) {
     super(retry);
     this.project = where.segments.join('/');
-    this.api = new Gitlab({ host: where.origin, token: options.token, agent: forgeDispatcher(options) as never });
+  }
+
+  /** Gitbeaker is loaded on the first call, not with the app: most starts never talk to a forge. */
+  private get api(): InstanceType<typeof GitbeakerRest.Gitlab> {
+    if (this.client) return this.client;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Gitlab } = require('@gitbeaker/rest') as typeof GitbeakerRest;
+    return (this.client = new Gitlab({ host: this.where.origin, token: this.options.token, agent: forgeDispatcher(this.options) as never }));
   }
 
   async setCommitStatus(sha: string, status: CommitStatus): Promise<void> {

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import { sameRepository } from '../repository-url';
 import type { Forge, ForgeEvent, PullRequestAction } from './events';
+import type * as Schemas from './payload-schemas';
 
 /**
  * The payload fields each forge documents for the events we act on, and how they
@@ -15,6 +16,14 @@ const BRANCH_REF = 'refs/heads/';
 /** The payload did not have the shape the forge documents. */
 export class MalformedPayload extends Error {}
 
+let loaded: typeof Schemas | undefined;
+
+/** The schemas (and zod, a few hundred modules) load with the first webhook, not with the app. */
+function schemas(): typeof Schemas {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loaded ??= require('./payload-schemas') as typeof Schemas);
+}
+
 function parse<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
   const result = schema.safeParse(payload);
   if (result.success) return result.data;
@@ -22,16 +31,6 @@ function parse<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
   const field = issue.path.length > 0 ? issue.path.join('.') : '(the body)';
   throw new MalformedPayload(`${what} payload: ${field}: ${issue.message}`);
 }
-
-const url = z.string().min(1);
-const optionalUrl = url.nullish();
-const sha = z.string().regex(/^[0-9a-f]{7,64}$/i, 'expected a commit id');
-// A build records its pull request as a PostgreSQL integer: a larger number is no forge's.
-const pullRequestNumber = z
-  .number()
-  .int()
-  .positive()
-  .max(2 ** 31 - 1);
 
 function urls(...values: (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.length > 0))];
@@ -46,30 +45,12 @@ function branchOf(ref: string): string | { ignored: string } {
 
 // ---- GitHub (docs.github.com, "Webhook events and payloads") ----
 
-const githubRepository = z.object({ clone_url: optionalUrl, html_url: optionalUrl, ssh_url: optionalUrl });
-const githubPush = z.object({
-  ref: z.string(),
-  after: sha,
-  deleted: z.boolean().optional(),
-  head_commit: z.object({ message: z.string() }).nullish(),
-  repository: githubRepository,
-});
-const githubPullRequest = z.object({
-  action: z.string(),
-  number: pullRequestNumber,
-  pull_request: z.object({
-    merged: z.boolean().nullish(),
-    head: z.object({ ref: z.string(), sha, repo: githubRepository.nullable() }),
-    base: z.object({ repo: githubRepository }),
-  }),
-});
-
 function github(event: string, payload: unknown): ForgeEvent {
   switch (event) {
     case 'ping':
       return { kind: 'ping' };
     case 'push': {
-      const p = parse(githubPush, payload, 'GitHub push');
+      const p = parse(schemas().githubPush, payload, 'GitHub push');
       return push(
         p.ref,
         p.after,
@@ -79,7 +60,7 @@ function github(event: string, payload: unknown): ForgeEvent {
       );
     }
     case 'pull_request': {
-      const p = parse(githubPullRequest, payload, 'GitHub pull_request');
+      const p = parse(schemas().githubPullRequest, payload, 'GitHub pull_request');
       const action = pullRequestAction(p.action, { opened: 'opened', synchronize: 'synchronize', reopened: 'reopened', closed: 'closed' });
       if (typeof action !== 'string') return action;
       const base = p.pull_request.base.repo.clone_url ?? p.pull_request.base.repo.html_url;
@@ -94,40 +75,17 @@ function github(event: string, payload: unknown): ForgeEvent {
 
 // ---- GitLab (docs.gitlab.com, "Webhook events") ----
 
-const gitlabProject = z.object({ git_http_url: optionalUrl, web_url: optionalUrl, git_ssh_url: optionalUrl });
-const gitlabPush = z.object({
-  object_kind: z.literal('push'),
-  ref: z.string(),
-  after: sha,
-  checkout_sha: z.string().nullish(),
-  commits: z.array(z.object({ id: z.string(), message: z.string() })).default([]),
-  project: gitlabProject,
-});
-const gitlabMergeRequest = z.object({
-  object_kind: z.literal('merge_request'),
-  object_attributes: z.object({
-    iid: pullRequestNumber,
-    action: z.string().nullish(),
-    source_branch: z.string(),
-    // Present on "update" only when the update pushed new commits (the previous head).
-    oldrev: z.string().nullish(),
-    last_commit: z.object({ id: sha }),
-    source: gitlabProject.nullish(),
-    target: gitlabProject,
-  }),
-});
-
 function gitlab(event: string, payload: unknown): ForgeEvent {
   switch (event) {
     case 'Push Hook': {
-      const p = parse(gitlabPush, payload, 'GitLab Push Hook');
+      const p = parse(schemas().gitlabPush, payload, 'GitLab Push Hook');
       // GitLab lists the pushed commits oldest first; the head is the one `after` names.
       const head = p.commits.find((c) => c.id === p.after) ?? p.commits.at(-1);
       const deleted = ZERO_SHA.test(p.after);
       return push(p.ref, p.after, deleted, deleted ? null : (head?.message ?? null), urls(p.project.git_http_url, p.project.web_url, p.project.git_ssh_url));
     }
     case 'Merge Request Hook': {
-      const p = parse(gitlabMergeRequest, payload, 'GitLab Merge Request Hook');
+      const p = parse(schemas().gitlabMergeRequest, payload, 'GitLab Merge Request Hook');
       const a = p.object_attributes;
       if (a.action === 'update' && !a.oldrev) return { kind: 'ignored', why: 'merge request updated without new commits' };
       const action = pullRequestAction(a.action ?? '', { open: 'opened', update: 'synchronize', reopen: 'reopened', close: 'closed', merge: 'closed' });
@@ -146,43 +104,24 @@ function gitlab(event: string, payload: unknown): ForgeEvent {
 
 // ---- Gitea and Forgejo (docs.gitea.com "Webhooks"; Forgejo sends the same payloads) ----
 
-const giteaRepository = z.object({ clone_url: optionalUrl, html_url: optionalUrl, ssh_url: optionalUrl });
-const giteaPush = z.object({
-  ref: z.string(),
-  after: sha,
-  head_commit: z.object({ message: z.string() }).nullish(),
-  commits: z.array(z.object({ id: z.string(), message: z.string() })).nullish(),
-  repository: giteaRepository,
-});
-const giteaDelete = z.object({ ref: z.string(), ref_type: z.string(), repository: giteaRepository });
-const giteaPullRequest = z.object({
-  action: z.string(),
-  number: pullRequestNumber,
-  pull_request: z.object({
-    merged: z.boolean().nullish(),
-    head: z.object({ ref: z.string(), sha, repo: giteaRepository.nullish() }),
-    base: z.object({ repo: giteaRepository }),
-  }),
-});
-
 function gitea(forge: 'gitea' | 'forgejo', event: string, payload: unknown): ForgeEvent {
   const name = forge === 'gitea' ? 'Gitea' : 'Forgejo';
   switch (event) {
     case 'push': {
-      const p = parse(giteaPush, payload, `${name} push`);
+      const p = parse(schemas().giteaPush, payload, `${name} push`);
       const head = p.head_commit?.message ?? p.commits?.find((c) => c.id === p.after)?.message ?? null;
       const r = p.repository;
       return push(p.ref, p.after, ZERO_SHA.test(p.after), head, urls(r.clone_url, r.html_url, r.ssh_url));
     }
     case 'delete': {
       // Deleting a branch is a "delete" event with the bare branch name.
-      const p = parse(giteaDelete, payload, `${name} delete`);
+      const p = parse(schemas().giteaDelete, payload, `${name} delete`);
       if (p.ref_type !== 'branch') return { kind: 'ignored', why: `deleted ${p.ref_type} ${p.ref}: only branches have previews` };
       const r = p.repository;
       return push(`${BRANCH_REF}${p.ref}`, '0'.repeat(40), true, null, urls(r.clone_url, r.html_url, r.ssh_url));
     }
     case 'pull_request': {
-      const p = parse(giteaPullRequest, payload, `${name} pull_request`);
+      const p = parse(schemas().giteaPullRequest, payload, `${name} pull_request`);
       const action = pullRequestAction(p.action, { opened: 'opened', synchronized: 'synchronize', reopened: 'reopened', closed: 'closed' });
       if (typeof action !== 'string') return action;
       const base = p.pull_request.base.repo.clone_url ?? p.pull_request.base.repo.html_url;
