@@ -161,9 +161,11 @@ export async function runSite(ctx: RunContext, site: PeerSite, slug: string): Pr
   if (site.redirects !== undefined) files.push({ path: '_redirects', content: fill(site.redirects, vars) });
   if (site.headers !== undefined) files.push({ path: '_headers', content: fill(site.headers, vars) });
 
+  // A site, as on the peers: a lazy deploy of one servable file would make a single-file
+  // project, whose file answers "/" (here 404.html, when a case deploys nothing else).
+  const project = await t.http().post('/projects').set(asUser(session)).send({ name: slug, slug, type: 'static_site' });
+  if (project.status !== 201) throw new Error(`creating ${slug}: ${project.status} ${JSON.stringify(project.body)}`);
   if (site.signingSecret) {
-    const project = await t.http().post('/projects').set(asUser(session)).send({ name: slug, slug, type: 'static_site' });
-    if (project.status !== 201) throw new Error(`creating ${slug}: ${project.status} ${JSON.stringify(project.body)}`);
     const env = await t
       .http()
       .put(`/projects/${project.body.id}/env/API_SECRET`)

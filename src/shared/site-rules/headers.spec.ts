@@ -41,6 +41,23 @@ describe('parseHeaders', () => {
     ]);
   });
 
+  it('reads an unindented "Name: value" under a path as a header line, as both peers do', () => {
+    expect(headersFor(rules('/a\nX-Frame-Options: DENY\n  X-Two: 2'), 'a').set).toEqual([
+      ['X-Frame-Options', 'DENY'],
+      ['X-Two', '2'],
+    ]);
+  });
+
+  it('deploys a path with no header lines under it, with a warning that it changes nothing', () => {
+    for (const [text, line] of [
+      ['/a', 1],
+      ['/a\n/b\n  X: y', 1],
+    ] as const) {
+      const parsed = parseHeaders(Buffer.from(text));
+      expect(parsed.ok && parsed.warnings).toEqual([{ line, message: 'path "/a" has no header lines under it, so it changes nothing' }]);
+    }
+  });
+
   it('reads "! Name" as a removal', () => {
     expect(rules('/*.jpg\n  ! Content-Security-Policy').rules[0].remove).toEqual(['content-security-policy']);
   });
@@ -51,10 +68,7 @@ describe('parseHeaders', () => {
 
   it.each([
     ['X-Frame-Options: DENY', 1, 'is neither a path'],
-    ['/a\nX-Frame-Options: DENY', 2, 'is not indented'],
     ['  X-Frame-Options: DENY\n/a\n  X: y', 1, 'comes before any path'],
-    ['/a', 1, 'has no header lines under it'],
-    ['/a\n/b\n  X: y', 1, 'has no header lines under it'],
     ['https://example.com/*\n  X: y', 1, 'rules for other domains are not supported'],
     ['/a//b\n  X: y', 1, 'not a path any request could have'],
     ['/post-:id\n  X: y', 1, 'whole segment'],

@@ -126,8 +126,9 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
   let skipping = false;
   let blocks = 0;
   const close = () => {
+    // Both peers accept a path with nothing under it; it does nothing, so the deploy says so.
     if (current && current.lines === 0) {
-      errors.add(current.line, `path ${quote(current.pattern.source)} has no header lines under it; add indented "Name: value" lines`);
+      errors.warn(current.line, `path ${quote(current.pattern.source)} has no header lines under it, so it changes nothing`);
     } else if (current) rules.push({ line: current.line, pattern: current.pattern, set: current.set, remove: current.remove, bytes: current.bytes });
     current = undefined;
   };
@@ -152,10 +153,10 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
       current = { line, pattern, set: [], remove: [], lines: 0, bytes: 0 };
       return;
     }
-    if (!/^\s/.test(text)) {
-      if (!current) return errors.add(line, `${quote(trimmed)} is neither a path (starting with "/") nor an indented "Name: value" line`);
-      current.lines++;
-      return errors.add(line, `${quote(trimmed)} is not indented; indent the header lines under their path`);
+    // Not a path, so a header line, indented or not: both peers read an unindented
+    // "Name: value" under a path the same way, and nothing else could be meant.
+    if (!current && !skipping && !/^\s/.test(text)) {
+      return errors.add(line, `${quote(trimmed)} is neither a path (starting with "/") nor a "Name: value" line under a path`);
     }
     if (!current) {
       if (!skipping) errors.add(line, `${quote(trimmed)} comes before any path; start the block with a path such as "/*"`);
