@@ -25,7 +25,6 @@ export interface RuleCheckOptions {
   geoip: boolean;
 }
 
-
 /** The parse warnings of one file, named by file (none when it did not parse: those are errors). */
 export function warningsOf(file: RuleFileName, parsed: ParseResult<unknown>): RuleWarning[] {
   if (!parsed.ok) return [];
