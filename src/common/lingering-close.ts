@@ -25,7 +25,9 @@ const LINGERING = Symbol('lingering');
  */
 export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   if (!res.headersSent) res.setHeader('Connection', 'close');
-  lingerOnClose(req.socket);
+  // Null once Node has detached it (the answer already went, e.g. a 408 of the idle check).
+  const socket = (req.socket as Socket | null) ?? (res.socket as Socket | null);
+  if (socket) lingerOnClose(socket);
 }
 
 /** For answers written with writeHead (`Connection: close` among its headers). */
