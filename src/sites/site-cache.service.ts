@@ -109,6 +109,8 @@ export interface SiteState {
   /** Memos that live exactly as long as this state: request target → answer (router), cookie → expiry (Gates). */
   resolved?: Map<string, SiteAnswer>;
   grants?: Map<string, number>;
+  /** Charges one more memoised answer under `key` to the state's cache entry (the router's conditional answers, kept beside `resolved`). */
+  chargeAnswer?: (key: string) => void;
   /** Headers of every answer of the site (cache tags, HSTS), as a flat list. */
   headers?: string[];
 }
@@ -376,6 +378,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       const grow = (bytes: number) => this.grow(key, state, bytes);
       state.resolved = new ChargedMap(ANSWER_BYTES, grow);
       state.grants = new ChargedMap(GRANT_BYTES, grow);
+      state.chargeAnswer = (answerKey) => grow(ANSWER_BYTES + stringBytes(answerKey));
     }
     this.entries.set(key, entry);
   }

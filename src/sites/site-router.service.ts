@@ -319,7 +319,7 @@ export class SiteRouter {
     }
     // Without a GeoIP database no request has a country: the answer cannot vary by it.
     const entry: ConditionalAnswer<SiteAnswer> = { kind: 'conditional', answer, language: trace.language, country: trace.country && this.geoip.available };
-    if (!conditional) this.conditional.set(site, (conditional = new ConditionalAnswers()));
+    if (!conditional) this.conditional.set(site, (conditional = new ConditionalAnswers(site.chargeAnswer)));
     conditional.set(pathOnly, key ?? this.conditionalKey(req, url, needs), entry);
     return entry;
   }

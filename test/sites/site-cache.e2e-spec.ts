@@ -83,6 +83,26 @@ describe('Site cache budget (e2e)', () => {
     }
   });
 
+  it('counts the answers a conditional rule memoises per Accept-Language against the budget', async () => {
+    await deploySite(t, token, 'by-language', [
+      { path: 'index.html', content: '<h1>home</h1>' },
+      { path: 'fr/index.html', content: '<h1>accueil</h1>' },
+      { path: '_redirects', content: '/ /fr/ 302! Language=fr\n' },
+    ]);
+    const roomy = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64' } });
+    try {
+      const held = async () => sample((await roomy.http().get('/metrics').expect(200)).text, 'statichost_site_cache_bytes', { part: 'sites' });
+      await site(roomy, 'by-language').get('/').expect(200);
+      const before = await held();
+      // Each Accept-Language is an answer of its own in the router's memo: what a client varies, the budget must see.
+      for (let i = 0; i < 40; i++) await site(roomy, 'by-language').get('/').set('Accept-Language', `de-a${i}`).expect(200);
+      expect((await site(roomy, 'by-language').get('/').set('Accept-Language', 'fr').expect(302)).headers.location).toBe('/fr/');
+      expect(await held()).toBeGreaterThanOrEqual(before + 40 * 1000);
+    } finally {
+      await roomy.close();
+    }
+  });
+
   it('shares one load among concurrent cold requests: one row read per host, one manifest read for the site and its custom domain', async () => {
     const deployed = await deploySite(t, token, 'stampede', [{ path: 'index.html', content: '<h1>stampede</h1>' }]);
     // Verified as src/domains would leave it (its DNS check is another suite's subject).
