@@ -227,8 +227,8 @@ export class SiteRouter {
     }
     if (answer.kind === 'proxy') {
       if (language) res.setHeader('Vary', 'Accept-Language');
-      if (country) res.setHeader('Cache-Control', gated ? PRIVATE_CACHE : COUNTRY_CACHE);
-      return this.proxy.forward(site, answer, req, res);
+      // Not set here: the proxy replaces the origin's caching headers with it (a gated site's are its own).
+      return this.proxy.forward(site, answer, req, res, country ? COUNTRY_CACHE : undefined);
     }
     if (!readOnly) return this.methodNotAllowed(res, cacheControl, gated, tags);
     const varied = cacheControl ?? (country ? COUNTRY_CACHE : undefined);
