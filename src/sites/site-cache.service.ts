@@ -238,6 +238,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     await client.query(`LISTEN ${SITE_CHANGED_CHANNEL}`);
     this.listener = client;
     this.listening = true;
+    // A load that began while nothing listened may have read a site before a change whose
+    // notice was lost: finishing now, it would be kept as fresh (remember() reads
+    // `listening` when it ends). It still answers its own requests, but is not cached.
+    this.generation++;
+    this.loading.clear();
   }
 
   private lost(client: Client, err?: Error): void {
