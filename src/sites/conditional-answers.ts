@@ -28,6 +28,14 @@ export class ConditionalAnswers<A> {
   private readonly paths = new Set<string>();
   private readonly answers = new Map<string, ConditionalAnswer<A>>();
 
+  /**
+   * `charge` counts each new answer against the site cache's byte budget (SiteState.chargeAnswer):
+   * a client varying Accept-Language fills this memo, so it must be paid for like the per-path one.
+   * Nothing is refunded when the memo starts over: the entry only looks larger than it is, and
+   * is evicted and reloaded sooner, never the other way round.
+   */
+  constructor(private readonly charge?: (key: string) => void) {}
+
   /** Whether `path`'s answer was found to depend on the request (the per-path memo must not hold it). */
   isConditional(path: string): boolean {
     return this.paths.has(path);
@@ -43,6 +51,7 @@ export class ConditionalAnswers<A> {
       this.paths.clear();
     }
     this.paths.add(path);
+    if (!this.answers.has(key)) this.charge?.(key);
     this.answers.set(key, answer);
   }
 }

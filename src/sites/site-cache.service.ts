@@ -109,6 +109,8 @@ export interface SiteState {
   /** Memos that live exactly as long as this state: request target → answer (router), cookie → expiry (Gates). */
   resolved?: Map<string, SiteAnswer>;
   grants?: Map<string, number>;
+  /** Charges one more memoised answer under `key` to the state's cache entry (the router's conditional answers, kept beside `resolved`). */
+  chargeAnswer?: (key: string) => void;
   /** Headers of every answer of the site (cache tags, HSTS), as a flat list. */
   headers?: string[];
 }
@@ -236,6 +238,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     await client.query(`LISTEN ${SITE_CHANGED_CHANNEL}`);
     this.listener = client;
     this.listening = true;
+    // A load that began while nothing listened may have read a site before a change whose
+    // notice was lost: finishing now, it would be kept as fresh (remember() reads
+    // `listening` when it ends). It still answers its own requests, but is not cached.
+    this.generation++;
+    this.loading.clear();
   }
 
   private lost(client: Client, err?: Error): void {
@@ -376,6 +383,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       const grow = (bytes: number) => this.grow(key, state, bytes);
       state.resolved = new ChargedMap(ANSWER_BYTES, grow);
       state.grants = new ChargedMap(GRANT_BYTES, grow);
+      state.chargeAnswer = (answerKey) => grow(ANSWER_BYTES + stringBytes(answerKey));
     }
     this.entries.set(key, entry);
   }

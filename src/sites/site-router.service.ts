@@ -227,8 +227,8 @@ export class SiteRouter {
     }
     if (answer.kind === 'proxy') {
       if (language) res.setHeader('Vary', 'Accept-Language');
-      if (country) res.setHeader('Cache-Control', gated ? PRIVATE_CACHE : COUNTRY_CACHE);
-      return this.proxy.forward(site, answer, req, res);
+      // Not set here: the proxy replaces the origin's caching headers with it (a gated site's are its own).
+      return this.proxy.forward(site, answer, req, res, country ? COUNTRY_CACHE : undefined);
     }
     if (!readOnly) return this.methodNotAllowed(res, cacheControl, gated, tags);
     const varied = cacheControl ?? (country ? COUNTRY_CACHE : undefined);
@@ -319,7 +319,7 @@ export class SiteRouter {
     }
     // Without a GeoIP database no request has a country: the answer cannot vary by it.
     const entry: ConditionalAnswer<SiteAnswer> = { kind: 'conditional', answer, language: trace.language, country: trace.country && this.geoip.available };
-    if (!conditional) this.conditional.set(site, (conditional = new ConditionalAnswers()));
+    if (!conditional) this.conditional.set(site, (conditional = new ConditionalAnswers(site.chargeAnswer)));
     conditional.set(pathOnly, key ?? this.conditionalKey(req, url, needs), entry);
     return entry;
   }

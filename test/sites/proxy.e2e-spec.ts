@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, request, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { jwtVerify } from 'jose';
 
@@ -7,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
 import { asUser, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import { countryRecord, writeMmdb } from '../helpers/mmdb';
 import { freePort } from '../helpers/ports';
 import { deploySite, siteHost } from '../helpers/sites';
 
@@ -52,6 +56,17 @@ async function startOrigin() {
           'X-Accel-Redirect': '/etc/passwd',
         });
         return void res.end('cookies');
+      }
+      if (path === '/cached') {
+        // An origin that lets every cache keep its answer, CDNs by their own headers.
+        res.writeHead(200, {
+          'Cache-Control': 'public, max-age=600',
+          'CDN-Cache-Control': 'max-age=600',
+          'Cloudflare-CDN-Cache-Control': 'max-age=600',
+          'Surrogate-Control': 'max-age=600',
+          Expires: new Date(Date.now() + 600_000).toUTCString(),
+        });
+        return void res.end('cacheable');
       }
       if (path === '/two-cookies') {
         res.writeHead(200, { 'Set-Cookie': ['a=1; Path=/', 'b=2; Path=/'], 'X-Robots-Tag': 'all' });
@@ -245,6 +260,37 @@ describe('Proxy rules (e2e)', () => {
     expect(json(res).headers.cookie).toBe('theme=dark');
     expect(res.headers['cache-control']).toBe('private, no-store');
     expect(res.headers.vary).toMatch(/Cookie/);
+    // No CDN may keep an unlocked page by the origin's CDN-specific headers either.
+    const cached = await call(t, 'px-gated', 'GET', '/api/cached', { headers: { Cookie: cookie } });
+    expect(cached.status).toBe(200);
+    expect(cached.headers['cache-control']).toBe('private, no-store');
+    for (const name of ['cdn-cache-control', 'cloudflare-cdn-cache-control', 'surrogate-control', 'expires'])
+      expect([name, cached.headers[name]]).toEqual([name, undefined]);
+  });
+
+  it('a Country= proxy rule: the answer is private, and none of the origin’s caching headers lets a CDN hand it to other countries', async () => {
+    const geoDir = await mkdtemp(join(tmpdir(), 'statichost-proxy-geoip-'));
+    const database = join(geoDir, 'country.mmdb');
+    await writeFile(database, writeMmdb([{ network: '203.0.113.0/24', data: countryRecord('FR') }]));
+    const geo = await startTestApp({
+      sibling: t,
+      env: { PROXY_ALLOW_PRIVATE_ADDRESSES: 'true', GEOIP_DATABASE: database, TRUST_PROXY: 'true' },
+    });
+    try {
+      await deploySite(geo, token, 'px-geo', [
+        { path: 'index.html', content: 'home' },
+        { path: '_redirects', content: `/deal ${origin.url('/cached')} 200! Country=FR\n` },
+      ]);
+      const res = await call(geo, 'px-geo', 'GET', '/deal', { headers: { 'X-Forwarded-For': '203.0.113.7' } });
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toBe('cacheable');
+      expect(res.headers['cache-control']).toBe('private, max-age=0, must-revalidate');
+      for (const name of ['cdn-cache-control', 'cloudflare-cdn-cache-control', 'surrogate-control', 'expires'])
+        expect([name, res.headers[name]]).toEqual([name, undefined]);
+    } finally {
+      await geo.close();
+      await rm(geoDir, { recursive: true, force: true });
+    }
   });
 
   it('follows one hop only: a request that already came through a proxy rule of this service answers 508, nothing sent', async () => {

@@ -1,6 +1,8 @@
 import { DeploymentsRepository } from '../../src/deployments/deployments.repository';
 import { ProjectsRepository } from '../../src/projects/projects.repository';
+import { SiteCache } from '../../src/sites/site-cache.service';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
 import { createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
@@ -80,6 +82,70 @@ describe('Site cache budget (e2e)', () => {
       expect(sample((await roomy.http().get('/metrics').expect(200)).text, 'statichost_site_manifest_loads_total')).toBe(before);
     } finally {
       await roomy.close();
+    }
+  });
+
+  it('counts the answers a conditional rule memoises per Accept-Language against the budget', async () => {
+    await deploySite(t, token, 'by-language', [
+      { path: 'index.html', content: '<h1>home</h1>' },
+      { path: 'fr/index.html', content: '<h1>accueil</h1>' },
+      { path: '_redirects', content: '/ /fr/ 302! Language=fr\n' },
+    ]);
+    const roomy = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64' } });
+    try {
+      const held = async () => sample((await roomy.http().get('/metrics').expect(200)).text, 'statichost_site_cache_bytes', { part: 'sites' });
+      await site(roomy, 'by-language').get('/').expect(200);
+      const before = await held();
+      // Each Accept-Language is an answer of its own in the router's memo: what a client varies, the budget must see.
+      for (let i = 0; i < 40; i++) await site(roomy, 'by-language').get('/').set('Accept-Language', `de-a${i}`).expect(200);
+      expect((await site(roomy, 'by-language').get('/').set('Accept-Language', 'fr').expect(302)).headers.location).toBe('/fr/');
+      expect(await held()).toBeGreaterThanOrEqual(before + 40 * 1000);
+    } finally {
+      await roomy.close();
+    }
+  });
+
+  it('never keeps as fresh a load that read the database while its change listener was down', async () => {
+    await deploySite(t, token, 'relisten', [{ path: 'index.html', content: 'one' }]);
+    const other = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64' } });
+    // The listener's own state, as the cache keeps it: which connection, and whether it runs.
+    const cache = other.app.get(SiteCache) as unknown as { listener?: { processID: number }; listening: boolean; listen: () => Promise<void> };
+    const listen = cache.listen.bind(cache);
+    let reconnect!: () => void;
+    const mayReconnect = new Promise<void>((resolve) => (reconnect = resolve));
+    const projects = other.app.get(ProjectsRepository);
+    const readRow = projects.siteBySlug.bind(projects);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let read = false;
+    try {
+      // The reconnect waits for the test, so the deploy below happens while nothing listens.
+      jest.spyOn(cache, 'listen').mockImplementation(() => mayReconnect.then(listen));
+      await t.dataSource.query('SELECT pg_terminate_backend($1)', [cache.listener!.processID]);
+      await eventually(async () => expect(cache.listening).toBe(false));
+      // The real read, then held: it sees the site before the deploy, and answers after the reconnect.
+      jest.spyOn(projects, 'siteBySlug').mockImplementation(async (slug) => {
+        const row = await readRow(slug);
+        read = true;
+        await released;
+        return row;
+      });
+      const during = site(other, 'relisten').get('/');
+      const answered = during.then((res) => res.text);
+      await eventually(async () => expect(read).toBe(true));
+      await deploySite(t, token, 'relisten', [{ path: 'index.html', content: 'two' }]);
+      reconnect();
+      await eventually(async () => expect(cache.listening).toBe(true));
+      release();
+      await answered;
+      jest.restoreAllMocks();
+      // The notice of the deploy was lost with the listener: a state read before it must not be served now.
+      expect((await site(other, 'relisten').get('/').expect(200)).text).toBe('two');
+    } finally {
+      reconnect();
+      release();
+      jest.restoreAllMocks();
+      await other.close();
     }
   });
 

@@ -372,6 +372,21 @@ describe('proxy rules (status 200 to an absolute URL)', () => {
   it('marks a file without proxy rules', () => {
     expect(proxyRules('/a /b 302\n').proxies).toBe(false);
   });
+
+  it('never lets a query-captured value climb out of the origin path the rule names (".." or "." segments, in any spelling)', () => {
+    const r = proxyRules('/files id=:id https://origin.example/files/:id 200\n');
+    expect(matchRedirect(r, 'files', 'id=report.pdf', () => false)).toMatchObject({
+      kind: 'proxy',
+      url: 'https://origin.example/files/report.pdf?id=report.pdf',
+    });
+    // new URL() would resolve these to https://origin.example/admin or /files/.
+    for (const value of ['..%2F..%2Fadmin', '..', '.', '%2e%2e', '%252e%252e%2Fx', 'a%2F.%2Fb']) {
+      const found = matchRedirect(r, 'files', `id=${value}`, () => false);
+      const url = found?.kind === 'proxy' ? new URL(found.url) : undefined;
+      expect([value, url === undefined || url.pathname.startsWith('/files/') ? 'inside' : url.pathname]).toEqual([value, 'inside']);
+      expect([value, found?.kind === 'proxy' && /\/\.{1,2}(?:\/|\?|$)/.test(found.url)]).toEqual([value, false]);
+    }
+  });
 });
 
 describe('conditions, repeated sources, the shorthand and domain-level sources (issue 34)', () => {

@@ -525,12 +525,21 @@ function isCanonicalPath(path: string): boolean {
   return segments.every((s, i) => (s === '' ? i === segments.length - 1 : s !== '.' && s !== '..'));
 }
 
+/** A "." or ".." path segment as URL parsers resolve it ("%2e" spellings included). */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
 function answer(rule: RedirectRule, captures: Captures, query: string): RedirectMatch | null {
   const { target } = rule;
   if (target.kind === 'proxy') {
     const ownQuery = render(target.query, captures, encodeURIComponent);
     const passedQuery = ownQuery === '' && query !== '' ? `?${safeQuery(query)}` : '';
-    const url = `${render(target.path, captures, encodePathValue)}${ownQuery}${passedQuery}`;
+    const path = render(target.path, captures, encodePathValue);
+    // A query-captured value (`?id=../../admin`) is the one capture that can hold a "." or
+    // ".." segment (request paths are canonical): the origin's URL would resolve it and reach
+    // paths outside the one the rule names. Such a request matches nothing (dot segments the
+    // author wrote are the author's).
+    if (DOT_SEGMENT.test(path) && !DOT_SEGMENT.test(render(target.path, captures, () => 'x'))) return null;
+    const url = `${path}${ownQuery}${passedQuery}`;
     return { kind: 'proxy', url, signed: rule.signed, force: rule.force, line: rule.line };
   }
   if (isRewrite(rule.status)) {

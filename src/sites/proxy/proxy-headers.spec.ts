@@ -90,6 +90,13 @@ describe('setCookieRefusal', () => {
     expect(setCookieRefusal('statichost_gate=forged; Path=/', site)).toMatch(/gate/);
     expect(setCookieRefusal('sid=1; Domain=shop.sites.example; Domain=sites.example', site)).toMatch(/every site/);
   });
+
+  it('judges a fully qualified Host (trailing ".", which the router serves) and Domain as the names they are', () => {
+    const dotted: CookieScope = { ...site, host: 'shop.sites.example.' };
+    expect(setCookieRefusal('sid=1; Domain=sites.example.', dotted)).toMatch(/every site under sites.example/);
+    expect(setCookieRefusal('sid=1; Domain=example.com.', { ...custom, host: 'www.shop.example.com.' })).toMatch(/API/);
+    expect(setCookieRefusal('sid=1; Domain=shop.sites.example.', dotted)).toBeNull();
+  });
 });
 
 describe('answerHeaders', () => {

@@ -139,9 +139,13 @@ export function setCookieRefusal(value: string, scope: CookieScope): string | nu
     if (eq !== -1 && attribute.slice(0, eq).trim().toLowerCase() === 'domain') domain = attribute.slice(eq + 1).trim();
   }
   if (domain === undefined || domain === '') return null;
-  const wanted = domain.replace(/^\./, '').toLowerCase();
-  if (wanted === scope.host) return null;
-  if (!scope.host.endsWith(`.${wanted}`)) return `is for ${wanted}, which is not this site's host ${scope.host}`;
+  // The router serves a fully qualified Host ("shop.sites.example."), and a browser on it
+  // takes `Domain=sites.example.`: both are judged without the root's ".", else that pair
+  // would pass every check below as a name unlike SITES_DOMAIN and the API's hosts.
+  const host = scope.host.replace(/\.$/, '');
+  const wanted = domain.replace(/^\./, '').replace(/\.$/, '').toLowerCase();
+  if (wanted === host) return null;
+  if (!host.endsWith(`.${wanted}`)) return `is for ${wanted}, which is not this site's host ${host}`;
   const parsed = parseDomain(wanted, { allowPrivateDomains: true });
   if (parsed.publicSuffix === wanted || parsed.domain === null) return `is for ${wanted}, a public suffix`;
   if (coversHost(wanted, scope.sitesDomain)) return `is for ${wanted}, which every site under ${scope.sitesDomain} shares`;

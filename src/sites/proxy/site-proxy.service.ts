@@ -41,6 +41,9 @@ const PAGES = {
   loop: () => messagePage('Loop detected', 'This address forwards to a site of this service that forwards again; only one hop is followed.'),
 };
 
+/** Headers that decide who may store an answer and for how long (src/shared/site-rules/headers.ts's list). */
+const CACHING = ['cache-control', 'cdn-cache-control', 'cloudflare-cdn-cache-control', 'surrogate-control', 'expires', 'pragma'];
+
 /** The request body passed PROXY_MAX_BODY_BYTES while it was being forwarded. */
 class BodyTooLarge extends Error {}
 /** The origin had not started answering within PROXY_TIMEOUT_MS. */
@@ -87,8 +90,12 @@ export class SiteProxy implements OnModuleDestroy {
     await this.dispatcher.destroy().catch(() => undefined);
   }
 
-  /** Answers `res` (never throws for an origin's failure: those are 502/504 pages). */
-  forward(site: SiteState, target: ProxyTarget, req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Answers `res` (never throws for an origin's failure: those are 502/504 pages).
+   * `cacheControl`, when given, is the router's for an answer no shared cache may keep
+   * (a Country= rule chose it): it replaces every caching header of the origin's.
+   */
+  forward(site: SiteState, target: ProxyTarget, req: IncomingMessage, res: ServerResponse, cacheControl?: string): void {
     const head = req.method === 'HEAD';
     const gated = site.gateType !== 'none';
     const limit = this.config.PROXY_MAX_BODY_BYTES;
@@ -106,10 +113,10 @@ export class SiteProxy implements OnModuleDestroy {
       if (left <= 0) this.inFlight.delete(site.projectId);
       else this.inFlight.set(site.projectId, left);
     });
-    this.send(site, target, req, res, gated).catch((err: unknown) => this.failed(err, site, target, req, res, gated));
+    this.send(site, target, req, res, gated, cacheControl).catch((err: unknown) => this.failed(err, site, target, req, res, gated));
   }
 
-  private async send(site: SiteState, target: ProxyTarget, req: IncomingMessage, res: ServerResponse, gated: boolean): Promise<void> {
+  private async send(site: SiteState, target: ProxyTarget, req: IncomingMessage, res: ServerResponse, gated: boolean, cacheControl?: string): Promise<void> {
     const url = new URL(target.url);
     const headers = requestHeaders(req.rawHeaders, this.gateCookie, {
       peer: req.socket?.remoteAddress ?? 'unknown',
@@ -159,7 +166,7 @@ export class SiteProxy implements OnModuleDestroy {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const scope: CookieScope = { host, sitesDomain: this.config.SITES_DOMAIN, apiHosts: this.apiHosts, gateCookie: this.gateCookie };
     const out = answerHeaders(answer.headers, scope, (why) => this.logger.warn(`site ${site.slug}: the origin's Set-Cookie ${why}; dropped`));
-    const head = this.siteAnswerHeaders(site, out, gated);
+    const head = this.siteAnswerHeaders(site, out, gated, cacheControl);
     if (res.getHeaderNames().length === 0) res.writeHead(answer.statusCode, head);
     else {
       // The router set a header before (X-Robots-Tag on a preview host): writeHead would merge the
@@ -185,10 +192,17 @@ export class SiteProxy implements OnModuleDestroy {
     });
   }
 
-  /** The origin's headers with the site's own: CDN tags and HSTS, nosniff, and a gated site's no-store. */
-  private siteAnswerHeaders(site: SiteState, origin: string[], gated: boolean): string[] {
+  /**
+   * The origin's headers with the site's own: CDN tags and HSTS, nosniff, and a gated
+   * site's no-store (or the router's private Cache-Control of a country's answer). Then
+   * none of the origin's caching headers stays: a CDN obeys CDN-Cache-Control or
+   * Surrogate-Control over Cache-Control, and would keep one visitor's answer for all
+   * (the same set gatedHeaderChanges drops from `_headers`).
+   */
+  private siteAnswerHeaders(site: SiteState, origin: string[], gated: boolean, cacheControl?: string): string[] {
     const tags = site.headers ?? [];
-    const replaced = new Set(['x-content-type-options', ...(gated ? ['cache-control'] : [])]);
+    const own = gated ? PRIVATE_CACHE : cacheControl;
+    const replaced = new Set(['x-content-type-options', ...(own ? CACHING : [])]);
     for (let i = 0; i < tags.length; i += 2) replaced.add(tags[i].toLowerCase());
     const out: string[] = [];
     let vary: string | undefined;
@@ -202,7 +216,8 @@ export class SiteProxy implements OnModuleDestroy {
       out.push(origin[i], origin[i + 1]);
     }
     out.push('X-Content-Type-Options', 'nosniff', ...tags);
-    if (gated) out.push('Cache-Control', PRIVATE_CACHE, 'Vary', vary ? `${vary}, Cookie` : 'Cookie');
+    if (own) out.push('Cache-Control', own);
+    if (gated) out.push('Vary', vary ? `${vary}, Cookie` : 'Cookie');
     return out;
   }
 
