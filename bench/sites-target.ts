@@ -31,9 +31,8 @@ async function main(): Promise<void> {
     templateProjectId = (list.data as { id: string; slug: string }[]).find((p) => p.slug === TEMPLATE_SLUG)?.id;
     if (!templateProjectId) throw new Error('the template project is not listed');
   }
-  // The site router's memory budget, when this build has one (issue 35's SITE_CACHE_MB): the RSS goal is stated against it.
-  const budget = (app.config as unknown as Record<string, unknown>).SITE_CACHE_MB;
-  const siteCacheMb = typeof budget === 'number' ? budget : null;
+  // The site router's memory budget as the app resolved it (SITE_CACHE_MB, or the default from the instance's memory): the RSS goal is stated against it.
+  const siteCacheMb = Math.round(app.config.siteCacheBytes / (1024 * 1024));
   process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, pid: process.pid, templateProjectId, siteCacheMb })}\n`);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
