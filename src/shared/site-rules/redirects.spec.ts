@@ -590,3 +590,18 @@ describe('conditions, repeated sources, the shorthand and domain-level sources (
     });
   });
 });
+
+describe('sources under /.netlify/ (Netlify refuses them)', () => {
+  it.each(['/.netlify/from /to', 'http://example.com/.netlify/from /to', '/.Netlify/functions/* /x 200', '/.netlify /x'])(
+    'refuses %s, naming the line',
+    (line) => {
+      const parsed = parseRedirects(Buffer.from(`/ok /fine\n${line}\n`));
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.errors).toEqual([{ line: 2, message: expect.stringContaining('is under /.netlify/') }]);
+    },
+  );
+
+  it('still takes a path that only starts with the same letters', () => {
+    expect(parseRedirects(Buffer.from('/.netlifyish /x\n')).ok).toBe(true);
+  });
+});

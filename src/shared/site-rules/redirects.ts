@@ -344,7 +344,8 @@ function compileSource(raw: string): { pattern: PathPattern; host: string | null
   const scheme = /^https?:\/\//i.exec(raw);
   if (!scheme) {
     const pattern = compilePathPattern(raw);
-    return 'error' in pattern ? pattern : { pattern, host: null };
+    if ('error' in pattern) return pattern;
+    return underNetlifyPrefix(pattern) ? { error: NETLIFY_PREFIX_ERROR } : { pattern, host: null };
   }
   const rest = raw.slice(scheme[0].length);
   const slash = rest.search(/[/?#]/);
@@ -362,7 +363,19 @@ function compileSource(raw: string): { pattern: PathPattern; host: string | null
   }
   const pattern = compilePathPattern(path);
   if ('error' in pattern) return { error: `has a path that ${pattern.error}` };
+  if (underNetlifyPrefix(pattern)) return { error: NETLIFY_PREFIX_ERROR };
   return { pattern, host };
+}
+
+/**
+ * Netlify refuses rules for its reserved `/.netlify/` paths (its functions and identity
+ * live there). Nothing lives there here either, and refusing them too keeps a rules file
+ * that deploys here deployable on Netlify, as theirs are here.
+ */
+const NETLIFY_PREFIX_ERROR = 'is under /.netlify/, which Netlify reserves and refuses rules for; no file of a site can live there';
+
+function underNetlifyPrefix(pattern: PathPattern): boolean {
+  return pattern.prefix.toLowerCase().startsWith('/.netlify/') || pattern.prefix.toLowerCase() === '/.netlify';
 }
 
 function isRewrite(status: number): status is RewriteStatus {
