@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, request, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -372,6 +373,36 @@ describe('Proxy rules (e2e)', () => {
     expect(down.status).toBe(502);
     expect(down.body.toString()).toContain('did not answer');
     expect(down.headers['cache-control']).toBe('no-store');
+  });
+
+  it('keeps reading a refused body after its 413 (lingering close), so a client still sending gets the answer, not a reset', async () => {
+    // Half-open, as a client still uploading is: a server that closed at once resets its next writes (EPIPE).
+    const outcome = await new Promise<{ status?: number; error?: string }>((resolve) => {
+      const socket = connect({ port: t.port, host: '127.0.0.1', allowHalfOpen: true });
+      let text = '';
+      let writer: NodeJS.Timeout | undefined;
+      const done = (error?: string) => {
+        clearInterval(writer);
+        socket.destroy();
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]) || undefined, error });
+      };
+      socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+      socket.on('connect', () => {
+        socket.write(`POST /api/echo HTTP/1.1\r\nHost: ${siteHost(t, 'px')}\r\nContent-Length: ${10 * MB}\r\n\r\n`);
+        socket.write(Buffer.alloc(64 * 1024));
+      });
+      socket.on('data', (chunk: Buffer) => {
+        const first = text === '';
+        text += chunk.toString('latin1');
+        if (!first) return;
+        const started = Date.now();
+        writer = setInterval(() => {
+          if (Date.now() - started > 300) return done();
+          socket.write(Buffer.alloc(64 * 1024));
+        }, 10);
+      });
+    });
+    expect(outcome).toEqual({ status: 413, error: undefined });
   });
 
   it('refuses a body over PROXY_MAX_BODY_BYTES with 413: declared, or found while streaming it', async () => {

@@ -5,6 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Agent, Dispatcher } from 'undici';
 
+import { lingerOnClose } from '../../common/lingering-close';
 import { messagePage, PAGE_HEADERS } from '../../common/site-pages';
 import { AppConfig } from '../../config/app-config';
 import { gateCookieName } from '../../gates/gate-cookie';
@@ -276,8 +277,12 @@ export class SiteProxy implements OnModuleDestroy {
       ...(site.headers ?? []),
     ];
     if (gated) headers.push('Vary', 'Cookie');
-    // A body still arriving is not read to its end: the connection closes after the answer.
-    if (close) headers.push('Connection', 'close');
+    // A body still arriving is not read to its end: the connection closes after the answer,
+    // lingering (src/common/lingering-close.ts) so a client still sending gets the 413, not a reset.
+    if (close) {
+      headers.push('Connection', 'close');
+      if (res.socket) lingerOnClose(res.socket);
+    }
     res.writeHead(status, headers);
     res.end(head ? undefined : body);
   }
