@@ -107,7 +107,13 @@ describe('GitHub webhooks: push → live, branch and pull request previews, one 
     const call = host.forgeApi.calls.find((c) => c.path.includes(`/statuses/${sha}`))!;
     expect(call.path).toBe(`/api/v3/repos/acme/gh-site/statuses/${sha}`);
     expect(call.authorization).toContain(project.accessToken);
-    expect((await buildEnded(project, liveBuild.id)).forgeStatus).toBe('posted');
+    // The record is written after the forge answered, so the fake forge can have the call a moment before the build says so.
+    const settled = await eventually(async () => {
+      const build = await buildEnded(project, liveBuild.id);
+      if (build.forgeStatus === 'pending') throw new Error('forgeStatus still pending');
+      return build;
+    });
+    expect(settled.forgeStatus).toBe('posted');
   });
 
   it('the same delivery again (a redelivery): 200 duplicate, no second build', async () => {
