@@ -15,6 +15,9 @@ export const LAYERS = [
   {
     name: 'features',
     folders: [
+      // Outgoing webhooks and mail notifications: they act on the events of every feature below (issue 30).
+      'webhooks',
+      'notifications',
       // Forge webhooks: start builds, drop preview aliases (issue 29).
       'hooks',
       'builds',
@@ -23,6 +26,8 @@ export const LAYERS = [
       'sites',
       // Branch and pull-request preview aliases: the builds set them, the site router reads them.
       'previews',
+      // Forms on hosted sites: the site router hands them POSTs; sealed with the leads keyring (issue 30).
+      'forms',
       'leads',
       'gates',
       'analytics',
@@ -40,8 +45,8 @@ export const LAYERS = [
       'users',
     ],
   },
-  // Infrastructure the features use: objects, mail, the outbox, metrics.
-  { name: 'infrastructure', folders: ['metrics', 'storage', 'mail', 'outbox'] },
+  // Infrastructure the features use: objects, mail, the outbox, metrics, the event bus (issue 30).
+  { name: 'infrastructure', folders: ['metrics', 'storage', 'mail', 'outbox', 'events'] },
   // The route contract: who may call a route (@Access, the guard's pure rules, the role
   // scopes, auth's error catalog) and what it documents (@Endpoint, the OpenAPI builder,
   // which the root hands every module's codes).

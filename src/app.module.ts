@@ -14,6 +14,7 @@ import { DatabaseModule } from './database/database.module';
 import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
+import { EventsModule } from './events/events.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
 import { GitProxySecretsModule } from './git/git-proxy-secrets';
@@ -62,6 +63,7 @@ export class AppModule {
         BillingModule,
         InternalModule,
         OutboxModule,
+        EventsModule,
         MailModule,
         SiteWebhookModule,
         AnalyticsModule,

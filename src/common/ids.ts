@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld'] as const;
+// frm: a site's form, fsub: one of its submissions, wh: a webhook endpoint, msg: one event sent to one endpoint (Standard Webhooks' message id).
+export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld', 'frm', 'fsub', 'wh', 'msg'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';

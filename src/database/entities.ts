@@ -22,6 +22,9 @@ import { BuildLogChunk } from '../builds/logs/build-log-chunk.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
+import { Form } from '../forms/form.entity';
+import { FormSubmission } from '../forms/form-submission.entity';
+import { HtmlFormScan } from '../forms/html-form-scan.entity';
 import { ProjectEnvVar, ProjectGit } from '../git/git.entities';
 import { GitDelivery } from '../hooks/git-delivery.entity';
 import { Lead } from '../leads/lead.entity';
@@ -68,4 +71,7 @@ export const ENTITIES: Function[] = [
   GitDelivery,
   PreviewAlias,
   ProjectEnvVar,
+  Form,
+  FormSubmission,
+  HtmlFormScan,
 ];

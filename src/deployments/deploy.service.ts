@@ -324,6 +324,8 @@ export class DeployService {
       createdBy: principal.userId ?? principal.tokenId ?? 'unknown',
       createdAt: now,
       ruleWarnings: rules.warnings,
+      // Issue 30: the forms its HTML declares (src/shared/forms); found by the forms area's scan.
+      forms: [],
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
     if (publish) await this.pointer.makeLive(m, { id: project.id, liveDeploymentId: bumped.live_deployment_id }, deployment, now);

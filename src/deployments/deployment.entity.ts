@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
 import { BigintColumn, CascadeManyToOne, CreatedAtColumn, TimestampColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
+import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { RuleWarning } from './site-rules-check';
 
 export const DEPLOYMENT_STATUSES = ['live', 'archived', 'expired'] as const;
@@ -54,4 +55,8 @@ export class Deployment {
   /** Lines of `_redirects`/`_headers` that deployed but never apply (issue 34); `[]` when none. Never changes. */
   @Column('jsonb', { name: 'rule_warnings', default: () => "'[]'" })
   ruleWarnings: RuleWarning[];
+
+  /** The forms its HTML files declare (issue 30); `[]` when none. Never changes. */
+  @Column('jsonb', { default: () => "'[]'" })
+  forms: DeclaredForm[];
 }

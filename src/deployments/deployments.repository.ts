@@ -42,6 +42,7 @@ const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string 
   createdBy: 'usr_sqlsnapshot',
   createdAt: new Date(0),
   ruleWarnings: [],
+  forms: [],
 });
 
 /** A project's deployments, newest version first (see `page`). */

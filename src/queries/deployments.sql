@@ -7,7 +7,7 @@ SELECT c.page_total, d.*
   ORDER BY d.version DESC
 
 -- DeploymentsRepository.findInProject
-SELECT "Deployment"."id" AS "Deployment_id", "Deployment"."project_id" AS "Deployment_project_id", "Deployment"."workspace_id" AS "Deployment_workspace_id", "Deployment"."version" AS "Deployment_version", "Deployment"."status" AS "Deployment_status", "Deployment"."size_bytes" AS "Deployment_size_bytes", "Deployment"."file_count" AS "Deployment_file_count", "Deployment"."ttl" AS "Deployment_ttl", "Deployment"."expires_at" AS "Deployment_expires_at", "Deployment"."created_by" AS "Deployment_created_by", "Deployment"."created_at" AS "Deployment_created_at", "Deployment"."rule_warnings" AS "Deployment_rule_warnings" FROM "deployments" "Deployment" WHERE (("Deployment"."id" = $1) AND ("Deployment"."project_id" = $2)) LIMIT 1
+SELECT "Deployment"."id" AS "Deployment_id", "Deployment"."project_id" AS "Deployment_project_id", "Deployment"."workspace_id" AS "Deployment_workspace_id", "Deployment"."version" AS "Deployment_version", "Deployment"."status" AS "Deployment_status", "Deployment"."size_bytes" AS "Deployment_size_bytes", "Deployment"."file_count" AS "Deployment_file_count", "Deployment"."ttl" AS "Deployment_ttl", "Deployment"."expires_at" AS "Deployment_expires_at", "Deployment"."created_by" AS "Deployment_created_by", "Deployment"."created_at" AS "Deployment_created_at", "Deployment"."rule_warnings" AS "Deployment_rule_warnings", "Deployment"."forms" AS "Deployment_forms" FROM "deployments" "Deployment" WHERE (("Deployment"."id" = $1) AND ("Deployment"."project_id" = $2)) LIMIT 1
 
 -- DeploymentsRepository.files
 SELECT "DeploymentFile"."deployment_id" AS "DeploymentFile_deployment_id", "DeploymentFile"."path" AS "DeploymentFile_path", "DeploymentFile"."sha256" AS "DeploymentFile_sha256", "DeploymentFile"."size" AS "DeploymentFile_size", "DeploymentFile"."content_type" AS "DeploymentFile_content_type" FROM "deployment_files" "DeploymentFile" WHERE (("DeploymentFile"."deployment_id" = $1)) ORDER BY "DeploymentFile"."path" ASC
@@ -28,7 +28,7 @@ SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_has
 SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1
 
 -- DeploymentsRepository.insert
-INSERT INTO "deployments"("id", "project_id", "workspace_id", "version", "status", "size_bytes", "file_count", "ttl", "expires_at", "created_by", "created_at", "rule_warnings") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING "created_at", "rule_warnings"
+INSERT INTO "deployments"("id", "project_id", "workspace_id", "version", "status", "size_bytes", "file_count", "ttl", "expires_at", "created_by", "created_at", "rule_warnings", "forms") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING "created_at", "rule_warnings", "forms"
 
 -- DeploymentsRepository.insertFiles
 INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)

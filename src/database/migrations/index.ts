@@ -18,6 +18,7 @@ import { GitSettings1763770060000 } from './1763770060000-GitSettings';
 import { Builds1763770070000 } from './1763770070000-Builds';
 import { ForgePreviews1764100000000 } from './1764100000000-ForgePreviews';
 import { DeploymentRuleWarnings1764200000000 } from './1764200000000-DeploymentRuleWarnings';
+import { Forms1764300000000 } from './1764300000000-Forms';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -39,4 +40,5 @@ export const MIGRATIONS: Function[] = [
   Builds1763770070000,
   ForgePreviews1764100000000,
   DeploymentRuleWarnings1764200000000,
+  Forms1764300000000,
 ];
