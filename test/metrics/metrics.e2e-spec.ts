@@ -4,24 +4,13 @@ import { join } from 'node:path';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import { sample } from '../helpers/prometheus';
 import { deploySite, site } from '../helpers/sites';
 
 const METRICS_TOKEN = 'metrics-token-'.padEnd(40, 'm');
 const INTERNAL_TOKEN = 'internal-token-'.padEnd(40, 'i');
 // Unlimited but for the TTL, so one deploy can be refused with a 402.
 const PLANS_JSON = JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: '7d' } });
-
-/** One sample's value from the Prometheus text format; 0 when the series does not exist yet. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const labelPart = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.indexOf('}')) : '';
-    const have = labelPart ? labelPart.split(',') : [];
-    if (want.every((w) => have.includes(w)) && (want.length > 0 || have.length === 0)) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
-}
 
 describe('GET /metrics (e2e)', () => {
   let t: TestApp;

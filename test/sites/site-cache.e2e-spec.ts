@@ -4,19 +4,8 @@ import { SiteCache } from '../../src/sites/site-cache.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createApiToken, registerUser } from '../helpers/identity';
+import { sample } from '../helpers/prometheus';
 import { deploySite, site } from '../helpers/sites';
-
-/** One sample's value from the Prometheus text format; 0 when the series does not exist. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const labelPart = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.indexOf('}')) : '';
-    const have = labelPart ? labelPart.split(',') : [];
-    if (want.every((w) => have.includes(w)) && (want.length > 0 || have.length === 0)) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
-}
 
 const SITES = 12;
 const page = (n: number, name: string) => `<h1>site ${n}: ${name}</h1>`;
