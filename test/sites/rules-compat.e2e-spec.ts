@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
-import { asUser, createApiToken, registerUser } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { countryRecord, writeMmdb } from '../helpers/mmdb';
 import { type DeployFile, deploySite, site, siteHost } from '../helpers/sites';
 
@@ -178,6 +178,13 @@ describe('Netlify rules on a deployed site: conditions, query matching, shorthan
 
     it('takes the client from the last X-Forwarded-For hop, never the first entry a client wrote', async () => {
       expect((await from(t, `${FRANCE}, ${UNITED_STATES}`).expect(302)).headers.location).toBe('/us/');
+    });
+
+    it('deploys without a warning where the instance has a GeoIP database (the rule can match)', async () => {
+      const projects = await t.http().get('/projects').query({ limit: 100 }).set(bearer(token)).expect(200);
+      const project = (projects.body.data as { id: string; slug: string }[]).find((p) => p.slug === slug)!;
+      const deployments = await t.http().get(`/projects/${project.id}/deployments`).set(bearer(token)).expect(200);
+      expect(deployments.body.data.map((d: { warnings: unknown[] }) => d.warnings)).toEqual([[]]);
     });
 
     it('without a GeoIP database: the rule never matches, and the answer stays cacheable', async () => {
