@@ -33,6 +33,7 @@ import { LeadDomain } from '../leads/lead-domain.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
+import { UsageThreshold } from '../quotas/usage-threshold.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
@@ -74,4 +75,5 @@ export const ENTITIES: Function[] = [
   Form,
   FormSubmission,
   HtmlFormScan,
+  UsageThreshold,
 ];
