@@ -15,6 +15,7 @@ import {
   WorkspaceStorageBlob,
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
+import { UsageThreshold } from '../billing/usage-threshold.entity';
 import { Blob } from '../blobs/blob.entity';
 import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { Build } from '../builds/build.entity';
@@ -33,7 +34,6 @@ import { LeadDomain } from '../leads/lead-domain.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
-import { UsageThreshold } from '../quotas/usage-threshold.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';

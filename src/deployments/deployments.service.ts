@@ -94,7 +94,12 @@ export class DeploymentsService {
    * promotes of one project serialise there); `project.liveDeploymentId` is the
    * pointer as read under that lock.
    */
-  async makeLive(m: EntityManager, project: Pick<Project, 'id' | 'slug' | 'workspaceId' | 'liveDeploymentId'>, deployment: Deployment, now: Date): Promise<void> {
+  async makeLive(
+    m: EntityManager,
+    project: Pick<Project, 'id' | 'slug' | 'workspaceId' | 'liveDeploymentId'>,
+    deployment: Deployment,
+    now: Date,
+  ): Promise<void> {
     const previous = project.liveDeploymentId;
     if (previous && previous !== deployment.id) {
       const version = await this.deployments.archiveIfLive(m, previous);

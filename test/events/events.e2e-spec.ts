@@ -6,7 +6,7 @@ import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { DomainRechecker } from '../../src/domains/domain-rechecker.service';
 import { EventBus } from '../../src/events/event-bus';
 import { eventBody, type EventType } from '../../src/events/events';
-import { buildsApi, contentSite, createProject, nodeSite, startBuildApp } from '../builds/flow-support';
+import { buildsApi, contentSite, createProject, startBuildApp } from '../builds/flow-support';
 import type { TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { emailGatedProject, freshIp, submitEmail } from '../helpers/email-gate';
@@ -61,7 +61,8 @@ describe('Platform events at their sources (e2e)', () => {
     });
     // A listener that refuses after the recorder heard the event: the change rolls back, and the event with it (the "rollback" test).
     bus.listen(async (_m, event) => {
-      if (event.type === 'deployment.created' && event.data.projectSlug.startsWith('refused-')) throw badRequest('this suite refuses deployments of refused-* projects');
+      if (event.type === 'deployment.created' && event.data.projectSlug.startsWith('refused-'))
+        throw badRequest('this suite refuses deployments of refused-* projects');
     });
   });
   afterEach(() => jest.restoreAllMocks());
@@ -77,7 +78,9 @@ describe('Platform events at their sources (e2e)', () => {
       'SELECT type, workspace_id, body, personal FROM test_events WHERE workspace_id = $1 ORDER BY seq',
       [workspaceId],
     );
-    return rows.filter((r) => types.length === 0 || types.includes(r.type)).map((r) => ({ type: r.type, workspaceId: r.workspace_id, body: r.body, personal: r.personal }));
+    return rows
+      .filter((r) => types.length === 0 || types.includes(r.type))
+      .map((r) => ({ type: r.type, workspaceId: r.workspace_id, body: r.body, personal: r.personal }));
   }
   const dataOf = async (workspaceId: string, ...types: EventType[]) => (await eventsOf(workspaceId, ...types)).map((e) => ({ type: e.type, ...e.body.data }));
 
@@ -185,7 +188,11 @@ describe('Platform events at their sources (e2e)', () => {
       ]);
 
       const all = (await eventsOf(user.workspaceId)).length;
-      const refused = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: slug, files: page('<p>6</p>') });
+      const refused = await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({ project_slug: slug, files: page('<p>6</p>') });
       expect(refused.status).toBe(402);
       expect(await eventsOf(user.workspaceId)).toHaveLength(all);
 
@@ -201,7 +208,11 @@ describe('Platform events at their sources (e2e)', () => {
       const user = await registerUser(t);
       const { token } = await createApiToken(t, user, { scopes: ['deploy'] });
       const slug = slugOf('refused');
-      const res = await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: slug, files: page('<p>never</p>') });
+      const res = await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({ project_slug: slug, files: page('<p>never</p>') });
       expect(res.status).toBe(400);
       expect(await eventsOf(user.workspaceId)).toEqual([]);
       expect(await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', [slug])).toEqual([]);
@@ -237,11 +248,19 @@ describe('Platform events at their sources (e2e)', () => {
       setNow(t0);
       const user = await registerUser(t);
       const project = (
-        await t.http().post('/projects').set(asUser(user)).send({ name: slugOf('domain'), type: 'static_site', default_ttl: 'forever' }).expect(201)
+        await t
+          .http()
+          .post('/projects')
+          .set(asUser(user))
+          .send({ name: slugOf('domain'), type: 'static_site', default_ttl: 'forever' })
+          .expect(201)
       ).body as { id: string; slug: string };
       const domain = `www.d${randomBytes(4).toString('hex')}.example.test`;
-      const records = (await t.http().patch(`/projects/${project.id}`).set(asUser(user)).send({ custom_domain: domain }).expect(200)).body
-        .domainRecords as { type: string; name: string; value: string }[];
+      const records = (await t.http().patch(`/projects/${project.id}`).set(asUser(user)).send({ custom_domain: domain }).expect(200)).body.domainRecords as {
+        type: string;
+        name: string;
+        value: string;
+      }[];
       const txt = records.find((r) => r.type === 'TXT')!;
 
       // Not published yet: the check fails, the domain stays pending, no event.

@@ -7,6 +7,7 @@ import { Workspace } from '../workspaces/workspace.entity';
  * A metered limit's threshold (80 or 100 % of the plan) a workspace crossed in a period
  * (the month, `YYYY-MM-01`): written in the transaction that crossed it, so the
  * `usage.threshold` event fires once per crossing per period, however many deploys follow.
+ * Beside the other metered tables (billing.entities.ts); QuotaRepository writes it.
  */
 @Entity('usage_thresholds')
 @Check('CHK_usage_thresholds_metric', `"metric" IN ('deploymentsPerMonth', 'storageBytes')`)
