@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
+import { BuildSweeper, LEASE_EXPIRED } from '../../src/builds/queue/build-sweeper.service';
 import { badRequest } from '../../src/common/errors';
 import { Clock } from '../../src/common/time';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
@@ -170,6 +171,24 @@ describe('Platform events at their sources (e2e)', () => {
     });
   });
 
+  it('a digest-only deploy (blobs uploaded first) emits deployment.created like any other', async () => {
+    const user = await registerUser(t);
+    const { token } = await createApiToken(t, user, { scopes: ['deploy'] });
+    const body = Buffer.from('<h1>from a digest</h1>');
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    await t.http().put(`/v1/blobs/${sha256}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(body).expect(201);
+    const slug = slugOf('digest');
+    const res = await t
+      .http()
+      .post('/v1/deployments')
+      .set(bearer(token))
+      .send({ project_slug: slug, files: [{ path: 'index.html', sha256, size: body.length }] })
+      .expect(201);
+    expect(await dataOf(user.workspaceId)).toEqual([
+      expect.objectContaining({ type: 'deployment.created', projectSlug: slug, deploymentId: res.body.id, version: 1, live: true }),
+    ]);
+  });
+
   describe('usage thresholds and deploys that roll back', () => {
     it('usage.threshold fires at 80 % and 100 % of the month’s deployments, once per crossing; the refused deploy emits nothing', async () => {
       const user = await registerUser(t);
@@ -324,6 +343,18 @@ describe('Platform events at their sources (e2e)', () => {
       expect((await dataOf(user.workspaceId, 'build.started', 'build.succeeded', 'build.failed', 'deployment.created')).slice(3)).toEqual([
         expect.objectContaining({ type: 'build.started', buildId: failed.id, branch: 'broken', production: false }),
         expect.objectContaining({ type: 'build.failed', buildId: failed.id, branch: 'broken', production: false, error: failed.error }),
+      ]);
+
+      // A builder that vanished mid-build: the lease sweeper ends its build, and announces it.
+      const lost = (await api.run({ ref: 'broken' })).build;
+      await t.dataSource.query(
+        `UPDATE builds SET status = 'running', error = NULL, finished_at = NULL, lease_expires_at = now() - interval '1 hour' WHERE id = $1`,
+        [lost.id],
+      );
+      const seen = (await eventsOf(user.workspaceId, 'build.failed')).length;
+      expect(await t.app.get(BuildSweeper).runOnce()).toMatchObject({ ran: true, failed: 1 });
+      expect((await dataOf(user.workspaceId, 'build.failed')).slice(seen)).toEqual([
+        expect.objectContaining({ type: 'build.failed', buildId: lost.id, production: false, error: LEASE_EXPIRED }),
       ]);
     });
   });
