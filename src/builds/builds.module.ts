@@ -8,6 +8,7 @@ import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { QuotasModule } from '../quotas/quotas.module';
 import { Build } from './build.entity';
+import { BuildEvents } from './build-events';
 import { BuildsController } from './builds.controller';
 import { BuildsRepository } from './builds.repository';
 import { BuildsService } from './builds.service';
@@ -35,6 +36,7 @@ import { SelectedRunner } from './runner-source';
     BuildQueue,
     Builder,
     BuildSweeper,
+    BuildEvents,
     { provide: BuildInputsSource, useExisting: GitSettingsService },
     { provide: RunnerSource, useClass: SelectedRunner },
     { provide: PipelinePort, useExisting: BuildPipeline },

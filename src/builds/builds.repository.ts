@@ -152,8 +152,8 @@ export class BuildsRepository {
 
   /** A builder takes a queued build; false when it was canceled (or taken) meanwhile. */
   @GenerateSql({ params: () => ['bld_none', 'builder', new Date(0), new Date(0)] })
-  async markRunning(id: string, builderId: string, now: Date, leaseUntil: Date): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.dataSource.query(
+  async markRunning(id: string, builderId: string, now: Date, leaseUntil: Date, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const [rows]: [unknown[], number] = await manager.query(
       `UPDATE builds SET status = 'running', builder_id = $2, started_at = $3, lease_expires_at = $4 WHERE id = $1 AND status = 'queued' RETURNING id`,
       [id, builderId, now, leaseUntil],
     );
@@ -188,13 +188,13 @@ export class BuildsRepository {
 
   /** A builder ends its running build; null when it was no longer running (canceled meanwhile: the cancel stands). */
   @GenerateSql({ params: () => ['bld_none', 'builder', new Date(0), { status: 'failed', error: 'snapshot' }] })
-  async finish(id: string, builderId: string, now: Date, outcome: BuildOutcome): Promise<Build | null> {
-    const [rows]: [unknown[], number] = await this.dataSource.query(
+  async finish(id: string, builderId: string, now: Date, outcome: BuildOutcome, manager: EntityManager = this.dataSource.manager): Promise<Build | null> {
+    const [rows]: [unknown[], number] = await manager.query(
       `UPDATE builds SET status = $4, error = $5, deployment_id = coalesce($6, deployment_id), url = coalesce($7, url), lease_expires_at = NULL, ${ENDED_AT}
        WHERE id = $1 AND builder_id = $3 AND status = 'running' RETURNING id`,
       [id, now, builderId, outcome.status, outcome.error, outcome.deploymentId ?? null, outcome.url ?? null],
     );
-    return rows.length ? this.findById(id) : null;
+    return rows.length ? this.findById(id, manager) : null;
   }
 
   /**
@@ -213,8 +213,8 @@ export class BuildsRepository {
 
   /** Fails running builds whose builder stopped renewing the lease; returns their ids. */
   @GenerateSql({ params: () => [new Date(0), 'the builder stopped responding'] })
-  async failExpiredLeases(now: Date, reason: string): Promise<string[]> {
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+  async failExpiredLeases(now: Date, reason: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await manager.query(
       // One whose deploy committed before its builder stopped is live: it ends ready, as its builder would have ended it.
       `UPDATE builds SET status = CASE WHEN deployment_id IS NULL THEN 'failed' ELSE 'ready' END,
          error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, ${endedAt('$1')}

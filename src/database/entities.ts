@@ -15,6 +15,7 @@ import {
   WorkspaceStorageBlob,
   WorkspaceStorageChange,
 } from '../billing/billing.entities';
+import { UsageThreshold } from '../billing/usage-threshold.entity';
 import { Blob } from '../blobs/blob.entity';
 import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { Build } from '../builds/build.entity';
@@ -74,4 +75,5 @@ export const ENTITIES: Function[] = [
   Form,
   FormSubmission,
   HtmlFormScan,
+  UsageThreshold,
 ];

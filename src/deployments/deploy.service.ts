@@ -8,6 +8,7 @@ import { badRequest, payloadTooLarge } from '../common/errors';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import { deployOutcomeOf } from '../metrics/deploy-outcome';
 import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
@@ -25,6 +26,7 @@ import { storageError } from '../storage/storage.errors';
 import { StorageProvider } from '../storage/storage.provider';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import type { Deployment } from './deployment.entity';
+import { previewUrl } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 import { DeploymentsService } from './deployments.service';
@@ -99,6 +101,7 @@ export class DeployService {
     private readonly metrics: MetricsService,
     private readonly variants: BlobVariants,
     private readonly storage: StorageProvider,
+    private readonly events: EventBus,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -328,7 +331,22 @@ export class DeployService {
       forms: [],
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
-    if (publish) await this.pointer.makeLive(m, { id: project.id, liveDeploymentId: bumped.live_deployment_id }, deployment, now);
+    // Every path that makes a deployment (API, lazy, digest, a build's publish) commits here; before the pointer moves, so a receiver hears of the new one before the one it replaces.
+    await this.events.emit(m, {
+      type: 'deployment.created',
+      workspaceId: project.workspaceId,
+      timestamp: now,
+      data: {
+        projectId: project.id,
+        projectSlug: project.slug,
+        deploymentId: deployment.id,
+        version: deployment.version,
+        url: previewUrl(this.config, project, deployment),
+        live: publish,
+        createdBy: deployment.createdBy,
+      },
+    });
+    if (publish) await this.pointer.makeLive(m, { ...project, liveDeploymentId: bumped.live_deployment_id }, deployment, now);
     // Unpublished too: every instance may have cached "no such preview" for this version's address.
     else await this.projects.notifySiteChanged(m, project.id);
     return { deployment, project };

@@ -21,6 +21,15 @@ export interface ManifestEntry {
 /** A preview host's deployment (whatever its status) and its project. */
 export type PreviewRow = Omit<SiteRow, 'live_deployment_id'> & { deployment_id: string; version: number };
 
+/** A deployment the TTL sweeper just expired. */
+export interface ExpiredDeployment {
+  id: string;
+  version: number;
+  projectId: string;
+  workspaceId: string;
+  projectSlug: string;
+}
+
 /** A manifest entry as the router reads it (no entity mapping on the hot path). */
 export interface ManifestRow {
   path: string;
@@ -120,10 +129,14 @@ export class DeploymentsRepository {
     );
   }
 
-  /** The previous live deployment steps down; an expired one stays expired. */
+  /** The previous live deployment steps down; an expired one stays expired. Its version when it did step down, else null. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId] })
-  async archiveIfLive(manager: EntityManager, id: string): Promise<void> {
-    await manager.query(`UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'`, [id]);
+  async archiveIfLive(manager: EntityManager, id: string): Promise<number | null> {
+    const [rows]: [{ version: number }[], number] = await manager.query(
+      `UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live' RETURNING version`,
+      [id],
+    );
+    return rows[0]?.version ?? null;
   }
 
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.scratchDeploymentId] })
@@ -136,15 +149,16 @@ export class DeploymentsRepository {
     await manager.query(`UPDATE deployments SET status = 'archived' WHERE id = $1`, [id]);
   }
 
-  /** Marks every deployment past its expiry as expired; returns the project of each. */
+  /** Marks every deployment past its expiry as expired; returns each (with its project's slug, for the `deployment.archived` event). */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, new Date(0)] })
-  async expireDue(manager: EntityManager, now: Date): Promise<string[]> {
-    const [rows]: [{ project_id: string }[], number] = await manager.query(
-      `UPDATE deployments SET status = 'expired'
-       WHERE status <> 'expired' AND expires_at IS NOT NULL AND expires_at <= $1
-       RETURNING project_id`,
+  async expireDue(manager: EntityManager, now: Date): Promise<ExpiredDeployment[]> {
+    const [rows]: [ExpiredDeployment[], number] = await manager.query(
+      `UPDATE deployments d SET status = 'expired'
+       FROM projects p
+       WHERE p.id = d.project_id AND d.status <> 'expired' AND d.expires_at IS NOT NULL AND d.expires_at <= $1
+       RETURNING d.id, d.version, d.project_id AS "projectId", d.workspace_id AS "workspaceId", p.slug AS "projectSlug"`,
       [now],
     );
-    return rows.map((r) => r.project_id);
+    return rows;
   }
 }

@@ -6,6 +6,7 @@ import { FreshReads } from '../common/fresh-read';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
@@ -27,6 +28,7 @@ export class DeploymentsService {
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -64,7 +66,23 @@ export class DeploymentsService {
       if (effectiveStatus(deployment, this.clock.now()) === 'expired') {
         throw deploymentsError('deployment_expired', `deployment ${deployment.id} has expired and cannot be promoted`);
       }
-      if (project.liveDeploymentId !== deployment.id) await this.makeLive(m, project, deployment, this.clock.now());
+      if (project.liveDeploymentId !== deployment.id) {
+        const previousDeploymentId = project.liveDeploymentId;
+        await this.makeLive(m, project, deployment, this.clock.now());
+        await this.events.emit(m, {
+          type: 'deployment.promoted',
+          workspaceId: project.workspaceId,
+          timestamp: this.clock.now(),
+          data: {
+            projectId: project.id,
+            projectSlug: project.slug,
+            deploymentId: deployment.id,
+            version: deployment.version,
+            url: this.config.siteUrl(project.slug),
+            previousDeploymentId,
+          },
+        });
+      }
       return { project, deployment };
     });
   }
@@ -76,8 +94,25 @@ export class DeploymentsService {
    * promotes of one project serialise there); `project.liveDeploymentId` is the
    * pointer as read under that lock.
    */
-  async makeLive(m: EntityManager, project: Pick<Project, 'id' | 'liveDeploymentId'>, deployment: Deployment, now: Date): Promise<void> {
-    if (project.liveDeploymentId && project.liveDeploymentId !== deployment.id) await this.deployments.archiveIfLive(m, project.liveDeploymentId);
+  async makeLive(
+    m: EntityManager,
+    project: Pick<Project, 'id' | 'slug' | 'workspaceId' | 'liveDeploymentId'>,
+    deployment: Deployment,
+    now: Date,
+  ): Promise<void> {
+    const previous = project.liveDeploymentId;
+    if (previous && previous !== deployment.id) {
+      const version = await this.deployments.archiveIfLive(m, previous);
+      // Null when the pointer named one that had already expired: it did not step down now.
+      if (version !== null) {
+        await this.events.emit(m, {
+          type: 'deployment.archived',
+          workspaceId: project.workspaceId,
+          timestamp: now,
+          data: { projectId: project.id, projectSlug: project.slug, deploymentId: previous, version, reason: 'replaced' },
+        });
+      }
+    }
     // A deploy inserts its deployment already live; a promoted one is archived until now.
     if (deployment.status !== 'live') {
       await this.deployments.markLive(m, deployment.id);
@@ -97,6 +132,12 @@ export class DeploymentsService {
       if (deployment.status !== 'archived') {
         await this.deployments.markArchived(m, deployment.id);
         deployment.status = 'archived';
+        await this.events.emit(m, {
+          type: 'deployment.archived',
+          workspaceId: project.workspaceId,
+          timestamp: this.clock.now(),
+          data: { projectId: project.id, projectSlug: project.slug, deploymentId: deployment.id, version: deployment.version, reason: 'archived' },
+        });
       }
       if (project.liveDeploymentId === deployment.id) {
         await this.projectRows.clearLiveDeployment(m, project.id, this.clock.now());

@@ -5,6 +5,7 @@ import { type JobReport, MAINTENANCE_QUEUE, PeriodicJob } from '../common/period
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
+import { EventBus } from '../events/event-bus';
 import { ProjectsService } from '../projects/projects.service';
 import { DeploymentsRepository } from './deployments.repository';
 
@@ -25,6 +26,7 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
     private readonly clock: Clock,
     private readonly projects: ProjectsService,
     private readonly deployments: DeploymentsRepository,
+    private readonly events: EventBus,
   ) {
     super(TtlSweeper.name, config.SWEEP_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.ttlSweep }, MAINTENANCE_QUEUE);
   }
@@ -40,9 +42,19 @@ export class TtlSweeper extends PeriodicJob<SweepReport> {
 
   private async expireDeployments(): Promise<number> {
     return this.dataSource.transaction(async (m) => {
-      const projectIds = await this.deployments.expireDue(m, this.clock.now());
-      for (const projectId of new Set(projectIds)) await this.projects.notifySiteChanged(m, projectId);
-      return projectIds.length;
+      const now = this.clock.now();
+      const expired = await this.deployments.expireDue(m, now);
+      for (const projectId of new Set(expired.map((d) => d.projectId))) await this.projects.notifySiteChanged(m, projectId);
+      // `archived` with reason `expired`: its address stopped answering, as an archived one's does (docs/events.md).
+      for (const d of expired) {
+        await this.events.emit(m, {
+          type: 'deployment.archived',
+          workspaceId: d.workspaceId,
+          timestamp: now,
+          data: { projectId: d.projectId, projectSlug: d.projectSlug, deploymentId: d.id, version: d.version, reason: 'expired' },
+        });
+      }
+      return expired.length;
     });
   }
 }

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
 import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import { domainRecords } from '../shared/custom-domain/custom-domain';
@@ -32,6 +33,7 @@ export class DomainsService {
     private readonly dns: DomainDns,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   private get failAfterMs(): number {
@@ -120,7 +122,24 @@ export class DomainsService {
     });
     // Only `verified` is served, so only a move into or out of it changes what the router answers.
     if ((before.status === 'verified') !== (next.status === 'verified')) await this.projects.notifySiteChanged(m, current.id);
+    await this.announce(m, current, before.status, next.status);
     return this.domains.getProject(m, current.id);
+  }
+
+  /**
+   * `domain.verified` when a domain becomes verified (first time, or again after failing);
+   * `domain.failed` when a verified one stops (its failure window ran out). A pending
+   * domain never gives up here (it is checked only on request), so it never fails.
+   */
+  private async announce(m: EntityManager, project: Project, before: DomainState['status'], after: DomainState['status']): Promise<void> {
+    const ref = { projectId: project.id, projectSlug: project.slug, domain: project.customDomain! };
+    const timestamp = this.clock.now();
+    if (before !== 'verified' && after === 'verified') {
+      await this.events.emit(m, { type: 'domain.verified', workspaceId: project.workspaceId, timestamp, data: ref });
+    } else if (before === 'verified' && after === 'failed') {
+      const reason = `the TXT record ${challengeName(ref.domain)} has not held the verification token for ${this.config.DOMAIN_FAIL_AFTER_HOURS} h`;
+      await this.events.emit(m, { type: 'domain.failed', workspaceId: project.workspaceId, timestamp, data: { ...ref, reason } });
+    }
   }
 
   private dnsUnavailable(txt: RecordCheck): ApiError {

@@ -6,6 +6,7 @@ import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
+import { EventBus } from '../events/event-bus';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import { type Principal, workspaceOf } from '../shared/principal';
@@ -60,6 +61,7 @@ export class LeadsService {
     private readonly projects: ProjectsService,
     private readonly projectRows: ProjectsRepository,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -94,6 +96,15 @@ export class LeadsService {
         });
         if (!inserted) return 'known' as const;
         await this.leads.incrementCount(m, projectId, workspaceId);
+        // The slug as of now (a project may be renamed), read only for a new lead.
+        const project = await this.projectRows.getById(m, projectId);
+        await this.events.emit(m, {
+          type: 'lead.captured',
+          workspaceId,
+          timestamp: this.clock.now(),
+          data: { projectId, projectSlug: project.slug, leadId: id },
+          personal: { email },
+        });
         return 'captured' as const;
       });
     } catch (err) {

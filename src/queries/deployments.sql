@@ -35,7 +35,7 @@ INSERT INTO deployment_files (deployment_id, path, sha256, size, content_type)
   SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])
 
 -- DeploymentsRepository.archiveIfLive
-UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live'
+UPDATE deployments SET status = 'archived' WHERE id = $1 AND status = 'live' RETURNING version
 
 -- DeploymentsRepository.markLive
 UPDATE deployments SET status = 'live' WHERE id = $1
@@ -44,6 +44,7 @@ UPDATE deployments SET status = 'live' WHERE id = $1
 UPDATE deployments SET status = 'archived' WHERE id = $1
 
 -- DeploymentsRepository.expireDue
-UPDATE deployments SET status = 'expired'
-  WHERE status <> 'expired' AND expires_at IS NOT NULL AND expires_at <= $1
-  RETURNING project_id
+UPDATE deployments d SET status = 'expired'
+  FROM projects p
+  WHERE p.id = d.project_id AND d.status <> 'expired' AND d.expires_at IS NOT NULL AND d.expires_at <= $1
+  RETURNING d.id, d.version, d.project_id AS "projectId", d.workspace_id AS "workspaceId", p.slug AS "projectSlug"

@@ -36,6 +36,11 @@ INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
 -- QuotaRepository.countDeployment
 INSERT INTO workspace_monthly_usage (workspace_id, month, deployments) VALUES ($1, $2, 1)
   ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1
+  RETURNING deployments
+
+-- QuotaRepository.recordThreshold
+INSERT INTO usage_thresholds (workspace_id, metric, period, percent, crossed_at) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (workspace_id, metric, period, percent) DO NOTHING RETURNING 1
 
 -- QuotaRepository.activeBuilds
 SELECT count(*)::int AS n FROM builds WHERE workspace_id = $1 AND status IN ('queued', 'running')

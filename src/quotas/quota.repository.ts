@@ -123,13 +123,27 @@ export class QuotaRepository {
     await manager.query('UPDATE workspace_storage SET bytes = bytes + $2 WHERE workspace_id = $1', [workspaceId, added]);
   }
 
+  /** Counts one more deployment this month; the month's count with it. */
   @GenerateSql({ params: (f) => [f.manager, 'ws_none', '2000-01-01'] })
-  async countDeployment(manager: EntityManager, workspaceId: string, month: string): Promise<void> {
-    await manager.query(
+  async countDeployment(manager: EntityManager, workspaceId: string, month: string): Promise<number> {
+    const rows: { deployments: number }[] = await manager.query(
       `INSERT INTO workspace_monthly_usage (workspace_id, month, deployments) VALUES ($1, $2, 1)
-       ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1`,
+       ON CONFLICT (workspace_id, month) DO UPDATE SET deployments = workspace_monthly_usage.deployments + 1
+       RETURNING deployments`,
       [workspaceId, month],
     );
+    return rows[0].deployments;
+  }
+
+  /** Records that the workspace crossed `percent` of `metric` in `period`; false when it already had (the event fired then). */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'storageBytes', '2000-01-01', 80, new Date(0)] })
+  async recordThreshold(manager: EntityManager, workspaceId: string, metric: string, period: string, percent: number, at: Date): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO usage_thresholds (workspace_id, metric, period, percent, crossed_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (workspace_id, metric, period, percent) DO NOTHING RETURNING 1`,
+      [workspaceId, metric, period, percent, at],
+    );
+    return rows.length > 0;
   }
 
   /** Builds of the workspace queued or running now (read under the quota lock, so a start waits for the one before it). */

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
+import { EventBus } from '../events/event-bus';
 import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
@@ -20,6 +21,7 @@ import {
   ttlQuotaError,
 } from './quota';
 import { type BlobSizes, QuotaRepository } from './quota.repository';
+import { crossedThresholds, type ThresholdMetric } from './usage-thresholds';
 
 /** The plan a workspace is on, as read for one request. */
 export interface WorkspacePlan {
@@ -58,6 +60,7 @@ export class QuotaService {
     private readonly usageRows: QuotaRepository,
     private readonly plans: PlansService,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   /** The plan in force, without a lock: for checks that need no count (file size, TTL). */
@@ -129,7 +132,31 @@ export class QuotaService {
     if (error) throw error;
     // Counted whatever the plan, so the figure is right when the plan changes.
     if (added > 0) await this.usageRows.addBlobs(manager, workspaceId, blobs, added);
-    await this.usageRows.countDeployment(manager, workspaceId, month);
+    const deployments = await this.usageRows.countDeployment(manager, workspaceId, month);
+    await this.announceThresholds(manager, workspaceId, month, now, 'deploymentsPerMonth', deployments - 1, deployments, limits.deploymentsPerMonth);
+    await this.announceThresholds(manager, workspaceId, month, now, 'storageBytes', used, used + added, limits.storageBytes);
+  }
+
+  /**
+   * `usage.threshold` for each threshold this change crossed, once per metric, threshold
+   * and month (storage too: a workspace hovering at 80 % hears of it once a month, not
+   * at every deploy that dips and climbs back); in the charging transaction, so a deploy
+   * that rolls back (a 402 further on, a failure) announces nothing.
+   */
+  private async announceThresholds(
+    manager: EntityManager,
+    workspaceId: string,
+    month: string,
+    now: Date,
+    metric: ThresholdMetric,
+    before: number,
+    after: number,
+    limit: number | null,
+  ): Promise<void> {
+    for (const percent of crossedThresholds(before, after, limit)) {
+      if (!(await this.usageRows.recordThreshold(manager, workspaceId, metric, month, percent, now))) continue;
+      await this.events.emit(manager, { type: 'usage.threshold', workspaceId, timestamp: now, data: { metric, used: after, limit: limit!, percent } });
+    }
   }
 
   /**

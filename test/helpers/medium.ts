@@ -11,6 +11,7 @@ import { newId } from '../../src/common/ids';
 import { AppConfig } from '../../src/config/app-config';
 import { AppConfigModule } from '../../src/config/config.module';
 import { DatabaseModule } from '../../src/database/database.module';
+import { EventsModule } from '../../src/events/events.module';
 import { MetricsModule } from '../../src/metrics/metrics.module';
 import { QuotasModule } from '../../src/quotas/quotas.module';
 import type { Principal } from '../../src/shared/principal';
@@ -41,7 +42,7 @@ export function tokenPrincipal(workspaceId: string, projectId?: string): Princip
  * the service under test is `sut`, and `ctx` builds the rows a case needs.
  *
  * The infrastructure every feature module expects (config, database, clock and
- * idempotency, metrics, storage, quotas) is always there; `imports` names the feature
+ * idempotency, metrics, storage, quotas, the event bus) is always there; `imports` names the feature
  * modules. Periodic jobs do not run (SWEEP_INTERVAL_SECONDS=0); tests call them.
  */
 @Module({})
@@ -71,6 +72,8 @@ export async function newMediumService<T>(
       MetricsModule,
       StorageModule,
       QuotasModule,
+      // Global in the app: deploys, quotas and the other emitters take the event bus (issue 30).
+      EventsModule,
       ...options.imports,
     ];
     app = await NestFactory.createApplicationContext({ module: MediumModule, imports }, { logger: false, abortOnError: false });

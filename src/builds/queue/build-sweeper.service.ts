@@ -5,6 +5,7 @@ import { type JobReport, PeriodicJob } from '../../common/periodic-job';
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { ADVISORY_LOCKS } from '../../database/advisory-locks';
+import { BuildEvents } from '../build-events';
 import { BuildsRepository } from '../builds.repository';
 import { BuildLogsService } from '../logs/build-logs.service';
 import { BuildFeedback } from '../ports';
@@ -30,12 +31,13 @@ export interface BuildSweepReport extends JobReport {
 @Injectable()
 export class BuildSweeper extends PeriodicJob<BuildSweepReport> {
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     config: AppConfig,
     private readonly clock: Clock,
     private readonly builds: BuildsRepository,
     private readonly logs: BuildLogsService,
     private readonly feedback: BuildFeedback,
+    private readonly events: BuildEvents,
   ) {
     super(BuildSweeper.name, config.SWEEP_INTERVAL_SECONDS > 0 ? Math.max(1, Math.floor(config.BUILD_LEASE_SECONDS / 2)) : 0, {
       dataSource,
@@ -48,7 +50,15 @@ export class BuildSweeper extends PeriodicJob<BuildSweepReport> {
   }
 
   protected async work(): Promise<BuildSweepReport> {
-    const failed = await this.builds.failExpiredLeases(this.clock.now(), LEASE_EXPIRED);
+    const failed = await this.dataSource.transaction(async (m) => {
+      const ids = await this.builds.failExpiredLeases(this.clock.now(), LEASE_EXPIRED, m);
+      // Its builder is gone, so its end (failed, or ready when its deploy had committed) is announced here.
+      for (const id of ids) {
+        const build = (await this.builds.findById(id, m))!;
+        await this.events.emit(m, build, await this.events.productionBranch(build.projectId));
+      }
+      return ids;
+    });
     // Its builder is gone, so nobody else tells the forge that the pending status is over.
     for (const id of failed) this.feedback.buildChanged(id);
     const chunked = await this.builds.finishedWithChunkedLog(20);

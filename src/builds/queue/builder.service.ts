@@ -12,6 +12,7 @@ import { PreviewsService } from '../../previews/previews.service';
 import { ProjectsRepository } from '../../projects/projects.repository';
 import type { Principal } from '../../shared/principal';
 import type { Build } from '../build.entity';
+import { BuildEvents } from '../build-events';
 import { type BuildOutcome, BuildsRepository } from '../builds.repository';
 import { BuildLogsService } from '../logs/build-logs.service';
 import { BuildFailure, type ResolvedCommit } from '../pipeline/types';
@@ -63,6 +64,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly feedback: BuildFeedback,
+    private readonly events: BuildEvents,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -94,8 +96,14 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
   async run(buildId: string): Promise<void> {
     const build = await this.builds.findById(buildId);
     if (!build || build.status !== 'queued') return;
+    const productionBranch = await this.events.productionBranch(build.projectId);
     const started = this.clock.now();
-    if (!(await this.builds.markRunning(buildId, this.builderId, started, this.leaseUntil()))) return;
+    const taken = await this.dataSource.transaction(async (m) => {
+      if (!(await this.builds.markRunning(buildId, this.builderId, started, this.leaseUntil(), m))) return false;
+      await this.events.emit(m, { ...build, status: 'running' }, productionBranch);
+      return true;
+    });
+    if (!taken) return;
     let stopped: StopReason | undefined;
     const controller = new AbortController();
     const stop = (reason: StopReason) => {
@@ -121,7 +129,13 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       // Every line is in the table before the build ends: a follower that sees the end has seen them all.
       await log.close();
-      if (outcome) await this.builds.finish(buildId, this.builderId, this.clock.now(), outcome);
+      if (outcome) {
+        const ending = outcome;
+        await this.dataSource.transaction(async (m) => {
+          const ended = await this.builds.finish(buildId, this.builderId, this.clock.now(), ending, m);
+          if (ended) await this.events.emit(m, ended, productionBranch);
+        });
+      }
       await this.logs.archive(buildId);
     } catch (err) {
       this.logger.error(`build ${buildId}: ending it failed: ${(err as Error).message}`, (err as Error).stack);
