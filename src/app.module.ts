@@ -23,6 +23,7 @@ import { HooksModule } from './hooks/hooks.module';
 import { InternalModule } from './internal/internal.module';
 import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PreviewsModule } from './previews/previews.module';
@@ -73,6 +74,7 @@ export class AppModule {
         GitProxySecretsModule,
         PreviewsModule,
         HooksModule,
+        NotificationsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -56,7 +56,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 /** PAGE_HEADERS as a flat [name, value, …] list, the form writeHead takes. */
 export const PAGE_HEADER_LIST: readonly string[] = Object.entries(PAGE_HEADERS).flat();
 
-function layout(title: string, body: string): string {
+/** A built-in page around `body` (its stylesheet is the one PAGE_CSP allows). */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
