@@ -163,7 +163,9 @@ function renderNotificationMail(brand: MailBrand, mail: NotificationMail): Rende
       return render(brand, `${plural(total, 'new lead or form submission', 'new leads and form submissions')} in ${d.workspace}`, `Hello ${d.name},`, [
         { p: `${counts || 'New entries'} in the workspace "${d.workspace}":` },
         ...d.leads.map((l) => ({ p: `Lead on ${l.projectSlug}: ${l.email}` })),
-        ...d.submissions.map((s) => ({ p: `Form "${s.formName}" on ${s.projectSlug}: ${s.fields.map(([k, v]) => `${k}: ${v}`).join(' · ') || '(no fields)'}` })),
+        ...d.submissions.map((s) => ({
+          p: `Form "${s.formName}" on ${s.projectSlug}: ${s.fields.map(([k, v]) => `${k}: ${v}`).join(' · ') || '(no fields)'}`,
+        })),
         ...(d.more > 0 ? [{ p: `…and ${plural(d.more, 'more', 'more')} in the dashboard.` }] : []),
         { link: d.leadsUrl, label: 'All leads of the workspace' },
         ...notificationFooter(d, 'the digest of new leads and form submissions'),

@@ -81,5 +81,8 @@ export class UnsubscribeController {
 }
 
 function page(res: Response, status: number, html: string): void {
-  res.status(status).set({ ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).send(html);
+  res
+    .status(status)
+    .set({ ...PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' })
+    .send(html);
 }

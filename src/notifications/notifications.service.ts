@@ -12,8 +12,8 @@ import { EventBus } from '../events/event-bus';
 import type { PlatformEvent } from '../events/events';
 import { openFields, sealFields } from '../forms/submission-crypto';
 import { LeadsKeyring } from '../leads/keyring';
-import type { DigestMailData, MailTemplate } from '../mail/mail-templates';
 import { MailService } from '../mail/mail.service';
+import type { DigestMailData, MailTemplate } from '../mail/mail-templates';
 import type { NotificationSettingsView, UpdateNotificationSettingsDto } from './dto/notification-settings.dto';
 import type { DigestItemKind } from './notification-digest-item.entity';
 import { type NewDigestItem, NotificationsRepository, type StoredDigestItem } from './notifications.repository';
@@ -173,7 +173,13 @@ export class NotificationsService implements OnModuleInit {
     recipient: { userId: string; workspaceId: string; email: string; name: string; workspaceName: string },
     items: StoredDigestItem[],
   ): Promise<number> {
-    const data: DigestMailData = { name: recipient.name, leads: [], submissions: [], more: 0, leadsUrl: `${this.config.apiBaseUrl}/app/w/${recipient.workspaceId}/leads` };
+    const data: DigestMailData = {
+      name: recipient.name,
+      leads: [],
+      submissions: [],
+      more: 0,
+      leadsUrl: `${this.config.apiBaseUrl}/app/w/${recipient.workspaceId}/leads`,
+    };
     for (const item of items) {
       const key = this.keyring.key(item.keyId);
       const content = key ? openFields(key, { nonce: item.nonce, ciphertext: item.ciphertext }, itemAad(item.id, item.userId)) : null;

@@ -21,9 +21,15 @@ export function confirmUnsubscribePage(topic: NotificationTopic): string {
 }
 
 export function unsubscribedPage(topic: NotificationTopic): string {
-  return messagePage('Unsubscribed', `You will not get ${WHAT[topic]} from this workspace any more. You can turn them on again in your account’s notification settings.`);
+  return messagePage(
+    'Unsubscribed',
+    `You will not get ${WHAT[topic]} from this workspace any more. You can turn them on again in your account’s notification settings.`,
+  );
 }
 
 export function invalidLinkPage(): string {
-  return messagePage('Link not valid', 'This unsubscribe link is not valid: it may have been cut or changed. Change your notifications in your account’s settings instead.');
+  return messagePage(
+    'Link not valid',
+    'This unsubscribe link is not valid: it may have been cut or changed. Change your notifications in your account’s settings instead.',
+  );
 }

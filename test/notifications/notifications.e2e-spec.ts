@@ -76,7 +76,9 @@ describe('Mail notifications (e2e)', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_API_URL, PRODUCT_NAME: 'Acme Hosting', NOTIFICATIONS_DIGEST_WINDOW_SECONDS: String(WINDOW_SECONDS) } });
+    t = await startTestApp({
+      env: { SMTP_URL: smtp.url, PUBLIC_API_URL, PRODUCT_NAME: 'Acme Hosting', NOTIFICATIONS_DIGEST_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+    });
     owner = await registerUser(t, { name: 'Olive Owner' });
     await verifyEmail(t, owner);
     viewer = await registerUser(t, { name: 'Vic Viewer' });
@@ -251,7 +253,10 @@ describe('Mail notifications (e2e)', () => {
         .send('List-Unsubscribe=One-Click')
         .expect(400);
     }
-    await t.http().get(`/notifications/unsubscribe?token=${encodeURIComponent(forged)}`).expect(400);
+    await t
+      .http()
+      .get(`/notifications/unsubscribe?token=${encodeURIComponent(forged)}`)
+      .expect(400);
     expect(await settingsOf(owner)).toMatchObject({ buildFailed: true, domainFailed: true, digest: 'daily' });
     expect(await settingsOf(viewer)).toMatchObject({ buildFailed: true });
 

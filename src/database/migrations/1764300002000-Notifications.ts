@@ -14,9 +14,7 @@ export class Notifications1764300002000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE TABLE "notification_digest_items" ("id" uuid NOT NULL, "user_id" text NOT NULL, "workspace_id" text NOT NULL, "kind" text NOT NULL, "project_id" text NOT NULL, "project_slug" text NOT NULL, "ref_id" text NOT NULL, "form_name" text, "key_id" text NOT NULL, "nonce" bytea NOT NULL, "ciphertext" bytea NOT NULL, "created_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL, CONSTRAINT "CHK_notification_digest_items_nonce_length" CHECK (octet_length("nonce") = 12), CONSTRAINT "CHK_notification_digest_items_kind" CHECK ("kind" IN ('lead', 'form')), CONSTRAINT "PK_notification_digest_items" PRIMARY KEY ("id"))`,
     );
-    await queryRunner.query(
-      `CREATE INDEX "IDX_notification_digest_items_recipient" ON "notification_digest_items" ("user_id", "workspace_id", "created_at") `,
-    );
+    await queryRunner.query(`CREATE INDEX "IDX_notification_digest_items_recipient" ON "notification_digest_items" ("user_id", "workspace_id", "created_at") `);
     await queryRunner.query(
       `ALTER TABLE "notification_preferences" ADD CONSTRAINT "FK_notification_preferences_user" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
     );

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsString, MaxLength } from 'class-validator';
 
 import { IdProperty } from '../../common/dto-fields';
-import { ROLES, type Role } from '../../shared/principal';
+import { type Role, ROLES } from '../../shared/principal';
 import { DIGEST_MODES, type DigestMode } from '../notification-preference.entity';
 
 const DIGEST_DOC = {
