@@ -11,6 +11,7 @@ export interface Recipient {
   userId: string;
   email: string;
   name: string;
+  role: Role;
   digest: DigestMode;
 }
 
@@ -79,7 +80,7 @@ export class NotificationsRepository {
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, 'digest'] })
   recipients(m: EntityManager, workspaceId: string, topic: NotificationTopic): Promise<Recipient[]> {
     return m.query(
-      `SELECT u.id AS "userId", u.email, u.name, p.digest
+      `SELECT u.id AS "userId", u.email, u.name, wm.role, p.digest
          FROM notification_preferences p
          JOIN workspace_members wm ON wm.workspace_id = p.workspace_id AND wm.user_id = p.user_id AND wm.status = 'active'
          JOIN users u ON u.id = p.user_id AND u.email_verified_at IS NOT NULL

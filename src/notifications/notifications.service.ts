@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { ROLE_SCOPES } from '../access/permissions';
 import { notFound } from '../common/errors';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
@@ -152,7 +153,8 @@ export class NotificationsService implements OnModuleInit {
     formName: string | null,
     content: Record<string, string>,
   ): Promise<void> {
-    const recipients = await this.repository.recipients(m, workspaceId, 'digest');
+    // The digest shows what the visitors typed: only to roles that may read the workspace's leads (today every role).
+    const recipients = (await this.repository.recipients(m, workspaceId, 'digest')).filter((r) => ROLE_SCOPES[r.role].includes('read'));
     if (recipients.length === 0) return;
     const now = this.clock.now();
     const key = this.keyring.current;
