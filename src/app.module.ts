@@ -24,6 +24,7 @@ import { InternalModule } from './internal/internal.module';
 import { LeadsModule } from './leads/leads.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
 import { PreviewsModule } from './previews/previews.module';
 import { ProjectsModule } from './projects/projects.module';
@@ -73,6 +74,7 @@ export class AppModule {
         GitProxySecretsModule,
         PreviewsModule,
         HooksModule,
+        NotificationsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

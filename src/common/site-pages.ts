@@ -14,7 +14,7 @@ export function escapeHtml(s: string): string {
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:Canvas;color:CanvasText}
-main{width:min(24rem,90vw);padding:2rem;border:1px solid color-mix(in srgb,CanvasText 20%,transparent);border-radius:.75rem}
+main{box-sizing:border-box;width:min(24rem,90vw);padding:2rem;border:1px solid color-mix(in srgb,CanvasText 20%,transparent);border-radius:.75rem}
 h1{font-size:1.25rem;margin:0 0 .5rem}p{margin:.25rem 0 1rem;line-height:1.5}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px solid GrayText;border-radius:.4rem}
@@ -56,7 +56,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 /** PAGE_HEADERS as a flat [name, value, …] list, the form writeHead takes. */
 export const PAGE_HEADER_LIST: readonly string[] = Object.entries(PAGE_HEADERS).flat();
 
-function layout(title: string, body: string): string {
+/** A built-in page around `body` (its stylesheet is the one PAGE_CSP allows). */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>

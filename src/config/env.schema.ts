@@ -474,6 +474,18 @@ export class EnvironmentVariables {
   @BoolVar()
   REQUIRE_VERIFIED_EMAIL = false;
 
+  /** Mail notifications: an `immediate` digest goes out this long after its first new lead or submission, with everything that came meanwhile. */
+  @IntVar(0, 86_400)
+  NOTIFICATIONS_DIGEST_WINDOW_SECONDS = 120;
+
+  /** Mail notifications: the hour (UTC) of the `daily` digest, with everything that came in the day before. */
+  @IntVar(0, 23)
+  NOTIFICATIONS_DAILY_DIGEST_HOUR = 8;
+
+  /** HMAC key of the one-click unsubscribe links of notification mails; unset: generated once into $DATA_DIR/notifications-unsubscribe.secret. */
+  @SecretVar()
+  NOTIFICATIONS_UNSUBSCRIBE_SECRET?: string;
+
   /** Failed logins allowed per account from one client address within LOGIN_FAILURE_WINDOW_SECONDS, then 429. */
   @IntVar(1)
   LOGIN_MAX_FAILURES_PER_ADDRESS = 5;

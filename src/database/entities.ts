@@ -31,6 +31,8 @@ import { GitDelivery } from '../hooks/git-delivery.entity';
 import { Lead } from '../leads/lead.entity';
 import { LeadCounter } from '../leads/lead-counter.entity';
 import { LeadDomain } from '../leads/lead-domain.entity';
+import { NotificationDigestItem } from '../notifications/notification-digest-item.entity';
+import { NotificationPreference } from '../notifications/notification-preference.entity';
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
@@ -76,4 +78,6 @@ export const ENTITIES: Function[] = [
   FormSubmission,
   HtmlFormScan,
   UsageThreshold,
+  NotificationPreference,
+  NotificationDigestItem,
 ];

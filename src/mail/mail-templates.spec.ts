@@ -38,3 +38,66 @@ describe('renderMail', () => {
     expect(out.text).toContain('change the email address of your Acme Hosting account to new@example.com');
   });
 });
+
+describe('renderMail: notifications (issue 30)', () => {
+  const footer = {
+    workspace: 'Shop <team>',
+    settingsUrl: 'https://api.example.com/app/account',
+    unsubscribeUrl: 'https://api.example.com/notifications/unsubscribe?token=u1.a.b.digest.x',
+  };
+  const digest = (leads: number, submissions: number, more = 0) =>
+    renderMail(brand, {
+      template: 'notify_digest',
+      data: {
+        ...footer,
+        name: 'Ann',
+        leads: Array.from({ length: leads }, (_, i) => ({ projectSlug: 'shop', email: `v${i}@example.org` })),
+        submissions: Array.from({ length: submissions }, () => ({
+          projectSlug: 'shop',
+          formName: 'contact',
+          fields: [['message', '<script>x</script>'] as [string, string]],
+        })),
+        more,
+        leadsUrl: 'https://api.example.com/app/w/ws_x/leads',
+      },
+    });
+
+  it('every notification names its workspace and ends with its one-click unsubscribe link, in text and HTML', () => {
+    const mails = [
+      digest(1, 1),
+      renderMail(brand, {
+        template: 'notify_build_failed',
+        data: {
+          ...footer,
+          name: 'Ann',
+          projectSlug: 'shop',
+          branch: 'main',
+          commitSha: 'abcdef0123456789',
+          error: 'exit 1',
+          buildUrl: 'https://api.example.com/app/b',
+        },
+      }),
+      renderMail(brand, {
+        template: 'notify_domain_failed',
+        data: { ...footer, name: 'Ann', projectSlug: 'shop', domain: 'www.shop.example', reason: 'no TXT' },
+      }),
+    ];
+    for (const out of mails) {
+      expect(out.subject).toContain('Shop <team>');
+      expect(out.links).toContain(footer.unsubscribeUrl);
+      expect(out.text).toContain(footer.unsubscribeUrl);
+      expect(out.html).toContain(`href="${escapeHtml(footer.unsubscribeUrl)}"`);
+      expect(out.html).not.toContain('<team>');
+      expect(out.html).not.toMatch(/<img|<script/i);
+    }
+  });
+
+  it('a digest counts what it lists and what it leaves out, and escapes what visitors typed', () => {
+    expect(digest(1, 0).subject).toBe('1 new lead or form submission in Shop <team>');
+    expect(digest(2, 1).text).toContain('2 new leads and 1 form submission in the workspace');
+    const long = digest(50, 0, 7);
+    expect(long.subject).toBe('57 new leads and form submissions in Shop <team>');
+    expect(long.text).toContain('…and 7 more in the dashboard.');
+    expect(digest(0, 1).html).toContain('message: &lt;script&gt;x&lt;/script&gt;');
+  });
+});

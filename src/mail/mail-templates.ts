@@ -15,7 +15,8 @@ export type MailTemplate =
   | { template: 'verify_email'; data: { name: string; link: string; email: string; change: boolean } }
   | { template: 'email_changed'; data: { name: string; oldEmail: string; newEmail: string } }
   | { template: 'password_reset'; data: { name: string; link: string } }
-  | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } };
+  | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } }
+  | NotificationMail;
 
 export interface RenderedMail {
   subject: string;
@@ -91,6 +92,83 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
         { p: `${d.inviter} invited you to join the workspace "${d.workspace}" on ${product} as ${d.role}.` },
         d.hasAccount ? { link: d.link, label: 'See the invitation' } : { link: d.link, label: `Create your ${product} account with this address, then accept` },
         { p: 'You can accept once your email address is confirmed. If you do not know the sender, ignore this mail.' },
+      ]);
+    }
+    default:
+      return renderNotificationMail(brand, mail);
+  }
+}
+
+/** The mail notifications of issue 30 (src/notifications): each names its workspace and ends with how to stop it. */
+export type NotificationMail =
+  | {
+      template: 'notify_build_failed';
+      data: NotificationFooter & { name: string; projectSlug: string; branch: string | null; commitSha: string | null; error: string; buildUrl: string };
+    }
+  | { template: 'notify_domain_failed'; data: NotificationFooter & { name: string; projectSlug: string; domain: string; reason: string } }
+  | { template: 'notify_digest'; data: NotificationFooter & DigestMailData };
+
+/** A digest's entries, oldest first; `more` counts those left out of a long one. */
+export interface DigestMailData {
+  name: string;
+  leads: { projectSlug: string; email: string }[];
+  submissions: { projectSlug: string; formName: string; fields: [string, string][] }[];
+  more: number;
+  leadsUrl: string;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+interface NotificationFooter {
+  workspace: string;
+  settingsUrl: string;
+  unsubscribeUrl: string;
+}
+
+function notificationFooter(d: NotificationFooter, what: string): Block[] {
+  return [
+    { p: `You get this mail because you turned on ${what} for the workspace "${d.workspace}".` },
+    { link: d.unsubscribeUrl, label: 'Stop these mails (one click, no sign-in)' },
+    { link: d.settingsUrl, label: 'All your notification settings' },
+  ];
+}
+
+function renderNotificationMail(brand: MailBrand, mail: NotificationMail): RenderedMail {
+  switch (mail.template) {
+    case 'notify_build_failed': {
+      const d = mail.data;
+      const commit = d.commitSha ? ` at ${d.commitSha.slice(0, 12)}` : '';
+      return render(brand, `Production build failed: ${d.projectSlug} (${d.workspace})`, `Hello ${d.name},`, [
+        { p: `A build of the production branch${d.branch ? ` ${d.branch}` : ''}${commit} of ${d.projectSlug} failed; the live site is unchanged.` },
+        { p: `Why: ${d.error}` },
+        { link: d.buildUrl, label: 'The build and its log' },
+        ...notificationFooter(d, 'mails about failed production builds'),
+      ]);
+    }
+    case 'notify_domain_failed': {
+      const d = mail.data;
+      return render(brand, `Domain ${d.domain} stopped verifying (${d.workspace})`, `Hello ${d.name},`, [
+        { p: `The custom domain ${d.domain} of ${d.projectSlug} no longer verifies, so it does not serve the site.` },
+        { p: `The check said: ${d.reason}` },
+        ...notificationFooter(d, 'mails about custom domains'),
+      ]);
+    }
+    case 'notify_digest': {
+      const d = mail.data;
+      const total = d.leads.length + d.submissions.length + d.more;
+      const counts = [
+        ...(d.leads.length ? [plural(d.leads.length, 'new lead', 'new leads')] : []),
+        ...(d.submissions.length ? [plural(d.submissions.length, 'form submission', 'form submissions')] : []),
+      ].join(' and ');
+      return render(brand, `${plural(total, 'new lead or form submission', 'new leads and form submissions')} in ${d.workspace}`, `Hello ${d.name},`, [
+        { p: `${counts || 'New entries'} in the workspace "${d.workspace}":` },
+        ...d.leads.map((l) => ({ p: `Lead on ${l.projectSlug}: ${l.email}` })),
+        ...d.submissions.map((s) => ({
+          p: `Form "${s.formName}" on ${s.projectSlug}: ${s.fields.map(([k, v]) => `${k}: ${v}`).join(' · ') || '(no fields)'}`,
+        })),
+        ...(d.more > 0 ? [{ p: `…and ${plural(d.more, 'more', 'more')} in the dashboard.` }] : []),
+        { link: d.leadsUrl, label: 'All leads of the workspace' },
+        ...notificationFooter(d, 'the digest of new leads and form submissions'),
       ]);
     }
   }

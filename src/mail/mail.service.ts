@@ -12,7 +12,8 @@ import { MailTemplate, renderMail } from './mail-templates';
 export const MAIL_KIND = 'mail';
 const TIMEOUT_MS = 15_000;
 
-type MailPayload = { to: string } & MailTemplate;
+/** `headers`: extra headers of this mail (a notification's List-Unsubscribe). */
+type MailPayload = { to: string; headers?: Record<string, string> } & MailTemplate;
 
 /**
  * Mail goes through the outbox: `queue` writes it in the caller's transaction (so it
@@ -44,8 +45,8 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Queues one mail inside the caller's transaction. */
-  async queue(m: EntityManager, to: string, mail: MailTemplate, now: Date): Promise<void> {
-    await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail }, now);
+  async queue(m: EntityManager, to: string, mail: MailTemplate, now: Date, headers?: Record<string, string>): Promise<void> {
+    await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail, ...(headers ? { headers } : {}) }, now);
   }
 
   private async send(payload: MailPayload, id: string): Promise<void> {
@@ -59,7 +60,7 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
       html: rendered.html,
       // The outbox id: a receiver (or a person) can tell a repeat after a crash from a new mail.
       messageId: `<${id}@${host}>`,
-      headers: { 'Auto-Submitted': 'auto-generated' },
+      headers: { ...payload.headers, 'Auto-Submitted': 'auto-generated' },
     };
     if (this.smtp) {
       await this.smtp.sendMail(message);

@@ -23,6 +23,7 @@ const Members = () => import('./pages/members').then((m) => ({ Component: m.Memb
 const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Billing }));
 const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
 const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
+const Account = () => import('./pages/account').then((m) => ({ Component: m.Account }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
@@ -38,6 +39,7 @@ export const router = createBrowserRouter(
       children: [
         { index: true, element: <Home /> },
         { path: 'invitations', element: <Invitations /> },
+        { path: 'account', lazy: Account },
         {
           path: 'w/:workspaceId',
           element: <WorkspaceScope />,

@@ -1109,6 +1109,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your mail notifications in each of your workspaces (all off until you turn them on)
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Set your mail notifications for one workspace
+         * @description Sets the three choices of the workspace named in the body (one you are an active member of, else 404) and answers all your workspaces’ settings. Mail goes to your verified address only.
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The confirm page of an unsubscribe link (changes nothing)
+         * @description A page with a button that POSTs to the same address: link scanners that follow the link unsubscribe nobody.
+         *
+         *     **Access:** public, no credential.
+         */
+        get: operations["showUnsubscribe"];
+        put?: never;
+        /**
+         * Unsubscribe (RFC 8058 one-click)
+         * @description Turns off the notification the link names, for its person and workspace. Mail clients POST `List-Unsubscribe=One-Click` (the body is not needed: the signed token is what counts); the confirm page’s button posts the same.
+         *
+         *     **Access:** public, no credential.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2409,6 +2463,58 @@ export interface components {
              * @example pr-7--site
              */
             removed: string | null;
+        };
+        WorkspaceNotificationSettingsView: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /** @example Acme */
+            workspaceName: string;
+            /**
+             * @description Your role there
+             * @example owner
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "viewer";
+            /**
+             * @description Mail when a build of a project’s production branch fails
+             * @example false
+             */
+            buildFailed: boolean;
+            /**
+             * @description Mail when a custom domain stops verifying
+             * @example false
+             */
+            domainFailed: boolean;
+            /**
+             * @description New leads and form submissions by mail: `off`, `immediate` (batched: one mail a few minutes after the first new entry, with everything that came meanwhile) or `daily` (one mail a day at the operator’s NOTIFICATIONS_DAILY_DIGEST_HOUR, UTC). The mail lists the leads’ emails and the submissions’ fields: every role of a workspace may read its leads.
+             * @example daily
+             * @enum {string}
+             */
+            digest: "off" | "immediate" | "daily";
+        };
+        NotificationSettingsView: {
+            /** @description Every workspace you are an active member of, by name; all off until you turn something on. Mail goes to your verified address only. */
+            workspaces: components["schemas"]["WorkspaceNotificationSettingsView"][];
+        };
+        UpdateNotificationSettingsDto: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /**
+             * @description Mail me when a build of a project’s production branch fails
+             * @example true
+             */
+            buildFailed: boolean;
+            /**
+             * @description Mail me when a custom domain stops verifying
+             * @example true
+             */
+            domainFailed: boolean;
+            /**
+             * @description New leads and form submissions by mail: `off`, `immediate` (batched: one mail a few minutes after the first new entry, with everything that came meanwhile) or `daily` (one mail a day at the operator’s NOTIFICATIONS_DAILY_DIGEST_HOUR, UTC). The mail lists the leads’ emails and the submissions’ fields: every role of a workspace may read its leads.
+             * @example daily
+             * @enum {string}
+             */
+            digest: "off" | "immediate" | "daily";
         };
         /** @description The body of every error answer */
         Error: {
@@ -9403,6 +9509,262 @@ export interface operations {
                         statusCode?: 503;
                         /** @enum {string} */
                         code?: "builds_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateNotificationSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    showUnsubscribe: {
+        parameters: {
+            query: {
+                /** @description The signed token of the link in the mail */
+                token: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirm page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A tampered or cut link */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query: {
+                /** @description The signed token of the link in the mail */
+                token: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unsubscribed (again, if it already was) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A tampered or cut link: nothing changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "validation_failed";
                     };
                 };
             };

@@ -130,6 +130,7 @@ function SignedIn() {
           </>
         ) : null}
         <NavLink to="/invitations">Invitations</NavLink>
+        <NavLink to="/account">Account</NavLink>
       </nav>
       {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
       <main id="content" tabIndex={-1}>

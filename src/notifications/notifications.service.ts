@@ -1,0 +1,210 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+import { ROLE_SCOPES } from '../access/permissions';
+import { notFound } from '../common/errors';
+import { loadOrCreateSecret } from '../common/secret-file';
+import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
+import { EventBus } from '../events/event-bus';
+import type { PlatformEvent } from '../events/events';
+import { openFields, sealFields } from '../forms/submission-crypto';
+import { LeadsKeyring } from '../leads/keyring';
+import { MailService } from '../mail/mail.service';
+import type { DigestMailData, MailTemplate } from '../mail/mail-templates';
+import type { NotificationSettingsView, UpdateNotificationSettingsDto } from './dto/notification-settings.dto';
+import type { DigestItemKind } from './notification-digest-item.entity';
+import { type NewDigestItem, NotificationsRepository, type StoredDigestItem } from './notifications.repository';
+import { type NotificationTopic, signUnsubscribe, type UnsubscribeGrant, verifyUnsubscribe } from './unsubscribe-token';
+
+/** Entries listed in one digest mail; the rest are counted and left to the dashboard. */
+const DIGEST_LISTED = 50;
+/** Characters of one field value shown in a digest (the dashboard has the whole). */
+const VALUE_SHOWN = 300;
+
+/** What binds a digest item's sealed content to its row and recipient. */
+const itemAad = (id: string, userId: string) => Buffer.from(`statichost-notification-digest:v1:${id}:${userId}`, 'utf8');
+
+/**
+ * Mail notifications (issue 30): each person chooses, per workspace, mails about failed
+ * production builds, domains that stopped verifying, and a digest of new leads and form
+ * submissions. Listens on the event bus inside the emitter's transaction: an alert is a
+ * mail queued in the outbox there and then; a lead or submission becomes one sealed digest
+ * item per opted-in member, sent later by NotificationDigestJob.
+ */
+@Injectable()
+export class NotificationsService implements OnModuleInit {
+  private secret: Buffer;
+
+  constructor(
+    private readonly repository: NotificationsRepository,
+    private readonly events: EventBus,
+    private readonly mail: MailService,
+    private readonly keyring: LeadsKeyring,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const secret =
+      this.config.NOTIFICATIONS_UNSUBSCRIBE_SECRET ??
+      (await loadOrCreateSecret(join(this.config.DATA_DIR, 'notifications-unsubscribe.secret'), () => randomBytes(32).toString('base64url')));
+    this.secret = Buffer.from(secret, 'utf8');
+    this.events.listen((m, event) => this.onEvent(m, event));
+  }
+
+  async settings(userId: string): Promise<NotificationSettingsView> {
+    return { workspaces: await this.repository.forUser(userId) };
+  }
+
+  /** Sets one workspace's three choices; a workspace the user is not an active member of is a 404. */
+  async update(userId: string, dto: UpdateNotificationSettingsDto): Promise<NotificationSettingsView> {
+    const current = await this.repository.forUser(userId);
+    if (!current.some((w) => w.workspaceId === dto.workspaceId)) throw notFound('Workspace', dto.workspaceId);
+    const change = { buildFailed: dto.buildFailed, domainFailed: dto.domainFailed, digest: dto.digest };
+    await this.dataSource.transaction((m) => this.repository.upsert(m, userId, dto.workspaceId, change, this.clock.now()));
+    return this.settings(userId);
+  }
+
+  /** What a link's token grants, or undefined for a tampered or foreign one. */
+  readUnsubscribe(token: unknown): UnsubscribeGrant | undefined {
+    return verifyUnsubscribe(this.secret, token);
+  }
+
+  /** Turns off what a genuine link names; false for a tampered or foreign token (nothing changes). */
+  async unsubscribe(token: unknown): Promise<UnsubscribeGrant | undefined> {
+    const grant = verifyUnsubscribe(this.secret, token);
+    if (grant) await this.repository.turnOff(grant.userId, grant.workspaceId, grant.topic, this.clock.now());
+    return grant;
+  }
+
+  /** RFC 2369 + RFC 8058 headers, and the same link for the mail's own text. */
+  unsubscribeLink(userId: string, workspaceId: string, topic: NotificationTopic): { url: string; headers: Record<string, string> } {
+    const token = signUnsubscribe(this.secret, { userId, workspaceId, topic });
+    const url = `${this.config.apiBaseUrl}/notifications/unsubscribe?token=${encodeURIComponent(token)}`;
+    return { url, headers: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } };
+  }
+
+  private get settingsUrl(): string {
+    return `${this.config.apiBaseUrl}/app/account`;
+  }
+
+  private async onEvent(m: EntityManager, event: PlatformEvent): Promise<void> {
+    switch (event.type) {
+      case 'build.failed': {
+        if (!event.data.production) return;
+        const d = event.data;
+        await this.alert(m, event.workspaceId, 'build_failed', (name, footer) => ({
+          template: 'notify_build_failed',
+          data: { ...footer, name, projectSlug: d.projectSlug, branch: d.branch, commitSha: d.commitSha, error: d.error, buildUrl: d.dashboardUrl },
+        }));
+        return;
+      }
+      case 'domain.failed': {
+        const d = event.data;
+        await this.alert(m, event.workspaceId, 'domain_failed', (name, footer) => ({
+          template: 'notify_domain_failed',
+          data: { ...footer, name, projectSlug: d.projectSlug, domain: d.domain, reason: d.reason },
+        }));
+        return;
+      }
+      case 'lead.captured':
+        await this.collect(m, event.workspaceId, 'lead', event.data.projectId, event.data.projectSlug, event.data.leadId, null, event.personal);
+        return;
+      case 'form.submitted':
+        await this.collect(m, event.workspaceId, 'form', event.data.projectId, event.data.projectSlug, event.data.submissionId, event.data.formName, {
+          ...event.personal.fields,
+        });
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** One mail to each opted-in member, queued in the event's transaction. */
+  private async alert(
+    m: EntityManager,
+    workspaceId: string,
+    topic: NotificationTopic,
+    mail: (name: string, footer: { workspace: string; settingsUrl: string; unsubscribeUrl: string }) => MailTemplate,
+  ): Promise<void> {
+    const recipients = await this.repository.recipients(m, workspaceId, topic);
+    if (recipients.length === 0) return;
+    const workspace = await this.repository.workspaceName(m, workspaceId);
+    const now = this.clock.now();
+    for (const r of recipients) {
+      const link = this.unsubscribeLink(r.userId, workspaceId, topic);
+      await this.mail.queue(m, r.email, mail(r.name, { workspace, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url }), now, link.headers);
+    }
+  }
+
+  /** One sealed digest item per member who wants the digest. */
+  private async collect(
+    m: EntityManager,
+    workspaceId: string,
+    kind: DigestItemKind,
+    projectId: string,
+    projectSlug: string,
+    refId: string,
+    formName: string | null,
+    content: Record<string, string>,
+  ): Promise<void> {
+    // The digest shows what the visitors typed: only to roles that may read the workspace's leads (today every role).
+    const recipients = (await this.repository.recipients(m, workspaceId, 'digest')).filter((r) => ROLE_SCOPES[r.role].includes('read'));
+    if (recipients.length === 0) return;
+    const now = this.clock.now();
+    const key = this.keyring.current;
+    const items: NewDigestItem[] = recipients.map((r) => {
+      const id = randomUUID();
+      const sealed = sealFields(key.key, content, itemAad(id, r.userId));
+      return { id, userId: r.userId, workspaceId, kind, projectId, projectSlug, refId, formName, keyId: key.id, ...sealed, createdAt: now };
+    });
+    await this.repository.insertItems(m, items);
+  }
+
+  /**
+   * Queues one recipient's digest from the items it takes, in `m` (the job's transaction):
+   * the items are gone exactly when the mail is queued. Items whose key is gone are skipped.
+   */
+  async queueDigest(
+    m: EntityManager,
+    recipient: { userId: string; workspaceId: string; email: string; name: string; workspaceName: string },
+    items: StoredDigestItem[],
+  ): Promise<number> {
+    const data: DigestMailData = {
+      name: recipient.name,
+      leads: [],
+      submissions: [],
+      more: 0,
+      leadsUrl: `${this.config.apiBaseUrl}/app/w/${recipient.workspaceId}/leads`,
+    };
+    for (const item of items) {
+      const key = this.keyring.key(item.keyId);
+      const content = key ? openFields(key, { nonce: item.nonce, ciphertext: item.ciphertext }, itemAad(item.id, item.userId)) : null;
+      if (!content) continue;
+      if (data.leads.length + data.submissions.length >= DIGEST_LISTED) {
+        data.more++;
+      } else if (item.kind === 'lead') {
+        data.leads.push({ projectSlug: item.projectSlug, email: content.email ?? '' });
+      } else {
+        const fields = Object.entries(content).map(([k, v]): [string, string] => [k, v.length > VALUE_SHOWN ? `${v.slice(0, VALUE_SHOWN)}…` : v]);
+        data.submissions.push({ projectSlug: item.projectSlug, formName: item.formName ?? '', fields });
+      }
+    }
+    const listed = data.leads.length + data.submissions.length + data.more;
+    if (listed === 0) return 0;
+    const link = this.unsubscribeLink(recipient.userId, recipient.workspaceId, 'digest');
+    await this.mail.queue(
+      m,
+      recipient.email,
+      { template: 'notify_digest', data: { ...data, workspace: recipient.workspaceName, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url } },
+      this.clock.now(),
+      link.headers,
+    );
+    return listed;
+  }
+}
