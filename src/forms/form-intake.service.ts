@@ -17,7 +17,7 @@ import type { DeclaredForm } from '../shared/forms/declared-form';
 import { FORM_NAME_FIELD } from '../shared/forms/extract';
 import { type FormBody, readFormBody } from './form-body';
 import { FormIntakeRepository } from './form-intake.repository';
-import { fieldTokens, sealFields, type SubmissionFields, submissionAad } from './submission-crypto';
+import { fieldTokens, sealFields, submissionAad, type SubmissionFields } from './submission-crypto';
 
 /** What the site router hands over of the site a form was posted to (forms/ never imports sites/). */
 export interface FormSite {
