@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
+
 import { EventBus } from '../../src/events/event-bus';
 import { openFields, submissionAad } from '../../src/forms/submission-crypto';
 import { LeadsKeyring } from '../../src/leads/keyring';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
 const CONTACT = `<!doctype html><title>Contact</title>
@@ -70,6 +72,33 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     ]);
     const memo = await t.dataSource.query('SELECT count(*)::int AS n FROM html_form_scans');
     expect(memo[0].n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads digest-only HTML back from storage, and parses each content once (html_form_scans)', async () => {
+    const html = Buffer.from(SIGNUP.replace('signup', 'digest-signup').replace('value="signup"', 'value="digest-signup"'));
+    const sha256 = createHash('sha256').update(html).digest('hex');
+    await t.http().put(`/v1/blobs/${sha256}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(html).expect(201);
+    // What the memo says is what the deploy uses: a content seen before is not parsed again.
+    const contactSha = createHash('sha256').update(CONTACT).digest('hex');
+    await t.dataSource.query(`UPDATE html_form_scans SET forms = jsonb_set(forms, '{0,name}', '"from-memo"') WHERE sha256 = $1`, [contactSha]);
+    const res = await t
+      .http()
+      .post('/v1/deployments')
+      .set(bearer(token))
+      .send({
+        project_slug: 'digestforms',
+        files: [
+          { path: 'index.html', sha256, size: html.length },
+          { path: 'contact.html', content: CONTACT },
+        ],
+      })
+      .expect(201);
+    const [row] = await t.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [res.body.id]);
+    expect((row.forms as { name: string; page: string }[]).map((f) => [f.name, f.page])).toEqual([
+      ['from-memo', 'contact.html'],
+      ['digest-signup', 'index.html'],
+    ]);
+    await t.dataSource.query(`UPDATE html_form_scans SET forms = jsonb_set(forms, '{0,name}', '"contact"') WHERE sha256 = $1`, [contactSha]);
   });
 
   it('takes a browser-style urlencoded post and answers 303 to the action page, sealed at rest', async () => {
