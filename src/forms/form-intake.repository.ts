@@ -51,24 +51,37 @@ export class FormIntakeRepository {
   }
 
   /**
-   * Stores one submission: its form's counters moved first (the row lock orders concurrent
-   * submissions; the form is created here when no deployment.created registered it yet),
-   * then the row `seal` builds, which needs the form's id (it is in the ciphertext's
-   * additional data). Undefined when the project is gone.
+   * The project's form of this name, created when no deployment.created registered it yet
+   * (its counters untouched): the intake needs its id before sealing (it is in the
+   * ciphertext's additional data). Undefined when the project is gone.
+   */
+  @GenerateSql({ params: (f) => [f.projectId, { name: 'sql-snapshot', fields: ['email'] }] })
+  async formRef(projectId: string, form: Pick<DeclaredForm, 'name' | 'fields'>): Promise<{ id: string; workspaceId: string } | undefined> {
+    const rows: { id: string; workspace_id: string }[] = await this.dataSource.query(
+      `INSERT INTO forms (id, project_id, workspace_id, name, fields)
+       SELECT $1, p.id, p.workspace_id, $3, $4::text[] FROM projects p WHERE p.id = $2
+       ON CONFLICT (project_id, name) DO UPDATE SET name = EXCLUDED.name
+       RETURNING id, workspace_id`,
+      [newId('frm'), projectId, form.name, form.fields],
+    );
+    return rows[0] && { id: rows[0].id, workspaceId: rows[0].workspace_id };
+  }
+
+  /**
+   * One submission and its form's counters, in one statement: the counter update (which
+   * locks the form's row until the transaction ends, ordering concurrent submissions) comes
+   * last, so the lock is held as briefly as the caller's transaction allows. False when the
+   * form is gone (its project deleted since `formRef`).
    */
   @GenerateSql({
     inTransaction: true,
     params: (f) => [
       f.manager,
-      f.projectId,
-      { name: 'sql-snapshot', fields: ['email'] },
-      false,
-      new Date(0),
-      (formId: string, workspaceId: string): Omit<NewSubmission, 'formId' | 'workspaceId'> & { formId: string; workspaceId: string } => ({
+      {
         id: 'fsub_sqlsnapshot',
-        formId,
+        formId: 'frm_sqlsnapshot',
         projectId: f.projectId,
-        workspaceId,
+        workspaceId: f.workspaceId,
         deploymentId: f.deploymentId,
         keyId: 'k1',
         nonce: Buffer.alloc(12),
@@ -79,32 +92,22 @@ export class FormIntakeRepository {
         spamReason: null,
         leadId: null,
         createdAt: new Date(0),
-      }),
+      },
     ],
   })
-  async storeSubmission(
-    m: EntityManager,
-    projectId: string,
-    form: Pick<DeclaredForm, 'name' | 'fields'>,
-    spam: boolean,
-    now: Date,
-    seal: (formId: string, workspaceId: string) => NewSubmission,
-  ): Promise<NewSubmission | undefined> {
-    const rows: { id: string; workspace_id: string }[] = await m.query(
-      `INSERT INTO forms (id, project_id, workspace_id, name, fields, submission_count, spam_count, last_submission_at)
-       SELECT $1, p.id, p.workspace_id, $3, $4::text[], $5, $6, $7 FROM projects p WHERE p.id = $2
-       ON CONFLICT (project_id, name) DO UPDATE SET
-         submission_count = forms.submission_count + EXCLUDED.submission_count,
-         spam_count = forms.spam_count + EXCLUDED.spam_count,
-         last_submission_at = COALESCE(EXCLUDED.last_submission_at, forms.last_submission_at)
-       RETURNING id, workspace_id`,
-      [newId('frm'), projectId, form.name, form.fields, spam ? 0 : 1, spam ? 1 : 0, spam ? null : now],
-    );
-    if (!rows[0]) return undefined;
-    const s = seal(rows[0].id, rows[0].workspace_id);
-    await m.query(
-      `INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  async storeSubmission(m: EntityManager, s: NewSubmission): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `WITH counted AS (
+         UPDATE forms SET
+           submission_count = submission_count + CASE WHEN $11 THEN 0 ELSE 1 END,
+           spam_count = spam_count + CASE WHEN $11 THEN 1 ELSE 0 END,
+           last_submission_at = CASE WHEN $11 THEN last_submission_at ELSE $14 END
+         WHERE id = $2
+         RETURNING id
+       )
+       INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
+       SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM counted
+       RETURNING id`,
       [
         s.id,
         s.formId,
@@ -122,6 +125,6 @@ export class FormIntakeRepository {
         s.createdAt,
       ],
     );
-    return s;
+    return rows.length === 1;
   }
 }

@@ -32,6 +32,14 @@ export interface FormSite {
 }
 
 const HTML = 'text/html; charset=utf-8';
+const MAX_REMEMBERED_FORMS = 10_000;
+
+interface FormRef {
+  id: string;
+  workspaceId: string;
+}
+
+const refKey = (projectId: string, name: string) => `${projectId}\0${name}`;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Refusal = Extract<FormBody, { ok: false }> | { ok: false; status: 400 | 404 | 429; code: string; message: string };
@@ -56,6 +64,8 @@ export class FormIntake {
   private readonly limiter;
   /** The visitor key when analytics has no day key (analytics off): per instance, never stored. */
   private readonly fallbackVisitorKey = randomBytes(32);
+  /** (project, form name) → the form's id and workspace. */
+  private readonly refs = new Map<string, FormRef>();
 
   constructor(
     private readonly config: AppConfig,
@@ -109,40 +119,44 @@ export class FormIntake {
     const now = this.clock.now();
     const id = newId('fsub');
     const spam = spamReason !== null;
+    const ref = await this.formRef(site.projectId, form);
+    if (!ref) return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
     const key = this.keyring.current;
+    const sealed = sealFields(key.key, fields, submissionAad(ref.id, id));
+    const submission = {
+      id,
+      formId: ref.id,
+      projectId: site.projectId,
+      workspaceId: ref.workspaceId,
+      deploymentId: site.deploymentId,
+      keyId: key.id,
+      nonce: sealed.nonce,
+      ciphertext: sealed.ciphertext,
+      indexKeyId: this.keyring.indexKeyId,
+      searchTokens: fieldTokens(this.keyring.index(ref.workspaceId), fields),
+      spam,
+      spamReason,
+      // Linking an email gate's lead needs the gate cookie to name its lead: not done in this issue (docs/forms.md).
+      leadId: null,
+      createdAt: now,
+    };
     const stored = await this.dataSource.transaction(async (m) => {
-      const row = await this.rows.storeSubmission(m, site.projectId, form, spam, now, (formId, workspaceId) => {
-        const sealed = sealFields(key.key, fields, submissionAad(formId, id));
-        return {
-          id,
-          formId,
-          projectId: site.projectId,
-          workspaceId,
-          deploymentId: site.deploymentId,
-          keyId: key.id,
-          nonce: sealed.nonce,
-          ciphertext: sealed.ciphertext,
-          indexKeyId: this.keyring.indexKeyId,
-          searchTokens: fieldTokens(this.keyring.index(workspaceId), fields),
-          spam,
-          spamReason,
-          // Linking an email gate's lead needs the gate cookie to name its lead: not done in this issue (docs/forms.md).
-          leadId: null,
-          createdAt: now,
-        };
-      });
-      if (row && !spam) {
+      if (!(await this.rows.storeSubmission(m, submission))) return false;
+      if (!spam) {
         await this.events.emit(m, {
           type: 'form.submitted',
-          workspaceId: row.workspaceId,
+          workspaceId: ref.workspaceId,
           timestamp: now,
-          data: { projectId: site.projectId, projectSlug: site.slug, formId: row.formId, formName: form.name, submissionId: id },
+          data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
           personal: { fields },
         });
       }
-      return row;
+      return true;
     });
-    if (!stored) return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
+    if (!stored) {
+      this.refs.delete(refKey(site.projectId, form.name));
+      return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
+    }
     // Spam is answered exactly as a success (as Netlify does): a bot learns nothing from it.
     if (json) return this.send(res, 200, JSON_TYPE, JSON.stringify({ ok: true, id, form: form.name }));
     const thanks = thankYouPath(site, form);
@@ -152,6 +166,19 @@ export class FormIntake {
       return;
     }
     this.send(res, 200, HTML, messagePage('Thank you', `Your submission to ${site.name} was received.`), PAGE_HEADERS);
+  }
+
+  /** The form's id and workspace, remembered: a form row is never renamed, and a deleted one is forgotten when a store finds it gone. */
+  private async formRef(projectId: string, form: DeclaredForm): Promise<FormRef | undefined> {
+    const k = refKey(projectId, form.name);
+    const known = this.refs.get(k);
+    if (known) return known;
+    const ref = await this.rows.formRef(projectId, form);
+    if (ref) {
+      if (this.refs.size >= MAX_REMEMBERED_FORMS) this.refs.clear();
+      this.refs.set(k, ref);
+    }
+    return ref;
   }
 
   /** Points used by this visitor on this site in the window: `over` past the allowance (kept as spam), `retryAfter` past twice it. */

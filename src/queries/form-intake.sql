@@ -3,13 +3,21 @@
 -- FormIntakeRepository.registerDeclared
 SELECT project_id, workspace_id, forms FROM deployments WHERE id = $1
 
--- FormIntakeRepository.storeSubmission
-INSERT INTO forms (id, project_id, workspace_id, name, fields, submission_count, spam_count, last_submission_at)
-  SELECT $1, p.id, p.workspace_id, $3, $4::text[], $5, $6, $7 FROM projects p WHERE p.id = $2
-  ON CONFLICT (project_id, name) DO UPDATE SET
-    submission_count = forms.submission_count + EXCLUDED.submission_count,
-    spam_count = forms.spam_count + EXCLUDED.spam_count,
-    last_submission_at = COALESCE(EXCLUDED.last_submission_at, forms.last_submission_at)
+-- FormIntakeRepository.formRef
+INSERT INTO forms (id, project_id, workspace_id, name, fields)
+  SELECT $1, p.id, p.workspace_id, $3, $4::text[] FROM projects p WHERE p.id = $2
+  ON CONFLICT (project_id, name) DO UPDATE SET name = EXCLUDED.name
   RETURNING id, workspace_id
-INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+
+-- FormIntakeRepository.storeSubmission
+WITH counted AS (
+    UPDATE forms SET
+      submission_count = submission_count + CASE WHEN $11 THEN 0 ELSE 1 END,
+      spam_count = spam_count + CASE WHEN $11 THEN 1 ELSE 0 END,
+      last_submission_at = CASE WHEN $11 THEN last_submission_at ELSE $14 END
+    WHERE id = $2
+    RETURNING id
+  )
+  INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
+  SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM counted
+  RETURNING id
