@@ -222,6 +222,16 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     return row;
   }
 
+  /**
+   * A client's visitor hash for today, as counted here (HMAC of project, address and user
+   * agent with the day's key), or null while the day's key is not loaded (analytics off, or
+   * not yet). The form intake keys its per-visitor rate limit by it: never the address.
+   */
+  visitorHash(projectId: string, ip: string, ua: string): Buffer | null {
+    const secret = this.secrets.get(dayOf(this.clock.now().getTime()));
+    return secret ? visitorHashOf(secret, projectId, ip, ua) : null;
+  }
+
   /** The visitor id is never kept: only the HyperLogLog registers its hash touches. */
   private countVisitor(projectId: string, now: number, ip: string, ua: string, socket: VisitorSocket): void {
     if (now < this.dayStart || now >= this.dayStart + DAY_MS) {
@@ -250,7 +260,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       this.missingSecretWarned = true;
       return;
     }
-    const hash = createHmac('sha256', secret).update(projectId).update('\0').update(ip).update('\0').update(ua).digest();
+    const hash = visitorHashOf(secret, projectId, ip, ua);
     const key = `${projectId}\t${day}`;
     let sketch = this.visitors.get(key);
     if (!sketch) this.visitors.set(key, (sketch = new Map()));
@@ -380,4 +390,8 @@ function byDay(rows: Row[]): Row[] {
     }
   }
   return [...days.values()].sort(compareRows);
+}
+
+function visitorHashOf(secret: Buffer, projectId: string, ip: string, ua: string): Buffer {
+  return createHmac('sha256', secret).update(projectId).update('\0').update(ip).update('\0').update(ua).digest();
 }

@@ -268,6 +268,25 @@ export class EnvironmentVariables {
   @IntVar(1)
   LEADS_CAPTURE_WINDOW_SECONDS = 10 * 60;
 
+  /** Form submissions on hosted sites (issue 30, docs/forms.md): fields per submission, then 413. */
+  @IntVar(1)
+  FORMS_MAX_FIELDS = 100;
+
+  /** Bytes of one field's value, then 413. */
+  @IntVar(1)
+  FORMS_MAX_FIELD_BYTES = 32 * 1024;
+
+  /** Bytes of a whole submission's body, then 413. */
+  @IntVar(1)
+  FORMS_MAX_TOTAL_BYTES = 128 * 1024;
+
+  /** Submissions per visitor (the analytics visitor hash) and site within the window; as many again are kept as spam, then 429. */
+  @IntVar(1)
+  FORMS_RATE_LIMIT_MAX = 5;
+
+  @IntVar(1)
+  FORMS_RATE_LIMIT_WINDOW_SECONDS = 60;
+
   /** Memory for small site files, in bytes, per instance. */
   @IntVar(0)
   SITE_FILE_CACHE_BYTES = 128 * 1024 * 1024;

@@ -18,6 +18,8 @@ import { ProjectsService } from '../projects/projects.service';
 import { defaultTtlWithin } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { isCompressible } from '../shared/encoding';
+import type { DeclaredForm } from '../shared/forms/declared-form';
+import { extractForms, mergeForms, SCAN_LIMITS, type ScannedForm } from '../shared/forms/extract';
 import { type Principal, workspaceOf } from '../shared/principal';
 import type { HeaderRules } from '../shared/site-rules/headers';
 import { type Slug } from '../shared/slug';
@@ -75,6 +77,9 @@ interface CheckedSiteRules {
 }
 
 class MissingBlobsError extends Error {}
+
+/** Storage reads in flight while scanning a deploy's HTML for forms. */
+const FORM_SCAN_CONCURRENCY = 4;
 
 /** Attempts when the garbage collector takes a blob between claim and commit (rare). */
 const COMMIT_ATTEMPTS = 3;
@@ -212,6 +217,7 @@ export class DeployService {
     const prepared = this.prepare(request.files, plan.limits.maxFileBytes);
     await this.claimReferenced(workspaceOf(principal), prepared);
     const rules = await this.checkSiteRules(prepared);
+    const forms = await this.scanForms(prepared);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.blobs.ensureStored(prepared.blobs);
@@ -221,7 +227,7 @@ export class DeployService {
       }
       try {
         const done = await this.dataSource.transaction(async (m) => {
-          const result = await this.commit(m, principal, target, request, prepared, rules);
+          const result = await this.commit(m, principal, target, request, prepared, rules, forms);
           await beforeCommit?.(m, result);
           return result;
         });
@@ -282,6 +288,7 @@ export class DeployService {
     request: DeployRequest,
     prepared: PreparedDeploy,
     rules: CheckedSiteRules,
+    forms: DeclaredForm[],
   ): Promise<{ deployment: Deployment; project: Project }> {
     const headerRules = rules.headers;
     // Workspace first (it queues the workspace's quota checks), then the project row: one lock order for every writer.
@@ -327,8 +334,8 @@ export class DeployService {
       createdBy: principal.userId ?? principal.tokenId ?? 'unknown',
       createdAt: now,
       ruleWarnings: rules.warnings,
-      // Issue 30: the forms its HTML declares (src/shared/forms); found by the forms area's scan.
-      forms: [],
+      // Issue 30: the forms its HTML declares (scanForms); the router takes form posts only for these.
+      forms,
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
     // Every path that makes a deployment (API, lazy, digest, a build's publish) commits here; before the pointer moves, so a receiver hears of the new one before the one it replaces.
@@ -366,18 +373,7 @@ export class DeployService {
       if (!file) return undefined;
       const oversized = oversizedRuleFile(name, file.size);
       if (oversized) throw deploymentsError(oversized.code, oversized.message, { errors: oversized.errors });
-      const inline = prepared.blobs.find((b) => b.sha256 === file.sha256);
-      if (inline) return inline.bytes;
-      try {
-        const object = await this.storage.get(blobKey(file.sha256));
-        if (!object) throw new Error(`blob ${file.sha256} is missing`);
-        const chunks: Buffer[] = [];
-        for await (const chunk of object.stream) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      } catch (err) {
-        this.logger.error(`reading ${name} (${file.sha256}) back failed: ${(err as Error).message}`);
-        throw storageError('storage_unavailable', `Object storage failed while reading ${name}; nothing was deployed. Retry the request.`);
-      }
+      return this.readBack(prepared, file.sha256, name);
     };
     try {
       const { headers, warnings } = checkRuleFiles(
@@ -391,6 +387,55 @@ export class DeployService {
       if (err instanceof InvalidRuleFileError) throw deploymentsError(err.code, err.message, { errors: err.errors });
       throw err;
     }
+  }
+
+  /** A file's bytes: inline from the request, else read back from storage (a digest-only file, its blob claimed). */
+  private async readBack(prepared: PreparedDeploy, sha256: string, name: string): Promise<Buffer> {
+    const inline = prepared.blobs.find((b) => b.sha256 === sha256);
+    if (inline) return inline.bytes;
+    try {
+      const object = await this.storage.get(blobKey(sha256));
+      if (!object) throw new Error(`blob ${sha256} is missing`);
+      const chunks: Buffer[] = [];
+      for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    } catch (err) {
+      this.logger.error(`reading ${name} (${sha256}) back failed: ${(err as Error).message}`);
+      throw storageError('storage_unavailable', `Object storage failed while reading ${name}; nothing was deployed. Retry the request.`);
+    }
+  }
+
+  /**
+   * The forms the deploy's HTML files declare (issue 30, docs/forms.md). Each distinct
+   * content is parsed once ever: html_form_scans remembers what a blob declares, so a
+   * redeploy of a large site parses only the HTML that changed. Digest-only files are read
+   * back from storage, a few at a time. Files over SCAN_LIMITS.maxHtmlBytes are not parsed.
+   */
+  private async scanForms(prepared: PreparedDeploy): Promise<DeclaredForm[]> {
+    const html = prepared.files.filter((f) => f.contentType.startsWith('text/html'));
+    if (html.length === 0) return [];
+    const scannable = new Map<string, PreparedFile>();
+    for (const f of html) {
+      if (f.size > SCAN_LIMITS.maxHtmlBytes) this.logger.warn(`forms: ${f.path} is ${formatBytes(f.size)}, over the scan limit; its forms are not registered`);
+      else if (!scannable.has(f.sha256)) scannable.set(f.sha256, f);
+    }
+    const known = await this.deployments.formScans([...scannable.keys()]);
+    const fresh: { sha256: string; forms: ScannedForm[] }[] = [];
+    const todo = [...scannable.values()].filter((f) => !known.has(f.sha256));
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const file = todo[next++];
+        const bytes = await this.readBack(prepared, file.sha256, file.path);
+        const forms = extractForms(bytes.toString('utf8'));
+        fresh.push({ sha256: file.sha256, forms });
+        known.set(file.sha256, forms);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FORM_SCAN_CONCURRENCY, todo.length) }, worker));
+    await this.deployments.saveFormScans(fresh, this.clock.now());
+    const scans = html.filter((f) => known.has(f.sha256)).map((f) => ({ path: f.path, forms: known.get(f.sha256)! as ScannedForm[] }));
+    return mergeForms(scans);
   }
 
   /** The project of a lazy deploy (lazyTarget), created here when it is a new one. */

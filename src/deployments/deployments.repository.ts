@@ -5,6 +5,7 @@ import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import type { SiteRow } from '../projects/projects.repository';
+import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { PreviewTarget } from '../shared/preview-label';
 import { Deployment } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
@@ -101,6 +102,45 @@ export class DeploymentsRepository {
       byVersion ? [target.slug, target.version] : [target.deploymentId],
     );
     return rows[0];
+  }
+
+  /** The forms a deployment declares (issue 30), for the router: read with its manifest, once per deployment. */
+  @GenerateSql({ params: (f) => [f.deploymentId] })
+  async declaredForms(deploymentId: string): Promise<DeclaredForm[]> {
+    const rows: { forms: DeclaredForm[] }[] = await this.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deploymentId]);
+    return rows[0]?.forms ?? [];
+  }
+
+  /**
+   * What earlier deploys found in these HTML blobs (html_form_scans, keyed by content):
+   * a memo the deploy owns, so a redeploy parses only new HTML. The table's entity sits
+   * in src/forms beside the forms it describes; deployments may not import forms (layers),
+   * so it is queried here by name.
+   */
+  @GenerateSql({ params: () => [['0'.repeat(64)]] })
+  async formScans(sha256s: string[]): Promise<Map<string, Omit<DeclaredForm, 'page'>[]>> {
+    if (sha256s.length === 0) return new Map();
+    const rows: { sha256: string; forms: Omit<DeclaredForm, 'page'>[] }[] = await this.dataSource.query(
+      'SELECT sha256, forms FROM html_form_scans WHERE sha256 = ANY($1::text[])',
+      [sha256s],
+    );
+    return new Map(rows.map((r) => [r.sha256, r.forms]));
+  }
+
+  /** Remembers scans (outside the deploy's transaction: a memo of content, right whether or not the deploy commits). */
+  @GenerateSql({ inTransaction: true, params: (f) => [[{ sha256: '0'.repeat(64), forms: [] }], new Date(0), f.manager] })
+  async saveFormScans(
+    scans: { sha256: string; forms: Omit<DeclaredForm, 'page'>[] }[],
+    now: Date,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    if (scans.length === 0) return;
+    await manager.query(
+      `INSERT INTO html_form_scans (sha256, forms, scanned_at)
+       SELECT sha256, forms, $3 FROM unnest($1::text[], $2::jsonb[]) AS s(sha256, forms)
+       ON CONFLICT (sha256) DO NOTHING`,
+      [scans.map((s) => s.sha256), scans.map((s) => JSON.stringify(s.forms)), now],
+    );
   }
 
   /** A deployment's files for the router (read once per deployment: they never change). */

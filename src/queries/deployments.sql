@@ -24,6 +24,17 @@ SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_has
   FROM deployments d JOIN projects p ON p.id = d.project_id
   WHERE d.id = $1
 
+-- DeploymentsRepository.declaredForms
+SELECT forms FROM deployments WHERE id = $1
+
+-- DeploymentsRepository.formScans
+SELECT sha256, forms FROM html_form_scans WHERE sha256 = ANY($1::text[])
+
+-- DeploymentsRepository.saveFormScans
+INSERT INTO html_form_scans (sha256, forms, scanned_at)
+  SELECT sha256, forms, $3 FROM unnest($1::text[], $2::jsonb[]) AS s(sha256, forms)
+  ON CONFLICT (sha256) DO NOTHING
+
 -- DeploymentsRepository.manifestRows
 SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1
 

@@ -15,6 +15,7 @@ import { PreviewsRepository } from '../previews/previews.repository';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
 import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
+import type { DeclaredForm } from '../shared/forms/declared-form';
 import { PREVIEW_SEPARATOR, previewLabel, PreviewTarget } from '../shared/preview-label';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from '../shared/site-rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rules/redirects';
@@ -54,6 +55,8 @@ export interface LiveDeployment {
   /** Servable files: without the root `_redirects` and `_headers`, which are rules. */
   files: SiteFiles;
   rules: SiteRules;
+  /** The forms it declares (issue 30): a POST is a form submission only on a deployment with some. */
+  forms: DeclaredForm[];
   /** Estimated memory of `files` and `rules` (the cache's budget). */
   bytes: number;
 }
@@ -87,6 +90,7 @@ export const NO_SITE_RULES: SiteRules = { redirects: NO_REDIRECTS, headers: NO_H
 interface Manifest {
   files: PackedManifest;
   rules: SiteRules;
+  forms: DeclaredForm[];
   bytes: number;
 }
 
@@ -435,7 +439,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   private async readManifest(deploymentId: string): Promise<Manifest> {
     this.metrics.siteManifestLoads.inc();
-    const rows = await this.deployments.manifestRows(deploymentId);
+    const [rows, forms] = await Promise.all([this.deployments.manifestRows(deploymentId), this.deployments.declaredForms(deploymentId)]);
     const entries = [];
     const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {
@@ -457,7 +461,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     const manifest: Manifest = {
       files,
       rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers },
-      bytes: files.bytes + ruleBytes,
+      forms,
+      bytes: files.bytes + ruleBytes + (forms.length === 0 ? 0 : JSON.stringify(forms).length * 2),
     };
     this.manifests.set(deploymentId, new WeakRef(manifest));
     this.manifestCollected.register(manifest, deploymentId);

@@ -10,6 +10,7 @@ import { ApiError } from '../common/errors';
 import { PAGE_HEADERS, PAGES } from '../common/site-pages';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { FormIntake } from '../forms/form-intake.service';
 import { Gates } from '../gates/gates.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { couldBeCustomDomain } from '../shared/domain-name';
@@ -26,7 +27,7 @@ import { GeoIp } from './geoip/geoip.service';
 import { HostRoute, HostRules, routeHost } from './host';
 import { SiteProxy } from './proxy/site-proxy.service';
 import { requestContext } from './request-context';
-import { SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
+import { LiveDeployment, SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -62,6 +63,7 @@ export class SiteRouter {
     private readonly analytics: AnalyticsRecorder,
     private readonly proxy: SiteProxy,
     private readonly geoip: GeoIp,
+    private readonly forms: FormIntake,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.hsts = config.hstsHeader;
@@ -207,9 +209,11 @@ export class SiteRouter {
     const cacheControl = gated ? PRIVATE_CACHE : undefined;
 
     const live = site.live;
-    // Other methods only ever reach a proxy rule's origin (a static file answers GET and HEAD).
+    // Other methods only ever reach a proxy rule's origin (a static file answers GET and HEAD),
+    // or, on a deployment that declares forms, a POST is a form submission (issue 30).
     const readOnly = req.method === 'GET' || head;
-    if (!readOnly && !live?.rules.redirects.proxies) return this.methodNotAllowed(res, cacheControl, gated, tags);
+    const formPost = !readOnly && req.method === 'POST' && live !== null && live.forms.length > 0;
+    if (!readOnly && !formPost && !live?.rules.redirects.proxies) return this.methodNotAllowed(res, cacheControl, gated, tags);
     if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated, tags);
     if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.now().getTime())) {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
@@ -230,6 +234,7 @@ export class SiteRouter {
       // Not set here: the proxy replaces the origin's caching headers with it (a gated site's are its own).
       return this.proxy.forward(site, answer, req, res, country ? COUNTRY_CACHE : undefined);
     }
+    if (formPost) return this.submitForm(site, live, req, res);
     if (!readOnly) return this.methodNotAllowed(res, cacheControl, gated, tags);
     const varied = cacheControl ?? (country ? COUNTRY_CACHE : undefined);
     if (answer.kind === 'file') {
@@ -250,6 +255,19 @@ export class SiteRouter {
     }
     if (answer.kind === 'redirect') return this.redirect(res, answer.status, answer.location, varied ?? PUBLIC_CACHE, gated, tags, language);
     return this.page(res, 404, varied ?? PUBLIC_CACHE, PAGES.notFound(), head, gated, tags, language);
+  }
+
+  /** A form post (src/forms): after the gate, on any path a proxy rule does not take. */
+  private submitForm(site: SiteState, live: LiveDeployment, req: IncomingMessage, res: ServerResponse): void {
+    const target = {
+      projectId: site.projectId,
+      slug: site.slug,
+      name: site.name,
+      deploymentId: live.id,
+      forms: live.forms,
+      hasFile: (p: string) => live.files.has(p),
+    };
+    this.forms.submit(target, req, res, this.clientIp(req)).catch((err) => this.fail(err, req, res));
   }
 
   private methodNotAllowed(res: ServerResponse, cacheControl: string | undefined, gated: boolean, tags: string[]): void {

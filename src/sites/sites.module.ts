@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AnalyticsModule } from '../analytics/analytics.module';
 import { DeploymentsModule } from '../deployments/deployments.module';
+import { FormsModule } from '../forms/forms.module';
 import { PreviewsModule } from '../previews/previews.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { FileSender } from './file-sender.service';
@@ -12,7 +13,7 @@ import { SiteRouter } from './site-router.service';
 
 @Module({
   // Gates (the router's gate answers) come from the global GatesModule.forRoot (AppModule).
-  imports: [DeploymentsModule, ProjectsModule, PreviewsModule, AnalyticsModule],
+  imports: [DeploymentsModule, ProjectsModule, PreviewsModule, AnalyticsModule, FormsModule],
   providers: [SiteCache, FileSender, SiteProxy, GeoIp, SiteRouter],
   exports: [SiteCache, SiteRouter],
 })

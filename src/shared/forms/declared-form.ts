@@ -14,4 +14,6 @@ export interface DeclaredForm {
   action: string | null;
   /** The HTML file it was found in (the first one when several declare it). */
   page: string;
+  /** True when it has an `<input type="file">` (files are refused at submit, with a page that says so). */
+  files?: boolean;
 }

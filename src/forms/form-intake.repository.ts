@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { newId } from '../common/ids';
+import { GenerateSql } from '../database/generate-sql';
+import type { DeclaredForm } from '../shared/forms/declared-form';
+
+export interface NewSubmission {
+  id: string;
+  formId: string;
+  projectId: string;
+  workspaceId: string;
+  deploymentId: string;
+  keyId: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+  indexKeyId: string;
+  searchTokens: number[];
+  spam: boolean;
+  spamReason: string | null;
+  leadId: string | null;
+  createdAt: Date;
+}
+
+/** The queries of the form intake and of registering a deployment's forms (issue 30). */
+@Injectable()
+export class FormIntakeRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * A project's forms from a deployment's declarations: new names created, known ones get
+   * the newest deployment's fields. In the deploy's transaction (the deployment.created
+   * listener), so forms exist exactly when the deployment does.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.deploymentId] })
+  async registerDeclared(m: EntityManager, deploymentId: string): Promise<number> {
+    const rows: { project_id: string; workspace_id: string; forms: DeclaredForm[] }[] = await m.query(
+      'SELECT project_id, workspace_id, forms FROM deployments WHERE id = $1',
+      [deploymentId],
+    );
+    const row = rows[0];
+    if (!row || row.forms.length === 0) return 0;
+    await m.query(
+      `INSERT INTO forms (id, project_id, workspace_id, name, fields)
+       SELECT id, $1, $2, name, ARRAY(SELECT jsonb_array_elements_text(fields))
+       FROM unnest($3::text[], $4::text[], $5::jsonb[]) AS f(id, name, fields)
+       ON CONFLICT (project_id, name) DO UPDATE SET fields = EXCLUDED.fields`,
+      [row.project_id, row.workspace_id, row.forms.map(() => newId('frm')), row.forms.map((f) => f.name), row.forms.map((f) => JSON.stringify(f.fields))],
+    );
+    return row.forms.length;
+  }
+
+  /**
+   * The project's form of this name, created when no deployment.created registered it yet
+   * (its counters untouched): the intake needs its id before sealing (it is in the
+   * ciphertext's additional data). Undefined when the project is gone.
+   */
+  @GenerateSql({ params: (f) => [f.projectId, { name: 'sql-snapshot', fields: ['email'] }] })
+  async formRef(projectId: string, form: Pick<DeclaredForm, 'name' | 'fields'>): Promise<{ id: string; workspaceId: string } | undefined> {
+    const rows: { id: string; workspace_id: string }[] = await this.dataSource.query(
+      `INSERT INTO forms (id, project_id, workspace_id, name, fields)
+       SELECT $1, p.id, p.workspace_id, $3, $4::text[] FROM projects p WHERE p.id = $2
+       ON CONFLICT (project_id, name) DO UPDATE SET name = EXCLUDED.name
+       RETURNING id, workspace_id`,
+      [newId('frm'), projectId, form.name, form.fields],
+    );
+    return rows[0] && { id: rows[0].id, workspaceId: rows[0].workspace_id };
+  }
+
+  /**
+   * One submission and its form's counters, in one statement: the counter update (which
+   * locks the form's row until the transaction ends, ordering concurrent submissions) comes
+   * last, so the lock is held as briefly as the caller's transaction allows. False when the
+   * form is gone (its project deleted since `formRef`).
+   */
+  @GenerateSql({
+    inTransaction: true,
+    params: (f) => [
+      f.manager,
+      {
+        id: 'fsub_sqlsnapshot',
+        formId: 'frm_sqlsnapshot',
+        projectId: f.projectId,
+        workspaceId: f.workspaceId,
+        deploymentId: f.deploymentId,
+        keyId: 'k1',
+        nonce: Buffer.alloc(12),
+        ciphertext: Buffer.alloc(16),
+        indexKeyId: 'i1',
+        searchTokens: [1],
+        spam: false,
+        spamReason: null,
+        leadId: null,
+        createdAt: new Date(0),
+      },
+    ],
+  })
+  async storeSubmission(m: EntityManager, s: NewSubmission): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `WITH counted AS (
+         UPDATE forms SET
+           submission_count = submission_count + CASE WHEN $11 THEN 0 ELSE 1 END,
+           spam_count = spam_count + CASE WHEN $11 THEN 1 ELSE 0 END,
+           last_submission_at = CASE WHEN $11 THEN last_submission_at ELSE $14 END
+         WHERE id = $2
+         RETURNING id
+       )
+       INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
+       SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM counted
+       RETURNING id`,
+      [
+        s.id,
+        s.formId,
+        s.projectId,
+        s.workspaceId,
+        s.deploymentId,
+        s.keyId,
+        s.nonce,
+        s.ciphertext,
+        s.indexKeyId,
+        s.searchTokens,
+        s.spam,
+        s.spamReason,
+        s.leadId,
+        s.createdAt,
+      ],
+    );
+    return rows.length === 1;
+  }
+}

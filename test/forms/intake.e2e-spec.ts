@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto';
+
+import { EventBus } from '../../src/events/event-bus';
+import { openFields, submissionAad } from '../../src/forms/submission-crypto';
+import { LeadsKeyring } from '../../src/leads/keyring';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import { deploySite, site } from '../helpers/sites';
+
+const CONTACT = `<!doctype html><title>Contact</title>
+<form name="contact" method="POST" data-netlify="true" netlify-honeypot="bot-field" action="/thanks/">
+  <input type="hidden" name="form-name" value="contact">
+  <p hidden><label>Leave empty <input name="bot-field"></label></p>
+  <label>Name <input name="name"></label>
+  <label>Message <textarea name="message"></textarea></label>
+  <button type="submit">Send</button>
+</form>`;
+const SIGNUP = `<!doctype html><form data-statichost-form="signup" method="post"><input type="hidden" name="form-name" value="signup">
+<input type="email" name="email"><input type="checkbox" name="topics" value="news"><input type="checkbox" name="topics" value="jobs"></form>`;
+const APPLY = `<!doctype html><form data-statichost-form="apply" method="post" enctype="multipart/form-data"><input name="who"><input type="file" name="cv"></form>`;
+
+interface SubmissionRow {
+  id: string;
+  form_id: string;
+  key_id: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+  spam: boolean;
+  spam_reason: string | null;
+  deployment_id: string;
+  search_tokens: number[];
+}
+
+describe('Forms on hosted sites: intake (e2e)', () => {
+  let t: TestApp;
+  let session: Awaited<ReturnType<typeof registerUser>>;
+  let token: string;
+  let deploymentId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { FORMS_RATE_LIMIT_MAX: '3', FORMS_MAX_FIELDS: '20', FORMS_MAX_TOTAL_BYTES: '4096' } });
+    session = await registerUser(t);
+    token = (await createApiToken(t, session, { scopes: ['deploy'] })).token;
+    deploymentId = (
+      await deploySite(t, token, 'formsite', [
+        { path: 'index.html', content: CONTACT },
+        { path: 'thanks/index.html', content: '<h1>Thanks!</h1>' },
+        { path: 'signup.html', content: SIGNUP },
+        { path: 'apply.html', content: APPLY },
+      ])
+    ).id;
+    await deploySite(t, token, 'noforms', [{ path: 'index.html', content: '<form method="post"><input name="q"></form>' }]);
+  });
+  afterAll(() => t.close());
+
+  const post = (slug: string, ua: string, path = '/') => site(t, slug).post(path).set('User-Agent', ua);
+  const submissions = (): Promise<SubmissionRow[]> =>
+    t.dataSource.query(
+      `SELECT s.* FROM form_submissions s JOIN forms f ON f.id = s.form_id JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' ORDER BY s.created_at, s.id`,
+    );
+  const open = (row: SubmissionRow) => openFields(t.app.get(LeadsKeyring).key(row.key_id)!, row, submissionAad(row.form_id, row.id));
+  const form = async (name: string) =>
+    (await t.dataSource.query(`SELECT f.* FROM forms f JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' AND f.name = $1`, [name]))[0] as
+      { id: string; fields: string[]; submission_count: number; spam_count: number; last_submission_at: Date | null } | undefined;
+
+  it('registers the forms the HTML declares on the deployment, and the deploy answer is unchanged', async () => {
+    const [row] = await t.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deploymentId]);
+    expect(row.forms).toEqual([
+      { name: 'apply', fields: ['who', 'cv'], honeypot: null, action: null, page: 'apply.html', files: true },
+      { name: 'contact', fields: ['name', 'message'], honeypot: 'bot-field', action: '/thanks/', page: 'index.html', files: false },
+      { name: 'signup', fields: ['email', 'topics'], honeypot: null, action: null, page: 'signup.html', files: false },
+    ]);
+    const memo = await t.dataSource.query('SELECT count(*)::int AS n FROM html_form_scans');
+    expect(memo[0].n).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads digest-only HTML back from storage, and parses each content once (html_form_scans)', async () => {
+    const html = Buffer.from(SIGNUP.replace('signup', 'digest-signup').replace('value="signup"', 'value="digest-signup"'));
+    const sha256 = createHash('sha256').update(html).digest('hex');
+    await t.http().put(`/v1/blobs/${sha256}`).set(bearer(token)).set('Content-Type', 'application/octet-stream').send(html).expect(201);
+    // What the memo says is what the deploy uses: a content seen before is not parsed again.
+    const contactSha = createHash('sha256').update(CONTACT).digest('hex');
+    await t.dataSource.query(`UPDATE html_form_scans SET forms = jsonb_set(forms, '{0,name}', '"from-memo"') WHERE sha256 = $1`, [contactSha]);
+    const res = await t
+      .http()
+      .post('/v1/deployments')
+      .set(bearer(token))
+      .send({
+        project_slug: 'digestforms',
+        files: [
+          { path: 'index.html', sha256, size: html.length },
+          { path: 'contact.html', content: CONTACT },
+        ],
+      })
+      .expect(201);
+    const [row] = await t.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [res.body.id]);
+    expect((row.forms as { name: string; page: string }[]).map((f) => [f.name, f.page])).toEqual([
+      ['from-memo', 'contact.html'],
+      ['digest-signup', 'index.html'],
+    ]);
+    await t.dataSource.query(`UPDATE html_form_scans SET forms = jsonb_set(forms, '{0,name}', '"contact"') WHERE sha256 = $1`, [contactSha]);
+  });
+
+  it('takes a browser-style urlencoded post and answers 303 to the action page, sealed at rest', async () => {
+    const res = await post('formsite', 'visitor-a')
+      .type('form')
+      .set('Accept', 'text/html,application/xhtml+xml')
+      .send({ 'form-name': 'contact', 'bot-field': '', name: 'Ann Example', message: 'Hello from the contact form', extra: 'not declared' })
+      .expect(303);
+    expect(res.headers.location).toBe('/thanks/');
+    const [row] = await submissions();
+    expect(row.spam).toBe(false);
+    expect(row.deployment_id).toBe(deploymentId);
+    // Encrypted at rest: no plaintext in any column of the raw table.
+    const raw = JSON.stringify(await t.dataSource.query(`SELECT *, encode(ciphertext, 'escape') AS c FROM form_submissions WHERE id = $1`, [row.id]));
+    for (const plain of ['Ann', 'Hello', 'contact form']) expect(raw).not.toContain(plain);
+    expect(Object.entries(open(row)!)).toEqual([
+      ['name', 'Ann Example'],
+      ['message', 'Hello from the contact form'],
+    ]);
+    const contact = await form('contact');
+    expect(contact).toMatchObject({ fields: ['name', 'message'], submission_count: 1, spam_count: 0 });
+    expect(contact!.last_submission_at).not.toBeNull();
+  });
+
+  it('answers a fetch asking for JSON with the submission id; multipart without files is taken', async () => {
+    const res = await post('formsite', 'visitor-b', '/signup.html')
+      .set('Accept', 'application/json')
+      .field('form-name', 'signup')
+      .field('email', 'ann@example.com')
+      .field('topics', 'news')
+      .field('topics', 'jobs')
+      .expect(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toEqual({ ok: true, id: expect.stringMatching(/^fsub_/), form: 'signup' });
+    const row = (await submissions()).find((r) => r.id === res.body.id)!;
+    expect(open(row)).toEqual({ email: 'ann@example.com', topics: 'news, jobs' });
+  });
+
+  it('thanks with a built-in page when the form names no page of the site', async () => {
+    const res = await post('formsite', 'visitor-c').type('form').send({ 'form-name': 'signup', email: 'b@example.com' }).expect(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.text).toContain('Thank you');
+  });
+
+  it('keeps a filled honeypot as spam, answered exactly like a success, with no counter of real submissions moved', async () => {
+    const before = await form('contact');
+    const res = await post('formsite', 'bot-1').type('form').send({ 'form-name': 'contact', 'bot-field': 'https://spam.example', name: 'Bot' }).expect(303);
+    expect(res.headers.location).toBe('/thanks/');
+    const rows = await submissions();
+    const spam = rows[rows.length - 1];
+    expect(spam).toMatchObject({ spam: true, spam_reason: 'honeypot' });
+    expect(open(spam)).toEqual({ name: 'Bot' });
+    expect(await form('contact')).toMatchObject({ submission_count: before!.submission_count, spam_count: before!.spam_count + 1 });
+  });
+
+  it('refuses an unregistered or missing form name, and stores nothing', async () => {
+    const count = (await submissions()).length;
+    const unknown = await post('formsite', 'visitor-d').type('form').send({ 'form-name': 'newsletter', email: 'x@example.com' }).expect(404);
+    expect(unknown.text).toContain('no form named &quot;newsletter&quot;');
+    const missing = await post('formsite', 'visitor-d').set('Accept', 'application/json').type('form').send({ email: 'x@example.com' }).expect(400);
+    expect(missing.body).toMatchObject({ statusCode: 400, code: 'form_name_missing' });
+    expect(await submissions()).toHaveLength(count);
+  });
+
+  it('refuses files with a clear page, and bodies past the limits', async () => {
+    const count = (await submissions()).length;
+    const file = await post('formsite', 'visitor-e', '/apply.html')
+      .field('form-name', 'apply')
+      .field('who', 'Ann')
+      .attach('cv', Buffer.from('%PDF-1.4 resume'), 'cv.pdf')
+      .expect(415);
+    expect(file.text).toContain('Files are not accepted');
+    // A file input left empty is what a browser sends for it: not a file.
+    await post('formsite', 'visitor-e', '/apply.html').field('form-name', 'apply').field('who', 'Ann').attach('cv', Buffer.alloc(0), '').expect(200);
+    const big = await post('formsite', 'visitor-e')
+      .type('form')
+      .send({ 'form-name': 'contact', message: 'x'.repeat(5000) })
+      .expect(413);
+    expect(big.text).toContain('larger than 4096 bytes');
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, 'v']));
+    await post('formsite', 'visitor-e')
+      .type('form')
+      .send({ 'form-name': 'contact', ...many })
+      .expect(413);
+    await post('formsite', 'visitor-e')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ 'form-name': 'contact' }))
+      .expect(415);
+    expect(await submissions()).toHaveLength(count + 1);
+  });
+
+  it('rate-limits per visitor: past the allowance kept as spam, past twice it 429 with Retry-After', async () => {
+    const send = () => post('formsite', 'eager-visitor').type('form').send({ 'form-name': 'signup', email: 'eager@example.com' });
+    for (let i = 0; i < 6; i++) await send().expect(200);
+    const refused = await send().expect(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const eager = (await submissions()).filter((r) => open(r)?.email === 'eager@example.com');
+    expect(eager.map((r) => r.spam_reason)).toEqual([null, null, null, 'rate_limited', 'rate_limited', 'rate_limited']);
+    // Another visitor is not held back by this one.
+    await post('formsite', 'patient-visitor').type('form').send({ 'form-name': 'signup', email: 'p@example.com' }).expect(200);
+  });
+
+  it('leaves sites without forms as they were: a POST is 405', async () => {
+    const res = await post('noforms', 'visitor-f').type('form').send({ 'form-name': 'x', q: '1' }).expect(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('needs the password gate cookie on a gated site', async () => {
+    await t
+      .http()
+      .post('/projects')
+      .set(asUser(session))
+      .send({ name: 'Gated', slug: 'gatedforms', type: 'static_site', gate_type: 'password', password: 'open sesame 42' })
+      .expect(201);
+    await deploySite(t, token, 'gatedforms', [{ path: 'index.html', content: SIGNUP }]);
+    const stored = () => t.dataSource.query(`SELECT s.id FROM form_submissions s JOIN projects p ON p.id = s.project_id WHERE p.slug = 'gatedforms'`);
+    const refused = await post('gatedforms', 'visitor-g').type('form').send({ 'form-name': 'signup', email: 'g@example.com' }).expect(401);
+    expect(refused.text).toContain('type="password"');
+    expect(await stored()).toHaveLength(0);
+    const login = await site(t, 'gatedforms').post('/.statichost/gate').type('form').send({ password: 'open sesame 42', next: '/' }).expect(303);
+    const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    await post('gatedforms', 'visitor-g').set('Cookie', cookie).type('form').send({ 'form-name': 'signup', email: 'g@example.com' }).expect(200);
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("registers a deployment's forms as the project's forms on deployment.created, in the deploy's transaction", async () => {
+    const deployed = await deploySite(t, token, 'registered', [{ path: 'index.html', content: CONTACT }]);
+    const [project] = await t.dataSource.query(`SELECT id, workspace_id FROM projects WHERE slug = 'registered'`);
+    await t.dataSource.transaction((m) =>
+      t.app.get(EventBus).emit(m, {
+        type: 'deployment.created',
+        workspaceId: project.workspace_id,
+        timestamp: new Date(),
+        data: {
+          projectId: project.id,
+          projectSlug: 'registered',
+          deploymentId: deployed.id,
+          version: deployed.version,
+          url: deployed.url,
+          live: true,
+          createdBy: 'test',
+        },
+      }),
+    );
+    const forms = await t.dataSource.query('SELECT name, fields, submission_count FROM forms WHERE project_id = $1', [project.id]);
+    expect(forms).toEqual([{ name: 'contact', fields: ['name', 'message'], submission_count: 0 }]);
+  });
+});
