@@ -15,6 +15,7 @@ import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
+import { FormsModule } from './forms/forms.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
 import { GitProxySecretsModule } from './git/git-proxy-secrets';
@@ -73,6 +74,7 @@ export class AppModule {
         GitProxySecretsModule,
         PreviewsModule,
         HooksModule,
+        FormsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
