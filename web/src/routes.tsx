@@ -23,6 +23,7 @@ const Members = () => import('./pages/members').then((m) => ({ Component: m.Memb
 const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Billing }));
 const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
 const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
+const ProjectForms = () => import('./pages/forms').then((m) => ({ Component: m.ProjectForms }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
@@ -60,6 +61,7 @@ export const router = createBrowserRouter(
                 { path: 'builds/:buildId', element: <BuildDetail /> },
                 { path: 'previews', element: <Previews /> },
                 { path: 'leads', lazy: ProjectLeads },
+                { path: 'forms', lazy: ProjectForms },
                 { path: 'analytics', lazy: Analytics },
               ],
             },

@@ -42,3 +42,5 @@ export const gitKeys = queryKeysFactory<[workspaceId: string, projectId: string]
 export const envKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('env');
 export const buildKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('builds');
 export const previewKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('previews');
+/** A project's forms (lists) and each form's submissions (details, keyed by the form): a change invalidates both, as counts move. */
+export const formKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('forms');
