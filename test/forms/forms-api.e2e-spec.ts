@@ -352,6 +352,24 @@ describe('Forms API: list, submissions, search, spam, CSV, erasure (e2e)', () =>
     });
   });
 
+  describe('sealed rows', () => {
+    it('leaves out (and logs) a submission whose ciphertext was altered or moved to another form, never shows garbage', async () => {
+      const form = await seedForm(t, other, 'tamper', ['note']);
+      const kept = await seedSubmission(t, form, { note: 'intact' }, { createdAt: next() });
+      const altered = await seedSubmission(t, form, { note: 'altered' }, { createdAt: next() });
+      const moved = await seedSubmission(t, moderated, { comment: 'moved' }, { createdAt: next() });
+      await t.dataSource.query(`UPDATE form_submissions SET ciphertext = set_byte(ciphertext, 0, get_byte(ciphertext, 0) # 1) WHERE id = $1`, [altered.id]);
+      await t.dataSource.query('UPDATE form_submissions SET form_id = $1 WHERE id = $2', [form.id, moved.id]);
+      const res = await t.http().get(subsPath(form, '?limit=100')).set(as()).expect(200);
+      expect(res.body.data.map((s: Body) => s.fields)).toEqual([{ note: 'intact' }]);
+      expect(res.body.data[0].id).toBe(kept.id);
+      expect(t.logs.some((l) => l.includes(altered.id) && l.includes('failed authentication'))).toBe(true);
+      expect(t.logs.some((l) => l.includes(moved.id) && l.includes('failed authentication'))).toBe(true);
+      const raw: { ciphertext: Buffer }[] = await t.dataSource.query('SELECT ciphertext FROM form_submissions WHERE form_id = $1', [form.id]);
+      for (const { ciphertext } of raw) for (const plain of ['intact', 'altered', 'moved']) expect(ciphertext.includes(Buffer.from(plain))).toBe(false);
+    });
+  });
+
   describe('erasure', () => {
     it('DELETE one erases its row and ciphertext and lowers the right counter', async () => {
       const [target] = newestFirst(ham());
