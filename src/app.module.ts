@@ -15,6 +15,7 @@ import { DeployPreflightModule } from './deploy-preflight/preflight.module';
 import { DeploymentsModule } from './deployments/deployments.module';
 import { DomainsModule } from './domains/domains.module';
 import { EventsModule } from './events/events.module';
+import { FormsModule } from './forms/forms.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
 import { GitProxySecretsModule } from './git/git-proxy-secrets';
@@ -75,6 +76,7 @@ export class AppModule {
         PreviewsModule,
         HooksModule,
         NotificationsModule,
+        FormsModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -125,6 +125,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'previews', path: `${project}/previews`, ready: (p: Page) => p.getByRole('row', { name: /feature/ }) },
       { name: 'deployment-files', path: `${project}/deployments/${deploymentId}`, ready: (p: Page) => p.getByText('index.html').first() },
       { name: 'project-leads', path: `${project}/leads`, ready: (p: Page) => p.getByRole('heading', { name: 'Leads' }) },
+      { name: 'project-forms', path: `${project}/forms`, ready: (p: Page) => p.getByText('No forms yet.') },
       { name: 'analytics', path: `${project}/analytics`, ready: (p: Page) => p.locator('.chart canvas').nth(1) },
     ];
   };

@@ -1,4 +1,4 @@
-import { chartColumns, csvName, endOfDayIso, quotaShare, utcDay } from './format';
+import { chartColumns, csvName, endOfDayIso, quotaShare, submissionsCsvName, utcDay } from './format';
 
 describe('dashboard format helpers', () => {
   it('endOfDayIso: a date input means the end of that day where the user is', () => {
@@ -31,5 +31,13 @@ describe('dashboard format helpers', () => {
     const lateEvening = new Date(Date.UTC(2026, 0, 31, 23, 30));
     expect(utcDay(lateEvening)).toBe('2026-01-31');
     expect(csvName('my-site', lateEvening)).toBe('leads-my-site-2026-01-31.csv');
+    expect(submissionsCsvName('my-site', 'contact', lateEvening)).toBe('form-my-site-contact-2026-01-31.csv');
+  });
+
+  it('submissionsCsvName keeps only what a file name allows of a form name', () => {
+    const at = new Date(Date.UTC(2026, 0, 31));
+    expect(submissionsCsvName('s', '../Contact us!', at)).toBe('form-s-.._Contact_us_-2026-01-31.csv');
+    expect(submissionsCsvName('s', '///', at)).toBe('form-s-_-2026-01-31.csv');
+    expect(submissionsCsvName('s', '', at)).toBe('form-s-form-2026-01-31.csv');
   });
 });

@@ -55,3 +55,9 @@ export function utcDay(at: Date): string {
 export function csvName(slug: string, at: Date): string {
   return `leads-${slug}-${utcDay(at)}.csv`;
 }
+
+/** The file name a form's CSV download is saved under: the project's slug, the form's name (as a file name allows) and today's date. */
+export function submissionsCsvName(slug: string, formName: string, at: Date): string {
+  const name = formName.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 64) || 'form';
+  return `form-${slug}-${name}-${utcDay(at)}.csv`;
+}

@@ -24,6 +24,7 @@ const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Bill
 const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
 const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
 const Account = () => import('./pages/account').then((m) => ({ Component: m.Account }));
+const ProjectForms = () => import('./pages/forms').then((m) => ({ Component: m.ProjectForms }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
@@ -62,6 +63,7 @@ export const router = createBrowserRouter(
                 { path: 'builds/:buildId', element: <BuildDetail /> },
                 { path: 'previews', element: <Previews /> },
                 { path: 'leads', lazy: ProjectLeads },
+                { path: 'forms', lazy: ProjectForms },
                 { path: 'analytics', lazy: Analytics },
               ],
             },

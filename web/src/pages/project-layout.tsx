@@ -34,6 +34,7 @@ export function ProjectLayout() {
         <NavLink to={`${base}/deploy`}>Deploy</NavLink>
         <NavLink to={`${base}/analytics`}>Analytics</NavLink>
         <NavLink to={`${base}/leads`}>Leads</NavLink>
+        <NavLink to={`${base}/forms`}>Forms</NavLink>
         <NavLink to={`${base}/settings`}>Settings</NavLink>
       </nav>
       <Outlet context={p} />

@@ -43,3 +43,5 @@ export const envKeys = queryKeysFactory<[workspaceId: string, projectId: string]
 export const buildKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('builds');
 export const previewKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('previews');
 export const notificationKeys = queryKeysFactory('notifications');
+/** A project's forms (lists) and each form's submissions (details, keyed by the form): a change invalidates both, as counts move. */
+export const formKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('forms');

@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+import { GenerateSql } from '../database/generate-sql';
+
+/** A form as the API lists it. */
+export interface FormRow {
+  id: string;
+  name: string;
+  fields: string[];
+  submission_count: number;
+  spam_count: number;
+  last_submission_at: Date | null;
+  created_at: Date;
+}
+
+/** A submission as stored: its fields still sealed (opening them is the service's). */
+export interface SubmissionRow {
+  id: string;
+  key_id: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+  index_key_id: string;
+  spam: boolean;
+  spam_reason: string | null;
+  lead_id: string | null;
+  deployment_id: string;
+  created_at: Date;
+}
+
+/** Which submissions of a form a read covers: all, only spam, or only ham. */
+export interface SubmissionFilter {
+  formId: string;
+  spam?: boolean;
+}
+
+/** Where a batch read resumes: after this row in newest-first order. */
+export interface After {
+  created_at: Date;
+  id: string;
+}
+
+/** Only the rows that may hold a search's text: those whose tokens hold its tokens, and any indexed under another index key. */
+export interface TokenFilter {
+  indexKeyId: string;
+  tokens: number[];
+}
+
+const FORM_COLUMNS = 'id, name, fields, submission_count, spam_count, last_submission_at, created_at';
+const SUBMISSION_COLUMNS = 'id, key_id, nonce, ciphertext, index_key_id, spam, spam_reason, lead_id, deployment_id, created_at';
+const FORM = 'frm_sqlsnapshot000000000000000';
+const SUBMISSION = 'fsub_sqlsnapshot00000000000000';
+
+/** The WHERE of a filtered read, its values from $1. */
+function submissionWhere(filter: SubmissionFilter): { where: string; values: unknown[] } {
+  const values: unknown[] = [filter.formId];
+  let where = 'form_id = $1';
+  if (filter.spam !== undefined) {
+    values.push(filter.spam);
+    where += ` AND spam = $${values.length}`;
+  }
+  return { where, values };
+}
+
+/**
+ * Every query on `forms` and `form_submissions` for reading and curating them (the
+ * intake writes them in form-intake.service.ts). Every read names the project (and the
+ * form its submissions hang off), so another workspace's ids find nothing.
+ */
+@Injectable()
+export class FormsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The project's forms by name. */
+  @GenerateSql({ params: (f) => [f.projectId] })
+  listOfProject(projectId: string): Promise<FormRow[]> {
+    return this.dataSource.query(`SELECT ${FORM_COLUMNS} FROM forms WHERE project_id = $1 ORDER BY name, id`, [projectId]);
+  }
+
+  /** The form if it is the project's; locked FOR UPDATE when `lock` (inside a transaction), so counter changes on it queue up. */
+  @GenerateSql(
+    { name: 'read', params: (f) => [f.manager, f.projectId, FORM, false] },
+    { name: 'lock', inTransaction: true, params: (f) => [f.manager, f.projectId, FORM, true] },
+  )
+  async findOfProject(manager: EntityManager, projectId: string, formId: string, lock: boolean): Promise<FormRow | undefined> {
+    const rows: FormRow[] = await manager.query(`SELECT ${FORM_COLUMNS} FROM forms WHERE id = $1 AND project_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+      formId,
+      projectId,
+    ]);
+    return rows[0];
+  }
+
+  @GenerateSql({ name: 'all', params: () => [{ formId: FORM }] }, { name: 'spam', params: () => [{ formId: FORM, spam: true }] })
+  async count(filter: SubmissionFilter): Promise<number> {
+    const { where, values } = submissionWhere(filter);
+    const [{ n }] = await this.dataSource.query(`SELECT count(*)::int AS n FROM form_submissions WHERE ${where}`, values);
+    return n as number;
+  }
+
+  /** Newest first. */
+  @GenerateSql({ name: 'all', params: () => [{ formId: FORM }, 20, 0] }, { name: 'ham', params: () => [{ formId: FORM, spam: false }, 20, 40] })
+  page(filter: SubmissionFilter, limit: number, offset: number): Promise<SubmissionRow[]> {
+    const { where, values } = submissionWhere(filter);
+    return this.dataSource.query(
+      `SELECT ${SUBMISSION_COLUMNS} FROM form_submissions WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, limit, offset],
+    );
+  }
+
+  /**
+   * The next `limit` rows newest first after `after` (from the newest when undefined), for
+   * a search (with `tokens`: only rows that may match) or an export (without).
+   */
+  @GenerateSql(
+    { name: 'first, export', params: () => [{ formId: FORM }, undefined, undefined, 500] },
+    {
+      name: 'next, search, ham',
+      params: () => [{ formId: FORM, spam: false }, { indexKeyId: 'i1', tokens: [1, 2] }, { created_at: new Date(0), id: SUBMISSION }, 500],
+    },
+  )
+  batch(filter: SubmissionFilter, tokens: TokenFilter | undefined, after: After | undefined, limit: number): Promise<SubmissionRow[]> {
+    const { where, values } = submissionWhere(filter);
+    const conditions = [where];
+    if (tokens && tokens.tokens.length > 0) {
+      values.push(tokens.indexKeyId, tokens.tokens);
+      conditions.push(`(index_key_id <> $${values.length - 1} OR search_tokens @> $${values.length}::int[])`);
+    }
+    if (after) {
+      values.push(after.created_at, after.id);
+      conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
+    }
+    values.push(limit);
+    return this.dataSource.query(
+      `SELECT ${SUBMISSION_COLUMNS} FROM form_submissions WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
+  }
+
+  /** One submission of the form, or undefined. */
+  @GenerateSql({ params: () => [FORM, SUBMISSION] })
+  async findSubmission(formId: string, submissionId: string): Promise<SubmissionRow | undefined> {
+    const rows: SubmissionRow[] = await this.dataSource.query(`SELECT ${SUBMISSION_COLUMNS} FROM form_submissions WHERE id = $1 AND form_id = $2`, [
+      submissionId,
+      formId,
+    ]);
+    return rows[0];
+  }
+
+  /** Marks it spam or ham; what it was before, or undefined when the form has no such submission. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM, SUBMISSION, true, 'user'] })
+  async setSpam(manager: EntityManager, formId: string, submissionId: string, spam: boolean, reason: string | null): Promise<{ was: boolean } | undefined> {
+    const [rows] = (await manager.query(
+      `UPDATE form_submissions s SET spam = $3, spam_reason = $4
+       FROM (SELECT id, spam AS was FROM form_submissions WHERE id = $1 AND form_id = $2 FOR UPDATE) o
+       WHERE s.id = o.id RETURNING o.was`,
+      [submissionId, formId, spam, reason],
+    )) as [{ was: boolean }[], number];
+    return rows[0];
+  }
+
+  /** Erases one submission (its ciphertext with it); whether it was spam, or undefined when there was none. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM, SUBMISSION] })
+  async deleteOne(manager: EntityManager, formId: string, submissionId: string): Promise<{ spam: boolean } | undefined> {
+    const [rows] = (await manager.query('DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING spam', [submissionId, formId])) as [
+      { spam: boolean }[],
+      number,
+    ];
+    return rows[0];
+  }
+
+  /** Erases every submission of the form; how many of each kind. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM] })
+  async deleteAll(manager: EntityManager, formId: string): Promise<{ ham: number; spam: number }> {
+    const [{ ham, spam }] = await manager.query(
+      `WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING spam)
+       SELECT (count(*) FILTER (WHERE NOT spam))::int AS ham, (count(*) FILTER (WHERE spam))::int AS spam FROM gone`,
+      [formId],
+    );
+    return { ham: ham as number, spam: spam as number };
+  }
+
+  /**
+   * Moves the counters by what this transaction changed (never recounted: a recount would
+   * miss a submission the intake commits meanwhile, and its own increment would then be
+   * lost) and sets the last submission to the newest non-spam one left.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM, -1, 1] })
+  async adjustCounts(manager: EntityManager, formId: string, submissions: number, spam: number): Promise<void> {
+    await manager.query(
+      `UPDATE forms SET submission_count = GREATEST(submission_count + $2, 0), spam_count = GREATEST(spam_count + $3, 0),
+       last_submission_at = (SELECT max(created_at) FROM form_submissions WHERE form_id = $1 AND NOT spam)
+       WHERE id = $1`,
+      [formId, submissions, spam],
+    );
+  }
+}
