@@ -33,6 +33,7 @@ import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -73,6 +74,7 @@ export class AppModule {
         GitProxySecretsModule,
         PreviewsModule,
         HooksModule,
+        WebhooksModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
