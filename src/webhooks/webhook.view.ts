@@ -33,7 +33,7 @@ export class WebhookWithSecretView extends WebhookView {
   secret: string;
 }
 
-export class WebhookSecretView {
+export class WebhookNewSecretView {
   @ApiProperty({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'The new secret, shown once; the old one stops signing at once' })
   secret: string;
 }

@@ -7,7 +7,7 @@ import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
 import { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto';
-import { WebhookDeliveryView, WebhookSecretView, WebhookView, WebhookWithSecretView } from './webhook.view';
+import { WebhookDeliveryView, WebhookNewSecretView, WebhookView, WebhookWithSecretView } from './webhook.view';
 import { WebhooksService } from './webhooks.service';
 
 /** Owners and admins (scope `admin`), on the workspace of the principal (X-Workspace-Id with a JWT, the token's own). */
@@ -58,9 +58,9 @@ export class WebhooksController {
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(HttpStatus.OK)
-  @Endpoint({ id: 'rotateWebhookSecret', ...ADMIN, errors: { 404: ['webhook_not_found'] } })
+  @Endpoint({ id: 'rotateOutgoingWebhookSecret', ...ADMIN, errors: { 404: ['webhook_not_found'] } })
   @ApiOperation({ summary: 'A new signing secret, shown once; deliveries from now on are signed with it' })
-  @ApiOkResponse({ type: WebhookSecretView })
+  @ApiOkResponse({ type: WebhookNewSecretView })
   rotate(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string) {
     return this.webhooks.rotateSecret(principal, webhookId);
   }

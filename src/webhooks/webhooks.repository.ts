@@ -109,7 +109,8 @@ export class WebhooksRepository {
   /** Starts the failure streak unless one is under way; the streak's start either way. */
   @GenerateSql({ params: () => ['wh_sqlsnapshot000000000000000', new Date(0)] })
   async failing(id: string, now: Date): Promise<Date | null> {
-    const rows: { failing_since: Date }[] = await this.dataSource.query(
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [{ failing_since: Date }[], number] = await this.dataSource.query(
       'UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since',
       [id, now],
     );
@@ -124,8 +125,11 @@ export class WebhooksRepository {
   /** Turns an endpoint off for `reason`; true only for the call that turned it off (so its owners are mailed once). */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'wh_sqlsnapshot000000000000000', 'gone'] })
   async disable(m: EntityManager, id: string, reason: string): Promise<boolean> {
-    const rows: unknown[] = await m.query('UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled RETURNING id', [id, reason]);
-    return rows.length > 0;
+    const [, affected]: [unknown[], number] = await m.query('UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled RETURNING id', [
+      id,
+      reason,
+    ]);
+    return affected > 0;
   }
 
   /**
