@@ -32,8 +32,8 @@ import { SiteWebhookModule } from './site-webhook/site-webhook.module';
 import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
-import { WorkspacesModule } from './workspaces/workspaces.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Module({})
 export class AppModule {

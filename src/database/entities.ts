@@ -34,8 +34,8 @@ import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
-import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
 import { Webhook } from '../webhooks/webhook.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
 

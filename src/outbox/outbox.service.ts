@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { BoundedConcurrency } from '../common/bounded-concurrency';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-import { BoundedConcurrency } from '../common/bounded-concurrency';
 import { newOutboxId, OutboxGiveUp, type OutboxHandler, type OutboxKindOptions, retryDelayMs, scheduledDelayMs } from './outbox';
-import { type DueMessage } from './outbox.repository';
-import { OutboxRepository } from './outbox.repository';
+import { type DueMessage, OutboxRepository } from './outbox.repository';
 
 const BATCH = 50;
 

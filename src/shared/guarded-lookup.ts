@@ -68,4 +68,3 @@ export function resolverOf(servers: string[], timeoutMs: number): (host: string)
     return answers.length > 0 ? answers : system(host);
   };
 }
-

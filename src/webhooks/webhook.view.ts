@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 
 import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
+import { type Webhook, WEBHOOK_FORMATS, type WebhookFormat } from './webhook.entity';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from './webhook-delivery.entity';
-import { WEBHOOK_FORMATS, type Webhook, type WebhookFormat } from './webhook.entity';
 
 export class WebhookView {
   @IdProperty('wh')
@@ -69,13 +69,13 @@ export class WebhookDeliveryView {
   eventType: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, description: '`pending` while attempts remain, `failed` once they are used up or the endpoint was turned off' })
   status: DeliveryStatus;
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   attempts: number;
-  @ApiProperty({ type: Number, nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true })
   responseStatus: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'The first 4 KB of the last answer’s body' })
   responseBody: string | null;
-  @ApiProperty({ type: Number, nullable: true })
+  @ApiProperty({ type: 'integer', nullable: true })
   latencyMs: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt got no answer (address refused, timeout)' })
   error: string | null;

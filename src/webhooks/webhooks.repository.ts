@@ -2,13 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
-import { WebhookDelivery } from './webhook-delivery.entity';
 import { Webhook } from './webhook.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 
 export type WebhookPatch = Partial<
   Pick<
     Webhook,
-    'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'includePersonalData' | 'format' | 'failingSince' | 'secretKeyId' | 'secretNonce' | 'secretCiphertext'
+    | 'url'
+    | 'events'
+    | 'description'
+    | 'enabled'
+    | 'disabledReason'
+    | 'includePersonalData'
+    | 'format'
+    | 'failingSince'
+    | 'secretKeyId'
+    | 'secretNonce'
+    | 'secretCiphertext'
   >
 >;
 
@@ -80,7 +90,12 @@ export class WebhooksRepository {
 
   /** A page of an endpoint's deliveries, newest first, each with its outbox message's next attempt. */
   @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000', 0, 20] })
-  async deliveries(workspaceId: string, webhookId: string, offset: number, limit: number): Promise<{ rows: { delivery: WebhookDelivery; nextAttemptAt: Date | null }[]; total: number }> {
+  async deliveries(
+    workspaceId: string,
+    webhookId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: { delivery: WebhookDelivery; nextAttemptAt: Date | null }[]; total: number }> {
     const qb = this.dataSource
       .getRepository(WebhookDelivery)
       .createQueryBuilder('d')
@@ -125,10 +140,10 @@ export class WebhooksRepository {
   /** Turns an endpoint off for `reason`; true only for the call that turned it off (so its owners are mailed once). */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'wh_sqlsnapshot000000000000000', 'gone'] })
   async disable(m: EntityManager, id: string, reason: string): Promise<boolean> {
-    const [, affected]: [unknown[], number] = await m.query('UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled RETURNING id', [
-      id,
-      reason,
-    ]);
+    const [, affected]: [unknown[], number] = await m.query(
+      'UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled RETURNING id',
+      [id, reason],
+    );
     return affected > 0;
   }
 

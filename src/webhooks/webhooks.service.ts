@@ -3,12 +3,12 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Agent, buildConnector, request } from 'undici';
 import { DataSource, type EntityManager } from 'typeorm';
+import { Agent, buildConnector, request } from 'undici';
 
 import { newId } from '../common/ids';
-import { paginated, type Paginated } from '../common/pagination';
-import { DAY_MS, Clock } from '../common/time';
+import { type Paginated, paginated } from '../common/pagination';
+import { Clock, DAY_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import { eventBody, type PlatformEvent } from '../events/events';
@@ -19,13 +19,13 @@ import { OutboxGiveUp } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import { guardedLookup, resolverOf } from '../shared/guarded-lookup';
 import { addressRefusal } from '../shared/outbound-address';
-import { workspaceOf, type Principal } from '../shared/principal';
+import { type Principal, workspaceOf } from '../shared/principal';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto';
-import { WebhookDelivery } from './webhook-delivery.entity';
 import { Webhook, type WebhookFormat } from './webhook.entity';
+import { deliveryView, type WebhookDeliveryView, type WebhookView, webhookView, type WebhookWithSecretView } from './webhook.view';
+import { WebhookDelivery } from './webhook-delivery.entity';
 import { requestBody, SECRET_PREFIX, signedHeaders } from './webhook-payload';
 import { isSlackUrl, webhookUrlRefusal } from './webhook-url';
-import { deliveryView, webhookView, type WebhookDeliveryView, type WebhookView, type WebhookWithSecretView } from './webhook.view';
 import { webhooksError } from './webhooks.errors';
 import { type AttemptRecord, WebhooksRepository } from './webhooks.repository';
 

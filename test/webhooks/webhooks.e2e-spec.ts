@@ -6,9 +6,11 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Clock } from '../../src/common/time';
 import { EventBus } from '../../src/events/event-bus';
 import { type PlatformEvent, SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/events';
+import { MailService } from '../../src/mail/mail.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
+import { eventually } from '../helpers/eventually';
 import { addMember, asUser, registerUser, type UserSession } from '../helpers/identity';
 
 interface Call {
@@ -21,14 +23,18 @@ interface Call {
 async function startReceiver() {
   const calls: Call[] = [];
   const answers: { status: number; headers?: Record<string, string>; body?: string }[] = [];
+  /** While set, answers wait for it (a slow receiver, as long as a test needs). */
+  let hold: Promise<void> | null = null;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       calls.push({ path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
       const answer = answers.shift() ?? { status: 204 };
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
+      void (hold ?? Promise.resolve()).then(() => {
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end(answer.body ?? '');
+      });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -37,6 +43,15 @@ async function startReceiver() {
     port,
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     calls,
+    /** Holds every answer until the returned function is called. */
+    holdAnswers: () => {
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      return () => {
+        hold = null;
+        release();
+      };
+    },
     answer: (...next: { status: number; headers?: Record<string, string>; body?: string }[]) => void answers.push(...next),
     reset: () => {
       calls.length = 0;
@@ -68,8 +83,18 @@ function sampleEvents(workspaceId: string): PlatformEvent[] {
   };
   const timestamp = new Date();
   const events: PlatformEvent[] = [
-    { type: 'deployment.created', workspaceId, timestamp, data: { ...project, deploymentId: 'dep_1', version: 1, url: 'https://x.example.test/', live: true, createdBy: 'usr_1' } },
-    { type: 'deployment.promoted', workspaceId, timestamp, data: { ...project, deploymentId: 'dep_1', version: 1, url: 'https://x.example.test/', previousDeploymentId: null } },
+    {
+      type: 'deployment.created',
+      workspaceId,
+      timestamp,
+      data: { ...project, deploymentId: 'dep_1', version: 1, url: 'https://x.example.test/', live: true, createdBy: 'usr_1' },
+    },
+    {
+      type: 'deployment.promoted',
+      workspaceId,
+      timestamp,
+      data: { ...project, deploymentId: 'dep_1', version: 1, url: 'https://x.example.test/', previousDeploymentId: null },
+    },
     { type: 'deployment.archived', workspaceId, timestamp, data: { ...project, deploymentId: 'dep_1', version: 1, reason: 'replaced' } },
     { type: 'build.started', workspaceId, timestamp, data: build },
     { type: 'build.succeeded', workspaceId, timestamp, data: { ...build, deploymentId: 'dep_2', url: 'https://x.example.test/' } },
@@ -115,9 +140,10 @@ describe('Outgoing webhooks (e2e)', () => {
 
   /** Both instances send at once, as their timers would: the advisory lock lets one through. */
   const sendFromBoth = () => Promise.all([a.app.get(OutboxService).runOnce(), b.app.get(OutboxService).runOnce()]);
-  const emit = (t: TestApp, events: PlatformEvent[]) => t.dataSource.transaction(async (m) => {
-    for (const event of events) await t.app.get(EventBus).emit(m, event);
-  });
+  const emit = (t: TestApp, events: PlatformEvent[]) =>
+    t.dataSource.transaction(async (m) => {
+      for (const event of events) await t.app.get(EventBus).emit(m, event);
+    });
   const create = async (body: Record<string, unknown>) => (await a.http().post('/webhooks').set(asUser(owner)).send(body).expect(201)).body;
   const remove = (id: string) => a.http().delete(`/webhooks/${id}`).set(asUser(owner)).expect(204);
   const deliveries = async (id: string) => (await a.http().get(`/webhooks/${id}/deliveries`).set(asUser(owner)).expect(200)).body.data;
@@ -165,7 +191,12 @@ describe('Outgoing webhooks (e2e)', () => {
         .map((c) => {
           expect(c.headers['content-type']).toBe('application/json');
           expect(c.headers['webhook-signature']).toMatch(/^v1,/);
-          return new StandardWebhook(secret).verify(c.raw, signatureHeaders(c.headers)) as { type: string; workspaceId: string; timestamp: string; data: Record<string, unknown> };
+          return new StandardWebhook(secret).verify(c.raw, signatureHeaders(c.headers)) as {
+            type: string;
+            workspaceId: string;
+            timestamp: string;
+            data: Record<string, unknown>;
+          };
         });
     const received = verify(all.secret, '/all');
     expect(received.map((e) => e.type).sort()).toEqual(events.map((e) => e.type).sort());
@@ -258,7 +289,10 @@ describe('Outgoing webhooks (e2e)', () => {
     expect(receiver.calls).toHaveLength(2);
     for (const call of receiver.calls) {
       expect(call.headers['webhook-id']).toBe(test.id);
-      expect(new StandardWebhook(hook.secret).verify(call.raw, signatureHeaders(call.headers))).toMatchObject({ type: 'webhook.test', data: { webhookId: hook.id } });
+      expect(new StandardWebhook(hook.secret).verify(call.raw, signatureHeaders(call.headers))).toMatchObject({
+        type: 'webhook.test',
+        data: { webhookId: hook.id },
+      });
     }
     expect(await deliveries(hook.id)).toEqual([expect.objectContaining({ id: test.id, status: 'succeeded', attempts: 2 })]);
     await a.http().post(`/webhooks/${hook.id}/deliveries/msg_doesnotexist000000000000/redeliver`).set(asUser(owner)).expect(404);
@@ -309,7 +343,10 @@ describe('Outgoing webhooks (e2e)', () => {
     receiver.answer({ status: 500 });
     await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202);
     await a.app.get(OutboxService).runOnce();
-    expect((await a.http().get(`/webhooks/${hook.id}`).set(asUser(owner)).expect(200)).body).toMatchObject({ enabled: true, failingSince: new Date(now).toISOString() });
+    expect((await a.http().get(`/webhooks/${hook.id}`).set(asUser(owner)).expect(200)).body).toMatchObject({
+      enabled: true,
+      failingSince: new Date(now).toISOString(),
+    });
     now += 5 * 86_400_000 + 60_000;
     receiver.answer({ status: 500 }, { status: 500 });
     await a.app.get(OutboxService).runOnce();
@@ -321,6 +358,34 @@ describe('Outgoing webhooks (e2e)', () => {
     );
     expect(mails).toHaveLength(1);
     await remove(hook.id);
+  });
+
+  it('sends to slow receivers side by side, and a slow receiver does not hold up the mail', async () => {
+    const hooks = [await create({ url: receiver.url('/slow1'), events: ['*'] }), await create({ url: receiver.url('/slow2'), events: ['*'] })];
+    const release = receiver.holdAnswers();
+    try {
+      await emit(a, sampleEvents(owner.workspaceId).slice(0, 1));
+      // A mail queued after the webhook deliveries, so it is last in line.
+      await a.dataSource.transaction((m) =>
+        a.app.get(MailService).queue(m, owner.email, { template: 'password_reset', data: { name: 'Ann', link: 'https://api.example.test/x' } }, new Date()),
+      );
+      const run = a.app.get(OutboxService).runOnce();
+      // Both receivers are called while neither has answered…
+      await eventually(async () => expect(receiver.calls.map((c) => c.path).sort()).toEqual(['/slow1', '/slow2']));
+      // …and the mail went out meanwhile.
+      await eventually(async () => {
+        const sent: unknown[] = await a.dataSource.query(
+          `SELECT 1 FROM outbox_messages WHERE kind = 'mail' AND payload->>'template' = 'password_reset' AND payload->>'to' = $1 AND delivered_at IS NOT NULL`,
+          [owner.email],
+        );
+        expect(sent).toHaveLength(1);
+      });
+      release();
+      expect((await run).delivered).toBe(3);
+    } finally {
+      release();
+    }
+    for (const hook of hooks) await remove(hook.id);
   });
 
   it('does not follow a redirect, even to loopback', async () => {
@@ -357,7 +422,14 @@ describe('Outgoing webhooks (e2e)', () => {
     const viewer = await registerUser(a);
     await addMember(a, owner, admin, 'admin');
     await addMember(a, owner, viewer, 'viewer');
-    const hook = (await a.http().post('/webhooks').set(asUser(admin, owner.workspaceId)).send({ url: receiver.url(), events: ['*'] }).expect(201)).body;
+    const hook = (
+      await a
+        .http()
+        .post('/webhooks')
+        .set(asUser(admin, owner.workspaceId))
+        .send({ url: receiver.url(), events: ['*'] })
+        .expect(201)
+    ).body;
     await a.http().get('/webhooks').set(asUser(viewer, owner.workspaceId)).expect(403);
     await a.http().get(`/webhooks/${hook.id}`).set(asUser(admin)).expect(404);
     await a.http().delete(`/webhooks/${hook.id}`).set(asUser(admin)).expect(404);
@@ -395,7 +467,12 @@ describe('Outgoing webhooks: no SSRF (e2e)', () => {
   });
 
   const refused = async (url: string, pattern: RegExp) => {
-    const res = await t.http().post('/webhooks').set(asUser(owner)).send({ url, events: ['*'] }).expect(400);
+    const res = await t
+      .http()
+      .post('/webhooks')
+      .set(asUser(owner))
+      .send({ url, events: ['*'] })
+      .expect(400);
     expect(res.body).toMatchObject({ code: 'webhook_url_refused', message: expect.stringMatching(pattern) });
   };
 
@@ -415,12 +492,23 @@ describe('Outgoing webhooks: no SSRF (e2e)', () => {
 
   it('checks again at every delivery, on the address connected to (a name that turns to loopback)', async () => {
     dns.setA('rebind.hooks.test', '93.184.216.34');
-    const hook = (await t.http().post('/webhooks').set(asUser(owner)).send({ url: `https://rebind.hooks.test:${receiver.port}/hook`, events: ['*'] }).expect(201)).body;
+    const hook = (
+      await t
+        .http()
+        .post('/webhooks')
+        .set(asUser(owner))
+        .send({ url: `https://rebind.hooks.test:${receiver.port}/hook`, events: ['*'] })
+        .expect(201)
+    ).body;
     dns.setA('rebind.hooks.test', '127.0.0.1');
     await t.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202);
     await t.app.get(OutboxService).runOnce();
     const [d] = (await t.http().get(`/webhooks/${hook.id}/deliveries`).set(asUser(owner)).expect(200)).body.data;
-    expect(d).toMatchObject({ status: 'pending', responseStatus: null, error: expect.stringMatching(/rebind\.hooks\.test resolves to 127\.0\.0\.1, which is a loopback address/) });
+    expect(d).toMatchObject({
+      status: 'pending',
+      responseStatus: null,
+      error: expect.stringMatching(/rebind\.hooks\.test resolves to 127\.0\.0\.1, which is a loopback address/),
+    });
     expect(receiver.calls).toHaveLength(0);
   });
 });
