@@ -42,3 +42,4 @@ export const gitKeys = queryKeysFactory<[workspaceId: string, projectId: string]
 export const envKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('env');
 export const buildKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('builds');
 export const previewKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('previews');
+export const webhookKeys = queryKeysFactory<[workspaceId: string]>('webhooks');
