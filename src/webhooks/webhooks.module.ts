@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { LeadsModule } from '../leads/leads.module';
 import { MailModule } from '../mail/mail.module';
+import { WebhookDeliveriesPurge } from './webhook-deliveries-purge.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -10,6 +11,6 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [LeadsModule, MailModule],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhooksRepository],
+  providers: [WebhooksService, WebhooksRepository, WebhookDeliveriesPurge],
 })
 export class WebhooksModule {}

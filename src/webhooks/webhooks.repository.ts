@@ -147,6 +147,18 @@ export class WebhooksRepository {
     return affected > 0;
   }
 
+  /** Forgets finished deliveries created before `before`; a pending one is kept until it ends. */
+  @GenerateSql({ params: () => [new Date(0)] })
+  async purgeBefore(before: Date): Promise<number> {
+    const result = await this.dataSource
+      .getRepository(WebhookDelivery)
+      .createQueryBuilder()
+      .delete()
+      .where("created_at < :before AND status <> 'pending'", { before })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /**
    * The addresses of the workspace's active owners, to tell them an endpoint was turned
    * off. Read here rather than through the workspaces module, which has no such port: one

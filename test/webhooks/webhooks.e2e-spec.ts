@@ -8,6 +8,7 @@ import { EventBus } from '../../src/events/event-bus';
 import { type PlatformEvent, SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/events';
 import { MailService } from '../../src/mail/mail.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
+import { WebhookDeliveriesPurge } from '../../src/webhooks/webhook-deliveries-purge.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
@@ -386,6 +387,23 @@ describe('Outgoing webhooks (e2e)', () => {
       release();
     }
     for (const hook of hooks) await remove(hook.id);
+  });
+
+  it('forgets finished deliveries after 30 days, keeps pending ones', async () => {
+    const hook = await create({ url: receiver.url('/old'), events: ['*'] });
+    await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202);
+    await sendFromBoth();
+    receiver.answer({ status: 500 });
+    await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202);
+    await a.app.get(OutboxService).runOnce();
+    expect((await deliveries(hook.id)).map((d: { status: string }) => d.status).sort()).toEqual(['pending', 'succeeded']);
+    jest.spyOn(a.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() + 29 * 86_400_000));
+    await a.app.get(WebhookDeliveriesPurge).runOnce();
+    expect(await deliveries(hook.id)).toHaveLength(2);
+    jest.spyOn(a.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() + 31 * 86_400_000));
+    expect((await a.app.get(WebhookDeliveriesPurge).runOnce()).deliveriesPurged).toBeGreaterThanOrEqual(1);
+    expect((await deliveries(hook.id)).map((d: { status: string }) => d.status)).toEqual(['pending']);
+    await remove(hook.id);
   });
 
   it('does not follow a redirect, even to loopback', async () => {
