@@ -34,6 +34,7 @@ import { SiteWebhookModule } from './site-webhook/site-webhook.module';
 import { SitesModule } from './sites/sites.module';
 import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Module({})
@@ -77,6 +78,7 @@ export class AppModule {
         HooksModule,
         NotificationsModule,
         FormsModule,
+        WebhooksModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

@@ -13,6 +13,7 @@ import { billingError } from './quotas/billing.errors';
 import { domainsError } from './shared/custom-domain/domains.errors';
 import { storageError } from './storage/storage.errors';
 import { usersError } from './users/users.errors';
+import { webhooksError } from './webhooks/webhooks.errors';
 import { workspacesError } from './workspaces/workspaces.errors';
 
 /**
@@ -38,6 +39,7 @@ export const ERROR_MODULES = [
   gitError,
   buildsError,
   hooksError,
+  webhooksError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

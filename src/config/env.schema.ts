@@ -631,6 +631,10 @@ export class EnvironmentVariables {
   /** Longest an origin may take to start answering (ms; 504 past it), and longest its answer may then pause (the visitor's connection is cut). */
   @IntVar(1, 3_600_000)
   PROXY_TIMEOUT_MS = 30_000;
+
+  /** true: outgoing webhooks may go to loopback, private and link-local addresses, and over plain `http` (tests, a receiver on the LAN). */
+  @BoolVar()
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES = false;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

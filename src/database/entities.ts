@@ -37,6 +37,8 @@ import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
+import { Webhook } from '../webhooks/webhook.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 import { WorkspaceMember } from '../workspaces/workspace-member.entity';
 
@@ -80,4 +82,6 @@ export const ENTITIES: Function[] = [
   UsageThreshold,
   NotificationPreference,
   NotificationDigestItem,
+  Webhook,
+  WebhookDelivery,
 ];

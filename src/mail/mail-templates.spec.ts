@@ -6,6 +6,10 @@ const all: MailTemplate[] = [
   { template: 'email_changed', data: { name: 'Ann', oldEmail: 'ann@example.com', newEmail: 'ann@example.org' } },
   { template: 'password_reset', data: { name: 'Ann', link: 'https://api.example.com/app/reset-password?token=pr_x' } },
   { template: 'invitation', data: { workspace: 'Docs', inviter: 'Bob', role: 'admin', link: 'https://api.example.com/app/invitations', hasAccount: true } },
+  {
+    template: 'webhook_disabled',
+    data: { name: 'Ann', url: 'https://hooks.example.org/in', reason: 'the endpoint answered 410 Gone', link: 'https://api.example.com/app/webhooks' },
+  },
 ];
 
 describe('renderMail', () => {

@@ -16,6 +16,7 @@ export type MailTemplate =
   | { template: 'email_changed'; data: { name: string; oldEmail: string; newEmail: string } }
   | { template: 'password_reset'; data: { name: string; link: string } }
   | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } }
+  | { template: 'webhook_disabled'; data: { name: string; url: string; reason: string; link: string } }
   | NotificationMail;
 
 export interface RenderedMail {
@@ -92,6 +93,14 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
         { p: `${d.inviter} invited you to join the workspace "${d.workspace}" on ${product} as ${d.role}.` },
         d.hasAccount ? { link: d.link, label: 'See the invitation' } : { link: d.link, label: `Create your ${product} account with this address, then accept` },
         { p: 'You can accept once your email address is confirmed. If you do not know the sender, ignore this mail.' },
+      ]);
+    }
+    case 'webhook_disabled': {
+      const d = mail.data;
+      return render(brand, `A webhook of your ${product} workspace was turned off`, `Hello ${d.name},`, [
+        { p: `${product} stopped sending events to ${d.url}: ${d.reason}.` },
+        { p: 'Fix the receiver, then turn the endpoint on again; events that happened while it was off are not sent.' },
+        { link: d.link, label: 'See your webhooks' },
       ]);
     }
     default:

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { BoundedConcurrency } from '../common/bounded-concurrency';
 import { type JobReport, PeriodicJob } from '../common/periodic-job';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
-import { newOutboxId, OutboxHandler, retryDelayMs } from './outbox';
-import { OutboxRepository } from './outbox.repository';
+import { newOutboxId, OutboxGiveUp, type OutboxHandler, type OutboxKindOptions, retryDelayMs, scheduledDelayMs } from './outbox';
+import { type DueMessage, OutboxRepository } from './outbox.repository';
 
 const BATCH = 50;
 
@@ -21,12 +22,14 @@ export interface OutboxReport extends JobReport {
  * sends (advisory lock), so a message goes out once even with many instances; a
  * message is marked delivered only after its handler succeeded, so a crash between
  * the two sends it again (at least once: every payload carries its id for receivers
- * to drop a repeat). A failed message waits retryDelayMs; after OUTBOX_MAX_ATTEMPTS
- * it is marked dead and kept for the operator.
+ * to drop a repeat). A failed message waits retryDelayMs (or its kind's own schedule);
+ * after OUTBOX_MAX_ATTEMPTS (or the schedule's end) it is marked dead and kept for the
+ * operator. Each kind is sent apart from the others, at its own concurrency, so a slow
+ * webhook receiver holds up its own kind's batch, not the mail.
  */
 @Injectable()
 export class OutboxService extends PeriodicJob<OutboxReport> {
-  private readonly handlers = new Map<string, OutboxHandler>();
+  private readonly handlers = new Map<string, { handler: OutboxHandler; options: OutboxKindOptions }>();
 
   constructor(
     dataSource: DataSource,
@@ -38,8 +41,8 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
   }
 
   /** Modules register the sender of their kind at start-up. */
-  register(kind: string, handler: OutboxHandler): void {
-    this.handlers.set(kind, handler);
+  register(kind: string, handler: OutboxHandler, options: OutboxKindOptions = {}): void {
+    this.handlers.set(kind, { handler, options });
   }
 
   /**
@@ -58,31 +61,43 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
 
   protected async work(): Promise<OutboxReport> {
     const report: OutboxReport = { ran: true, delivered: 0, failed: 0, dead: 0 };
-    const kinds = [...this.handlers.keys()];
-    if (kinds.length === 0) return report;
-    const due = await this.messages.due(this.clock.now(), kinds, BATCH);
-    for (const message of due) {
-      const attempts = message.attempts + 1;
-      try {
-        await this.handlers.get(message.kind)!(message.payload, { id: message.id, attempts });
-        await this.messages.markDelivered(message.id, attempts, this.clock.now());
-        report.delivered++;
-      } catch (err) {
-        const error = String((err as Error).message ?? err).slice(0, 500);
-        const dead = attempts >= this.config.OUTBOX_MAX_ATTEMPTS;
-        const now = this.clock.now();
-        await this.messages.markFailed(message.id, attempts, error, new Date(now.getTime() + retryDelayMs(attempts)), dead ? now : null);
-        if (dead) {
-          report.dead++;
-          this.logger.error(`${message.kind} message ${message.id} is dead after ${attempts} attempts: ${error}`);
-        } else {
-          report.failed++;
-          this.logger.warn(`${message.kind} message ${message.id} failed (attempt ${attempts}), retrying: ${error}`);
-        }
-      }
-    }
+    await Promise.all([...this.handlers.keys()].map((kind) => this.sendKind(kind, report)));
     await this.purgeDelivered();
     return report;
+  }
+
+  private async sendKind(kind: string, report: OutboxReport): Promise<void> {
+    const { options } = this.handlers.get(kind)!;
+    const due = await this.messages.due(this.clock.now(), [kind], BATCH);
+    const limit = new BoundedConcurrency(Math.max(1, options.concurrency ?? 1), Number.MAX_SAFE_INTEGER);
+    await Promise.all(due.map((message) => limit.run(() => this.sendOne(message, report))));
+  }
+
+  private async sendOne(message: DueMessage, report: OutboxReport): Promise<void> {
+    const { handler, options } = this.handlers.get(message.kind)!;
+    const attempts = message.attempts + 1;
+    try {
+      await handler(message.payload, { id: message.id, attempts });
+      await this.messages.markDelivered(message.id, attempts, this.clock.now());
+      report.delivered++;
+    } catch (err) {
+      const error = String((err as Error).message ?? err).slice(0, 500);
+      const now = this.clock.now();
+      const wait = options.retryDelaysMs
+        ? scheduledDelayMs(options.retryDelaysMs, attempts)
+        : attempts >= this.config.OUTBOX_MAX_ATTEMPTS
+          ? null
+          : retryDelayMs(attempts);
+      const dead = err instanceof OutboxGiveUp || wait === null;
+      await this.messages.markFailed(message.id, attempts, error, new Date(now.getTime() + (wait ?? 0)), dead ? now : null);
+      if (dead) {
+        report.dead++;
+        this.logger.error(`${message.kind} message ${message.id} is dead after ${attempts} attempts: ${error}`);
+      } else {
+        report.failed++;
+        this.logger.warn(`${message.kind} message ${message.id} failed (attempt ${attempts}), retrying: ${error}`);
+      }
+    }
   }
 
   /** Delivered messages are kept a day for inspection, then dropped. */

@@ -1,4 +1,4 @@
-import { retryDelayMs } from './outbox';
+import { retryDelayMs, scheduledDelayMs } from './outbox';
 
 describe('retryDelayMs', () => {
   it('doubles from one second', () => {
@@ -13,5 +13,18 @@ describe('retryDelayMs', () => {
   it('adds at most 20 % jitter', () => {
     expect(retryDelayMs(3, () => 1)).toBe(4800);
     expect(retryDelayMs(3, () => 0.5)).toBe(4400);
+  });
+});
+
+describe('scheduledDelayMs', () => {
+  const schedule = [5_000, 300_000, 1_800_000];
+
+  it('follows the schedule, one wait per failed try, with at most 10 % jitter', () => {
+    expect([1, 2, 3].map((n) => scheduledDelayMs(schedule, n, () => 0))).toEqual([5_000, 300_000, 1_800_000]);
+    expect(scheduledDelayMs(schedule, 1, () => 1)).toBe(5_500);
+  });
+
+  it('ends when the schedule is used up', () => {
+    expect(scheduledDelayMs(schedule, 4, () => 0)).toBeNull();
   });
 });

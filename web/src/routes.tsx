@@ -20,6 +20,7 @@ import { ProjectSettings } from './pages/settings';
  */
 const Tokens = () => import('./pages/tokens').then((m) => ({ Component: m.Tokens }));
 const Members = () => import('./pages/members').then((m) => ({ Component: m.Members }));
+const Webhooks = () => import('./pages/webhooks').then((m) => ({ Component: m.Webhooks }));
 const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Billing }));
 const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
 const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
@@ -49,6 +50,7 @@ export const router = createBrowserRouter(
             { path: 'projects', element: <Projects /> },
             { path: 'leads', lazy: WorkspaceLeads },
             { path: 'tokens', lazy: Tokens },
+            { path: 'webhooks', lazy: Webhooks },
             { path: 'members', lazy: Members },
             { path: 'billing', lazy: Billing },
             {

@@ -1251,6 +1251,138 @@ export interface paths {
         patch: operations["updateFormSubmission"];
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace’s webhook endpoints, newest first
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add an endpoint that receives the workspace’s events, signed per Standard Webhooks; the secret is shown this once
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint (never its secret)
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint and its delivery records; queued deliveries are not sent
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint’s URL, events, description, format or personal-data choice, or turn it off or on
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, shown once; deliveries from now on are signed with it
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["rotateOutgoingWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a `webhook.test` event to this endpoint alone; follow it in its deliveries
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries, newest first: status, attempts, last answer, latency, next attempt, the request
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again under the same `webhook-id`, as a fresh series of attempts
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2678,6 +2810,125 @@ export interface components {
             /** @description true: mark as spam; false: mark as not spam (ham) */
             spam: boolean;
         };
+        CreateWebhookDto: {
+            /** @example https://hooks.example.com/statichost */
+            url: string;
+            /**
+             * @example [
+             *       "deployment.created",
+             *       "build.failed"
+             *     ]
+             */
+            events: ("*" | "deployment.created" | "deployment.promoted" | "deployment.archived" | "build.started" | "build.succeeded" | "build.failed" | "lead.captured" | "form.submitted" | "domain.verified" | "domain.failed" | "usage.threshold")[];
+            /** @example CRM sync */
+            description?: string;
+            /**
+             * @description Send a lead’s email and a submission’s fields in the events (off: ids only, to fetch through the API)
+             * @default false
+             */
+            includePersonalData?: boolean;
+            /**
+             * @description `slack` sends Slack’s message shape; default `slack` for hooks.slack.com URLs, else `standard`
+             * @enum {string}
+             */
+            format?: "standard" | "slack";
+        };
+        WebhookWithSecretView: {
+            /** @example wh_0123456789abcdefghijklmn */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /** @description Why the service turned it off (410 Gone, five days of failures) */
+            disabledReason: string | null;
+            includePersonalData: boolean;
+            /** @enum {string} */
+            format: "standard" | "slack";
+            /**
+             * Format: date-time
+             * @description First failure since the last success
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Shown once: verify deliveries with it (Standard Webhooks)
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        WebhookView: {
+            /** @example wh_0123456789abcdefghijklmn */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /** @description Why the service turned it off (410 Gone, five days of failures) */
+            disabledReason: string | null;
+            includePersonalData: boolean;
+            /** @enum {string} */
+            format: "standard" | "slack";
+            /**
+             * Format: date-time
+             * @description First failure since the last success
+             */
+            failingSince: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        UpdateWebhookDto: {
+            /** @example https://hooks.example.com/statichost */
+            url?: string;
+            events?: ("*" | "deployment.created" | "deployment.promoted" | "deployment.archived" | "build.started" | "build.succeeded" | "build.failed" | "lead.captured" | "form.submitted" | "domain.verified" | "domain.failed" | "usage.threshold")[];
+            description?: string | null;
+            /** @description Turning it on again clears the reason it was turned off and its failure streak */
+            enabled?: boolean;
+            includePersonalData?: boolean;
+            /** @enum {string} */
+            format?: "standard" | "slack";
+        };
+        WebhookNewSecretView: {
+            /**
+             * @description The new secret, shown once; the old one stops signing at once
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        DeliveryRequestView: {
+            url: string;
+            /** @description The headers of the last attempt (the signature left out) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The body exactly as sent */
+            body: string;
+        };
+        WebhookDeliveryView: {
+            /** @example msg_0123456789abcdefghijklmn */
+            id: string;
+            eventType: string;
+            /**
+             * @description `pending` while attempts remain, `failed` once they are used up or the endpoint was turned off
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            responseStatus: number | null;
+            /** @description The first 4 KB of the last answer’s body */
+            responseBody: string | null;
+            latencyMs: number | null;
+            /** @description Why the last attempt got no answer (address refused, timeout) */
+            error: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            request: components["schemas"]["DeliveryRequestView"];
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description The body of every error answer */
         Error: {
             /** @example 404 */
@@ -2698,7 +2949,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -2779,6 +3030,11 @@ export interface components {
          * @enum {string}
          */
         HooksErrorCode: "invalid_webhook_payload" | "invalid_webhook_signature" | "repository_mismatch";
+        /**
+         * @description The webhooks module's codes
+         * @enum {string}
+         */
+        WebhooksErrorCode: "webhook_delivery_not_found" | "webhook_not_found" | "webhook_url_refused";
     };
     responses: never;
     parameters: never;
@@ -10469,6 +10725,780 @@ export interface operations {
                         statusCode?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookView"][];
+                        meta: {
+                            total: number;
+                            page: number;
+                            limit: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecretView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed" | "webhook_url_refused" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed" | "webhook_url_refused" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    rotateOutgoingWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNewSecretView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryView"][];
+                        meta: {
+                            total: number;
+                            page: number;
+                            limit: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_not_found";
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "webhook_delivery_not_found" | "webhook_not_found";
                     };
                 };
             };

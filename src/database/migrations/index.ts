@@ -19,6 +19,7 @@ import { Builds1763770070000 } from './1763770070000-Builds';
 import { ForgePreviews1764100000000 } from './1764100000000-ForgePreviews';
 import { DeploymentRuleWarnings1764200000000 } from './1764200000000-DeploymentRuleWarnings';
 import { Forms1764300000000 } from './1764300000000-Forms';
+import { Webhooks1764300001000 } from './1764300001000-Webhooks';
 import { Notifications1764300002000 } from './1764300002000-Notifications';
 import { UsageThresholds1764300003000 } from './1764300003000-UsageThresholds';
 
@@ -43,6 +44,7 @@ export const MIGRATIONS: Function[] = [
   ForgePreviews1764100000000,
   DeploymentRuleWarnings1764200000000,
   Forms1764300000000,
+  Webhooks1764300001000,
   Notifications1764300002000,
   UsageThresholds1764300003000,
 ];

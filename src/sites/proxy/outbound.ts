@@ -1,9 +1,8 @@
-import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 import { Agent, buildConnector } from 'undici';
 
+import { guardedLookup as sharedGuardedLookup } from '../../shared/guarded-lookup';
 import { addressRefusal } from '../../shared/outbound-address';
 
 /**
@@ -38,56 +37,12 @@ export interface OutboundOptions {
   dnsTimeoutMs: number;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 /**
  * A lookup for net.connect: every address of the name must pass the policy, or the
- * connection fails with ProxyAddressRefused (one private address among public ones is
- * enough to refuse: which one a connection takes is not ours to choose).
+ * connection fails with ProxyAddressRefused (src/shared/guarded-lookup.ts).
  */
 export function guardedLookup(options: Pick<OutboundOptions, 'allowPrivateAddresses' | 'dnsServers' | 'dnsTimeoutMs'>) {
-  const resolve = resolverOf(options.dnsServers, options.dnsTimeoutMs);
-  return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
-    resolve(hostname).then(
-      (found) => {
-        const family = typeof lookupOptions.family === 'number' ? lookupOptions.family : 0;
-        const addresses = family === 0 ? found : found.filter((a) => a.family === family);
-        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-        if (!options.allowPrivateAddresses) {
-          for (const a of addresses) {
-            const refused = addressRefusal(a.address);
-            if (refused) return callback(new ProxyAddressRefused(hostname, a.address, refused) as NodeJS.ErrnoException, []);
-          }
-        }
-        if (lookupOptions.all) return callback(null, addresses);
-        return callback(null, addresses[0].address, addresses[0].family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, []),
-    );
-  };
-}
-
-const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'NOTFOUND', 'NODATA']);
-
-/** DNS_SERVERS' A and AAAA answers when they know the name, else the system's (getaddrinfo, /etc/hosts included). */
-function resolverOf(servers: string[], timeoutMs: number): (host: string) => Promise<LookupAddress[]> {
-  const system = (host: string) =>
-    new Promise<LookupAddress[]>((resolve, reject) => systemLookup(host, { all: true, verbatim: true }, (err, list) => (err ? reject(err) : resolve(list))));
-  if (servers.length === 0) return system;
-  const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
-  resolver.setServers(servers);
-  const family = (query: Promise<string[]>, version: 4 | 6) =>
-    query.then(
-      (list) => list.map((address) => ({ address, family: version })),
-      (err: NodeJS.ErrnoException) => {
-        if (err.code && NO_SUCH_HOST.has(err.code)) return [];
-        throw err;
-      },
-    );
-  return async (host) => {
-    const answers = (await Promise.all([family(resolver.resolve4(host), 4), family(resolver.resolve6(host), 6)])).flat();
-    return answers.length > 0 ? answers : system(host);
-  };
+  return sharedGuardedLookup(options, (host, address, reason) => new ProxyAddressRefused(host, address, reason));
 }
 
 /**

@@ -125,6 +125,7 @@ function SignedIn() {
             <NavLink to={`/w/${workspaceId}/projects`}>Projects</NavLink>
             <NavLink to={`/w/${workspaceId}/leads`}>Leads</NavLink>
             <NavLink to={`/w/${workspaceId}/tokens`}>API tokens</NavLink>
+            <NavLink to={`/w/${workspaceId}/webhooks`}>Webhooks</NavLink>
             <NavLink to={`/w/${workspaceId}/members`}>Members</NavLink>
             <NavLink to={`/w/${workspaceId}/billing`}>Billing</NavLink>
           </>

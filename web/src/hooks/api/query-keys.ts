@@ -45,3 +45,4 @@ export const previewKeys = queryKeysFactory<[workspaceId: string, projectId: str
 export const notificationKeys = queryKeysFactory('notifications');
 /** A project's forms (lists) and each form's submissions (details, keyed by the form): a change invalidates both, as counts move. */
 export const formKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('forms');
+export const webhookKeys = queryKeysFactory<[workspaceId: string]>('webhooks');

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+import { GenerateSql } from '../database/generate-sql';
+import { Webhook } from './webhook.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
+
+export type WebhookPatch = Partial<
+  Pick<
+    Webhook,
+    | 'url'
+    | 'events'
+    | 'description'
+    | 'enabled'
+    | 'disabledReason'
+    | 'includePersonalData'
+    | 'format'
+    | 'failingSince'
+    | 'secretKeyId'
+    | 'secretNonce'
+    | 'secretCiphertext'
+  >
+>;
+
+export type AttemptRecord = Pick<WebhookDelivery, 'status' | 'attempts' | 'responseStatus' | 'responseBody' | 'latencyMs' | 'error' | 'lastAttemptAt'>;
+
+/** Every query on webhooks and webhook_deliveries; each carries the workspace id where a caller names a row. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, sqlWebhook(f.workspaceId)] })
+  async insert(m: EntityManager, webhook: Webhook): Promise<void> {
+    await m.getRepository(Webhook).insert(webhook);
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 0, 20] })
+  list(workspaceId: string, offset: number, limit: number): Promise<[Webhook[], number]> {
+    return this.dataSource.getRepository(Webhook).findAndCount({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: limit });
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000'] })
+  find(workspaceId: string, id: string): Promise<Webhook | null> {
+    return this.dataSource.getRepository(Webhook).findOneBy({ workspaceId, id });
+  }
+
+  /** The endpoint behind a delivery being sent (no workspace: the outbox names it by its own id). */
+  @GenerateSql({ params: () => ['wh_sqlsnapshot000000000000000'] })
+  byId(id: string): Promise<Webhook | null> {
+    return this.dataSource.getRepository(Webhook).findOneBy({ id });
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, 'wh_sqlsnapshot000000000000000', { enabled: false }] })
+  async update(m: EntityManager, workspaceId: string, id: string, patch: WebhookPatch): Promise<boolean> {
+    const result = await m.getRepository(Webhook).update({ workspaceId, id }, patch);
+    return (result.affected ?? 0) > 0;
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000'] })
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.dataSource.getRepository(Webhook).delete({ workspaceId, id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The workspace's enabled endpoints subscribed to `type` (or to everything), inside the emitter's transaction. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, 'deployment.created'] })
+  subscribed(m: EntityManager, workspaceId: string, type: string): Promise<Webhook[]> {
+    return m
+      .getRepository(Webhook)
+      .createQueryBuilder('w')
+      .where('w.workspace_id = :workspaceId AND w.enabled AND w.events && :types', { workspaceId, types: [type, '*'] })
+      .orderBy('w.created_at')
+      .getMany();
+  }
+
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, sqlDelivery(f.workspaceId)] })
+  async insertDelivery(m: EntityManager, delivery: WebhookDelivery): Promise<void> {
+    await m.getRepository(WebhookDelivery).insert(delivery);
+  }
+
+  @GenerateSql({ params: () => ['msg_sqlsnapshot000000000000000'] })
+  delivery(id: string): Promise<WebhookDelivery | null> {
+    return this.dataSource.getRepository(WebhookDelivery).findOneBy({ id });
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000', 'msg_sqlsnapshot000000000000000'] })
+  findDelivery(workspaceId: string, webhookId: string, id: string): Promise<WebhookDelivery | null> {
+    return this.dataSource.getRepository(WebhookDelivery).findOneBy({ workspaceId, webhookId, id });
+  }
+
+  /** A page of an endpoint's deliveries, newest first, each with its outbox message's next attempt. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000', 0, 20] })
+  async deliveries(
+    workspaceId: string,
+    webhookId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: { delivery: WebhookDelivery; nextAttemptAt: Date | null }[]; total: number }> {
+    const qb = this.dataSource
+      .getRepository(WebhookDelivery)
+      .createQueryBuilder('d')
+      .leftJoin('outbox_messages', 'o', 'o.id = d.outbox_message_id AND o.delivered_at IS NULL AND o.dead_at IS NULL')
+      .addSelect('o.next_attempt_at', 'next_attempt_at')
+      .where('d.workspace_id = :workspaceId AND d.webhook_id = :webhookId', { workspaceId, webhookId })
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .offset(offset)
+      .limit(limit);
+    const [{ entities, raw }, total] = await Promise.all([qb.getRawAndEntities<{ next_attempt_at: Date | null }>(), qb.getCount()]);
+    return { rows: entities.map((delivery, i) => ({ delivery, nextAttemptAt: raw[i].next_attempt_at })), total };
+  }
+
+  @GenerateSql({ params: () => ['msg_sqlsnapshot000000000000000', { status: 'succeeded', attempts: 1 }] })
+  async recordAttempt(id: string, record: Partial<AttemptRecord>): Promise<void> {
+    await this.dataSource.getRepository(WebhookDelivery).update({ id }, record);
+  }
+
+  /** A redelivery: a new outbox message sends the same body under the same id. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'msg_sqlsnapshot000000000000000', 'obx_sqlsnapshot0000000000000000'] })
+  async requeue(m: EntityManager, id: string, outboxMessageId: string): Promise<void> {
+    await m.getRepository(WebhookDelivery).update({ id }, { status: 'pending', outboxMessageId });
+  }
+
+  /** Starts the failure streak unless one is under way; the streak's start either way. */
+  @GenerateSql({ params: () => ['wh_sqlsnapshot000000000000000', new Date(0)] })
+  async failing(id: string, now: Date): Promise<Date | null> {
+    // TypeORM answers an UPDATE … RETURNING with [rows, affected].
+    const [rows]: [{ failing_since: Date }[], number] = await this.dataSource.query(
+      'UPDATE webhooks SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since',
+      [id, now],
+    );
+    return rows[0]?.failing_since ?? null;
+  }
+
+  @GenerateSql({ params: () => ['wh_sqlsnapshot000000000000000'] })
+  async succeeded(id: string): Promise<void> {
+    await this.dataSource.query('UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [id]);
+  }
+
+  /** Turns an endpoint off for `reason`; true only for the call that turned it off (so its owners are mailed once). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'wh_sqlsnapshot000000000000000', 'gone'] })
+  async disable(m: EntityManager, id: string, reason: string): Promise<boolean> {
+    const [, affected]: [unknown[], number] = await m.query(
+      'UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enabled RETURNING id',
+      [id, reason],
+    );
+    return affected > 0;
+  }
+
+  /** Forgets finished deliveries created before `before`; a pending one is kept until it ends. */
+  @GenerateSql({ params: () => [new Date(0)] })
+  async purgeBefore(before: Date): Promise<number> {
+    const result = await this.dataSource
+      .getRepository(WebhookDelivery)
+      .createQueryBuilder()
+      .delete()
+      .where("created_at < :before AND status <> 'pending'", { before })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  /**
+   * The addresses of the workspace's active owners, to tell them an endpoint was turned
+   * off. Read here rather than through the workspaces module, which has no such port: one
+   * read-only query on its membership table.
+   */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async ownerEmails(m: EntityManager, workspaceId: string): Promise<{ email: string; name: string }[]> {
+    return m.query(
+      `SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+        WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email`,
+      [workspaceId],
+    );
+  }
+}
+
+function sqlWebhook(workspaceId: string): Webhook {
+  return Object.assign(new Webhook(), {
+    id: 'wh_sqlsnapshot000000000000000',
+    workspaceId,
+    url: 'https://hooks.example.com/in',
+    description: null,
+    events: ['*'],
+    format: 'standard',
+    includePersonalData: false,
+    enabled: true,
+    disabledReason: null,
+    secretKeyId: 'k1',
+    secretNonce: Buffer.alloc(12),
+    secretCiphertext: Buffer.alloc(32),
+    failingSince: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  });
+}
+
+function sqlDelivery(workspaceId: string): WebhookDelivery {
+  return Object.assign(new WebhookDelivery(), {
+    id: 'msg_sqlsnapshot000000000000000',
+    webhookId: 'wh_sqlsnapshot000000000000000',
+    workspaceId,
+    eventType: 'webhook.test',
+    bodyKeyId: 'k1',
+    bodyNonce: Buffer.alloc(12),
+    bodyCiphertext: Buffer.alloc(32),
+    status: 'pending',
+    attempts: 0,
+    outboxMessageId: 'obx_sqlsnapshot0000000000000000',
+    responseStatus: null,
+    responseBody: null,
+    latencyMs: null,
+    error: null,
+    lastAttemptAt: null,
+    createdAt: new Date(0),
+  });
+}
