@@ -1,6 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 
 import { Clock } from '../../src/common/time';
@@ -13,61 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
 import { addMember, asUser, registerUser, type UserSession } from '../helpers/identity';
-
-interface Call {
-  path: string;
-  headers: IncomingHttpHeaders;
-  raw: string;
-}
-
-/** A webhook receiver on loopback: records every call and answers what each test tells it to. */
-async function startReceiver() {
-  const calls: Call[] = [];
-  const answers: { status: number; headers?: Record<string, string>; body?: string }[] = [];
-  /** While set, answers wait for it (a slow receiver, as long as a test needs). */
-  let hold: Promise<void> | null = null;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      calls.push({ path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
-      const answer = answers.shift() ?? { status: 204 };
-      void (hold ?? Promise.resolve()).then(() => {
-        res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? '');
-      });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
-    calls,
-    /** Holds every answer until the returned function is called. */
-    holdAnswers: () => {
-      let release!: () => void;
-      hold = new Promise<void>((r) => (release = r));
-      return () => {
-        hold = null;
-        release();
-      };
-    },
-    answer: (...next: { status: number; headers?: Record<string, string>; body?: string }[]) => void answers.push(...next),
-    reset: () => {
-      calls.length = 0;
-      answers.length = 0;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-/** The headers a receiver verifies, as the standardwebhooks package takes them. */
-const signatureHeaders = (h: IncomingHttpHeaders) => ({
-  'webhook-id': String(h['webhook-id']),
-  'webhook-timestamp': String(h['webhook-timestamp']),
-  'webhook-signature': String(h['webhook-signature']),
-});
+import { signatureHeaders, startWebhookReceiver as startReceiver } from '../helpers/webhook-receiver';
 
 /** One event of each subscribable type, with the data src/events/events.ts documents. */
 function sampleEvents(workspaceId: string): PlatformEvent[] {
