@@ -29,7 +29,7 @@ describe('gate cookie', () => {
     }
   });
 
-  it('carries the email gate\'s lead in a v2 cookie, under the same MAC', () => {
+  it("carries the email gate's lead in a v2 cookie, under the same MAC", () => {
     const lead = 'lead_abcdefghijklmnopqrstuvwx';
     const cookie = signGateCookie(secret, { ...grant, leadId: lead });
     expect(cookie).toMatch(/^v2\.proj_a\.3\.2000000000\.lead_abcdefghijklmnopqrstuvwx\.[A-Za-z0-9_-]{43}$/);

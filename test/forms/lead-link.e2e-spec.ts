@@ -34,11 +34,7 @@ describe('Forms: a submission is linked to the email gate’s lead of the same v
 
   /** Posts the form as `fetch` would, with this cookie; each call is another visitor for the rate limit. */
   const submit = (cookie: string | undefined, message: string) => {
-    const req = site(t, 'leadlink')
-      .post('/')
-      .set('User-Agent', `lead-link-visitor-${visitor++}`)
-      .set('Accept', 'application/json')
-      .type('form');
+    const req = site(t, 'leadlink').post('/').set('User-Agent', `lead-link-visitor-${visitor++}`).set('Accept', 'application/json').type('form');
     if (cookie) req.set('Cookie', cookie);
     return req.send({ 'form-name': 'signup', message });
   };
