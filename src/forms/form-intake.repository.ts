@@ -72,6 +72,10 @@ export class FormIntakeRepository {
    * locks the form's row until the transaction ends, ordering concurrent submissions) comes
    * last, so the lock is held as briefly as the caller's transaction allows. False when the
    * form is gone (its project deleted since `formRef`).
+   *
+   * The lead is linked only while it is a lead of this project: one erased (or of another
+   * project) leaves `lead_id` null. FOR KEY SHARE holds it until commit, so an erasure
+   * running meanwhile waits and then nulls this link too (FK_form_submissions_lead).
    */
   @GenerateSql({
     inTransaction: true,
@@ -106,7 +110,9 @@ export class FormIntakeRepository {
          RETURNING id
        )
        INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
-       SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM counted
+       SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+         (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
+       FROM counted
        RETURNING id`,
       [
         s.id,

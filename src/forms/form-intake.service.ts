@@ -29,6 +29,11 @@ export interface FormSite {
   forms: DeclaredForm[];
   /** True when the deployment has this file (a path without the leading slash). */
   hasFile(path: string): boolean;
+  /**
+   * The email gate's lead named by the visitor's genuine gate cookie, else null: linked
+   * only if it is still a lead of this project when the submission is stored.
+   */
+  leadId: string | null;
 }
 
 const HTML = 'text/html; charset=utf-8';
@@ -136,8 +141,7 @@ export class FormIntake {
       searchTokens: fieldTokens(this.keyring.index(ref.workspaceId), fields),
       spam,
       spamReason,
-      // Linking an email gate's lead needs the gate cookie to name its lead: not done in this issue (docs/forms.md).
-      leadId: null,
+      leadId: site.leadId,
       createdAt: now,
     };
     const stored = await this.dataSource.transaction(async (m) => {

@@ -1,6 +1,7 @@
-import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, TimestampColumn } from '../database/columns';
+import { Lead } from '../leads/lead.entity';
 import { TokensColumn } from '../leads/token-column';
 import { Form } from './form.entity';
 
@@ -13,6 +14,7 @@ import { Form } from './form.entity';
 @Entity('form_submissions')
 @Index('IDX_form_submissions_form_created', ['formId', 'createdAt', 'id'])
 @Index('IDX_form_submissions_form_spam_created', ['formId', 'spam', 'createdAt', 'id'])
+@Index('IDX_form_submissions_lead', ['leadId'], { where: `"lead_id" IS NOT NULL` })
 @Check('CHK_form_submissions_nonce_length', `octet_length("nonce") = 12`)
 export class FormSubmission {
   /** `fsub_…` */
@@ -62,9 +64,17 @@ export class FormSubmission {
   @Column('text', { name: 'spam_reason', nullable: true })
   spamReason: string | null;
 
-  /** The email gate's lead of the same visitor, when the site has one and the visitor passed it. */
+  /**
+   * The email gate's lead of the same visitor, when the site has one and the visitor passed
+   * it (their gate cookie names it). Erasing the lead unlinks the submission, which stays:
+   * it is what the visitor sent, with its own erasure (docs/forms.md).
+   */
   @Column('text', { name: 'lead_id', nullable: true })
   leadId: string | null;
+
+  @ManyToOne(() => Lead, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'lead_id', foreignKeyConstraintName: 'FK_form_submissions_lead' })
+  lead?: Lead | null;
 
   @TimestampColumn('created_at')
   createdAt: Date;

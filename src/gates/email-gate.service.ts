@@ -16,7 +16,8 @@ import { VISITOR_RECORDER, type VisitorRecorder } from './visitor-recorder';
 /**
  * The email gate's submit: rate limit per client address and site, validate, record
  * the visitor (through VisitorRecorder: the leads module stores them), then hand out
- * the same signed access cookie as the password gate.
+ * the signed access cookie, naming the visitor's lead so that their form submissions
+ * are linked to it (docs/forms.md).
  */
 @Injectable()
 export class EmailGate implements Gate, OnModuleInit {
@@ -54,7 +55,7 @@ export class EmailGate implements Gate, OnModuleInit {
     if (result === 'gone') return this.responses.page(res, 404, PAGES.unknownSite());
     this.responses.event(site, 'email_captured');
     this.responses.event(site, 'unlocked');
-    this.responses.grant(site, res, next);
+    this.responses.grant(site, res, next, result.leadId);
   }
 
   /** Counts every submission, valid or not; returns the seconds to wait, 0 when allowed. */

@@ -12,7 +12,7 @@ import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { GatedSite } from './gate';
-import { gateCookieExpiry, gateCookieName, signGateCookie } from './gate-cookie';
+import { gateCookieExpiry, gateCookieName, readGateCookie, signGateCookie } from './gate-cookie';
 
 /** Access cookies and brute-force limits of the password and email gates. */
 @Injectable()
@@ -48,11 +48,22 @@ export class GateAccess implements OnModuleInit {
     return gateCookieExpiry(this.secret, value, site.projectId, site.gateVersion);
   }
 
-  /** The Set-Cookie header granting access to this site (HttpOnly, SameSite=Lax, host-only). */
-  accessCookie(site: GatedSite): string {
+  /**
+   * The email gate's lead named by a genuine, unexpired access cookie in `cookieHeader`
+   * for this site as it is now; null for none (another gate, a v1 cookie, no cookie).
+   */
+  leadOf(site: GatedSite, cookieHeader: string | undefined): string | null {
+    if (site.gateType !== 'email' || !cookieHeader) return null;
+    const grant = readGateCookie(this.secret, parseCookie(cookieHeader)[this.cookieName], site.projectId, site.gateVersion);
+    if (!grant || grant.expiresAt <= this.clock.now().getTime() / 1000) return null;
+    return grant.leadId;
+  }
+
+  /** The Set-Cookie header granting access to this site (HttpOnly, SameSite=Lax, host-only), naming the email gate's lead when given. */
+  accessCookie(site: GatedSite, leadId?: string): string {
     const ttl = this.config.GATE_COOKIE_TTL_SECONDS;
     const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + ttl;
-    const value = signGateCookie(this.secret, { projectId: site.projectId, gateVersion: site.gateVersion, expiresAt });
+    const value = signGateCookie(this.secret, { projectId: site.projectId, gateVersion: site.gateVersion, expiresAt, leadId });
     return stringifySetCookie(this.cookieName, value, {
       httpOnly: true,
       sameSite: 'lax',

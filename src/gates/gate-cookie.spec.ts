@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { gateCookieName, safeNextPath, signGateCookie, verifyGateCookie } from './gate-cookie';
+import { gateCookieName, readGateCookie, safeNextPath, signGateCookie, verifyGateCookie } from './gate-cookie';
 
 const secret = Buffer.alloc(32, 7);
 const grant = { projectId: 'proj_a', gateVersion: 3, expiresAt: 2_000_000_000 };
@@ -24,9 +24,42 @@ describe('gate cookie', () => {
     const cookie = signGateCookie(secret, grant);
     const extended = cookie.replace('.2000000000.', '.2100000000.');
     expect(verifyGateCookie(secret, extended, 'proj_a', 3, now)).toBe(false);
-    for (const bad of [undefined, '', 'v1.proj_a.3.2000000000', `${cookie}x`, cookie.replace(/^v1/, 'v2'), 'x'.repeat(300)]) {
+    for (const bad of [undefined, '', 'v1.proj_a.3.2000000000', `${cookie}x`, cookie.replace(/^v1/, 'v2'), 'x'.repeat(300), `${cookie.replace(/^v1/, 'v3')}`]) {
       expect(verifyGateCookie(secret, bad, 'proj_a', 3, now)).toBe(false);
     }
+  });
+
+  it("carries the email gate's lead in a v2 cookie, under the same MAC", () => {
+    const lead = 'lead_abcdefghijklmnopqrstuvwx';
+    const cookie = signGateCookie(secret, { ...grant, leadId: lead });
+    expect(cookie).toMatch(/^v2\.proj_a\.3\.2000000000\.lead_abcdefghijklmnopqrstuvwx\.[A-Za-z0-9_-]{43}$/);
+    expect(readGateCookie(secret, cookie, 'proj_a', 3)).toEqual({ expiresAt: 2_000_000_000, leadId: lead });
+    expect(verifyGateCookie(secret, cookie, 'proj_a', 3, now)).toBe(true);
+    expect(cookie.length).toBeLessThan(256);
+  });
+
+  it('still accepts a v1 cookie, naming no lead', () => {
+    const cookie = signGateCookie(secret, grant);
+    expect(cookie.startsWith('v1.')).toBe(true);
+    expect(readGateCookie(secret, cookie, 'proj_a', 3)).toEqual({ expiresAt: 2_000_000_000, leadId: null });
+  });
+
+  it('refuses a lead swapped, added or removed without the MAC', () => {
+    const cookie = signGateCookie(secret, { ...grant, leadId: 'lead_abcdefghijklmnopqrstuvwx' });
+    const swapped = cookie.replace('lead_abcdefghijklmnopqrstuvwx', 'lead_zzzzzzzzzzzzzzzzzzzzzzzz');
+    const v1 = signGateCookie(secret, grant);
+    const mac = v1.split('.').pop()!;
+    const added = `v2.proj_a.3.2000000000.lead_abcdefghijklmnopqrstuvwx.${mac}`;
+    const removed = cookie.replace(/^v2/, 'v1').replace('.lead_abcdefghijklmnopqrstuvwx', '');
+    for (const bad of [swapped, added, removed, cookie.replace(/^v2/, 'v1'), cookie.replace('lead_', 'lead.'), `${cookie.slice(0, -1)}A`]) {
+      expect(readGateCookie(secret, bad, 'proj_a', 3)).toBeUndefined();
+      expect(verifyGateCookie(secret, bad, 'proj_a', 3, now)).toBe(false);
+    }
+  });
+
+  it('signs only lead ids as newId makes them (a dot would shift the fields)', () => {
+    expect(() => signGateCookie(secret, { ...grant, leadId: 'lead_a.b' })).toThrow(/not a lead id/);
+    expect(() => signGateCookie(secret, { ...grant, leadId: 'usr_abcdefghijklmnopqrstuvwx' })).toThrow(/not a lead id/);
   });
 
   it('uses the __Host- prefix over https', () => {

@@ -50,11 +50,11 @@ export class GateResponses {
     this.page(res, 429, PAGES.tooManyAttempts(retryAfter));
   }
 
-  /** Sets the access cookie and sends the visitor back to the page first asked for. */
-  grant(site: GatedSite, res: ServerResponse, next: string): void {
+  /** Sets the access cookie (naming the email gate's lead when given) and sends the visitor back to the page first asked for. */
+  grant(site: GatedSite, res: ServerResponse, next: string, leadId?: string): void {
     res.writeHead(303, {
       Location: next,
-      'Set-Cookie': this.access.accessCookie(site),
+      'Set-Cookie': this.access.accessCookie(site, leadId),
       'Cache-Control': PRIVATE_CACHE,
       Vary: 'Cookie',
       'Content-Length': 0,

@@ -47,6 +47,11 @@ export class Gates {
     return expiresAt > nowSeconds;
   }
 
+  /** The email gate's lead this visitor's cookie names, null for none (see GateAccess.leadOf). */
+  leadOf(site: GatedSite, cookie: string | undefined): string | null {
+    return this.access.leadOf(site, cookie);
+  }
+
   /** A gated site without a valid cookie: the gate's form, for every path and method. */
   async answer(site: GatedSite, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];

@@ -12,6 +12,9 @@ export interface VisitorRecorder {
   readonly maxEmailLength: number;
   /** The address as typed, checked and normalised the way it is stored, or what is wrong with it. */
   checkEmail(raw: string | null): VisitorEmailCheck;
-  /** Records (once) that this address passed the site's email gate; 'gone' when the site no longer exists. */
-  record(projectId: string, email: string): Promise<'recorded' | 'gone'>;
+  /**
+   * Records (once) that this address passed the site's email gate: the id of its lead,
+   * new or already known (the gate cookie carries it); 'gone' when the site no longer exists.
+   */
+  record(projectId: string, email: string): Promise<{ leadId: string } | 'gone'>;
 }

@@ -15,8 +15,9 @@ export class LeadRecorder implements VisitorRecorder {
     return checkLeadEmail(raw);
   }
 
-  async record(projectId: string, email: string): Promise<'recorded' | 'gone'> {
-    // A visitor already known passes the gate all the same.
-    return (await this.leads.capture(projectId, email)) === 'gone' ? 'gone' : 'recorded';
+  async record(projectId: string, email: string): Promise<{ leadId: string } | 'gone'> {
+    // A visitor already known passes the gate all the same, as their first lead.
+    const result = await this.leads.capture(projectId, email);
+    return result === 'gone' ? 'gone' : { leadId: result.leadId };
   }
 }

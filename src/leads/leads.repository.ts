@@ -158,6 +158,13 @@ export class LeadsRepository {
     return inserted.length > 0;
   }
 
+  /** The project's lead with this email digest (a repeat visitor of the email gate). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, HASH] })
+  async idByEmailHash(manager: EntityManager, projectId: string, emailHash: Buffer): Promise<string | undefined> {
+    const rows: { id: string }[] = await manager.query('SELECT id FROM leads WHERE project_id = $1 AND email_hash = $2', [projectId, emailHash]);
+    return rows[0]?.id;
+  }
+
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, f.workspaceId] })
   async incrementCount(manager: EntityManager, projectId: string, workspaceId: string): Promise<void> {
     await manager.query(

@@ -34,7 +34,8 @@ export interface LeadsPageQuery {
   search?: string;
 }
 
-export type CaptureResult = 'captured' | 'known' | 'gone';
+/** A new lead, or the one the project already has for this email; 'gone' when the project is. */
+export type CaptureResult = { outcome: 'captured' | 'known'; leadId: string } | 'gone';
 
 /** Rows per query while exporting. */
 const EXPORT_BATCH = 1000;
@@ -66,8 +67,8 @@ export class LeadsService {
 
   /**
    * Stores a normalised email as a lead of the project, once per project: a
-   * second capture of the same email keeps the first (and its capture time).
-   * 'gone' when the project no longer exists.
+   * second capture of the same email keeps the first (and its capture time) and
+   * answers its id. 'gone' when the project no longer exists.
    */
   async capture(projectId: string, email: string): Promise<CaptureResult> {
     const workspaceId = await this.workspaceOf(projectId);
@@ -78,9 +79,9 @@ export class LeadsService {
     const sealed = sealEmail(key.key, email, leadAad(projectId, id));
     const { local, domain } = splitEmail(email);
     try {
-      return await this.dataSource.transaction(async (m) => {
+      return await this.dataSource.transaction(async (m): Promise<CaptureResult> => {
         const domainHash = await addDomain(this.leads, m, this.keyring, workspaceId, domain);
-        const inserted = await this.leads.insert(m, {
+        const lead = {
           id,
           workspaceId,
           projectId,
@@ -93,8 +94,16 @@ export class LeadsService {
           domainHash,
           localTokens: index.tokens(local),
           capturedAt: this.clock.now(),
-        });
-        if (!inserted) return 'known' as const;
+        };
+        // Each statement sees what committed before it: a lead erased between a conflict
+        // and the look-up is inserted anew on the next round.
+        let inserted = false;
+        for (let round = 0; round < 3 && !inserted; round++) {
+          inserted = await this.leads.insert(m, lead);
+          const known = inserted ? undefined : await this.leads.idByEmailHash(m, projectId, lead.emailHash);
+          if (known) return { outcome: 'known', leadId: known };
+        }
+        if (!inserted) throw new Error(`capture of a lead of project ${projectId}: neither inserted nor found after 3 rounds`);
         await this.leads.incrementCount(m, projectId, workspaceId);
         // The slug as of now (a project may be renamed), read only for a new lead.
         const project = await this.projectRows.getById(m, projectId);
@@ -105,7 +114,7 @@ export class LeadsService {
           data: { projectId, projectSlug: project.slug, leadId: id },
           personal: { email },
         });
-        return 'captured' as const;
+        return { outcome: 'captured', leadId: id };
       });
     } catch (err) {
       if (isForeignKeyViolation(err)) {

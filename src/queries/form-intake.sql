@@ -19,5 +19,7 @@ WITH counted AS (
     RETURNING id
   )
   INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
-  SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM counted
+  SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+    (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
+  FROM counted
   RETURNING id

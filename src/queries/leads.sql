@@ -5,6 +5,9 @@ INSERT INTO leads (id, workspace_id, project_id, key_id, email_nonce, email_ciph
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::int[], $10, $11::int[], $12)
   ON CONFLICT (project_id, email_hash) DO NOTHING RETURNING id
 
+-- LeadsRepository.idByEmailHash
+SELECT id FROM leads WHERE project_id = $1 AND email_hash = $2
+
 -- LeadsRepository.incrementCount
 INSERT INTO lead_counters (project_id, workspace_id, lead_count) VALUES ($1, $2, 1)
   ON CONFLICT (project_id) DO UPDATE SET lead_count = lead_counters.lead_count + 1

@@ -266,6 +266,7 @@ export class SiteRouter {
       deploymentId: live.id,
       forms: live.forms,
       hasFile: (p: string) => live.files.has(p),
+      leadId: site.gateType === 'email' ? this.gates.leadOf(site, req.headers.cookie) : null,
     };
     this.forms.submit(target, req, res, this.clientIp(req)).catch((err) => this.fail(err, req, res));
   }

@@ -78,7 +78,9 @@ describe('Email gate: capture (e2e)', () => {
     expect(res.headers.location).toBe('/docs/page.html?from=mail');
     expect(res.headers['cache-control']).toBe('private, no-store');
     const setCookie = (res.headers['set-cookie'] as unknown as string[])[0];
-    expect(setCookie).toMatch(/^statichost_gate=v1\.proj_/);
+    // v2: it names the visitor's lead (an opaque id, never the email), for linking form submissions.
+    expect(setCookie).toMatch(/^statichost_gate=v2\.proj_[0-9a-z]+\.\d+\.\d+\.lead_[0-9a-z]{24}\.[\w-]{43};/);
+    expect(setCookie.toLowerCase()).not.toContain('hopper');
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Lax');
 
@@ -91,6 +93,7 @@ describe('Email gate: capture (e2e)', () => {
     expect(lead).toBeDefined();
     expect(Object.keys(lead).sort()).toEqual(['capturedAt', 'email', 'id']);
     expect(lead.id).toMatch(/^lead_[0-9a-z]{24}$/);
+    expect(setCookie).toContain(`.${lead.id}.`);
     expect(lead.capturedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 

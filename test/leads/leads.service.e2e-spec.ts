@@ -32,10 +32,13 @@ describe('LeadsService against PostgreSQL', () => {
     ((await t.dataSource.query('SELECT count(*)::int AS n FROM lead_domains WHERE workspace_id = $1', [owner.workspaceId])) as { n: number }[])[0].n;
 
   it('stores an email once per project: a second capture keeps the first, another project has its own', async () => {
-    expect(await leads.capture(one, 'ada@example.org')).toBe('captured');
+    const captured = await leads.capture(one, 'ada@example.org');
+    expect(captured).toEqual({ outcome: 'captured', leadId: expect.stringMatching(/^lead_/) });
     const first = await leads.list({ workspaceId: owner.workspaceId, projectId: one }, { page: 1, limit: 10 });
-    expect(await leads.capture(one, 'ada@example.org')).toBe('known');
-    expect(await leads.capture(two, 'ada@example.org')).toBe('captured');
+    expect(first.data.map((l) => l.id)).toEqual([(captured as { leadId: string }).leadId]);
+    // A repeat visitor is the same lead: its id, not a new one (the gate cookie carries it).
+    expect(await leads.capture(one, 'ada@example.org')).toEqual({ outcome: 'known', leadId: first.data[0].id });
+    expect(await leads.capture(two, 'ada@example.org')).toMatchObject({ outcome: 'captured' });
 
     const again = await leads.list({ workspaceId: owner.workspaceId, projectId: one }, { page: 1, limit: 10 });
     expect(again.meta.total).toBe(1);
@@ -65,7 +68,7 @@ describe('LeadsService against PostgreSQL', () => {
   });
 
   it('erasing a lead of another project is a 404 and erases nothing', async () => {
-    expect(await leads.capture(one, 'cy@example.net')).toBe('captured');
+    expect(await leads.capture(one, 'cy@example.net')).toMatchObject({ outcome: 'captured' });
     const [lead] = (await leads.list({ workspaceId: owner.workspaceId, projectId: one }, { page: 1, limit: 10 })).data;
     await expect(leads.erase(principal, two, lead.id)).rejects.toMatchObject({ status: 404 });
     expect((await leads.list({ workspaceId: owner.workspaceId, projectId: one }, { page: 1, limit: 10 })).meta.total).toBe(1);
