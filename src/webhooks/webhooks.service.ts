@@ -81,7 +81,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.events.listen((m, event) => this.queueEvent(m, event));
-    this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.attempts), {
+    this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.id, message.attempts), {
       retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
       concurrency: CONCURRENCY,
     });
@@ -235,10 +235,12 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The outbox handler: one attempt of one delivery. Throws to be retried, OutboxGiveUp to stop. */
-  private async send(deliveryId: string, attempt: number): Promise<void> {
+  private async send(deliveryId: string, messageId: string, attempt: number): Promise<void> {
     const delivery = await this.webhooks.delivery(deliveryId);
     // Deleted with its endpoint: nothing left to send.
     if (!delivery) return;
+    // A redelivery queued a new message for it: this one's pending retries are replaced, not sent as well.
+    if (delivery.outboxMessageId !== messageId) return;
     const webhook = await this.webhooks.byId(delivery.webhookId);
     if (!webhook) return;
     const last = attempt > WEBHOOK_RETRY_DELAYS_MS.length;

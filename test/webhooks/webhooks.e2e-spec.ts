@@ -300,6 +300,31 @@ describe('Outgoing webhooks (e2e)', () => {
     await remove(hook.id);
   });
 
+  it('a redelivery of a delivery waiting for its retry replaces that retry: the receiver does not get it twice', async () => {
+    const hook = await create({ url: receiver.url(), events: ['*'] });
+    receiver.answer({ status: 500 });
+    let now = Date.now();
+    jest.spyOn(a.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+    const test = (await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202)).body;
+    await a.app.get(OutboxService).runOnce();
+    const [failed] = await deliveries(hook.id);
+    expect(failed).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500 });
+
+    await a.http().post(`/webhooks/${hook.id}/deliveries/${test.id}/redeliver`).set(asUser(owner)).expect(202);
+    await a.app.get(OutboxService).runOnce();
+    expect(receiver.calls).toHaveLength(2);
+    expect(await deliveries(hook.id)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2, responseStatus: 204 })]);
+
+    // The retry the first failure scheduled comes due: it was replaced by the redelivery.
+    now = Date.parse(failed.nextAttemptAt) + 1;
+    await sendFromBoth();
+    now += 3_600_000;
+    await sendFromBoth();
+    expect(receiver.calls).toHaveLength(2);
+    expect(await deliveries(hook.id)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2, responseStatus: 204 })]);
+    await remove(hook.id);
+  });
+
   it('signs with the new secret after a rotation', async () => {
     const hook = await create({ url: receiver.url(), events: ['*'] });
     const { secret } = (await a.http().post(`/webhooks/${hook.id}/rotate-secret`).set(asUser(owner)).expect(200)).body;
