@@ -1,20 +1,21 @@
 import { EventBus } from '../../src/events/event-bus';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { plainProject, type SeededForm, type SeededSubmission, seedForm, seedSubmission } from '../helpers/forms';
 import { asUser, bearer, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 
 /**
- * Erasure (issue 30: "DELETE one submission (erasure) and all of a form's") reaches every
- * copy of what the visitor typed, not only the submission's row: a digest waiting to be
- * mailed holds the same fields, sealed, until its hour comes.
+ * Erasure (issue 30: "DELETE one submission (erasure) and all of a form's"; a lead's
+ * erasure before it) reaches every copy of what the visitor typed, not only the row: a
+ * digest waiting to be mailed holds the same fields or email, sealed, until its hour comes.
  */
-describe('Erasing form submissions reaches the waiting digest (e2e)', () => {
+describe('Erasing submissions and leads reaches the waiting digest (e2e)', () => {
   let t: TestApp;
   let alice: UserSession;
   let form: SeededForm;
   const subsPath = (query = '') => `/projects/${form.projectId}/forms/${form.id}/submissions${query}`;
-  const digestRefs = async (): Promise<string[]> =>
-    ((await t.dataSource.query(`SELECT ref_id FROM notification_digest_items WHERE kind = 'form' ORDER BY ref_id`)) as { ref_id: string }[]).map(
+  const digestRefs = async (kind = 'form'): Promise<string[]> =>
+    ((await t.dataSource.query(`SELECT ref_id FROM notification_digest_items WHERE kind = $1 ORDER BY ref_id`, [kind])) as { ref_id: string }[]).map(
       (r) => r.ref_id,
     );
 
@@ -66,5 +67,18 @@ describe('Erasing form submissions reaches the waiting digest (e2e)', () => {
 
     await t.http().delete(subsPath()).set(asUser(alice)).expect(204);
     expect(await digestRefs()).toEqual([]);
+  });
+
+  it('erasing a lead takes its waiting digest entry with it, and leaves the others', async () => {
+    const projectId = await emailGatedProject(t, alice, 'erasure-gated');
+    await submitEmail(t, 'erasure-gated', 'erase.me@example.org').expect(303);
+    await submitEmail(t, 'erasure-gated', 'keep.me@example.org').expect(303);
+    const leads = (await t.http().get(`/projects/${projectId}/gate/leads`).set(asUser(alice)).expect(200)).body.data as { id: string; email: string }[];
+    const erased = leads.find((l) => l.email === 'erase.me@example.org')!;
+    const kept = leads.find((l) => l.email === 'keep.me@example.org')!;
+    expect(await digestRefs('lead')).toEqual([erased.id, kept.id].sort());
+
+    await t.http().delete(`/projects/${projectId}/gate/leads/${erased.id}`).set(asUser(alice)).expect(204);
+    expect(await digestRefs('lead')).toEqual([kept.id]);
   });
 });
