@@ -167,7 +167,8 @@ export class FormsRepository {
   async deleteOne(manager: EntityManager, formId: string, submissionId: string): Promise<{ spam: boolean } | undefined> {
     const rows = (await manager.query(
       `WITH gone AS (DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING id, spam),
-       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone))
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
        SELECT spam FROM gone`,
       [submissionId, formId],
     )) as { spam: boolean }[];
@@ -179,7 +180,8 @@ export class FormsRepository {
   async deleteAll(manager: EntityManager, formId: string): Promise<{ ham: number; spam: number }> {
     const [{ ham, spam }] = await manager.query(
       `WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING id, spam),
-       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone))
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
        SELECT (count(*) FILTER (WHERE NOT spam))::int AS ham, (count(*) FILTER (WHERE spam))::int AS spam FROM gone`,
       [formId],
     );

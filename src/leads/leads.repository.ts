@@ -181,7 +181,8 @@ export class LeadsRepository {
   async deleteOfProject(manager: EntityManager, leadId: string, projectId: string): Promise<{ workspace_id: string; domain_hash: Buffer | null } | undefined> {
     const deleted = (await manager.query(
       `WITH gone AS (DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING id, workspace_id, domain_hash),
-       digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone))
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
        SELECT workspace_id, domain_hash FROM gone`,
       [leadId, projectId],
     )) as { workspace_id: string; domain_hash: Buffer | null }[];

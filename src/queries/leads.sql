@@ -14,7 +14,8 @@ UPDATE lead_counters SET lead_count = lead_count - 1 WHERE project_id = $1
 
 -- LeadsRepository.deleteOfProject
 WITH gone AS (DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING id, workspace_id, domain_hash),
-  digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone))
+  digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone)),
+  hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
   SELECT workspace_id, domain_hash FROM gone
 
 -- LeadsRepository.total (project)

@@ -217,6 +217,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
       webhookId: webhook.id,
       workspaceId: webhook.workspaceId,
       eventType: event.type,
+      subjectId: webhook.includePersonalData ? personalSubject(event) : null,
       bodyKeyId: sealed.keyId,
       bodyNonce: sealed.nonce,
       bodyCiphertext: sealed.ciphertext,
@@ -379,6 +380,13 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
 function newSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
+}
+
+/** The lead or submission an event's personal data belongs to (what an erasure names), or null for an event without any. */
+function personalSubject(event: PlatformEvent): string | null {
+  if (event.type === 'lead.captured') return event.data.leadId;
+  if (event.type === 'form.submitted') return event.data.submissionId;
+  return null;
 }
 
 function defaultFormat(url: string): WebhookFormat {
