@@ -487,6 +487,22 @@ describe('Outgoing webhooks (e2e)', () => {
     await bad({ url: 'not a url', events: ['*'] }, /absolute URL/);
     await bad({ url: 'ftp://example.com/x', events: ['*'] }, /https or http/);
     await a.http().patch(`/webhooks/${hook.id}`).set(asUser(owner)).send({ url: 'nope' }).expect(400);
+    // A PATCH field sent as null (only the description may be cleared) is a 400 naming it, and changes nothing.
+    for (const field of ['url', 'events', 'enabled', 'includePersonalData', 'format']) {
+      const res = await a
+        .http()
+        .patch(`/webhooks/${hook.id}`)
+        .set(asUser(owner))
+        .send({ [field]: null })
+        .expect(400);
+      expect(res.body.message).toContain(field);
+    }
+    expect((await a.http().get(`/webhooks/${hook.id}`).set(asUser(owner)).expect(200)).body).toMatchObject({
+      url: receiver.url(),
+      events: ['*'],
+      enabled: true,
+    });
+    await a.http().patch(`/webhooks/${hook.id}`).set(asUser(owner)).send({ description: null }).expect(200);
     await remove(hook.id);
   });
 });
