@@ -158,21 +158,30 @@ export class FormsRepository {
     return rows[0];
   }
 
-  /** Erases one submission (its ciphertext with it); whether it was spam, or undefined when there was none. */
+  /**
+   * Erases one submission (its ciphertext with it) and the digest entries still waiting to
+   * mail its fields (notification_digest_items, queried by name: forms may not import
+   * notifications); whether it was spam, or undefined when there was none.
+   */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM, SUBMISSION] })
   async deleteOne(manager: EntityManager, formId: string, submissionId: string): Promise<{ spam: boolean } | undefined> {
-    const [rows] = (await manager.query('DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING spam', [submissionId, formId])) as [
-      { spam: boolean }[],
-      number,
-    ];
+    const rows = (await manager.query(
+      `WITH gone AS (DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING id, spam),
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
+       SELECT spam FROM gone`,
+      [submissionId, formId],
+    )) as { spam: boolean }[];
     return rows[0];
   }
 
-  /** Erases every submission of the form; how many of each kind. */
+  /** Erases every submission of the form and their waiting digest entries (as deleteOne); how many of each kind. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM] })
   async deleteAll(manager: EntityManager, formId: string): Promise<{ ham: number; spam: number }> {
     const [{ ham, spam }] = await manager.query(
-      `WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING spam)
+      `WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING id, spam),
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
        SELECT (count(*) FILTER (WHERE NOT spam))::int AS ham, (count(*) FILTER (WHERE spam))::int AS spam FROM gone`,
       [formId],
     );

@@ -179,13 +179,20 @@ export class LeadsRepository {
     await manager.query('UPDATE lead_counters SET lead_count = lead_count - 1 WHERE project_id = $1', [projectId]);
   }
 
-  /** Erases the lead (and its ciphertext); what its domain entry needs, or undefined when there was no such lead. */
+  /**
+   * Erases the lead (and its ciphertext) and the digest entries still waiting to mail its
+   * email (notification_digest_items, queried by name: an erased lead is never mailed
+   * afterwards); what its domain entry needs, or undefined when there was no such lead.
+   */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, LEAD, f.projectId] })
   async deleteOfProject(manager: EntityManager, leadId: string, projectId: string): Promise<{ workspace_id: string; domain_hash: Buffer | null } | undefined> {
-    const [deleted] = (await manager.query('DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING workspace_id, domain_hash', [leadId, projectId])) as [
-      { workspace_id: string; domain_hash: Buffer | null }[],
-      number,
-    ];
+    const deleted = (await manager.query(
+      `WITH gone AS (DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING id, workspace_id, domain_hash),
+       digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone)),
+       hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
+       SELECT workspace_id, domain_hash FROM gone`,
+      [leadId, projectId],
+    )) as { workspace_id: string; domain_hash: Buffer | null }[];
     return deleted[0];
   }
 

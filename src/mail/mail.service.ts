@@ -13,7 +13,7 @@ export const MAIL_KIND = 'mail';
 const TIMEOUT_MS = 15_000;
 
 /** `headers`: extra headers of this mail (a notification's List-Unsubscribe). */
-type MailPayload = { to: string; headers?: Record<string, string> } & MailTemplate;
+export type MailPayload = { to: string; headers?: Record<string, string> } & MailTemplate;
 
 /**
  * Mail goes through the outbox: `queue` writes it in the caller's transaction (so it
@@ -49,7 +49,12 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail, ...(headers ? { headers } : {}) }, now);
   }
 
-  private async send(payload: MailPayload, id: string): Promise<void> {
+  /**
+   * Renders and sends one mail now, named by its outbox message's id: the mail kind's
+   * handler, and the handler of a kind that keeps its mail sealed in the outbox
+   * (a notification digest) once it has opened it.
+   */
+  async send(payload: MailPayload, id: string): Promise<void> {
     const rendered = renderMail({ product: this.config.PRODUCT_NAME, baseUrl: this.config.apiBaseUrl }, payload);
     const host = new URL(this.config.apiBaseUrl).hostname;
     const message = {

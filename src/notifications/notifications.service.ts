@@ -13,8 +13,11 @@ import { EventBus } from '../events/event-bus';
 import type { PlatformEvent } from '../events/events';
 import { openFields, sealFields } from '../forms/submission-crypto';
 import { LeadsKeyring } from '../leads/keyring';
-import { MailService } from '../mail/mail.service';
+import { openEmail, sealEmail } from '../leads/lead-crypto';
+import { type MailPayload, MailService } from '../mail/mail.service';
 import type { DigestMailData, MailTemplate } from '../mail/mail-templates';
+import { OutboxGiveUp } from '../outbox/outbox';
+import { OutboxService } from '../outbox/outbox.service';
 import type { NotificationSettingsView, UpdateNotificationSettingsDto } from './dto/notification-settings.dto';
 import type { DigestItemKind } from './notification-digest-item.entity';
 import { type NewDigestItem, NotificationsRepository, type StoredDigestItem } from './notifications.repository';
@@ -24,6 +27,12 @@ import { type NotificationTopic, signUnsubscribe, type UnsubscribeGrant, verifyU
 const DIGEST_LISTED = 50;
 /** Characters of one field value shown in a digest (the dashboard has the whole). */
 const VALUE_SHOWN = 300;
+
+/** The outbox kind of a digest mail: the mail itself sealed, since it lists what visitors typed. */
+export const DIGEST_MAIL_KIND = 'notify_digest';
+
+/** What binds a queued digest mail's sealed payload to its outbox message. */
+const mailAad = (sealId: string) => Buffer.from(`statichost-notification-digest-mail:v1:${sealId}`, 'utf8');
 
 /** What binds a digest item's sealed content to its row and recipient. */
 const itemAad = (id: string, userId: string) => Buffer.from(`statichost-notification-digest:v1:${id}:${userId}`, 'utf8');
@@ -47,6 +56,7 @@ export class NotificationsService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly dataSource: DataSource,
+    private readonly outbox: OutboxService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -55,6 +65,16 @@ export class NotificationsService implements OnModuleInit {
       (await loadOrCreateSecret(join(this.config.DATA_DIR, 'notifications-unsubscribe.secret'), () => randomBytes(32).toString('base64url')));
     this.secret = Buffer.from(secret, 'utf8');
     this.events.listen((m, event) => this.onEvent(m, event));
+    this.outbox.register(DIGEST_MAIL_KIND, (payload, message) => this.sendDigestMail(payload, message.id));
+  }
+
+  /** Opens a queued digest mail and sends it as any mail; one whose key is gone can never be sent. */
+  private async sendDigestMail(payload: Record<string, unknown>, messageId: string): Promise<void> {
+    const { sealId, keyId, nonce, ciphertext } = payload as { sealId: string; keyId: string; nonce: string; ciphertext: string };
+    const key = this.keyring.key(keyId);
+    const json = key ? openEmail(key, { nonce: Buffer.from(nonce, 'base64'), ciphertext: Buffer.from(ciphertext, 'base64') }, mailAad(sealId)) : null;
+    if (json === null) throw new OutboxGiveUp(`the digest mail is sealed under key ${keyId}, which does not open it any more`);
+    await this.mail.send(JSON.parse(json) as MailPayload, messageId);
   }
 
   async settings(userId: string): Promise<NotificationSettingsView> {
@@ -198,12 +218,21 @@ export class NotificationsService implements OnModuleInit {
     const listed = data.leads.length + data.submissions.length + data.more;
     if (listed === 0) return 0;
     const link = this.unsubscribeLink(recipient.userId, recipient.workspaceId, 'digest');
-    await this.mail.queue(
+    const mail: MailPayload = {
+      to: recipient.email,
+      template: 'notify_digest',
+      data: { ...data, workspace: recipient.workspaceName, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url },
+      headers: link.headers,
+    };
+    // Sealed in the outbox as the items were (the mail lists what visitors typed), opened only to send it.
+    const sealId = randomUUID();
+    const current = this.keyring.current;
+    const sealed = sealEmail(current.key, JSON.stringify(mail), mailAad(sealId));
+    await this.outbox.enqueue(
       m,
-      recipient.email,
-      { template: 'notify_digest', data: { ...data, workspace: recipient.workspaceName, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url } },
+      DIGEST_MAIL_KIND,
+      { sealId, keyId: current.id, nonce: sealed.nonce.toString('base64'), ciphertext: sealed.ciphertext.toString('base64') },
       this.clock.now(),
-      link.headers,
     );
     return listed;
   }

@@ -36,10 +36,15 @@ UPDATE form_submissions s SET spam = $3, spam_reason = $4
   WHERE s.id = o.id RETURNING o.was
 
 -- FormsRepository.deleteOne
-DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING spam
+WITH gone AS (DELETE FROM form_submissions WHERE id = $1 AND form_id = $2 RETURNING id, spam),
+  digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+  hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
+  SELECT spam FROM gone
 
 -- FormsRepository.deleteAll
-WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING spam)
+WITH gone AS (DELETE FROM form_submissions WHERE form_id = $1 RETURNING id, spam),
+  digest AS (DELETE FROM notification_digest_items WHERE kind = 'form' AND ref_id IN (SELECT id FROM gone)),
+  hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
   SELECT (count(*) FILTER (WHERE NOT spam))::int AS ham, (count(*) FILTER (WHERE spam))::int AS spam FROM gone
 
 -- FormsRepository.adjustCounts

@@ -16,7 +16,10 @@ INSERT INTO lead_counters (project_id, workspace_id, lead_count) VALUES ($1, $2,
 UPDATE lead_counters SET lead_count = lead_count - 1 WHERE project_id = $1
 
 -- LeadsRepository.deleteOfProject
-DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING workspace_id, domain_hash
+WITH gone AS (DELETE FROM leads WHERE id = $1 AND project_id = $2 RETURNING id, workspace_id, domain_hash),
+  digest AS (DELETE FROM notification_digest_items WHERE kind = 'lead' AND ref_id IN (SELECT id FROM gone)),
+  hooks AS (DELETE FROM webhook_deliveries WHERE subject_id IN (SELECT id FROM gone))
+  SELECT workspace_id, domain_hash FROM gone
 
 -- LeadsRepository.total (project)
 SELECT COALESCE(SUM(lead_count), 0) AS total FROM lead_counters WHERE workspace_id = $1 AND project_id = $2

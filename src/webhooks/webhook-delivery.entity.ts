@@ -33,6 +33,14 @@ export class WebhookDelivery {
   eventType: string;
 
   /**
+   * The lead or submission whose personal data the body holds (an endpoint with
+   * includePersonalData), so that erasing it erases this record too; null otherwise.
+   */
+  @Index('IDX_webhook_deliveries_subject', { where: '"subject_id" IS NOT NULL' })
+  @Column('text', { name: 'subject_id', nullable: true })
+  subjectId: string | null;
+
+  /**
    * The request body exactly as sent (shaped for the endpoint's format and personal-data
    * choice), sealed like the leads' emails since it may hold one: key id, nonce, ciphertext.
    */

@@ -200,6 +200,7 @@ function sqlDelivery(workspaceId: string): WebhookDelivery {
     webhookId: 'wh_sqlsnapshot000000000000000',
     workspaceId,
     eventType: 'webhook.test',
+    subjectId: null,
     bodyKeyId: 'k1',
     bodyNonce: Buffer.alloc(12),
     bodyCiphertext: Buffer.alloc(32),

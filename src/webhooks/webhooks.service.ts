@@ -81,7 +81,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.events.listen((m, event) => this.queueEvent(m, event));
-    this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.attempts), {
+    this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.id, message.attempts), {
       retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
       concurrency: CONCURRENCY,
     });
@@ -217,6 +217,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
       webhookId: webhook.id,
       workspaceId: webhook.workspaceId,
       eventType: event.type,
+      subjectId: webhook.includePersonalData ? personalSubject(event) : null,
       bodyKeyId: sealed.keyId,
       bodyNonce: sealed.nonce,
       bodyCiphertext: sealed.ciphertext,
@@ -235,10 +236,12 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The outbox handler: one attempt of one delivery. Throws to be retried, OutboxGiveUp to stop. */
-  private async send(deliveryId: string, attempt: number): Promise<void> {
+  private async send(deliveryId: string, messageId: string, attempt: number): Promise<void> {
     const delivery = await this.webhooks.delivery(deliveryId);
     // Deleted with its endpoint: nothing left to send.
     if (!delivery) return;
+    // A redelivery queued a new message for it: this one's pending retries are replaced, not sent as well.
+    if (delivery.outboxMessageId !== messageId) return;
     const webhook = await this.webhooks.byId(delivery.webhookId);
     if (!webhook) return;
     const last = attempt > WEBHOOK_RETRY_DELAYS_MS.length;
@@ -377,6 +380,13 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
 function newSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
+}
+
+/** The lead or submission an event's personal data belongs to (what an erasure names), or null for an event without any. */
+function personalSubject(event: PlatformEvent): string | null {
+  if (event.type === 'lead.captured') return event.data.leadId;
+  if (event.type === 'form.submitted') return event.data.submissionId;
+  return null;
 }
 
 function defaultFormat(url: string): WebhookFormat {

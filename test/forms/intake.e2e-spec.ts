@@ -63,6 +63,18 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     (await t.dataSource.query(`SELECT f.* FROM forms f JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' AND f.name = $1`, [name]))[0] as
       { id: string; fields: string[]; submission_count: number; spam_count: number; last_submission_at: Date | null } | undefined;
 
+  it('accepts a deploy whose form HTML holds NUL characters, read as a browser reads them (U+FFFD), never a 500', async () => {
+    const html =
+      '<!doctype html><form data-statichost-form="nul\u0000form" method="post" action="/\u0000x"><input name="a\u0000b"><textarea name="note"></textarea></form>';
+    const deployed = await deploySite(t, token, 'nulforms', [{ path: 'index.html', content: html }]);
+    const [row] = await t.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deployed.id]);
+    expect(row.forms).toEqual([
+      { name: 'nul\ufffdform', fields: ['a\ufffdb', 'note'], honeypot: null, action: '/%EF%BF%BDx', page: 'index.html', files: false },
+    ]);
+    const listed = await t.dataSource.query(`SELECT f.name, f.fields FROM forms f JOIN projects p ON p.id = f.project_id WHERE p.slug = 'nulforms'`);
+    expect(listed).toEqual([{ name: 'nul\ufffdform', fields: ['a\ufffdb', 'note'] }]);
+  });
+
   it('registers the forms the HTML declares on the deployment, and the deploy answer is unchanged', async () => {
     const [row] = await t.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deploymentId]);
     expect(row.forms).toEqual([

@@ -192,6 +192,11 @@ describe('Mail notifications (e2e)', () => {
     const report = await t.app.get(NotificationDigestJob).runOnce();
     expect(report.mails).toBe(2); // the viewer's here, the outsider's in their own workspace
     expect((await t.app.get(NotificationDigestJob).runOnce()).mails).toBe(0);
+    // Queued to be sent, what the visitors typed stays sealed (the outbox payload too).
+    const queued = JSON.stringify(await t.dataSource.query('SELECT kind, payload FROM outbox_messages WHERE delivered_at IS NULL'));
+    expect(queued).toContain('notify_digest');
+    expect(queued).not.toContain('visitor.one');
+    expect(queued).not.toContain('Rita');
     await sendMail(t); // queued at the job's (moved) clock
     clock.mockRestore();
 

@@ -243,6 +243,31 @@ describe('Outgoing webhooks (e2e)', () => {
     await remove(hook.id);
   });
 
+  it('a redelivery of a delivery waiting for its retry replaces that retry: the receiver does not get it twice', async () => {
+    const hook = await create({ url: receiver.url(), events: ['*'] });
+    receiver.answer({ status: 500 });
+    let now = Date.now();
+    jest.spyOn(a.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+    const test = (await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202)).body;
+    await a.app.get(OutboxService).runOnce();
+    const [failed] = await deliveries(hook.id);
+    expect(failed).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500 });
+
+    await a.http().post(`/webhooks/${hook.id}/deliveries/${test.id}/redeliver`).set(asUser(owner)).expect(202);
+    await a.app.get(OutboxService).runOnce();
+    expect(receiver.calls).toHaveLength(2);
+    expect(await deliveries(hook.id)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2, responseStatus: 204 })]);
+
+    // The retry the first failure scheduled comes due: it was replaced by the redelivery.
+    now = Date.parse(failed.nextAttemptAt) + 1;
+    await sendFromBoth();
+    now += 3_600_000;
+    await sendFromBoth();
+    expect(receiver.calls).toHaveLength(2);
+    expect(await deliveries(hook.id)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 2, responseStatus: 204 })]);
+    await remove(hook.id);
+  });
+
   it('signs with the new secret after a rotation', async () => {
     const hook = await create({ url: receiver.url(), events: ['*'] });
     const { secret } = (await a.http().post(`/webhooks/${hook.id}/rotate-secret`).set(asUser(owner)).expect(200)).body;
@@ -405,6 +430,22 @@ describe('Outgoing webhooks (e2e)', () => {
     await bad({ url: 'not a url', events: ['*'] }, /absolute URL/);
     await bad({ url: 'ftp://example.com/x', events: ['*'] }, /https or http/);
     await a.http().patch(`/webhooks/${hook.id}`).set(asUser(owner)).send({ url: 'nope' }).expect(400);
+    // A PATCH field sent as null (only the description may be cleared) is a 400 naming it, and changes nothing.
+    for (const field of ['url', 'events', 'enabled', 'includePersonalData', 'format']) {
+      const res = await a
+        .http()
+        .patch(`/webhooks/${hook.id}`)
+        .set(asUser(owner))
+        .send({ [field]: null })
+        .expect(400);
+      expect(res.body.message).toContain(field);
+    }
+    expect((await a.http().get(`/webhooks/${hook.id}`).set(asUser(owner)).expect(200)).body).toMatchObject({
+      url: receiver.url(),
+      events: ['*'],
+      enabled: true,
+    });
+    await a.http().patch(`/webhooks/${hook.id}`).set(asUser(owner)).send({ description: null }).expect(200);
     await remove(hook.id);
   });
 });

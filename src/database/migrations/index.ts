@@ -22,6 +22,7 @@ import { Forms1764300000000 } from './1764300000000-Forms';
 import { Webhooks1764300001000 } from './1764300001000-Webhooks';
 import { Notifications1764300002000 } from './1764300002000-Notifications';
 import { UsageThresholds1764300003000 } from './1764300003000-UsageThresholds';
+import { WebhookDeliverySubject1764300004000 } from './1764300004000-WebhookDeliverySubject';
 import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionLead';
 
 export const MIGRATIONS: Function[] = [
@@ -48,5 +49,6 @@ export const MIGRATIONS: Function[] = [
   Webhooks1764300001000,
   Notifications1764300002000,
   UsageThresholds1764300003000,
+  WebhookDeliverySubject1764300004000,
   FormSubmissionLead1764300040000,
 ];

@@ -48,6 +48,14 @@ describe('extractForms', () => {
   });
 });
 
+describe('extractForms and NUL', () => {
+  it('reads a NUL in a name as U+FFFD, as a browser does (the database refuses NUL)', () => {
+    expect(extractForms('<form data-statichost-form="a\u0000b"><input name="c\u0000d"></form>')).toEqual([
+      { name: 'a\ufffdb', fields: ['c\ufffdd'], honeypot: null, action: null, files: false },
+    ]);
+  });
+});
+
 describe('mergeForms', () => {
   it('merges one name declared on several pages: fields united, the first page (by path) kept', () => {
     const form = (fields: string[], action: string | null) => ({ name: 'contact', fields, honeypot: null, action, files: false });

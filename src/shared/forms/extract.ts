@@ -72,7 +72,9 @@ export function extractForms(html: string): ScannedForm[] {
     },
     { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true },
   );
-  parser.write(html);
+  // A browser reads a NUL in a tag or attribute as U+FFFD (HTML's tokenizer); PostgreSQL's
+  // text and jsonb refuse NUL, so a name holding one would fail the deploy's transaction.
+  parser.write(html.replace(/\u0000/g, '\ufffd'));
   parser.end();
   if (current) {
     // An unclosed form ends with the document, as in a browser.

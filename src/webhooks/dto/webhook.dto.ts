@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 
+import { OptionalNotNull } from '../../common/validation';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/events';
 import { WEBHOOK_FORMATS, type WebhookFormat } from '../webhook.entity';
 import { MAX_WEBHOOK_URL_LENGTH } from '../webhook-url';
@@ -43,13 +44,13 @@ export class CreateWebhookDto {
 
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ example: 'https://hooks.example.com/statichost', maxLength: MAX_WEBHOOK_URL_LENGTH })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(MAX_WEBHOOK_URL_LENGTH)
   url?: string;
 
   @ApiPropertyOptional({ enum: EVENT_CHOICES, isArray: true })
-  @IsOptional()
+  @OptionalNotNull()
   @ArrayMinSize(1, { message: eventsMessage })
   @ArrayMaxSize(EVENT_CHOICES.length, { message: eventsMessage })
   @ArrayUnique({ message: 'events must not repeat a type' })
@@ -63,17 +64,17 @@ export class UpdateWebhookDto {
   description?: string;
 
   @ApiPropertyOptional({ description: 'Turning it on again clears the reason it was turned off and its failure streak' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   enabled?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   includePersonalData?: boolean;
 
   @ApiPropertyOptional({ enum: WEBHOOK_FORMATS })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(WEBHOOK_FORMATS)
   format?: WebhookFormat;
 }
