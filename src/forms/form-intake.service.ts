@@ -144,19 +144,28 @@ export class FormIntake {
       leadId: site.leadId,
       createdAt: now,
     };
-    const stored = await this.dataSource.transaction(async (m) => {
-      if (!(await this.rows.storeSubmission(m, submission))) return false;
-      if (!spam) {
-        await this.events.emit(m, {
-          type: 'form.submitted',
-          workspaceId: ref.workspaceId,
-          timestamp: now,
-          data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
-          personal: { fields },
-        });
-      }
-      return true;
-    });
+    // The event's listeners first, the store last: the store takes the form's row lock (its
+    // counters), which every submission to the form waits for until this commits, so the
+    // listeners' queries are not spent holding it.
+    const stored = await this.dataSource
+      .transaction(async (m) => {
+        if (!spam) {
+          await this.events.emit(m, {
+            type: 'form.submitted',
+            workspaceId: ref.workspaceId,
+            timestamp: now,
+            data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
+            personal: { fields },
+          });
+        }
+        // Gone (the project deleted meanwhile): what the listeners queued rolls back with it.
+        if (!(await this.rows.storeSubmission(m, submission))) throw new FormGone();
+        return true;
+      })
+      .catch((err) => {
+        if (err instanceof FormGone) return false;
+        throw err;
+      });
     if (!stored) {
       this.refs.delete(refKey(site.projectId, form.name));
       return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
@@ -218,6 +227,9 @@ export class FormIntake {
     res.end(body);
   }
 }
+
+/** Thrown inside the submission's transaction to roll it back when its form row is gone. */
+class FormGone extends Error {}
 
 function titleOf(status: number): string {
   if (status === 415) return 'Not accepted';
