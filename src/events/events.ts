@@ -47,7 +47,7 @@ export interface EventData {
   /** A submission that was not judged spam. Personal: `{ fields }` (name → value). */
   'form.submitted': ProjectRef & { formId: string; formName: string; submissionId: string };
   'domain.verified': ProjectRef & { domain: string };
-  /** A domain that was verified and no longer is (or never verified before its checks gave up); `reason` is the check's answer. */
+  /** A domain that was verified and no longer is (a pending one is checked on request only and never gives up); `reason` is the check's answer. */
   'domain.failed': ProjectRef & { domain: string; reason: string };
   /** A metered limit crossed `percent` (80 or 100) of the plan this month / in total. */
   'usage.threshold': { metric: string; used: number; limit: number; percent: number };

@@ -7,8 +7,9 @@ export type ScannedForm = Omit<DeclaredForm, 'page' | 'files'> & { files: boolea
 
 /**
  * Bounds of the work one deploy can make the scanner do (docs/forms.md, "Limits"): an
- * HTML file larger than this is not scanned (its forms are not registered, and the deploy
- * says so in its warnings); past the form and field counts, further ones are ignored.
+ * HTML file larger than this is not scanned (its forms are not registered; the deploy
+ * logs it, and does not yet say so in the deployment's warnings); past the form and field
+ * counts, further ones are ignored.
  */
 export const SCAN_LIMITS = {
   maxHtmlBytes: 2 * 1024 * 1024,
