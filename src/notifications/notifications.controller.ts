@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 import { CurrentPrincipal } from '../access/decorators';
+import { commonError } from '../common/errors';
 import { PAGE_HEADERS } from '../common/site-pages';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
@@ -36,6 +37,9 @@ export class NotificationSettingsController {
   }
 }
 
+const INVALID_LINK =
+  'A tampered or cut link: nothing changed. A browser (Accept: text/html) gets a page saying so; any other client the usual error body (validation_failed).';
+
 const TOKEN_QUERY = { name: 'token', required: true, description: 'The signed token of the link in the mail' } as const;
 
 /**
@@ -56,10 +60,11 @@ export class UnsubscribeController {
   @ApiQuery(TOKEN_QUERY)
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'The confirm page', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiResponse({ status: 400, description: 'A tampered or cut link', content: { 'text/html': { schema: { type: 'string' } } } })
-  show(@Query('token') token: unknown, @Res() res: Response): void {
+  @ApiResponse({ status: 400, description: INVALID_LINK, content: { 'text/html': { schema: { type: 'string' } } } })
+  show(@Query('token') token: unknown, @Req() req: Request, @Res() res: Response): void {
     const grant = this.notifications.readUnsubscribe(token);
-    page(res, grant ? 200 : 400, grant ? confirmUnsubscribePage(grant.topic) : invalidLinkPage());
+    if (!grant) return invalidLink(req, res);
+    page(res, 200, confirmUnsubscribePage(grant.topic));
   }
 
   @Post()
@@ -73,11 +78,21 @@ export class UnsubscribeController {
   @ApiQuery(TOKEN_QUERY)
   @ApiProduces('text/html')
   @ApiResponse({ status: 200, description: 'Unsubscribed (again, if it already was)', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiResponse({ status: 400, description: 'A tampered or cut link: nothing changed', content: { 'text/html': { schema: { type: 'string' } } } })
-  async unsubscribe(@Query('token') token: unknown, @Res() res: Response): Promise<void> {
+  @ApiResponse({ status: 400, description: INVALID_LINK, content: { 'text/html': { schema: { type: 'string' } } } })
+  async unsubscribe(@Query('token') token: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const grant = await this.notifications.unsubscribe(token);
-    page(res, grant ? 200 : 400, grant ? unsubscribedPage(grant.topic) : invalidLinkPage());
+    if (!grant) return invalidLink(req, res);
+    page(res, 200, unsubscribedPage(grant.topic));
   }
+}
+
+/**
+ * A bad link: a page for a person who clicked it, the API's error body for anything else
+ * (a mail client's one-click POST, a script), so every route's errors keep one shape.
+ */
+function invalidLink(req: Request, res: Response): void {
+  if (req.accepts(['json', 'html']) === 'html') return page(res, 400, invalidLinkPage());
+  throw commonError('validation_failed', 'token: the unsubscribe link is not valid (cut or altered); nothing changed');
 }
 
 function page(res: Response, status: number, html: string): void {

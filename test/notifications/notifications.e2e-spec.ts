@@ -251,17 +251,22 @@ describe('Mail notifications (e2e)', () => {
     const token = url.searchParams.get('token')!;
     const forged = token.replace(`.${owner.userId}.`, `.${viewer.userId}.`);
     for (const bad of [forged, token.slice(0, -2), token.replace('.build_failed.', '.digest.')]) {
-      await t
+      // A mail client or script: the API's error body, as every route answers.
+      const refused = await t
         .http()
         .post(`/notifications/unsubscribe?token=${encodeURIComponent(bad)}`)
         .type('form')
         .send('List-Unsubscribe=One-Click')
         .expect(400);
+      expect(refused.body).toMatchObject({ statusCode: 400, code: 'validation_failed', message: expect.stringContaining('token') });
     }
-    await t
+    // A person who clicked the link: a page saying so.
+    const invalid = await t
       .http()
       .get(`/notifications/unsubscribe?token=${encodeURIComponent(forged)}`)
+      .set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8')
       .expect(400);
+    expect(invalid.headers['content-type']).toMatch(/^text\/html/);
     expect(await settingsOf(owner)).toMatchObject({ buildFailed: true, domainFailed: true, digest: 'daily' });
     expect(await settingsOf(viewer)).toMatchObject({ buildFailed: true });
 

@@ -10135,7 +10135,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A tampered or cut link */
+            /** @description A tampered or cut link: nothing changed. A browser (Accept: text/html) gets a page saying so; any other client the usual error body (validation_failed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10172,7 +10172,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A tampered or cut link: nothing changed */
+            /** @description A tampered or cut link: nothing changed. A browser (Accept: text/html) gets a page saying so; any other client the usual error body (validation_failed). */
             400: {
                 headers: {
                     [name: string]: unknown;
