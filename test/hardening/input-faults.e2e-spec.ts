@@ -12,11 +12,30 @@ describe('Malformed input is a 400 naming the field (e2e)', () => {
   let t: TestApp;
   let owner: UserSession;
   let projectId: string;
+  let formId: string;
+  let webhookId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Private addresses allowed: the webhook below points at loopback (nothing is sent to it).
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' } });
     owner = await registerUser(t);
     projectId = (await t.http().post('/projects').set(asUser(owner)).send({ name: 'faults' }).expect(201)).body.id;
+    // A deployment that declares a form, so the routes under a form have a real one.
+    await t
+      .http()
+      .post(`/projects/${projectId}/deployments`)
+      .set(asUser(owner))
+      .send({ files: [{ path: 'index.html', content: '<form data-statichost-form="contact"><input name="email"></form>' }] })
+      .expect(201);
+    formId = (await t.http().get(`/projects/${projectId}/forms`).set(asUser(owner)).expect(200)).body.data[0].id;
+    webhookId = (
+      await t
+        .http()
+        .post('/webhooks')
+        .set(asUser(owner))
+        .send({ url: 'http://127.0.0.1:9/hook', events: ['*'] })
+        .expect(201)
+    ).body.id;
   });
   afterAll(() => t.close());
 
@@ -35,7 +54,10 @@ describe('Malformed input is a 400 naming the field (e2e)', () => {
         if (!params.some((p) => p.in === 'query' && p.name === 'page')) continue;
         // A required workspaceId query (billing) gets the caller's own workspace.
         const query = params.some((p) => p.in === 'query' && p.name === 'workspaceId' && p.required) ? `?workspaceId=${owner.workspaceId}&` : '?';
-        routes.push(path.replace('{projectId}', projectId).replace('{workspaceId}', owner.workspaceId) + query);
+        routes.push(
+          path.replace('{projectId}', projectId).replace('{workspaceId}', owner.workspaceId).replace('{formId}', formId).replace('{webhookId}', webhookId) +
+            query,
+        );
       }
       return routes;
     }
