@@ -10,6 +10,12 @@ import { newOutboxId, OutboxGiveUp, type OutboxHandler, type OutboxKindOptions, 
 import { type DueMessage, OutboxRepository } from './outbox.repository';
 
 const BATCH = 50;
+/**
+ * A round starts no new message after this long (the rest wait for the next round): the
+ * lock keeps rounds from overlapping, so one kind's slow receivers (15 s each, 50 queued)
+ * would otherwise hold every other kind's next round — a password-reset mail — for minutes.
+ */
+export const ROUND_BUDGET_MS = 5_000;
 
 export interface OutboxReport extends JobReport {
   delivered: number;
@@ -70,7 +76,16 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     const { options } = this.handlers.get(kind)!;
     const due = await this.messages.due(this.clock.now(), [kind], BATCH);
     const limit = new BoundedConcurrency(Math.max(1, options.concurrency ?? 1), Number.MAX_SAFE_INTEGER);
-    await Promise.all(due.map((message) => limit.run(() => this.sendOne(message, report))));
+    const started = performance.now();
+    await Promise.all(
+      due.map((message) =>
+        limit.run(async () => {
+          // Past the budget a message stays due, untouched, for the next round.
+          if (performance.now() - started > ROUND_BUDGET_MS) return;
+          await this.sendOne(message, report);
+        }),
+      ),
+    );
   }
 
   private async sendOne(message: DueMessage, report: OutboxReport): Promise<void> {

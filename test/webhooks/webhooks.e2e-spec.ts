@@ -4,7 +4,7 @@ import { Clock } from '../../src/common/time';
 import { EventBus } from '../../src/events/event-bus';
 import { type PlatformEvent, SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/events';
 import { MailService } from '../../src/mail/mail.service';
-import { OutboxService } from '../../src/outbox/outbox.service';
+import { OutboxService, ROUND_BUDGET_MS } from '../../src/outbox/outbox.service';
 import { WebhookDeliveriesPurge } from '../../src/webhooks/webhook-deliveries-purge.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
@@ -356,6 +356,28 @@ describe('Outgoing webhooks (e2e)', () => {
     }
     for (const hook of hooks) await remove(hook.id);
   });
+
+  it('a round starts no new delivery past its time budget: slow receivers cannot hold the other kinds’ next round for minutes', async () => {
+    const hooks = [];
+    for (let i = 0; i < 10; i++) hooks.push(await create({ url: receiver.url(`/budget${i}`), events: ['*'] }));
+    const release = receiver.holdAnswers();
+    try {
+      await emit(a, sampleEvents(owner.workspaceId).slice(0, 1));
+      const run = a.app.get(OutboxService).runOnce();
+      // Eight at once (the kind's concurrency); the other two wait for a free slot…
+      await eventually(async () => expect(receiver.calls).toHaveLength(8));
+      // …which frees only after the round's budget: they are left for the next round.
+      await new Promise((r) => setTimeout(r, ROUND_BUDGET_MS + 500));
+      release();
+      expect((await run).delivered).toBe(8);
+      expect(receiver.calls).toHaveLength(8);
+      expect((await a.app.get(OutboxService).runOnce()).delivered).toBe(2);
+      expect(receiver.calls).toHaveLength(10);
+    } finally {
+      release();
+    }
+    for (const hook of hooks) await remove(hook.id);
+  }, 60_000);
 
   it('forgets finished deliveries after 30 days, keeps pending ones', async () => {
     const hook = await create({ url: receiver.url('/old'), events: ['*'] });
