@@ -390,9 +390,9 @@ export class DeployService {
   }
 
   /** A file's bytes: inline from the request, else read back from storage (a digest-only file, its blob claimed). */
-  private async readBack(prepared: PreparedDeploy, sha256: string, name: string): Promise<Buffer> {
-    const inline = prepared.blobs.find((b) => b.sha256 === sha256);
-    if (inline) return inline.bytes;
+  private async readBack(prepared: PreparedDeploy, sha256: string, name: string, inlineBySha?: Map<string, Buffer>): Promise<Buffer> {
+    const inline = inlineBySha ? inlineBySha.get(sha256) : prepared.blobs.find((b) => b.sha256 === sha256)?.bytes;
+    if (inline) return inline;
     try {
       const object = await this.storage.get(blobKey(sha256));
       if (!object) throw new Error(`blob ${sha256} is missing`);
@@ -422,11 +422,13 @@ export class DeployService {
     const known = await this.deployments.formScans([...scannable.keys()]);
     const fresh: { sha256: string; forms: ScannedForm[] }[] = [];
     const todo = [...scannable.values()].filter((f) => !known.has(f.sha256));
+    // A lookup per HTML file: a search of the blob list each would be quadratic in a large site.
+    const inlineBySha = new Map(prepared.blobs.map((b) => [b.sha256, b.bytes]));
     let next = 0;
     const worker = async () => {
       while (next < todo.length) {
         const file = todo[next++];
-        const bytes = await this.readBack(prepared, file.sha256, file.path);
+        const bytes = await this.readBack(prepared, file.sha256, file.path, inlineBySha);
         const forms = extractForms(bytes.toString('utf8'));
         fresh.push({ sha256: file.sha256, forms });
         known.set(file.sha256, forms);
