@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 import { BigintColumn, CascadeManyToOne, CreatedAtColumn, KeyedRow, ReferenceColumn, TimestampColumn, UpdatedAtColumn } from '../database/columns';
 import type { Interval, PaidTier } from '../quotas/plans';
@@ -6,7 +6,12 @@ import { Workspace } from '../workspaces/workspace.entity';
 
 export const PAYMENT_PROVIDERS = ['local', 'stripe'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
-export const SUBSCRIPTION_STATUSES = ['active', 'canceled'] as const;
+/**
+ * `active`: paid and running. `past_due`: a renewal failed; the plan stays in force for
+ * BILLING_GRACE_DAYS from `pastDueSince` while the provider retries (issue 31).
+ * `canceled`: ended; the workspace is back on free.
+ */
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /**
@@ -27,6 +32,10 @@ export class BillingCustomer extends KeyedRow('billing_customers', 'workspace', 
 
   @Column('integer', { name: 'subscriptions_started', default: 0 })
   subscriptionsStarted: number;
+
+  /** When the provider last reported a dispute (chargeback) on one of its charges: flagged for the operator. */
+  @TimestampColumn('disputed_at', { nullable: true })
+  disputedAt: Date | null;
 
   @CreatedAtColumn()
   createdAt: Date;
@@ -81,7 +90,7 @@ export class PaymentMethod {
 @Check('CHK_subscriptions_provider', `"provider" IN ('local', 'stripe')`)
 @Check('CHK_subscriptions_tier', `"tier" IN ('pro', 'team')`)
 @Check('CHK_subscriptions_interval', `"interval" IN ('month', 'year')`)
-@Check('CHK_subscriptions_status', `"status" IN ('active', 'canceled')`)
+@Check('CHK_subscriptions_status', `"status" IN ('active', 'past_due', 'canceled')`)
 @Index('IDX_subscriptions_ending', ['currentPeriodEnd'], { where: `"status" = 'active' AND "cancel_at_period_end"` })
 export class Subscription extends KeyedRow('subscriptions', 'workspace', () => Workspace, 'one') {
   @Column('text')
@@ -114,6 +123,10 @@ export class Subscription extends KeyedRow('subscriptions', 'workspace', () => W
   @TimestampColumn('current_period_end')
   currentPeriodEnd: Date;
 
+  /** When the failed renewal that made it `past_due` happened; null unless `past_due`. */
+  @TimestampColumn('past_due_since', { nullable: true })
+  pastDueSince: Date | null;
+
   @CreatedAtColumn()
   createdAt: Date;
 
@@ -127,6 +140,7 @@ export class Subscription extends KeyedRow('subscriptions', 'workspace', () => W
  */
 @Entity('workspace_monthly_usage')
 @Check('CHK_workspace_monthly_usage_deployments', `"deployments" >= 0`)
+@Check('CHK_workspace_monthly_usage_bandwidth', `"bandwidth_bytes" >= 0`)
 export class WorkspaceMonthlyUsage extends KeyedRow('workspace_monthly_usage', 'workspace', () => Workspace) {
   /** First day of the month. */
   @PrimaryColumn('date', { primaryKeyConstraintName: 'PK_workspace_monthly_usage' })
@@ -134,6 +148,10 @@ export class WorkspaceMonthlyUsage extends KeyedRow('workspace_monthly_usage', '
 
   @Column('integer', { default: 0 })
   deployments: number;
+
+  /** Bytes the workspace's sites served this month, added from the analytics counters when they flush (issue 31). */
+  @BigintColumn({ name: 'bandwidth_bytes', default: 0 })
+  bandwidthBytes: number;
 }
 
 /**
@@ -177,4 +195,112 @@ export class WorkspaceStorageChange {
 
   @CreatedAtColumn()
   createdAt: Date;
+}
+
+/**
+ * Every payment-provider event handled, recorded once in the transaction that acted on
+ * it: a redelivered event finds its row and does nothing (issue 31). `workspaceId` is
+ * null for an event about no workspace of ours.
+ */
+@Entity('billing_events')
+@Check('CHK_billing_events_provider', `"provider" IN ('local', 'stripe')`)
+export class BillingEvent {
+  /** e.g. Stripe's `evt_…`. */
+  @PrimaryColumn('text', { name: 'provider_event_id', primaryKeyConstraintName: 'PK_billing_events' })
+  providerEventId: string;
+
+  @Column('text')
+  provider: PaymentProviderName;
+
+  /** e.g. `invoice.payment_failed`. */
+  @Column('text')
+  type: string;
+
+  @ReferenceColumn('workspace_id', { index: 'IDX_billing_events_workspace', nullable: true })
+  workspaceId: string | null;
+
+  @ManyToOne(() => Workspace, { onDelete: 'SET NULL', nullable: true })
+  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_billing_events_workspace' })
+  workspace?: Workspace | null;
+
+  /** When the provider created the event (Stripe's `created`). */
+  @TimestampColumn('event_created_at')
+  eventCreatedAt: Date;
+
+  @TimestampColumn('received_at', { default: () => 'now()' })
+  receivedAt: Date;
+}
+
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'uncollectible', 'void'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** A provider invoice of a workspace, mirrored from the provider's events for GET /billing/invoices (issue 31). */
+@Entity('billing_invoices')
+@Index('UQ_billing_invoices_provider_ref', ['provider', 'providerRef'], { unique: true })
+@Index('IDX_billing_invoices_workspace', ['workspaceId', 'createdAt'])
+@Check('CHK_billing_invoices_provider', `"provider" IN ('local', 'stripe')`)
+@Check('CHK_billing_invoices_status', `"status" IN ('draft', 'open', 'paid', 'uncollectible', 'void')`)
+export class BillingInvoice {
+  /** `inv_…` */
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_billing_invoices' })
+  id: string;
+
+  @ReferenceColumn('workspace_id')
+  workspaceId: string;
+
+  @CascadeManyToOne(() => Workspace, 'workspace_id', 'FK_billing_invoices_workspace')
+  workspace?: Workspace;
+
+  @Column('text')
+  provider: PaymentProviderName;
+
+  /** e.g. Stripe's `in_…`. */
+  @Column('text', { name: 'provider_ref' })
+  providerRef: string;
+
+  /** The invoice number the customer sees (Stripe's `number`); null for a draft. */
+  @Column('text', { nullable: true })
+  number: string | null;
+
+  @Column('text')
+  status: InvoiceStatus;
+
+  /** Minor units of `currency` (cents). */
+  @BigintColumn({ name: 'amount_due' })
+  amountDue: number;
+
+  @BigintColumn({ name: 'amount_paid' })
+  amountPaid: number;
+
+  /** ISO 4217, lower case as Stripe sends it. */
+  @Column('text')
+  currency: string;
+
+  @TimestampColumn('period_start')
+  periodStart: Date;
+
+  @TimestampColumn('period_end')
+  periodEnd: Date;
+
+  @Column('text', { name: 'hosted_invoice_url', nullable: true })
+  hostedInvoiceUrl: string | null;
+
+  @CreatedAtColumn()
+  createdAt: Date;
+
+  @UpdatedAtColumn()
+  updatedAt: Date;
+}
+
+/**
+ * The owner's spend cap (issue 31, PUT /billing/spend-cap). No row: off, sites keep
+ * serving past the bandwidth limit and the overage is billed.
+ */
+@Entity('workspace_spend_caps')
+export class WorkspaceSpendCap extends KeyedRow('workspace_spend_caps', 'workspace', () => Workspace, 'one') {
+  @Column('boolean', { name: 'pause_sites_at_limit', default: false })
+  pauseSitesAtLimit: boolean;
+
+  @UpdatedAtColumn()
+  updatedAt: Date;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 // frm: a site's form, fsub: one of its submissions, wh: a webhook endpoint, msg: one event sent to one endpoint (Standard Webhooks' message id).
-export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld', 'frm', 'fsub', 'wh', 'msg'] as const;
+// inv: an invoice mirrored from the payment provider (issue 31).
+export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld', 'frm', 'fsub', 'wh', 'msg', 'inv'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -32,7 +32,7 @@ export const TimestampColumn = (name: string, options: { nullable?: boolean; def
 export const BIGINT_NUMBER: ValueTransformer = { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 
 /** A bigint column read as a JavaScript number. */
-export const BigintColumn = (options: { name?: string; nullable?: boolean } = {}): PropertyDecorator =>
+export const BigintColumn = (options: { name?: string; nullable?: boolean; default?: number } = {}): PropertyDecorator =>
   Column('bigint', { ...options, transformer: BIGINT_NUMBER });
 
 /** A text column holding another row's id (`workspace_id`, `user_id`…), under the index `index` when given. */

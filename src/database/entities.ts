@@ -8,9 +8,12 @@ import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
 import {
   BillingCustomer,
+  BillingEvent,
+  BillingInvoice,
   PaymentMethod,
   Subscription,
   WorkspaceMonthlyUsage,
+  WorkspaceSpendCap,
   WorkspaceStorage,
   WorkspaceStorageBlob,
   WorkspaceStorageChange,
@@ -80,6 +83,9 @@ export const ENTITIES: Function[] = [
   FormSubmission,
   HtmlFormScan,
   UsageThreshold,
+  BillingEvent,
+  BillingInvoice,
+  WorkspaceSpendCap,
   NotificationPreference,
   NotificationDigestItem,
   Webhook,

@@ -139,7 +139,7 @@ export class QuotaService {
 
   /**
    * `usage.threshold` for each threshold this change crossed, once per metric, threshold
-   * and month (storage too: a workspace hovering at 80 % hears of it once a month, not
+   * and month (storage too: a workspace hovering at 75 % hears of it once a month, not
    * at every deploy that dips and climbs back); in the charging transaction, so a deploy
    * that rolls back (a 402 further on, a failure) announces nothing.
    */

@@ -18,7 +18,7 @@ import { deploySite } from '../helpers/sites';
 jest.setTimeout(180_000);
 
 const HOUR = 3600_000;
-/** Five deployments a month: small enough for a suite to cross 80 % and 100 % of it. */
+/** Five deployments a month: small enough for a suite to cross 50 %, 75 % and 100 % of it. */
 const PLANS_JSON = JSON.stringify({
   free: { projects: null, deploymentsPerMonth: 5, storageBytes: null, maxFileBytes: null, maxTtl: null, concurrentBuilds: null, buildMinutesPerMonth: null },
 });
@@ -190,19 +190,22 @@ describe('Platform events at their sources (e2e)', () => {
   });
 
   describe('usage thresholds and deploys that roll back', () => {
-    it('usage.threshold fires at 80 % and 100 % of the month’s deployments, once per crossing; the refused deploy emits nothing', async () => {
+    it('usage.threshold fires at 50 %, 75 % and 100 % of the month’s deployments, once per crossing; the refused deploy emits nothing', async () => {
       const user = await registerUser(t);
       const { token } = await createApiToken(t, user, { scopes: ['deploy'] });
       const slug = slugOf('quota-site');
-      for (let i = 1; i <= 3; i++) await deploySite(t, token, slug, page(`<p>${i}</p>`));
+      for (let i = 1; i <= 2; i++) await deploySite(t, token, slug, page(`<p>${i}</p>`));
       expect(await eventsOf(user.workspaceId, 'usage.threshold')).toEqual([]);
 
-      await deploySite(t, token, slug, page('<p>4</p>'));
+      // 50 % of 5 is 2.5: reached at the third.
+      await deploySite(t, token, slug, page('<p>3</p>'));
       expect(await dataOf(user.workspaceId, 'usage.threshold')).toEqual([
-        { type: 'usage.threshold', metric: 'deploymentsPerMonth', used: 4, limit: 5, percent: 80 },
+        { type: 'usage.threshold', metric: 'deploymentsPerMonth', used: 3, limit: 5, percent: 50 },
       ]);
+      await deploySite(t, token, slug, page('<p>4</p>'));
       await deploySite(t, token, slug, page('<p>5</p>'));
       expect((await dataOf(user.workspaceId, 'usage.threshold')).slice(1)).toEqual([
+        { type: 'usage.threshold', metric: 'deploymentsPerMonth', used: 4, limit: 5, percent: 75 },
         { type: 'usage.threshold', metric: 'deploymentsPerMonth', used: 5, limit: 5, percent: 100 },
       ]);
 
@@ -215,12 +218,11 @@ describe('Platform events at their sources (e2e)', () => {
       expect(refused.status).toBe(402);
       expect(await eventsOf(user.workspaceId)).toHaveLength(all);
 
-      // The count falls back under 80 % (as if the month's figure were corrected) and climbs again: same month, no second event.
-      await t.dataSource.query('UPDATE workspace_monthly_usage SET deployments = 3 WHERE workspace_id = $1', [user.workspaceId]);
-      await deploySite(t, token, slug, page('<p>4 again</p>'));
-      await deploySite(t, token, slug, page('<p>5 again</p>'));
-      expect(await eventsOf(user.workspaceId, 'usage.threshold')).toHaveLength(2);
-      expect(await eventsOf(user.workspaceId, 'deployment.created')).toHaveLength(7);
+      // The count falls back under 50 % (as if the month's figure were corrected) and climbs again: same month, no second event.
+      await t.dataSource.query('UPDATE workspace_monthly_usage SET deployments = 2 WHERE workspace_id = $1', [user.workspaceId]);
+      for (const n of [3, 4, 5]) await deploySite(t, token, slug, page(`<p>${n} again</p>`));
+      expect(await eventsOf(user.workspaceId, 'usage.threshold')).toHaveLength(3);
+      expect(await eventsOf(user.workspaceId, 'deployment.created')).toHaveLength(8);
     });
 
     it('a change that rolls back after its event was emitted leaves no event (and no deployment)', async () => {

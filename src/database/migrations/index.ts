@@ -24,6 +24,7 @@ import { Notifications1764300002000 } from './1764300002000-Notifications';
 import { UsageThresholds1764300003000 } from './1764300003000-UsageThresholds';
 import { WebhookDeliverySubject1764300004000 } from './1764300004000-WebhookDeliverySubject';
 import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionLead';
+import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -51,4 +52,5 @@ export const MIGRATIONS: Function[] = [
   UsageThresholds1764300003000,
   WebhookDeliverySubject1764300004000,
   FormSubmissionLead1764300040000,
+  BillingLifecycle1764400000000,
 ];
