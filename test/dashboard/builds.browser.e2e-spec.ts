@@ -3,11 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -31,16 +30,6 @@ const wait = () => {
 wait();
 `;
 const SECRET = 'hunter2-dashboard-secret';
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 describe('Builds in the dashboard: connect a repository, build, follow the log, cancel (e2e, real browser, process runner)', () => {
   let t: TestApp;
@@ -72,19 +61,9 @@ describe('Builds in the dashboard: connect a repository, build, follow the log, 
     await verifyEmail(t, owner);
     projectId = (await t.http().post('/projects').set(asUser(owner)).send({ name: 'built-site' }).expect(201)).body.id;
 
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
+    ({ context, page } = await phonePage(browser.browser, errors, { timeout: 20_000 }));
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();
@@ -287,11 +266,7 @@ describe('Builds in the dashboard on a server that cannot run them (e2e, real br
       if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
     });
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
     await page.goto(`http://127.0.0.1:${t.port}/app/w/${owner.workspaceId}/projects/${projectId}/builds`);
     await page.getByRole('button', { name: 'Build now' }).click();
     const alert = page.getByRole('alert');

@@ -3,25 +3,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser } from '../helpers/browser';
 import { addMember, mailedToken, registerUser, uniqueEmail, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
 
 /** No serious or critical accessibility violation on the page as it is now, and no sideways scrolling at its 375 px. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });

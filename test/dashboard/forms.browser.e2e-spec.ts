@@ -2,11 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { plainProject, type SeededForm, type SeededSubmission, seedForm, seedSubmission } from '../helpers/forms';
 import { asUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -17,15 +16,6 @@ const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet
  * counts, a form's submissions decrypted page by page, search, the spam filter and
  * toggle, the CSV download, and deleting one or all after confirming. axe on each state.
  */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 const HAM = 26; // more than one page of 25
 
@@ -69,18 +59,8 @@ describe('The Forms tab of the dashboard in a real browser (e2e)', () => {
     );
     await seedSubmission(t, contact, { name: 'Bot', email: 'bot@spam.test', message: 'cheap pills' }, { createdAt: new Date(at + 60_000), spam: true });
 
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    ({ context, page } = await phonePage(browser.browser, errors, { acceptDownloads: true }));
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();

@@ -1,9 +1,8 @@
 /// <reference lib="dom" />
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -18,16 +17,6 @@ fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/index.html', '<h1>' + fs.readFileSync('page.txt', 'utf8').trim() + '</h1>');
 console.log('built');
 `;
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 type BuildRecord = { id: string; status: string; url: string | null; commitSha: string | null; trigger: string };
 
@@ -67,19 +56,9 @@ describe('Previews, build triggers and the webhook settings in the dashboard (e2
       })
       .expect(200);
 
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
+    ({ context, page } = await phonePage(browser.browser, errors, { timeout: 20_000 }));
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();

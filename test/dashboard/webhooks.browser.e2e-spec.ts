@@ -3,26 +3,15 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 /**
  * The Webhooks page of a workspace (issue 30) in a real browser at 375 px: add an endpoint
@@ -54,18 +43,8 @@ describe('The dashboard’s Webhooks page in a real browser (e2e)', () => {
     browser = await launchBrowser();
     owner = await registerUser(t, { name: 'Wendy Webhooks' });
     await verifyEmail(t, owner);
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    ({ context, page } = await phonePage(browser.browser, errors));
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();

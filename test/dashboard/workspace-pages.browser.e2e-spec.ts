@@ -2,13 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, phonePage } from '../helpers/browser';
 import { cookieFrom, emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
@@ -22,16 +21,6 @@ const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet
  * billing, API tokens, members (the API's rules as it states them), leads, analytics
  * and a drag-and-drop deploy. axe on every page; screenshots in test/artifacts.
  */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  // At 375 px (every page of this suite), nothing scrolls sideways either.
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
@@ -53,7 +42,6 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
   let page: Page;
   let owner: UserSession;
   let projectId: string;
@@ -82,13 +70,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await site(t, 'gated-leads').get('/missing.png').set(visitor).expect(404);
     await t.app.get(AnalyticsRecorder).flush();
 
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ page } = await phonePage(browser.browser, errors, { acceptDownloads: true }));
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -93,4 +94,48 @@ export async function expectNoHorizontalScroll(page: Page, name: string): Promis
     return { width, scrollWidth, innermost: innermost.slice(0, 5).map(describe) };
   });
   expect({ page: name, overflow: found }).toEqual({ page: name, overflow: null });
+}
+
+/**
+ * No serious or critical axe violation on the page, and nothing scrolls sideways (the
+ * dashboard suites run at 375 px, a phone's width).
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await expectNoHorizontalScroll(page, name);
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
+    page: name,
+    violations: [],
+  });
+}
+
+/**
+ * A page at a phone's width (375 × 800) whose console errors and uncaught exceptions are
+ * pushed into `errors`, which the dashboard suites expect empty after each test. "Failed to
+ * load resource" is left out: it is the browser reporting a 4xx the test asked for.
+ */
+export async function phonePage(
+  browser: Browser,
+  errors: string[],
+  options: BrowserContextOptions & { timeout?: number } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const { timeout = 15_000, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport: { width: 375, height: 800 }, ...contextOptions });
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page };
+}
+
+/** Signs in through the dashboard's own form (at `origin`, e.g. http://127.0.0.1:PORT) and waits for the projects list. */
+export async function signInThroughDashboard(page: Page, origin: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${origin}/app/sign-in`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
 }

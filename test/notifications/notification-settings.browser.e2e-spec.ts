@@ -1,26 +1,15 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { NotificationsService } from '../../src/notifications/notifications.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, phonePage } from '../helpers/browser';
 import { addMember, bearer, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 /**
  * The account page's mail notifications (issue 30) in a real browser at 375 px: one form
@@ -30,7 +19,6 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
 describe('Notification settings in the dashboard (e2e, browser)', () => {
   let t: TestApp;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
   let page: Page;
   let owner: UserSession;
   let member: UserSession;
@@ -53,13 +41,7 @@ describe('Notification settings in the dashboard (e2e, browser)', () => {
     await verifyEmail(t, owner);
     await addMember(t, owner, member, 'viewer');
     await t.app.get(OutboxService).runOnce();
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
+    ({ page } = await phonePage(browser.browser, errors));
   });
   afterAll(async () => {
     await browser?.close();
