@@ -244,12 +244,18 @@ export class QuotaRepository {
   @GenerateSql({ params: (f) => [f.manager, { projectIds: [f.projectId], months: ['2000-01-01'], bytes: [100] }] })
   async addBandwidth(manager: EntityManager, served: ProjectBytes): Promise<BandwidthRow[]> {
     return manager.query(
-      `INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes)
-       SELECT p.workspace_id, n.month, sum(n.bytes) FROM unnest($1::text[], $2::date[], $3::bigint[]) AS n(project_id, month, bytes)
-       JOIN projects p ON p.id = n.project_id
-       GROUP BY p.workspace_id, n.month ORDER BY p.workspace_id, n.month
-       ON CONFLICT (workspace_id, month) DO UPDATE SET bandwidth_bytes = workspace_monthly_usage.bandwidth_bytes + EXCLUDED.bandwidth_bytes
-       RETURNING workspace_id, month::text AS month, bandwidth_bytes AS bandwidth, EXCLUDED.bandwidth_bytes AS added`,
+      `WITH served AS (
+         SELECT p.workspace_id, n.month, sum(n.bytes)::bigint AS added
+         FROM unnest($1::text[], $2::date[], $3::bigint[]) AS n(project_id, month, bytes)
+         JOIN projects p ON p.id = n.project_id
+         GROUP BY p.workspace_id, n.month),
+       counted AS (
+         INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes)
+         SELECT workspace_id, month, added FROM served ORDER BY workspace_id, month
+         ON CONFLICT (workspace_id, month) DO UPDATE SET bandwidth_bytes = workspace_monthly_usage.bandwidth_bytes + EXCLUDED.bandwidth_bytes
+         RETURNING workspace_id, month, bandwidth_bytes)
+       SELECT c.workspace_id, c.month::text AS month, c.bandwidth_bytes AS bandwidth, s.added
+       FROM counted c JOIN served s ON s.workspace_id = c.workspace_id AND s.month = c.month`,
       [served.projectIds, served.months, served.bytes],
     );
   }
