@@ -51,7 +51,13 @@ export class QuotaUsageView {
   used: number;
   @ApiProperty({ nullable: true, type: 'integer', example: 3, description: 'null: unlimited' })
   limit: number | null;
-  @ApiProperty({ nullable: true, type: 'number', example: 33.3, description: 'used / limit × 100, one decimal (may pass 100); null: unlimited' })
+  @ApiProperty({
+    nullable: true,
+    type: 'number',
+    format: 'double',
+    example: 33.3,
+    description: 'used / limit × 100, one decimal (may pass 100); null: unlimited',
+  })
   percent: number | null;
 }
 

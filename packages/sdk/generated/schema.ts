@@ -1948,6 +1948,7 @@ export interface components {
              */
             limit: number | null;
             /**
+             * Format: double
              * @description used / limit × 100, one decimal (may pass 100); null: unlimited
              * @example 33.3
              */
@@ -1962,6 +1963,7 @@ export interface components {
              */
             limit: number | null;
             /**
+             * Format: double
              * @description used / limit × 100, one decimal (may pass 100); null: unlimited
              * @example 33.3
              */
