@@ -104,3 +104,6 @@ SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, coa
   LEFT JOIN subscriptions s ON s.workspace_id = w.id
   LEFT JOIN workspace_monthly_usage u ON u.workspace_id = w.id AND u.month = $1
   WHERE c.pause_sites_at_limit
+
+-- QuotaRepository.monthlyBandwidth
+SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2

@@ -288,4 +288,14 @@ export class QuotaRepository {
       [month],
     );
   }
+
+  /** Bytes served in `month` (its first day), as of the last analytics flush. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
+  async monthlyBandwidth(manager: EntityManager, workspaceId: string, month: string): Promise<number> {
+    const rows: { bytes: string }[] = await manager.query(
+      'SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2',
+      [workspaceId, month],
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  }
 }

@@ -8,6 +8,8 @@ import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
 import {
+  bandwidthQuotaError,
+  buildMinutes,
   buildMinutesQuotaError,
   concurrentBuildQuotaError,
   deploymentQuotaError,
@@ -125,6 +127,10 @@ export class QuotaService {
     if (limits.deploymentsPerMonth !== null) {
       const deployments = await this.usageRows.monthlyDeployments(manager, workspaceId, month);
       const error = deploymentQuotaError(tier, limits, deployments, now);
+      if (error) throw error;
+    }
+    if (limits.bandwidthBytesPerMonth !== null) {
+      const error = bandwidthQuotaError(tier, limits, await this.usageRows.monthlyBandwidth(manager, workspaceId, month), now);
       if (error) throw error;
     }
     await this.freshStorage(manager, workspaceId);
@@ -266,6 +272,19 @@ export class QuotaService {
       if (limit !== null && after >= limit && row.month === monthKey(now)) atLimit.push(row.workspace_id);
     }
     return atLimit;
+  }
+
+  /**
+   * In the transaction that ended a build (its duration written): announces the build-minute
+   * thresholds this build's minutes crossed this month (issue 31).
+   */
+  async countBuildMinutes(manager: EntityManager, workspaceId: string, durationMs: number): Promise<void> {
+    const now = this.clock.now();
+    const plan = await this.planOf(workspaceId, manager);
+    const limit = plan.limits.buildMinutesPerMonth;
+    if (limit === null) return;
+    const after = await this.usageRows.buildMinutesSince(manager, workspaceId, monthStart(now));
+    await this.announceThresholds(manager, workspaceId, monthKey(now), now, 'buildMinutesPerMonth', after - buildMinutes(durationMs), after, limit);
   }
 
   /**

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OverageReporter } from '../../src/billing/overage-reporter.service';
+import { newId } from '../../src/common/ids';
 import { Clock } from '../../src/common/time';
 import { OutboxService } from '../../src/outbox/outbox.service';
+import { QuotaService } from '../../src/quotas/quota.service';
 import { SitePauses } from '../../src/quotas/site-pauses.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer } from '../helpers/identity';
@@ -18,7 +20,7 @@ const PAGE = randomBytes(7500).toString('base64');
 const FREE_LIMIT = 40_000;
 const PRO_LIMIT = 20_000;
 const PLANS = JSON.stringify({
-  free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxTtl: null, bandwidthBytesPerMonth: FREE_LIMIT },
+  free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxTtl: null, bandwidthBytesPerMonth: FREE_LIMIT, buildMinutesPerMonth: 4 },
   pro: { bandwidthBytesPerMonth: PRO_LIMIT },
   team: { bandwidthBytesPerMonth: null },
 });
@@ -154,6 +156,49 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     expect(full.parsed.text).toContain('The spend cap is off: the sites keep serving');
     expect(full.parsed.text).toContain(`${t.config.apiBaseUrl}/app/w/${b.workspaceId}/billing`);
     expect(full.parsed.text).toContain('The count starts again at 2030-04-01T00:00:00.000Z');
+
+    // Past the limit the sites keep serving (no cap), but deploys answer 402 naming the limit.
+    await read(slug).expect(200);
+    const refused = await lazyDeploy(t, b, slug, [{ path: 'index.html', content: 'new' }]).expect(402);
+    expect(refused.body).toMatchObject({ code: 'quota_exceeded', quota: 'bandwidthBytesPerMonth', limit: FREE_LIMIT, resetsAt: '2030-04-01T00:00:00.000Z' });
+    expect(refused.body.message).toContain('deploys are refused until the count starts again at 2030-04-01T00:00:00.000Z');
+  });
+
+  it('announces 50, 75 and 100 % of the build minutes as each finished build’s minutes are counted', async () => {
+    moveClockTo('2030-03-06T08:00:00.000Z');
+    const g = await newTenant(t);
+    const slug = await published(g);
+    const [{ id: projectId }] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', [slug]);
+    const quotas = t.app.get(QuotaService);
+    const thresholds = async () =>
+      (
+        await t.dataSource.query(`SELECT percent FROM usage_thresholds WHERE workspace_id = $1 AND metric = 'buildMinutesPerMonth' ORDER BY percent`, [
+          g.workspaceId,
+        ])
+      ).map((r: { percent: number }) => r.percent);
+    // What the builder does as a build ends: its duration written, then its minutes counted in the same transaction.
+    const finishBuild = (durationMs: number) =>
+      t.dataSource.transaction(async (m) => {
+        await m.query(
+          `INSERT INTO builds (id, project_id, workspace_id, status, trigger, ref, created_by, started_at, finished_at, duration_ms)
+           VALUES ($1, $2, $3, 'ready', 'manual', 'main', $4, $5, $5, $6)`,
+          [newId('bld'), projectId, g.workspaceId, g.owner.userId, new Date('2030-03-06T08:00:00.000Z'), durationMs],
+        );
+        await quotas.countBuildMinutes(m, g.workspaceId, durationMs);
+      });
+    // The plan allows 4 minutes: 2 (rounded up from 90 s) is 50 %, 3 is 75 %, 4 is 100 %; a fifth announces nothing new.
+    for (const [ms, expected] of [
+      [90_000, [50]],
+      [10_000, [50, 75]],
+      [60_000, [50, 75, 100]],
+      [60_000, [50, 75, 100]],
+    ] as const) {
+      await finishBuild(ms);
+      expect(await thresholds()).toEqual(expected);
+    }
+    await t.app.get(OutboxService).runOnce();
+    const subjects = smtp.received.filter((m) => m.rcptTo.includes(g.owner.email) && m.parsed.subject!.includes('build minutes')).map((m) => m.parsed.subject);
+    expect(subjects).toHaveLength(3);
   });
 
   it('with the spend cap on, pauses every site of the workspace at the limit (503, Retry-After, a page), and resumes them when the cap is turned off or the plan upgraded', async () => {
