@@ -158,7 +158,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     this.visitors = new Map();
     this.paths.clear();
     this.clearHot(-1);
-    let atLimit: string[] = [];
+    let atLimit: string[];
     try {
       atLimit = await this.dataSource.transaction(async (m) => {
         // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).

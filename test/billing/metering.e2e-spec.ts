@@ -221,6 +221,8 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
       expect(paused.text).toContain('<h1>Site paused</h1>');
       expect(paused.text).toContain('paused by its owner&#39;s usage limit');
     }
+    // The deployment's own preview address is paused too.
+    await site(t, `${slug}--1`).get('/').expect(503);
     expect((await t.http().get(`/billing/spend-cap?workspaceId=${c.workspaceId}`).set(bearer(c.owner.accessToken)).expect(200)).body).toEqual({
       workspaceId: c.workspaceId,
       pauseSitesAtLimit: true,
