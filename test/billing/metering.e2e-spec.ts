@@ -33,10 +33,12 @@ const PLANS = JSON.stringify({
 describe('Bandwidth, alerts and the spend cap (e2e)', () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
+  let stripePort: number;
   const stripe = new FakeStripe();
 
   beforeAll(async () => {
     const { port } = await stripe.start();
+    stripePort = port;
     smtp = await startSmtpServer();
     t = await startTestApp({
       env: {
@@ -260,6 +262,26 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     expect(paused.headers['retry-after']).toBe('3600');
     moveClockTo('2030-06-01T00:00:00.000Z');
     await read(slug).expect(200);
+  });
+
+  it('pauses on another instance at its next refresh (SPEND_CAP_REFRESH_SECONDS), without a query per request', async () => {
+    moveClockTo('2030-08-10T10:00:00.000Z');
+    const b = await startTestApp({ sibling: t, env: { ...stripe.env(stripePort), PLANS_JSON: PLANS, ANALYTICS_FLUSH_SECONDS: '0', SPEND_CAP_REFRESH_SECONDS: '0' } });
+    try {
+      jest.spyOn(b.app.get(Clock), 'now').mockImplementation(() => new Date('2030-08-10T10:00:00.000Z'));
+      const h = await newTenant(t);
+      const slug = await published(h);
+      await setCap(h, true).expect(200);
+      await readTimes(slug, 4);
+      await flush();
+      await read(slug).expect(503);
+      // The other instance still serves until it reads the set again.
+      await site(b, slug).get('/').expect(200);
+      await b.app.get(SitePauses).refresh();
+      await site(b, slug).get('/').expect(503);
+    } finally {
+      await b.close();
+    }
   });
 
   it('reports overage past a paid plan’s limit to Stripe as meter events, each byte once, with an identifier a retry repeats', async () => {
