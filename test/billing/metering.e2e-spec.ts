@@ -266,7 +266,10 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
 
   it('pauses on another instance at its next refresh (SPEND_CAP_REFRESH_SECONDS), without a query per request', async () => {
     moveClockTo('2030-08-10T10:00:00.000Z');
-    const b = await startTestApp({ sibling: t, env: { ...stripe.env(stripePort), PLANS_JSON: PLANS, ANALYTICS_FLUSH_SECONDS: '0', SPEND_CAP_REFRESH_SECONDS: '0' } });
+    const b = await startTestApp({
+      sibling: t,
+      env: { ...stripe.env(stripePort), PLANS_JSON: PLANS, ANALYTICS_FLUSH_SECONDS: '0', SPEND_CAP_REFRESH_SECONDS: '0' },
+    });
     try {
       jest.spyOn(b.app.get(Clock), 'now').mockImplementation(() => new Date('2030-08-10T10:00:00.000Z'));
       const h = await newTenant(t);
