@@ -22,6 +22,8 @@ import { AnalyticsRecorder } from '../src/analytics/analytics-recorder.service';
 import { AnalyticsRetention } from '../src/analytics/analytics-retention.service';
 import { Clock } from '../src/common/time';
 import { AppConfig } from '../src/config/app-config';
+import { QuotaService } from '../src/quotas/quota.service';
+import { SitePauses } from '../src/quotas/site-pauses.service';
 import { api, percentile, startBenchApp } from './harness';
 
 const EVENTS = Number(process.env.ANALYTICS_BENCH_EVENTS ?? 10_000_000);
@@ -62,7 +64,14 @@ async function main(): Promise<void> {
     const projectId = project.id as string;
     const dataSource = app.app.get(DataSource);
     const clock = new MovableClock();
-    const recorder = new AnalyticsRecorder(app.app.get(AppConfig), dataSource, new AnalyticsRepository(dataSource), clock);
+    const recorder = new AnalyticsRecorder(
+      app.app.get(AppConfig),
+      dataSource,
+      new AnalyticsRepository(dataSource),
+      clock,
+      app.app.get(QuotaService),
+      app.app.get(SitePauses),
+    );
 
     const random = prng(14);
     const pages = Array.from({ length: 300 }, (_, i) => (i === 0 ? '/' : `/blog/post-${i}`));

@@ -8,6 +8,10 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { PeriodicJob } from '../common/periodic-job';
 import { Clock, DAY_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { monthKey } from '../quotas/quota';
+import type { ProjectBytes } from '../quotas/quota.repository';
+import { QuotaService } from '../quotas/quota.service';
+import { SitePauses } from '../quotas/site-pauses.service';
 import type { GateEvent, RollupKind } from './analytics.entities';
 import { AnalyticsRepository, type RollupRow } from './analytics.repository';
 import { addHash, emptySketch, mergeSparse, SparseSketch } from './hll';
@@ -80,6 +84,8 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     private readonly dataSource: DataSource,
     private readonly analytics: AnalyticsRepository,
     private readonly clock: Clock,
+    private readonly quotas: QuotaService,
+    private readonly pauses: SitePauses,
   ) {
     super(AnalyticsRecorder.name, config.ANALYTICS_ENABLED ? config.ANALYTICS_FLUSH_SECONDS : 0);
     this.enabled = config.ANALYTICS_ENABLED;
@@ -152,18 +158,24 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     this.visitors = new Map();
     this.paths.clear();
     this.clearHot(-1);
+    let atLimit: string[];
     try {
-      await this.dataSource.transaction(async (m) => {
+      atLimit = await this.dataSource.transaction(async (m) => {
         // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).
         const hourly = withDerived(rows).sort(compareRows);
         await this.analytics.addRollups(m, 'analytics_hourly', hourly);
         await this.analytics.addRollups(m, 'analytics_daily', byDay(hourly));
         await this.mergeSketches(m, visitors);
+        // The workspaces' bandwidth (billing, issue 31) from the same counts, in the same
+        // transaction: a failed flush retries both, and neither is ever counted twice.
+        return this.quotas.countBandwidth(m, servedBytes(rows));
       });
     } catch (err) {
       this.putBack(rows, visitors);
       throw err;
     }
+    // A workspace reached its bandwidth limit: if its spend cap is on, its sites pause now here (elsewhere within SPEND_CAP_REFRESH_SECONDS).
+    if (atLimit.length > 0) await this.pauses.refresh().catch((err) => this.logger.warn(`paused sites not re-read: ${(err as Error).message}`));
     return { rows: rows.size, sketches: visitors.size };
   }
 
@@ -338,6 +350,21 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       for (const [index, rank] of sketch) if ((live.get(index) ?? 0) < rank) live.set(index, rank);
     }
   }
+}
+
+/** Bytes on the wire per project and month (UTC) of the hour they were served in; the `path` rows hold every answer's bytes once. */
+function servedBytes(rows: Map<string, Row>): ProjectBytes {
+  const sums = new Map<string, { projectId: string; month: string; bytes: number }>();
+  for (const r of rows.values()) {
+    if (r.kind !== 'path' || r.bytes === 0) continue;
+    const month = monthKey(new Date(r.hour));
+    const id = `${r.projectId}\t${month}`;
+    const sum = sums.get(id);
+    if (sum) sum.bytes += r.bytes;
+    else sums.set(id, { projectId: r.projectId, month, bytes: r.bytes });
+  }
+  const list = [...sums.values()];
+  return { projectIds: list.map((s) => s.projectId), months: list.map((s) => s.month), bytes: list.map((s) => s.bytes) };
 }
 
 function compareRows(a: Row, b: Row): number {

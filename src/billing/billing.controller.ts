@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../access/decorators';
@@ -13,6 +13,9 @@ import type { Principal } from '../shared/principal';
 import { BillingService } from './billing.service';
 import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
 import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
+import { SetSpendCapDto } from './dto/spend-cap.dto';
+import { MeteringService } from './metering.service';
+import { SpendCapView } from './metering.view';
 
 /**
  * Every billing route: a dashboard JWT only (an API token gets 403), no X-Workspace-Id
@@ -35,6 +38,7 @@ export class BillingController {
     private readonly billing: BillingService,
     private readonly plans: PlansService,
     private readonly quotas: QuotaService,
+    private readonly metering: MeteringService,
   ) {}
 
   /** The dashboard's plan table: operators may change any cell (PLANS_JSON/PLANS_FILE), so it is not the client's to know. */
@@ -94,11 +98,14 @@ export class BillingController {
 
   @Get('usage')
   @Endpoint({ ...BILLING_ROUTE, id: 'getUsage', workspaceIn: 'query', errors: BILLING_ACCESS })
-  @ApiOperation({ summary: "A workspace's plan, its limits and what it uses of each: projects, deployments, storage, builds (any member)" })
+  @ApiOperation({
+    summary: "A workspace's plan, its limits and what it uses of each (projects, deployments, storage, builds, bandwidth) and its spend cap (any member)",
+  })
   @ApiOkResponse({ type: BillingUsageView })
   async usage(@Query() query: WorkspaceQueryDto): Promise<BillingUsageView> {
     const [plan, usage] = await Promise.all([this.quotas.planOf(query.workspaceId), this.quotas.usage(query.workspaceId)]);
-    return { plan: plan.tier, limits: planLimitsView(plan.limits), usage: workspaceUsageView(usage, plan.limits) };
+    const spendCap = await this.metering.spendCapState(query.workspaceId, usage.bandwidthBytesPerMonth, plan.limits);
+    return { plan: plan.tier, limits: planLimitsView(plan.limits), usage: workspaceUsageView(usage, plan.limits), spendCap };
   }
 
   @Post('payment-methods')
@@ -137,5 +144,26 @@ export class BillingController {
   })
   async removePaymentMethod(@CurrentPrincipal() principal: Principal, @Param('paymentMethodId') id: string): Promise<void> {
     await this.billing.removePaymentMethod(principal, id);
+  }
+
+  // --- Metering (issue 31): the spend cap. ---
+
+  @Put('spend-cap')
+  @Endpoint({ ...BILLING_ROUTE, id: 'setSpendCap', workspaceIn: 'body', roles: ['owner'], errors: BILLING_ACCESS })
+  @ApiOperation({
+    summary:
+      "Turn the spend cap on or off (owner only): on, the workspace's sites answer 503 once this month's bandwidth reaches the plan's limit, until the next month, an upgrade or the cap is turned off; off, they keep serving and overage is billed",
+  })
+  @ApiOkResponse({ type: SpendCapView })
+  setSpendCap(@Body() dto: SetSpendCapDto): Promise<SpendCapView> {
+    return this.metering.setSpendCap(dto.workspaceId, dto.pauseSitesAtLimit);
+  }
+
+  @Get('spend-cap')
+  @Endpoint({ ...BILLING_ROUTE, id: 'getSpendCap', workspaceIn: 'query', errors: BILLING_ACCESS })
+  @ApiOperation({ summary: "A workspace's spend cap and whether its sites are paused by it now (any member)" })
+  @ApiOkResponse({ type: SpendCapView })
+  spendCap(@Query() query: WorkspaceQueryDto): Promise<SpendCapView> {
+    return this.metering.spendCap(query.workspaceId);
   }
 }

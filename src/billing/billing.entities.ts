@@ -152,6 +152,18 @@ export class WorkspaceMonthlyUsage extends KeyedRow('workspace_monthly_usage', '
   /** Bytes the workspace's sites served this month, added from the analytics counters when they flush (issue 31). */
   @BigintColumn({ name: 'bandwidth_bytes', default: 0 })
   bandwidthBytes: number;
+
+  /** Bytes over the plan's limit already reported to the payment provider as overage (OverageReporter). */
+  @BigintColumn({ name: 'overage_reported_bytes', default: 0 })
+  overageReportedBytes: number;
+
+  /**
+   * The overage total a report in flight brings `overage_reported_bytes` to: set before the
+   * provider is called, so a retry after a crash sends the same report (same identifier)
+   * instead of a new one. Null: none in flight.
+   */
+  @BigintColumn({ name: 'overage_pending_bytes', nullable: true })
+  overagePendingBytes: number | null;
 }
 
 /**

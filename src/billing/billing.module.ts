@@ -8,13 +8,25 @@ import { BillingController } from './billing.controller';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
 import { BillingSweeper } from './billing-sweeper.service';
+import { MeteringRepository } from './metering.repository';
+import { MeteringService } from './metering.service';
+import { OverageReporter } from './overage-reporter.service';
 import { PaymentProvider } from './payment-provider';
 import { createPaymentProvider } from './payment-provider.factory';
 
 @Module({
   imports: [WorkspacesModule, UsersModule],
   controllers: [BillingController],
-  providers: [{ provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider }, BillingService, BillingRepository, BillingSweeper],
-  exports: [BillingService, BillingSweeper, PaymentProvider],
+  providers: [
+    { provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider },
+    BillingService,
+    BillingRepository,
+    BillingSweeper,
+    // Metering (issue 31).
+    MeteringService,
+    MeteringRepository,
+    OverageReporter,
+  ],
+  exports: [BillingService, BillingSweeper, PaymentProvider, OverageReporter],
 })
 export class BillingModule {}

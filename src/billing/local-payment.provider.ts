@@ -73,6 +73,11 @@ export class LocalPaymentProvider extends PaymentProvider {
     };
   }
 
+  /** Nothing is billed here, so no usage is reported. */
+  reportUsage(): Promise<void> {
+    return Promise.resolve();
+  }
+
   private freshPeriod(interval: Interval): ProviderSubscription {
     const now = this.clock.now();
     return { ref: null, itemRef: null, periodAnchor: now, currentPeriodEnd: addIntervals(now, interval, 1) };

@@ -92,4 +92,11 @@ export abstract class PaymentProvider {
 
   /** Schedules the end of the subscription at the end of the period now running. */
   abstract cancelAtPeriodEnd(current: CurrentSubscription): Promise<ProviderSubscription>;
+
+  /**
+   * Issue 31, metering: reports `value` units of `eventName`'s meter for the customer (the
+   * bandwidth overage). `identifier` is the same for a retry of the same report, so the
+   * provider counts it once. A provider that bills nothing (local) does nothing.
+   */
+  abstract reportUsage(input: { customerRef: string; eventName: string; value: number; identifier: string; timestamp: Date }): Promise<void>;
 }

@@ -154,6 +154,17 @@ export class StripePaymentProvider extends PaymentProvider {
     };
   }
 
+  async reportUsage(input: { customerRef: string; eventName: string; value: number; identifier: string; timestamp: Date }): Promise<void> {
+    await this.call('record the usage', () =>
+      this.stripe.billing.meterEvents.create({
+        event_name: input.eventName,
+        payload: { stripe_customer_id: input.customerRef, value: String(input.value) },
+        identifier: input.identifier,
+        timestamp: Math.floor(input.timestamp.getTime() / 1000),
+      }),
+    );
+  }
+
   /**
    * Runs one Stripe call and turns its failure into a PaymentProviderError: a card
    * problem (HTTP 402) is `declined`; a 400/404 on the payment method itself is

@@ -111,4 +111,10 @@ export const PAGES = {
   busy: () => messagePage('Busy', 'The server is busy. Try again in a moment.'),
   rangeNotSatisfiable: () => messagePage('Range not satisfiable', 'The requested byte range is outside the file.'),
   notAcceptable: () => messagePage('Not acceptable', 'This file is not available in any content coding the request accepts (Accept-Encoding).'),
+  /** Issue 31: the workspace's spend cap paused its sites. */
+  pausedByUsageLimit: () =>
+    messagePage(
+      'Site paused',
+      "This site is paused by its owner's usage limit: it has served this month's bandwidth. It comes back next month, or sooner if its owner raises the limit.",
+    ),
 };

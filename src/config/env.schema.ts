@@ -396,6 +396,21 @@ export class EnvironmentVariables {
   STRIPE_API_PROTOCOL?: 'http' | 'https';
 
   /**
+   * Issue 31, metering: the `event_name` of the Stripe Billing Meter that bandwidth overage
+   * (bytes over a paid plan's limit, spend cap off) is reported to. Unset: no overage is reported.
+   */
+  @OptionalVar(Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'STRIPE_METER_EVENT_NAME must be a Stripe meter event name (letters, digits, _ . : -)' }))
+  STRIPE_METER_EVENT_NAME?: string;
+
+  /** How often one instance reports new bandwidth overage to the payment provider; 0 stops the timer (tests run it by hand). */
+  @IntVar(0, 86_400)
+  OVERAGE_REPORT_INTERVAL_SECONDS = 3600;
+
+  /** How often each instance re-reads which workspaces the spend cap pauses (the longest a cap change or an upgrade takes to reach another instance); 0 stops the timer. */
+  @IntVar(0, 3600)
+  SPEND_CAP_REFRESH_SECONDS = 10;
+
+  /**
    * Called (JSON POST, signed) after every change to what a site serves, with the hosts
    * and cache tags to purge from a CDN in front. Unset: no calls.
    */

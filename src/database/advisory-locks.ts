@@ -28,6 +28,8 @@ export const ADVISORY_LOCKS = {
   notificationDigest: 7_461_034,
   /** One instance at a time forgets outgoing webhook deliveries older than 30 days (WebhookDeliveriesPurge). */
   webhookDeliveriesPurge: 7_461_044,
+  /** One instance at a time reports bandwidth overage to the payment provider (OverageReporter, issue 31). */
+  overageReport: 7_461_050,
   /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
   billingClass: 0x42494c4c,
   /** Class id of the lock each running instance holds as its proof of life (InstanceLease; two-key form, the instance's id second). */

@@ -95,7 +95,7 @@ export class DeploymentsRepository {
   async previewSite(target: PreviewTarget): Promise<PreviewRow | undefined> {
     const byVersion = 'version' in target;
     const rows: PreviewRow[] = await this.dataSource.query(
-      `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+      `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
               d.id AS deployment_id, d.version, d.status, d.expires_at
        FROM deployments d JOIN projects p ON p.id = d.project_id
        WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,

@@ -105,3 +105,37 @@ describe('renderMail: notifications (issue 30)', () => {
     expect(digest(0, 1).html).toContain('message: &lt;script&gt;x&lt;/script&gt;');
   });
 });
+
+describe('renderMail: usage alerts (issue 31)', () => {
+  const mail = (percent: number, resetsAt: string | null, atLimit: string | null): MailTemplate => ({
+    template: 'usage_threshold',
+    data: {
+      name: 'Ann',
+      workspace: 'Docs <team>',
+      what: 'bandwidth',
+      used: '75 GB',
+      limit: '100 GB',
+      percent,
+      plan: 'free',
+      resetsAt,
+      atLimit,
+      billingUrl: 'https://api.example.com/app/w/ws_1/billing',
+    },
+  });
+
+  it('says how much of which limit is used, when it starts again, and links the billing page', () => {
+    const out = renderMail(brand, mail(75, '2030-02-01T00:00:00.000Z', null));
+    expect(out.subject).toBe('Docs <team> has used 75 % of its bandwidth this month');
+    expect(out.text).toContain('has used 75 GB of the 100 GB of bandwidth its free plan includes this month (75 %)');
+    expect(out.text).toContain('The count starts again at 2030-02-01T00:00:00.000Z.');
+    expect(out.links).toEqual(['https://api.example.com/app/w/ws_1/billing']);
+    expect(out.html).toContain('Docs &lt;team&gt;');
+  });
+
+  it('at 100 % says what happens to the sites; storage has no monthly reset', () => {
+    expect(renderMail(brand, mail(100, '2030-02-01T00:00:00.000Z', 'The spend cap is on: paused.')).text).toContain('The spend cap is on: paused.');
+    const storage = renderMail(brand, mail(50, null, null));
+    expect(storage.subject).toBe('Docs <team> has used 50 % of its bandwidth');
+    expect(storage.text).not.toContain('starts again');
+  });
+});

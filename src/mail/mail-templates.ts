@@ -17,7 +17,8 @@ export type MailTemplate =
   | { template: 'password_reset'; data: { name: string; link: string } }
   | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } }
   | { template: 'webhook_disabled'; data: { name: string; url: string; reason: string; link: string } }
-  | NotificationMail;
+  | NotificationMail
+  | UsageMail;
 
 export interface RenderedMail {
   subject: string;
@@ -103,6 +104,8 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
         { link: d.link, label: 'See your webhooks' },
       ]);
     }
+    case 'usage_threshold':
+      return renderUsageMail(brand, mail);
     default:
       return renderNotificationMail(brand, mail);
   }
@@ -181,4 +184,39 @@ function renderNotificationMail(brand: MailBrand, mail: NotificationMail): Rende
       ]);
     }
   }
+}
+
+/**
+ * Issue 31, metering: a workspace reached 50, 75 or 100 % of a metered limit this month.
+ * Sent to every owner (billing mail, like a receipt: not a notification setting).
+ */
+export interface UsageMail {
+  template: 'usage_threshold';
+  data: {
+    name: string;
+    workspace: string;
+    /** What is counted, e.g. "bandwidth", and how much of it, as the dashboard shows them. */
+    what: string;
+    used: string;
+    limit: string;
+    percent: number;
+    plan: string;
+    /** When a monthly count starts again; null for storage, which is not counted per month. */
+    resetsAt: string | null;
+    /** Only for bandwidth: what happens at 100 % (the spend cap's state). */
+    atLimit: string | null;
+    billingUrl: string;
+  };
+}
+
+function renderUsageMail(brand: MailBrand, mail: UsageMail): RenderedMail {
+  const d = mail.data;
+  const when = d.resetsAt ? ' this month' : '';
+  return render(brand, `${d.workspace} has used ${d.percent} % of its ${d.what}${when}`, `Hello ${d.name},`, [
+    { p: `The workspace "${d.workspace}" has used ${d.used} of the ${d.limit} of ${d.what} its ${d.plan} plan includes${when} (${d.percent} %).` },
+    ...(d.atLimit ? [{ p: d.atLimit }] : []),
+    ...(d.resetsAt ? [{ p: `The count starts again at ${d.resetsAt}.` }] : []),
+    { p: 'You get this mail once per threshold (50, 75 and 100 %) and month, as an owner of the workspace.' },
+    { link: d.billingUrl, label: 'Usage, plans and the spend cap' },
+  ]);
 }

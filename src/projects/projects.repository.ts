@@ -18,6 +18,8 @@ export interface LiveSummary {
 /** What the site router needs of a project and its live deployment (sites/site-cache.service.ts). */
 export interface SiteRow {
   id: string;
+  /** Whose plan the site's bandwidth counts against (the spend cap's pause). */
+  workspace_id: string;
   slug: string;
   name: string;
   type: Project['type'];
@@ -31,7 +33,7 @@ export interface SiteRow {
 
 /** The router's read path, tuned: one statement, only the columns it serves from. */
 function siteQuery(where: string): string {
-  return `SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+  return `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
               d.status, d.expires_at
        FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
        WHERE ${where}`;

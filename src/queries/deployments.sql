@@ -13,13 +13,13 @@ SELECT "Deployment"."id" AS "Deployment_id", "Deployment"."project_id" AS "Deplo
 SELECT "DeploymentFile"."deployment_id" AS "DeploymentFile_deployment_id", "DeploymentFile"."path" AS "DeploymentFile_path", "DeploymentFile"."sha256" AS "DeploymentFile_sha256", "DeploymentFile"."size" AS "DeploymentFile_size", "DeploymentFile"."content_type" AS "DeploymentFile_content_type" FROM "deployment_files" "DeploymentFile" WHERE (("DeploymentFile"."deployment_id" = $1)) ORDER BY "DeploymentFile"."path" ASC
 
 -- DeploymentsRepository.previewSite (by version)
-SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
          d.id AS deployment_id, d.version, d.status, d.expires_at
   FROM deployments d JOIN projects p ON p.id = d.project_id
   WHERE p.slug = $1 AND d.version = $2
 
 -- DeploymentsRepository.previewSite (by id)
-SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
          d.id AS deployment_id, d.version, d.status, d.expires_at
   FROM deployments d JOIN projects p ON p.id = d.project_id
   WHERE d.id = $1

@@ -19,7 +19,7 @@ DELETE FROM preview_aliases WHERE project_id = $1 AND kind = $2 AND name = $3 RE
 SELECT "PreviewAlias"."project_id" AS "PreviewAlias_project_id", "PreviewAlias"."kind" AS "PreviewAlias_kind", "PreviewAlias"."name" AS "PreviewAlias_name", "PreviewAlias"."label" AS "PreviewAlias_label", "PreviewAlias"."deployment_id" AS "PreviewAlias_deployment_id", "PreviewAlias"."build_id" AS "PreviewAlias_build_id", "PreviewAlias"."commit_sha" AS "PreviewAlias_commit_sha", "PreviewAlias"."branch" AS "PreviewAlias_branch", "PreviewAlias"."created_at" AS "PreviewAlias_created_at", "PreviewAlias"."updated_at" AS "PreviewAlias_updated_at" FROM "preview_aliases" "PreviewAlias" WHERE (("PreviewAlias"."project_id" = $1)) ORDER BY "PreviewAlias"."updated_at" DESC, "PreviewAlias"."kind" ASC, "PreviewAlias"."name" ASC LIMIT 20 OFFSET 0
 
 -- PreviewsRepository.siteByLabel
-SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
          d.id AS deployment_id, d.version, d.status, d.expires_at
   FROM preview_aliases a JOIN projects p ON p.id = a.project_id JOIN deployments d ON d.id = a.deployment_id
   WHERE a.label = $1

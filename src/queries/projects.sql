@@ -7,13 +7,13 @@ SELECT * FROM projects WHERE id = $1 AND workspace_id = $2
 SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_workspace_id", "Project"."name" AS "Project_name", "Project"."slug" AS "Project_slug", "Project"."type" AS "Project_type", "Project"."default_ttl" AS "Project_default_ttl", "Project"."gate_type" AS "Project_gate_type", "Project"."password_hash" AS "Project_password_hash", "Project"."gate_version" AS "Project_gate_version", "Project"."last_version" AS "Project_last_version", "Project"."live_deployment_id" AS "Project_live_deployment_id", "Project"."custom_domain" AS "Project_custom_domain", "Project"."domain_status" AS "Project_domain_status", "Project"."domain_token" AS "Project_domain_token", "Project"."domain_verified_at" AS "Project_domain_verified_at", "Project"."domain_checked_at" AS "Project_domain_checked_at", "Project"."domain_failing_since" AS "Project_domain_failing_since", "Project"."created_at" AS "Project_created_at", "Project"."updated_at" AS "Project_updated_at" FROM "projects" "Project" WHERE (("Project"."slug" = $1)) LIMIT 1
 
 -- ProjectsRepository.siteBySlug
-SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
          d.status, d.expires_at
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.slug = $1
 
 -- ProjectsRepository.siteByVerifiedDomain
-SELECT p.id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
          d.status, d.expires_at
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.custom_domain = $1 AND p.domain_status = 'verified'

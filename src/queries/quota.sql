@@ -52,7 +52,8 @@ SELECT coalesce(sum(ceil(duration_ms / 60000.0)), 0)::int AS minutes
 -- QuotaRepository.usage
 SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
   coalesce((SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::int AS deployments,
-  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage
+  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+  coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth
 
 -- QuotaRepository.withStaleStorage
 SELECT DISTINCT workspace_id FROM workspace_storage_changes LIMIT $1
@@ -76,3 +77,33 @@ INSERT INTO workspace_storage_blobs (workspace_id, sha256, size)
 INSERT INTO workspace_storage (workspace_id, bytes)
   VALUES ($1, (SELECT coalesce(sum(size), 0) FROM workspace_storage_blobs WHERE workspace_id = $1))
   ON CONFLICT (workspace_id) DO UPDATE SET bytes = EXCLUDED.bytes
+
+-- QuotaRepository.addBandwidth
+WITH served AS (
+    SELECT p.workspace_id, n.month, sum(n.bytes)::bigint AS added
+    FROM unnest($1::text[], $2::date[], $3::bigint[]) AS n(project_id, month, bytes)
+    JOIN projects p ON p.id = n.project_id
+    GROUP BY p.workspace_id, n.month),
+  counted AS (
+    INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes)
+    SELECT workspace_id, month, added FROM served ORDER BY workspace_id, month
+    ON CONFLICT (workspace_id, month) DO UPDATE SET bandwidth_bytes = workspace_monthly_usage.bandwidth_bytes + EXCLUDED.bandwidth_bytes
+    RETURNING workspace_id, month, bandwidth_bytes)
+  SELECT c.workspace_id, c.month::text AS month, c.bandwidth_bytes AS bandwidth, s.added
+  FROM counted c JOIN served s ON s.workspace_id = c.workspace_id AND s.month = c.month
+
+-- QuotaRepository.readPlans
+SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+  FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
+  WHERE w.id = ANY($1::text[])
+
+-- QuotaRepository.cappedWorkspaces
+SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, coalesce(u.bandwidth_bytes, 0) AS bandwidth
+  FROM workspace_spend_caps c
+  JOIN workspaces w ON w.id = c.workspace_id
+  LEFT JOIN subscriptions s ON s.workspace_id = w.id
+  LEFT JOIN workspace_monthly_usage u ON u.workspace_id = w.id AND u.month = $1
+  WHERE c.pause_sites_at_limit
+
+-- QuotaRepository.monthlyBandwidth
+SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2

@@ -18,6 +18,7 @@ describe('the plan table', () => {
         maxTtl: '7d',
         concurrentBuilds: 1,
         buildMinutesPerMonth: 300,
+        bandwidthBytesPerMonth: 100 * 1024 * MiB,
       },
       pro: {
         projects: 20,
@@ -27,6 +28,7 @@ describe('the plan table', () => {
         maxTtl: null,
         concurrentBuilds: 3,
         buildMinutesPerMonth: 1000,
+        bandwidthBytesPerMonth: 1024 * 1024 * MiB,
       },
       team: {
         projects: null,
@@ -36,6 +38,7 @@ describe('the plan table', () => {
         maxTtl: null,
         concurrentBuilds: 10,
         buildMinutesPerMonth: 5000,
+        bandwidthBytesPerMonth: 5 * 1024 * 1024 * MiB,
       },
     });
   });
@@ -44,6 +47,17 @@ describe('the plan table', () => {
     const table = parsePlanOverrides('{"pro": {"concurrentBuilds": 5, "buildMinutesPerMonth": null}}', 'PLANS_JSON');
     expect(table.pro).toMatchObject({ concurrentBuilds: 5, buildMinutesPerMonth: null });
     expect(() => parsePlanOverrides('{"free": {"concurrentBuilds": -1}}', 'PLANS_JSON')).toThrow('free.concurrentBuilds must be a whole number');
+  });
+
+  it('takes the monthly bandwidth as a size, like storage (issue 31)', () => {
+    const table = parsePlanOverrides(
+      '{"free": {"bandwidthBytesPerMonth": "100 GB"}, "pro": {"bandwidthBytesPerMonth": 5}, "team": {"bandwidthBytesPerMonth": null}}',
+      'PLANS_JSON',
+    );
+    expect([table.free.bandwidthBytesPerMonth, table.pro.bandwidthBytesPerMonth, table.team.bandwidthBytesPerMonth]).toEqual([100 * 1024 * MiB, 5, null]);
+    expect(() => parsePlanOverrides('{"free": {"bandwidthBytesPerMonth": "lots"}}', 'PLANS_JSON')).toThrow(
+      'free.bandwidthBytesPerMonth must be a whole number of bytes',
+    );
   });
 
   it('takes overrides cell by cell and leaves the rest alone', () => {

@@ -30,10 +30,19 @@ export interface PlanLimits {
   concurrentBuilds: number | null;
   /** Minutes of finished builds (their duration) per calendar month (UTC). */
   buildMinutesPerMonth: number | null;
+  /** Bytes the workspace's sites served per calendar month (UTC), headers included, as the analytics pipeline counts them. */
+  bandwidthBytesPerMonth: number | null;
 }
 
 /** The limits that are counted (and answer 402 when exceeded); the other two are checked per request. */
-export const METERED_QUOTAS = ['projects', 'deploymentsPerMonth', 'storageBytes', 'concurrentBuilds', 'buildMinutesPerMonth'] as const;
+export const METERED_QUOTAS = [
+  'projects',
+  'deploymentsPerMonth',
+  'storageBytes',
+  'concurrentBuilds',
+  'buildMinutesPerMonth',
+  'bandwidthBytesPerMonth',
+] as const;
 export type MeteredQuota = (typeof METERED_QUOTAS)[number];
 export type QuotaName = MeteredQuota | 'maxTtl';
 
@@ -41,10 +50,20 @@ export type PlanTable = Record<Tier, PlanLimits>;
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
+const TiB = 1024 * GiB;
 
 /** The table; sizes are binary (500 MB = 500 × 2^20 bytes), like the rest of the service. */
 export const DEFAULT_PLANS: PlanTable = {
-  free: { projects: 3, deploymentsPerMonth: 10, storageBytes: 500 * MiB, maxFileBytes: 10 * MiB, maxTtl: '7d', concurrentBuilds: 1, buildMinutesPerMonth: 300 },
+  free: {
+    projects: 3,
+    deploymentsPerMonth: 10,
+    storageBytes: 500 * MiB,
+    maxFileBytes: 10 * MiB,
+    maxTtl: '7d',
+    concurrentBuilds: 1,
+    buildMinutesPerMonth: 300,
+    bandwidthBytesPerMonth: 100 * GiB,
+  },
   pro: {
     projects: 20,
     deploymentsPerMonth: 100,
@@ -53,6 +72,7 @@ export const DEFAULT_PLANS: PlanTable = {
     maxTtl: null,
     concurrentBuilds: 3,
     buildMinutesPerMonth: 1000,
+    bandwidthBytesPerMonth: TiB,
   },
   team: {
     projects: null,
@@ -62,6 +82,7 @@ export const DEFAULT_PLANS: PlanTable = {
     maxTtl: null,
     concurrentBuilds: 10,
     buildMinutesPerMonth: 5000,
+    bandwidthBytesPerMonth: 5 * TiB,
   },
 };
 
@@ -73,6 +94,7 @@ const LIMIT_KEYS = [
   'maxTtl',
   'concurrentBuilds',
   'buildMinutesPerMonth',
+  'bandwidthBytesPerMonth',
 ] as const satisfies readonly (keyof PlanLimits)[];
 
 export class InvalidPlansError extends Error {}
@@ -104,6 +126,7 @@ function parseLimit(key: (typeof LIMIT_KEYS)[number], value: unknown, where: str
     case 'buildMinutesPerMonth':
       return parseCount(value, where);
     case 'storageBytes':
+    case 'bandwidthBytesPerMonth':
       return parseBytes(value, where);
     case 'maxFileBytes': {
       const bytes = parseBytes(value, where);

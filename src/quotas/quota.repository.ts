@@ -16,6 +16,22 @@ export interface UsageRow {
   projects: number;
   deployments: number;
   storage: string;
+  bandwidth: string;
+}
+
+/** A workspace's bandwidth in a month after a flush added `added` bytes to it. */
+export interface BandwidthRow {
+  workspace_id: string;
+  month: string;
+  bandwidth: string;
+  added: string;
+}
+
+/** Bytes served per project and month (its first day), as three arrays (unnest pairs them up). */
+export interface ProjectBytes {
+  projectIds: string[];
+  months: string[];
+  bytes: number[];
 }
 
 /** Distinct blob digests and their sizes, as two arrays (unnest pairs them up). */
@@ -170,7 +186,8 @@ export class QuotaRepository {
     const [row] = await this.dataSource.query(
       `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
               coalesce((SELECT deployments FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::int AS deployments,
-              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
+              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+              coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth`,
       [workspaceId, month],
     );
     return row;
@@ -216,5 +233,69 @@ export class QuotaRepository {
        ON CONFLICT (workspace_id) DO UPDATE SET bytes = EXCLUDED.bytes`,
       [workspaceId],
     );
+  }
+
+  /**
+   * Adds bytes served to each project's workspace for the month they were served in
+   * (an analytics flush, in its transaction). Rows are written in key order, so two
+   * instances flushing at once lock them in the same order. A deleted project's bytes
+   * have no workspace left to bill and are dropped.
+   */
+  @GenerateSql({ params: (f) => [f.manager, { projectIds: [f.projectId], months: ['2000-01-01'], bytes: [100] }] })
+  async addBandwidth(manager: EntityManager, served: ProjectBytes): Promise<BandwidthRow[]> {
+    return manager.query(
+      `WITH served AS (
+         SELECT p.workspace_id, n.month, sum(n.bytes)::bigint AS added
+         FROM unnest($1::text[], $2::date[], $3::bigint[]) AS n(project_id, month, bytes)
+         JOIN projects p ON p.id = n.project_id
+         GROUP BY p.workspace_id, n.month),
+       counted AS (
+         INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes)
+         SELECT workspace_id, month, added FROM served ORDER BY workspace_id, month
+         ON CONFLICT (workspace_id, month) DO UPDATE SET bandwidth_bytes = workspace_monthly_usage.bandwidth_bytes + EXCLUDED.bandwidth_bytes
+         RETURNING workspace_id, month, bandwidth_bytes)
+       SELECT c.workspace_id, c.month::text AS month, c.bandwidth_bytes AS bandwidth, s.added
+       FROM counted c JOIN served s ON s.workspace_id = c.workspace_id AND s.month = c.month`,
+      [served.projectIds, served.months, served.bytes],
+    );
+  }
+
+  /** The plan rows of several workspaces at once (an analytics flush's thresholds), without a lock. */
+  @GenerateSql({ params: (f) => [f.manager, [f.workspaceId]] })
+  async readPlans(manager: EntityManager, workspaceIds: string[]): Promise<(PlanRow & { id: string })[]> {
+    return manager.query(
+      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+       FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
+       WHERE w.id = ANY($1::text[])`,
+      [workspaceIds],
+    );
+  }
+
+  /**
+   * Workspaces whose spend cap is on, with this month's bandwidth and their plan: the
+   * candidates for pausing (whether each is over its plan's limit is decided in code,
+   * where the plan table is).
+   */
+  @GenerateSql({ params: () => ['2000-01-01'] })
+  async cappedWorkspaces(month: string): Promise<(PlanRow & { id: string; bandwidth: string })[]> {
+    return this.dataSource.query(
+      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, coalesce(u.bandwidth_bytes, 0) AS bandwidth
+       FROM workspace_spend_caps c
+       JOIN workspaces w ON w.id = c.workspace_id
+       LEFT JOIN subscriptions s ON s.workspace_id = w.id
+       LEFT JOIN workspace_monthly_usage u ON u.workspace_id = w.id AND u.month = $1
+       WHERE c.pause_sites_at_limit`,
+      [month],
+    );
+  }
+
+  /** Bytes served in `month` (its first day), as of the last analytics flush. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
+  async monthlyBandwidth(manager: EntityManager, workspaceId: string, month: string): Promise<number> {
+    const rows: { bytes: string }[] = await manager.query(
+      'SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2',
+      [workspaceId, month],
+    );
+    return Number(rows[0]?.bytes ?? 0);
   }
 }

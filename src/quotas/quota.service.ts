@@ -8,6 +8,8 @@ import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
 import { Limits, PlansService } from './plans.service';
 import {
+  bandwidthQuotaError,
+  buildMinutes,
   buildMinutesQuotaError,
   concurrentBuildQuotaError,
   deploymentQuotaError,
@@ -20,7 +22,7 @@ import {
   storageQuotaError,
   ttlQuotaError,
 } from './quota';
-import { type BlobSizes, QuotaRepository } from './quota.repository';
+import { type BlobSizes, type PlanRow, type ProjectBytes, QuotaRepository } from './quota.repository';
 import { crossedThresholds, type ThresholdMetric } from './usage-thresholds';
 
 /** The plan a workspace is on, as read for one request. */
@@ -36,6 +38,8 @@ export interface WorkspaceUsage {
   storageBytes: number;
   concurrentBuilds: number;
   buildMinutesPerMonth: number;
+  /** Bytes served this month, as of the last analytics flush. */
+  bandwidthBytesPerMonth: number;
   /** When the monthly deployment count starts again. */
   deploymentsResetAt: Date;
 }
@@ -125,6 +129,10 @@ export class QuotaService {
       const error = deploymentQuotaError(tier, limits, deployments, now);
       if (error) throw error;
     }
+    if (limits.bandwidthBytesPerMonth !== null) {
+      const error = bandwidthQuotaError(tier, limits, await this.usageRows.monthlyBandwidth(manager, workspaceId, month), now);
+      if (error) throw error;
+    }
     await this.freshStorage(manager, workspaceId);
     const blobs = distinctBlobs(files);
     const { used, added } = await this.usageRows.storageUsedAndAdded(manager, workspaceId, blobs);
@@ -189,6 +197,7 @@ export class QuotaService {
       storageBytes: Number(row.storage),
       concurrentBuilds,
       buildMinutesPerMonth,
+      bandwidthBytesPerMonth: Number(row.bandwidth),
       deploymentsResetAt: nextMonthStart(now),
     };
   }
@@ -225,6 +234,10 @@ export class QuotaService {
   private async readPlan(manager: EntityManager, workspaceId: string, lock: boolean): Promise<WorkspacePlan> {
     const row = await this.usageRows.readPlan(manager, workspaceId, lock);
     if (!row) throw notFound('Workspace', workspaceId);
+    return this.planFromRow(workspaceId, row);
+  }
+
+  private planFromRow(workspaceId: string, row: PlanRow): WorkspacePlan {
     const state: PlanState = {
       plan: row.plan,
       subscription: row.status
@@ -233,6 +246,65 @@ export class QuotaService {
     };
     const tier = effectiveTier(state, this.clock.now());
     return { workspaceId, tier, limits: this.plans.limits(tier) };
+  }
+
+  /**
+   * Inside an analytics flush's transaction: adds the bytes served per project and month
+   * to their workspaces' monthly bandwidth, and announces the thresholds the additions
+   * crossed (once per workspace, month and threshold, as for deployments). Returns the
+   * workspaces whose bandwidth reached their limit, for the spend cap to look at.
+   */
+  async countBandwidth(manager: EntityManager, served: ProjectBytes): Promise<string[]> {
+    if (served.projectIds.length === 0) return [];
+    const rows = await this.usageRows.addBandwidth(manager, served);
+    if (rows.length === 0) return [];
+    const plans = new Map(
+      (await this.usageRows.readPlans(manager, [...new Set(rows.map((r) => r.workspace_id))])).map((p) => [p.id, this.planFromRow(p.id, p)]),
+    );
+    const now = this.clock.now();
+    const atLimit: string[] = [];
+    for (const row of rows) {
+      const plan = plans.get(row.workspace_id);
+      if (!plan) continue;
+      const after = Number(row.bandwidth);
+      const limit = plan.limits.bandwidthBytesPerMonth;
+      await this.announceThresholds(manager, row.workspace_id, row.month, now, 'bandwidthBytesPerMonth', after - Number(row.added), after, limit);
+      if (limit !== null && after >= limit && row.month === monthKey(now)) atLimit.push(row.workspace_id);
+    }
+    return atLimit;
+  }
+
+  /**
+   * In the transaction that ended a build (its duration written): announces the build-minute
+   * thresholds this build's minutes crossed this month (issue 31).
+   */
+  async countBuildMinutes(manager: EntityManager, workspaceId: string, durationMs: number): Promise<void> {
+    const now = this.clock.now();
+    const plan = await this.planOf(workspaceId, manager);
+    const limit = plan.limits.buildMinutesPerMonth;
+    if (limit === null) return;
+    const after = await this.usageRows.buildMinutesSince(manager, workspaceId, monthStart(now));
+    await this.announceThresholds(manager, workspaceId, monthKey(now), now, 'buildMinutesPerMonth', after - buildMinutes(durationMs), after, limit);
+  }
+
+  /**
+   * The workspaces whose sites the spend cap pauses now: the cap on, and this month's
+   * bandwidth at or past the limit of the plan in force (an upgrade to a larger or
+   * unlimited plan lifts the pause; so does the next month, whose count starts at 0).
+   */
+  async pausedWorkspaces(): Promise<string[]> {
+    const rows = await this.usageRows.cappedWorkspaces(monthKey(this.clock.now()));
+    return rows
+      .filter((r) => {
+        const limit = this.planFromRow(r.id, r).limits.bandwidthBytesPerMonth;
+        return limit !== null && Number(r.bandwidth) >= limit;
+      })
+      .map((r) => r.id);
+  }
+
+  /** Whether a workspace with this cap and usage is paused now (GET /billing/usage and /billing/spend-cap). */
+  sitesPaused(pauseSitesAtLimit: boolean, bandwidth: number, limits: Limits): boolean {
+    return pauseSitesAtLimit && limits.bandwidthBytesPerMonth !== null && bandwidth >= limits.bandwidthBytesPerMonth;
   }
 }
 

@@ -112,6 +112,26 @@ export function buildMinutesQuotaError(plan: Tier, limits: PlanLimits, minutesTh
 }
 
 /**
+ * null while the workspace's sites have served less than the plan's monthly bandwidth,
+ * else the 402 a deploy gets (issue 31: over a metered limit, deploys are refused; the
+ * sites keep serving unless the spend cap pauses them).
+ */
+export function bandwidthQuotaError(plan: Tier, limits: PlanLimits, bytesThisMonth: number, now: Date): ApiError | null {
+  const limit = limits.bandwidthBytesPerMonth;
+  if (limit === null || bytesThisMonth < limit) return null;
+  const resetsAt = nextMonthStart(now).toISOString();
+  return quotaExceeded(
+    'bandwidthBytesPerMonth',
+    plan,
+    limit,
+    bytesThisMonth,
+    `This workspace's sites have served ${formatBytes(bytesThisMonth)} this calendar month (UTC); the ${plan} plan includes ${formatBytes(limit)}. ` +
+      `The sites keep serving, but deploys are refused until the count starts again at ${resetsAt}; or ${upgrade(plan)}.`,
+    { resetsAt },
+  );
+}
+
+/**
  * The plan's longest TTL. Plan limits are operator configuration, checked when the
  * plans are loaded (plans.ts) and kept as the text the API shows; parsed here for the comparison.
  */

@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import { PlansService } from './plans.service';
 import { QuotaRepository } from './quota.repository';
 import { QuotaService } from './quota.service';
+import { SitePauses } from './site-pauses.service';
 
 /**
  * The plan table and quota checks. Global, because projects, deployments and
@@ -11,7 +12,7 @@ import { QuotaService } from './quota.service';
  */
 @Global()
 @Module({
-  providers: [PlansService, QuotaService, QuotaRepository],
-  exports: [PlansService, QuotaService],
+  providers: [PlansService, QuotaService, QuotaRepository, SitePauses],
+  exports: [PlansService, QuotaService, SitePauses],
 })
 export class QuotasModule {}

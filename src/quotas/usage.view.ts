@@ -25,6 +25,13 @@ export class PlanLimitsView {
   concurrentBuilds: number | null;
   @ApiProperty({ nullable: true, type: 'integer', example: 300, description: 'Minutes of builds per calendar month (UTC); null: unlimited' })
   buildMinutesPerMonth: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    example: 107374182400,
+    description: "Bytes the workspace's sites serve per calendar month (UTC), headers included; null: unlimited",
+  })
+  bandwidthBytesPerMonth: number | null;
 }
 
 export class PlanView {
@@ -44,6 +51,14 @@ export class QuotaUsageView {
   used: number;
   @ApiProperty({ nullable: true, type: 'integer', example: 3, description: 'null: unlimited' })
   limit: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'number',
+    format: 'double',
+    example: 33.3,
+    description: 'used / limit × 100, one decimal (may pass 100); null: unlimited',
+  })
+  percent: number | null;
 }
 
 export class MonthlyQuotaUsageView extends QuotaUsageView {
@@ -62,21 +77,44 @@ export class WorkspaceUsageView {
   concurrentBuilds: QuotaUsageView;
   @ApiProperty({ type: MonthlyQuotaUsageView, description: 'Minutes of builds finished this calendar month (UTC), each rounded up' })
   buildMinutesPerMonth: MonthlyQuotaUsageView;
+  @ApiProperty({
+    type: MonthlyQuotaUsageView,
+    description: "Bytes the workspace's sites served this calendar month (UTC), as counted at the last analytics flush",
+  })
+  bandwidthBytesPerMonth: MonthlyQuotaUsageView;
 }
 
+/** A share of a limit, one decimal; null when unlimited. A zero limit is reached by nothing and passed by anything. */
+export function usagePercent(used: number, limit: number | null): number | null {
+  if (limit === null) return null;
+  if (limit === 0) return used > 0 ? 100 : 0;
+  return Math.round((used * 1000) / limit) / 10;
+}
+
+const quota = (used: number, limit: number | null): QuotaUsageView => ({ used, limit, percent: usagePercent(used, limit) });
+
 export function planLimitsView(limits: Limits): PlanLimitsView {
-  const { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth } = limits;
-  return { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth };
+  const { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth, bandwidthBytesPerMonth } = limits;
+  return { projects, deploymentsPerMonth, storageBytes, maxFileBytes, maxTtl, concurrentBuilds, buildMinutesPerMonth, bandwidthBytesPerMonth };
 }
 
 export function workspaceUsageView(usage: WorkspaceUsage, limits: Limits): WorkspaceUsageView {
+  const resetsAt = usage.deploymentsResetAt.toISOString();
   return {
-    projects: { used: usage.projects, limit: limits.projects },
-    deploymentsPerMonth: { used: usage.deploymentsPerMonth, limit: limits.deploymentsPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
-    storageBytes: { used: usage.storageBytes, limit: limits.storageBytes },
-    concurrentBuilds: { used: usage.concurrentBuilds, limit: limits.concurrentBuilds },
-    buildMinutesPerMonth: { used: usage.buildMinutesPerMonth, limit: limits.buildMinutesPerMonth, resetsAt: usage.deploymentsResetAt.toISOString() },
+    projects: quota(usage.projects, limits.projects),
+    deploymentsPerMonth: { ...quota(usage.deploymentsPerMonth, limits.deploymentsPerMonth), resetsAt },
+    storageBytes: quota(usage.storageBytes, limits.storageBytes),
+    concurrentBuilds: quota(usage.concurrentBuilds, limits.concurrentBuilds),
+    buildMinutesPerMonth: { ...quota(usage.buildMinutesPerMonth, limits.buildMinutesPerMonth), resetsAt },
+    bandwidthBytesPerMonth: { ...quota(usage.bandwidthBytesPerMonth, limits.bandwidthBytesPerMonth), resetsAt },
   };
+}
+
+export class SpendCapStateView {
+  @ApiProperty({ example: false, description: "The owner's spend cap: pause the workspace's sites once the month's bandwidth reaches the limit" })
+  pauseSitesAtLimit: boolean;
+  @ApiProperty({ example: false, description: 'The sites answer 503 now: the cap is on and this month’s bandwidth reached the limit' })
+  sitesPaused: boolean;
 }
 
 /** GET /billing/usage: the plan in force, its limits and what the workspace uses of them. */
@@ -87,4 +125,6 @@ export class BillingUsageView {
   limits: PlanLimitsView;
   @ApiProperty({ type: WorkspaceUsageView })
   usage: WorkspaceUsageView;
+  @ApiProperty({ type: SpendCapStateView })
+  spendCap: SpendCapStateView;
 }

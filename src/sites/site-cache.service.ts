@@ -97,6 +97,8 @@ interface Manifest {
 /** Everything the router needs to answer for one project, cached per host. */
 export interface SiteState {
   projectId: string;
+  /** The project's workspace: the router asks SitePauses about it (the spend cap, issue 31). */
+  workspaceId: string;
   slug: string;
   name: string;
   type: ProjectType;
@@ -496,6 +498,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 function siteState(row: Omit<SiteRow, 'live_deployment_id' | 'status' | 'expires_at'>, live: LiveDeployment | null): SiteState {
   return {
     projectId: row.id,
+    workspaceId: row.workspace_id,
     slug: row.slug,
     name: row.name,
     type: row.type,

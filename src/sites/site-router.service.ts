@@ -13,6 +13,7 @@ import { AppConfig } from '../config/app-config';
 import { FormIntake } from '../forms/form-intake.service';
 import { Gates } from '../gates/gates.service';
 import { MetricsService } from '../metrics/metrics.service';
+import { SitePauses } from '../quotas/site-pauses.service';
 import { couldBeCustomDomain } from '../shared/domain-name';
 import { PREVIEW_SEPARATOR, type PreviewTarget } from '../shared/preview-label';
 import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES } from '../shared/site-rules/headers';
@@ -64,6 +65,7 @@ export class SiteRouter {
     private readonly proxy: SiteProxy,
     private readonly geoip: GeoIp,
     private readonly forms: FormIntake,
+    private readonly pauses: SitePauses,
   ) {
     this.hostRules = { sitesDomain: config.SITES_DOMAIN, apiHosts: config.apiHosts };
     this.hsts = config.hstsHeader;
@@ -199,6 +201,11 @@ export class SiteRouter {
   private answer(site: SiteState | null, req: IncomingMessage, res: ServerResponse): void {
     const head = req.method === 'HEAD';
     if (!site) return this.page(res, 404, PUBLIC_CACHE, PAGES.unknownSite(), head);
+    // The spend cap (issue 31): a Set lookup, refreshed in the background, never a query here.
+    if (this.pauses.isPaused(site.workspaceId)) {
+      res.setHeader('Retry-After', String(this.pauses.retryAfterSeconds()));
+      return this.page(res, 503, 'no-store', PAGES.pausedByUsageLimit(), head);
+    }
 
     const gated = site.gateType !== 'none';
     const tags = this.siteHeaders(site);

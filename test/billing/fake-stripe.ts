@@ -47,6 +47,8 @@ export class FakeStripe {
   private readonly subscriptions = new Map<string, FakeSubscription>();
   /** Unix seconds the fake uses as "now" for new periods. */
   now = Math.floor(Date.UTC(2030, 0, 15) / 1000);
+  /** Metering (issue 31): the meter events accepted, one per identifier (a repeat is not counted again, as with Stripe). */
+  readonly meterEvents: { event_name: string; identifier: string; payload: { stripe_customer_id: string; value: string }; timestamp: number }[] = [];
 
   async start(): Promise<{ host: string; port: number }> {
     this.server = createServer((req, res) => this.handle(req, res));
@@ -156,6 +158,17 @@ export class FakeStripe {
         sub.price = form['items[0][price]'];
       }
       return [200, subscription(sub)];
+    }
+    // --- Metering (issue 31): Billing Meter events. Like Stripe, an identifier seen before is not counted again. ---
+    if (path === '/v1/billing/meter_events') {
+      const event = {
+        event_name: form.event_name,
+        identifier: form.identifier,
+        payload: { stripe_customer_id: form['payload[stripe_customer_id]'], value: form['payload[value]'] },
+        timestamp: Number(form.timestamp),
+      };
+      if (!this.meterEvents.some((e) => e.identifier === event.identifier)) this.meterEvents.push(event);
+      return [200, { object: 'billing.meter_event', created: this.now, livemode: false, ...event }];
     }
     return error(404, 'invalid_request_error', `Unrecognized request URL (POST: ${path})`);
   }

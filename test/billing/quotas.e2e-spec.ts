@@ -147,7 +147,7 @@ describe('Quotas (e2e)', () => {
       await lazyDeploy(t, a, slug, [file('a', 60)]).expect(402);
       moveClockTo(new Date('2031-08-01T00:00:00.000Z'));
       await lazyDeploy(t, a, slug, [file('a', 60)]).expect(201);
-      expect((await workspace(t, a)).usage.deploymentsPerMonth).toEqual({ used: 1, limit: 4, resetsAt: '2031-09-01T00:00:00.000Z' });
+      expect((await workspace(t, a)).usage.deploymentsPerMonth).toEqual({ used: 1, limit: 4, percent: 25, resetsAt: '2031-09-01T00:00:00.000Z' });
     });
 
     it('lets exactly one of ten concurrent deploys through at the limit minus one', async () => {
@@ -184,7 +184,7 @@ describe('Quotas (e2e)', () => {
       await lazyDeploy(t, a, slug, [file('a', 300), file('b', 300)]).expect(201);
       // The first deployment is archived now, and still stored.
       await lazyDeploy(t, a, slug, [file('c', 300)]).expect(201);
-      expect((await workspace(t, a)).usage.storageBytes).toEqual({ used: 900, limit: 1000 });
+      expect((await workspace(t, a)).usage.storageBytes).toEqual({ used: 900, limit: 1000, percent: 90 });
       const res = await lazyDeploy(t, a, slug, [file('d', 200)]).expect(402);
       expect(res.body).toMatchObject({ code: 'quota_exceeded', quota: 'storageBytes', limit: 1000, usage: 900, additional: 200, plan: 'free' });
       expect(res.body.message).toContain('adds 200 bytes of new files to the 900 bytes');
@@ -346,14 +346,24 @@ describe('Quotas (e2e)', () => {
         plan: 'free',
         createdAt: expect.any(String),
         role: 'owner',
-        // The build limits are not in this PLANS_JSON: the built-in free ones apply.
-        limits: { projects: 2, deploymentsPerMonth: 4, storageBytes: 1000, maxFileBytes: 300, maxTtl: '2d', concurrentBuilds: 1, buildMinutesPerMonth: 300 },
+        // The build and bandwidth limits are not in this PLANS_JSON: the built-in free ones apply.
+        limits: {
+          projects: 2,
+          deploymentsPerMonth: 4,
+          storageBytes: 1000,
+          maxFileBytes: 300,
+          maxTtl: '2d',
+          concurrentBuilds: 1,
+          buildMinutesPerMonth: 300,
+          bandwidthBytesPerMonth: 100 * 1024 ** 3,
+        },
         usage: {
-          projects: { used: 1, limit: 2 },
-          deploymentsPerMonth: { used: 1, limit: 4, resetsAt: '2031-04-01T00:00:00.000Z' },
-          storageBytes: { used: 200, limit: 1000 },
-          concurrentBuilds: { used: 0, limit: 1 },
-          buildMinutesPerMonth: { used: 0, limit: 300, resetsAt: '2031-04-01T00:00:00.000Z' },
+          projects: { used: 1, limit: 2, percent: 50 },
+          deploymentsPerMonth: { used: 1, limit: 4, percent: 25, resetsAt: '2031-04-01T00:00:00.000Z' },
+          storageBytes: { used: 200, limit: 1000, percent: 20 },
+          concurrentBuilds: { used: 0, limit: 1, percent: 0 },
+          buildMinutesPerMonth: { used: 0, limit: 300, percent: 0, resetsAt: '2031-04-01T00:00:00.000Z' },
+          bandwidthBytesPerMonth: { used: 0, limit: 100 * 1024 ** 3, percent: 0, resetsAt: '2031-04-01T00:00:00.000Z' },
         },
       });
       // A viewer and a deploy token see the same figures.
@@ -383,8 +393,9 @@ describe('Quotas (e2e)', () => {
         maxTtl: null,
         concurrentBuilds: 10,
         buildMinutesPerMonth: 5000,
+        bandwidthBytesPerMonth: 5 * 1024 ** 4,
       });
-      expect(body.usage.projects).toEqual({ used: 0, limit: null });
+      expect(body.usage.projects).toEqual({ used: 0, limit: null, percent: null });
     });
   });
 
@@ -433,6 +444,7 @@ describe('Quotas with the built-in plan table (e2e)', () => {
       maxTtl: '7d',
       concurrentBuilds: 1,
       buildMinutesPerMonth: 300,
+      bandwidthBytesPerMonth: 100 * 1024 ** 3,
     });
     await createProject(t, a, { name: 'week', default_ttl: '7d' }).expect(201);
     await createProject(t, a, { name: 'month', default_ttl: '30d' }).expect(402);

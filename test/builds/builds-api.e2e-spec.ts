@@ -252,7 +252,7 @@ describe('Builds API limits (e2e)', () => {
       expect(second.status).toBe(402);
       expect(second.body).toMatchObject({ code: 'quota_exceeded', quota: 'concurrentBuilds', limit: 1, usage: 1, plan: 'free' });
       const ws = await t.http().get(`/workspaces/${owner.workspaceId}`).set(asUser(owner));
-      expect(ws.body.usage.concurrentBuilds).toEqual({ used: 1, limit: 1 });
+      expect(ws.body.usage.concurrentBuilds).toEqual({ used: 1, limit: 1, percent: 100 });
       const timedOut = await eventually(async () => {
         const res = await t.http().get(`/projects/${projectId}/builds/${first.body.id}`).set(asUser(owner));
         if (res.body.status !== 'timed_out') throw new Error(`still ${res.body.status}`);

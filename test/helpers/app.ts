@@ -44,7 +44,16 @@ export interface TestAppOptions {
  * for the built-in table or a PLANS_FILE.
  */
 export const NO_FREE_QUOTAS = JSON.stringify({
-  free: { projects: null, deploymentsPerMonth: null, storageBytes: null, maxFileBytes: null, maxTtl: null, concurrentBuilds: null, buildMinutesPerMonth: null },
+  free: {
+    projects: null,
+    deploymentsPerMonth: null,
+    storageBytes: null,
+    maxFileBytes: null,
+    maxTtl: null,
+    concurrentBuilds: null,
+    buildMinutesPerMonth: null,
+    bandwidthBytesPerMonth: null,
+  },
 });
 
 /**

@@ -811,7 +811,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A workspace's plan, its limits and what it uses of each: projects, deployments, storage, builds (any member)
+         * A workspace's plan, its limits and what it uses of each (projects, deployments, storage, builds, bandwidth) and its spend cap (any member)
          * @description **Access:** a dashboard JWT only; no scope required; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
          */
         get: operations["getUsage"];
@@ -862,6 +862,30 @@ export interface paths {
          * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
         delete: operations["removePaymentMethod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/spend-cap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's spend cap and whether its sites are paused by it now (any member)
+         * @description **Access:** a dashboard JWT only; no scope required; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["getSpendCap"];
+        /**
+         * Turn the spend cap on or off (owner only): on, the workspace's sites answer 503 once this month's bandwidth reaches the plan's limit, until the next month, an upgrade or the cap is turned off; off, they keep serving and overage is billed
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        put: operations["setSpendCap"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1909,6 +1933,11 @@ export interface components {
              * @example 300
              */
             buildMinutesPerMonth: number | null;
+            /**
+             * @description Bytes the workspace's sites serve per calendar month (UTC), headers included; null: unlimited
+             * @example 107374182400
+             */
+            bandwidthBytesPerMonth: number | null;
         };
         QuotaUsageView: {
             /** @example 1 */
@@ -1918,6 +1947,12 @@ export interface components {
              * @example 3
              */
             limit: number | null;
+            /**
+             * Format: double
+             * @description used / limit × 100, one decimal (may pass 100); null: unlimited
+             * @example 33.3
+             */
+            percent: number | null;
         };
         MonthlyQuotaUsageView: {
             /** @example 1 */
@@ -1927,6 +1962,12 @@ export interface components {
              * @example 3
              */
             limit: number | null;
+            /**
+             * Format: double
+             * @description used / limit × 100, one decimal (may pass 100); null: unlimited
+             * @example 33.3
+             */
+            percent: number | null;
             /**
              * @description When the monthly count starts again
              * @example 2025-02-01T00:00:00.000Z
@@ -1943,6 +1984,8 @@ export interface components {
             concurrentBuilds: components["schemas"]["QuotaUsageView"];
             /** @description Minutes of builds finished this calendar month (UTC), each rounded up */
             buildMinutesPerMonth: components["schemas"]["MonthlyQuotaUsageView"];
+            /** @description Bytes the workspace's sites served this calendar month (UTC), as counted at the last analytics flush */
+            bandwidthBytesPerMonth: components["schemas"]["MonthlyQuotaUsageView"];
         };
         WorkspaceDetailView: {
             /** @example ws_0123456789abcdefghijklmn */
@@ -2269,11 +2312,24 @@ export interface components {
             /** @enum {string|null} */
             provider: "local" | "stripe" | null;
         };
+        SpendCapStateView: {
+            /**
+             * @description The owner's spend cap: pause the workspace's sites once the month's bandwidth reaches the limit
+             * @example false
+             */
+            pauseSitesAtLimit: boolean;
+            /**
+             * @description The sites answer 503 now: the cap is on and this month’s bandwidth reached the limit
+             * @example false
+             */
+            sitesPaused: boolean;
+        };
         BillingUsageView: {
             /** @enum {string} */
             plan: "free" | "pro" | "team";
             limits: components["schemas"]["PlanLimitsView"];
             usage: components["schemas"]["WorkspaceUsageView"];
+            spendCap: components["schemas"]["SpendCapStateView"];
         };
         AddPaymentMethodDto: {
             /** @example ws_0123456789abcdefghijklmn */
@@ -2306,6 +2362,29 @@ export interface components {
             isDefault: boolean;
             /** @example 2025-01-01T00:00:00.000Z */
             createdAt: string;
+        };
+        SetSpendCapDto: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /**
+             * @description true: pause the sites (503) once this month’s bandwidth reaches the limit; false: keep serving (overage is billed)
+             * @example true
+             */
+            pauseSitesAtLimit: boolean;
+        };
+        SpendCapView: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /**
+             * @description Pause the sites once this month’s bandwidth reaches the plan’s limit
+             * @example true
+             */
+            pauseSitesAtLimit: boolean;
+            /**
+             * @description The sites answer 503 now (the cap is on and the limit is reached); each instance sees a change within SPEND_CAP_REFRESH_SECONDS
+             * @example false
+             */
+            sitesPaused: boolean;
         };
         AnalyticsTotalsDto: {
             /** @description GET answers of an HTML file, 2xx or 304, not by bots */
@@ -8429,6 +8508,204 @@ export interface operations {
                         statusCode?: 502;
                         /** @enum {string} */
                         code?: "payment_provider_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getSpendCap: {
+        parameters: {
+            query: {
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendCapView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    setSpendCap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSpendCapDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpendCapView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
                     };
                 };
             };

@@ -10,6 +10,7 @@ import { previewUrl } from '../../deployments/deployment.view';
 import { DeploymentsRepository } from '../../deployments/deployments.repository';
 import { PreviewsService } from '../../previews/previews.service';
 import { ProjectsRepository } from '../../projects/projects.repository';
+import { QuotaService } from '../../quotas/quota.service';
 import type { Principal } from '../../shared/principal';
 import type { Build } from '../build.entity';
 import { BuildEvents } from '../build-events';
@@ -65,6 +66,7 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly clock: Clock,
     private readonly feedback: BuildFeedback,
     private readonly events: BuildEvents,
+    private readonly quotas: QuotaService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -134,6 +136,8 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
         await this.dataSource.transaction(async (m) => {
           const ended = await this.builds.finish(buildId, this.builderId, this.clock.now(), ending, m);
           if (ended) await this.events.emit(m, ended, productionBranch);
+          // Its minutes count now: the 50/75/100 % alerts of the month's build minutes (issue 31), in the ending's transaction.
+          if (ended?.durationMs) await this.quotas.countBuildMinutes(m, ended.workspaceId, ended.durationMs);
         });
       }
       await this.logs.archive(buildId);

@@ -25,6 +25,7 @@ import { UsageThresholds1764300003000 } from './1764300003000-UsageThresholds';
 import { WebhookDeliverySubject1764300004000 } from './1764300004000-WebhookDeliverySubject';
 import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionLead';
 import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
+import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -53,4 +54,5 @@ export const MIGRATIONS: Function[] = [
   WebhookDeliverySubject1764300004000,
   FormSubmissionLead1764300040000,
   BillingLifecycle1764400000000,
+  BandwidthOverage1764400002000,
 ];

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+import { GenerateSql } from '../database/generate-sql';
+
+export interface OwnerRow {
+  name: string;
+  email: string;
+  workspace: string;
+}
+
+/** A month of a paid Stripe workspace whose bandwidth may be over its limit, or has a report in flight. */
+export interface OverageRow {
+  workspace_id: string;
+  month: string;
+  bandwidth: string;
+  reported: string;
+  pending: string | null;
+  customer_ref: string;
+}
+
+/**
+ * The queries of metering (issue 31): the spend cap (workspace_spend_caps), the owners a
+ * usage alert goes to, and the overage report's bookkeeping on workspace_monthly_usage.
+ */
+@Injectable()
+export class MeteringRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @GenerateSql({ params: (f) => [f.workspaceId] })
+  async spendCap(workspaceId: string): Promise<boolean> {
+    const rows: { pause: boolean }[] = await this.dataSource.query('SELECT pause_sites_at_limit AS pause FROM workspace_spend_caps WHERE workspace_id = $1', [
+      workspaceId,
+    ]);
+    return rows[0]?.pause ?? false;
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, true, new Date(0)] })
+  async setSpendCap(workspaceId: string, pause: boolean, now: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO workspace_spend_caps (workspace_id, pause_sites_at_limit, updated_at) VALUES ($1, $2, $3)
+       ON CONFLICT (workspace_id) DO UPDATE SET pause_sites_at_limit = EXCLUDED.pause_sites_at_limit, updated_at = EXCLUDED.updated_at`,
+      [workspaceId, pause, now],
+    );
+  }
+
+  /** This month's bandwidth of one workspace (GET /billing/spend-cap). */
+  @GenerateSql({ params: (f) => [f.workspaceId, '2000-01-01'] })
+  async bandwidth(workspaceId: string, month: string): Promise<number> {
+    const rows: { bytes: string }[] = await this.dataSource.query(
+      'SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2',
+      [workspaceId, month],
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
+  /** The workspace's active owners and its name, in the caller's transaction. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  owners(manager: EntityManager, workspaceId: string): Promise<OwnerRow[]> {
+    return manager.query(
+      `SELECT u.name, u.email, w.name AS workspace
+       FROM workspace_members m JOIN users u ON u.id = m.user_id JOIN workspaces w ON w.id = m.workspace_id
+       WHERE m.workspace_id = $1 AND m.role = 'owner' AND m.status = 'active'
+       ORDER BY u.email`,
+      [workspaceId],
+    );
+  }
+
+  /**
+   * Months since `since` of workspaces billed through Stripe (a customer and a
+   * subscription there, not on free) whose spend cap is off, with bandwidth not yet
+   * reported or a report in flight. Whether the bandwidth is over the plan's limit is
+   * decided in code, where the plan table is.
+   */
+  @GenerateSql({ params: () => ['2000-01-01'] })
+  overageCandidates(since: string): Promise<OverageRow[]> {
+    return this.dataSource.query(
+      `SELECT u.workspace_id, u.month::text AS month, u.bandwidth_bytes AS bandwidth, u.overage_reported_bytes AS reported,
+              u.overage_pending_bytes AS pending, c.customer_ref
+       FROM workspace_monthly_usage u
+       JOIN workspaces w ON w.id = u.workspace_id
+       JOIN subscriptions s ON s.workspace_id = u.workspace_id AND s.provider = 'stripe'
+       JOIN billing_customers c ON c.workspace_id = u.workspace_id AND c.provider = 'stripe' AND c.customer_ref IS NOT NULL
+       WHERE u.month >= $1 AND w.plan <> 'free'
+         AND (u.overage_pending_bytes IS NOT NULL
+              OR (u.bandwidth_bytes > u.overage_reported_bytes
+                  AND NOT EXISTS (SELECT 1 FROM workspace_spend_caps cap WHERE cap.workspace_id = u.workspace_id AND cap.pause_sites_at_limit)))
+       ORDER BY u.workspace_id, u.month`,
+      [since],
+    );
+  }
+
+  /** Puts a report in flight (its total overage after it); false when another one already is. */
+  @GenerateSql({ params: (f) => [f.workspaceId, '2000-01-01', 1] })
+  async startReport(workspaceId: string, month: string, through: number): Promise<boolean> {
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      `WITH started AS (
+         UPDATE workspace_monthly_usage SET overage_pending_bytes = $3
+         WHERE workspace_id = $1 AND month = $2 AND overage_pending_bytes IS NULL AND overage_reported_bytes < $3 RETURNING 1)
+       SELECT count(*)::int AS n FROM started`,
+      [workspaceId, month, through],
+    );
+    return n > 0;
+  }
+
+  /** The report in flight reached the provider: its total is now reported. */
+  @GenerateSql({ params: (f) => [f.workspaceId, '2000-01-01', 1] })
+  async finishReport(workspaceId: string, month: string, through: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE workspace_monthly_usage SET overage_reported_bytes = overage_pending_bytes, overage_pending_bytes = NULL
+       WHERE workspace_id = $1 AND month = $2 AND overage_pending_bytes = $3`,
+      [workspaceId, month, through],
+    );
+  }
+}
