@@ -158,7 +158,7 @@ export class BillingController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary:
-      "The URL of a Stripe Checkout page that starts a paid plan for the workspace; the plan is in force once Stripe reports it paid (owner only; 409 with the local provider)",
+      'The URL of a Stripe Checkout page that starts a paid plan for the workspace; the plan is in force once Stripe reports it paid (owner only; 409 with the local provider)',
   })
   @ApiOkResponse({ type: HostedPageView })
   checkout(@CurrentPrincipal() principal: Principal, @Body() dto: CheckoutDto): Promise<HostedPageView> {
@@ -174,7 +174,7 @@ export class BillingController {
     errors: { ...BILLING_ACCESS, 409: ['hosted_billing_unavailable'], 502: ['payment_provider_unavailable'] },
   })
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: "The URL of the Stripe customer portal for the workspace: cards, invoices, cancelling (owner only; 409 with the local provider)" })
+  @ApiOperation({ summary: 'The URL of the Stripe customer portal for the workspace: cards, invoices, cancelling (owner only; 409 with the local provider)' })
   @ApiOkResponse({ type: HostedPageView })
   portal(@CurrentPrincipal() principal: Principal, @Body() dto: WorkspaceRefDto): Promise<HostedPageView> {
     return this.billing.portal(principal, dto.workspaceId);

@@ -214,9 +214,7 @@ export class StripePaymentProvider extends PaymentProvider {
   /** A Customer Portal session; what it offers (cards, invoices, cancelling, switching plans) is set in Stripe's dashboard. */
   async createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession> {
     const customer = this.requireCustomer(input.customerRef);
-    const session = await this.call('open the billing portal', () =>
-      this.stripe.billingPortal.sessions.create({ customer, return_url: input.returnUrl }),
-    );
+    const session = await this.call('open the billing portal', () => this.stripe.billingPortal.sessions.create({ customer, return_url: input.returnUrl }));
     return { id: session.id, url: session.url };
   }
 }

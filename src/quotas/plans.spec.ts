@@ -2,7 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { applyPlanOverrides, DEFAULT_PLANS, DEFAULT_PRICES, effectiveLimits, InvalidPlansError, parseBytes, parsePlanOverrides, parsePriceOverrides } from './plans';
+import {
+  applyPlanOverrides,
+  DEFAULT_PLANS,
+  DEFAULT_PRICES,
+  effectiveLimits,
+  InvalidPlansError,
+  parseBytes,
+  parsePlanOverrides,
+  parsePriceOverrides,
+} from './plans';
 import { loadPlanTable, loadPriceTable } from './plans.service';
 
 const MiB = 1024 * 1024;

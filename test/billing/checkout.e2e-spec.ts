@@ -111,7 +111,12 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
 
   it('answers 409 for the plan already paid for (already_on_plan) or beside another running one (subscription_exists), asking Stripe nothing', async () => {
     const a = await newTenant(t);
-    await t.http().post('/billing/payment-methods').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_1Running' }).expect(201);
+    await t
+      .http()
+      .post('/billing/payment-methods')
+      .set(bearer(a.owner.accessToken))
+      .send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_1Running' })
+      .expect(201);
     await activate(t, a.owner, a.workspaceId, 'pro', 'month').expect(200);
     const mark = stripe.calls.length;
     const same = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
@@ -130,7 +135,12 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
 
   it('starts Checkout again once a cancelled plan has run out', async () => {
     const a = await newTenant(t);
-    await t.http().post('/billing/payment-methods').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_1Lapsing' }).expect(201);
+    await t
+      .http()
+      .post('/billing/payment-methods')
+      .set(bearer(a.owner.accessToken))
+      .send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_1Lapsing' })
+      .expect(201);
     await activate(t, a.owner, a.workspaceId, 'pro', 'month').expect(200);
     await t.http().post('/billing/cancel').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(200);
     await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
@@ -213,7 +223,12 @@ describe('Checkout and the portal with the local provider (e2e)', () => {
 
   it('answers 409 hosted_billing_unavailable naming POST /billing/activate-plan, and changes nothing; the plan table says so', async () => {
     const a = await newTenant(t);
-    const res = await t.http().post('/billing/checkout').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
+    const res = await t
+      .http()
+      .post('/billing/checkout')
+      .set(bearer(a.owner.accessToken))
+      .send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' })
+      .expect(409);
     expect(res.body).toMatchObject({ statusCode: 409, code: 'hosted_billing_unavailable' });
     expect(res.body.message).toContain('PAYMENT_PROVIDER=stripe');
     expect(res.body.message).toContain('POST /billing/activate-plan');
