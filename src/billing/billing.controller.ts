@@ -8,11 +8,11 @@ import { BILLING_ROLE_REFUSAL } from '../quotas/billing.errors';
 import { TIERS } from '../quotas/plans';
 import { PlansService } from '../quotas/plans.service';
 import { QuotaService } from '../quotas/quota.service';
-import { BillingUsageView, planLimitsView, PlanTableView, workspaceUsageView } from '../quotas/usage.view';
+import { BillingUsageView, planLimitsView, planPricesView, PlanTableView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { BillingService } from './billing.service';
-import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
-import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
+import { ActivationView, HostedPageView, PaymentMethodView, SubscriptionView } from './billing.view';
+import { ActivatePlanDto, AddPaymentMethodDto, CheckoutDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
 import { SetSpendCapDto } from './dto/spend-cap.dto';
 import { MeteringService } from './metering.service';
 import { SpendCapView } from './metering.view';
@@ -44,10 +44,13 @@ export class BillingController {
   /** The dashboard's plan table: operators may change any cell (PLANS_JSON/PLANS_FILE), so it is not the client's to know. */
   @Get('plans')
   @Endpoint({ ...BILLING_ROUTE, id: 'listPlans' })
-  @ApiOperation({ summary: "The plan table on this installation: each tier's limits (any signed-in user)" })
+  @ApiOperation({ summary: "The plan table on this installation: each tier's limits and prices (any signed-in user)" })
   @ApiOkResponse({ type: PlanTableView })
   planTable(): PlanTableView {
-    return { data: TIERS.map((tier) => ({ tier, limits: planLimitsView(this.plans.limits(tier)) })) };
+    return {
+      data: TIERS.map((tier) => ({ tier, limits: planLimitsView(this.plans.limits(tier)), prices: planPricesView(this.plans.pricesOf(tier)) })),
+      hostedBilling: this.billing.hostedBilling,
+    };
   }
 
   @Post('activate-plan')
@@ -165,5 +168,43 @@ export class BillingController {
   @ApiOkResponse({ type: SpendCapView })
   spendCap(@Query() query: WorkspaceQueryDto): Promise<SpendCapView> {
     return this.metering.spendCap(query.workspaceId);
+  }
+
+  @Post('checkout')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'startCheckout',
+    workspaceIn: 'body',
+    roles: ['owner'],
+    errors: {
+      ...BILLING_ACCESS,
+      403: [...BILLING_ACCESS[403]!, 'email_not_verified'],
+      409: ['hosted_billing_unavailable', 'already_on_plan', 'subscription_exists'],
+      502: ['payment_provider_unavailable'],
+    },
+  })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary:
+      'The URL of a Stripe Checkout page that starts a paid plan for the workspace; the plan is in force once Stripe reports it paid (owner only; 409 with the local provider)',
+  })
+  @ApiOkResponse({ type: HostedPageView })
+  checkout(@CurrentPrincipal() principal: Principal, @Body() dto: CheckoutDto): Promise<HostedPageView> {
+    return this.billing.checkout(principal, dto.workspaceId, dto.tier, dto.interval);
+  }
+
+  @Post('portal')
+  @Endpoint({
+    ...BILLING_ROUTE,
+    id: 'openBillingPortal',
+    workspaceIn: 'body',
+    roles: ['owner'],
+    errors: { ...BILLING_ACCESS, 409: ['hosted_billing_unavailable'], 502: ['payment_provider_unavailable'] },
+  })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'The URL of the Stripe customer portal for the workspace: cards, invoices, cancelling (owner only; 409 with the local provider)' })
+  @ApiOkResponse({ type: HostedPageView })
+  portal(@CurrentPrincipal() principal: Principal, @Body() dto: WorkspaceRefDto): Promise<HostedPageView> {
+    return this.billing.portal(principal, dto.workspaceId);
   }
 }

@@ -6,6 +6,7 @@ import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock, iso } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import { BILLING_ROLE_REFUSAL, billingError } from '../quotas/billing.errors';
 import type { Interval, PaidTier } from '../quotas/plans';
 import { periodEndAt } from '../quotas/quota';
@@ -18,6 +19,12 @@ import type { BillingCustomer, PaymentMethod, Subscription } from './billing.ent
 import { BillingRepository } from './billing.repository';
 import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
 import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
+
+/**
+ * How long a Checkout request reuses the session of the one before (same workspace, tier and
+ * interval): a double click or a reload opens one Checkout; later, a fresh one.
+ */
+const CHECKOUT_REUSE_MS = 60 * 60 * 1000;
 
 /**
  * Payment methods, activation and cancellation. Only a workspace's owners manage
@@ -41,6 +48,7 @@ export class BillingService {
     private readonly provider: PaymentProvider,
     private readonly quotas: QuotaService,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
@@ -307,7 +315,92 @@ export class BillingService {
           );
         case 'unavailable':
           throw billingError('payment_provider_unavailable', `${err.message}; nothing was changed. Try again later.`);
+        case 'unsupported':
+          throw hostedBillingUnavailable(err.message);
       }
     }
   }
+
+  /**
+   * A Stripe Checkout page that starts `tier` every `interval` for the workspace; the
+   * webhook (checkout.session.completed) puts the plan in force once it is paid.
+   * Checkout only starts subscriptions: a workspace already paying changes its plan in the
+   * portal (or with POST /billing/activate-plan), so one workspace never pays twice.
+   */
+  async checkout(principal: Principal, workspaceId: string, tier: PaidTier, interval: Interval): Promise<{ url: string }> {
+    this.assertHostedBilling('POST /billing/checkout');
+    await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
+    return this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const sub = await this.billing.findSubscription(m, workspaceId);
+      if (sub && this.paysNow(sub)) {
+        const what = `${sub.tier} plan billed every ${sub.interval}${sub.status === 'past_due' ? ' (its last payment failed)' : ''}`;
+        if (sub.tier === tier && sub.interval === interval) {
+          throw billingError('already_on_plan', `Workspace ${workspaceId} is already on the ${what}; manage it in the billing portal (POST /billing/portal)`);
+        }
+        throw billingError(
+          'subscription_exists',
+          `Workspace ${workspaceId} already pays for the ${what}; change it to ${tier} every ${interval} in the billing portal (POST /billing/portal) or with POST /billing/activate-plan, not with a second subscription`,
+        );
+      }
+      const plan = await this.quotas.planOf(workspaceId, m);
+      if (plan.tier === tier) throw billingError('already_on_plan', `Workspace ${workspaceId} is already on the ${tier} plan`);
+      const customer = await this.customer(m, workspaceId, principal.userId!);
+      const window = Math.floor(this.clock.now().getTime() / CHECKOUT_REUSE_MS);
+      const page = this.billingPage(workspaceId);
+      const session = await this.call(() =>
+        this.provider.createCheckoutSession({
+          workspaceId,
+          customerRef: customer.customerRef,
+          tier,
+          interval,
+          successUrl: `${page}?checkout=success`,
+          cancelUrl: `${page}?checkout=canceled`,
+          idempotencyKey: `statichost-checkout-${workspaceId}-${tier}-${interval}-${customer.subscriptionsStarted + 1}-${window}`,
+        }),
+      );
+      this.logger.log(`workspace ${workspaceId} started Checkout ${session.id} for ${tier}/${interval}`);
+      return { url: session.url };
+    });
+  }
+
+  /** The provider's billing portal for the workspace's customer (created on first use), returning to the billing page. */
+  async portal(principal: Principal, workspaceId: string): Promise<{ url: string }> {
+    this.assertHostedBilling('POST /billing/portal');
+    return this.dataSource.transaction(async (m) => {
+      await this.lockBilling(m, workspaceId);
+      const customer = await this.customer(m, workspaceId, principal.userId!);
+      const session = await this.call(() => this.provider.createPortalSession({ customerRef: customer.customerRef, returnUrl: this.billingPage(workspaceId) }));
+      return { url: session.url };
+    });
+  }
+
+  /** Whether paid plans are bought on the provider's pages (GET /billing/plans tells the dashboard). */
+  get hostedBilling(): boolean {
+    return this.provider.hostedBilling;
+  }
+
+  private assertHostedBilling(route: string): void {
+    if (!this.provider.hostedBilling) {
+      throw hostedBillingUnavailable(`${route} needs a hosted payment provider (PAYMENT_PROVIDER=stripe); this installation uses ${this.provider.name}`);
+    }
+  }
+
+  /** A subscription with this provider still in force or being retried: starting another would charge twice. */
+  private paysNow(sub: Subscription): boolean {
+    if (sub.provider !== this.provider.name || sub.status === 'canceled') return false;
+    return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= this.clock.now());
+  }
+
+  /** The dashboard's billing page of the workspace, where Checkout and the portal send the payer back. */
+  private billingPage(workspaceId: string): string {
+    return `${this.config.apiBaseUrl}/app/w/${workspaceId}/billing`;
+  }
+}
+
+function hostedBillingUnavailable(why: string) {
+  return billingError(
+    'hosted_billing_unavailable',
+    `${why}. Save a payment method with POST /billing/payment-methods and start the plan with POST /billing/activate-plan instead.`,
+  );
 }

@@ -70,3 +70,9 @@ export class SubscriptionView {
   @ApiProperty({ enum: PAYMENT_PROVIDERS, nullable: true, type: String })
   provider: PaymentProviderName | null;
 }
+
+/** A page of the payment provider's own (Checkout, the portal) to send the browser to. */
+export class HostedPageView {
+  @ApiProperty({ example: 'https://checkout.stripe.com/c/pay/cs_test_a1b2c3', description: 'Short-lived: open it now rather than storing it' })
+  url: string;
+}

@@ -3,7 +3,15 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../common/time';
 import type { Interval, PaidTier } from '../quotas/plans';
 import { addIntervals, periodEndAt } from '../quotas/quota';
-import { type AttachedPaymentMethod, type CardDetails, type CurrentSubscription, PaymentProvider, type ProviderSubscription } from './payment-provider';
+import {
+  type AttachedPaymentMethod,
+  type CardDetails,
+  type CurrentSubscription,
+  type HostedSession,
+  PaymentProvider,
+  PaymentProviderError,
+  type ProviderSubscription,
+} from './payment-provider';
 
 /** Payment method tokens as a dashboard gets them from a card form (Stripe.js style): `pm_` and up to 200 letters, digits or `_`. */
 export const PAYMENT_METHOD_TOKEN = /^pm_[A-Za-z0-9_]{1,200}$/;
@@ -81,5 +89,14 @@ export class LocalPaymentProvider extends PaymentProvider {
   private freshPeriod(interval: Interval): ProviderSubscription {
     const now = this.clock.now();
     return { ref: null, itemRef: null, periodAnchor: now, currentPeriodEnd: addIntervals(now, interval, 1) };
+  }
+
+  /** No hosted pages here: BillingService answers 409 before asking (hostedBilling is false); this is the backstop. */
+  async createCheckoutSession(): Promise<HostedSession> {
+    throw new PaymentProviderError('unsupported', 'The local payment provider has no hosted Checkout');
+  }
+
+  async createPortalSession(): Promise<HostedSession> {
+    throw new PaymentProviderError('unsupported', 'The local payment provider has no billing portal');
   }
 }

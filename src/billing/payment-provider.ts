@@ -39,7 +39,27 @@ export type PaymentProviderErrorKind =
   /** The card was declined or needs the customer present (402). */
   | 'declined'
   /** The provider could not be reached or failed (502); nothing was changed on our side. */
-  | 'unavailable';
+  | 'unavailable'
+  /** The provider has no such feature (the local provider has no hosted Checkout or portal): 409. */
+  | 'unsupported';
+
+export interface CheckoutSessionInput {
+  workspaceId: string;
+  customerRef: string | null;
+  tier: PaidTier;
+  interval: Interval;
+  /** Where the payer lands after paying, and after giving up: the dashboard's billing page. */
+  successUrl: string;
+  cancelUrl: string;
+  /** Same key, same session: a double click opens one Checkout, not two. */
+  idempotencyKey: string;
+}
+
+/** A page of the provider's own where the customer pays (Checkout) or manages billing (portal). */
+export interface HostedSession {
+  id: string;
+  url: string;
+}
 
 export class PaymentProviderError extends Error {
   constructor(
@@ -99,4 +119,12 @@ export abstract class PaymentProvider {
    * provider counts it once. A provider that bills nothing (local) does nothing.
    */
   abstract reportUsage(input: { customerRef: string; eventName: string; value: number; identifier: string; timestamp: Date }): Promise<void>;
+  /** Whether payments go through the provider's own pages (Checkout and the portal); the local provider has none. */
+  readonly hostedBilling: boolean = false;
+
+  /** A hosted page where the customer pays for `tier` every `interval`, which starts the subscription. */
+  abstract createCheckoutSession(input: CheckoutSessionInput): Promise<HostedSession>;
+
+  /** A hosted page where the customer changes cards, reads invoices or cancels; it links back to `returnUrl`. */
+  abstract createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession>;
 }

@@ -3,7 +3,15 @@ import Stripe from 'stripe';
 
 import type { Interval, PaidTier } from '../quotas/plans';
 import { paymentMethodTokenProblem } from './local-payment.provider';
-import { type AttachedPaymentMethod, type CurrentSubscription, PaymentProvider, PaymentProviderError, type ProviderSubscription } from './payment-provider';
+import {
+  type AttachedPaymentMethod,
+  type CheckoutSessionInput,
+  type CurrentSubscription,
+  type HostedSession,
+  PaymentProvider,
+  PaymentProviderError,
+  type ProviderSubscription,
+} from './payment-provider';
 
 export interface StripeSettings {
   secretKey: string;
@@ -183,5 +191,41 @@ export class StripePaymentProvider extends PaymentProvider {
       this.logger.error(`Stripe could not ${what}: ${err.type} ${status ?? ''} ${err.code ?? ''} ${err.message} (request ${err.requestId ?? 'none'})`);
       throw new PaymentProviderError('unavailable', `The payment provider could not ${what}`, err.code);
     }
+  }
+
+  override readonly hostedBilling = true;
+
+  /**
+   * A Checkout Session in subscription mode for the workspace's customer. The workspace id
+   * rides on the session (`client_reference_id`, metadata) and on the subscription it
+   * starts (`subscription_data.metadata`), so the webhook finds the workspace from either.
+   */
+  async createCheckoutSession(input: CheckoutSessionInput): Promise<HostedSession> {
+    const customer = this.requireCustomer(input.customerRef);
+    const metadata = { workspace_id: input.workspaceId, tier: input.tier, interval: input.interval };
+    const session = await this.call('start Checkout', () =>
+      this.stripe.checkout.sessions.create(
+        {
+          mode: 'subscription',
+          customer,
+          line_items: [{ price: this.price(input.tier, input.interval), quantity: 1 }],
+          client_reference_id: input.workspaceId,
+          metadata,
+          subscription_data: { metadata },
+          success_url: input.successUrl,
+          cancel_url: input.cancelUrl,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      ),
+    );
+    if (!session.url) throw new PaymentProviderError('unavailable', `Stripe returned Checkout session ${session.id} without a URL`);
+    return { id: session.id, url: session.url };
+  }
+
+  /** A Customer Portal session; what it offers (cards, invoices, cancelling, switching plans) is set in Stripe's dashboard. */
+  async createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession> {
+    const customer = this.requireCustomer(input.customerRef);
+    const session = await this.call('open the billing portal', () => this.stripe.billingPortal.sessions.create({ customer, return_url: input.returnUrl }));
+    return { id: session.id, url: session.url };
   }
 }

@@ -10,6 +10,11 @@ export const billingError = declareErrors('billing', {
   payment_method_exists: 409,
   no_subscription: 409,
   payment_provider_unavailable: 502,
+  // Checkout and the portal are the hosted provider's (Stripe); the local provider has neither.
+  hosted_billing_unavailable: 409,
+  // Checkout only starts a subscription: for the plan already in force, or beside another one running.
+  already_on_plan: 409,
+  subscription_exists: 409,
 });
 export type BillingErrorCode = keyof typeof billingError.codes;
 

@@ -2,8 +2,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { applyPlanOverrides, DEFAULT_PLANS, effectiveLimits, InvalidPlansError, parseBytes, parsePlanOverrides } from './plans';
-import { loadPlanTable } from './plans.service';
+import {
+  applyPlanOverrides,
+  DEFAULT_PLANS,
+  DEFAULT_PRICES,
+  effectiveLimits,
+  InvalidPlansError,
+  parseBytes,
+  parsePlanOverrides,
+  parsePriceOverrides,
+} from './plans';
+import { loadPlanTable, loadPriceTable } from './plans.service';
 
 const MiB = 1024 * 1024;
 
@@ -120,5 +129,51 @@ describe('loadPlanTable', () => {
     );
     expect(() => loadPlanTable({ PLANS_JSON: '{"free": {"projects": "many"}}' })).toThrow('PLANS_JSON: free.projects must be a whole number');
     expect(() => loadPlanTable({ PLANS_JSON: '{}', PLANS_FILE: '/x' })).toThrow('PLANS_FILE and PLANS_JSON are both set');
+  });
+});
+
+describe('the prices of the paid tiers', () => {
+  it('are the issue’s by default: pro $19 a month or $190 a year, team $99 or $990, in cents', () => {
+    expect(DEFAULT_PRICES).toEqual({
+      pro: { month: { amount: 1900, currency: 'usd' }, year: { amount: 19000, currency: 'usd' } },
+      team: { month: { amount: 9900, currency: 'usd' }, year: { amount: 99000, currency: 'usd' } },
+    });
+  });
+
+  it('take overrides interval by interval beside the limits, the currency lower-cased', () => {
+    const json = '{"pro": {"projects": 50, "prices": {"year": {"amount": 24000, "currency": "EUR"}}}}';
+    expect(parsePriceOverrides(json, 'PLANS_JSON')).toEqual({
+      pro: { month: DEFAULT_PRICES.pro.month, year: { amount: 24000, currency: 'eur' } },
+      team: DEFAULT_PRICES.team,
+    });
+    // The limits of the same object are read as before, the prices left to their own parser.
+    expect(parsePlanOverrides(json, 'PLANS_JSON').pro).toEqual({ ...DEFAULT_PLANS.pro, projects: 50 });
+    expect(DEFAULT_PRICES.pro.year.amount).toBe(19000);
+  });
+
+  it.each([
+    ['{"free": {"prices": {"month": {"amount": 0, "currency": "usd"}}}}', 'free.prices: only the paid tiers (pro, team) have prices'],
+    ['{"pro": {"prices": {"week": {"amount": 500, "currency": "usd"}}}}', 'pro.prices.week is not an interval'],
+    ['{"pro": {"prices": {"month": {"amount": 19.5, "currency": "usd"}}}}', 'pro.prices.month.amount must be a whole number'],
+    ['{"pro": {"prices": {"month": {"amount": -1, "currency": "usd"}}}}', 'pro.prices.month.amount must be a whole number'],
+    ['{"pro": {"prices": {"month": {"amount": 1900}}}}', 'pro.prices.month.currency must be a three-letter ISO 4217 code'],
+    ['{"pro": {"prices": {"month": {"amount": 1900, "currency": "dollars"}}}}', 'pro.prices.month.currency must be a three-letter'],
+    ['{"pro": {"prices": {"month": {"amount": 1900, "currency": "usd", "price": "price_1"}}}}', 'pro.prices.month.price is not a price field'],
+    ['{"pro": {"prices": {"month": "$19"}}}', 'pro.prices.month must be an object'],
+    ['{"pro": {"prices": [1900]}}', 'pro.prices must be an object keyed by interval'],
+  ])('refuses %s naming what is wrong', (json, message) => {
+    expect(() => parsePriceOverrides(json, 'PLANS_JSON')).toThrow(InvalidPlansError);
+    expect(() => parsePriceOverrides(json, 'PLANS_JSON')).toThrow(message);
+  });
+
+  it('are loaded from PLANS_FILE or PLANS_JSON, and a bad one stops start-up naming the variable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prices-'));
+    const file = join(dir, 'plans.json');
+    writeFileSync(file, '{"team": {"prices": {"month": {"amount": 12900, "currency": "usd"}}}}');
+    expect(loadPriceTable({ PLANS_FILE: file }).team.month).toEqual({ amount: 12900, currency: 'usd' });
+    expect(loadPriceTable({})).toBe(DEFAULT_PRICES);
+    expect(() => loadPriceTable({ PLANS_JSON: '{"pro": {"prices": {"month": {"amount": "19"}}}}' })).toThrow(
+      /^Invalid configuration:\n {2}PLANS_JSON: pro.prices.month.amount must be a whole number/,
+    );
   });
 });

@@ -164,6 +164,8 @@ export function applyPlanOverrides(base: PlanTable, overrides: unknown, source: 
       throw new InvalidPlansError(`${source}: ${tier} must be an object of limits (${LIMIT_KEYS.join(', ')})`);
     }
     for (const [key, value] of Object.entries(limits)) {
+      // A tier's prices sit beside its limits in the same file; applyPriceOverrides reads them.
+      if (key === PRICES_KEY) continue;
       if (!(LIMIT_KEYS as readonly string[]).includes(key)) {
         throw new InvalidPlansError(`${source}: ${tier}.${key} is not a limit; the limits are ${LIMIT_KEYS.join(', ')}`);
       }
@@ -188,4 +190,79 @@ export function parsePlanOverrides(text: string, source: string, base: PlanTable
 /** A plan's limits as they apply on this platform: the file size is never above the platform ceiling. */
 export function effectiveLimits(limits: PlanLimits, platformMaxFileBytes: number): PlanLimits & { maxFileBytes: number } {
   return { ...limits, maxFileBytes: Math.min(limits.maxFileBytes ?? platformMaxFileBytes, platformMaxFileBytes) };
+}
+
+/** What a paid tier costs per interval: an amount in the currency's minor units (cents) and a lower-case ISO 4217 code. */
+export interface Price {
+  amount: number;
+  currency: string;
+}
+export type PriceTable = Record<PaidTier, Record<Interval, Price>>;
+
+/**
+ * What the plan table shows and what the operator's Stripe Prices should charge (the
+ * Price ids stay STRIPE_PRICE_<TIER>_<INTERVAL>; Stripe charges what its Price says,
+ * these amounts only tell customers). A year costs ten months.
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  pro: { month: { amount: 1900, currency: 'usd' }, year: { amount: 19000, currency: 'usd' } },
+  team: { month: { amount: 9900, currency: 'usd' }, year: { amount: 99000, currency: 'usd' } },
+};
+
+/** The key of a tier's prices in PLANS_JSON / PLANS_FILE: `{"pro": {"prices": {"month": {"amount": 2500, "currency": "eur"}}}}`. */
+export const PRICES_KEY = 'prices';
+
+function parsePrice(value: unknown, where: string): Price {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidPlansError(`${where} must be an object such as {"amount": 1900, "currency": "usd"} (amount in minor units, e.g. cents)`);
+  }
+  const { amount, currency, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new InvalidPlansError(`${where}.${extra[0]} is not a price field; a price has amount and currency`);
+  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0) {
+    throw new InvalidPlansError(`${where}.amount must be a whole number of the currency's minor units (e.g. 1900 for 19.00); got ${JSON.stringify(amount)}`);
+  }
+  if (typeof currency !== 'string' || !/^[a-z]{3}$/i.test(currency)) {
+    throw new InvalidPlansError(`${where}.currency must be a three-letter ISO 4217 code such as "usd" or "eur"; got ${JSON.stringify(currency)}`);
+  }
+  return { amount, currency: currency.toLowerCase() };
+}
+
+/**
+ * Applies the `prices` of each paid tier in the operator's overrides to `base`, interval
+ * by interval; the limits in the same object are applyPlanOverrides's. `free` has no
+ * prices, and an unknown interval is an error, as an unknown limit is.
+ */
+export function applyPriceOverrides(base: PriceTable, overrides: unknown, source: string): PriceTable {
+  const table: PriceTable = { pro: { ...base.pro }, team: { ...base.team } };
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) return table;
+  for (const [tier, cells] of Object.entries(overrides)) {
+    if (typeof cells !== 'object' || cells === null || !(PRICES_KEY in cells)) continue;
+    const prices = (cells as Record<string, unknown>)[PRICES_KEY];
+    const where = `${source}: ${tier}.${PRICES_KEY}`;
+    if (!(PAID_TIERS as readonly string[]).includes(tier)) {
+      throw new InvalidPlansError(`${where}: only the paid tiers (${PAID_TIERS.join(', ')}) have prices`);
+    }
+    if (typeof prices !== 'object' || prices === null || Array.isArray(prices)) {
+      throw new InvalidPlansError(`${where} must be an object keyed by interval (${INTERVALS.join(', ')})`);
+    }
+    for (const [interval, price] of Object.entries(prices)) {
+      if (!(INTERVALS as readonly string[]).includes(interval)) {
+        throw new InvalidPlansError(`${where}.${interval} is not an interval; the intervals are ${INTERVALS.join(', ')}`);
+      }
+      table[tier as PaidTier][interval as Interval] = parsePrice(price, `${where}.${interval}`);
+    }
+  }
+  return table;
+}
+
+/** Parses the prices out of PLANS_JSON / the contents of PLANS_FILE (parsePlanOverrides has already reported bad JSON). */
+export function parsePriceOverrides(text: string, source: string, base: PriceTable = DEFAULT_PRICES): PriceTable {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidPlansError(`${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  return applyPriceOverrides(base, parsed, source);
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 import { NullableStringProperty } from '../common/dto-fields';
-import { type Tier, TIERS } from './plans';
+import { type Interval, type Price, type Tier, TIERS } from './plans';
 import type { Limits } from './plans.service';
 import type { WorkspaceUsage } from './quota.service';
 
@@ -34,16 +34,41 @@ export class PlanLimitsView {
   bandwidthBytesPerMonth: number | null;
 }
 
+export class PriceView {
+  @ApiProperty({ type: 'integer', example: 1900, description: "In the currency's minor units (cents): 1900 is 19.00" })
+  amount: number;
+  @ApiProperty({ example: 'usd', description: 'ISO 4217, lower-case' })
+  currency: string;
+}
+
+export class PlanPricesView {
+  @ApiProperty({ type: PriceView, description: 'Billed every month' })
+  month: PriceView;
+  @ApiProperty({ type: PriceView, description: 'Billed every year' })
+  year: PriceView;
+}
+
 export class PlanView {
   @ApiProperty({ enum: TIERS })
   tier: Tier;
   @ApiProperty({ type: PlanLimitsView })
   limits: PlanLimitsView;
+  @ApiProperty({ type: PlanPricesView, nullable: true, description: 'What the tier costs per interval; null for free' })
+  prices: PlanPricesView | null;
 }
 
 export class PlanTableView {
   @ApiProperty({ type: [PlanView], description: 'Every tier, free first' })
   data: PlanView[];
+  @ApiProperty({
+    description:
+      'true: paid plans are bought with POST /billing/checkout and managed in the portal (POST /billing/portal); false (the local provider, which charges nothing): POST /billing/payment-methods and /billing/activate-plan',
+  })
+  hostedBilling: boolean;
+}
+
+export function planPricesView(prices: Record<Interval, Price> | null): PlanPricesView | null {
+  return prices && { month: { ...prices.month }, year: { ...prices.year } };
 }
 
 export class QuotaUsageView {

@@ -53,7 +53,8 @@ export class FakeStripe {
   async start(): Promise<{ host: string; port: number }> {
     this.server = createServer((req, res) => this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return { host: '127.0.0.1', port: (this.server.address() as AddressInfo).port };
+    this.port = (this.server.address() as AddressInfo).port;
+    return { host: '127.0.0.1', port: this.port };
   }
 
   async stop(): Promise<void> {
@@ -90,6 +91,7 @@ export class FakeStripe {
     req.on('end', () => {
       const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
       const path = (req.url ?? '').split('?')[0];
+      if (this.hostedPage(req.method ?? '', path, res)) return;
       this.calls.push({
         method: req.method ?? '',
         path,
@@ -105,6 +107,8 @@ export class FakeStripe {
   }
 
   private route(method: string, path: string, form: Record<string, string>): [number, unknown] {
+    const hosted = this.hostedRoute(method, path, form);
+    if (hosted) return hosted;
     if (method !== 'POST') return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`);
     let m: RegExpExecArray | null;
     if (path === '/v1/customers') {
@@ -171,6 +175,67 @@ export class FakeStripe {
       return [200, { object: 'billing.meter_event', created: this.now, livemode: false, ...event }];
     }
     return error(404, 'invalid_request_error', `Unrecognized request URL (POST: ${path})`);
+  }
+
+  // --- Checkout and the customer portal (issue 31, area checkout) ---
+
+  /** The port the stand-in listens on: its hosted pages' URLs are on itself. */
+  private port = 0;
+  /** Checkout Sessions made, by id, with the form they were made from. */
+  readonly checkoutSessions = new Map<string, { form: Record<string, string>; url: string }>();
+  /** Portal sessions made, by id. */
+  readonly portalSessions = new Map<string, { form: Record<string, string>; url: string }>();
+
+  /** POST /v1/checkout/sessions and /v1/billing_portal/sessions: a session whose URL is a page of this stand-in. */
+  private hostedRoute(method: string, path: string, form: Record<string, string>): [number, unknown] | null {
+    if (method === 'POST' && path === '/v1/checkout/sessions') {
+      if (!this.customers.has(form.customer)) return missing('customer', form.customer);
+      const id = this.id('cs_test');
+      const url = `http://127.0.0.1:${this.port}/checkout/${id}`;
+      this.checkoutSessions.set(id, { form, url });
+      return [
+        200,
+        {
+          id,
+          object: 'checkout.session',
+          mode: form.mode,
+          customer: form.customer,
+          client_reference_id: form.client_reference_id ?? null,
+          metadata: metadataOf(form),
+          status: 'open',
+          payment_status: 'unpaid',
+          subscription: null,
+          success_url: form.success_url,
+          cancel_url: form.cancel_url,
+          url,
+        },
+      ];
+    }
+    if (method === 'POST' && path === '/v1/billing_portal/sessions') {
+      if (!this.customers.has(form.customer)) return missing('customer', form.customer);
+      const id = this.id('bps');
+      const url = `http://127.0.0.1:${this.port}/portal/${id}`;
+      this.portalSessions.set(id, { form, url });
+      return [200, { id, object: 'billing_portal.session', customer: form.customer, return_url: form.return_url, url }];
+    }
+    return null;
+  }
+
+  /** GET /checkout/:id and /portal/:id: a small page standing in for Stripe's, linking back as Stripe's would. */
+  private hostedPage(method: string, path: string, res: ServerResponse): boolean {
+    const m = /^\/(checkout|portal)\/([^/]+)$/.exec(path);
+    if (method !== 'GET' || !m) return false;
+    const session = (m[1] === 'checkout' ? this.checkoutSessions : this.portalSessions).get(m[2]);
+    if (!session) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('No such session');
+      return true;
+    }
+    const back = m[1] === 'checkout' ? session.form.cancel_url : session.form.return_url;
+    const title = m[1] === 'checkout' ? `Stand-in Checkout ${m[2]}` : `Stand-in billing portal ${m[2]}`;
+    const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html lang="en"><title>${escape(title)}</title><h1>${escape(title)}</h1><a href="${escape(back ?? '')}">Back</a></html>`);
+    return true;
   }
 }
 

@@ -14,7 +14,9 @@ type Json = Record<string, unknown>;
  * details), so a field the API answers but the document does not name is a mismatch
  * too and a renamed field cannot slip by. The parts of an `allOf` stay open (each is
  * checked alone, so a closed part would refuse the other parts' fields). A
- * `nullable` without `type` (OpenAPI allows it, Ajv does not) becomes an anyOf with null.
+ * `nullable` without `type` (OpenAPI allows it, Ajv does not) becomes an anyOf with null, as
+ * does a nullable `$ref` (`type: object, nullable, allOf: [$ref]`, what @nestjs/swagger writes
+ * for a nullable nested view): Ajv would let null past the `type` but not past the $ref.
  */
 function prepare(node: unknown, close = true): unknown {
   if (Array.isArray(node)) return node.map((n) => prepare(n, close));
@@ -27,7 +29,7 @@ function prepare(node: unknown, close = true): unknown {
     else out[k] = prepare(v);
   }
   if (close && out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  if (out.nullable === true && out.type === undefined) {
+  if (out.nullable === true && (out.type === undefined || Array.isArray(out.allOf))) {
     const { nullable: _, ...rest } = out;
     out = { anyOf: [rest, { type: 'null' }] };
   }

@@ -47,4 +47,11 @@ describe('dashboard locale', () => {
     expect(english.ago(before(400 * 86_400), now)).toBe('last year');
     expect(formatsFor(['de-DE']).ago(before(5 * 60), now)).toBe('vor 5 Minuten');
   });
+
+  it('money: minor units in the currency’s own decimals, in the locale', () => {
+    expect(formatsFor(['en-US']).money(1900, 'usd')).toBe('$19.00');
+    expect(formatsFor(['en-US']).money(99000, 'usd')).toBe('$990.00');
+    expect(formatsFor(['de-DE']).money(120000, 'eur')).toBe('1.200,00\u00a0€');
+    expect(formatsFor(['en-US']).money(500, 'jpy')).toBe('¥500');
+  });
 });

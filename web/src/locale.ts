@@ -47,6 +47,8 @@ export type Formats = {
   time(at: Date): string;
   /** How long before `now` (`3 minutes ago`, `yesterday`), in the largest whole unit; a time a little ahead (clock skew) reads as `now`. */
   ago(at: Date, now: Date): string;
+  /** An amount in a currency's minor units (the API's prices: 1900 usd is $19.00), in the locale's words. */
+  money(amount: number, currency: string): string;
 };
 
 /** The largest unit that fits, in seconds; the rest rounds down in it. */
@@ -80,6 +82,12 @@ function build(locale: string): Formats {
       if (seconds < 10) return relative.format(0, 'second');
       const [unit, size] = AGO_UNITS.find(([, s]) => seconds >= s) ?? AGO_UNITS[AGO_UNITS.length - 1];
       return relative.format(-Math.floor(seconds / size), unit);
+    },
+    money: (amount, currency) => {
+      const money = new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() });
+      // Minor units per major one are the currency's own: cents for usd, none for jpy.
+      const digits = money.resolvedOptions().maximumFractionDigits ?? 2;
+      return money.format(amount / 10 ** digits);
     },
   };
 }
@@ -123,4 +131,9 @@ export function formatTime(iso: string | null | undefined): string {
 /** How long ago, in the browser's language (`3 minutes ago`); a dash when there is none. */
 export function formatAgo(iso: string | null | undefined, now: Date = new Date()): string {
   return iso ? formats().ago(new Date(iso), now) : '—';
+}
+
+/** A price from the API (minor units and an ISO 4217 code) in the browser's language. */
+export function formatMoney(amount: number, currency: string): string {
+  return formats().money(amount, currency);
 }

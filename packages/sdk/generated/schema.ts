@@ -731,7 +731,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The plan table on this installation: each tier's limits (any signed-in user)
+         * The plan table on this installation: each tier's limits and prices (any signed-in user)
          * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
         get: operations["listPlans"];
@@ -885,6 +885,46 @@ export interface paths {
          */
         put: operations["setSpendCap"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The URL of a Stripe Checkout page that starts a paid plan for the workspace; the plan is in force once Stripe reports it paid (owner only; 409 with the local provider)
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["startCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The URL of the Stripe customer portal for the workspace: cards, invoices, cancelling (owner only; 409 with the local provider)
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the body’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["openBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2252,14 +2292,36 @@ export interface components {
             /** @example Ann Lee */
             name?: string;
         };
+        PriceView: {
+            /**
+             * @description In the currency's minor units (cents): 1900 is 19.00
+             * @example 1900
+             */
+            amount: number;
+            /**
+             * @description ISO 4217, lower-case
+             * @example usd
+             */
+            currency: string;
+        };
+        PlanPricesView: {
+            /** @description Billed every month */
+            month: components["schemas"]["PriceView"];
+            /** @description Billed every year */
+            year: components["schemas"]["PriceView"];
+        };
         PlanView: {
             /** @enum {string} */
             tier: "free" | "pro" | "team";
             limits: components["schemas"]["PlanLimitsView"];
+            /** @description What the tier costs per interval; null for free */
+            prices: components["schemas"]["PlanPricesView"] | null;
         };
         PlanTableView: {
             /** @description Every tier, free first */
             data: components["schemas"]["PlanView"][];
+            /** @description true: paid plans are bought with POST /billing/checkout and managed in the portal (POST /billing/portal); false (the local provider, which charges nothing): POST /billing/payment-methods and /billing/activate-plan */
+            hostedBilling: boolean;
         };
         ActivatePlanDto: {
             /** @example ws_0123456789abcdefghijklmn */
@@ -2385,6 +2447,27 @@ export interface components {
              * @example false
              */
             sitesPaused: boolean;
+        };
+        CheckoutDto: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /**
+             * @example pro
+             * @enum {string}
+             */
+            tier: "pro" | "team";
+            /**
+             * @example month
+             * @enum {string}
+             */
+            interval: "month" | "year";
+        };
+        HostedPageView: {
+            /**
+             * @description Short-lived: open it now rather than storing it
+             * @example https://checkout.stripe.com/c/pay/cs_test_a1b2c3
+             */
+            url: string;
         };
         AnalyticsTotalsDto: {
             /** @description GET answers of an HTML file, 2xx or 304, not by bots */
@@ -3088,7 +3171,7 @@ export interface components {
          * @description The billing module's codes
          * @enum {string}
          */
-        BillingErrorCode: "invalid_payment_method" | "no_subscription" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "quota_exceeded";
+        BillingErrorCode: "already_on_plan" | "hosted_billing_unavailable" | "invalid_payment_method" | "no_subscription" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "quota_exceeded" | "subscription_exists";
         /**
          * @description The internal module's codes
          * @enum {string}
@@ -8706,6 +8789,304 @@ export interface operations {
                         statusCode?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    startCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedPageView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "already_on_plan" | "hosted_billing_unavailable" | "subscription_exists";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The payment provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 502;
+                        /** @enum {string} */
+                        code?: "payment_provider_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    openBillingPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceRefDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostedPageView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "hosted_billing_unavailable";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The payment provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 502;
+                        /** @enum {string} */
+                        code?: "payment_provider_unavailable";
                     };
                 };
             };

@@ -44,3 +44,6 @@ export class PaymentMethodsQueryDto extends PageQueryDto {
   @Matches(WORKSPACE_ID, { message: WORKSPACE_ID_MESSAGE })
   workspaceId: string;
 }
+
+/** Same fields as activate-plan: the paid tier and how often it is billed. */
+export class CheckoutDto extends ActivatePlanDto {}
