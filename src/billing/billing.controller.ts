@@ -11,7 +11,7 @@ import { QuotaService } from '../quotas/quota.service';
 import { BillingUsageView, planLimitsView, PlanTableView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { BillingService } from './billing.service';
-import { ActivationView, PaymentMethodView, SubscriptionView } from './billing.view';
+import { ActivationView, InvoiceView, PaymentMethodView, SubscriptionView } from './billing.view';
 import { ActivatePlanDto, AddPaymentMethodDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
 
 /**
@@ -137,5 +137,15 @@ export class BillingController {
   })
   async removePaymentMethod(@CurrentPrincipal() principal: Principal, @Param('paymentMethodId') id: string): Promise<void> {
     await this.billing.removePaymentMethod(principal, id);
+  }
+
+  // Issue 31: the provider's invoices, mirrored from its webhook events.
+
+  @Get('invoices')
+  @Endpoint({ ...BILLING_ROUTE, id: 'listInvoices', workspaceIn: 'query', roles: ['owner'], errors: BILLING_ACCESS })
+  @ApiOperation({ summary: "A workspace's invoices from the payment provider, newest first: number, amounts, status, period, hosted page (owner only)" })
+  @ApiPaginatedOk(InvoiceView)
+  listInvoices(@Query() query: PaymentMethodsQueryDto) {
+    return this.billing.listInvoices(query.workspaceId, query.page, query.limit);
   }
 }

@@ -7,14 +7,17 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { BillingController } from './billing.controller';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
+import { BillingMails } from './billing-mails';
 import { BillingSweeper } from './billing-sweeper.service';
+import { BillingWebhookController } from './billing-webhook.controller';
+import { BillingWebhookService } from './billing-webhook.service';
 import { PaymentProvider } from './payment-provider';
 import { createPaymentProvider } from './payment-provider.factory';
 
 @Module({
   imports: [WorkspacesModule, UsersModule],
-  controllers: [BillingController],
-  providers: [{ provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider }, BillingService, BillingRepository, BillingSweeper],
+  controllers: [BillingController, BillingWebhookController],
+  providers: [{ provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider }, BillingService, BillingRepository, BillingSweeper, BillingMails, BillingWebhookService],
   exports: [BillingService, BillingSweeper, PaymentProvider],
 })
 export class BillingModule {}

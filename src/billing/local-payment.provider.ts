@@ -3,7 +3,15 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../common/time';
 import type { Interval, PaidTier } from '../quotas/plans';
 import { addIntervals, periodEndAt } from '../quotas/quota';
-import { type AttachedPaymentMethod, type CardDetails, type CurrentSubscription, PaymentProvider, type ProviderSubscription } from './payment-provider';
+import {
+  type AttachedPaymentMethod,
+  type CardDetails,
+  type CurrentSubscription,
+  PaymentProvider,
+  type ProviderEvent,
+  type ProviderSubscription,
+  type ProviderSubscriptionState,
+} from './payment-provider';
 
 /** Payment method tokens as a dashboard gets them from a card form (Stripe.js style): `pm_` and up to 200 letters, digits or `_`. */
 export const PAYMENT_METHOD_TOKEN = /^pm_[A-Za-z0-9_]{1,200}$/;
@@ -76,5 +84,20 @@ export class LocalPaymentProvider extends PaymentProvider {
   private freshPeriod(interval: Interval): ProviderSubscription {
     const now = this.clock.now();
     return { ref: null, itemRef: null, periodAnchor: now, currentPeriodEnd: addIntervals(now, interval, 1) };
+  }
+
+  // Issue 31: the local provider sends no events and keeps no subscriptions of its own.
+
+  verifyEvent(): ProviderEvent {
+    // The webhook route answers 404 before it gets here (BillingWebhookService).
+    throw new Error('The local payment provider sends no webhook events');
+  }
+
+  async retrieveSubscription(): Promise<ProviderSubscriptionState | null> {
+    return null;
+  }
+
+  async customerOfCharge(): Promise<string | null> {
+    return null;
   }
 }

@@ -3,7 +3,17 @@ import Stripe from 'stripe';
 
 import type { Interval, PaidTier } from '../quotas/plans';
 import { paymentMethodTokenProblem } from './local-payment.provider';
-import { type AttachedPaymentMethod, type CurrentSubscription, PaymentProvider, PaymentProviderError, type ProviderSubscription } from './payment-provider';
+import {
+  type AttachedPaymentMethod,
+  type CurrentSubscription,
+  PaymentProvider,
+  PaymentProviderError,
+  type ProviderEvent,
+  type ProviderSubscription,
+  type ProviderSubscriptionState,
+  WebhookSignatureError,
+} from './payment-provider';
+import { providerEventOf, subscriptionStateOf } from './stripe-events';
 
 export interface StripeSettings {
   secretKey: string;
@@ -171,6 +181,39 @@ export class StripePaymentProvider extends PaymentProvider {
       if (badRequestKind && (status === 400 || status === 404)) throw new PaymentProviderError(badRequestKind, err.message, err.code);
       this.logger.error(`Stripe could not ${what}: ${err.type} ${status ?? ''} ${err.code ?? ''} ${err.message} (request ${err.requestId ?? 'none'})`);
       throw new PaymentProviderError('unavailable', `The payment provider could not ${what}`, err.code);
+    }
+  }
+
+  // Issue 31, the subscription lifecycle (webhooks).
+
+  verifyEvent(payload: Buffer, signature: string, secret: string): ProviderEvent {
+    let event: Stripe.Event;
+    try {
+      // The SDK's default tolerance (300 s): an old delivery replayed by someone else is refused.
+      event = this.stripe.webhooks.constructEvent(payload, signature, secret);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new WebhookSignatureError(err.message);
+      throw err;
+    }
+    return providerEventOf(event);
+  }
+
+  async retrieveSubscription(ref: string): Promise<ProviderSubscriptionState | null> {
+    try {
+      return subscriptionStateOf(await this.stripe.subscriptions.retrieve(ref), this.settings.prices);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return null;
+      return this.call('read the subscription', () => Promise.reject(err));
+    }
+  }
+
+  async customerOfCharge(chargeRef: string): Promise<string | null> {
+    try {
+      const charge = await this.stripe.charges.retrieve(chargeRef);
+      return typeof charge.customer === 'string' ? charge.customer : (charge.customer?.id ?? null);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return null;
+      return this.call('read the charge', () => Promise.reject(err));
     }
   }
 }

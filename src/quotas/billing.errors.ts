@@ -10,6 +10,9 @@ export const billingError = declareErrors('billing', {
   payment_method_exists: 409,
   no_subscription: 409,
   payment_provider_unavailable: 502,
+  // Issue 31, the Stripe webhook: a delivery whose Stripe-Signature does not verify; an installation that takes none.
+  invalid_signature: 400,
+  stripe_webhook_not_configured: 404,
 });
 export type BillingErrorCode = keyof typeof billingError.codes;
 
