@@ -217,7 +217,7 @@ function renderBillingMail(brand: MailBrand, mail: BillingMail): RenderedMail {
   switch (mail.template) {
     case 'billing_payment_failed': {
       const until = readableUtc(mail.data.graceEndsAt);
-      return render(brand, `Payment failed: the ${d.tier} plan of ${d.workspace}`, `Hello ${d.name},`, [
+      return render(brand, `Payment failed: the ${d.tier} plan of ${d.workspace} on ${brand.product}`, `Hello ${d.name},`, [
         { p: `The renewal payment for the ${d.tier} plan of the workspace "${d.workspace}" on ${brand.product} failed.` },
         { p: `The workspace keeps its ${d.tier} plan until ${until} while the payment is tried again. Update the card to keep it:` },
         { link: d.billingUrl, label: 'Open billing ("Manage billing" updates the card)' },
@@ -227,7 +227,7 @@ function renderBillingMail(brand: MailBrand, mail: BillingMail): RenderedMail {
       ]);
     }
     case 'billing_trial_ending': {
-      return render(brand, `The ${d.tier} trial of ${d.workspace} ends soon`, `Hello ${d.name},`, [
+      return render(brand, `The ${d.tier} trial of ${d.workspace} on ${brand.product} ends soon`, `Hello ${d.name},`, [
         { p: `The free trial of the ${d.tier} plan of the workspace "${d.workspace}" ends at ${readableUtc(mail.data.trialEndsAt)}.` },
         { p: 'To keep the plan after that, make sure a card is saved; to stop, cancel before then:' },
         { link: d.billingUrl, label: 'Open billing' },
@@ -236,7 +236,7 @@ function renderBillingMail(brand: MailBrand, mail: BillingMail): RenderedMail {
     case 'billing_back_to_free': {
       const over = mail.data.over;
       const why = mail.data.reason === 'canceled' ? `The ${d.tier} plan was cancelled and its paid period is over` : `The renewal of the ${d.tier} plan stayed unpaid past its grace period`;
-      return render(brand, `${d.workspace} is back on the free plan`, `Hello ${d.name},`, [
+      return render(brand, `${d.workspace} is back on the free plan of ${brand.product}`, `Hello ${d.name},`, [
         { p: `${why}: the workspace "${d.workspace}" is on the free plan now. Nothing was deleted.` },
         ...(over.length > 0
           ? [
