@@ -242,6 +242,21 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect((await workspace(t, b)).plan).toBe('free');
   });
 
+  it('acts once on an event delivered several times at once', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    const failed = event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }));
+    const answers = await Promise.all([1, 2, 3].map(() => deliver(failed)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers.filter((r) => r.body.duplicate === true)).toHaveLength(2);
+    expect(await t.dataSource.query('SELECT type FROM billing_events WHERE provider_event_id = $1', [failed.id])).toEqual([{ type: 'invoice.payment_failed' }]);
+    expect(await mailsTo(a.owner.email)).toHaveLength(1);
+    expect((await invoices(a)).data).toHaveLength(1);
+  });
+
   it('refuses a forged signature (400) and changes nothing', async () => {
     const a = await newTenant(t);
     const { session } = await checkout(a);
