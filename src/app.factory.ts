@@ -12,6 +12,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { BearerStrategy } from './auth/guard/bearer.strategy';
 import { invalidCredentials } from './auth/guard/credentials';
+import { STRIPE_WEBHOOK_PATH } from './billing/billing-webhook.controller';
 import { addressPrefix } from './common/address-prefix';
 import {
   applyConnectionCaps,
@@ -28,7 +29,6 @@ import { jsonBodyParser } from './common/json-body';
 import { jsonShapeLimits } from './common/json-shape';
 import { createLogger, httpLogger, PinoNestLogger } from './common/logging';
 import { createValidationPipe } from './common/validation';
-import { STRIPE_WEBHOOK_PATH } from './billing/billing-webhook.controller';
 import { AppConfig } from './config/app-config';
 import { apiHostsSharingCookies } from './config/cookie-scope';
 import { dashboardMiddleware } from './dashboard/dashboard.middleware';

@@ -15,7 +15,11 @@ type Template = BillingMail['template'];
 type Extra<T extends Template> = Omit<Extract<BillingMail, { template: T }>['data'], 'name' | 'workspace' | 'billingUrl'>;
 
 /** What of `holdings` a plan's `limits` no longer allow, as the mail says it. */
-export function overLimits(holdings: { projects: number; storageBytes: number }, limits: Pick<PlanLimits, 'projects' | 'storageBytes'>, tier: string): string[] {
+export function overLimits(
+  holdings: { projects: number; storageBytes: number },
+  limits: Pick<PlanLimits, 'projects' | 'storageBytes'>,
+  tier: string,
+): string[] {
   const over: string[] = [];
   if (limits.projects !== null && holdings.projects > limits.projects) over.push(`${holdings.projects} projects (the ${tier} plan allows ${limits.projects})`);
   if (limits.storageBytes !== null && holdings.storageBytes > limits.storageBytes) {
@@ -50,7 +54,10 @@ export class BillingMails {
     const now = this.clock.now();
     for (const owner of await this.billing.ownerEmails(m, workspaceId)) {
       // The template and its data agree by the signature; TypeScript cannot follow it through the spread.
-      const mail = { template, data: { ...data, name: owner.name, workspace: workspace.name, billingUrl: this.billingUrl(workspaceId) } } as unknown as BillingMail;
+      const mail = {
+        template,
+        data: { ...data, name: owner.name, workspace: workspace.name, billingUrl: this.billingUrl(workspaceId) },
+      } as unknown as BillingMail;
       await this.mail.queue(m, owner.email, mail, now);
     }
   }

@@ -10,7 +10,7 @@ import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import type { Subscription } from './billing.entities';
 import { BillingRepository } from './billing.repository';
 import { BillingMails } from './billing-mails';
-import { type ProviderEvent, PaymentProvider, PaymentProviderError, type ProviderSubscriptionState, WebhookSignatureError } from './payment-provider';
+import { PaymentProvider, PaymentProviderError, type ProviderEvent, type ProviderSubscriptionState, WebhookSignatureError } from './payment-provider';
 
 /** The answer to a delivery: Stripe needs only a 2xx; `duplicate` tells a redelivery apart in its dashboard. */
 export interface WebhookAnswer {
@@ -115,7 +115,10 @@ export class BillingWebhookService {
       return { subscription, chargeCustomerRef };
     } catch (err) {
       if (err instanceof PaymentProviderError) {
-        throw billingError('payment_provider_unavailable', `Could not read event ${event.id} back from Stripe (${err.message}); it is not recorded, so Stripe's retry will be handled`);
+        throw billingError(
+          'payment_provider_unavailable',
+          `Could not read event ${event.id} back from Stripe (${err.message}); it is not recorded, so Stripe's retry will be handled`,
+        );
       }
       throw err;
     }
@@ -144,7 +147,8 @@ export class BillingWebhookService {
   }
 
   private async act(m: EntityManager, workspaceId: string, event: ProviderEvent, gathered: Gathered): Promise<void> {
-    if (event.type === 'checkout.session.completed') await this.rememberCustomer(m, workspaceId, event.customerRef ?? gathered.subscription?.customerRef ?? null);
+    if (event.type === 'checkout.session.completed')
+      await this.rememberCustomer(m, workspaceId, event.customerRef ?? gathered.subscription?.customerRef ?? null);
     if (event.invoice) await this.mirrorInvoice(m, workspaceId, event);
     if (gathered.subscription) await this.applySubscription(m, workspaceId, event, gathered.subscription);
     switch (event.type) {

@@ -17,7 +17,14 @@ import { createPaymentProvider } from './payment-provider.factory';
 @Module({
   imports: [WorkspacesModule, UsersModule],
   controllers: [BillingController, BillingWebhookController],
-  providers: [{ provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider }, BillingService, BillingRepository, BillingSweeper, BillingMails, BillingWebhookService],
+  providers: [
+    { provide: PaymentProvider, inject: [AppConfig, Clock], useFactory: createPaymentProvider },
+    BillingService,
+    BillingRepository,
+    BillingSweeper,
+    BillingMails,
+    BillingWebhookService,
+  ],
   exports: [BillingService, BillingSweeper, PaymentProvider],
 })
 export class BillingModule {}

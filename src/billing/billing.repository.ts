@@ -210,7 +210,10 @@ export class BillingRepository {
    */
   @GenerateSql({
     inTransaction: true,
-    params: (f) => [f.manager, { providerEventId: 'evt_sqlsnapshot', provider: 'stripe', type: 'invoice.paid', workspaceId: null, eventCreatedAt: new Date(0), receivedAt: new Date(0) }],
+    params: (f) => [
+      f.manager,
+      { providerEventId: 'evt_sqlsnapshot', provider: 'stripe', type: 'invoice.paid', workspaceId: null, eventCreatedAt: new Date(0), receivedAt: new Date(0) },
+    ],
   })
   async recordEvent(
     manager: EntityManager,

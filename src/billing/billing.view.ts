@@ -3,7 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IdProperty, NullableStringProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { type Interval, INTERVALS, type Tier, TIERS } from '../quotas/plans';
-import { INVOICE_STATUSES, type BillingInvoice, type InvoiceStatus, PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
+import { type BillingInvoice, INVOICE_STATUSES, type InvoiceStatus, PAYMENT_PROVIDERS, type PaymentMethod, type PaymentProviderName } from './billing.entities';
 
 export class ActivationView {
   @ApiProperty({ example: true })

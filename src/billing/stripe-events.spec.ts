@@ -54,7 +54,11 @@ describe('Stripe objects read into billing’s terms', () => {
     );
     expect(checkout).toMatchObject({ id: 'evt_1', type: 'checkout.session.completed', customerRef: 'cus_1', subscriptionRef: 'sub_1', workspaceId: 'ws_9' });
     expect(checkout.createdAt).toEqual(new Date(1_900_000_000_000));
-    expect(providerEventOf(event('customer.subscription.deleted', sub()))).toMatchObject({ subscriptionRef: 'sub_1', customerRef: 'cus_1', workspaceId: 'ws_1' });
+    expect(providerEventOf(event('customer.subscription.deleted', sub()))).toMatchObject({
+      subscriptionRef: 'sub_1',
+      customerRef: 'cus_1',
+      workspaceId: 'ws_1',
+    });
     const invoice = {
       object: 'invoice',
       id: 'in_1',
@@ -69,14 +73,35 @@ describe('Stripe objects read into billing’s terms', () => {
       hosted_invoice_url: null,
       parent: { type: 'subscription_details', subscription_details: { subscription: 'sub_1', metadata: { workspace_id: 'ws_1' } } },
     };
-    expect(providerEventOf(event('invoice.paid', invoice))).toMatchObject({ subscriptionRef: 'sub_1', workspaceId: 'ws_1', invoice: { ref: 'in_1', status: 'paid' } });
-    expect(providerEventOf(event('charge.dispute.created', { object: 'dispute', id: 'dp_1', charge: 'ch_1' }))).toMatchObject({ chargeRef: 'ch_1', customerRef: null });
-    expect(providerEventOf(event('payment_method.detached', { object: 'payment_method', id: 'pm_1', customer: null }))).toMatchObject({ paymentMethodRef: 'pm_1' });
-    expect(providerEventOf(event('product.created', { object: 'product', id: 'prod_1' }))).toMatchObject({ customerRef: null, subscriptionRef: null, invoice: null });
+    expect(providerEventOf(event('invoice.paid', invoice))).toMatchObject({
+      subscriptionRef: 'sub_1',
+      workspaceId: 'ws_1',
+      invoice: { ref: 'in_1', status: 'paid' },
+    });
+    expect(providerEventOf(event('charge.dispute.created', { object: 'dispute', id: 'dp_1', charge: 'ch_1' }))).toMatchObject({
+      chargeRef: 'ch_1',
+      customerRef: null,
+    });
+    expect(providerEventOf(event('payment_method.detached', { object: 'payment_method', id: 'pm_1', customer: null }))).toMatchObject({
+      paymentMethodRef: 'pm_1',
+    });
+    expect(providerEventOf(event('product.created', { object: 'product', id: 'prod_1' }))).toMatchObject({
+      customerRef: null,
+      subscriptionRef: null,
+      invoice: null,
+    });
   });
 
   it('shows an invoice status it does not know as still open', () => {
-    const read = invoiceOf({ id: 'in_2', status: 'something_new', amount_due: 1, amount_paid: 0, currency: 'eur', period_start: 1, period_end: 2 } as unknown as Stripe.Invoice);
+    const read = invoiceOf({
+      id: 'in_2',
+      status: 'something_new',
+      amount_due: 1,
+      amount_paid: 0,
+      currency: 'eur',
+      period_start: 1,
+      period_end: 2,
+    } as unknown as Stripe.Invoice);
     expect(read).toMatchObject({ status: 'open', number: null, hostedInvoiceUrl: null, currency: 'eur' });
   });
 });

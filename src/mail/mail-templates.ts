@@ -235,7 +235,10 @@ function renderBillingMail(brand: MailBrand, mail: BillingMail): RenderedMail {
     }
     case 'billing_back_to_free': {
       const over = mail.data.over;
-      const why = mail.data.reason === 'canceled' ? `The ${d.tier} plan was cancelled and its paid period is over` : `The renewal of the ${d.tier} plan stayed unpaid past its grace period`;
+      const why =
+        mail.data.reason === 'canceled'
+          ? `The ${d.tier} plan was cancelled and its paid period is over`
+          : `The renewal of the ${d.tier} plan stayed unpaid past its grace period`;
       return render(brand, `${d.workspace} is back on the free plan of ${brand.product}`, `Hello ${d.name},`, [
         { p: `${why}: the workspace "${d.workspace}" is on the free plan now. Nothing was deleted.` },
         ...(over.length > 0

@@ -308,9 +308,9 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     const { customer, session } = await checkout(a);
     await deliver(event('checkout.session.completed', session)).expect(200);
     const charge = stripe.addCharge(customer);
-    await deliver(event('charge.dispute.created', { id: `dp_test${++seq}`, object: 'dispute', charge, amount: 1900, currency: 'usd', reason: 'fraudulent' })).expect(
-      200,
-    );
+    await deliver(
+      event('charge.dispute.created', { id: `dp_test${++seq}`, object: 'dispute', charge, amount: 1900, currency: 'usd', reason: 'fraudulent' }),
+    ).expect(200);
     expect(await subscription(a)).toMatchObject({ disputed: true, status: 'active' });
     const warning = t.logs.find((line) => line.includes(`workspace ${a.workspaceId}: Stripe reports a dispute`));
     expect(warning && JSON.parse(warning)).toMatchObject({ level: 'warn' });
