@@ -7,7 +7,6 @@ import { AppConfig } from '../config/app-config';
 import { billingError } from '../quotas/billing.errors';
 import { graceEndsAt } from '../quotas/quota';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
-import type { Subscription } from './billing.entities';
 import { BillingRepository } from './billing.repository';
 import { BillingMails } from './billing-mails';
 import { PaymentProvider, PaymentProviderError, type ProviderEvent, type ProviderSubscriptionState, WebhookSignatureError } from './payment-provider';
@@ -219,6 +218,11 @@ export class BillingWebhookService {
       this.logger.warn(`Stripe subscription ${state.ref} of workspace ${workspaceId} has a price no STRIPE_PRICE_* names; its state is not applied`);
       return;
     }
+    if (!same && current && current.provider === this.provider.name && current.status !== 'canceled') {
+      this.logger.warn(
+        `workspace ${workspaceId}: Stripe subscription ${state.ref} replaces ${current.providerSubscriptionRef ?? 'none'}, which is still ${current.status} here`,
+      );
+    }
     const now = this.clock.now();
     const wasPastDue = same && current.status === 'past_due';
     const pastDueSince = state.status === 'past_due' ? (wasPastDue && current.pastDueSince ? current.pastDueSince : event.createdAt) : null;
@@ -239,7 +243,7 @@ export class BillingWebhookService {
     });
     if (state.status === 'canceled') {
       // Kept until the period paid for is over (quotas already treat it so); the sweeper writes free then.
-      if (currentPeriodEnd <= now && (await this.endsPlan(m, workspaceId, current))) await this.mails.backToFree(m, workspaceId, state.tier, 'canceled');
+      if (currentPeriodEnd <= now && (await this.endsPlan(m, workspaceId))) await this.mails.backToFree(m, workspaceId, state.tier, 'canceled');
       this.logger.log(`workspace ${workspaceId}: Stripe subscription ${state.ref} ended (plan in force until ${currentPeriodEnd.toISOString()})`);
       return;
     }
@@ -253,12 +257,11 @@ export class BillingWebhookService {
     }
   }
 
-  /** Writes free back now; false when the workspace was on free already. */
-  private async endsPlan(m: EntityManager, workspaceId: string, previous: Subscription | null): Promise<boolean> {
-    const workspace = await this.workspaces.getById(m, workspaceId);
-    if (workspace.plan === 'free' && previous?.status === 'canceled') return false;
+  /** Writes free back now; false when the workspace was on free already (the sweeper or an earlier event did it). */
+  private async endsPlan(m: EntityManager, workspaceId: string): Promise<boolean> {
+    const { plan } = await this.workspaces.getById(m, workspaceId);
     await this.workspaces.setPlan(m, workspaceId, 'free', this.clock.now());
-    return workspace.plan !== 'free';
+    return plan !== 'free';
   }
 }
 
