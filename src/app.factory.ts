@@ -12,6 +12,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { BearerStrategy } from './auth/guard/bearer.strategy';
 import { invalidCredentials } from './auth/guard/credentials';
+import { STRIPE_WEBHOOK_PATH } from './billing/billing-webhook.controller';
 import { addressPrefix } from './common/address-prefix';
 import {
   applyConnectionCaps,
@@ -108,8 +109,8 @@ function bearerCheck(strategy: BearerStrategy): (req: Request) => Promise<boolea
 }
 
 /**
- * `step` for every request but those under `prefix` (forge webhooks read their own raw body:
- * the signature is over its bytes). Without regard to case, as Express routes: `/HOOKS/git/…`
+ * `step` for every request but those under `prefix` (forge and Stripe webhooks read their own raw
+ * body: the signature is over its bytes). Without regard to case, as Express routes: `/HOOKS/git/…`
  * reaches the same controller, which finds nothing left to read if the JSON parser ran.
  */
 function exceptPath(prefix: string, step: ExpressMiddleware): ExpressMiddleware {
@@ -164,12 +165,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     docsPageHeaders('/docs', apiOrigin(config)),
     exceptPath(
       GIT_HOOKS_PATH,
-      jsonBodyParser({
-        limit: config.BODY_LIMIT_BYTES,
-        anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
-        shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
-        authenticate: bearerCheck(app.get(BearerStrategy)),
-      }),
+      exceptPath(
+        STRIPE_WEBHOOK_PATH,
+        jsonBodyParser({
+          limit: config.BODY_LIMIT_BYTES,
+          anonymousLimit: config.ANONYMOUS_BODY_LIMIT_BYTES,
+          shape: jsonShapeLimits(config.MAX_FILES_PER_DEPLOYMENT),
+          authenticate: bearerCheck(app.get(BearerStrategy)),
+        }),
+      ),
     ),
   ];
   // compose's `next` takes an Error or nothing, a narrower type than Express's NextFunction (which also takes 'route').

@@ -6,7 +6,7 @@ import { QuotaService } from '../quotas/quota.service';
 import { BillingService } from './billing.service';
 
 export interface BillingSweepReport {
-  /** Workspaces whose cancelled plan ended and that are back on free. */
+  /** Workspaces whose paid plan ended (cancelled at its period's end, ended at the provider, or past_due past its grace) and that are back on free. */
   subscriptionsEnded: number;
   /** Workspaces whose storage count was rebuilt after deployments expired or were deleted. */
   storageRecounted: number;
@@ -14,7 +14,8 @@ export interface BillingSweepReport {
 
 /**
  * Every SWEEP_INTERVAL_SECONDS (0 disables it; tests call runOnce): writes `free`
- * back to workspaces whose cancelled plan has ended, and recounts the storage of
+ * back to workspaces whose paid plan has ended (cancelled, or a failed renewal past its
+ * BILLING_GRACE_DAYS) and mails their owners, and recounts the storage of
  * workspaces whose deployments left the count, so requests rarely have to. Both
  * are safe to run on several instances at once.
  */

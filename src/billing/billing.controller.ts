@@ -11,7 +11,7 @@ import { QuotaService } from '../quotas/quota.service';
 import { BillingUsageView, planLimitsView, planPricesView, PlanTableView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { BillingService } from './billing.service';
-import { ActivationView, HostedPageView, PaymentMethodView, SubscriptionView } from './billing.view';
+import { ActivationView, HostedPageView, InvoiceView, PaymentMethodView, SubscriptionView } from './billing.view';
 import { ActivatePlanDto, AddPaymentMethodDto, CheckoutDto, PaymentMethodsQueryDto, WorkspaceQueryDto, WorkspaceRefDto } from './dto/billing.dto';
 import { SetSpendCapDto } from './dto/spend-cap.dto';
 import { MeteringService } from './metering.service';
@@ -206,5 +206,15 @@ export class BillingController {
   @ApiOkResponse({ type: HostedPageView })
   portal(@CurrentPrincipal() principal: Principal, @Body() dto: WorkspaceRefDto): Promise<HostedPageView> {
     return this.billing.portal(principal, dto.workspaceId);
+  }
+
+  // Issue 31: the provider's invoices, mirrored from its webhook events.
+
+  @Get('invoices')
+  @Endpoint({ ...BILLING_ROUTE, id: 'listInvoices', workspaceIn: 'query', roles: ['owner'], errors: BILLING_ACCESS })
+  @ApiOperation({ summary: "A workspace's invoices from the payment provider, newest first: number, amounts, status, period, hosted page (owner only)" })
+  @ApiPaginatedOk(InvoiceView)
+  listInvoices(@Query() query: PaymentMethodsQueryDto) {
+    return this.billing.listInvoices(query.workspaceId, query.page, query.limit);
   }
 }

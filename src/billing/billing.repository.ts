@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { GenerateSql } from '../database/generate-sql';
-import { BillingCustomer, PaymentMethod, type PaymentProviderName, Subscription } from './billing.entities';
+import { BillingCustomer, BillingEvent, BillingInvoice, PaymentMethod, type PaymentProviderName, Subscription } from './billing.entities';
 
 const METHOD = 'pm_sqlsnapshot0000000000000';
 
@@ -139,22 +139,38 @@ export class BillingRepository {
   }
 
   /**
-   * Ends the cancelled subscriptions whose period is over and puts their workspaces back
-   * on `free`, in one statement: a workspace's plan and its subscription never disagree.
-   * Returns the workspaces changed.
+   * Ends what no longer pays for a plan and puts those workspaces back on `free`, in one
+   * statement (a workspace's plan and its subscription never disagree): a cancelled
+   * subscription whose period is over, a `past_due` one whose grace (`graceDays` from
+   * `past_due_since`) is over, and a `canceled` one (ended at the provider) whose paid
+   * period is over. Returns the workspaces changed, each once even with several
+   * instances sweeping at once (the rows they update are locked and re-checked).
    */
-  @GenerateSql({ params: () => [new Date(0)] })
-  async endLapsed(now: Date): Promise<string[]> {
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `WITH ended AS (
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, new Date(0), 7] })
+  async endLapsed(manager: EntityManager, now: Date, graceDays: number): Promise<{ id: string; tier: string; reason: 'canceled' | 'grace_over' }[]> {
+    const [rows]: [{ id: string; tier: string; reason: 'canceled' | 'grace_over' }[], number] = await manager.query(
+      `WITH cancelled AS (
          UPDATE subscriptions SET status = 'canceled', updated_at = $1
          WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
-         RETURNING workspace_id)
-       UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM ended WHERE w.id = ended.workspace_id
-       RETURNING w.id`,
-      [now],
+         RETURNING workspace_id, tier),
+       unpaid AS (
+         -- The period the failed renewal opened was never paid for: it ends now, not at its end.
+         UPDATE subscriptions SET status = 'canceled', updated_at = $1, past_due_since = NULL, current_period_end = least(current_period_end, $1)
+         WHERE status = 'past_due' AND past_due_since + make_interval(days => $2) <= $1
+         RETURNING workspace_id, tier),
+       lapsed AS (
+         SELECT workspace_id, tier, 'canceled' AS reason FROM cancelled
+         UNION ALL
+         SELECT workspace_id, tier, 'grace_over' FROM unpaid
+         UNION ALL
+         SELECT workspace_id, tier, 'canceled' FROM subscriptions
+         WHERE status = 'canceled' AND current_period_end <= $1
+           AND workspace_id NOT IN (SELECT workspace_id FROM cancelled UNION ALL SELECT workspace_id FROM unpaid))
+       UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM lapsed WHERE w.id = lapsed.workspace_id AND w.plan <> 'free'
+       RETURNING w.id, lapsed.tier, lapsed.reason`,
+      [now, graceDays],
     );
-    return rows.map((r) => r.id);
+    return rows;
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
@@ -177,5 +193,198 @@ export class BillingRepository {
   @GenerateSql({ params: (f) => [f.manager, 'ws_none'] })
   async countSubscriptionStarted(manager: EntityManager, workspaceId: string): Promise<void> {
     await manager.increment(BillingCustomer, { workspaceId }, 'subscriptionsStarted', 1);
+  }
+
+  // Issue 31: the provider-event ledger, the subscription lifecycle, mirrored invoices.
+
+  /** Whether the provider event was handled already (a cheap look before reading the provider again). */
+  @GenerateSql({ params: () => ['evt_none'] })
+  eventSeen(providerEventId: string): Promise<boolean> {
+    return this.dataSource.manager.exists(BillingEvent, { where: { providerEventId } });
+  }
+
+  /**
+   * The ledger's row for an event, first in the transaction that acts on it: false when it
+   * is there already (a redelivery, or a concurrent delivery of the same event that
+   * committed first), and the caller then does nothing.
+   */
+  @GenerateSql({
+    inTransaction: true,
+    params: (f) => [
+      f.manager,
+      { providerEventId: 'evt_sqlsnapshot', provider: 'stripe', type: 'invoice.paid', workspaceId: null, eventCreatedAt: new Date(0), receivedAt: new Date(0) },
+    ],
+  })
+  async recordEvent(
+    manager: EntityManager,
+    row: Pick<BillingEvent, 'providerEventId' | 'provider' | 'type' | 'workspaceId' | 'eventCreatedAt' | 'receivedAt'>,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO billing_events (provider_event_id, provider, type, workspace_id, event_created_at, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (provider_event_id) DO NOTHING RETURNING 1`,
+      [row.providerEventId, row.provider, row.type, row.workspaceId, row.eventCreatedAt, row.receivedAt],
+    );
+    return rows.length > 0;
+  }
+
+  /** The workspace whose provider customer this is. */
+  @GenerateSql({ params: (f) => [f.manager, 'stripe', 'cus_none'] })
+  async workspaceOfCustomer(manager: EntityManager, provider: PaymentProviderName, customerRef: string): Promise<string | null> {
+    const row = await manager.findOne(BillingCustomer, { select: { workspaceId: true }, where: { provider, customerRef } });
+    return row?.workspaceId ?? null;
+  }
+
+  /** The workspace a saved payment method belongs to (a detached method names no customer any more). */
+  @GenerateSql({ params: (f) => [f.manager, 'stripe', 'pm_none'] })
+  async workspaceOfPaymentMethod(manager: EntityManager, provider: PaymentProviderName, providerRef: string): Promise<string | null> {
+    const row = await manager.findOne(PaymentMethod, { select: { workspaceId: true }, where: { provider, providerRef }, order: { createdAt: 'ASC' } });
+    return row?.workspaceId ?? null;
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none'] })
+  async workspaceExists(manager: EntityManager, workspaceId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
+    return rows.length > 0;
+  }
+
+  /** The workspace's one subscription as the provider reports it now, created or replaced. */
+  @GenerateSql({
+    params: (f) => [
+      f.manager,
+      {
+        workspaceId: 'ws_none',
+        provider: 'stripe',
+        providerSubscriptionRef: 'sub_none',
+        providerItemRef: null,
+        tier: 'pro',
+        interval: 'month',
+        status: 'past_due',
+        cancelAtPeriodEnd: false,
+        periodAnchor: new Date(0),
+        currentPeriodEnd: new Date(0),
+        pastDueSince: new Date(0),
+      },
+    ],
+  })
+  async saveSubscriptionState(manager: EntityManager, row: SubscriptionRow & Pick<Subscription, 'pastDueSince'>): Promise<void> {
+    await manager.upsert(Subscription, row, ['workspaceId']);
+  }
+
+  /** Flags the customer for the operator: one of its charges is disputed. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', new Date(0)] })
+  async markDisputed(manager: EntityManager, workspaceId: string, at: Date): Promise<void> {
+    await manager.update(BillingCustomer, { workspaceId }, { disputedAt: at });
+  }
+
+  /** Forgets a payment method removed at the provider (e.g. in its portal): it can no longer be charged. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'stripe', 'pm_none'] })
+  async deletePaymentMethodByRef(manager: EntityManager, workspaceId: string, provider: PaymentProviderName, providerRef: string): Promise<number> {
+    const result = await manager.delete(PaymentMethod, { workspaceId, provider, providerRef });
+    return result.affected ?? 0;
+  }
+
+  /**
+   * Creates or updates the mirror of a provider invoice. Events can come out of order, so
+   * a settled status (paid, void, uncollectible) is never replaced by an earlier one
+   * (draft, open): a late `invoice.payment_failed` does not reopen a paid invoice.
+   */
+  @GenerateSql({
+    params: (f) => [
+      f.manager,
+      {
+        id: 'inv_sqlsnapshot0000000000000',
+        workspaceId: 'ws_none',
+        provider: 'stripe',
+        providerRef: 'in_none',
+        number: null,
+        status: 'open',
+        amountDue: 1900,
+        amountPaid: 0,
+        currency: 'usd',
+        periodStart: new Date(0),
+        periodEnd: new Date(0),
+        hostedInvoiceUrl: null,
+        createdAt: new Date(0),
+      },
+    ],
+  })
+  async upsertInvoice(
+    manager: EntityManager,
+    row: Pick<
+      BillingInvoice,
+      | 'id'
+      | 'workspaceId'
+      | 'provider'
+      | 'providerRef'
+      | 'number'
+      | 'status'
+      | 'amountDue'
+      | 'amountPaid'
+      | 'currency'
+      | 'periodStart'
+      | 'periodEnd'
+      | 'hostedInvoiceUrl'
+      | 'createdAt'
+    >,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO billing_invoices AS i (id, workspace_id, provider, provider_ref, number, status, amount_due, amount_paid, currency,
+                                          period_start, period_end, hosted_invoice_url, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+       ON CONFLICT (provider, provider_ref) DO UPDATE SET
+         number = coalesce(excluded.number, i.number), status = excluded.status, amount_due = excluded.amount_due,
+         amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
+         period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
+         updated_at = excluded.updated_at
+       WHERE i.status IN ('draft', 'open') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
+      [
+        row.id,
+        row.workspaceId,
+        row.provider,
+        row.providerRef,
+        row.number,
+        row.status,
+        row.amountDue,
+        row.amountPaid,
+        row.currency,
+        row.periodStart,
+        row.periodEnd,
+        row.hostedInvoiceUrl,
+        row.createdAt,
+      ],
+    );
+  }
+
+  /** A workspace's invoices, newest first. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 1, 20] })
+  async pageInvoices(workspaceId: string, page: number, limit: number): Promise<{ rows: BillingInvoice[]; total: number }> {
+    const [rows, total] = await this.dataSource.manager.findAndCount(BillingInvoice, {
+      where: { workspaceId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return { rows, total };
+  }
+
+  /** The names and addresses of the workspace's active owners: billing mails go to them. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async ownerEmails(manager: EntityManager, workspaceId: string): Promise<{ email: string; name: string }[]> {
+    return manager.query(
+      `SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+        WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email`,
+      [workspaceId],
+    );
+  }
+
+  /** Projects and stored bytes, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  async holdings(manager: EntityManager, workspaceId: string): Promise<{ projects: number; storageBytes: number }> {
+    const [row]: { projects: number; storage: string }[] = await manager.query(
+      `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
+              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
+      [workspaceId],
+    );
+    return { projects: row.projects, storageBytes: Number(row.storage) };
   }
 }

@@ -9,7 +9,7 @@ import { Clock, iso } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { BILLING_ROLE_REFUSAL, billingError } from '../quotas/billing.errors';
 import type { Interval, PaidTier } from '../quotas/plans';
-import { periodEndAt } from '../quotas/quota';
+import { graceEndsAt, periodEndAt } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import type { Principal } from '../shared/principal';
 import { UsersService } from '../users/users.service';
@@ -17,7 +17,8 @@ import { MembersService } from '../workspaces/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import type { BillingCustomer, PaymentMethod, Subscription } from './billing.entities';
 import { BillingRepository } from './billing.repository';
-import { ActivationView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
+import { ActivationView, InvoiceView, invoiceView, PaymentMethodView, paymentMethodView, SubscriptionView } from './billing.view';
+import { BillingMails } from './billing-mails';
 import { CurrentSubscription, PaymentProvider, PaymentProviderError, ProviderSubscription } from './payment-provider';
 
 /**
@@ -49,6 +50,7 @@ export class BillingService {
     private readonly quotas: QuotaService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly mails: BillingMails,
   ) {}
 
   async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
@@ -206,22 +208,44 @@ export class BillingService {
   }
 
   /**
-   * Writes `free` back to workspaces whose cancelled plan has reached its period's
-   * end (quotas already treat them as free from that instant). Run by the sweeper.
+   * Writes `free` back to workspaces whose paid plan has ended (quotas already treat them
+   * as free from that instant): a cancelled one at its period's end, a `past_due` one once
+   * its grace is over. Their owners are mailed in the same transaction. Run by the sweeper.
    */
   async endLapsedSubscriptions(): Promise<number> {
     const now = this.clock.now();
-    const ended = await this.billing.endLapsed(now);
-    if (ended.length > 0) this.logger.log(`${ended.length} cancelled subscription(s) ended; back on free: ${ended.join(', ')}`);
+    const ended = await this.dataSource.transaction(async (m) => {
+      const rows = await this.billing.endLapsed(m, now, this.config.BILLING_GRACE_DAYS);
+      for (const row of rows) await this.mails.backToFree(m, row.id, row.tier, row.reason);
+      return rows;
+    });
+    if (ended.length > 0) this.logger.log(`${ended.length} paid plan(s) ended; back on free: ${ended.map((r) => `${r.id} (${r.reason})`).join(', ')}`);
     return ended.length;
+  }
+
+  /** The workspace's invoices, mirrored from the provider's events, newest first (owners only: the guard checked). */
+  async listInvoices(workspaceId: string, page: number, limit: number): Promise<Paginated<InvoiceView>> {
+    const { rows, total } = await this.billing.pageInvoices(workspaceId, page, limit);
+    return paginated(rows.map(invoiceView), total, page, limit);
   }
 
   private async subscriptionView(workspaceId: string): Promise<SubscriptionView> {
     const now = this.clock.now();
     const plan = await this.quotas.planOf(workspaceId);
     const sub = await this.billing.findSubscription(this.dataSource.manager, workspaceId);
+    const customer = await this.billing.findCustomer(this.dataSource.manager, workspaceId);
+    const lifecycle = { pastDueSince: null, graceEndsAt: null, disputed: customer?.disputedAt != null };
     if (!sub) {
-      return { workspaceId, tier: plan.tier, interval: null, status: 'none', cancelAtPeriodEnd: false, currentPeriodEnd: null, provider: null };
+      return {
+        workspaceId,
+        tier: plan.tier,
+        interval: null,
+        status: 'none',
+        cancelAtPeriodEnd: false,
+        currentPeriodEnd: null,
+        provider: null,
+        ...lifecycle,
+      };
     }
     if (!this.isRunning(sub)) {
       return {
@@ -232,6 +256,21 @@ export class BillingService {
         cancelAtPeriodEnd: false,
         currentPeriodEnd: iso(sub.currentPeriodEnd),
         provider: sub.provider,
+        ...lifecycle,
+      };
+    }
+    if (sub.status === 'past_due' && sub.pastDueSince) {
+      return {
+        workspaceId,
+        tier: plan.tier,
+        interval: sub.interval,
+        status: 'past_due',
+        cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
+        currentPeriodEnd: iso(sub.currentPeriodEnd),
+        provider: sub.provider,
+        ...lifecycle,
+        pastDueSince: iso(sub.pastDueSince),
+        graceEndsAt: iso(graceEndsAt(sub.pastDueSince, this.config.BILLING_GRACE_DAYS)),
       };
     }
     // A running subscription renews by itself; show the period running now, not the first one.
@@ -244,13 +283,18 @@ export class BillingService {
       cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
       currentPeriodEnd: iso(periodEnd),
       provider: sub.provider,
+      ...lifecycle,
     };
   }
 
-  /** Still paid for at this instant (a cancelled one until its period ends), and with the provider in use. */
+  /** Still paid for at this instant (a cancelled one until its period ends, a past_due one through its grace), and with the provider in use. */
   private isRunning(sub: Subscription): boolean {
-    if (sub.status !== 'active' || sub.provider !== this.provider.name) return false;
-    return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= this.clock.now());
+    if (sub.provider !== this.provider.name) return false;
+    const now = this.clock.now();
+    // A failed renewal keeps the plan running through its grace, while the provider retries.
+    if (sub.status === 'past_due') return sub.pastDueSince !== null && graceEndsAt(sub.pastDueSince, this.config.BILLING_GRACE_DAYS) > now;
+    if (sub.status !== 'active') return false;
+    return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= now);
   }
 
   private current(sub: Subscription): CurrentSubscription {

@@ -10,7 +10,9 @@ import {
   type HostedSession,
   PaymentProvider,
   PaymentProviderError,
+  type ProviderEvent,
   type ProviderSubscription,
+  type ProviderSubscriptionState,
 } from './payment-provider';
 
 /** Payment method tokens as a dashboard gets them from a card form (Stripe.js style): `pm_` and up to 200 letters, digits or `_`. */
@@ -98,5 +100,20 @@ export class LocalPaymentProvider extends PaymentProvider {
 
   async createPortalSession(): Promise<HostedSession> {
     throw new PaymentProviderError('unsupported', 'The local payment provider has no billing portal');
+  }
+
+  // Issue 31: the local provider sends no events and keeps no subscriptions of its own.
+
+  verifyEvent(): ProviderEvent {
+    // The webhook route answers 404 before it gets here (BillingWebhookService).
+    throw new Error('The local payment provider sends no webhook events');
+  }
+
+  async retrieveSubscription(): Promise<ProviderSubscriptionState | null> {
+    return null;
+  }
+
+  async customerOfCharge(): Promise<string | null> {
+    return null;
   }
 }

@@ -1,5 +1,5 @@
 import type { Interval, PaidTier } from '../quotas/plans';
-import type { PaymentProviderName } from './billing.entities';
+import type { InvoiceStatus, PaymentProviderName } from './billing.entities';
 
 export interface CardDetails {
   brand: string | null;
@@ -30,6 +30,69 @@ export interface CurrentSubscription {
   interval: Interval;
   periodAnchor: Date;
   currentPeriodEnd: Date;
+}
+
+/**
+ * A subscription as the provider says it is now: re-read for every event about it, so
+ * events arriving late or out of order apply the current state, never an old one.
+ */
+export interface ProviderSubscriptionState {
+  ref: string;
+  itemRef: string | null;
+  customerRef: string | null;
+  /** `metadata.workspace_id`, set by us (activation, Checkout's `subscription_data`). */
+  workspaceId: string | null;
+  /**
+   * Read into our states: `active` (Stripe's active and trialing), `past_due` (past_due,
+   * unpaid), `canceled` (canceled, incomplete_expired, paused: no paid plan running), or
+   * `incomplete` (its first payment is not made yet: nothing to apply).
+   */
+  status: 'active' | 'past_due' | 'canceled' | 'incomplete';
+  /** null: a price this installation does not sell (no STRIPE_PRICE_* names it). */
+  tier: PaidTier | null;
+  interval: Interval | null;
+  cancelAtPeriodEnd: boolean;
+  periodAnchor: Date;
+  currentPeriodEnd: Date;
+  trialEnd: Date | null;
+}
+
+/** A provider invoice, as mirrored into billing_invoices. */
+export interface ProviderInvoice {
+  ref: string;
+  number: string | null;
+  status: InvoiceStatus;
+  amountDue: number;
+  amountPaid: number;
+  currency: string;
+  periodStart: Date;
+  periodEnd: Date;
+  hostedInvoiceUrl: string | null;
+}
+
+/** A verified provider event, reduced to what billing acts on (src/billing/stripe-events.ts reads Stripe's). */
+export interface ProviderEvent {
+  /** e.g. `evt_…`: the ledger's key. */
+  id: string;
+  type: string;
+  createdAt: Date;
+  customerRef: string | null;
+  subscriptionRef: string | null;
+  /** The workspace the event names itself (`metadata.workspace_id`, Checkout's `client_reference_id`). */
+  workspaceId: string | null;
+  invoice: ProviderInvoice | null;
+  /** The payment method of `payment_method.detached`. */
+  paymentMethodRef: string | null;
+  /** The charge of `charge.dispute.created`, whose customer is the disputing one. */
+  chargeRef: string | null;
+}
+
+/** The webhook's signature does not verify (wrong secret, altered body, too old): nothing is read from it. */
+export class WebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSignatureError';
+  }
 }
 
 /** Why the provider refused; BillingService turns each into the HTTP answer. */
@@ -127,4 +190,15 @@ export abstract class PaymentProvider {
 
   /** A hosted page where the customer changes cards, reads invoices or cancels; it links back to `returnUrl`. */
   abstract createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession>;
+
+  // Issue 31, the subscription lifecycle (webhooks).
+
+  /** Verifies a webhook delivery's signature over its raw bytes and reads the event; WebhookSignatureError when it does not verify. */
+  abstract verifyEvent(payload: Buffer, signature: string, secret: string): ProviderEvent;
+
+  /** The subscription as it is now; null when the provider has none by that reference (or keeps no subscriptions). */
+  abstract retrieveSubscription(ref: string): Promise<ProviderSubscriptionState | null>;
+
+  /** The customer a charge was made to (a dispute names only its charge); null when unknown. */
+  abstract customerOfCharge(chargeRef: string): Promise<string | null>;
 }

@@ -10,8 +10,12 @@ import {
   type HostedSession,
   PaymentProvider,
   PaymentProviderError,
+  type ProviderEvent,
   type ProviderSubscription,
+  type ProviderSubscriptionState,
+  WebhookSignatureError,
 } from './payment-provider';
+import { providerEventOf, subscriptionStateOf } from './stripe-events';
 
 export interface StripeSettings {
   secretKey: string;
@@ -227,5 +231,38 @@ export class StripePaymentProvider extends PaymentProvider {
     const customer = this.requireCustomer(input.customerRef);
     const session = await this.call('open the billing portal', () => this.stripe.billingPortal.sessions.create({ customer, return_url: input.returnUrl }));
     return { id: session.id, url: session.url };
+  }
+
+  // Issue 31, the subscription lifecycle (webhooks).
+
+  verifyEvent(payload: Buffer, signature: string, secret: string): ProviderEvent {
+    let event: Stripe.Event;
+    try {
+      // The SDK's default tolerance (300 s): an old delivery replayed by someone else is refused.
+      event = this.stripe.webhooks.constructEvent(payload, signature, secret);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new WebhookSignatureError(err.message);
+      throw err;
+    }
+    return providerEventOf(event);
+  }
+
+  async retrieveSubscription(ref: string): Promise<ProviderSubscriptionState | null> {
+    try {
+      return subscriptionStateOf(await this.stripe.subscriptions.retrieve(ref), this.settings.prices);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return null;
+      return this.call('read the subscription', () => Promise.reject(err));
+    }
+  }
+
+  async customerOfCharge(chargeRef: string): Promise<string | null> {
+    try {
+      const charge = await this.stripe.charges.retrieve(chargeRef);
+      return typeof charge.customer === 'string' ? charge.customer : (charge.customer?.id ?? null);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return null;
+      return this.call('read the charge', () => Promise.reject(err));
+    }
   }
 }

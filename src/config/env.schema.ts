@@ -411,6 +411,18 @@ export class EnvironmentVariables {
   SPEND_CAP_REFRESH_SECONDS = 10;
 
   /**
+   * The signing secret (`whsec_…`) of the Stripe webhook endpoint that posts to
+   * POST /billing/stripe/webhook (docs/billing.md). Unset: that route answers 404 and
+   * nothing hears from Stripe after a plan starts.
+   */
+  @OptionalVar(Matches(/^whsec_[A-Za-z0-9]+$/, { message: 'STRIPE_WEBHOOK_SECRET must be a Stripe webhook signing secret (whsec_…)' }))
+  STRIPE_WEBHOOK_SECRET?: string;
+
+  /** Days a workspace whose renewal failed (`past_due`) keeps its paid plan while the provider retries; then it is back on free. */
+  @IntVar(0)
+  BILLING_GRACE_DAYS = 7;
+
+  /**
    * Called (JSON POST, signed) after every change to what a site serves, with the hosts
    * and cache tags to purge from a CDN in front. Unset: no calls.
    */

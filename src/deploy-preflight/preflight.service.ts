@@ -6,7 +6,7 @@ import { type DeployRequest, DeployService } from '../deployments/deploy.service
 import { lazyTarget } from '../deployments/lazy-target';
 import { ProjectsRepository } from '../projects/projects.repository';
 import type { Tier } from '../quotas/plans';
-import { deploymentQuotaError, projectQuotaError, storageQuotaError } from '../quotas/quota';
+import { deploymentQuotaError, overLimitDeployError, projectQuotaError, storageQuotaError } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { type Slug } from '../shared/slug';
@@ -57,6 +57,9 @@ export class DeployPreflightService {
       if (dto.type !== undefined && dto.type !== type) {
         throw badRequest(`type: project "${target.project.slug}" is ${type}; a deployment cannot change it to ${dto.type}`);
       }
+      // Back on a smaller plan with more projects than it allows: the deploy waits until the workspace fits.
+      const over = overLimitDeployError(plan.tier, plan.limits, usage);
+      if (over) throw over;
     } else {
       const projects = projectQuotaError(plan.tier, plan.limits, usage.projects);
       if (projects) throw projects;

@@ -10,7 +10,18 @@ const all: MailTemplate[] = [
     template: 'webhook_disabled',
     data: { name: 'Ann', url: 'https://hooks.example.org/in', reason: 'the endpoint answered 410 Gone', link: 'https://api.example.com/app/webhooks' },
   },
+  ...billingMails(),
 ];
+
+function billingMails(): MailTemplate[] {
+  const base = { name: 'Ann', workspace: 'Docs', tier: 'pro', billingUrl: 'https://api.example.com/app/w/ws_1/billing' };
+  return [
+    { template: 'billing_payment_failed', data: { ...base, graceEndsAt: '2030-01-28T10:00:00.000Z' } },
+    { template: 'billing_trial_ending', data: { ...base, trialEndsAt: '2030-01-23T10:00:00.000Z' } },
+    { template: 'billing_back_to_free', data: { ...base, reason: 'grace_over', over: ['5 projects (the free plan allows 3)'] } },
+    { template: 'billing_back_to_free', data: { ...base, reason: 'canceled', over: [] } },
+  ];
+}
 
 describe('renderMail', () => {
   it.each(all)('$template: a subject, the same links in text and HTML, the product and its address, no images', (mail) => {
@@ -103,6 +114,16 @@ describe('renderMail: notifications (issue 30)', () => {
     expect(long.subject).toBe('57 new leads and form submissions in Shop <team>');
     expect(long.text).toContain('…and 7 more in the dashboard.');
     expect(digest(0, 1).html).toContain('message: &lt;script&gt;x&lt;/script&gt;');
+  });
+
+  it('billing: a failed renewal says until when the plan is kept and where to fix the card; back on free says what no longer fits', () => {
+    const [failed, , overFree, fits] = billingMails().map((mail) => renderMail(brand, mail));
+    expect(failed.text).toContain('keeps its pro plan until 2030-01-28 10:00 UTC');
+    expect(failed.links).toEqual(['https://api.example.com/app/w/ws_1/billing']);
+    expect(overFree.text).toContain('It uses more than the free plan allows: 5 projects (the free plan allows 3).');
+    expect(overFree.text).toContain('Your sites keep serving; deploys are paused');
+    expect(overFree.text).toContain('stayed unpaid past its grace period');
+    expect(fits.text).toContain('Everything it has fits the free plan');
   });
 });
 

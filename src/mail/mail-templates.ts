@@ -18,7 +18,8 @@ export type MailTemplate =
   | { template: 'invitation'; data: { workspace: string; inviter: string; role: string; link: string; hasAccount: boolean } }
   | { template: 'webhook_disabled'; data: { name: string; url: string; reason: string; link: string } }
   | NotificationMail
-  | UsageMail;
+  | UsageMail
+  | BillingMail;
 
 export interface RenderedMail {
   subject: string;
@@ -107,7 +108,7 @@ export function renderMail(brand: MailBrand, mail: MailTemplate): RenderedMail {
     case 'usage_threshold':
       return renderUsageMail(brand, mail);
     default:
-      return renderNotificationMail(brand, mail);
+      return isBillingMail(mail) ? renderBillingMail(brand, mail) : renderNotificationMail(brand, mail);
   }
 }
 
@@ -219,4 +220,73 @@ function renderUsageMail(brand: MailBrand, mail: UsageMail): RenderedMail {
     { p: 'You get this mail once per threshold (50, 75 and 100 %) and month, as an owner of the workspace.' },
     { link: d.billingUrl, label: 'Usage, plans and the spend cap' },
   ]);
+}
+
+/**
+ * The billing lifecycle's mails to a workspace's owners (issue 31, src/billing). Sent to
+ * every active owner whatever their notification settings: they are about the account
+ * itself, like a receipt, not an opt-in notification.
+ */
+export type BillingMail =
+  | { template: 'billing_payment_failed'; data: BillingMailBase & { graceEndsAt: string } }
+  | { template: 'billing_trial_ending'; data: BillingMailBase & { trialEndsAt: string } }
+  | { template: 'billing_back_to_free'; data: BillingMailBase & { reason: 'canceled' | 'grace_over'; over: string[] } };
+
+interface BillingMailBase {
+  name: string;
+  workspace: string;
+  /** The paid tier concerned. */
+  tier: string;
+  /** The workspace's billing page in the dashboard (its "Manage billing" button opens the provider's portal). */
+  billingUrl: string;
+}
+
+const BILLING_TEMPLATES: readonly string[] = ['billing_payment_failed', 'billing_trial_ending', 'billing_back_to_free'];
+
+function isBillingMail(mail: MailTemplate): mail is BillingMail {
+  return BILLING_TEMPLATES.includes(mail.template);
+}
+
+/** `2030-02-22T10:00:00.000Z` as `2030-02-22 10:00 UTC`: a date a person reads, with no locale to guess. */
+const readableUtc = (isoTime: string) => `${isoTime.slice(0, 10)} ${isoTime.slice(11, 16)} UTC`;
+
+function renderBillingMail(brand: MailBrand, mail: BillingMail): RenderedMail {
+  const d = mail.data;
+  switch (mail.template) {
+    case 'billing_payment_failed': {
+      const until = readableUtc(mail.data.graceEndsAt);
+      return render(brand, `Payment failed: the ${d.tier} plan of ${d.workspace} on ${brand.product}`, `Hello ${d.name},`, [
+        { p: `The renewal payment for the ${d.tier} plan of the workspace "${d.workspace}" on ${brand.product} failed.` },
+        { p: `The workspace keeps its ${d.tier} plan until ${until} while the payment is tried again. Update the card to keep it:` },
+        { link: d.billingUrl, label: 'Open billing ("Manage billing" updates the card)' },
+        {
+          p: `If it is still unpaid then, the workspace goes back to the free plan. Nothing is deleted and its sites keep serving, but deploys are paused while it uses more than the free plan allows.`,
+        },
+      ]);
+    }
+    case 'billing_trial_ending': {
+      return render(brand, `The ${d.tier} trial of ${d.workspace} on ${brand.product} ends soon`, `Hello ${d.name},`, [
+        { p: `The free trial of the ${d.tier} plan of the workspace "${d.workspace}" ends at ${readableUtc(mail.data.trialEndsAt)}.` },
+        { p: 'To keep the plan after that, make sure a card is saved; to stop, cancel before then:' },
+        { link: d.billingUrl, label: 'Open billing' },
+      ]);
+    }
+    case 'billing_back_to_free': {
+      const over = mail.data.over;
+      const why =
+        mail.data.reason === 'canceled'
+          ? `The ${d.tier} plan was cancelled and its paid period is over`
+          : `The renewal of the ${d.tier} plan stayed unpaid past its grace period`;
+      return render(brand, `${d.workspace} is back on the free plan of ${brand.product}`, `Hello ${d.name},`, [
+        { p: `${why}: the workspace "${d.workspace}" is on the free plan now. Nothing was deleted.` },
+        ...(over.length > 0
+          ? [
+              { p: `It uses more than the free plan allows: ${over.join('; ')}.` },
+              { p: 'Your sites keep serving; deploys are paused (they answer 402 naming the limit) until the workspace fits the free plan or pays again.' },
+            ]
+          : [{ p: 'Everything it has fits the free plan, so deploys go on as before.' }]),
+        { link: d.billingUrl, label: 'Choose a plan' },
+      ]);
+    }
+  }
 }

@@ -37,12 +37,25 @@ INSERT INTO "subscriptions"("workspace_id", "provider", "provider_subscription_r
 UPDATE "subscriptions" SET "cancel_at_period_end" = $1, "period_anchor" = $2, "current_period_end" = $3, "updated_at" = CURRENT_TIMESTAMP WHERE "workspace_id" = $4
 
 -- BillingRepository.endLapsed
-WITH ended AS (
+WITH cancelled AS (
     UPDATE subscriptions SET status = 'canceled', updated_at = $1
     WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
-    RETURNING workspace_id)
-  UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM ended WHERE w.id = ended.workspace_id
-  RETURNING w.id
+    RETURNING workspace_id, tier),
+  unpaid AS (
+    -- The period the failed renewal opened was never paid for: it ends now, not at its end.
+    UPDATE subscriptions SET status = 'canceled', updated_at = $1, past_due_since = NULL, current_period_end = least(current_period_end, $1)
+    WHERE status = 'past_due' AND past_due_since + make_interval(days => $2) <= $1
+    RETURNING workspace_id, tier),
+  lapsed AS (
+    SELECT workspace_id, tier, 'canceled' AS reason FROM cancelled
+    UNION ALL
+    SELECT workspace_id, tier, 'grace_over' FROM unpaid
+    UNION ALL
+    SELECT workspace_id, tier, 'canceled' FROM subscriptions
+    WHERE status = 'canceled' AND current_period_end <= $1
+      AND workspace_id NOT IN (SELECT workspace_id FROM cancelled UNION ALL SELECT workspace_id FROM unpaid))
+  UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM lapsed WHERE w.id = lapsed.workspace_id AND w.plan <> 'free'
+  RETURNING w.id, lapsed.tier, lapsed.reason
 
 -- BillingRepository.findCustomer
 SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1)) LIMIT 1
@@ -55,3 +68,50 @@ ROLLBACK
 
 -- BillingRepository.countSubscriptionStarted
 UPDATE "billing_customers" SET "subscriptions_started" = "subscriptions_started" + 1 WHERE "workspace_id" = $1
+
+-- BillingRepository.eventSeen
+SELECT 1 AS "row_exists" FROM (SELECT 1 AS dummy_column) "dummy_table" WHERE EXISTS (SELECT 1 FROM "billing_events" "BillingEvent" WHERE (("BillingEvent"."provider_event_id" = $1))) LIMIT 1
+
+-- BillingRepository.recordEvent
+INSERT INTO billing_events (provider_event_id, provider, type, workspace_id, event_created_at, received_at)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (provider_event_id) DO NOTHING RETURNING 1
+
+-- BillingRepository.workspaceOfCustomer
+SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."provider" = $1) AND ("BillingCustomer"."customer_ref" = $2)) LIMIT 1
+
+-- BillingRepository.workspaceOfPaymentMethod
+SELECT "PaymentMethod"."workspace_id" AS "PaymentMethod_workspace_id", "PaymentMethod"."id" AS "PaymentMethod_id" FROM "payment_methods" "PaymentMethod" WHERE (("PaymentMethod"."provider" = $1) AND ("PaymentMethod"."provider_ref" = $2)) ORDER BY "PaymentMethod"."created_at" ASC LIMIT 1
+
+-- BillingRepository.workspaceExists
+SELECT 1 FROM workspaces WHERE id = $1
+
+-- BillingRepository.saveSubscriptionState
+INSERT INTO "subscriptions"("workspace_id", "provider", "provider_subscription_ref", "provider_item_ref", "tier", "interval", "status", "cancel_at_period_end", "period_anchor", "current_period_end", "past_due_since", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, DEFAULT, DEFAULT) ON CONFLICT ( "workspace_id" ) DO UPDATE SET "workspace_id" = EXCLUDED."workspace_id", "provider" = EXCLUDED."provider", "provider_subscription_ref" = EXCLUDED."provider_subscription_ref", "provider_item_ref" = EXCLUDED."provider_item_ref", "tier" = EXCLUDED."tier", "interval" = EXCLUDED."interval", "status" = EXCLUDED."status", "cancel_at_period_end" = EXCLUDED."cancel_at_period_end", "period_anchor" = EXCLUDED."period_anchor", "current_period_end" = EXCLUDED."current_period_end", "past_due_since" = EXCLUDED."past_due_since", "updated_at" = DEFAULT RETURNING "cancel_at_period_end", "created_at", "updated_at"
+
+-- BillingRepository.markDisputed
+UPDATE "billing_customers" SET "disputed_at" = $1 WHERE "workspace_id" = $2
+
+-- BillingRepository.deletePaymentMethodByRef
+DELETE FROM "payment_methods" WHERE ("workspace_id" = $1 AND "provider" = $2 AND "provider_ref" = $3)
+
+-- BillingRepository.upsertInvoice
+INSERT INTO billing_invoices AS i (id, workspace_id, provider, provider_ref, number, status, amount_due, amount_paid, currency,
+                                     period_start, period_end, hosted_invoice_url, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+  ON CONFLICT (provider, provider_ref) DO UPDATE SET
+    number = coalesce(excluded.number, i.number), status = excluded.status, amount_due = excluded.amount_due,
+    amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
+    period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
+    updated_at = excluded.updated_at
+  WHERE i.status IN ('draft', 'open') OR excluded.status IN ('paid', 'void', 'uncollectible')
+
+-- BillingRepository.pageInvoices
+SELECT "BillingInvoice"."id" AS "BillingInvoice_id", "BillingInvoice"."workspace_id" AS "BillingInvoice_workspace_id", "BillingInvoice"."provider" AS "BillingInvoice_provider", "BillingInvoice"."provider_ref" AS "BillingInvoice_provider_ref", "BillingInvoice"."number" AS "BillingInvoice_number", "BillingInvoice"."status" AS "BillingInvoice_status", "BillingInvoice"."amount_due" AS "BillingInvoice_amount_due", "BillingInvoice"."amount_paid" AS "BillingInvoice_amount_paid", "BillingInvoice"."currency" AS "BillingInvoice_currency", "BillingInvoice"."period_start" AS "BillingInvoice_period_start", "BillingInvoice"."period_end" AS "BillingInvoice_period_end", "BillingInvoice"."hosted_invoice_url" AS "BillingInvoice_hosted_invoice_url", "BillingInvoice"."created_at" AS "BillingInvoice_created_at", "BillingInvoice"."updated_at" AS "BillingInvoice_updated_at" FROM "billing_invoices" "BillingInvoice" WHERE (("BillingInvoice"."workspace_id" = $1)) ORDER BY "BillingInvoice"."created_at" DESC, "BillingInvoice"."id" DESC LIMIT 20 OFFSET 0
+
+-- BillingRepository.ownerEmails
+SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+  WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email
+
+-- BillingRepository.holdings
+SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
+  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage

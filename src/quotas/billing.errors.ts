@@ -15,6 +15,9 @@ export const billingError = declareErrors('billing', {
   // Checkout only starts a subscription: for the plan already in force, or beside another one running.
   already_on_plan: 409,
   subscription_exists: 409,
+  // Issue 31, the Stripe webhook: a delivery whose Stripe-Signature does not verify; an installation that takes none.
+  invalid_signature: 400,
+  stripe_webhook_not_configured: 404,
 });
 export type BillingErrorCode = keyof typeof billingError.codes;
 

@@ -7,9 +7,10 @@ import type { Tier } from './plans';
 /** The plan columns a quota check reads: the workspace's plan and its subscription's state, if any. */
 export interface PlanRow {
   plan: Tier;
-  status: 'active' | 'canceled' | null;
+  status: 'active' | 'past_due' | 'canceled' | null;
   cancel_at_period_end: boolean | null;
   current_period_end: Date | null;
+  past_due_since: Date | null;
 }
 
 export interface UsageRow {
@@ -78,7 +79,7 @@ export class QuotaRepository {
   )
   async readPlan(manager: EntityManager, workspaceId: string, lock: boolean): Promise<PlanRow | null> {
     const rows: PlanRow[] = await manager.query(
-      `SELECT w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+      `SELECT w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since
        FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
        WHERE w.id = $1${lock ? ' FOR NO KEY UPDATE OF w' : ''}`,
       [workspaceId],

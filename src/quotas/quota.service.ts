@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { notFound } from '../common/errors';
 import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import type { Ttl } from '../shared/ttl';
 import type { Tier } from './plans';
@@ -17,6 +18,7 @@ import {
   monthKey,
   monthStart,
   nextMonthStart,
+  overLimitDeployError,
   PlanState,
   projectQuotaError,
   storageQuotaError,
@@ -65,6 +67,7 @@ export class QuotaService {
     private readonly plans: PlansService,
     private readonly clock: Clock,
     private readonly events: EventBus,
+    private readonly config: AppConfig,
   ) {}
 
   /** The plan in force, without a lock: for checks that need no count (file size, TTL). */
@@ -124,6 +127,11 @@ export class QuotaService {
     const now = this.clock.now();
     const month = monthKey(now);
     const { limits, tier, workspaceId } = plan;
+    // A workspace back on a smaller plan keeps what it has, but deploys wait until it fits.
+    if (limits.projects !== null) {
+      const error = overLimitDeployError(tier, limits, { projects: await this.usageRows.countProjects(manager, workspaceId) });
+      if (error) throw error;
+    }
     if (limits.deploymentsPerMonth !== null) {
       const deployments = await this.usageRows.monthlyDeployments(manager, workspaceId, month);
       const error = deploymentQuotaError(tier, limits, deployments, now);
@@ -241,10 +249,16 @@ export class QuotaService {
     const state: PlanState = {
       plan: row.plan,
       subscription: row.status
-        ? { status: row.status, cancelAtPeriodEnd: row.cancel_at_period_end === true, currentPeriodEnd: new Date(row.current_period_end!) }
+        ? {
+            status: row.status,
+            cancelAtPeriodEnd: row.cancel_at_period_end === true,
+            currentPeriodEnd: new Date(row.current_period_end!),
+            pastDueSince: row.past_due_since ? new Date(row.past_due_since) : null,
+          }
         : null,
     };
-    const tier = effectiveTier(state, this.clock.now());
+    // A past_due subscription within its grace keeps its paid tier (the row still says it).
+    const tier = effectiveTier(state, this.clock.now(), this.config.BILLING_GRACE_DAYS);
     return { workspaceId, tier, limits: this.plans.limits(tier) };
   }
 

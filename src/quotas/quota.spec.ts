@@ -13,6 +13,7 @@ import {
   monthKey,
   monthStart,
   nextMonthStart,
+  overLimitDeployError,
   periodEndAt,
   projectQuotaError,
   storageQuotaError,
@@ -139,11 +140,41 @@ describe('billing periods', () => {
 
 describe('effectiveTier', () => {
   const end = d('2025-02-01T00:00:00Z');
-  const sub = (cancelAtPeriodEnd: boolean) => ({ status: 'active' as const, cancelAtPeriodEnd, currentPeriodEnd: end });
+  const sub = (cancelAtPeriodEnd: boolean) => ({ status: 'active' as const, cancelAtPeriodEnd, currentPeriodEnd: end, pastDueSince: null });
   it('keeps a cancelled plan until its period ends, then is free', () => {
-    expect(effectiveTier({ plan: 'pro', subscription: sub(true) }, d('2025-01-31T23:59:59.999Z'))).toBe('pro');
-    expect(effectiveTier({ plan: 'pro', subscription: sub(true) }, end)).toBe('free');
-    expect(effectiveTier({ plan: 'pro', subscription: sub(false) }, d('2030-01-01T00:00:00Z'))).toBe('pro');
-    expect(effectiveTier({ plan: 'team', subscription: null }, end)).toBe('team');
+    expect(effectiveTier({ plan: 'pro', subscription: sub(true) }, d('2025-01-31T23:59:59.999Z'), 7)).toBe('pro');
+    expect(effectiveTier({ plan: 'pro', subscription: sub(true) }, end, 7)).toBe('free');
+    expect(effectiveTier({ plan: 'pro', subscription: sub(false) }, d('2030-01-01T00:00:00Z'), 7)).toBe('pro');
+    expect(effectiveTier({ plan: 'team', subscription: null }, end, 7)).toBe('team');
+  });
+
+  it('keeps a past_due plan for the grace days after the failed renewal, then is free', () => {
+    const since = d('2025-02-01T10:00:00Z');
+    const pastDue = { status: 'past_due' as const, cancelAtPeriodEnd: false, currentPeriodEnd: d('2025-03-01T00:00:00Z'), pastDueSince: since };
+    expect(effectiveTier({ plan: 'pro', subscription: pastDue }, d('2025-02-08T09:59:59.999Z'), 7)).toBe('pro');
+    expect(effectiveTier({ plan: 'pro', subscription: pastDue }, d('2025-02-08T10:00:00Z'), 7)).toBe('free');
+    expect(effectiveTier({ plan: 'pro', subscription: pastDue }, d('2025-02-02T10:00:00Z'), 1)).toBe('free');
+  });
+
+  it('keeps a subscription ended at the provider until the period paid for is over', () => {
+    const canceled = { status: 'canceled' as const, cancelAtPeriodEnd: false, currentPeriodEnd: end, pastDueSince: null };
+    expect(effectiveTier({ plan: 'team', subscription: canceled }, d('2025-01-20T00:00:00Z'), 7)).toBe('team');
+    expect(effectiveTier({ plan: 'team', subscription: canceled }, end, 7)).toBe('free');
+  });
+});
+
+describe('overLimitDeployError', () => {
+  it('refuses deploys while the workspace has more projects than the plan allows, saying how to fit', () => {
+    expect(overLimitDeployError('free', free, { projects: free.projects! })).toBeNull();
+    expect(overLimitDeployError('team', team, { projects: 1000 })).toBeNull();
+    const error = overLimitDeployError('free', { ...free, projects: 1 }, { projects: 3 });
+    expect(error?.getStatus()).toBe(402);
+    expect(error?.body()).toMatchObject({ code: 'quota_exceeded', quota: 'projects', limit: 1, usage: 3, plan: 'free' });
+    expect(error!.body().message).toContain('deploys are paused until it fits. Delete 2 projects or upgrade the plan');
+  });
+
+  it('says storage is already over the limit rather than counting what the deploy adds', () => {
+    const error = storageQuotaError('free', { ...free, storageBytes: 1024 }, 4096, 0);
+    expect(error!.body().message).toContain('This workspace stores 4 KB in live and archived deployments and the free plan allows 1 KB');
   });
 });

@@ -67,6 +67,17 @@ export function deploymentQuotaError(plan: Tier, limits: PlanLimits, deployments
 export function storageQuotaError(plan: Tier, limits: PlanLimits, used: number, added: number): ApiError | null {
   const limit = limits.storageBytes;
   if (limit === null || used + added <= limit) return null;
+  if (used > limit) {
+    return quotaExceeded(
+      'storageBytes',
+      plan,
+      limit,
+      used,
+      `This workspace stores ${formatBytes(used)} in live and archived deployments and the ${plan} plan allows ${formatBytes(limit)}: ` +
+        `its sites keep serving, but deploys are paused until it fits. Delete deployments or projects you no longer need, or ${upgrade(plan)}.`,
+      { additional: added },
+    );
+  }
   return quotaExceeded(
     'storageBytes',
     plan,
@@ -184,16 +195,54 @@ export function periodEndAt(anchor: Date, interval: Interval, now: Date): Date {
 
 export interface PlanState {
   plan: Tier;
-  subscription: { status: 'active' | 'canceled'; cancelAtPeriodEnd: boolean; currentPeriodEnd: Date } | null;
+  subscription: {
+    status: 'active' | 'past_due' | 'canceled';
+    cancelAtPeriodEnd: boolean;
+    currentPeriodEnd: Date;
+    /** When the failed renewal happened (`past_due` only). */
+    pastDueSince: Date | null;
+  } | null;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The end of a `past_due` subscription's grace: its plan stays in force until then while the provider retries. */
+export function graceEndsAt(pastDueSince: Date, graceDays: number): Date {
+  return new Date(pastDueSince.getTime() + graceDays * DAY_MS);
 }
 
 /**
- * The tier that applies at `now`. The workspace row holds the tier; a subscription
- * cancelled at its period's end stops counting the moment the period ends, even
- * before the sweeper writes `free` back.
+ * The tier that applies at `now`. The workspace row holds the tier; a subscription stops
+ * counting the moment it ends, even before the sweeper writes `free` back: cancelled (at
+ * the provider or at its period's end) once the period paid for is over, `past_due` once
+ * `graceDays` have passed since the failed renewal.
  */
-export function effectiveTier(state: PlanState, now: Date): Tier {
+export function effectiveTier(state: PlanState, now: Date, graceDays: number): Tier {
   const s = state.subscription;
-  if (s && s.status === 'active' && s.cancelAtPeriodEnd && s.currentPeriodEnd <= now) return 'free';
+  if (!s) return state.plan;
+  if (s.status === 'active' && s.cancelAtPeriodEnd && s.currentPeriodEnd <= now) return 'free';
+  if (s.status === 'past_due' && s.pastDueSince && graceEndsAt(s.pastDueSince, graceDays) <= now) return 'free';
+  if (s.status === 'canceled' && s.currentPeriodEnd <= now) return 'free';
   return state.plan;
+}
+
+/**
+ * For a deploy, once the plan is smaller than what the workspace already has (back on
+ * free after a paid plan, say): the 402 for the first limit it is over, else null.
+ * Nothing is deleted; the sites keep serving; deploys wait until it fits or pays again.
+ * Deployments per month and storage have their own checks (they count the deploy itself).
+ */
+export function overLimitDeployError(plan: Tier, limits: PlanLimits, usage: { projects: number }): ApiError | null {
+  if (limits.projects !== null && usage.projects > limits.projects) {
+    const extra = usage.projects - limits.projects;
+    return quotaExceeded(
+      'projects',
+      plan,
+      limits.projects,
+      usage.projects,
+      `The ${plan} plan allows ${limits.projects} project${limits.projects === 1 ? '' : 's'} per workspace and this workspace has ${usage.projects}: ` +
+        `its sites keep serving, but deploys are paused until it fits. Delete ${extra} project${extra === 1 ? '' : 's'} or ${upgrade(plan)}.`,
+    );
+  }
+  return null;
 }

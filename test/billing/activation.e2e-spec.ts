@@ -42,6 +42,9 @@ describe('Billing with the local provider (e2e)', () => {
         cancelAtPeriodEnd: false,
         currentPeriodEnd: expect.any(String),
         provider: 'local',
+        pastDueSince: null,
+        graceEndsAt: null,
+        disputed: false,
       });
     });
 
@@ -191,6 +194,9 @@ describe('Billing with the local provider (e2e)', () => {
         cancelAtPeriodEnd: true,
         currentPeriodEnd: '2030-04-15T00:00:00.000Z',
         provider: 'local',
+        pastDueSince: null,
+        graceEndsAt: null,
+        disputed: false,
       });
       // Cancelling again is harmless.
       expect((await t.http().post('/billing/cancel').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(200)).body).toEqual(res.body);
@@ -211,6 +217,9 @@ describe('Billing with the local provider (e2e)', () => {
         cancelAtPeriodEnd: false,
         currentPeriodEnd: '2030-04-15T00:00:00.000Z',
         provider: 'local',
+        pastDueSince: null,
+        graceEndsAt: null,
+        disputed: false,
       });
       expect((await t.app.get(BillingSweeper).runOnce()).subscriptionsEnded).toBeGreaterThanOrEqual(1);
       expect((await t.dataSource.query('SELECT plan FROM workspaces WHERE id = $1', [a.workspaceId]))[0].plan).toBe('free');
@@ -247,6 +256,9 @@ describe('Billing with the local provider (e2e)', () => {
         cancelAtPeriodEnd: false,
         currentPeriodEnd: null,
         provider: null,
+        pastDueSince: null,
+        graceEndsAt: null,
+        disputed: false,
       });
     });
 
@@ -266,6 +278,21 @@ describe('Billing with the local provider (e2e)', () => {
         'not_a_member',
       );
       await t.http().get('/billing/subscription').set(bearer(a.owner.accessToken)).expect(400);
+    });
+  });
+
+  describe('POST /billing/stripe/webhook', () => {
+    it('answers 404 stripe_webhook_not_configured on an installation with the local provider, whatever is sent', async () => {
+      const res = await t
+        .http()
+        .post('/billing/stripe/webhook')
+        .set('Content-Type', 'application/json')
+        .set('Stripe-Signature', 't=1,v1=00')
+        .send('{"id":"evt_1","object":"event","type":"invoice.paid"}')
+        .expect(404);
+      expect(res.body).toMatchObject({ code: 'stripe_webhook_not_configured' });
+      expect(res.body.message).toContain('STRIPE_WEBHOOK_SECRET');
+      expect(await t.dataSource.query('SELECT 1 FROM billing_events')).toEqual([]);
     });
   });
 

@@ -21,6 +21,10 @@ interface FakeSubscription {
   start: number;
   end: number;
   metadata: Record<string, string>;
+  /** Stripe's status; unset is `active` (issue 31's tests move it). */
+  status?: string;
+  /** Unix seconds a trial ends, if it has one. */
+  trialEnd?: number;
 }
 
 const DAY = 24 * 60 * 60;
@@ -109,6 +113,8 @@ export class FakeStripe {
   private route(method: string, path: string, form: Record<string, string>): [number, unknown] {
     const hosted = this.hostedRoute(method, path, form);
     if (hosted) return hosted;
+    const read = this.lifecycleRoute(method, path);
+    if (read) return read;
     if (method !== 'POST') return error(404, 'invalid_request_error', `Unrecognized request URL (${method}: ${path})`);
     let m: RegExpExecArray | null;
     if (path === '/v1/customers') {
@@ -221,6 +227,25 @@ export class FakeStripe {
     return null;
   }
 
+  // ---- Issue 31, the subscription lifecycle: reads the webhook handler makes, and the tests' controls. ----
+
+  private readonly charges = new Map<string, { customer: string }>();
+
+  /** GET /v1/subscriptions/:id (the handler re-reads a subscription for every event about it) and GET /v1/charges/:id (a dispute's customer). */
+  private lifecycleRoute(method: string, path: string): [number, unknown] | null {
+    if (method !== 'GET') return null;
+    let m: RegExpExecArray | null;
+    if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const sub = this.subscriptions.get(m[1]);
+      return sub ? [200, subscription(sub)] : missing('subscription', m[1]);
+    }
+    if ((m = /^\/v1\/charges\/([^/]+)$/.exec(path))) {
+      const charge = this.charges.get(m[1]);
+      return charge ? [200, { id: m[1], object: 'charge', customer: charge.customer }] : missing('charge', m[1]);
+    }
+    return null;
+  }
+
   /** GET /checkout/:id and /portal/:id: a small page standing in for Stripe's, linking back as Stripe's would. */
   private hostedPage(method: string, path: string, res: ServerResponse): boolean {
     const m = /^\/(checkout|portal)\/([^/]+)$/.exec(path);
@@ -236,6 +261,46 @@ export class FakeStripe {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html lang="en"><title>${escape(title)}</title><h1>${escape(title)}</h1><a href="${escape(back ?? '')}">Back</a></html>`);
     return true;
+  }
+
+  /** A customer made outside the adapter (as a Checkout Session makes one). */
+  addCustomer(): string {
+    const id = this.id('cus');
+    this.customers.set(id, { defaultPaymentMethod: null });
+    return id;
+  }
+
+  /** A subscription made outside the adapter (as a completed Checkout makes one), running from `now` for a month. */
+  addSubscription(input: { customer: string; price: string; metadata?: Record<string, string> }): string {
+    const sub: FakeSubscription = {
+      id: this.id('sub'),
+      customer: input.customer,
+      itemId: this.id('si'),
+      price: input.price,
+      cancelAtPeriodEnd: false,
+      start: this.now,
+      end: this.now + 31 * DAY,
+      metadata: input.metadata ?? {},
+    };
+    this.subscriptions.set(sub.id, sub);
+    return sub.id;
+  }
+
+  /** Moves a subscription as Stripe would (a renewal failing, a cancellation): the next read returns it so. */
+  updateSubscription(id: string, changes: Partial<Pick<FakeSubscription, 'status' | 'cancelAtPeriodEnd' | 'start' | 'end' | 'price' | 'trialEnd'>>): void {
+    Object.assign(this.subscriptions.get(id)!, changes);
+  }
+
+  /** The subscription as Stripe's API returns it, e.g. for an event's `data.object`. */
+  subscriptionObject(id: string): Record<string, unknown> {
+    return subscription(this.subscriptions.get(id)!);
+  }
+
+  /** A charge to `customer`, e.g. one to dispute. */
+  addCharge(customer: string): string {
+    const id = this.id('ch');
+    this.charges.set(id, { customer });
+    return id;
   }
 }
 
@@ -263,7 +328,8 @@ function subscription(sub: FakeSubscription) {
     id: sub.id,
     object: 'subscription',
     customer: sub.customer,
-    status: 'active',
+    status: sub.status ?? 'active',
+    trial_end: sub.trialEnd ?? null,
     cancel_at_period_end: sub.cancelAtPeriodEnd,
     metadata: sub.metadata,
     items: {

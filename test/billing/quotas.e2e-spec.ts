@@ -63,6 +63,26 @@ describe('Quotas (e2e)', () => {
       await lazyDeploy(t, a, `lazy-a-${a.workspaceId.slice(-6)}`, [file('b')]).expect(201);
     });
 
+    it('back on a plan with fewer projects than the workspace has: nothing deleted, deploys to existing projects answer 402 until it fits', async () => {
+      const a = await newTenant(t);
+      await upgrade(t, a, 'pro');
+      const slugs = ['x', 'y', 'z'].map((c) => `over-${c}-${a.workspaceId.slice(-6)}`);
+      for (const slug of slugs) await lazyDeploy(t, a, slug, [file('a')]).expect(201);
+      await t.http().post('/billing/cancel').set(asUser(a.owner)).send({ workspaceId: a.workspaceId }).expect(200);
+      moveClockTo(new Date(Date.now() + 400 * 24 * HOUR));
+      const res = await lazyDeploy(t, a, slugs[0], [file('b')]).expect(402);
+      expect(res.body).toMatchObject({ code: 'quota_exceeded', quota: 'projects', limit: 2, usage: 3, plan: 'free' });
+      expect(res.body.message).toBe(
+        'The free plan allows 2 projects per workspace and this workspace has 3: its sites keep serving, but deploys are paused until it fits. ' +
+          'Delete 1 project or upgrade the plan (POST /billing/activate-plan).',
+      );
+      expect(await projectsOf(a)).toBe(3);
+      // Fits again: deploys go on.
+      const [{ id }] = await t.dataSource.query('SELECT id FROM projects WHERE slug = $1', [slugs[2]]);
+      await t.http().delete(`/projects/${id}`).set(asUser(a.owner)).expect(204);
+      await lazyDeploy(t, a, slugs[0], [file('b')]).expect(201);
+    });
+
     it('gives the slot back when a project is deleted', async () => {
       const a = await newTenant(t);
       const one = await createProject(t, a, { name: 'one' }).expect(201);

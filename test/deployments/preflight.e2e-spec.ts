@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+import { Clock } from '../../src/common/time';
+import { newTenant, upgrade } from '../billing/billing-helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
@@ -82,6 +84,23 @@ describe('POST /v1/deployments/preflight (e2e)', () => {
     await deploySite(t, token, 'second', [{ path: 'index.html', content: 'second v2' }]);
     // 3 deploys this month: mine, second, second v2.
     expect((await preflight({ project_slug: 'second', files: [digest('i', 'x')] }).expect(402)).body).toMatchObject({ quota: 'deploymentsPerMonth' });
+  });
+
+  it('refuses a deploy to an existing project while the workspace has more projects than its plan allows, as the deploy would', async () => {
+    const a = await newTenant(t);
+    await upgrade(t, a, 'pro');
+    for (const slug of ['over-1', 'over-2', 'over-3'])
+      await deploySite(t, a.token, `${slug}-${a.workspaceId.slice(-6)}`, [{ path: 'index.html', content: slug }]);
+    await t.http().post('/billing/cancel').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId }).expect(200);
+    // The paid period ends: back on free (2 projects) with 3.
+    jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(Date.now() + 400 * 24 * 3_600_000));
+    try {
+      const res = await preflight({ project_slug: `over-1-${a.workspaceId.slice(-6)}`, files: [digest('i', 'x')] }, a.token).expect(402);
+      expect(res.body).toMatchObject({ quota: 'projects', limit: 2, usage: 3, plan: 'free' });
+      expect(res.body.message).toContain('deploys are paused until it fits');
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it('needs an API token with the deploy scope', async () => {

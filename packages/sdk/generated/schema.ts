@@ -931,6 +931,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's invoices from the payment provider, newest first: number, amounts, status, period, hosted page (owner only)
+         * @description **Access:** a dashboard JWT only; role `owner`; the workspace is the query’s `workspaceId`; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Stripe webhook event (the subscription lifecycle; see docs/billing.md)
+         * @description Authenticated by `Stripe-Signature`, checked over the raw body with STRIPE_WEBHOOK_SECRET. Each event is acted on once: a redelivery answers `{received: true, duplicate: true}` and changes nothing. 404 when this installation takes no Stripe webhooks.
+         *
+         *     **Access:** public, no credential.
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/analytics": {
         parameters: {
             query?: never;
@@ -2360,10 +2402,10 @@ export interface components {
             /** @enum {string|null} */
             interval: "month" | "year" | null;
             /**
-             * @description `none`: never subscribed; `active`: paid and running (see cancelAtPeriodEnd); `canceled`: ended, back on free
+             * @description `none`: never subscribed; `active`: paid and running (see cancelAtPeriodEnd); `past_due`: a renewal failed, the plan is kept until graceEndsAt while the payment is retried; `canceled`: ended (the plan stays until currentPeriodEnd, then free)
              * @enum {string}
              */
-            status: "none" | "active" | "canceled";
+            status: "none" | "active" | "past_due" | "canceled";
             /** @description The plan ends at currentPeriodEnd and the workspace returns to free */
             cancelAtPeriodEnd: boolean;
             /**
@@ -2373,6 +2415,18 @@ export interface components {
             currentPeriodEnd: string | null;
             /** @enum {string|null} */
             provider: "local" | "stripe" | null;
+            /**
+             * @description When the renewal failed; null unless past_due
+             * @example 2025-02-01T00:00:00.000Z
+             */
+            pastDueSince: string | null;
+            /**
+             * @description pastDueSince + BILLING_GRACE_DAYS: unpaid by then, the workspace is back on free; null unless past_due
+             * @example 2025-02-08T00:00:00.000Z
+             */
+            graceEndsAt: string | null;
+            /** @description The payment provider reported a dispute (chargeback) on one of its charges; the operator has been told */
+            disputed: boolean;
         };
         SpendCapStateView: {
             /**
@@ -2468,6 +2522,52 @@ export interface components {
              * @example https://checkout.stripe.com/c/pay/cs_test_a1b2c3
              */
             url: string;
+        };
+        InvoiceView: {
+            /** @example inv_0123456789abcdefghijklmn */
+            id: string;
+            /**
+             * @description The number the customer sees; null for a draft
+             * @example A1B2C3D4-0001
+             */
+            number: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "uncollectible" | "void";
+            /**
+             * @description Minor units of currency (cents)
+             * @example 1900
+             */
+            amountDue: number;
+            /**
+             * @description Minor units of currency (cents)
+             * @example 1900
+             */
+            amountPaid: number;
+            /**
+             * @description ISO 4217, lower case
+             * @example usd
+             */
+            currency: string;
+            /** @example 2025-01-01T00:00:00.000Z */
+            periodStart: string;
+            /** @example 2025-02-01T00:00:00.000Z */
+            periodEnd: string;
+            /**
+             * @description The provider’s page for the invoice (view, pay, download)
+             * @example https://invoice.stripe.com/i/acct_1/test_…
+             */
+            hostedInvoiceUrl: string | null;
+            /** @example 2025-01-01T00:00:00.000Z */
+            createdAt: string;
+        };
+        StripeWebhookAnswerView: {
+            /** @enum {boolean} */
+            received: true;
+            /**
+             * @description This event was handled before: nothing was done again
+             * @enum {boolean}
+             */
+            duplicate?: true;
         };
         AnalyticsTotalsDto: {
             /** @description GET answers of an HTML file, 2xx or 304, not by bots */
@@ -3171,7 +3271,7 @@ export interface components {
          * @description The billing module's codes
          * @enum {string}
          */
-        BillingErrorCode: "already_on_plan" | "hosted_billing_unavailable" | "invalid_payment_method" | "no_subscription" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "quota_exceeded" | "subscription_exists";
+        BillingErrorCode: "already_on_plan" | "hosted_billing_unavailable" | "invalid_payment_method" | "invalid_signature" | "no_subscription" | "payment_failed" | "payment_method_exists" | "payment_method_required" | "payment_provider_unavailable" | "quota_exceeded" | "stripe_webhook_not_configured" | "subscription_exists";
         /**
          * @description The internal module's codes
          * @enum {string}
@@ -9045,6 +9145,204 @@ export interface operations {
                         statusCode?: 409;
                         /** @enum {string} */
                         code?: "hosted_billing_unavailable";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description The payment provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 502;
+                        /** @enum {string} */
+                        code?: "payment_provider_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query: {
+                page?: number;
+                limit?: number;
+                workspaceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvoiceView"][];
+                        meta: {
+                            total: number;
+                            page: number;
+                            limit: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Set by Stripe: `t=<unix time>,v1=<HMAC-SHA256>` */
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Stripe event, as Stripe sends it */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookAnswerView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_signature" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "stripe_webhook_not_configured";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
                     };
                 };
             };

@@ -1,0 +1,352 @@
+import Stripe from 'stripe';
+
+import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
+import { Clock } from '../../src/common/time';
+import { OutboxService } from '../../src/outbox/outbox.service';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { addMember, bearer, registerUser } from '../helpers/identity';
+import { linkIn, type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
+import { lazyDeploy, newTenant, type Tenant, workspace } from './billing-helpers';
+import { FakeStripe } from './fake-stripe';
+
+/**
+ * The subscription lifecycle of issue 31 as Stripe drives it: events signed by the real
+ * SDK (`webhooks.generateTestHeaderString`) posted to POST /billing/stripe/webhook, the
+ * subscriptions they name read back from the Stripe stand-in (test/billing/fake-stripe.ts),
+ * mails caught by a real SMTP server, time moved with the app's Clock.
+ */
+const SECRET = 'whsec_lifecycleTestSecret123';
+const PLANS = { free: { projects: 1 }, pro: { projects: 3 } };
+const DAY = 24 * 3_600_000;
+const T0 = new Date('2030-01-20T10:00:00.000Z');
+
+describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  const stripe = new FakeStripe();
+  const signer = new Stripe('sk_test_signerOnly');
+  let seq = 0;
+
+  beforeAll(async () => {
+    const { port } = await stripe.start();
+    smtp = await startSmtpServer();
+    t = await startTestApp({
+      env: { ...stripe.env(port), STRIPE_WEBHOOK_SECRET: SECRET, SMTP_URL: smtp.url, PLANS_JSON: JSON.stringify(PLANS), BILLING_GRACE_DAYS: '7' },
+    });
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await t?.close();
+    await stripe.stop();
+    await smtp?.close();
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const moveClockTo = (at: Date) => jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(at));
+  const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
+
+  /** A Stripe event as Stripe posts it. */
+  const event = (type: string, object: object, created = T0) => ({
+    id: `evt_lifecycle${++seq}`,
+    object: 'event',
+    type,
+    created: seconds(created),
+    api_version: '2026-10-28.endive',
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: { object },
+  });
+  const deliver = (evt: object, secret = SECRET) => {
+    const payload = JSON.stringify(evt);
+    return t
+      .http()
+      .post('/billing/stripe/webhook')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', signer.webhooks.generateTestHeaderString({ payload, secret }))
+      .send(payload);
+  };
+  const subscription = async (tenant: Tenant) =>
+    (await t.http().get('/billing/subscription').query({ workspaceId: tenant.workspaceId }).set(bearer(tenant.owner.accessToken)).expect(200)).body;
+  const invoices = async (tenant: Tenant) =>
+    (await t.http().get('/billing/invoices').query({ workspaceId: tenant.workspaceId }).set(bearer(tenant.owner.accessToken)).expect(200)).body;
+  const ledger = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM billing_events'))[0].n);
+  /** Sends what the outbox holds, and returns the mails to `to` that arrived. */
+  const mailsTo = async (to: string): Promise<ReceivedMail[]> => {
+    await t.app.get(OutboxService).runOnce();
+    return smtp.received.filter((m) => m.rcptTo.includes(to) && /plan|Payment|trial/.test(m.parsed.subject ?? ''));
+  };
+  const file = (content: string) => [{ path: 'index.html', content }];
+
+  /** What area "checkout" sets up: a Stripe customer and subscription naming the workspace, then the completed Checkout Session. */
+  async function checkout(tenant: Tenant, price = 'price_proMonth') {
+    const customer = stripe.addCustomer();
+    const subId = stripe.addSubscription({ customer, price, metadata: { workspace_id: tenant.workspaceId } });
+    const session = {
+      id: `cs_test${++seq}`,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      customer,
+      subscription: subId,
+      client_reference_id: tenant.workspaceId,
+      metadata: { workspace_id: tenant.workspaceId },
+    };
+    return { customer, subId, session };
+  }
+  const invoice = (customer: string, subId: string, tenant: Tenant, fields: Record<string, unknown>) => ({
+    id: `in_test${++seq}`,
+    object: 'invoice',
+    customer,
+    number: `LIFE-${seq}`,
+    status: 'open',
+    amount_due: 1900,
+    amount_paid: 0,
+    currency: 'usd',
+    period_start: seconds(T0),
+    period_end: seconds(new Date(T0.getTime() + 31 * DAY)),
+    hosted_invoice_url: `https://invoice.stripe.test/i/${seq}`,
+    parent: { type: 'subscription_details', subscription_details: { subscription: subId, metadata: { workspace_id: tenant.workspaceId } } },
+    ...fields,
+  });
+
+  it('checkout.session.completed activates the plan of the Checkout’s subscription, and remembers its customer', async () => {
+    const a = await newTenant(t);
+    const { customer, session } = await checkout(a);
+    const res = await deliver(event('checkout.session.completed', session)).expect(200);
+    expect(res.body).toEqual({ received: true });
+    expect(await subscription(a)).toMatchObject({
+      tier: 'pro',
+      interval: 'month',
+      status: 'active',
+      provider: 'stripe',
+      cancelAtPeriodEnd: false,
+      pastDueSince: null,
+      graceEndsAt: null,
+      disputed: false,
+    });
+    expect((await workspace(t, a)).plan).toBe('pro');
+    const [row] = await t.dataSource.query('SELECT customer_ref FROM billing_customers WHERE workspace_id = $1', [a.workspaceId]);
+    expect(row.customer_ref).toBe(customer);
+    const [evt] = await t.dataSource.query('SELECT type, workspace_id FROM billing_events WHERE workspace_id = $1', [a.workspaceId]);
+    expect(evt).toEqual({ type: 'checkout.session.completed', workspace_id: a.workspaceId });
+  });
+
+  it('a failed renewal: past_due with a mail and the plan kept; grace over: free, projects kept, deploys 402; paid again: active', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    await lazyDeploy(t, a, `one-${a.workspaceId.slice(-8)}`, file('one')).expect(201);
+    await lazyDeploy(t, a, `two-${a.workspaceId.slice(-8)}`, file('two')).expect(201);
+
+    // The renewal fails: Stripe marks the subscription past_due and sends invoice.payment_failed.
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    const failed = invoice(customer, subId, a, { status: 'open', attempt_count: 1 });
+    const failedEvent = event('invoice.payment_failed', failed, failedAt);
+    await deliver(failedEvent).expect(200);
+    const graceEnd = new Date(failedAt.getTime() + 7 * DAY);
+    expect(await subscription(a)).toMatchObject({
+      tier: 'pro',
+      status: 'past_due',
+      pastDueSince: failedAt.toISOString(),
+      graceEndsAt: graceEnd.toISOString(),
+    });
+    expect((await workspace(t, a)).plan).toBe('pro');
+    await lazyDeploy(t, a, `two-${a.workspaceId.slice(-8)}`, file('two again')).expect(201);
+    const [mail] = await mailsTo(a.owner.email);
+    expect(mail.parsed.subject).toContain('Payment failed');
+    expect(mail.parsed.text).toContain(`keeps its pro plan until ${graceEnd.toISOString().slice(0, 10)}`);
+    expect(linkIn(mail, t.config.apiBaseUrl).pathname).toBe(`/app/w/${a.workspaceId}/billing`);
+    expect((await invoices(a)).data).toEqual([
+      {
+        id: expect.stringMatching(/^inv_/),
+        number: failed.number,
+        status: 'open',
+        amountDue: 1900,
+        amountPaid: 0,
+        currency: 'usd',
+        periodStart: T0.toISOString(),
+        periodEnd: new Date(T0.getTime() + 31 * DAY).toISOString(),
+        hostedInvoiceUrl: failed.hosted_invoice_url,
+        createdAt: failedAt.toISOString(),
+      },
+    ]);
+
+    // Stripe retries and fails again: no second mail, the grace still runs from the first failure.
+    await deliver(event('invoice.payment_failed', { ...failed, attempt_count: 2 }, new Date(failedAt.getTime() + 3 * DAY))).expect(200);
+    expect((await subscription(a)).pastDueSince).toBe(failedAt.toISOString());
+    expect(await mailsTo(a.owner.email)).toHaveLength(1);
+
+    // Grace over: free at once, the sweeper writes it and mails the owners; nothing deleted, deploys refused.
+    moveClockTo(new Date(graceEnd.getTime() - 1));
+    expect((await workspace(t, a)).plan).toBe('pro');
+    moveClockTo(graceEnd);
+    expect((await workspace(t, a)).plan).toBe('free');
+    expect((await t.app.get(BillingSweeper).runOnce()).subscriptionsEnded).toBeGreaterThanOrEqual(1);
+    expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled', pastDueSince: null, graceEndsAt: null });
+    const projects = await t.dataSource.query('SELECT slug FROM projects WHERE workspace_id = $1', [a.workspaceId]);
+    expect(projects).toHaveLength(2);
+    const refused = await lazyDeploy(t, a, `one-${a.workspaceId.slice(-8)}`, file('one again')).expect(402);
+    expect(refused.body).toMatchObject({ code: 'quota_exceeded', quota: 'projects', plan: 'free', limit: 1, usage: 2 });
+    expect(refused.body.message).toContain('deploys are paused until it fits. Delete 1 project or upgrade the plan');
+    const back = (await mailsTo(a.owner.email))[1];
+    expect(back.parsed.subject).toContain('is back on the free plan');
+    expect(back.parsed.text).toContain('2 projects (the free plan allows 1)');
+    expect(back.parsed.text).toContain('Your sites keep serving; deploys are paused');
+
+    // The owner updates the card in the portal; Stripe's retry succeeds: invoice.paid.
+    const paidAt = new Date(graceEnd.getTime() + DAY);
+    moveClockTo(paidAt);
+    stripe.updateSubscription(subId, { status: 'active' });
+    await deliver(event('invoice.paid', { ...failed, status: 'paid', amount_paid: 1900 }, paidAt)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active', pastDueSince: null });
+    expect((await workspace(t, a)).plan).toBe('pro');
+    await lazyDeploy(t, a, `one-${a.workspaceId.slice(-8)}`, file('one again')).expect(201);
+    expect((await invoices(a)).data).toEqual([expect.objectContaining({ number: failed.number, status: 'paid', amountPaid: 1900 })]);
+
+    // A redelivery of an event already handled: 200, nothing done.
+    const before = await ledger();
+    const replay = await deliver(failedEvent).expect(200);
+    expect(replay.body).toEqual({ received: true, duplicate: true });
+    expect(await ledger()).toBe(before);
+    expect((await subscription(a)).status).toBe('active');
+    expect(await mailsTo(a.owner.email)).toHaveLength(2);
+  });
+
+  it('out of order: a late payment_failed does not undo invoice.paid, a late checkout does not revive a deleted subscription', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    const completed = event('checkout.session.completed', session, T0);
+    const failed = invoice(customer, subId, a, { status: 'open' });
+    const failedEvent = event('invoice.payment_failed', failed, new Date(T0.getTime() + 1000));
+    const paidEvent = event('invoice.paid', { ...failed, status: 'paid', amount_paid: 1900 }, new Date(T0.getTime() + 2000));
+    // Stripe has the subscription active again (the retry succeeded) by the time anything arrives.
+    await deliver(completed).expect(200);
+    await deliver(paidEvent).expect(200);
+    await deliver(failedEvent).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active', pastDueSince: null });
+    expect((await invoices(a)).data).toEqual([expect.objectContaining({ status: 'paid', amountPaid: 1900 })]);
+    expect(await mailsTo(a.owner.email)).toEqual([]);
+
+    // Deleted at Stripe; the deletion arrives before the (much delayed) checkout.session.completed of another delivery.
+    const b = await newTenant(t);
+    const late = await checkout(b);
+    stripe.updateSubscription(late.subId, { status: 'canceled', end: seconds(T0) });
+    await deliver(event('customer.subscription.deleted', stripe.subscriptionObject(late.subId), T0)).expect(200);
+    await deliver(event('checkout.session.completed', late.session, new Date(T0.getTime() - 60_000))).expect(200);
+    expect(await subscription(b)).toMatchObject({ tier: 'free', status: 'none' });
+    expect((await workspace(t, b)).plan).toBe('free');
+  });
+
+  it('acts once on an event delivered several times at once', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    const failed = event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }));
+    const answers = await Promise.all([1, 2, 3].map(() => deliver(failed)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(answers.filter((r) => r.body.duplicate === true)).toHaveLength(2);
+    expect(await t.dataSource.query('SELECT type FROM billing_events WHERE provider_event_id = $1', [failed.id])).toEqual([{ type: 'invoice.payment_failed' }]);
+    expect(await mailsTo(a.owner.email)).toHaveLength(1);
+    expect((await invoices(a)).data).toHaveLength(1);
+  });
+
+  it('refuses a forged signature (400) and changes nothing', async () => {
+    const a = await newTenant(t);
+    const { session } = await checkout(a);
+    const before = await ledger();
+    const forged = await deliver(event('checkout.session.completed', session), 'whsec_notTheSecret').expect(400);
+    expect(forged.body).toMatchObject({ statusCode: 400, code: 'invalid_signature' });
+    expect(forged.body.message).toContain('STRIPE_WEBHOOK_SECRET');
+    // Signed, then altered.
+    const payload = JSON.stringify(event('checkout.session.completed', session));
+    const header = signer.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+    const altered = payload.replace(a.workspaceId, (await newTenant(t)).workspaceId);
+    await t.http().post('/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', header).send(altered).expect(400);
+    // No signature at all.
+    const missing = await t.http().post('/billing/stripe/webhook').set('Content-Type', 'application/json').send(payload).expect(400);
+    expect(missing.body.message).toContain('Stripe-Signature header is missing');
+    expect(await ledger()).toBe(before);
+    expect((await workspace(t, a)).plan).toBe('free');
+    expect(await subscription(a)).toMatchObject({ status: 'none' });
+  });
+
+  it('cancellation at period end: kept until then, free after, the owners told', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { subId, session } = await checkout(a, 'price_teamYear');
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'team', interval: 'year', status: 'active' });
+    // Cancelled in the portal: customer.subscription.updated with cancel_at_period_end.
+    stripe.updateSubscription(subId, { cancelAtPeriodEnd: true });
+    await deliver(event('customer.subscription.updated', stripe.subscriptionObject(subId))).expect(200);
+    const { items } = stripe.subscriptionObject(subId) as { items: { data: { current_period_end: number }[] } };
+    const end = new Date(items.data[0].current_period_end * 1000);
+    expect(await subscription(a)).toMatchObject({ tier: 'team', status: 'active', cancelAtPeriodEnd: true, currentPeriodEnd: end.toISOString() });
+    moveClockTo(new Date(end.getTime() - 1));
+    expect((await workspace(t, a)).plan).toBe('team');
+    // The period ends: Stripe deletes the subscription.
+    moveClockTo(end);
+    stripe.updateSubscription(subId, { status: 'canceled' });
+    await deliver(event('customer.subscription.deleted', stripe.subscriptionObject(subId), end)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled' });
+    expect((await t.dataSource.query('SELECT plan FROM workspaces WHERE id = $1', [a.workspaceId]))[0].plan).toBe('free');
+    const [mail] = await mailsTo(a.owner.email);
+    expect(mail.parsed.subject).toContain('is back on the free plan');
+    expect(mail.parsed.text).toContain('The team plan was cancelled and its paid period is over');
+    expect(mail.parsed.text).toContain('Everything it has fits the free plan');
+  });
+
+  it('a dispute flags the workspace for the operator: disputed in the subscription, a warning in the log', async () => {
+    const a = await newTenant(t);
+    const { customer, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    const charge = stripe.addCharge(customer);
+    await deliver(
+      event('charge.dispute.created', { id: `dp_test${++seq}`, object: 'dispute', charge, amount: 1900, currency: 'usd', reason: 'fraudulent' }),
+    ).expect(200);
+    expect(await subscription(a)).toMatchObject({ disputed: true, status: 'active' });
+    const warning = t.logs.find((line) => line.includes(`workspace ${a.workspaceId}: Stripe reports a dispute`));
+    expect(warning && JSON.parse(warning)).toMatchObject({ level: 'warn' });
+  });
+
+  it('trial ending mails the owners; a card removed in the portal leaves the payment methods', async () => {
+    const a = await newTenant(t);
+    // A card saved through the API (the adapter attaches it to the workspace's customer).
+    const saved = await t
+      .http()
+      .post('/billing/payment-methods')
+      .set(bearer(a.owner.accessToken))
+      .send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_1PortalRemoves' })
+      .expect(201);
+    const [{ customer_ref: customer }] = await t.dataSource.query('SELECT customer_ref FROM billing_customers WHERE workspace_id = $1', [a.workspaceId]);
+    const subId = stripe.addSubscription({ customer, price: 'price_proMonth', metadata: { workspace_id: a.workspaceId } });
+    const trialEnd = new Date(T0.getTime() + 3 * DAY);
+    stripe.updateSubscription(subId, { status: 'trialing', trialEnd: seconds(trialEnd) });
+    moveClockTo(T0);
+    await deliver(event('customer.subscription.trial_will_end', stripe.subscriptionObject(subId))).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active' });
+    const [mail] = await mailsTo(a.owner.email);
+    expect(mail.parsed.subject).toContain('trial of');
+    expect(mail.parsed.text).toContain(`ends at ${trialEnd.toISOString().slice(0, 10)} 10:00 UTC`);
+
+    await deliver(event('payment_method.detached', { id: 'pm_1PortalRemoves', object: 'payment_method', customer: null, type: 'card' })).expect(200);
+    const list = await t.http().get('/billing/payment-methods').query({ workspaceId: a.workspaceId }).set(bearer(a.owner.accessToken)).expect(200);
+    expect(list.body.data.map((m: { id: string }) => m.id)).not.toContain(saved.body.id);
+  });
+
+  it('GET /billing/invoices is for owners', async () => {
+    const a = await newTenant(t);
+    const admin = await registerUser(t);
+    await addMember(t, a.owner, admin, 'admin');
+    const res = await t.http().get('/billing/invoices').query({ workspaceId: a.workspaceId }).set(bearer(admin.accessToken)).expect(403);
+    expect(res.body.code).toBe('owner_required');
+    expect(await invoices(a)).toEqual({ data: [], meta: { total: 0, page: 1, limit: 20, totalPages: 0 } });
+  });
+});
