@@ -1,25 +1,14 @@
 /// <reference lib="dom" />
 import { join } from 'node:path';
 
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { FakeStripe } from '../billing/fake-stripe';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { bearer, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await expectNoHorizontalScroll(page, name);
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect({ page: name, violations: bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`) }).toEqual({
-    page: name,
-    violations: [],
-  });
-}
 
 const GiB = 1024 ** 3;
 
@@ -28,10 +17,6 @@ const GiB = 1024 ** 3;
  * prices per interval, Upgrade followed to the Stripe stand-in's Checkout page and back,
  * Manage billing followed to its portal page, the usage meters with bandwidth and the
  * spend-cap switch, the past_due banner. axe on the page.
- *
- * The last two tests read fields the other branches of issue 31 add to the API
- * (`usage.bandwidthBytesPerMonth`, `percent` and `spendCap` from metering; `past_due` and
- * `graceEndsAt` from lifecycle): they pass once those are merged.
  */
 describe('The dashboard’s billing page with Stripe in a real browser (e2e)', () => {
   let t: TestApp;
@@ -51,18 +36,8 @@ describe('The dashboard’s billing page with Stripe in a real browser (e2e)', (
     browser = await launchBrowser();
     owner = await registerUser(t, { name: 'Paula Payer' });
     await verifyEmail(t, owner);
-    context = await browser.browser.newContext({ viewport: { width: 375, height: 800 } });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${t.port}/app/sign-in`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    ({ context, page } = await phonePage(browser.browser, errors));
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();
