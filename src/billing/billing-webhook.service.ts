@@ -214,6 +214,12 @@ export class BillingWebhookService {
     const current = await this.billing.findSubscription(m, workspaceId);
     const same = current?.provider === this.provider.name && current.providerSubscriptionRef === state.ref;
     if (!same && state.status === 'canceled') return;
+    // Ours ended it (the grace ran out, the sweeper wrote canceled) while Stripe's own retry
+    // schedule, which is longer, goes on: a further failure must not open a new grace.
+    if (same && current.status === 'canceled' && state.status === 'past_due') {
+      this.logger.log(`workspace ${workspaceId}: Stripe subscription ${state.ref} is still past_due, its grace here is over; it stays on free until paid`);
+      return;
+    }
     if (!state.tier || !state.interval) {
       this.logger.warn(`Stripe subscription ${state.ref} of workspace ${workspaceId} has a price no STRIPE_PRICE_* names; its state is not applied`);
       return;

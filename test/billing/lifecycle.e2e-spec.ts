@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
 import { Clock } from '../../src/common/time';
 import { OutboxService } from '../../src/outbox/outbox.service';
+import { SitePauses } from '../../src/quotas/site-pauses.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, bearer, registerUser } from '../helpers/identity';
 import { linkIn, type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
@@ -240,6 +241,67 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     await deliver(event('checkout.session.completed', late.session, new Date(T0.getTime() - 60_000))).expect(200);
     expect(await subscription(b)).toMatchObject({ tier: 'free', status: 'none' });
     expect((await workspace(t, b)).plan).toBe('free');
+  });
+
+  it('grace over and swept: a further failed retry of Stripe does not give the plan back for another grace', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    const failed = invoice(customer, subId, a, { status: 'open', attempt_count: 1 });
+    await deliver(event('invoice.payment_failed', failed, failedAt)).expect(200);
+    const graceEnd = new Date(failedAt.getTime() + 7 * DAY);
+    moveClockTo(graceEnd);
+    await t.app.get(BillingSweeper).runOnce();
+    expect((await workspace(t, a)).plan).toBe('free');
+
+    // Stripe's retries go on past our grace (its schedule is its own); the subscription is still past_due there.
+    const retriedAt = new Date(graceEnd.getTime() + 2 * DAY);
+    moveClockTo(retriedAt);
+    await deliver(event('invoice.payment_failed', { ...failed, attempt_count: 4 }, retriedAt)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled', pastDueSince: null, graceEndsAt: null });
+    expect((await workspace(t, a)).plan).toBe('free');
+    const subjects = (await mailsTo(a.owner.email)).map((m) => m.parsed.subject);
+    expect(subjects.filter((s) => s?.includes('Payment failed'))).toHaveLength(1);
+
+    // Paid at last: active again, as before.
+    stripe.updateSubscription(subId, { status: 'active' });
+    await deliver(event('invoice.paid', { ...failed, status: 'paid', amount_paid: 1900 }, retriedAt)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active' });
+    expect((await workspace(t, a)).plan).toBe('pro');
+  });
+
+  it('past_due past its grace counts as free for the spend cap before the sweeper runs', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    await t.http().put('/billing/spend-cap').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, pauseSitesAtLimit: true }).expect(200);
+    // 200 GB this month: past free's 100 GB, well within pro's 1 TB.
+    await t.dataSource.query('INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes) VALUES ($1, $2, $3)', [
+      a.workspaceId,
+      '2030-01-01',
+      String(200 * 1024 ** 3),
+    ]);
+    const pauses = t.app.get(SitePauses);
+    await pauses.refresh();
+    expect(pauses.isPaused(a.workspaceId)).toBe(false);
+
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    await deliver(event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }), failedAt)).expect(200);
+    // Grace over, the sweeper not yet run: the plan in force is free, so the cap pauses the sites.
+    moveClockTo(new Date(failedAt.getTime() + 7 * DAY));
+    expect((await t.http().get('/billing/usage').query({ workspaceId: a.workspaceId }).set(bearer(a.owner.accessToken)).expect(200)).body).toMatchObject({
+      plan: 'free',
+      spendCap: { pauseSitesAtLimit: true, sitesPaused: true },
+    });
+    await pauses.refresh();
+    expect(pauses.isPaused(a.workspaceId)).toBe(true);
   });
 
   it('acts once on an event delivered several times at once', async () => {
