@@ -133,16 +133,18 @@ export class BillingService {
     await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
-      const hasMethod = await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name);
-      if (!hasMethod) {
+      const sub = await this.billing.findSubscription(m, workspaceId);
+      const running = sub !== null && this.isRunning(sub);
+      // A live subscription is changed, and billed, with the payment method it already has at the
+      // provider: one started in Stripe's Checkout has its card there, none saved here.
+      const changesLive = running && !sub.cancelAtPeriodEnd;
+      if (!changesLive && !(await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name))) {
         throw billingError.at(
           402,
           'payment_method_required',
           `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
         );
       }
-      const sub = await this.billing.findSubscription(m, workspaceId);
-      const running = sub !== null && this.isRunning(sub);
       if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };

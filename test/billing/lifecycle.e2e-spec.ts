@@ -133,6 +133,44 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(evt).toEqual({ type: 'checkout.session.completed', workspace_id: a.workspaceId });
   });
 
+  it('a plan bought through our POST /billing/checkout: active by the webhook, no second Checkout, and activate-plan changes it without a card saved here', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const owner = bearer(a.owner.accessToken);
+    const started = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const sessionId = new URL(started.body.url).pathname.split('/').pop()!;
+    const { form } = stripe.checkoutSessions.get(sessionId)!;
+    // Paid on Stripe's page: Stripe makes the subscription from the session (its price, its subscription_data) and tells us.
+    const subId = stripe.addSubscription({
+      customer: form.customer,
+      price: form['line_items[0][price]'],
+      metadata: { workspace_id: form['subscription_data[metadata][workspace_id]'] },
+    });
+    const session = {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      customer: form.customer,
+      subscription: subId,
+      client_reference_id: form.client_reference_id,
+      metadata: { workspace_id: form['metadata[workspace_id]'] },
+    };
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', interval: 'month', status: 'active', provider: 'stripe' });
+
+    const second = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
+    expect(second.body).toMatchObject({ code: 'subscription_exists' });
+    expect(second.body.message).toContain('POST /billing/activate-plan');
+    // As that answer says: the running subscription (paid with the card given to Stripe's Checkout) changes tier.
+    const changed = await t.http().post('/billing/activate-plan').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' });
+    expect(changed.status).toBe(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'team', interval: 'month', status: 'active' });
+    expect(stripe.subscriptionObject(subId)).toMatchObject({
+      items: { data: [expect.objectContaining({ price: expect.objectContaining({ id: 'price_teamMonth' }) })] },
+    });
+  });
+
   it('a failed renewal: past_due with a mail and the plan kept; grace over: free, projects kept, deploys 402; paid again: active', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
