@@ -9,7 +9,14 @@ import { graceEndsAt } from '../quotas/quota';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { BillingRepository } from './billing.repository';
 import { BillingMails } from './billing-mails';
-import { PaymentProvider, PaymentProviderError, type ProviderEvent, type ProviderSubscriptionState, WebhookSignatureError } from './payment-provider';
+import {
+  MalformedEventError,
+  PaymentProvider,
+  PaymentProviderError,
+  type ProviderEvent,
+  type ProviderSubscriptionState,
+  WebhookSignatureError,
+} from './payment-provider';
 
 /** The answer to a delivery: Stripe needs only a 2xx; `duplicate` tells a redelivery apart in its dashboard. */
 export interface WebhookAnswer {
@@ -101,6 +108,7 @@ export class BillingWebhookService {
       }
       // Signed by Stripe yet not JSON: only a holder of the secret can send that.
       if (err instanceof SyntaxError) throw billingError('invalid_signature', `The signed body is not a JSON event: ${err.message}`);
+      if (err instanceof MalformedEventError) throw billingError('invalid_signature', `The signed body is not a Stripe event: ${err.message}`);
       throw err;
     }
   }

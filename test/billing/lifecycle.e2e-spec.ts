@@ -377,6 +377,31 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(await subscription(a)).toMatchObject({ status: 'none' });
   });
 
+  it('refuses a captured delivery replayed after the tolerance (400), a body over 1 MB (413) and a signed body that is no event (400), recording nothing', async () => {
+    const a = await newTenant(t);
+    const { session } = await checkout(a);
+    const before = await ledger();
+    const payload = JSON.stringify(event('checkout.session.completed', session));
+    // Signed by Stripe ten minutes ago (the SDK's tolerance is five): someone replays what they captured.
+    const old = signer.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: Math.floor(Date.now() / 1000) - 600 });
+    const stale = await t.http().post('/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', old).send(payload).expect(400);
+    expect(stale.body).toMatchObject({ code: 'invalid_signature' });
+    expect(stale.body.message).not.toContain(SECRET);
+    const huge = JSON.stringify({ ...event('checkout.session.completed', session), padding: 'x'.repeat(1024 * 1024) });
+    const tooLarge = await deliver(JSON.parse(huge)).expect(413);
+    expect(tooLarge.body).toMatchObject({ code: 'payload_too_large' });
+    for (const notAnEvent of [
+      { id: 'evt_shapeless', type: 'invoice.paid', created: 1 },
+      { id: 'evt_nulldata', type: 'invoice.paid', created: 1, data: null },
+      [1, 2],
+    ]) {
+      const res = await deliver(notAnEvent as object);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'invalid_signature' });
+    }
+    expect(await ledger()).toBe(before);
+    expect(await subscription(a)).toMatchObject({ status: 'none' });
+  });
+
   it('cancellation at period end: kept until then, free after, the owners told', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
