@@ -312,6 +312,32 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect((await workspace(t, a)).plan).toBe('pro');
   });
 
+  it('grace over while Stripe still retries the old subscription: no second one through Checkout until Stripe ends it', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const owner = bearer(a.owner.accessToken);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    await deliver(event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }), failedAt)).expect(200);
+    moveClockTo(new Date(failedAt.getTime() + 7 * DAY));
+    await t.app.get(BillingSweeper).runOnce();
+    expect((await workspace(t, a)).plan).toBe('free');
+
+    // Stripe still retries the first subscription: a second one would charge the workspace twice once a retry succeeds.
+    const mark = stripe.calls.length;
+    const refused = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
+    expect(refused.body).toMatchObject({ code: 'subscription_exists' });
+    expect(refused.body.message).toContain('POST /billing/portal');
+    expect(stripe.since(mark).map((c) => `${c.method} ${c.path}`)).not.toContain('POST /v1/checkout/sessions');
+
+    // Stripe gives up and cancels it: a fresh Checkout may start.
+    stripe.updateSubscription(subId, { status: 'canceled' });
+    await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+  });
+
   it('past_due past its grace counts as free for the spend cap before the sweeper runs', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
