@@ -15,6 +15,18 @@ type Template = BillingMail['template'];
 type Extra<T extends Template> = Omit<Extract<BillingMail, { template: T }>['data'], 'name' | 'workspace' | 'billingUrl'>;
 
 /** What of `holdings` a plan's `limits` no longer allow, as the mail says it. */
+/**
+ * What the 100 % bandwidth mail says happens next. Deploys are refused past the month's
+ * bandwidth whatever the cap (quota.ts bandwidthQuotaError); overage is billed only where it
+ * is reported (Stripe, a meter configured, a paid plan: OverageReporter).
+ */
+export function bandwidthLimitNote(capped: boolean, overageBilled: boolean): string {
+  const deploys = 'New deploys are refused (402) until the month ends or the plan is upgraded.';
+  if (capped)
+    return `The spend cap is on: the workspace's sites are paused (they answer 503) until the month ends, the plan is upgraded, or the cap is turned off. ${deploys}`;
+  return `The spend cap is off: the sites keep serving${overageBilled ? ', and what they serve past the limit is billed as overage on the next invoice' : ''}. ${deploys}`;
+}
+
 export function overLimits(
   holdings: { projects: number; storageBytes: number },
   limits: Pick<PlanLimits, 'projects' | 'storageBytes'>,

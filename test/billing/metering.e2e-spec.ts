@@ -156,6 +156,9 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     expect(mails.map((m) => /has used (\d+) % of its bandwidth this month$/.exec(m.parsed.subject!)?.[1]).sort()).toEqual(['100', '50', '75']);
     const full = mails.find((m) => m.parsed.subject!.includes('100 %'))!;
     expect(full.parsed.text).toContain('The spend cap is off: the sites keep serving');
+    // A free plan is not billed for overage, and its deploys are refused past the limit.
+    expect(full.parsed.text).not.toContain('overage');
+    expect(full.parsed.text).toContain('New deploys are refused (402) until the month ends or the plan is upgraded');
     expect(full.parsed.text).toContain(`${t.config.apiBaseUrl}/app/w/${b.workspaceId}/billing`);
     expect(full.parsed.text).toContain('The count starts again at 2030-04-01T00:00:00.000Z');
 
