@@ -128,6 +128,32 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     ]);
   });
 
+  it('a flush that fails after adding the bandwidth counts nothing, and its retry counts each read once', async () => {
+    moveClockTo('2030-01-15T12:00:00.000Z');
+    const a = await newTenant(t);
+    const slug = await published(a);
+    await read(slug).expect(200);
+    await flush();
+    const one = Number((await bandwidthRow(a))[0].bandwidth_bytes);
+    expect(one).toBeGreaterThan(0);
+
+    await readTimes(slug, 3);
+    // The database goes away after the bandwidth was added, before the flush's transaction commits.
+    const quotas = t.app.get(QuotaService);
+    const real = quotas.countBandwidth.bind(quotas);
+    jest.spyOn(quotas, 'countBandwidth').mockImplementationOnce(async (m, served) => {
+      await real(m, served);
+      throw new Error('connection lost mid-flush');
+    });
+    await expect(flush()).rejects.toThrow('connection lost mid-flush');
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(one);
+    // The next flush (the counters were put back) counts the three reads once.
+    await flush();
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(4 * one);
+    await flush();
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(4 * one);
+  });
+
   it('announces 50, 75 and 100 % of the bandwidth limit once each: an event and a mail to the owner', async () => {
     moveClockTo('2030-03-05T08:00:00.000Z');
     const b = await newTenant(t);
