@@ -286,7 +286,8 @@ export class BillingRepository {
   /**
    * Creates or updates the mirror of a provider invoice. Events can come out of order, so
    * a settled status (paid, void, uncollectible) is never replaced by an earlier one
-   * (draft, open): a late `invoice.payment_failed` does not reopen a paid invoice.
+   * (draft, open), nor an open one by a draft: a late `invoice.payment_failed` does not
+   * reopen a paid invoice, and a late `invoice.created` does not undo its finalizing.
    */
   @GenerateSql({
     params: (f) => [
@@ -336,7 +337,7 @@ export class BillingRepository {
          amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
          period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
          updated_at = excluded.updated_at
-       WHERE i.status IN ('draft', 'open') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
+       WHERE i.status = 'draft' OR (i.status = 'open' AND excluded.status <> 'draft') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
       [
         row.id,
         row.workspaceId,

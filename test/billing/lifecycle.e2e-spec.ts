@@ -368,6 +368,17 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(pauses.isPaused(a.workspaceId)).toBe(true);
   });
 
+  it('mirrors invoices without going back: a late invoice.created (draft) after invoice.finalized leaves it open', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    const finalized = invoice(customer, subId, a, { status: 'open', amount_due: 1900 });
+    await deliver(event('invoice.finalized', finalized, new Date(T0.getTime() + 2000))).expect(200);
+    await deliver(event('invoice.created', { ...finalized, status: 'draft', number: null, amount_due: 0, hosted_invoice_url: null }, T0)).expect(200);
+    expect((await invoices(a)).data).toEqual([expect.objectContaining({ number: finalized.number, status: 'open', amountDue: 1900 })]);
+  });
+
   it('acts once on an event delivered several times at once', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
