@@ -149,6 +149,8 @@ export class BillingService {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };
       }
+      // Ended here by its grace yet still retried at the provider: a second subscription would be paid twice.
+      if (!running && sub) await this.assertEndedAtProvider(sub);
       let started: ProviderSubscription;
       if (running) {
         started = await this.call(() => this.provider.changeSubscription(this.current(sub), tier, interval));

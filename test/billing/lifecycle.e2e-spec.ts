@@ -312,7 +312,7 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect((await workspace(t, a)).plan).toBe('pro');
   });
 
-  it('grace over while Stripe still retries the old subscription: no second one through Checkout until Stripe ends it', async () => {
+  it('grace over while Stripe still retries the old subscription: no second one through Checkout or activate-plan until Stripe ends it', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
     const owner = bearer(a.owner.accessToken);
@@ -332,6 +332,11 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(refused.body).toMatchObject({ code: 'subscription_exists' });
     expect(refused.body.message).toContain('POST /billing/portal');
     expect(stripe.since(mark).map((c) => `${c.method} ${c.path}`)).not.toContain('POST /v1/checkout/sessions');
+    // Nor through activate-plan with a card saved here.
+    await t.http().post('/billing/payment-methods').set(owner).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_visa' }).expect(201);
+    const again = await t.http().post('/billing/activate-plan').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
+    expect(again.body).toMatchObject({ code: 'subscription_exists' });
+    expect(stripe.since(mark).map((c) => `${c.method} ${c.path}`)).not.toContain('POST /v1/subscriptions');
 
     // Stripe gives up and cancels it: a fresh Checkout may start.
     stripe.updateSubscription(subId, { status: 'canceled' });
