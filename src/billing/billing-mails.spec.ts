@@ -8,6 +8,17 @@ describe('overLimits', () => {
     ]);
     expect(overLimits({ projects: 3, storageBytes: 10 }, { projects: 3, storageBytes: 10 }, 'free')).toEqual([]);
     expect(overLimits({ projects: 300, storageBytes: 10 }, { projects: null, storageBytes: null }, 'team')).toEqual([]);
+    // The month's bandwidth at or past the smaller plan's: deploys wait for it too.
+    expect(
+      overLimits(
+        { projects: 1, storageBytes: 10, bandwidthBytes: 150 * 1024 ** 3 },
+        { projects: 3, storageBytes: null, bandwidthBytesPerMonth: 100 * 1024 ** 3 },
+        'free',
+      ),
+    ).toEqual(['150 GB served this month (the free plan includes 100 GB a month)']);
+    expect(overLimits({ projects: 1, storageBytes: 10, bandwidthBytes: 99 }, { projects: 3, storageBytes: null, bandwidthBytesPerMonth: 100 }, 'free')).toEqual(
+      [],
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import { MailService } from '../mail/mail.service';
 import type { BillingMail } from '../mail/mail-templates';
 import type { PlanLimits } from '../quotas/plans';
 import { PlansService } from '../quotas/plans.service';
+import { monthKey } from '../quotas/quota';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { BillingRepository } from './billing.repository';
 
@@ -28,14 +29,19 @@ export function bandwidthLimitNote(capped: boolean, overageBilled: boolean): str
 }
 
 export function overLimits(
-  holdings: { projects: number; storageBytes: number },
-  limits: Pick<PlanLimits, 'projects' | 'storageBytes'>,
+  holdings: { projects: number; storageBytes: number; bandwidthBytes?: number },
+  limits: Pick<PlanLimits, 'projects' | 'storageBytes'> & Partial<Pick<PlanLimits, 'bandwidthBytesPerMonth'>>,
   tier: string,
 ): string[] {
   const over: string[] = [];
   if (limits.projects !== null && holdings.projects > limits.projects) over.push(`${holdings.projects} projects (the ${tier} plan allows ${limits.projects})`);
   if (limits.storageBytes !== null && holdings.storageBytes > limits.storageBytes) {
     over.push(`${formatBytes(holdings.storageBytes)} stored (the ${tier} plan allows ${formatBytes(limits.storageBytes)})`);
+  }
+  // Deploys are refused past the month's bandwidth too (quota.ts bandwidthQuotaError), until the month ends.
+  const bandwidthLimit = limits.bandwidthBytesPerMonth ?? null;
+  if (bandwidthLimit !== null && holdings.bandwidthBytes !== undefined && holdings.bandwidthBytes >= bandwidthLimit) {
+    over.push(`${formatBytes(holdings.bandwidthBytes)} served this month (the ${tier} plan includes ${formatBytes(bandwidthLimit)} a month)`);
   }
   return over;
 }
@@ -76,7 +82,7 @@ export class BillingMails {
 
   /** "Back on free": says what no longer fits, since deploys wait until it does. */
   async backToFree(m: EntityManager, workspaceId: string, tier: string, reason: 'canceled' | 'grace_over'): Promise<void> {
-    const over = overLimits(await this.billing.holdings(m, workspaceId), this.plans.limits('free'), 'free');
+    const over = overLimits(await this.billing.holdings(m, workspaceId, monthKey(this.clock.now())), this.plans.limits('free'), 'free');
     await this.send(m, workspaceId, 'billing_back_to_free', { tier, reason, over });
   }
 }

@@ -378,14 +378,15 @@ export class BillingRepository {
     );
   }
 
-  /** Projects and stored bytes, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
-  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
-  async holdings(manager: EntityManager, workspaceId: string): Promise<{ projects: number; storageBytes: number }> {
-    const [row]: { projects: number; storage: string }[] = await manager.query(
+  /** Projects, stored bytes and the bandwidth of `month`, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
+  async holdings(manager: EntityManager, workspaceId: string, month: string): Promise<{ projects: number; storageBytes: number; bandwidthBytes: number }> {
+    const [row]: { projects: number; storage: string; bandwidth: string }[] = await manager.query(
       `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
-              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
-      [workspaceId],
+              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+              coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth`,
+      [workspaceId, month],
     );
-    return { projects: row.projects, storageBytes: Number(row.storage) };
+    return { projects: row.projects, storageBytes: Number(row.storage), bandwidthBytes: Number(row.bandwidth) };
   }
 }

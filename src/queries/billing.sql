@@ -114,4 +114,5 @@ SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_
 
 -- BillingRepository.holdings
 SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
-  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage
+  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+  coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth

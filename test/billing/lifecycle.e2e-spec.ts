@@ -371,6 +371,11 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     });
     await pauses.refresh();
     expect(pauses.isPaused(a.workspaceId)).toBe(true);
+    // The sweeper ends it; the mail names the month's bandwidth among what no longer fits (deploys wait for it too).
+    await t.app.get(BillingSweeper).runOnce();
+    const back = (await mailsTo(a.owner.email)).find((m) => m.parsed.subject?.includes('is back on the free plan'));
+    expect(back?.parsed.text).toContain('200 GB served this month (the free plan includes 100 GB a month)');
+    expect(back?.parsed.text).not.toContain('Everything it has fits the free plan');
   });
 
   it('mirrors invoices without going back: a late invoice.created (draft) after invoice.finalized leaves it open', async () => {
