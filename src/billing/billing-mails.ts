@@ -8,6 +8,7 @@ import { MailService } from '../mail/mail.service';
 import type { BillingMail } from '../mail/mail-templates';
 import type { PlanLimits } from '../quotas/plans';
 import { PlansService } from '../quotas/plans.service';
+import { monthKey } from '../quotas/quota';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { BillingRepository } from './billing.repository';
 
@@ -15,15 +16,32 @@ type Template = BillingMail['template'];
 type Extra<T extends Template> = Omit<Extract<BillingMail, { template: T }>['data'], 'name' | 'workspace' | 'billingUrl'>;
 
 /** What of `holdings` a plan's `limits` no longer allow, as the mail says it. */
+/**
+ * What the 100 % bandwidth mail says happens next. Deploys are refused past the month's
+ * bandwidth whatever the cap (quota.ts bandwidthQuotaError); overage is billed only where it
+ * is reported (Stripe, a meter configured, a paid plan: OverageReporter).
+ */
+export function bandwidthLimitNote(capped: boolean, overageBilled: boolean): string {
+  const deploys = 'New deploys are refused (402) until the month ends or the plan is upgraded.';
+  if (capped)
+    return `The spend cap is on: the workspace's sites are paused (they answer 503) until the month ends, the plan is upgraded, or the cap is turned off. ${deploys}`;
+  return `The spend cap is off: the sites keep serving${overageBilled ? ', and what they serve past the limit is billed as overage on the next invoice' : ''}. ${deploys}`;
+}
+
 export function overLimits(
-  holdings: { projects: number; storageBytes: number },
-  limits: Pick<PlanLimits, 'projects' | 'storageBytes'>,
+  holdings: { projects: number; storageBytes: number; bandwidthBytes?: number },
+  limits: Pick<PlanLimits, 'projects' | 'storageBytes'> & Partial<Pick<PlanLimits, 'bandwidthBytesPerMonth'>>,
   tier: string,
 ): string[] {
   const over: string[] = [];
   if (limits.projects !== null && holdings.projects > limits.projects) over.push(`${holdings.projects} projects (the ${tier} plan allows ${limits.projects})`);
   if (limits.storageBytes !== null && holdings.storageBytes > limits.storageBytes) {
     over.push(`${formatBytes(holdings.storageBytes)} stored (the ${tier} plan allows ${formatBytes(limits.storageBytes)})`);
+  }
+  // Deploys are refused past the month's bandwidth too (quota.ts bandwidthQuotaError), until the month ends.
+  const bandwidthLimit = limits.bandwidthBytesPerMonth ?? null;
+  if (bandwidthLimit !== null && holdings.bandwidthBytes !== undefined && holdings.bandwidthBytes >= bandwidthLimit) {
+    over.push(`${formatBytes(holdings.bandwidthBytes)} served this month (the ${tier} plan includes ${formatBytes(bandwidthLimit)} a month)`);
   }
   return over;
 }
@@ -64,7 +82,7 @@ export class BillingMails {
 
   /** "Back on free": says what no longer fits, since deploys wait until it does. */
   async backToFree(m: EntityManager, workspaceId: string, tier: string, reason: 'canceled' | 'grace_over'): Promise<void> {
-    const over = overLimits(await this.billing.holdings(m, workspaceId), this.plans.limits('free'), 'free');
+    const over = overLimits(await this.billing.holdings(m, workspaceId, monthKey(this.clock.now())), this.plans.limits('free'), 'free');
     await this.send(m, workspaceId, 'billing_back_to_free', { tier, reason, over });
   }
 }

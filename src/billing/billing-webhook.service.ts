@@ -9,7 +9,14 @@ import { graceEndsAt } from '../quotas/quota';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { BillingRepository } from './billing.repository';
 import { BillingMails } from './billing-mails';
-import { PaymentProvider, PaymentProviderError, type ProviderEvent, type ProviderSubscriptionState, WebhookSignatureError } from './payment-provider';
+import {
+  MalformedEventError,
+  PaymentProvider,
+  PaymentProviderError,
+  type ProviderEvent,
+  type ProviderSubscriptionState,
+  WebhookSignatureError,
+} from './payment-provider';
 
 /** The answer to a delivery: Stripe needs only a 2xx; `duplicate` tells a redelivery apart in its dashboard. */
 export interface WebhookAnswer {
@@ -101,6 +108,7 @@ export class BillingWebhookService {
       }
       // Signed by Stripe yet not JSON: only a holder of the secret can send that.
       if (err instanceof SyntaxError) throw billingError('invalid_signature', `The signed body is not a JSON event: ${err.message}`);
+      if (err instanceof MalformedEventError) throw billingError('invalid_signature', `The signed body is not a Stripe event: ${err.message}`);
       throw err;
     }
   }
@@ -214,6 +222,12 @@ export class BillingWebhookService {
     const current = await this.billing.findSubscription(m, workspaceId);
     const same = current?.provider === this.provider.name && current.providerSubscriptionRef === state.ref;
     if (!same && state.status === 'canceled') return;
+    // Ours ended it (the grace ran out, the sweeper wrote canceled) while Stripe's own retry
+    // schedule, which is longer, goes on: a further failure must not open a new grace.
+    if (same && current.status === 'canceled' && state.status === 'past_due') {
+      this.logger.log(`workspace ${workspaceId}: Stripe subscription ${state.ref} is still past_due, its grace here is over; it stays on free until paid`);
+      return;
+    }
     if (!state.tier || !state.interval) {
       this.logger.warn(`Stripe subscription ${state.ref} of workspace ${workspaceId} has a price no STRIPE_PRICE_* names; its state is not applied`);
       return;

@@ -64,6 +64,7 @@ export class BillingController {
       400: ['invalid_payment_method'],
       402: ['payment_failed', 'payment_method_required'],
       403: [...BILLING_ACCESS[403]!, 'email_not_verified'],
+      409: ['subscription_exists'],
       502: ['payment_provider_unavailable'],
     },
   })

@@ -286,7 +286,8 @@ export class BillingRepository {
   /**
    * Creates or updates the mirror of a provider invoice. Events can come out of order, so
    * a settled status (paid, void, uncollectible) is never replaced by an earlier one
-   * (draft, open): a late `invoice.payment_failed` does not reopen a paid invoice.
+   * (draft, open), nor an open one by a draft: a late `invoice.payment_failed` does not
+   * reopen a paid invoice, and a late `invoice.created` does not undo its finalizing.
    */
   @GenerateSql({
     params: (f) => [
@@ -336,7 +337,7 @@ export class BillingRepository {
          amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
          period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
          updated_at = excluded.updated_at
-       WHERE i.status IN ('draft', 'open') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
+       WHERE i.status = 'draft' OR (i.status = 'open' AND excluded.status <> 'draft') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
       [
         row.id,
         row.workspaceId,
@@ -377,14 +378,15 @@ export class BillingRepository {
     );
   }
 
-  /** Projects and stored bytes, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
-  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
-  async holdings(manager: EntityManager, workspaceId: string): Promise<{ projects: number; storageBytes: number }> {
-    const [row]: { projects: number; storage: string }[] = await manager.query(
+  /** Projects, stored bytes and the bandwidth of `month`, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
+  async holdings(manager: EntityManager, workspaceId: string, month: string): Promise<{ projects: number; storageBytes: number; bandwidthBytes: number }> {
+    const [row]: { projects: number; storage: string; bandwidth: string }[] = await manager.query(
       `SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
-              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage`,
-      [workspaceId],
+              coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+              coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth`,
+      [workspaceId, month],
     );
-    return { projects: row.projects, storageBytes: Number(row.storage) };
+    return { projects: row.projects, storageBytes: Number(row.storage), bandwidthBytes: Number(row.bandwidth) };
   }
 }

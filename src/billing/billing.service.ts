@@ -133,20 +133,24 @@ export class BillingService {
     await this.users.assertVerifiedIfRequired(principal.userId, 'start a paid plan');
     return this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);
-      const hasMethod = await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name);
-      if (!hasMethod) {
+      const sub = await this.billing.findSubscription(m, workspaceId);
+      const running = sub !== null && this.isRunning(sub);
+      // A live subscription is changed, and billed, with the payment method it already has at the
+      // provider: one started in Stripe's Checkout has its card there, none saved here.
+      const changesLive = running && !sub.cancelAtPeriodEnd;
+      if (!changesLive && !(await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name))) {
         throw billingError.at(
           402,
           'payment_method_required',
           `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
         );
       }
-      const sub = await this.billing.findSubscription(m, workspaceId);
-      const running = sub !== null && this.isRunning(sub);
       if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };
       }
+      // Ended here by its grace yet still retried at the provider: a second subscription would be paid twice.
+      if (!running && sub) await this.assertEndedAtProvider(sub);
       let started: ProviderSubscription;
       if (running) {
         started = await this.call(() => this.provider.changeSubscription(this.current(sub), tier, interval));
@@ -387,6 +391,7 @@ export class BillingService {
           `Workspace ${workspaceId} already pays for the ${what}; change it to ${tier} every ${interval} in the billing portal (POST /billing/portal) or with POST /billing/activate-plan, not with a second subscription`,
         );
       }
+      if (sub) await this.assertEndedAtProvider(sub);
       const plan = await this.quotas.planOf(workspaceId, m);
       if (plan.tier === tier) throw billingError('already_on_plan', `Workspace ${workspaceId} is already on the ${tier} plan`);
       const customer = await this.customer(m, workspaceId, principal.userId!);
@@ -431,6 +436,23 @@ export class BillingService {
   }
 
   /** A subscription with this provider still in force or being retried: starting another would charge twice. */
+  /**
+   * A subscription ended here may still be open at the provider: the grace ran out while
+   * Stripe's own retries go on, and one that succeeds makes it active again. A second one
+   * beside it would then be paid twice, so Checkout waits until the provider has ended it.
+   */
+  private async assertEndedAtProvider(sub: Subscription): Promise<void> {
+    if (sub.provider !== this.provider.name || sub.status !== 'canceled' || !sub.providerSubscriptionRef) return;
+    const there = await this.call(() => this.provider.retrieveSubscription(sub.providerSubscriptionRef!));
+    if (!there || there.status === 'canceled' || there.status === 'incomplete') return;
+    if (there.cancelAtPeriodEnd && there.currentPeriodEnd <= this.clock.now()) return;
+    throw billingError(
+      'subscription_exists',
+      `Workspace ${sub.workspaceId}'s ${sub.tier} subscription ended here but is still ${there.status === 'past_due' ? 'retrying its failed payment' : 'open'} at the payment provider; ` +
+        'pay or cancel it in the billing portal (POST /billing/portal) rather than starting a second one',
+    );
+  }
+
   private paysNow(sub: Subscription): boolean {
     if (sub.provider !== this.provider.name || sub.status === 'canceled') return false;
     return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= this.clock.now());

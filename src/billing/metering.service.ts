@@ -11,6 +11,7 @@ import { monthKey, nextMonthStart } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { SitePauses } from '../quotas/site-pauses.service';
 import type { ThresholdMetric } from '../quotas/usage-thresholds';
+import { bandwidthLimitNote } from './billing-mails';
 import { MeteringRepository } from './metering.repository';
 import type { SpendCapView } from './metering.view';
 
@@ -79,9 +80,8 @@ export class MeteringService implements OnModuleInit {
     let atLimit: string | null = null;
     if (bandwidth && event.data.percent >= 100) {
       const capped = await this.metering.spendCap(event.workspaceId);
-      atLimit = capped
-        ? "The spend cap is on: the workspace's sites are paused (they answer 503) until the month ends, the plan is upgraded, or the cap is turned off."
-        : 'The spend cap is off: the sites keep serving, and what they serve past the limit is billed as overage (or, on a plan that is not billed, new deploys are refused until the month ends).';
+      const overageBilled = this.config.PAYMENT_PROVIDER === 'stripe' && !!this.config.STRIPE_METER_EVENT_NAME && plan.tier !== 'free';
+      atLimit = bandwidthLimitNote(capped, overageBilled);
     }
     for (const owner of owners) {
       await this.mail.queue(

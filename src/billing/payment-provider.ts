@@ -95,6 +95,14 @@ export class WebhookSignatureError extends Error {
   }
 }
 
+/** A verified delivery whose body is not an event billing can read (no id, type, time or object): answered 400, nothing recorded. */
+export class MalformedEventError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedEventError';
+  }
+}
+
 /** Why the provider refused; BillingService turns each into the HTTP answer. */
 export type PaymentProviderErrorKind =
   /** The token is not a payment method the provider knows (400). */

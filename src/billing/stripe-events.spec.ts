@@ -105,3 +105,21 @@ describe('Stripe objects read into billing’s terms', () => {
     expect(read).toMatchObject({ status: 'open', number: null, hostedInvoiceUrl: null, currency: 'eur' });
   });
 });
+
+describe('providerEventOf on a verified body that is no readable event', () => {
+  it.each([
+    ['an array', [1, 2], 'not a JSON object'],
+    ['no id', { type: 'invoice.paid', created: 1, data: { object: {} } }, 'no id'],
+    ['no type', { id: 'evt_1', created: 1, data: { object: {} } }, 'no type'],
+    ['no created', { id: 'evt_1', type: 'invoice.paid', data: { object: {} } }, 'no created time'],
+    ['no data', { id: 'evt_1', type: 'invoice.paid', created: 1 }, 'no data.object'],
+    ['a null object', { id: 'evt_1', type: 'invoice.paid', created: 1, data: { object: null } }, 'no data.object'],
+    [
+      'an invoice without its period',
+      { id: 'evt_1', type: 'invoice.paid', created: 1, data: { object: { object: 'invoice', id: 'in_1', amount_due: 1, amount_paid: 1, currency: 'usd' } } },
+      'no period_start',
+    ],
+  ])('%s: MalformedEventError naming what is missing', (_, body, message) => {
+    expect(() => providerEventOf(body)).toThrow(expect.objectContaining({ name: 'MalformedEventError', message: expect.stringContaining(message) }));
+  });
+});

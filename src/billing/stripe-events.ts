@@ -7,7 +7,7 @@ import type Stripe from 'stripe';
 
 import type { Interval, PaidTier } from '../quotas/plans';
 import type { InvoiceStatus } from './billing.entities';
-import type { ProviderEvent, ProviderInvoice, ProviderSubscriptionState } from './payment-provider';
+import { MalformedEventError, type ProviderEvent, type ProviderInvoice, type ProviderSubscriptionState } from './payment-provider';
 
 export type PriceTable = Record<PaidTier, Record<Interval, string>>;
 
@@ -82,8 +82,30 @@ export function invoiceOf(invoice: Stripe.Invoice): ProviderInvoice | null {
   };
 }
 
-/** What billing acts on in an event; the rest of Stripe's object is not kept. */
-export function providerEventOf(event: Stripe.Event): ProviderEvent {
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The signature proves who sent the bytes, not what they hold: a body without the fields read
+ * here would otherwise fail later as a 500 (or write an invalid date). Throws MalformedEventError.
+ */
+function assertReadable(event: unknown): asserts event is Stripe.Event {
+  if (!isObject(event)) throw new MalformedEventError('the body is not a JSON object');
+  if (typeof event.id !== 'string' || event.id === '') throw new MalformedEventError('the event has no id');
+  if (typeof event.type !== 'string') throw new MalformedEventError(`event ${event.id} has no type`);
+  if (typeof event.created !== 'number' || !Number.isFinite(event.created)) throw new MalformedEventError(`event ${event.id} has no created time`);
+  if (!isObject(event.data) || !isObject(event.data.object)) throw new MalformedEventError(`event ${event.id} has no data.object`);
+  const object = event.data.object;
+  if (object.object === 'invoice') {
+    for (const field of ['amount_due', 'amount_paid', 'period_start', 'period_end']) {
+      if (typeof object[field] !== 'number') throw new MalformedEventError(`event ${event.id}: the invoice has no ${field}`);
+    }
+    if (typeof object.currency !== 'string') throw new MalformedEventError(`event ${event.id}: the invoice has no currency`);
+  }
+}
+
+/** What billing acts on in an event; the rest of Stripe's object is not kept. Throws MalformedEventError for a body that is no readable event. */
+export function providerEventOf(event: unknown): ProviderEvent {
+  assertReadable(event);
   const base: ProviderEvent = {
     id: event.id,
     type: event.type,

@@ -6,7 +6,7 @@ import { type DeployRequest, DeployService } from '../deployments/deploy.service
 import { lazyTarget } from '../deployments/lazy-target';
 import { ProjectsRepository } from '../projects/projects.repository';
 import type { Tier } from '../quotas/plans';
-import { deploymentQuotaError, overLimitDeployError, projectQuotaError, storageQuotaError } from '../quotas/quota';
+import { bandwidthQuotaError, deploymentQuotaError, overLimitDeployError, projectQuotaError, storageQuotaError } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { type Slug } from '../shared/slug';
@@ -66,6 +66,8 @@ export class DeployPreflightService {
     }
     const deploys = deploymentQuotaError(plan.tier, plan.limits, usage.deploymentsPerMonth, this.clock.now());
     if (deploys) throw deploys;
+    const bandwidth = bandwidthQuotaError(plan.tier, plan.limits, usage.bandwidthBytesPerMonth, this.clock.now());
+    if (bandwidth) throw bandwidth;
     const added = await this.quotas.newBytes(workspaceId, prepared.files);
     const storage = storageQuotaError(plan.tier, plan.limits, usage.storageBytes, added);
     if (storage) throw storage;

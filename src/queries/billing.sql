@@ -103,7 +103,7 @@ INSERT INTO billing_invoices AS i (id, workspace_id, provider, provider_ref, num
     amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
     period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
     updated_at = excluded.updated_at
-  WHERE i.status IN ('draft', 'open') OR excluded.status IN ('paid', 'void', 'uncollectible')
+  WHERE i.status = 'draft' OR (i.status = 'open' AND excluded.status <> 'draft') OR excluded.status IN ('paid', 'void', 'uncollectible')
 
 -- BillingRepository.pageInvoices
 SELECT "BillingInvoice"."id" AS "BillingInvoice_id", "BillingInvoice"."workspace_id" AS "BillingInvoice_workspace_id", "BillingInvoice"."provider" AS "BillingInvoice_provider", "BillingInvoice"."provider_ref" AS "BillingInvoice_provider_ref", "BillingInvoice"."number" AS "BillingInvoice_number", "BillingInvoice"."status" AS "BillingInvoice_status", "BillingInvoice"."amount_due" AS "BillingInvoice_amount_due", "BillingInvoice"."amount_paid" AS "BillingInvoice_amount_paid", "BillingInvoice"."currency" AS "BillingInvoice_currency", "BillingInvoice"."period_start" AS "BillingInvoice_period_start", "BillingInvoice"."period_end" AS "BillingInvoice_period_end", "BillingInvoice"."hosted_invoice_url" AS "BillingInvoice_hosted_invoice_url", "BillingInvoice"."created_at" AS "BillingInvoice_created_at", "BillingInvoice"."updated_at" AS "BillingInvoice_updated_at" FROM "billing_invoices" "BillingInvoice" WHERE (("BillingInvoice"."workspace_id" = $1)) ORDER BY "BillingInvoice"."created_at" DESC, "BillingInvoice"."id" DESC LIMIT 20 OFFSET 0
@@ -114,4 +114,5 @@ SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_
 
 -- BillingRepository.holdings
 SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
-  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage
+  coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,
+  coalesce((SELECT bandwidth_bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2), 0)::bigint AS bandwidth

@@ -93,12 +93,12 @@ WITH served AS (
   FROM counted c JOIN served s ON s.workspace_id = c.workspace_id AND s.month = c.month
 
 -- QuotaRepository.readPlans
-SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since
   FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
   WHERE w.id = ANY($1::text[])
 
 -- QuotaRepository.cappedWorkspaces
-SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, coalesce(u.bandwidth_bytes, 0) AS bandwidth
+SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since, coalesce(u.bandwidth_bytes, 0) AS bandwidth
   FROM workspace_spend_caps c
   JOIN workspaces w ON w.id = c.workspace_id
   LEFT JOIN subscriptions s ON s.workspace_id = w.id

@@ -265,7 +265,7 @@ export class QuotaRepository {
   @GenerateSql({ params: (f) => [f.manager, [f.workspaceId]] })
   async readPlans(manager: EntityManager, workspaceIds: string[]): Promise<(PlanRow & { id: string })[]> {
     return manager.query(
-      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end
+      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since
        FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
        WHERE w.id = ANY($1::text[])`,
       [workspaceIds],
@@ -280,7 +280,7 @@ export class QuotaRepository {
   @GenerateSql({ params: () => ['2000-01-01'] })
   async cappedWorkspaces(month: string): Promise<(PlanRow & { id: string; bandwidth: string })[]> {
     return this.dataSource.query(
-      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, coalesce(u.bandwidth_bytes, 0) AS bandwidth
+      `SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since, coalesce(u.bandwidth_bytes, 0) AS bandwidth
        FROM workspace_spend_caps c
        JOIN workspaces w ON w.id = c.workspace_id
        LEFT JOIN subscriptions s ON s.workspace_id = w.id

@@ -102,8 +102,9 @@ export class QuotaService {
 
   /**
    * Inside the transaction that queues a build, after `lock`: 402 when the workspace
-   * already has as many builds queued or running as its plan allows, or has used this
-   * month's build minutes.
+   * already has as many builds queued or running as its plan allows, has used this
+   * month's build minutes, or could not deploy the build's output (more projects than its
+   * plan allows, or the month's bandwidth used).
    */
   async assertBuildSlot(manager: EntityManager, plan: WorkspacePlan): Promise<void> {
     const now = this.clock.now();
@@ -114,6 +115,15 @@ export class QuotaService {
     }
     if (limits.buildMinutesPerMonth !== null) {
       const error = buildMinutesQuotaError(tier, limits, await this.usageRows.buildMinutesSince(manager, workspaceId, monthStart(now)), now);
+      if (error) throw error;
+    }
+    // A build exists to deploy: what would refuse its deploy (issue 31) refuses it now, before it spends minutes.
+    if (limits.projects !== null) {
+      const error = overLimitDeployError(tier, limits, { projects: await this.usageRows.countProjects(manager, workspaceId) });
+      if (error) throw error;
+    }
+    if (limits.bandwidthBytesPerMonth !== null) {
+      const error = bandwidthQuotaError(tier, limits, await this.usageRows.monthlyBandwidth(manager, workspaceId, monthKey(now)), now);
       if (error) throw error;
     }
   }

@@ -10,8 +10,9 @@ import { QuotaService } from './quota.service';
  * The workspaces whose sites the spend cap pauses, held in memory by every instance so
  * the site router asks a Set, never the database, per request. Read again every
  * SPEND_CAP_REFRESH_SECONDS, after each of this instance's analytics flushes that took
- * a capped workspace to its limit, and at once after a cap change or a plan change made
- * here; another instance sees those within the refresh interval. The set belongs to the
+ * a workspace to its limit, and at once after a cap change made here; a plan change (an
+ * upgrade, a plan ending) and any change made on another instance are seen within the
+ * refresh interval. The set belongs to the
  * month it was read in: from the first instant of the next month nothing is paused,
  * before any refresh, since the month's count starts at 0.
  */

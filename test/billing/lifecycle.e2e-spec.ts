@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
 import { Clock } from '../../src/common/time';
 import { OutboxService } from '../../src/outbox/outbox.service';
+import { SitePauses } from '../../src/quotas/site-pauses.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, bearer, registerUser } from '../helpers/identity';
 import { linkIn, type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
@@ -132,6 +133,44 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(evt).toEqual({ type: 'checkout.session.completed', workspace_id: a.workspaceId });
   });
 
+  it('a plan bought through our POST /billing/checkout: active by the webhook, no second Checkout, and activate-plan changes it without a card saved here', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const owner = bearer(a.owner.accessToken);
+    const started = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const sessionId = new URL(started.body.url).pathname.split('/').pop()!;
+    const { form } = stripe.checkoutSessions.get(sessionId)!;
+    // Paid on Stripe's page: Stripe makes the subscription from the session (its price, its subscription_data) and tells us.
+    const subId = stripe.addSubscription({
+      customer: form.customer,
+      price: form['line_items[0][price]'],
+      metadata: { workspace_id: form['subscription_data[metadata][workspace_id]'] },
+    });
+    const session = {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'complete',
+      customer: form.customer,
+      subscription: subId,
+      client_reference_id: form.client_reference_id,
+      metadata: { workspace_id: form['metadata[workspace_id]'] },
+    };
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', interval: 'month', status: 'active', provider: 'stripe' });
+
+    const second = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
+    expect(second.body).toMatchObject({ code: 'subscription_exists' });
+    expect(second.body.message).toContain('POST /billing/activate-plan');
+    // As that answer says: the running subscription (paid with the card given to Stripe's Checkout) changes tier.
+    const changed = await t.http().post('/billing/activate-plan').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' });
+    expect(changed.status).toBe(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'team', interval: 'month', status: 'active' });
+    expect(stripe.subscriptionObject(subId)).toMatchObject({
+      items: { data: [expect.objectContaining({ price: expect.objectContaining({ id: 'price_teamMonth' }) })] },
+    });
+  });
+
   it('a failed renewal: past_due with a mail and the plan kept; grace over: free, projects kept, deploys 402; paid again: active', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
@@ -242,6 +281,114 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect((await workspace(t, b)).plan).toBe('free');
   });
 
+  it('grace over and swept: a further failed retry of Stripe does not give the plan back for another grace', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    const failed = invoice(customer, subId, a, { status: 'open', attempt_count: 1 });
+    await deliver(event('invoice.payment_failed', failed, failedAt)).expect(200);
+    const graceEnd = new Date(failedAt.getTime() + 7 * DAY);
+    moveClockTo(graceEnd);
+    await t.app.get(BillingSweeper).runOnce();
+    expect((await workspace(t, a)).plan).toBe('free');
+
+    // Stripe's retries go on past our grace (its schedule is its own); the subscription is still past_due there.
+    const retriedAt = new Date(graceEnd.getTime() + 2 * DAY);
+    moveClockTo(retriedAt);
+    await deliver(event('invoice.payment_failed', { ...failed, attempt_count: 4 }, retriedAt)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled', pastDueSince: null, graceEndsAt: null });
+    expect((await workspace(t, a)).plan).toBe('free');
+    const subjects = (await mailsTo(a.owner.email)).map((m) => m.parsed.subject);
+    expect(subjects.filter((s) => s?.includes('Payment failed'))).toHaveLength(1);
+
+    // Paid at last: active again, as before.
+    stripe.updateSubscription(subId, { status: 'active' });
+    await deliver(event('invoice.paid', { ...failed, status: 'paid', amount_paid: 1900 }, retriedAt)).expect(200);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active' });
+    expect((await workspace(t, a)).plan).toBe('pro');
+  });
+
+  it('grace over while Stripe still retries the old subscription: no second one through Checkout or activate-plan until Stripe ends it', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const owner = bearer(a.owner.accessToken);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    await deliver(event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }), failedAt)).expect(200);
+    moveClockTo(new Date(failedAt.getTime() + 7 * DAY));
+    await t.app.get(BillingSweeper).runOnce();
+    expect((await workspace(t, a)).plan).toBe('free');
+
+    // Stripe still retries the first subscription: a second one would charge the workspace twice once a retry succeeds.
+    const mark = stripe.calls.length;
+    const refused = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
+    expect(refused.body).toMatchObject({ code: 'subscription_exists' });
+    expect(refused.body.message).toContain('POST /billing/portal');
+    expect(stripe.since(mark).map((c) => `${c.method} ${c.path}`)).not.toContain('POST /v1/checkout/sessions');
+    // Nor through activate-plan with a card saved here.
+    await t.http().post('/billing/payment-methods').set(owner).send({ workspaceId: a.workspaceId, paymentMethodToken: 'pm_card_visa' }).expect(201);
+    const again = await t.http().post('/billing/activate-plan').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(409);
+    expect(again.body).toMatchObject({ code: 'subscription_exists' });
+    expect(stripe.since(mark).map((c) => `${c.method} ${c.path}`)).not.toContain('POST /v1/subscriptions');
+
+    // Stripe gives up and cancels it: a fresh Checkout may start.
+    stripe.updateSubscription(subId, { status: 'canceled' });
+    await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+  });
+
+  it('past_due past its grace counts as free for the spend cap before the sweeper runs', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    await t.http().put('/billing/spend-cap').set(bearer(a.owner.accessToken)).send({ workspaceId: a.workspaceId, pauseSitesAtLimit: true }).expect(200);
+    // 200 GB this month: past free's 100 GB, well within pro's 1 TB.
+    await t.dataSource.query('INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes) VALUES ($1, $2, $3)', [
+      a.workspaceId,
+      '2030-01-01',
+      String(200 * 1024 ** 3),
+    ]);
+    const pauses = t.app.get(SitePauses);
+    await pauses.refresh();
+    expect(pauses.isPaused(a.workspaceId)).toBe(false);
+
+    const failedAt = new Date(T0.getTime() + DAY);
+    moveClockTo(failedAt);
+    stripe.updateSubscription(subId, { status: 'past_due' });
+    await deliver(event('invoice.payment_failed', invoice(customer, subId, a, { status: 'open' }), failedAt)).expect(200);
+    // Grace over, the sweeper not yet run: the plan in force is free, so the cap pauses the sites.
+    moveClockTo(new Date(failedAt.getTime() + 7 * DAY));
+    expect((await t.http().get('/billing/usage').query({ workspaceId: a.workspaceId }).set(bearer(a.owner.accessToken)).expect(200)).body).toMatchObject({
+      plan: 'free',
+      spendCap: { pauseSitesAtLimit: true, sitesPaused: true },
+    });
+    await pauses.refresh();
+    expect(pauses.isPaused(a.workspaceId)).toBe(true);
+    // The sweeper ends it; the mail names the month's bandwidth among what no longer fits (deploys wait for it too).
+    await t.app.get(BillingSweeper).runOnce();
+    const back = (await mailsTo(a.owner.email)).find((m) => m.parsed.subject?.includes('is back on the free plan'));
+    expect(back?.parsed.text).toContain('200 GB served this month (the free plan includes 100 GB a month)');
+    expect(back?.parsed.text).not.toContain('Everything it has fits the free plan');
+  });
+
+  it('mirrors invoices without going back: a late invoice.created (draft) after invoice.finalized leaves it open', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { customer, subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session)).expect(200);
+    const finalized = invoice(customer, subId, a, { status: 'open', amount_due: 1900 });
+    await deliver(event('invoice.finalized', finalized, new Date(T0.getTime() + 2000))).expect(200);
+    await deliver(event('invoice.created', { ...finalized, status: 'draft', number: null, amount_due: 0, hosted_invoice_url: null }, T0)).expect(200);
+    expect((await invoices(a)).data).toEqual([expect.objectContaining({ number: finalized.number, status: 'open', amountDue: 1900 })]);
+  });
+
   it('acts once on an event delivered several times at once', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
@@ -274,6 +421,31 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(missing.body.message).toContain('Stripe-Signature header is missing');
     expect(await ledger()).toBe(before);
     expect((await workspace(t, a)).plan).toBe('free');
+    expect(await subscription(a)).toMatchObject({ status: 'none' });
+  });
+
+  it('refuses a captured delivery replayed after the tolerance (400), a body over 1 MB (413) and a signed body that is no event (400), recording nothing', async () => {
+    const a = await newTenant(t);
+    const { session } = await checkout(a);
+    const before = await ledger();
+    const payload = JSON.stringify(event('checkout.session.completed', session));
+    // Signed by Stripe ten minutes ago (the SDK's tolerance is five): someone replays what they captured.
+    const old = signer.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: Math.floor(Date.now() / 1000) - 600 });
+    const stale = await t.http().post('/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', old).send(payload).expect(400);
+    expect(stale.body).toMatchObject({ code: 'invalid_signature' });
+    expect(stale.body.message).not.toContain(SECRET);
+    const huge = JSON.stringify({ ...event('checkout.session.completed', session), padding: 'x'.repeat(1024 * 1024) });
+    const tooLarge = await deliver(JSON.parse(huge)).expect(413);
+    expect(tooLarge.body).toMatchObject({ code: 'payload_too_large' });
+    for (const notAnEvent of [
+      { id: 'evt_shapeless', type: 'invoice.paid', created: 1 },
+      { id: 'evt_nulldata', type: 'invoice.paid', created: 1, data: null },
+      [1, 2],
+    ]) {
+      const res = await deliver(notAnEvent as object);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'invalid_signature' });
+    }
+    expect(await ledger()).toBe(before);
     expect(await subscription(a)).toMatchObject({ status: 'none' });
   });
 

@@ -128,6 +128,32 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     ]);
   });
 
+  it('a flush that fails after adding the bandwidth counts nothing, and its retry counts each read once', async () => {
+    moveClockTo('2030-01-15T12:00:00.000Z');
+    const a = await newTenant(t);
+    const slug = await published(a);
+    await read(slug).expect(200);
+    await flush();
+    const one = Number((await bandwidthRow(a))[0].bandwidth_bytes);
+    expect(one).toBeGreaterThan(0);
+
+    await readTimes(slug, 3);
+    // The database goes away after the bandwidth was added, before the flush's transaction commits.
+    const quotas = t.app.get(QuotaService);
+    const real = quotas.countBandwidth.bind(quotas);
+    jest.spyOn(quotas, 'countBandwidth').mockImplementationOnce(async (m, served) => {
+      await real(m, served);
+      throw new Error('connection lost mid-flush');
+    });
+    await expect(flush()).rejects.toThrow('connection lost mid-flush');
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(one);
+    // The next flush (the counters were put back) counts the three reads once.
+    await flush();
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(4 * one);
+    await flush();
+    expect(Number((await bandwidthRow(a))[0].bandwidth_bytes)).toBe(4 * one);
+  });
+
   it('announces 50, 75 and 100 % of the bandwidth limit once each: an event and a mail to the owner', async () => {
     moveClockTo('2030-03-05T08:00:00.000Z');
     const b = await newTenant(t);
@@ -156,6 +182,9 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     expect(mails.map((m) => /has used (\d+) % of its bandwidth this month$/.exec(m.parsed.subject!)?.[1]).sort()).toEqual(['100', '50', '75']);
     const full = mails.find((m) => m.parsed.subject!.includes('100 %'))!;
     expect(full.parsed.text).toContain('The spend cap is off: the sites keep serving');
+    // A free plan is not billed for overage, and its deploys are refused past the limit.
+    expect(full.parsed.text).not.toContain('overage');
+    expect(full.parsed.text).toContain('New deploys are refused (402) until the month ends or the plan is upgraded');
     expect(full.parsed.text).toContain(`${t.config.apiBaseUrl}/app/w/${b.workspaceId}/billing`);
     expect(full.parsed.text).toContain('The count starts again at 2030-04-01T00:00:00.000Z');
 

@@ -2,6 +2,8 @@ import { request as httpRequest } from 'node:http';
 
 import { BuildSweeper, LEASE_EXPIRED } from '../../src/builds/queue/build-sweeper.service';
 import { Builder } from '../../src/builds/queue/builder.service';
+import { Clock } from '../../src/common/time';
+import { monthKey } from '../../src/quotas/quota';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
@@ -287,6 +289,27 @@ describe('Builds API limits (e2e)', () => {
         limits: { buildMinutesPerMonth: 1, concurrentBuilds: 1 },
         usage: { buildMinutesPerMonth: { used: 2, limit: 1 }, concurrentBuilds: { used: 0, limit: 1 } },
       });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a build up front (402) once the month’s bandwidth is used, as its deploy would be, before it spends minutes', async () => {
+    const t = await startTestApp({
+      env: { ...BUILD_ENV, PLANS_JSON: JSON.stringify({ free: { projects: null, deploymentsPerMonth: null, storageBytes: null } }) },
+    });
+    try {
+      const { owner, projectId } = await connected(t);
+      // 200 GB served this month (the analytics flush's count); free includes 100 GB.
+      await t.dataSource.query('INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes) VALUES ($1, $2, $3)', [
+        owner.workspaceId,
+        monthKey(t.app.get(Clock).now()),
+        String(200 * 1024 ** 3),
+      ]);
+      const res = await t.http().post(`/projects/${projectId}/builds`).set(asUser(owner)).send({});
+      expect(res.status).toBe(402);
+      expect(res.body).toMatchObject({ code: 'quota_exceeded', quota: 'bandwidthBytesPerMonth', plan: 'free' });
+      expect(await t.dataSource.query('SELECT id FROM builds WHERE project_id = $1', [projectId])).toEqual([]);
     } finally {
       await t.close();
     }

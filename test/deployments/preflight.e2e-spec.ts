@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 
 import { Clock } from '../../src/common/time';
-import { newTenant, upgrade } from '../billing/billing-helpers';
+import { monthKey } from '../../src/quotas/quota';
+import { lazyDeploy, newTenant, upgrade } from '../billing/billing-helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
 import { deploySite } from '../helpers/sites';
@@ -101,6 +102,21 @@ describe('POST /v1/deployments/preflight (e2e)', () => {
     } finally {
       jest.restoreAllMocks();
     }
+  });
+
+  it('refuses a deploy once this month’s bandwidth is past the plan’s, as the deploy would', async () => {
+    const a = await newTenant(t);
+    // 200 GB served this month (the analytics flush's count), free allows 100 GB.
+    await t.dataSource.query('INSERT INTO workspace_monthly_usage (workspace_id, month, bandwidth_bytes) VALUES ($1, $2, $3)', [
+      a.workspaceId,
+      monthKey(t.app.get(Clock).now()),
+      String(200 * 1024 ** 3),
+    ]);
+    const slug = `bw-${a.workspaceId.slice(-6)}`;
+    const checked = await preflight({ project_slug: slug, files: [digest('index.html', 'bw')] }, a.token).expect(402);
+    expect(checked.body).toMatchObject({ code: 'quota_exceeded', quota: 'bandwidthBytesPerMonth', plan: 'free' });
+    const deployed = await lazyDeploy(t, a, slug, [{ path: 'index.html', content: 'bw' }]).expect(402);
+    expect(deployed.body).toMatchObject({ code: 'quota_exceeded', quota: 'bandwidthBytesPerMonth' });
   });
 
   it('needs an API token with the deploy scope', async () => {

@@ -20,8 +20,7 @@ import {
 import { formatBytes, formatMoney, formatNumber, formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
-/** The plan table's limits, with bandwidth when the API gives it (issue 31, the metering branch). */
-type Limits = Schemas['PlanLimitsView'] & { bandwidthBytesPerMonth?: number | null };
+type Limits = Schemas['PlanLimitsView'];
 type Paid = Schemas['ActivatePlanDto']['tier'];
 type Interval = Schemas['ActivatePlanDto']['interval'];
 
@@ -33,7 +32,7 @@ const LIMIT_ROWS: { key: keyof Limits; label: string; show: (l: Limits) => strin
   { key: 'projects', label: 'Projects', show: (l) => count(l.projects) },
   { key: 'deploymentsPerMonth', label: 'Deployments a month', show: (l) => count(l.deploymentsPerMonth) },
   { key: 'storageBytes', label: 'Storage', show: (l) => bytes(l.storageBytes) },
-  { key: 'bandwidthBytesPerMonth', label: 'Bandwidth a month', show: (l) => bytes(l.bandwidthBytesPerMonth ?? null) },
+  { key: 'bandwidthBytesPerMonth', label: 'Bandwidth a month', show: (l) => bytes(l.bandwidthBytesPerMonth) },
   { key: 'buildMinutesPerMonth', label: 'Build minutes a month', show: (l) => count(l.buildMinutesPerMonth) },
   { key: 'concurrentBuilds', label: 'Builds at once', show: (l) => count(l.concurrentBuilds) },
   { key: 'maxFileBytes', label: 'Largest file', show: (l) => formatBytes(l.maxFileBytes) },
@@ -41,7 +40,7 @@ const LIMIT_ROWS: { key: keyof Limits; label: string; show: (l: Limits) => strin
 ];
 
 /** The meters, in the order of the plan table; an item the API does not give is left out. */
-const METERS: { key: string; label: string; show: (n: number) => string }[] = [
+const METERS: { key: keyof BillingUsage['usage']; label: string; show: (n: number) => string }[] = [
   { key: 'projects', label: 'Projects', show: String },
   { key: 'deploymentsPerMonth', label: 'Deployments this month', show: String },
   { key: 'storageBytes', label: 'Storage', show: formatBytes },
@@ -59,9 +58,9 @@ export function Billing() {
   const subscription = useQuery({
     ...billingQueries.subscription(workspaceId),
     // Back from a paid Checkout: the plan is in force once Stripe's webhook arrives, seconds later.
-    refetchInterval: (q) => (returned === 'success' && (q.state.data as SubscriptionState | undefined)?.status !== 'active' ? 3000 : false),
+    refetchInterval: (q) => (returned === 'success' && q.state.data?.status !== 'active' ? 3000 : false),
   });
-  const sub = subscription.data as SubscriptionState | undefined;
+  const sub = subscription.data;
   const hosted = plans.data?.hostedBilling === true;
 
   return (
@@ -132,7 +131,7 @@ function Usage({ usage, subscription }: { usage: BillingUsage; subscription?: Su
         .
       </p>
       {METERS.map((m) => {
-        const item = (usage.usage as Record<string, UsageItem | undefined>)[m.key];
+        const item: UsageItem | undefined = usage.usage[m.key];
         if (!item) return null;
         return (
           <UsageBar
@@ -233,7 +232,7 @@ function PlanTable({
 }) {
   const [interval, setInterval] = useState<Interval>('month');
   const checkout = useCheckout(workspaceId);
-  const rows = LIMIT_ROWS.filter((row) => plans.some((p) => (p.limits as Limits)[row.key] !== undefined));
+  const rows = LIMIT_ROWS.filter((row) => plans.some((p) => p.limits[row.key] !== undefined));
   // Checkout starts a subscription; one already running is changed in the portal instead.
   const paying = subscription?.status === 'active' || subscription?.status === 'past_due';
   return (

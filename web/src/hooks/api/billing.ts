@@ -1,55 +1,13 @@
 import { type QueryClient, queryOptions } from '@tanstack/react-query';
 
-import { api, call, errorOf, inWorkspace, type Schemas, transport } from '../../api';
+import { api, call, inWorkspace, type Schemas } from '../../api';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { billingUsageKeys, invoiceKeys, paymentMethodKeys, planKeys, subscriptionKeys, workspaceKeys } from './query-keys';
 
-/** A metered quota as GET /billing/usage gives it (issue 31 adds `percent`: used/limit × 100, one decimal; null when unlimited). */
-export type UsageItem = { used: number; limit: number | null; resetsAt?: string; percent?: number | null };
-
-/**
- * GET /billing/usage with what issue 31 adds (bandwidth, `percent`, the spend cap), all
- * optional here: those fields come from the metering branch, so the page shows them when
- * the API gives them and works without them.
- */
-export type BillingUsage = Omit<Schemas['BillingUsageView'], 'usage'> & {
-  usage: Record<string, UsageItem | undefined> & Schemas['BillingUsageView']['usage'];
-  spendCap?: { pauseSitesAtLimit: boolean; sitesPaused: boolean };
-};
-
-/** GET /billing/subscription with what issue 31 adds (`past_due`, its grace, the dispute flag: the lifecycle branch). */
-export type SubscriptionState = Omit<Schemas['SubscriptionView'], 'status'> & {
-  status: Schemas['SubscriptionView']['status'] | 'past_due';
-  pastDueSince?: string | null;
-  graceEndsAt?: string | null;
-  disputed?: boolean;
-};
-
-export type Invoice = {
-  id: string;
-  number: string | null;
-  status: string;
-  amountDue: number;
-  amountPaid: number;
-  currency: string;
-  periodStart: string | null;
-  periodEnd: string | null;
-  hostedInvoiceUrl: string | null;
-  createdAt: string;
-};
-
-/**
- * A billing route the typed client does not know yet on this branch (spend cap, invoices:
- * other branches of issue 31 add them; once the SDK is generated with them, these become
- * `api.GET/PUT` calls like the rest).
- */
-async function untyped<T>(method: 'GET' | 'PUT', path: string, workspaceId: string, body?: object): Promise<T> {
-  const init: RequestInit = { method, headers: { ...inWorkspace(workspaceId), ...(body ? { 'Content-Type': 'application/json' } : {}) } };
-  if (body) init.body = JSON.stringify(body);
-  const response = await transport.authorizedFetch(new Request(new URL(path, window.location.origin), init));
-  if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as T;
-}
+/** A metered quota as GET /billing/usage gives it: monthly ones also say when they count again. */
+export type UsageItem = Schemas['QuotaUsageView'] & Partial<Pick<Schemas['MonthlyQuotaUsageView'], 'resetsAt'>>;
+export type BillingUsage = Schemas['BillingUsageView'];
+export type SubscriptionState = Schemas['SubscriptionView'];
 
 export const billingQueries = {
   plans: () => queryOptions({ queryKey: planKeys.all(), queryFn: () => call(api.GET('/billing/plans')), staleTime: 5 * 60_000 }),
@@ -61,14 +19,12 @@ export const billingQueries = {
   usage: (workspaceId: string) =>
     queryOptions({
       queryKey: billingUsageKeys.all(workspaceId),
-      queryFn: async (): Promise<BillingUsage> =>
-        call(api.GET('/billing/usage', { params: { query: { workspaceId } }, headers: inWorkspace(workspaceId) })) as Promise<BillingUsage>,
+      queryFn: () => call(api.GET('/billing/usage', { params: { query: { workspaceId } }, headers: inWorkspace(workspaceId) })),
     }),
   invoices: (workspaceId: string) =>
     queryOptions({
       queryKey: invoiceKeys.all(workspaceId),
-      queryFn: () =>
-        untyped<{ data: Invoice[]; meta: { total: number } }>('GET', `/billing/invoices?workspaceId=${encodeURIComponent(workspaceId)}&limit=12`, workspaceId),
+      queryFn: () => call(api.GET('/billing/invoices', { params: { query: { workspaceId, limit: 12 } }, headers: inWorkspace(workspaceId) })),
       retry: false,
     }),
   paymentMethods: (workspaceId: string) =>
@@ -134,11 +90,7 @@ export function usePortal(workspaceId: string) {
 
 export function useSpendCap(workspaceId: string) {
   return useInvalidatingMutation(
-    (pauseSitesAtLimit: boolean) =>
-      untyped<{ workspaceId: string; pauseSitesAtLimit: boolean; sitesPaused: boolean }>('PUT', '/billing/spend-cap', workspaceId, {
-        workspaceId,
-        pauseSitesAtLimit,
-      }),
+    (pauseSitesAtLimit: boolean) => call(api.PUT('/billing/spend-cap', { body: { workspaceId, pauseSitesAtLimit }, headers: inWorkspace(workspaceId) })),
     (qc) => qc.invalidateQueries({ queryKey: billingUsageKeys.all(workspaceId) }),
   );
 }
