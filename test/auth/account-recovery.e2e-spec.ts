@@ -124,9 +124,18 @@ describe('Account recovery (e2e)', () => {
       await time(user.email);
       await time(ghost);
       for (let i = 0; i < 40; i++) {
-        // Interleaved, so a slow moment of the machine hits both sides alike.
-        known.push(await time(user.email));
-        unknown.push(await time(ghost));
+        // Interleaved, so a slow moment of the machine hits both sides alike; and in turns
+        // first, because each request leaves work behind it (the outbox job that looks the
+        // account up, and for the known one makes and mails a token), which the request after
+        // it shares the machine with: always second, the unknown one was measured ~30 % slower
+        // on a loaded machine (24 vs 18 ms) while its own path is the known one's.
+        if (i % 2 === 0) {
+          known.push(await time(user.email));
+          unknown.push(await time(ghost));
+        } else {
+          unknown.push(await time(ghost));
+          known.push(await time(user.email));
+        }
       }
       const [k, u] = [median(known), median(unknown)];
 
