@@ -435,7 +435,6 @@ export class BillingService {
     }
   }
 
-  /** A subscription with this provider still in force or being retried: starting another would charge twice. */
   /**
    * A subscription ended here may still be open at the provider: the grace ran out while
    * Stripe's own retries go on, and one that succeeds makes it active again. A second one
@@ -453,6 +452,7 @@ export class BillingService {
     );
   }
 
+  /** A subscription with this provider still in force or being retried: starting another would charge twice. */
   private paysNow(sub: Subscription): boolean {
     if (sub.provider !== this.provider.name || sub.status === 'canceled') return false;
     return !(sub.cancelAtPeriodEnd && sub.currentPeriodEnd <= this.clock.now());
