@@ -70,7 +70,7 @@ export class BillingMails {
     const workspace = await this.workspaces.findById(m, workspaceId);
     if (!workspace) return;
     const now = this.clock.now();
-    for (const owner of await this.billing.ownerEmails(m, workspaceId)) {
+    for (const owner of await this.workspaces.activeOwners(m, workspaceId)) {
       // The template and its data agree by the signature; TypeScript cannot follow it through the spread.
       const mail = {
         template,

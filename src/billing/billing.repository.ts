@@ -368,16 +368,6 @@ export class BillingRepository {
     return { rows, total };
   }
 
-  /** The names and addresses of the workspace's active owners: billing mails go to them. */
-  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
-  async ownerEmails(manager: EntityManager, workspaceId: string): Promise<{ email: string; name: string }[]> {
-    return manager.query(
-      `SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
-        WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email`,
-      [workspaceId],
-    );
-  }
-
   /** Projects, stored bytes and the bandwidth of `month`, to tell owners what no longer fits a smaller plan (read in the caller's transaction). */
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, '2000-01-01'] })
   async holdings(manager: EntityManager, workspaceId: string, month: string): Promise<{ projects: number; storageBytes: number; bandwidthBytes: number }> {

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
-
-export interface OwnerRow {
-  name: string;
-  email: string;
-  workspace: string;
-}
 
 /** A month of a paid Stripe workspace whose bandwidth may be over its limit, or has a report in flight. */
 export interface OverageRow {
@@ -52,18 +46,6 @@ export class MeteringRepository {
       [workspaceId, month],
     );
     return Number(rows[0]?.bytes ?? 0);
-  }
-
-  /** The workspace's active owners and its name, in the caller's transaction. */
-  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
-  owners(manager: EntityManager, workspaceId: string): Promise<OwnerRow[]> {
-    return manager.query(
-      `SELECT u.name, u.email, w.name AS workspace
-       FROM workspace_members m JOIN users u ON u.id = m.user_id JOIN workspaces w ON w.id = m.workspace_id
-       WHERE m.workspace_id = $1 AND m.role = 'owner' AND m.status = 'active'
-       ORDER BY u.email`,
-      [workspaceId],
-    );
   }
 
   /**

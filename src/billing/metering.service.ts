@@ -11,6 +11,7 @@ import { monthKey, nextMonthStart } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { SitePauses } from '../quotas/site-pauses.service';
 import type { ThresholdMetric } from '../quotas/usage-thresholds';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { bandwidthLimitNote } from './billing-mails';
 import { MeteringRepository } from './metering.repository';
 import type { SpendCapView } from './metering.view';
@@ -34,6 +35,7 @@ const METRICS: Record<ThresholdMetric, { what: string; bytes: boolean; monthly: 
 export class MeteringService implements OnModuleInit {
   constructor(
     private readonly metering: MeteringRepository,
+    private readonly workspaces: WorkspacesRepository,
     private readonly quotas: QuotaService,
     private readonly pauses: SitePauses,
     private readonly events: EventBus,
@@ -70,8 +72,9 @@ export class MeteringService implements OnModuleInit {
   }
 
   private async mailOwners(m: EntityManager, event: Extract<PlatformEvent, { type: 'usage.threshold' }>): Promise<void> {
-    const owners = await this.metering.owners(m, event.workspaceId);
+    const owners = await this.workspaces.activeOwners(m, event.workspaceId);
     if (owners.length === 0) return;
+    const workspace = await this.workspaces.getById(m, event.workspaceId);
     const metric = METRICS[event.data.metric as ThresholdMetric];
     if (!metric) return;
     const plan = await this.quotas.planOf(event.workspaceId, m);
@@ -91,7 +94,7 @@ export class MeteringService implements OnModuleInit {
           template: 'usage_threshold',
           data: {
             name: owner.name,
-            workspace: owner.workspace,
+            workspace: workspace.name,
             what: metric.what,
             used: amount(event.data.used),
             limit: amount(event.data.limit),

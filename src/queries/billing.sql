@@ -108,10 +108,6 @@ INSERT INTO billing_invoices AS i (id, workspace_id, provider, provider_ref, num
 -- BillingRepository.pageInvoices
 SELECT "BillingInvoice"."id" AS "BillingInvoice_id", "BillingInvoice"."workspace_id" AS "BillingInvoice_workspace_id", "BillingInvoice"."provider" AS "BillingInvoice_provider", "BillingInvoice"."provider_ref" AS "BillingInvoice_provider_ref", "BillingInvoice"."number" AS "BillingInvoice_number", "BillingInvoice"."status" AS "BillingInvoice_status", "BillingInvoice"."amount_due" AS "BillingInvoice_amount_due", "BillingInvoice"."amount_paid" AS "BillingInvoice_amount_paid", "BillingInvoice"."currency" AS "BillingInvoice_currency", "BillingInvoice"."period_start" AS "BillingInvoice_period_start", "BillingInvoice"."period_end" AS "BillingInvoice_period_end", "BillingInvoice"."hosted_invoice_url" AS "BillingInvoice_hosted_invoice_url", "BillingInvoice"."created_at" AS "BillingInvoice_created_at", "BillingInvoice"."updated_at" AS "BillingInvoice_updated_at" FROM "billing_invoices" "BillingInvoice" WHERE (("BillingInvoice"."workspace_id" = $1)) ORDER BY "BillingInvoice"."created_at" DESC, "BillingInvoice"."id" DESC LIMIT 20 OFFSET 0
 
--- BillingRepository.ownerEmails
-SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
-  WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email
-
 -- BillingRepository.holdings
 SELECT (SELECT count(*) FROM projects WHERE workspace_id = $1)::int AS projects,
   coalesce((SELECT bytes FROM workspace_storage WHERE workspace_id = $1), 0)::bigint AS storage,

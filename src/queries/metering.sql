@@ -10,12 +10,6 @@ INSERT INTO workspace_spend_caps (workspace_id, pause_sites_at_limit, updated_at
 -- MeteringRepository.bandwidth
 SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2
 
--- MeteringRepository.owners
-SELECT u.name, u.email, w.name AS workspace
-  FROM workspace_members m JOIN users u ON u.id = m.user_id JOIN workspaces w ON w.id = m.workspace_id
-  WHERE m.workspace_id = $1 AND m.role = 'owner' AND m.status = 'active'
-  ORDER BY u.email
-
 -- MeteringRepository.overageCandidates
 SELECT u.workspace_id, u.month::text AS month, u.bandwidth_bytes AS bandwidth, u.overage_reported_bytes AS reported,
          u.overage_pending_bytes AS pending, c.customer_ref

@@ -51,7 +51,3 @@ UPDATE webhooks SET enabled = false, disabled_reason = $2 WHERE id = $1 AND enab
 
 -- WebhooksRepository.purgeBefore
 DELETE FROM "webhook_deliveries" WHERE "created_at" < $1 AND "status" <> 'pending'
-
--- WebhooksRepository.ownerEmails
-SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
-  WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email

@@ -9,6 +9,10 @@ COMMIT
 -- WorkspacesRepository.findById
 SELECT "Workspace"."id" AS "Workspace_id", "Workspace"."name" AS "Workspace_name", "Workspace"."plan" AS "Workspace_plan", "Workspace"."created_at" AS "Workspace_created_at", "Workspace"."updated_at" AS "Workspace_updated_at" FROM "workspaces" "Workspace" WHERE (("Workspace"."id" = $1)) LIMIT 1
 
+-- WorkspacesRepository.activeOwners
+SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+  WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email
+
 -- WorkspacesRepository.getById
 SELECT "Workspace"."id" AS "Workspace_id", "Workspace"."name" AS "Workspace_name", "Workspace"."plan" AS "Workspace_plan", "Workspace"."created_at" AS "Workspace_created_at", "Workspace"."updated_at" AS "Workspace_updated_at" FROM "workspaces" "Workspace" WHERE (("Workspace"."id" = $1)) LIMIT 1
 

@@ -158,20 +158,6 @@ export class WebhooksRepository {
       .execute();
     return result.affected ?? 0;
   }
-
-  /**
-   * The addresses of the workspace's active owners, to tell them an endpoint was turned
-   * off. Read here rather than through the workspaces module, which has no such port: one
-   * read-only query on its membership table.
-   */
-  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
-  async ownerEmails(m: EntityManager, workspaceId: string): Promise<{ email: string; name: string }[]> {
-    return m.query(
-      `SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
-        WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email`,
-      [workspaceId],
-    );
-  }
 }
 
 function sqlWebhook(workspaceId: string): Webhook {

@@ -20,6 +20,7 @@ import { OutboxService } from '../outbox/outbox.service';
 import { guardedLookup, resolverOf } from '../shared/guarded-lookup';
 import { addressRefusal } from '../shared/outbound-address';
 import { type Principal, workspaceOf } from '../shared/principal';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook.dto';
 import { Webhook, type WebhookFormat } from './webhook.entity';
 import { deliveryView, type WebhookDeliveryView, type WebhookView, webhookView, type WebhookWithSecretView } from './webhook.view';
@@ -70,6 +71,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     private readonly events: EventBus,
     private readonly keyring: LeadsKeyring,
     private readonly mail: MailService,
+    private readonly workspaces: WorkspacesRepository,
     private readonly clock: Clock,
   ) {
     this.dnsServers = (config.DNS_SERVERS ?? '')
@@ -296,7 +298,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     await this.dataSource.transaction(async (m) => {
       if (!(await this.webhooks.disable(m, webhook.id, reason))) return;
       const now = this.clock.now();
-      for (const owner of await this.webhooks.ownerEmails(m, webhook.workspaceId)) {
+      for (const owner of await this.workspaces.activeOwners(m, webhook.workspaceId)) {
         await this.mail.queue(
           m,
           owner.email,

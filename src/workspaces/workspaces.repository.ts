@@ -43,6 +43,19 @@ export class WorkspacesRepository {
     return manager.findOneBy(Workspace, { id });
   }
 
+  /**
+   * The names and addresses of the workspace's active owners, in the caller's transaction:
+   * account mails (billing, usage alerts, a webhook turned off) go to them.
+   */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
+  activeOwners(manager: EntityManager, workspaceId: string): Promise<{ email: string; name: string }[]> {
+    return manager.query(
+      `SELECT u.email, u.name FROM workspace_members wm JOIN users u ON u.id = wm.user_id
+        WHERE wm.workspace_id = $1 AND wm.role = 'owner' AND wm.status = 'active' ORDER BY u.email`,
+      [workspaceId],
+    );
+  }
+
   /** For a workspace the caller already knows exists (its own, or one it holds locked). */
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
   getById(manager: EntityManager, id: string): Promise<Workspace> {
