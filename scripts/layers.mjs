@@ -45,8 +45,9 @@ export const LAYERS = [
       'users',
     ],
   },
-  // Infrastructure the features use: objects, mail, the outbox, metrics, the event bus (issue 30).
-  { name: 'infrastructure', folders: ['metrics', 'storage', 'mail', 'outbox', 'events'] },
+  // Infrastructure the features use: objects, mail, the outbox, metrics, the event bus (issue 30),
+  // the audit log every feature writes to in its own transactions (issue 32).
+  { name: 'infrastructure', folders: ['metrics', 'storage', 'mail', 'outbox', 'events', 'audit'] },
   // The route contract: who may call a route (@Access, the guard's pure rules, the role
   // scopes, auth's error catalog) and what it documents (@Endpoint, the OpenAPI builder,
   // which the root hands every module's codes).

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 
 import { AccessTokensModule } from './access-tokens/access-tokens.module';
 import { AnalyticsModule } from './analytics/analytics.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AuthGuard } from './auth/guard/auth.guard';
 import { BillingModule } from './billing/billing.module';
@@ -67,6 +68,7 @@ export class AppModule {
         InternalModule,
         OutboxModule,
         EventsModule,
+        AuditModule,
         MailModule,
         SiteWebhookModule,
         AnalyticsModule,

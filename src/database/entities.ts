@@ -4,6 +4,7 @@
  */
 import { AccessToken } from '../access-tokens/access-token.entity';
 import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
+import { AuditEntry, AuditHead } from '../audit/audit.entities';
 import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
 import {
@@ -55,6 +56,8 @@ export const ENTITIES: Function[] = [
   Workspace,
   WorkspaceMember,
   AccessToken,
+  AuditEntry,
+  AuditHead,
   RefreshToken,
   WorkspaceBlob,
   BillingCustomer,

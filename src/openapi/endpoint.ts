@@ -34,7 +34,17 @@ export interface OperationContract {
 
 export const OPERATION_CONTRACT = 'openapi:operation';
 
-export type EndpointContract = AccessDeclaration & { id: string; errors?: DocumentedErrors };
+/**
+ * What a route writes to its workspace's audit log (issue 32): the action of the entry
+ * its change records (`project.deleted`), or why it changes nothing worth auditing
+ * (`{ none: 'reads only' }`). Every mutating route declares one (test/audit checks);
+ * src/audit reads it to know which requests must leave an entry.
+ */
+export type AuditDeclaration = string | { none: string };
+
+export const AUDIT_DECLARATION = 'audit:declaration';
+
+export type EndpointContract = AccessDeclaration & { id: string; errors?: DocumentedErrors; audit?: AuditDeclaration };
 
 /**
  * A documented route's contract in one place: who may call it (what the bearer guard
@@ -42,7 +52,11 @@ export type EndpointContract = AccessDeclaration & { id: string; errors?: Docume
  * documents. The OpenAPI document is built from the same metadata, so what it says
  * about access cannot drift from what the guard does.
  */
-export function Endpoint({ id, errors = {}, ...access }: EndpointContract): MethodDecorator {
+export function Endpoint({ id, errors = {}, audit, ...access }: EndpointContract): MethodDecorator {
   const contract: OperationContract = { id, errors };
-  return applyDecorators(Access(access as AccessDeclaration), SetMetadata(OPERATION_CONTRACT, contract));
+  return applyDecorators(
+    Access(access as AccessDeclaration),
+    SetMetadata(OPERATION_CONTRACT, contract),
+    ...(audit === undefined ? [] : [SetMetadata(AUDIT_DECLARATION, audit)]),
+  );
 }

@@ -26,6 +26,7 @@ import { WebhookDeliverySubject1764300004000 } from './1764300004000-WebhookDeli
 import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionLead';
 import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
 import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
+import { AuditLog1764500000000 } from './1764500000000-AuditLog';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -55,4 +56,5 @@ export const MIGRATIONS: Function[] = [
   FormSubmissionLead1764300040000,
   BillingLifecycle1764400000000,
   BandwidthOverage1764400002000,
+  AuditLog1764500000000,
 ];
