@@ -25,6 +25,7 @@ const Billing = () => import('./pages/billing').then((m) => ({ Component: m.Bill
 const WorkspaceLeads = () => import('./pages/leads').then((m) => ({ Component: m.WorkspaceLeads }));
 const ProjectLeads = () => import('./pages/leads').then((m) => ({ Component: m.ProjectLeads }));
 const Account = () => import('./pages/account').then((m) => ({ Component: m.Account }));
+const Security = () => import('./pages/security').then((m) => ({ Component: m.Security }));
 const ProjectForms = () => import('./pages/forms').then((m) => ({ Component: m.ProjectForms }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 
@@ -42,6 +43,7 @@ export const router = createBrowserRouter(
         { index: true, element: <Home /> },
         { path: 'invitations', element: <Invitations /> },
         { path: 'account', lazy: Account },
+        { path: 'security', lazy: Security },
         {
           path: 'w/:workspaceId',
           element: <WorkspaceScope />,

@@ -132,6 +132,7 @@ function SignedIn() {
         ) : null}
         <NavLink to="/invitations">Invitations</NavLink>
         <NavLink to="/account">Account</NavLink>
+        <NavLink to="/security">Security</NavLink>
       </nav>
       {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
       <main id="content" tabIndex={-1}>
