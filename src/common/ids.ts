@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 // frm: a site's form, fsub: one of its submissions, wh: a webhook endpoint, msg: one event sent to one endpoint (Standard Webhooks' message id).
-// inv: an invoice mirrored from the payment provider (issue 31). aud: an audit log entry (issue 32).
-export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld', 'frm', 'fsub', 'wh', 'msg', 'inv', 'aud'] as const;
+// inv: an invoice mirrored from the payment provider (issue 31). aud: an audit log entry, pk: a passkey (issue 32).
+export const ID_PREFIXES = ['ws', 'proj', 'dep', 'tok', 'lead', 'mem', 'usr', 'pm', 'sub', 'bld', 'frm', 'fsub', 'wh', 'msg', 'inv', 'aud', 'pk'] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
