@@ -18,10 +18,10 @@ export interface AuditActor {
  */
 export interface AuditRequest {
   requestId: string | null;
-  /** The client's network (src/common/address-prefix.ts). */
-  ip: string | null;
-  /** The client's family (src/audit/user-agent-family.ts). */
-  userAgent: string | null;
+  /** The client's network (src/common/address-prefix.ts); worked out when first read. */
+  readonly ip: string | null;
+  /** The client's family (src/audit/user-agent-family.ts); worked out when first read. */
+  readonly userAgent: string | null;
   /** The caller the guard resolved; null on public routes (sign-in), where the service names the actor. */
   actor: AuditActor | null;
   /** The route's declared action, when it declares one. */
