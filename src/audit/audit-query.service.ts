@@ -58,6 +58,8 @@ export class AuditQueryService {
     let expectedPrev = head?.pruned_hash ?? '';
     let entries = 0;
     let firstBroken: AuditVerifyView['firstBroken'] = null;
+    let beyondHead: { seq: number; id: string } | null = null;
+    let lastId: string | null = null;
     const broken = (seq: number, id: string | null, reason: ChainBreak) => (firstBroken ??= { seq, id, reason });
     for (let after = expectedSeq - 1; ;) {
       const links = await this.repository.linksAfter(workspaceId, after, BATCH);
@@ -66,16 +68,19 @@ export class AuditQueryService {
         if (seq !== expectedSeq) broken(expectedSeq, null, 'missing');
         else if (link.recomputed !== link.hash) broken(seq, link.id, 'hash_mismatch');
         else if (link.prev_hash !== expectedPrev) broken(seq, link.id, 'prev_hash_mismatch');
+        if (seq > headSeq) beyondHead ??= { seq, id: link.id };
         entries++;
+        lastId = link.id;
         expectedSeq = seq + 1;
         expectedPrev = link.hash;
         after = seq;
       }
       if (links.length < BATCH) break;
     }
-    // Entries removed from the end leave no link to fail: the head still names the last one.
+    // Entries removed from, or forged at, the end leave no link to fail: the head still names the last one.
     if (expectedSeq - 1 < headSeq) broken(expectedSeq, null, 'missing');
-    else if (head && (expectedSeq - 1 > headSeq || expectedPrev !== head.last_hash)) broken(headSeq, null, 'head_mismatch');
+    else if (beyondHead) broken(beyondHead.seq, beyondHead.id, 'head_mismatch');
+    else if (head && expectedPrev !== head.last_hash) broken(headSeq, lastId, 'head_mismatch');
     return { ok: firstBroken === null, entries, headHash: head?.last_hash ?? null, firstBroken };
   }
 
