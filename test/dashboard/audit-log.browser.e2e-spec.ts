@@ -82,14 +82,14 @@ describe('The dashboard’s audit log and sessions in a real browser (e2e)', () 
     expect(login.status).toBe(200);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
-    const sessions = page.getByRole('region', { name: 'Sessions' });
+    const sessions = page.getByRole('region', { name: 'Your sessions' });
     await sessions.getByText('(this session)').waitFor();
-    await sessions.getByText('Firefox').waitFor();
+    await sessions.getByRole('cell', { name: 'Firefox', exact: true }).waitFor();
     await expectAccessible(page, 'security');
 
     await sessions.getByRole('button', { name: /^Sign out Firefox/ }).click();
-    await page.getByRole('button', { name: 'Sign out the session' }).click();
-    await sessions.getByText('Firefox').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Sign out the session', exact: true }).click();
+    await sessions.getByRole('cell', { name: 'Firefox', exact: true }).waitFor({ state: 'detached' });
     expect((await t.http().get('/users/me').set(bearer(login.body.accessToken))).status).toBe(401);
 
     await page.getByLabel('Current password').fill(owner.password);

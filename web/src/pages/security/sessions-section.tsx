@@ -18,7 +18,7 @@ export function SessionsSection() {
       {sessions.isPending ? <Loading what="your sessions" /> : null}
       <ErrorNote error={sessions.error} />
       {sessions.data ? (
-        <TableWrap label="Sessions">
+        <TableWrap label="Your sessions">
           <table>
             <thead>
               <tr>
