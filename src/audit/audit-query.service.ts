@@ -5,7 +5,8 @@ import { badRequest, notFound } from '../common/errors';
 import { type Paginated, paginated } from '../common/pagination';
 import type { Principal } from '../shared/principal';
 import { type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
-import { type AuditEntryView, auditEntryView, type AuditVerifyView, type ChainBreak } from './audit.view';
+import { type AuditEntryView, auditEntryView, type AuditVerifyView } from './audit.view';
+import { ChainCheck } from './chain-check';
 import type { AuditFilterQueryDto } from './dto/audit-query.dto';
 
 /** Rows read per query by the export and by verify: memory stays flat whatever the log's size. */
@@ -53,35 +54,17 @@ export class AuditQueryService {
   async verify(principal: Principal, workspaceId: string): Promise<AuditVerifyView> {
     this.check(principal, workspaceId);
     const head = await this.repository.head(workspaceId);
-    const headSeq = Number(head?.seq ?? 0);
-    let expectedSeq = Number(head?.pruned_seq ?? 0) + 1;
-    let expectedPrev = head?.pruned_hash ?? '';
-    let entries = 0;
-    let firstBroken: AuditVerifyView['firstBroken'] = null;
-    let beyondHead: { seq: number; id: string } | null = null;
-    let lastId: string | null = null;
-    const broken = (seq: number, id: string | null, reason: ChainBreak) => (firstBroken ??= { seq, id, reason });
-    for (let after = expectedSeq - 1; ;) {
+    const start = { seq: Number(head?.pruned_seq ?? 0), hash: head?.pruned_hash ?? '' };
+    const check = new ChainCheck(start, head ? { seq: Number(head.seq), hash: head.last_hash } : null);
+    for (let after = start.seq; ;) {
       const links = await this.repository.linksAfter(workspaceId, after, BATCH);
       for (const link of links) {
-        const seq = Number(link.seq);
-        if (seq !== expectedSeq) broken(expectedSeq, null, 'missing');
-        else if (link.recomputed !== link.hash) broken(seq, link.id, 'hash_mismatch');
-        else if (link.prev_hash !== expectedPrev) broken(seq, link.id, 'prev_hash_mismatch');
-        if (seq > headSeq) beyondHead ??= { seq, id: link.id };
-        entries++;
-        lastId = link.id;
-        expectedSeq = seq + 1;
-        expectedPrev = link.hash;
-        after = seq;
+        after = Number(link.seq);
+        check.add({ id: link.id, seq: after, prevHash: link.prev_hash, hash: link.hash, recomputed: link.recomputed });
       }
       if (links.length < BATCH) break;
     }
-    // Entries removed from, or forged at, the end leave no link to fail: the head still names the last one.
-    if (expectedSeq - 1 < headSeq) broken(expectedSeq, null, 'missing');
-    else if (beyondHead) broken(beyondHead.seq, beyondHead.id, 'head_mismatch');
-    else if (head && expectedPrev !== head.last_hash) broken(headSeq, lastId, 'head_mismatch');
-    return { ok: firstBroken === null, entries, headHash: head?.last_hash ?? null, firstBroken };
+    return { ...check.verdict(), headHash: head?.last_hash ?? null };
   }
 
   private async *csvLines(workspaceId: string, filter: AuditFilter): AsyncGenerator<string> {

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { iso } from '../common/time';
 import { AUDIT_ACTOR_TYPES, type AuditActorType } from './audit.entities';
 import type { AuditRow } from './audit.repository';
+import type { ChainBreak } from './chain-check';
 
 export class AuditActorView {
   @ApiProperty({ enum: AUDIT_ACTOR_TYPES })
@@ -61,8 +62,7 @@ export class AuditEntryView {
   changes: string[];
 }
 
-export const CHAIN_BREAKS = ['hash_mismatch', 'prev_hash_mismatch', 'missing', 'head_mismatch'] as const;
-export type ChainBreak = (typeof CHAIN_BREAKS)[number];
+const CHAIN_BREAKS: readonly ChainBreak[] = ['hash_mismatch', 'prev_hash_mismatch', 'missing', 'head_mismatch'];
 
 export class AuditChainBreakView {
   @ApiProperty({ type: 'integer', description: 'The place in the chain of the first entry that does not check out' })

@@ -129,6 +129,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'project-leads', path: `${project}/leads`, ready: (p: Page) => p.getByRole('heading', { name: 'Leads' }) },
       { name: 'project-forms', path: `${project}/forms`, ready: (p: Page) => p.getByText('No forms yet.') },
       { name: 'analytics', path: `${project}/analytics`, ready: (p: Page) => p.locator('.chart canvas').nth(1) },
+      { name: 'audit-log', path: `${ws}/audit-log`, ready: (p: Page) => p.getByText(/^(\d+ entr(y|ies)|No entries yet\.)$/) },
     ];
   };
 
