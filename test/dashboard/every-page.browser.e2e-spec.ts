@@ -117,6 +117,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'webhooks', path: `${ws}/webhooks`, ready: (p: Page) => p.getByText('No webhooks yet: add an endpoint above.') },
       { name: 'invitations', path: '/invitations', ready: (p: Page) => p.getByRole('heading', { name: 'Invitations' }) },
       { name: 'account', path: '/account', ready: (p: Page) => p.getByRole('button', { name: 'Save' }).first() },
+      { name: 'audit-log', path: `${ws}/audit-log`, ready: (p: Page) => p.getByText(/^(\d+ entr(y|ies)|No entries yet\.)$/) },
       { name: 'security', path: '/security', ready: (p: Page) => p.getByRole('heading', { name: 'Security', level: 1 }) },
       { name: 'deployments', path: project, ready: (p: Page) => p.getByRole('link', { name: 'v1', exact: true }) },
       { name: 'deploy', path: `${project}/deploy`, ready: (p: Page) => p.getByRole('heading', { name: 'Deploy a folder' }) },
@@ -129,7 +130,6 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'project-leads', path: `${project}/leads`, ready: (p: Page) => p.getByRole('heading', { name: 'Leads' }) },
       { name: 'project-forms', path: `${project}/forms`, ready: (p: Page) => p.getByText('No forms yet.') },
       { name: 'analytics', path: `${project}/analytics`, ready: (p: Page) => p.locator('.chart canvas').nth(1) },
-      { name: 'audit-log', path: `${ws}/audit-log`, ready: (p: Page) => p.getByText(/^(\d+ entr(y|ies)|No entries yet\.)$/) },
     ];
   };
 
