@@ -1,5 +1,6 @@
+import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import { asUser, bearer, createApiToken, mailedToken, registerUser, type UserSession } from '../helpers/identity';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.1; rv:133.0) Gecko/20100101 Firefox/133.0';
@@ -166,6 +167,21 @@ describe('sessions: see them, end them, change the password', () => {
         expect.objectContaining({ actor_type: 'user', actor_id: user.userId, target_type: 'user', target_id: user.userId }),
       ]);
       expect(await auditEntries(user.workspaceId, 'session.ended')).toEqual([expect.objectContaining({ target_id: sessionIdOf(other) })]);
+    });
+
+    it('a password-reset link asked for before the change no longer works after it', async () => {
+      const user = await registerUser(t);
+      expect((await t.http().post('/auth/password-reset').send({ email: user.email })).status).toBe(202);
+      // The request becomes its token and mail in the outbox.
+      for (let i = 0; i < 5 && !(await mailedToken(t, user.email, 'password_reset')); i++) await t.app.get(OutboxService).runOnce();
+      const link = (await mailedToken(t, user.email, 'password_reset'))!;
+      expect(link).toBeDefined();
+      const newPassword = 'the password I chose myself';
+      expect((await t.http().put('/auth/password').set(bearer(user.accessToken)).send({ currentPassword: user.password, newPassword })).status).toBe(204);
+      const reset = await t.http().post('/auth/password-reset/confirm').send({ token: link, password: 'the thief’s new password' });
+      expect(reset.status).toBe(400);
+      expect(reset.body.code).toBe('token_used');
+      expect((await t.http().post('/auth/login').send({ email: user.email, password: newPassword })).status).toBe(200);
     });
 
     it('a wrong current password is 403 wrong_password and changes nothing; a short new one is 400', async () => {
