@@ -1,4 +1,4 @@
-import { type AuditChange,AuditLogService } from '../../src/audit/audit-log.service';
+import { type AuditChange, AuditLogService } from '../../src/audit/audit-log.service';
 import { AuditRetentionJob } from '../../src/audit/audit-retention.job';
 import { Clock } from '../../src/common/time';
 import { startTestApp, type TestApp } from '../helpers/app';
