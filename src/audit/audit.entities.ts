@@ -18,6 +18,8 @@ export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 @Entity('audit_log')
 @Index('UQ_audit_log_workspace_seq', ['workspaceId', 'seq'], { unique: true })
 @Index('IDX_audit_log_workspace_at', ['workspaceId', 'at'])
+// The retention job's cut-off (AUDIT_RETENTION_DAYS), across workspaces.
+@Index('IDX_audit_log_at', ['at'])
 @Check('CHK_audit_log_actor_type', `"actor_type" IN ('user', 'token', 'system')`)
 export class AuditEntry {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_audit_log' })
@@ -99,4 +101,15 @@ export class AuditHead {
   /** The hash of entry `seq - 1` (what entry `seq` chains to). */
   @Column('text', { name: 'prev_hash' })
   prevHash: string;
+
+  /**
+   * The last entry retention removed (AUDIT_RETENTION_DAYS), 0 when none: the chain is
+   * verified from `prunedSeq + 1`, whose `prev_hash` must be `prunedHash`. Without it a
+   * removed beginning would look like a broken chain, or go unnoticed.
+   */
+  @Column('bigint', { name: 'pruned_seq', default: 0, transformer: BIGINT_NUMBER })
+  prunedSeq: number;
+
+  @Column('text', { name: 'pruned_hash', default: '' })
+  prunedHash: string;
 }

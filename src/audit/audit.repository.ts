@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 import type { AuditActorType } from './audit.entities';
@@ -50,9 +50,74 @@ const APPEND = `
     e.target_label, e.ip, e.user_agent, e.request_id, e.changes, head.prev_hash, head.last_hash
   FROM e, head`;
 
+/** What a reader narrows a workspace's log to (GET …/audit-log); every field optional. */
+export interface AuditFilter {
+  from?: Date;
+  to?: Date;
+  /** An actor id (`usr_…`, `tok_…`). */
+  actor?: string;
+  /** An exact action, or a prefix ending in `.` (`project.`). */
+  action?: string;
+  /** A target id. */
+  target?: string;
+}
+
+/** An entry as read back, with what the chain check needs. */
+export interface AuditRow {
+  id: string;
+  workspace_id: string;
+  seq: string;
+  at: Date;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  actor_label: string;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  changes: string[];
+}
+
+/** One link of the chain as verify reads it: the stored hashes and the one recomputed from the row. */
+export interface ChainLink {
+  id: string;
+  seq: string;
+  prev_hash: string;
+  hash: string;
+  recomputed: string;
+}
+
+/** Where a workspace's chain ends, and where retention cut its beginning. */
+export interface ChainHead {
+  seq: string;
+  last_hash: string;
+  pruned_seq: string;
+  pruned_hash: string;
+}
+
+const COLUMNS = `id, workspace_id, seq, at, actor_type, actor_id, actor_label, action, target_type, target_id, target_label, ip, user_agent, request_id, changes`;
+
+/**
+ * The filters as one WHERE clause over parameters $1 (workspace) to $6. A prefix action
+ * is compared with starts_with: `_` in an action name is no wildcard there, as in LIKE.
+ */
+const FILTERED = `workspace_id = $1
+    AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at <= $3)
+    AND ($4::text IS NULL OR actor_id = $4) AND ($6::text IS NULL OR target_id = $6)
+    AND ($5::text IS NULL OR (CASE WHEN right($5, 1) = '.' THEN starts_with(action, $5) ELSE action = $5 END))`;
+
+const filterParams = (workspaceId: string, f: AuditFilter) => [workspaceId, f.from ?? null, f.to ?? null, f.actor ?? null, f.action ?? null, f.target ?? null];
+
+const SNAPSHOT_FILTER: AuditFilter = { from: new Date(0), to: new Date(0), actor: 'usr_x', action: 'project.', target: 'proj_x' };
+
 /** Every query on audit_log and audit_heads. */
 @Injectable()
 export class AuditRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
   @GenerateSql({
     params: (f) => [
       f.manager,
@@ -101,5 +166,80 @@ export class AuditRepository {
       [userId],
     );
     return rows.map((r) => r.workspace_id);
+  }
+
+  /** One page of a workspace's entries, newest first. */
+  @GenerateSql({ params: (f) => [f.workspaceId, SNAPSHOT_FILTER, 20, 0] })
+  page(workspaceId: string, filter: AuditFilter, limit: number, offset: number): Promise<AuditRow[]> {
+    return this.dataSource.query(`SELECT ${COLUMNS} FROM audit_log WHERE ${FILTERED} ORDER BY seq DESC LIMIT $7 OFFSET $8`, [
+      ...filterParams(workspaceId, filter),
+      limit,
+      offset,
+    ]);
+  }
+
+  @GenerateSql({ params: (f) => [f.workspaceId, SNAPSHOT_FILTER] })
+  async count(workspaceId: string, filter: AuditFilter): Promise<number> {
+    const [row]: { n: number }[] = await this.dataSource.query(`SELECT count(*)::int AS n FROM audit_log WHERE ${FILTERED}`, filterParams(workspaceId, filter));
+    return row.n;
+  }
+
+  /** The export's next batch: the matching entries older (lower `seq`) than `beforeSeq`, newest first. */
+  @GenerateSql({ params: (f) => [f.workspaceId, SNAPSHOT_FILTER, 1000, 500] })
+  batchBefore(workspaceId: string, filter: AuditFilter, beforeSeq: number, limit: number): Promise<AuditRow[]> {
+    return this.dataSource.query(`SELECT ${COLUMNS} FROM audit_log WHERE ${FILTERED} AND seq < $7 ORDER BY seq DESC LIMIT $8`, [
+      ...filterParams(workspaceId, filter),
+      beforeSeq,
+      limit,
+    ]);
+  }
+
+  /** The end of the workspace's chain and where retention cut it; null before its first entry. */
+  @GenerateSql({ params: (f) => [f.workspaceId] })
+  async head(workspaceId: string): Promise<ChainHead | null> {
+    const rows: ChainHead[] = await this.dataSource.query(`SELECT seq, last_hash, pruned_seq, pruned_hash FROM audit_heads WHERE workspace_id = $1`, [
+      workspaceId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** The chain's next links after `afterSeq`, each with the hash recomputed from the row as it is now. */
+  @GenerateSql({ params: (f) => [f.workspaceId, 0, 1000] })
+  linksAfter(workspaceId: string, afterSeq: number, limit: number): Promise<ChainLink[]> {
+    return this.dataSource.query(
+      `SELECT id, seq, prev_hash, hash, audit_entry_hash(prev_hash, id, workspace_id, seq, at, actor_type, actor_id, actor_label, action,
+              target_type, target_id, target_label, ip, user_agent, request_id, changes) AS recomputed
+         FROM audit_log WHERE workspace_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [workspaceId, afterSeq, limit],
+    );
+  }
+
+  /**
+   * Retention: removes each workspace's entries up to its newest one older than `before`
+   * (a prefix of its chain, never a hole in it: entries of one workspace can commit a few
+   * milliseconds out of time order) and moves its head's pruned mark there, under the
+   * head's row lock so writers of the workspace wait. Returns how many were removed.
+   */
+  @GenerateSql({ params: (f) => [f.manager, new Date(0)] })
+  async prune(manager: EntityManager, before: Date): Promise<number> {
+    const [row]: { n: number }[] = await manager.query(
+      `WITH cut AS (
+         SELECT workspace_id, max(seq) AS seq FROM audit_log WHERE at < $1 GROUP BY workspace_id
+       ), locked AS (
+         SELECT h.workspace_id FROM audit_heads h JOIN cut USING (workspace_id) ORDER BY h.workspace_id FOR UPDATE OF h
+       ), removed AS (
+         DELETE FROM audit_log a USING cut, locked
+         WHERE a.workspace_id = cut.workspace_id AND locked.workspace_id = cut.workspace_id AND a.seq <= cut.seq
+         RETURNING a.workspace_id, a.seq, a.hash
+       ), last AS (
+         SELECT DISTINCT ON (workspace_id) workspace_id, seq, hash FROM removed ORDER BY workspace_id, seq DESC
+       ), marked AS (
+         UPDATE audit_heads h SET pruned_seq = last.seq, pruned_hash = last.hash FROM last
+         WHERE h.workspace_id = last.workspace_id AND last.seq > h.pruned_seq
+       )
+       SELECT count(*)::int AS n FROM removed`,
+      [before],
+    );
+    return row.n;
   }
 }

@@ -16,12 +16,13 @@ import { AccountTokensRepository } from './recovery/account-tokens.repository';
 import { AuthEpochRepository } from './sessions/auth-epoch.repository';
 import { AuthEpoch } from './sessions/auth-epoch.service';
 import { jwtModuleOptions } from './sessions/jwt-options';
+import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],
-  controllers: [AuthController, UsersMeController],
+  controllers: [AuthController, UsersMeController, SessionsController],
   providers: [
     AuthService,
     SessionsService,

@@ -662,6 +662,10 @@ export class EnvironmentVariables {
   /** true: outgoing webhooks may go to loopback, private and link-local addresses, and over plain `http` (tests, a receiver on the LAN). */
   @BoolVar()
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES = false;
+
+  /** Audit-log entries older than this many days are deleted (each workspace's chain keeps where it was cut); the job runs every SWEEP_INTERVAL_SECONDS. */
+  @IntVar(1)
+  AUDIT_RETENTION_DAYS = 365;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

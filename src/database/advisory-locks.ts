@@ -30,6 +30,8 @@ export const ADVISORY_LOCKS = {
   webhookDeliveriesPurge: 7_461_044,
   /** One instance at a time reports bandwidth overage to the payment provider (OverageReporter, issue 31). */
   overageReport: 7_461_050,
+  /** One instance at a time deletes audit-log entries past AUDIT_RETENTION_DAYS (AuditRetentionJob, issue 32). */
+  auditRetention: 7_461_060,
   /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
   billingClass: 0x42494c4c,
   /** Class id of the lock each running instance holds as its proof of life (InstanceLease; two-key form, the instance's id second). */

@@ -7,6 +7,7 @@ import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } f
 import { AuditEntry, AuditHead } from '../audit/audit.entities';
 import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
+import { AuthSession } from '../auth/sessions/session.entity';
 import {
   BillingCustomer,
   BillingEvent,
@@ -59,6 +60,7 @@ export const ENTITIES: Function[] = [
   AuditEntry,
   AuditHead,
   RefreshToken,
+  AuthSession,
   WorkspaceBlob,
   BillingCustomer,
   PaymentMethod,

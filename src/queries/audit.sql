@@ -23,3 +23,46 @@ WITH e AS (
 
 -- AuditRepository.workspacesOf
 SELECT workspace_id FROM workspace_members WHERE user_id = $1 AND status = 'active' ORDER BY workspace_id
+
+-- AuditRepository.page
+SELECT id, workspace_id, seq, at, actor_type, actor_id, actor_label, action, target_type, target_id, target_label, ip, user_agent, request_id, changes FROM audit_log WHERE workspace_id = $1
+  AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at <= $3)
+  AND ($4::text IS NULL OR actor_id = $4) AND ($6::text IS NULL OR target_id = $6)
+  AND ($5::text IS NULL OR (CASE WHEN right($5, 1) = '.' THEN starts_with(action, $5) ELSE action = $5 END)) ORDER BY seq DESC LIMIT $7 OFFSET $8
+
+-- AuditRepository.count
+SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1
+  AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at <= $3)
+  AND ($4::text IS NULL OR actor_id = $4) AND ($6::text IS NULL OR target_id = $6)
+  AND ($5::text IS NULL OR (CASE WHEN right($5, 1) = '.' THEN starts_with(action, $5) ELSE action = $5 END))
+
+-- AuditRepository.batchBefore
+SELECT id, workspace_id, seq, at, actor_type, actor_id, actor_label, action, target_type, target_id, target_label, ip, user_agent, request_id, changes FROM audit_log WHERE workspace_id = $1
+  AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at <= $3)
+  AND ($4::text IS NULL OR actor_id = $4) AND ($6::text IS NULL OR target_id = $6)
+  AND ($5::text IS NULL OR (CASE WHEN right($5, 1) = '.' THEN starts_with(action, $5) ELSE action = $5 END)) AND seq < $7 ORDER BY seq DESC LIMIT $8
+
+-- AuditRepository.head
+SELECT seq, last_hash, pruned_seq, pruned_hash FROM audit_heads WHERE workspace_id = $1
+
+-- AuditRepository.linksAfter
+SELECT id, seq, prev_hash, hash, audit_entry_hash(prev_hash, id, workspace_id, seq, at, actor_type, actor_id, actor_label, action,
+       target_type, target_id, target_label, ip, user_agent, request_id, changes) AS recomputed
+  FROM audit_log WHERE workspace_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
+
+-- AuditRepository.prune
+WITH cut AS (
+    SELECT workspace_id, max(seq) AS seq FROM audit_log WHERE at < $1 GROUP BY workspace_id
+  ), locked AS (
+    SELECT h.workspace_id FROM audit_heads h JOIN cut USING (workspace_id) ORDER BY h.workspace_id FOR UPDATE OF h
+  ), removed AS (
+    DELETE FROM audit_log a USING cut, locked
+    WHERE a.workspace_id = cut.workspace_id AND locked.workspace_id = cut.workspace_id AND a.seq <= cut.seq
+    RETURNING a.workspace_id, a.seq, a.hash
+  ), last AS (
+    SELECT DISTINCT ON (workspace_id) workspace_id, seq, hash FROM removed ORDER BY workspace_id, seq DESC
+  ), marked AS (
+    UPDATE audit_heads h SET pruned_seq = last.seq, pruned_hash = last.hash FROM last
+    WHERE h.workspace_id = last.workspace_id AND last.seq > h.pruned_seq
+  )
+  SELECT count(*)::int AS n FROM removed

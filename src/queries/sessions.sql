@@ -17,3 +17,25 @@ UPDATE "refresh_tokens" SET "revoked_at" = $1 WHERE ("user_id" = $2 AND "revoked
 
 -- SessionsRepository.head
 SELECT "RefreshToken"."id" AS "RefreshToken_id", "RefreshToken"."revoked_at" AS "RefreshToken_revoked_at" FROM "refresh_tokens" "RefreshToken" WHERE (("RefreshToken"."family_id" = $1) AND ("RefreshToken"."user_id" = $2) AND ("RefreshToken"."rotated_at" IS NULL)) LIMIT 1
+
+-- SessionsRepository.insertSession
+INSERT INTO "auth_sessions"("id", "user_id", "device", "ip", "created_at", "last_used_at") VALUES ($1, $2, $3, $4, DEFAULT, $5) RETURNING "created_at"
+
+-- SessionsRepository.touchSession
+UPDATE "auth_sessions" SET "last_used_at" = $1 WHERE "id" = $2
+
+-- SessionsRepository.openSessions
+SELECT "s"."id" AS "s_id", "s"."device" AS "s_device", "s"."ip" AS "s_ip", "s"."created_at" AS "s_created_at", "s"."last_used_at" AS "s_last_used_at" FROM "auth_sessions" "s" WHERE "s"."user_id" = $1 AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = "s"."id" AND r.user_id = s.user_id
+  AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > $2) ORDER BY "s_last_used_at" DESC, "s_id" ASC
+
+-- SessionsRepository.revokeSessionsOfUser
+WITH open AS (
+    SELECT family_id FROM refresh_tokens
+     WHERE user_id = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $4
+       AND ($2::uuid[] IS NULL OR family_id = ANY($2::uuid[])) AND ($3::uuid IS NULL OR family_id <> $3::uuid)
+  ), ended AS (
+    UPDATE refresh_tokens SET revoked_at = $4 WHERE user_id = $1 AND revoked_at IS NULL AND family_id IN (SELECT family_id FROM open)
+    RETURNING family_id
+  )
+  SELECT e.family_id AS id, s.device FROM (SELECT DISTINCT family_id FROM ended) e
+    LEFT JOIN auth_sessions s ON s.id = e.family_id ORDER BY e.family_id

@@ -723,6 +723,72 @@ export interface paths {
         patch: operations["updateCurrentUser"];
         trace?: never;
     };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your open sign-in sessions, most recently used first
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * End every one of your sessions but this one
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        delete: operations["endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions: its refresh token and access JWTs stop working at once
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change your password; every other session ends
+         * @description A wrong `currentPassword` is 403 `wrong_password` and counts as a failed sign-in of the account (429 with Retry-After past the limit).
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/plans": {
         parameters: {
             query?: never;
@@ -967,6 +1033,70 @@ export interface paths {
          *     **Access:** public, no credential.
          */
         post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log, newest first
+         * @description `action` is an action or a prefix ending in `.` (`project.`); `actor` and `target` are ids; `from` and `to` bound `at`, both included.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every entry matching the filters as CSV, newest first, streamed; `changes` are space-separated
+         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["exportAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the workspace's hash chain and report its first broken link
+         * @description Each entry carries the hash of the one before it. An entry changed, removed or reordered in the database breaks the chain there. `headHash` is the hash of the newest entry: kept outside the service, it also exposes a rewrite of the whole chain (docs/audit-log.md).
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["verifyAuditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2334,6 +2464,41 @@ export interface components {
             /** @example Ann Lee */
             name?: string;
         };
+        SessionView: {
+            /**
+             * Format: uuid
+             * @description The session (its refresh-token family; the access JWT’s `sid`)
+             */
+            id: string;
+            /**
+             * @description The client family it was started from
+             * @example Chrome
+             */
+            device: string | null;
+            /** @example 2026-11-27T10:15:30.123Z */
+            createdAt: string;
+            /**
+             * @description Its last sign-in or refresh
+             * @example 2026-11-27T10:15:30.123Z
+             */
+            lastUsedAt: string;
+            /**
+             * @description The network it was started from (IPv4 /24, IPv6 /48)
+             * @example 203.0.113.0/24
+             */
+            ip: string | null;
+            /** @description Whether it is the session of the JWT making this request */
+            current: boolean;
+        };
+        SessionListView: {
+            data: components["schemas"]["SessionView"][];
+        };
+        ChangePasswordDto: {
+            /** @example correct horse battery staple */
+            currentPassword: string;
+            /** @example a new and longer passphrase */
+            newPassword: string;
+        };
         PriceView: {
             /**
              * @description In the currency's minor units (cents): 1900 is 19.00
@@ -2568,6 +2733,84 @@ export interface components {
              * @enum {boolean}
              */
             duplicate?: true;
+        };
+        AuditActorView: {
+            /** @enum {string} */
+            type: "user" | "token" | "system";
+            /**
+             * @description `usr_…` or `tok_…`; null for the system
+             * @example usr_0f3k2m9x7q1w5e8r4t6y2u0i
+             */
+            id: string | null;
+            /**
+             * @description The user's email or the token's name when the entry was written; what the system was doing
+             * @example ann@example.com
+             */
+            label: string;
+        };
+        AuditTargetView: {
+            /** @example project */
+            type: string;
+            /** @example proj_0f3k2m9x7q1w5e8r4t6y2u0i */
+            id: string | null;
+            /** @example marketing-site */
+            label: string | null;
+        };
+        AuditEntryView: {
+            /** @example aud_0f3k2m9x7q1w5e8r4t6y2u0i */
+            id: string;
+            /** @description The entry's place in its workspace's chain: 1, 2, 3… */
+            seq: number;
+            /** @example 2026-11-27T10:15:30.123Z */
+            at: string;
+            /** @example ws_0f3k2m9x7q1w5e8r4t6y2u0i */
+            workspaceId: string;
+            actor: components["schemas"]["AuditActorView"];
+            /**
+             * @description `<target type>.<past-tense verb>` (docs/audit-log.md)
+             * @example project.deleted
+             */
+            action: string;
+            target: components["schemas"]["AuditTargetView"] | null;
+            /**
+             * @description The client's network (IPv4 /24, IPv6 /48), never its address
+             * @example 203.0.113.0/24
+             */
+            ip: string | null;
+            /**
+             * @description The client's family only
+             * @example Chrome
+             */
+            userAgent: string | null;
+            requestId: string | null;
+            /**
+             * @description The names of the fields the change set, never their values
+             * @example [
+             *       "name",
+             *       "gateType"
+             *     ]
+             */
+            changes: string[];
+        };
+        AuditChainBreakView: {
+            /** @description The place in the chain of the first entry that does not check out */
+            seq: number;
+            /** @description The entry's id; null when it is missing */
+            id: string | null;
+            /**
+             * @description `hash_mismatch`: the entry was changed after it was written; `prev_hash_mismatch`: it does not follow the entry before it (that one was replaced or removed); `missing`: no entry has this place; `head_mismatch`: the chain ends elsewhere than its recorded end (entries were added or removed at the end)
+             * @enum {string}
+             */
+            reason: "hash_mismatch" | "prev_hash_mismatch" | "missing" | "head_mismatch";
+        };
+        AuditVerifyView: {
+            /** @description Whether every entry since retention last cut the chain checks out */
+            ok: boolean;
+            /** @description Entries checked */
+            entries: number;
+            /** @description The hash of the workspace's newest entry: keep it outside the service to detect a rewrite of the whole chain */
+            headHash: string | null;
+            firstBroken?: components["schemas"]["AuditChainBreakView"] | null;
         };
         AnalyticsTotalsDto: {
             /** @description GET answers of an HTML file, 2xx or 304, not by bots */
@@ -3211,7 +3454,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"] | components["schemas"]["SessionsErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -3297,6 +3540,11 @@ export interface components {
          * @enum {string}
          */
         WebhooksErrorCode: "webhook_delivery_not_found" | "webhook_not_found" | "webhook_url_refused";
+        /**
+         * @description The sessions module's codes
+         * @enum {string}
+         */
+        SessionsErrorCode: "wrong_password";
     };
     responses: never;
     parameters: never;
@@ -7830,6 +8078,334 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind" | "wrong_password";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "password_hashing_busy";
+                    };
+                };
+            };
+        };
+    };
     listPlans: {
         parameters: {
             query?: never;
@@ -9399,6 +9975,270 @@ export interface operations {
                         statusCode?: 502;
                         /** @enum {string} */
                         code?: "payment_provider_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Entries at or after this time */
+                from?: string;
+                /** @description Entries at or before this time */
+                to?: string;
+                /** @description Entries by this actor (`usr_…`, `tok_…`) */
+                actor?: string;
+                /** @description An action (`project.deleted`), or every action of a prefix ending in `.` (`project.`) */
+                action?: string;
+                /** @description Entries about this target (`proj_…`, `tok_…`, `usr_…`…) */
+                target?: string;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntryView"][];
+                        meta: {
+                            total: number;
+                            page: number;
+                            limit: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    exportAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries at or after this time */
+                from?: string;
+                /** @description Entries at or before this time */
+                to?: string;
+                /** @description Entries by this actor (`usr_…`, `tok_…`) */
+                actor?: string;
+                /** @description An action (`project.deleted`), or every action of a prefix ending in `.` (`project.`) */
+                action?: string;
+                /** @description Entries about this target (`proj_…`, `tok_…`, `usr_…`…) */
+                target?: string;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+        };
+    };
+    verifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerifyView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };

@@ -4,9 +4,10 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../../access/auth.errors';
+import { AuditLogService } from '../../audit/audit-log.service';
 import { uniqueViolation } from '../../common/db-errors';
 import { unauthorized } from '../../common/errors';
-import { hashPassword } from '../../common/password-hash';
+import { hashPassword, verifyPassword } from '../../common/password-hash';
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
 import { MailService } from '../../mail/mail.service';
@@ -17,7 +18,9 @@ import { UserView, userView } from '../../users/user.view';
 import { usersError } from '../../users/users.errors';
 import { UsersRepository } from '../../users/users.repository';
 import { AuthThrottle } from '../auth-throttle.service';
+import { sessionsError } from '../sessions/sessions.errors';
 import { SessionsRepository } from '../sessions/sessions.repository';
+import { SessionsService } from '../sessions/sessions.service';
 import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
 import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
 import { AccountTokensRepository } from './account-tokens.repository';
@@ -43,6 +46,8 @@ export class AccountRecoveryService implements OnModuleInit {
     private readonly outbox: OutboxService,
     private readonly throttle: AuthThrottle,
     private readonly clock: Clock,
+    private readonly sessionService: SessionsService,
+    private readonly audit: AuditLogService,
   ) {}
 
   onModuleInit(): void {
@@ -192,5 +197,34 @@ export class AccountRecoveryService implements OnModuleInit {
     const user = await this.users.lockById(m, userId);
     if (!user) throw new Error(`user ${userId} of a live account token is gone`);
     return user;
+  }
+
+  /**
+   * PUT /auth/password (issue 32): the current password proves it is the account's owner at
+   * the keyboard, not a stolen session; wrong guesses count as failed sign-ins (AuthThrottle).
+   * Every other session ends with the change, and pending reset links die with the old password.
+   */
+  async changePassword(userId: string, sessionId: string | undefined, dto: { currentPassword: string; newPassword: string }, ip: string): Promise<void> {
+    const user = await this.users.findById(this.dataSource.manager, userId);
+    if (!user) throw unauthorized();
+    await this.throttle.reserveLoginAttempt(user.email, ip);
+    let matches: boolean;
+    try {
+      matches = await verifyPassword(dto.currentPassword, user.passwordHash);
+    } catch (err) {
+      await this.throttle.refundLoginAttempt(user.email, ip).catch(() => undefined);
+      throw err;
+    }
+    if (!matches) throw sessionsError('wrong_password', 'currentPassword is not your password');
+    await this.throttle.loginSucceeded(user.email, ip);
+    const passwordHash = await hashPassword(dto.newPassword);
+    await this.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
+      await this.lockUser(m, userId);
+      await this.users.update(m, userId, { passwordHash });
+      await this.accountTokens.markUnusedUsed(m, userId, 'password_reset', now);
+      await this.audit.recordForUser(m, userId, { action: 'user.password_changed', target: { type: 'user', id: userId, label: user.email } });
+      await this.sessionService.endOthers(m, userId, sessionId ?? null);
+    });
   }
 }

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager, IsNull } from 'typeorm';
 
 import { GenerateSql } from '../../database/generate-sql';
 import { RefreshToken } from './refresh-token.entity';
+import { AuthSession } from './session.entity';
 
 const FAMILY = '00000000-0000-4000-8000-000000000000';
 
@@ -54,5 +55,61 @@ export class SessionsRepository {
       select: { id: true, revokedAt: true },
       where: { familyId, userId, rotatedAt: IsNull() },
     });
+  }
+
+  /** What the person will see of a new session (issue 32). */
+  @GenerateSql({ params: (f) => [f.manager, { id: FAMILY, userId: f.userId, device: 'Chrome', ip: '203.0.113.0/24', lastUsedAt: new Date(0) }] })
+  async insertSession(manager: EntityManager, row: Pick<AuthSession, 'id' | 'userId' | 'device' | 'ip' | 'lastUsedAt'>): Promise<void> {
+    await manager.insert(AuthSession, row);
+  }
+
+  @GenerateSql({ params: (f) => [f.manager, FAMILY, new Date(0)] })
+  async touchSession(manager: EntityManager, id: string, at: Date): Promise<void> {
+    await manager.update(AuthSession, { id }, { lastUsedAt: at });
+  }
+
+  /** The user's open sessions (their head neither revoked nor expired), most recently used first. */
+  @GenerateSql({ params: (f) => [f.userId, new Date(0)] })
+  openSessions(userId: string, now: Date): Promise<Pick<AuthSession, 'id' | 'device' | 'ip' | 'createdAt' | 'lastUsedAt'>[]> {
+    return this.dataSource.manager
+      .createQueryBuilder(AuthSession, 's')
+      .select(['s.id', 's.device', 's.ip', 's.createdAt', 's.lastUsedAt'])
+      .where('s.userId = :userId', { userId })
+      .andWhere(
+        `EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = s.id AND r.user_id = s.user_id
+           AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > :now)`,
+        { now },
+      )
+      .orderBy('s.lastUsedAt', 'DESC')
+      .addOrderBy('s.id')
+      .getMany();
+  }
+
+  /**
+   * Ends the user's open sessions among `familyIds` (every one but `except` when `familyIds`
+   * is null) and says which ended: another user's session, or one already over, ends none.
+   */
+  @GenerateSql({ params: (f) => [f.manager, f.userId, [FAMILY], null, new Date(0)] })
+  async revokeSessionsOfUser(
+    manager: EntityManager,
+    userId: string,
+    familyIds: string[] | null,
+    except: string | null,
+    at: Date,
+  ): Promise<{ id: string; device: string | null }[]> {
+    const rows: { id: string; device: string | null }[] = await manager.query(
+      `WITH open AS (
+         SELECT family_id FROM refresh_tokens
+          WHERE user_id = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $4
+            AND ($2::uuid[] IS NULL OR family_id = ANY($2::uuid[])) AND ($3::uuid IS NULL OR family_id <> $3::uuid)
+       ), ended AS (
+         UPDATE refresh_tokens SET revoked_at = $4 WHERE user_id = $1 AND revoked_at IS NULL AND family_id IN (SELECT family_id FROM open)
+         RETURNING family_id
+       )
+       SELECT e.family_id AS id, s.device FROM (SELECT DISTINCT family_id FROM ended) e
+         LEFT JOIN auth_sessions s ON s.id = e.family_id ORDER BY e.family_id`,
+      [userId, familyIds, except, at],
+    );
+    return rows;
   }
 }

@@ -5,9 +5,13 @@ import { JwtService } from '@nestjs/jwt';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import type { Credential } from '../../access/authorize';
+import { currentAuditRequest } from '../../audit/audit-context';
+import { AuditLogService } from '../../audit/audit-log.service';
+import { notFound } from '../../common/errors';
 import { isId, randomString } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import type { TokenPairView } from '../auth.view';
+import type { SessionView } from './session.view';
 import { SessionsRepository } from './sessions.repository';
 
 const REFRESH_PREFIX = 'rt_';
@@ -45,11 +49,17 @@ export class SessionsService {
     private readonly tokens: SessionsRepository,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
+    private readonly audit: AuditLogService,
   ) {}
 
-  /** A new session for the user, inside the caller's transaction. */
+  /**
+   * A new session for the user, inside the caller's transaction. The client family and
+   * network it starts from are those of the request being served (none in a job).
+   */
   async start(m: EntityManager, userId: string): Promise<TokenPairView> {
     const familyId = randomUUID();
+    const request = currentAuditRequest();
+    await this.tokens.insertSession(m, { id: familyId, userId, device: request?.userAgent ?? null, ip: request?.ip ?? null, lastUsedAt: new Date() });
     const refreshToken = await this.insertRefreshToken(m, userId, familyId);
     return { accessToken: await this.signAccessToken(userId, familyId), refreshToken, expiresIn: this.config.JWT_ACCESS_TTL_SECONDS };
   }
@@ -68,6 +78,7 @@ export class SessionsService {
         return null;
       }
       await this.tokens.markRotated(m, row.id, now);
+      await this.tokens.touchSession(m, row.familyId, now);
       return { userId: row.userId, familyId: row.familyId, refreshToken: await this.insertRefreshToken(m, row.userId, row.familyId) };
     });
     if (!rotated) return { ok: false };
@@ -116,5 +127,43 @@ export class SessionsService {
     const expiresAt = new Date(Date.now() + this.config.REFRESH_TOKEN_TTL_DAYS * 86_400_000);
     await this.tokens.insert(m, { id: randomUUID(), familyId, userId, tokenHash: sha256(token), expiresAt, rotatedAt: null, revokedAt: null });
     return token;
+  }
+
+  /** The user's open sessions, `current` being the one `currentSessionId` (the JWT's) names. */
+  async list(userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
+    const rows = await this.tokens.openSessions(userId, new Date());
+    return rows.map((row) => ({
+      id: row.id,
+      device: row.device,
+      createdAt: row.createdAt.toISOString(),
+      lastUsedAt: row.lastUsedAt.toISOString(),
+      ip: row.ip,
+      current: row.id === currentSessionId,
+    }));
+  }
+
+  /** Ends one of the user's open sessions (404 for anyone else's, or one already over), audited. */
+  async end(userId: string, sessionId: string): Promise<void> {
+    if (!UUID.test(sessionId)) throw notFound('Session', sessionId);
+    await this.dataSource.transaction(async (m) => {
+      const ended = await this.tokens.revokeSessionsOfUser(m, userId, [sessionId], null, new Date());
+      if (ended.length === 0) throw notFound('Session', sessionId);
+      await this.recordEnded(m, userId, ended);
+    });
+  }
+
+  /** Ends every open session of the user but `keep` (the caller's own), audited; inside the caller's transaction. */
+  async endOthers(m: EntityManager, userId: string, keep: string | null): Promise<void> {
+    await this.recordEnded(m, userId, await this.tokens.revokeSessionsOfUser(m, userId, null, keep, new Date()));
+  }
+
+  /** DELETE /auth/sessions: every session of the user but `keep`, in a transaction of its own. */
+  async endOthersNow(userId: string, keep: string | null): Promise<void> {
+    await this.dataSource.transaction((m) => this.endOthers(m, userId, keep));
+  }
+
+  private async recordEnded(m: EntityManager, userId: string, sessions: { id: string; device: string | null }[]): Promise<void> {
+    for (const { id, device } of sessions)
+      await this.audit.recordForUser(m, userId, { action: 'session.ended', target: { type: 'session', id, label: device } });
   }
 }

@@ -49,3 +49,7 @@ export const webhookKeys = queryKeysFactory<[workspaceId: string]>('webhooks');
 /** GET /billing/usage, the spend cap and the invoices of a workspace's billing page. */
 export const billingUsageKeys = queryKeysFactory<[workspaceId: string]>('billing-usage');
 export const invoiceKeys = queryKeysFactory<[workspaceId: string]>('invoices');
+/** A workspace's audit log (issue 32): its pages and its chain check. */
+export const auditKeys = queryKeysFactory<[workspaceId: string]>('audit-log');
+/** The signed-in person's sessions. */
+export const sessionKeys = queryKeysFactory('sessions');

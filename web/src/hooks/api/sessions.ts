@@ -1,0 +1,35 @@
+import { queryOptions } from '@tanstack/react-query';
+
+import { api, call, type Schemas } from '../../api';
+import { type MutationOptions, useInvalidatingMutation } from './mutation';
+import { sessionKeys } from './query-keys';
+
+export type Session = Schemas['SessionView'];
+
+export const sessionQueries = {
+  list: () => queryOptions({ queryKey: sessionKeys.lists(), queryFn: () => call(api.GET('/auth/sessions')) }),
+};
+
+export function useEndSession(options?: MutationOptions<unknown, Session>) {
+  return useInvalidatingMutation(
+    (s: Session) => call(api.DELETE('/auth/sessions/{sessionId}', { params: { path: { sessionId: s.id } } })),
+    (qc) => qc.invalidateQueries({ queryKey: sessionKeys.all() }),
+    options,
+  );
+}
+
+export function useEndOtherSessions(options?: MutationOptions<unknown, void>) {
+  return useInvalidatingMutation(
+    () => call(api.DELETE('/auth/sessions')),
+    (qc) => qc.invalidateQueries({ queryKey: sessionKeys.all() }),
+    options,
+  );
+}
+
+export function useChangePassword(options?: MutationOptions<unknown, { currentPassword: string; newPassword: string }>) {
+  return useInvalidatingMutation(
+    (body: { currentPassword: string; newPassword: string }) => call(api.PUT('/auth/password', { body })),
+    (qc) => qc.invalidateQueries({ queryKey: sessionKeys.all() }),
+    options,
+  );
+}
