@@ -1,5 +1,6 @@
 import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
+import { passkeysError } from './auth/passkeys/passkeys.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { buildsError } from './builds/builds.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
@@ -40,6 +41,7 @@ export const ERROR_MODULES = [
   buildsError,
   hooksError,
   webhooksError,
+  passkeysError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

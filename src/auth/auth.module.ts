@@ -11,6 +11,9 @@ import { AuthThrottle } from './auth-throttle.service';
 import { BearerStrategy } from './guard/bearer.strategy';
 import { CredentialCache } from './guard/credential-cache.service';
 import { UsersMeController } from './me.controller';
+import { PasskeysController } from './passkeys/passkeys.controller';
+import { PasskeysRepository } from './passkeys/passkeys.repository';
+import { PasskeysService } from './passkeys/passkeys.service';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import { AccountTokensRepository } from './recovery/account-tokens.repository';
 import { AuthEpochRepository } from './sessions/auth-epoch.repository';
@@ -18,10 +21,11 @@ import { AuthEpoch } from './sessions/auth-epoch.service';
 import { jwtModuleOptions } from './sessions/jwt-options';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
+import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],
-  controllers: [AuthController, UsersMeController],
+  controllers: [AuthController, UsersMeController, PasskeysController],
   providers: [
     AuthService,
     SessionsService,
@@ -33,6 +37,9 @@ import { SessionsService } from './sessions/sessions.service';
     AuthThrottle,
     SessionsRepository,
     AccountTokensRepository,
+    PasskeysService,
+    PasskeysRepository,
+    { provide: PASSKEY_VERIFIER, useExisting: PasskeysService },
   ],
   exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
 })
