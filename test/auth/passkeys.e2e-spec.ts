@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+
 import { PASSKEY_VERIFIER, type PasskeyVerifier } from '../../src/auth/two-factor/passkey-verifier';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { registerUser, type UserSession } from '../helpers/identity';
@@ -232,6 +234,10 @@ describe('passkeys (e2e)', () => {
     // A registration's challenge does not open a sign-in.
     await refused(authenticator.authenticate(await registrationOptions(user)), /challenge/);
 
+    // A cloned authenticator: its counter behind the one the service last saw.
+    authenticator.counter = 0;
+    await refused(authenticator.authenticate(await authenticationOptions()), /counter/);
+
     await t.http().delete(`/auth/passkeys/${passkey.id}`).set(bearer(user)).expect(204);
     await refused(authenticator.authenticate(await authenticationOptions()), /not registered/);
 
@@ -255,6 +261,41 @@ describe('passkeys (e2e)', () => {
       await verifier.verifySecondFactor(user.userId, mine.authenticator.authenticate(await authenticationOptions(), { origin: 'https://evil.example' })),
     ).toBe(false);
     for (const junk of [null, 'x', 42, {}, { id: 'x', response: {} }]) expect(await verifier.verifySecondFactor(user.userId, junk)).toBe(false);
+  });
+
+  it('answers junk in any field of a WebAuthn answer with a 4xx, never a 500', async () => {
+    const user = await registerUser(t);
+    const { authenticator } = await registerPasskey(user);
+    const junk = fc.oneof(
+      fc.base64String({ maxLength: 200 }).map((b) => b.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')),
+      fc.constant(''),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('clientDataJSON', 'authenticatorData', 'signature', 'userHandle'), junk, async (field, value) => {
+        // No user handle at all is a valid answer (an authenticator may omit it).
+        fc.pre(!(field === 'userHandle' && value === ''));
+        const answer = authenticator.authenticate(await authenticationOptions());
+        const res = await t
+          .http()
+          .post('/auth/passkeys/authentication')
+          .send({ response: { ...answer, response: { ...answer.response, [field]: value } } });
+        expect([400, 401]).toContain(res.status);
+      }),
+      { numRuns: 25 },
+    );
+    const options = await registrationOptions(user);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('clientDataJSON', 'attestationObject'), junk, async (field, value) => {
+        const answer = new SoftAuthenticator(origin).register(options);
+        const res = await t
+          .http()
+          .post('/auth/passkeys/registration')
+          .set(bearer(user))
+          .send({ response: { ...answer, response: { ...answer.response, [field]: value } } });
+        expect(res.status).toBe(400);
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('hides another user’s passkey (404) and needs a signed-in user', async () => {

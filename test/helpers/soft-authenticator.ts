@@ -20,7 +20,8 @@ export class SoftAuthenticator {
   readonly credentialId = randomBytes(16);
   private readonly privateKey: KeyObject;
   private readonly cosePublicKey: Buffer;
-  private counter = 0;
+  /** The signature counter; a test sets it back to act as a cloned authenticator. */
+  counter = 0;
   /** The user handle the registration options gave, handed back at sign-in as a discoverable passkey does. */
   private userHandle: string | undefined;
 
