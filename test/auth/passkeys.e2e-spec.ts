@@ -140,6 +140,19 @@ describe('passkeys (e2e)', () => {
     ]);
   });
 
+  it('names a passkey registered without a name after the browser it was made in', async () => {
+    const user = await registerUser(t);
+    const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const res = await t
+      .http()
+      .post('/auth/passkeys/registration')
+      .set(bearer(user))
+      .set('User-Agent', chrome)
+      .send({ response: new SoftAuthenticator(origin).register(await registrationOptions(user)) });
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('Chrome passkey');
+  });
+
   it('refuses bad input with a 400 naming the field, and changes nothing', async () => {
     const user = await registerUser(t);
     const good = new SoftAuthenticator(origin).register(await registrationOptions(user));

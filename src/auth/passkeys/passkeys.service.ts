@@ -18,6 +18,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { currentAuditRequest } from '../../audit/audit-context';
 import { AuditLogService } from '../../audit/audit-log.service';
 import { uniqueViolation } from '../../common/db-errors';
+import { unauthorized } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
@@ -28,7 +29,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import type { PasskeyVerifier } from '../two-factor/passkey-verifier';
 import { AuthenticationResponseDto, type RegisterPasskeyDto } from './dto/passkey.dto';
 import type { Passkey, PasskeyChallengePurpose } from './passkey.entities';
-import { type PasskeyView,passkeyView } from './passkey.view';
+import { type PasskeyView, passkeyView } from './passkey.view';
 import { passkeysError } from './passkeys.errors';
 import { PasskeysRepository } from './passkeys.repository';
 import { type RelyingParty, relyingParty } from './relying-party';
@@ -113,21 +114,21 @@ export class PasskeysService implements PasskeyVerifier {
         'The challenge was not issued to you by POST /auth/passkeys/registration-options, has expired or was already answered',
       );
     }
+    let info;
+    try {
+      const verified = await verifyRegistrationResponse({
+        response: dto.response as RegistrationResponseJSON,
+        expectedChallenge: challenge,
+        expectedOrigin: this.rp.origins,
+        expectedRPID: this.rp.id,
+        requireUserVerification: false,
+      });
+      if (!verified.verified) throw new Error('the registration was not verified');
+      info = verified.registrationInfo;
+    } catch (err) {
+      throw passkeysError('invalid_passkey_response', `The passkey was refused: ${reason(err)}`);
+    }
     return this.dataSource.transaction(async (m) => {
-      let info;
-      try {
-        const verified = await verifyRegistrationResponse({
-          response: dto.response as RegistrationResponseJSON,
-          expectedChallenge: challenge,
-          expectedOrigin: this.rp.origins,
-          expectedRPID: this.rp.id,
-          requireUserVerification: false,
-        });
-        if (!verified.verified) throw new Error('the registration was not verified');
-        info = verified.registrationInfo;
-      } catch (err) {
-        throw passkeysError('invalid_passkey_response', `The passkey was refused: ${reason(err)}`);
-      }
       const passkey: Omit<Passkey, 'createdAt' | 'user'> = {
         id: newId('pk'),
         userId,
@@ -292,7 +293,8 @@ export class PasskeysService implements PasskeyVerifier {
 
   private async account(userId: string): Promise<Account> {
     const user = await this.users.findById(userId);
-    if (!user) throw passkeysError('passkey_not_found', 'The signed-in account no longer exists');
+    // A deleted account's sessions end with it (refresh_tokens cascade), so this is a race at most.
+    if (!user) throw unauthorized('The signed-in account no longer exists');
     return user;
   }
 
