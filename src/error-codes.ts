@@ -1,5 +1,6 @@
 import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
+import { passkeysError } from './auth/passkeys/passkeys.errors';
 import { sessionsError } from './auth/sessions/sessions.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { buildsError } from './builds/builds.errors';
@@ -42,6 +43,7 @@ export const ERROR_MODULES = [
   hooksError,
   webhooksError,
   sessionsError,
+  passkeysError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

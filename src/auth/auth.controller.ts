@@ -12,6 +12,8 @@ import type { Principal } from '../shared/principal';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
+import { PasskeySignInDto } from './passkeys/dto/passkey.dto';
+import { PasskeysService } from './passkeys/passkeys.service';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import {
   duplicateRefreshCookie,
@@ -41,6 +43,7 @@ export class AuthController {
     private readonly auth: AuthService,
     private readonly recovery: AccountRecoveryService,
     private readonly config: AppConfig,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   @Post('register')
@@ -181,6 +184,28 @@ export class AuthController {
       res.setHeader('Set-Cookie', this.setCookies(undefined, req));
       this.marker(res, false);
     }
+  }
+
+  @Post('passkeys/authentication')
+  // Here rather than in PasskeysController: a sign-in answers as POST /auth/login does, cookie mode included.
+  @Endpoint({
+    id: 'signInWithPasskey',
+    public: true,
+    audit: 'user.signed_in',
+    errors: { 400: ['invalid_session_mode'], 401: ['passkey_not_accepted'] },
+  })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Sign in with a passkey (passwordless): an access JWT and a refresh token',
+    description:
+      'The answer to POST /auth/passkeys/authentication-options. A complete sign-in: the authenticator must have verified the person (PIN, biometrics), ' +
+      'so no second factor is asked. Any refusal (unknown, expired or used challenge, unknown passkey, wrong origin, bad signature) is 401 passkey_not_accepted.',
+  })
+  @SESSION_MODE
+  @ApiOkResponse({ type: LoginView })
+  async signInWithPasskey(@Body() dto: PasskeySignInDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginView> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    return this.deliver(mode, await this.passkeys.signIn(dto.response), req, res);
   }
 
   /** The answer as the mode wants it: in cookie mode the refresh token moves from the body to the cookie. */

@@ -11,6 +11,9 @@ import { AuthThrottle } from './auth-throttle.service';
 import { BearerStrategy } from './guard/bearer.strategy';
 import { CredentialCache } from './guard/credential-cache.service';
 import { UsersMeController } from './me.controller';
+import { PasskeysController } from './passkeys/passkeys.controller';
+import { PasskeysRepository } from './passkeys/passkeys.repository';
+import { PasskeysService } from './passkeys/passkeys.service';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import { AccountTokensRepository } from './recovery/account-tokens.repository';
 import { AuthEpochRepository } from './sessions/auth-epoch.repository';
@@ -19,10 +22,11 @@ import { jwtModuleOptions } from './sessions/jwt-options';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
+import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],
-  controllers: [AuthController, UsersMeController, SessionsController],
+  controllers: [AuthController, UsersMeController, SessionsController, PasskeysController],
   providers: [
     AuthService,
     SessionsService,
@@ -34,6 +38,9 @@ import { SessionsService } from './sessions/sessions.service';
     AuthThrottle,
     SessionsRepository,
     AccountTokensRepository,
+    PasskeysService,
+    PasskeysRepository,
+    { provide: PASSKEY_VERIFIER, useExisting: PasskeysService },
   ],
   exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
 })

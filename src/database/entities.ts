@@ -5,6 +5,7 @@
 import { AccessToken } from '../access-tokens/access-token.entity';
 import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } from '../analytics/analytics.entities';
 import { AuditEntry, AuditHead } from '../audit/audit.entities';
+import { Passkey, PasskeyChallenge } from '../auth/passkeys/passkey.entities';
 import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
 import { AuthSession } from '../auth/sessions/session.entity';
@@ -95,4 +96,6 @@ export const ENTITIES: Function[] = [
   NotificationDigestItem,
   Webhook,
   WebhookDelivery,
+  Passkey,
+  PasskeyChallenge,
 ];

@@ -97,6 +97,8 @@ describe('The OpenAPI document (e2e)', () => {
       'confirmPasswordReset',
       'getHealth',
       'login',
+      // Passkey sign-in (issue 32): the WebAuthn signature over a challenge it issued is the authority.
+      'passkeyAuthenticationOptions',
       'receiveGitWebhook',
       // Stripe's deliveries: the Stripe-Signature over the raw body is the authority (issue 31).
       'receiveStripeWebhook',
@@ -105,6 +107,7 @@ describe('The OpenAPI document (e2e)', () => {
       'requestPasswordReset',
       // The unsubscribe link of notification mails: its signed token is the authority (RFC 8058).
       'showUnsubscribe',
+      'signInWithPasskey',
       'unsubscribe',
       'verifyEmail',
     ]);
@@ -128,7 +131,7 @@ describe('The OpenAPI document (e2e)', () => {
     expect(ids.filter((id) => !/^[a-z]+[A-Za-z]*$/.test(id))).toEqual([]);
     // Each is its route's @Endpoint id (the document is not built without one): no two routes share one.
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
-    expect(ids).toHaveLength(98);
+    expect(ids).toHaveLength(105);
     expect(document.paths['/v1/deployments'].post.operationId).toBe('deployLazy');
     expect(document.paths['/projects'].get.operationId).toBe('listProjects');
     expect(document.paths['/projects/{projectId}/deployments/{deploymentId}/promote'].patch.operationId).toBe('promoteDeployment');

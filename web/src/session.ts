@@ -128,5 +128,11 @@ export function createSession(client: Client<paths>, { mayHaveSession = markerCo
       if (current) await client.POST('/auth/logout', { headers: { ...MODE, Authorization: `Bearer ${current}` }, body: {} }).catch(() => undefined);
       clear();
     },
+    /** A passwordless sign-in (issue 32): `response` is the browser's answer to POST /auth/passkeys/authentication-options. */
+    async signInWithPasskey(response: components['schemas']['PasskeySignInDto']['response']): Promise<SignedIn> {
+      const answer = await unwrap(client.POST('/auth/passkeys/authentication', { headers: MODE, body: { response } }));
+      keep(answer);
+      return answer;
+    },
   };
 }

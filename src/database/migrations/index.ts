@@ -27,6 +27,7 @@ import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionL
 import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
 import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
 import { AuditLog1764500000000 } from './1764500000000-AuditLog';
+import { Passkeys1764500002000 } from './1764500002000-Passkeys';
 import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide';
 
 export const MIGRATIONS: Function[] = [
@@ -58,5 +59,6 @@ export const MIGRATIONS: Function[] = [
   BillingLifecycle1764400000000,
   BandwidthOverage1764400002000,
   AuditLog1764500000000,
+  Passkeys1764500002000,
   AuditLogReadSide1764500004000,
 ];

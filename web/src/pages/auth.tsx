@@ -1,3 +1,4 @@
+import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -65,11 +66,41 @@ export function SignIn() {
           {form.busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      <PasskeySignIn
+        onSignedIn={() => {
+          queryClient.clear();
+          void navigate(next, { replace: true });
+        }}
+      />
       <p>
         <Link to={`/register${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link> ·{' '}
         <Link to="/reset-password">Forgot your password?</Link>
       </p>
     </AuthCard>
+  );
+}
+
+/**
+ * Passwordless sign-in (issue 32): the browser offers the passkeys it holds for this site
+ * (the options name none), and the one chosen signs in on its own.
+ */
+function PasskeySignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const form = useSubmit(async () => {
+    const optionsJSON = (await call(api.POST('/auth/passkeys/authentication-options', { body: {} }))) as unknown as PublicKeyCredentialRequestOptionsJSON;
+    const response = (await startAuthentication({ optionsJSON })) as unknown as Parameters<typeof session.signInWithPasskey>[0];
+    return session.signInWithPasskey(response);
+  }, onSignedIn);
+  return (
+    // Named “Use a passkey”, not “Sign in with…”: the password form's button is “Sign in”, and
+    // the browser suites find it by that name, which a longer name starting the same would match too
+    // (and no label holding “Password” either, for the same reason).
+    <form onSubmit={form.onSubmit}>
+      <p className="muted">Or, without a password:</p>
+      <ErrorNote error={form.error} />
+      <button type="submit" disabled={form.busy}>
+        {form.busy ? 'Waiting for your passkey…' : 'Use a passkey'}
+      </button>
+    </form>
   );
 }
 

@@ -1,3 +1,4 @@
+import { PasskeysSection } from './security/passkeys-section';
 import { PasswordSection } from './security/password-section';
 import { SessionsSection } from './security/sessions-section';
 
@@ -12,6 +13,7 @@ export function Security() {
       <h1>Security</h1>
       <p className="muted">How you sign in, and where you are signed in.</p>
       <PasswordSection />
+      <PasskeysSection />
       <SessionsSection />
     </>
   );
