@@ -34,6 +34,6 @@ import { SessionsService } from './sessions/sessions.service';
     SessionsRepository,
     AccountTokensRepository,
   ],
-  exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
+  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService],
 })
 export class AuthModule {}

@@ -662,6 +662,10 @@ export class EnvironmentVariables {
   /** true: outgoing webhooks may go to loopback, private and link-local addresses, and over plain `http` (tests, a receiver on the LAN). */
   @BoolVar()
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES = false;
+
+  /** true: SSO issuers (OpenID providers) may be on loopback, private and link-local addresses, and on plain `http` (tests, a provider on the LAN). */
+  @BoolVar()
+  SSO_ALLOW_PRIVATE_ADDRESSES = false;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

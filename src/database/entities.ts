@@ -40,6 +40,7 @@ import { NotificationPreference } from '../notifications/notification-preference
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
+import { SsoConnection, SsoDomain, SsoLogin } from '../sso/sso.entities';
 import { User } from '../users/user.entity';
 import { Webhook } from '../webhooks/webhook.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
@@ -93,4 +94,7 @@ export const ENTITIES: Function[] = [
   NotificationDigestItem,
   Webhook,
   WebhookDelivery,
+  SsoConnection,
+  SsoDomain,
+  SsoLogin,
 ];
