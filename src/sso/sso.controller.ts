@@ -10,7 +10,7 @@ import { AppConfig } from '../config/app-config';
 import { DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
-import { PutSsoDto, SsoCallbackQueryDto, SsoStartQueryDto } from './dto/sso.dto';
+import { PutSsoDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SsoService } from './sso.service';
 import { SsoDomainVerificationView, SsoView } from './sso.view';
 import { SsoLoginService } from './sso-login.service';
@@ -75,6 +75,7 @@ export class SsoController {
   }
 }
 
+/** The browser's side of SSO: navigations answered with redirects, not JSON. */
 @ApiTags('sso')
 @Controller('auth/sso')
 export class SsoSignInController {
@@ -101,10 +102,10 @@ export class SsoSignInController {
     description:
       'The account is created on first sign-in (with the verified email) and joins the workspace with its SSO `defaultRole`. ' +
       'Refused (forged or used `state`, replayed code, wrong `nonce`, another client’s ID token, an unverified email or one outside the verified domains): ' +
-      '302 to /app/sign-in?sso_error=<reason>, nothing signed in.',
+      '302 to /app/sign-in?sso_error=<reason>, nothing signed in. Takes the provider’s query (`code`, `state`, `iss` or `error`) as it comes.',
   })
   @ApiResponse({ status: 302, description: 'To /app/ signed in, or to /app/sign-in?sso_error=<reason>' })
-  async callback(@Query() _query: SsoCallbackQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     const queryString = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     const outcome = await this.login.callback(queryString);
     res.setHeader('Cache-Control', 'no-store');
