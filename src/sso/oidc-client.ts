@@ -9,7 +9,9 @@ import { addressRefusal } from '../shared/outbound-address';
 /** A provider address the service may not reach (SSO_ALLOW_PRIVATE_ADDRESSES). */
 export class SsoAddressRefused extends Error {
   constructor(host: string, address: string, reason: string) {
-    super(`${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}: an SSO issuer may not be reached there (SSO_ALLOW_PRIVATE_ADDRESSES)`);
+    super(
+      `${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}: an SSO issuer may not be reached there (SSO_ALLOW_PRIVATE_ADDRESSES)`,
+    );
   }
 }
 

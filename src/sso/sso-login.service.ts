@@ -178,7 +178,15 @@ export class SsoLoginService {
     } else {
       memberId = newId('mem');
       role = connection.defaultRole;
-      await this.workspaces.insertMember(m, { id: memberId, workspaceId, email: user.email, role: connection.defaultRole, status: 'active', userId: user.id, joinedAt: now });
+      await this.workspaces.insertMember(m, {
+        id: memberId,
+        workspaceId,
+        email: user.email,
+        role: connection.defaultRole,
+        status: 'active',
+        userId: user.id,
+        joinedAt: now,
+      });
     }
     await this.audit.record(m, {
       workspaceId,

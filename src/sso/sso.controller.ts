@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Put, Query, R
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 
+import { CurrentPrincipal } from '../access/decorators';
 import { refreshCookie, refreshCookieScheme } from '../auth/sessions/session-cookie';
 import { sessionMarkerCookie } from '../auth/sessions/session-marker';
-import { CurrentPrincipal } from '../access/decorators';
 import { EmptyBodyDto } from '../common/empty-body.dto';
 import { AppConfig } from '../config/app-config';
 import { DeleteRoute } from '../openapi/api-decorators';

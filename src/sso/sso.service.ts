@@ -10,8 +10,8 @@ import { AppConfig } from '../config/app-config';
 import { DomainDns } from '../domains/domain-dns.service';
 import { LeadsKeyring } from '../leads/keyring';
 import { openEmail, sealEmail } from '../leads/lead-crypto';
-import { challengeName, judge, newDomainToken } from '../shared/custom-domain/domain-check';
 import { domainRules } from '../shared/custom-domain/custom-domain';
+import { challengeName, judge, newDomainToken } from '../shared/custom-domain/domain-check';
 import { domainsError } from '../shared/custom-domain/domains.errors';
 import { InvalidDomainError, normaliseDomain } from '../shared/domain-name';
 import type { Principal } from '../shared/principal';
@@ -109,7 +109,8 @@ export class SsoService extends SsoPasswordPolicy {
     const connection = await this.sso.findConnection(this.dataSource.manager, workspaceId);
     if (!connection) throw notConfigured(workspaceId);
     const row = (await this.sso.domainsOf(this.dataSource.manager, workspaceId)).find((d) => d.domain === domain);
-    if (!row) throw ssoError('sso_domain_not_listed', `${domain} is not among the emailDomains of workspace ${workspaceId}'s single sign-on; add it with PUT first`);
+    if (!row)
+      throw ssoError('sso_domain_not_listed', `${domain} is not among the emailDomains of workspace ${workspaceId}'s single sign-on; add it with PUT first`);
     if (row.verifiedAt) return { domain, verified: true };
     await this.refuseClaimed(workspaceId, [domain]);
     const txtName = challengeName(domain);
@@ -126,13 +127,20 @@ export class SsoService extends SsoPasswordPolicy {
     if (verdict === 'inconclusive') {
       const timedOut = lookup.txt.kind === 'unreachable' && lookup.txt.timedOut;
       throw Object.assign(
-        domainsError(timedOut ? 'dns_timeout' : 'dns_unavailable', `DNS did not answer the lookup of ${txtName} (asked ${this.dns.describeServers()}); nothing was changed, try again`),
+        domainsError(
+          timedOut ? 'dns_timeout' : 'dns_unavailable',
+          `DNS did not answer the lookup of ${txtName} (asked ${this.dns.describeServers()}); nothing was changed, try again`,
+        ),
         { headers: { 'Retry-After': '30' } },
       );
     }
     if (verdict === 'absent') {
       const found = records[0].found.length ? records[0].found.map((v) => JSON.stringify(v)).join(', ') : 'none';
-      return { domain, verified: false, reason: `No TXT record "${row.token}" at ${txtName} (found: ${found}${records[0].error ? `, ${records[0].error}` : ''})` };
+      return {
+        domain,
+        verified: false,
+        reason: `No TXT record "${row.token}" at ${txtName} (found: ${found}${records[0].error ? `, ${records[0].error}` : ''})`,
+      };
     }
     try {
       await this.dataSource.transaction(async (m) => {

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IdProperty } from '../common/dto-fields';
 import { iso } from '../common/time';
 import { challengeName } from '../shared/custom-domain/domain-check';
-import { type SsoConnection, type SsoDomain, SSO_ROLES, type SsoRole } from './sso.entities';
+import { SSO_ROLES, type SsoConnection, type SsoDomain, type SsoRole } from './sso.entities';
 
 export class SsoTxtRecordView {
   @ApiProperty({ example: '_statichost-challenge.example.com' })
@@ -54,7 +54,12 @@ export class SsoDomainVerificationView {
 }
 
 export function ssoDomainView(d: SsoDomain): SsoDomainView {
-  return { domain: d.domain, verified: !!d.verifiedAt, verifiedAt: d.verifiedAt ? iso(d.verifiedAt) : null, record: { name: challengeName(d.domain), value: d.token } };
+  return {
+    domain: d.domain,
+    verified: !!d.verifiedAt,
+    verifiedAt: d.verifiedAt ? iso(d.verifiedAt) : null,
+    record: { name: challengeName(d.domain), value: d.token },
+  };
 }
 
 export function ssoView(c: SsoConnection, domains: SsoDomain[], redirectUri: string): SsoView {

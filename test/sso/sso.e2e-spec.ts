@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { type TestApp, startTestApp } from '../helpers/app';
+import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { addMember, registerUser, type UserSession } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
@@ -47,7 +47,11 @@ describe('Single sign-on over OIDC (e2e)', () => {
   /** An owner whose workspace has SSO with `domain` verified through its TXT record. */
   async function workspaceWithSso(domain: string, extra: Record<string, unknown> = {}, owner?: UserSession) {
     owner ??= await registerUser(t);
-    const put = await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(settings([domain], extra));
+    const put = await t
+      .http()
+      .put(`/workspaces/${owner.workspaceId}/sso`)
+      .set(auth(owner))
+      .send(settings([domain], extra));
     expect(put.status).toBe(200);
     const record = put.body.emailDomains[0].record;
     dns.setTxt(record.name, record.value);
@@ -157,16 +161,29 @@ describe('Single sign-on over OIDC (e2e)', () => {
       const admin = await registerUser(t);
       await addMember(t, owner, admin, 'admin');
       const asAdmin = { Authorization: `Bearer ${admin.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
-      const refused = await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(asAdmin).send(settings([domainName('corp')]));
+      const refused = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(asAdmin)
+        .send(settings([domainName('corp')]));
       expect(refused.status).toBe(403);
-      await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(settings([domainName('corp')])).expect(200);
+      await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domainName('corp')]))
+        .expect(200);
       expect((await t.http().get(`/workspaces/${owner.workspaceId}/sso`).set(asAdmin)).status).toBe(200);
     });
 
     it('never returns the client secret, stores it sealed, and keeps it when a later PUT omits it', async () => {
       const owner = await registerUser(t);
       const domain = domainName('corp');
-      const res = await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(settings([domain]));
+      const res = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domain]));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         workspaceId: owner.workspaceId,
@@ -174,7 +191,9 @@ describe('Single sign-on over OIDC (e2e)', () => {
         clientId: 'statichost',
         clientSecretSet: true,
         redirectUri: `${t.config.apiBaseUrl}/auth/sso/callback`,
-        emailDomains: [{ domain, verified: false, verifiedAt: null, record: { name: `_statichost-challenge.${domain}`, value: expect.stringMatching(/^[0-9a-f]{32}$/) } }],
+        emailDomains: [
+          { domain, verified: false, verifiedAt: null, record: { name: `_statichost-challenge.${domain}`, value: expect.stringMatching(/^[0-9a-f]{32}$/) } },
+        ],
         defaultRole: 'viewer',
         enforce: false,
         updatedAt: expect.any(String),
@@ -197,9 +216,16 @@ describe('Single sign-on over OIDC (e2e)', () => {
     it('claims a domain only once its TXT record is there, and for one workspace only', async () => {
       const owner = await registerUser(t);
       const domain = domainName('claim');
-      const put = await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(settings([domain]));
+      const put = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domain]));
       // Not verified: nobody signs in with SSO for it yet.
-      const early = await t.http().get('/auth/sso/start').query({ email: `ada@${domain}` });
+      const early = await t
+        .http()
+        .get('/auth/sso/start')
+        .query({ email: `ada@${domain}` });
       expect(early.status).toBe(404);
       expect(early.body.code).toBe('sso_not_configured');
       const verify = () => t.http().post(`/workspaces/${owner.workspaceId}/sso/domains/${domain}/verify`).set(auth(owner)).send({});
@@ -214,7 +240,11 @@ describe('Single sign-on over OIDC (e2e)', () => {
 
       // Another workspace cannot list it any more, nor verify it.
       const rival = await registerUser(t);
-      const taken = await t.http().put(`/workspaces/${rival.workspaceId}/sso`).set(auth(rival)).send(settings([domain]));
+      const taken = await t
+        .http()
+        .put(`/workspaces/${rival.workspaceId}/sso`)
+        .set(auth(rival))
+        .send(settings([domain]));
       expect(taken.status).toBe(409);
       expect(taken.body.code).toBe('domain_claimed');
       const unlisted = await t.http().post(`/workspaces/${rival.workspaceId}/sso/domains/${domain}/verify`).set(auth(rival)).send({});
