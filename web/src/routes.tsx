@@ -28,6 +28,7 @@ const Account = () => import('./pages/account').then((m) => ({ Component: m.Acco
 const Security = () => import('./pages/security').then((m) => ({ Component: m.Security }));
 const ProjectForms = () => import('./pages/forms').then((m) => ({ Component: m.ProjectForms }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
+const SingleSignOn = () => import('./pages/sso').then((m) => ({ Component: m.SingleSignOn }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
 export const router = createBrowserRouter(
@@ -55,6 +56,7 @@ export const router = createBrowserRouter(
             { path: 'webhooks', lazy: Webhooks },
             { path: 'members', lazy: Members },
             { path: 'billing', lazy: Billing },
+            { path: 'sso', lazy: SingleSignOn },
             {
               path: 'projects/:projectId',
               element: <ProjectLayout />,
