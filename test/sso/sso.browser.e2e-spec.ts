@@ -83,6 +83,10 @@ describe('Single sign-on in the dashboard (browser e2e)', () => {
     try {
       const email = `grace@${domain}`;
       await visitor.goto(`${origin}/app/sign-in`);
+      // A domain without SSO says so on the page.
+      await visitor.getByLabel('Email').fill('ada@nosso.example');
+      await visitor.getByRole('button', { name: 'Use single sign-on (SSO)' }).click();
+      await visitor.getByRole('alert').filter({ hasText: 'No single sign-on is set up for nosso.example' }).waitFor();
       await visitor.getByLabel('Email').fill(email);
       await expectAccessible(visitor, 'sign-in');
       await visitor.getByRole('button', { name: 'Use single sign-on (SSO)' }).click();
