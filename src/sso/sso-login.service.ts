@@ -118,7 +118,12 @@ export class SsoLoginService {
     } catch (err) {
       const error: SsoCallbackError =
         err instanceof oidc.AuthorizationResponseError ? 'provider_refused' : err instanceof oidc.ResponseBodyError ? 'code_rejected' : 'invalid_id_token';
-      this.logger.warn(`SSO sign-in to ${login.workspaceId} refused (${error}): ${(err as Error).message}`);
+      // openid-client's message is generic ("unexpected JWT claim value"); the claim is named two causes down.
+      const inner = (err as { cause?: { cause?: { claim?: unknown } } }).cause;
+      const claim = inner?.cause?.claim;
+      this.logger.warn(
+        `SSO sign-in to ${login.workspaceId} refused (${error}): ${(err as Error).message}${typeof claim === 'string' ? ` (claim ${claim})` : ''}`,
+      );
       return { ok: false, error };
     }
     const domains = (await this.sso.domainsOf(this.dataSource.manager, login.workspaceId)).filter((d) => d.verifiedAt).map((d) => d.domain);

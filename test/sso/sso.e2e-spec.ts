@@ -319,6 +319,8 @@ describe('Single sign-on over OIDC (e2e)', () => {
       const authorization = await start({ email: `ada@${domain}` });
       authorization.searchParams.set('nonce', 'a-nonce-the-attacker-chose-0123456789');
       refused(await callback(await throughProvider(authorization.href, `ada@${domain}`)), 'invalid_id_token');
+      // Refused for its nonce, not for anything else.
+      expect(t.logs.join('')).toMatch(/refused \(invalid_id_token\): [^\n]*\(claim nonce\)/);
     });
 
     it("refuses an ID token made for another client, though the provider's key signed it", async () => {
@@ -328,6 +330,8 @@ describe('Single sign-on over OIDC (e2e)', () => {
       await idp.setMischief('foreign-id-token');
       try {
         refused(await callback(back), 'invalid_id_token');
+        // Refused for its audience: the provider's signature on it is good.
+        expect(t.logs.join('')).toMatch(/refused \(invalid_id_token\): [^\n]*\(claim aud\)/);
       } finally {
         await idp.setMischief(null);
       }
