@@ -46,6 +46,9 @@ const esmPackages = [
   'type-fest',
   // Proxy rules' X-Nf-Sign (issue 34).
   'jose',
+  // Single sign-on (issue 32): the OpenID client.
+  'openid-client',
+  'oauth4webapi',
 ];
 const common = {
   testEnvironment: 'node',

@@ -26,6 +26,8 @@ export const LAYERS = [
       'sites',
       // Branch and pull-request preview aliases: the builds set them, the site router reads them.
       'previews',
+      // Single sign-on over OIDC (issue 32): starts auth's sessions, seals with the leads keyring, checks DNS like domains.
+      'sso',
       // Forms on hosted sites: the site router hands them POSTs; sealed with the leads keyring (issue 30).
       'forms',
       'leads',

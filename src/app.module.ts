@@ -33,6 +33,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { QuotasModule } from './quotas/quotas.module';
 import { SiteWebhookModule } from './site-webhook/site-webhook.module';
 import { SitesModule } from './sites/sites.module';
+import { SsoModule } from './sso/sso.module';
 import { StorageModule } from './storage/storage.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -81,6 +82,8 @@ export class AppModule {
         NotificationsModule,
         FormsModule,
         WebhooksModule,
+        // Single sign-on (issue 32); binds the password sign-in's SSO check for AuthService.
+        SsoModule,
       ],
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };

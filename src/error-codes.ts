@@ -13,6 +13,7 @@ import { internalError } from './internal/internal.errors';
 import { projectsError } from './projects/projects.errors';
 import { billingError } from './quotas/billing.errors';
 import { domainsError } from './shared/custom-domain/domains.errors';
+import { ssoError } from './sso/sso.errors';
 import { storageError } from './storage/storage.errors';
 import { usersError } from './users/users.errors';
 import { webhooksError } from './webhooks/webhooks.errors';
@@ -44,6 +45,7 @@ export const ERROR_MODULES = [
   webhooksError,
   sessionsError,
   passkeysError,
+  ssoError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

@@ -68,7 +68,8 @@ export class AuthController {
   @Endpoint({
     id: 'login',
     public: true,
-    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+    // `sso_required` (src/sso): the email's domain signs in through its workspace's enforced single sign-on.
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 403: ['sso_required'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({

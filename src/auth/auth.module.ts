@@ -42,6 +42,6 @@ import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
     PasskeysRepository,
     { provide: PASSKEY_VERIFIER, useExisting: PasskeysService },
   ],
-  exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
+  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService],
 })
 export class AuthModule {}

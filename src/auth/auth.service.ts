@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
@@ -17,6 +17,7 @@ import type { LoginDto, RegisterDto } from './dto/auth.dto';
 import { withBearerChallenge } from './guard/credentials';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import { SessionsService } from './sessions/sessions.service';
+import { SsoPasswordPolicy } from './sso-password-policy';
 
 @Injectable()
 export class AuthService implements OnModuleInit {
@@ -30,6 +31,8 @@ export class AuthService implements OnModuleInit {
     private readonly sessions: SessionsService,
     private readonly recovery: AccountRecoveryService,
     private readonly throttle: AuthThrottle,
+    // Bound by src/sso (issue 32); absent in an app built without it.
+    @Optional() private readonly ssoPolicy?: SsoPasswordPolicy,
   ) {}
 
   onModuleInit(): void {
@@ -70,6 +73,8 @@ export class AuthService implements OnModuleInit {
     // One answer for a wrong email and a wrong password: no account enumeration.
     if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     await this.throttle.loginSucceeded(dto.email, ip);
+    // After the password check, so an enforced domain's 403 tells a guesser nothing.
+    await this.ssoPolicy?.passwordSignIn(user);
     const pair = await this.dataSource.transaction((m) => this.sessions.start(m, user.id));
     return { ...pair, user: userView(user) };
   }

@@ -666,6 +666,9 @@ export class EnvironmentVariables {
   /** Audit-log entries older than this many days are deleted (each workspace's chain keeps where it was cut); the job runs every SWEEP_INTERVAL_SECONDS. */
   @IntVar(1)
   AUDIT_RETENTION_DAYS = 365;
+  /** true: SSO issuers (OpenID providers) may be on loopback, private and link-local addresses, and on plain `http` (tests, a provider on the LAN). */
+  @BoolVar()
+  SSO_ALLOW_PRIVATE_ADDRESSES = false;
 }
 
 export function validateEnv(raw: Record<string, unknown>): EnvironmentVariables {

@@ -42,6 +42,7 @@ import { NotificationPreference } from '../notifications/notification-preference
 import { OutboxMessage } from '../outbox/outbox-message.entity';
 import { PreviewAlias } from '../previews/preview-alias.entity';
 import { Project } from '../projects/project.entity';
+import { SsoConnection, SsoDomain, SsoLogin } from '../sso/sso.entities';
 import { User } from '../users/user.entity';
 import { Webhook } from '../webhooks/webhook.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
@@ -98,4 +99,7 @@ export const ENTITIES: Function[] = [
   WebhookDelivery,
   Passkey,
   PasskeyChallenge,
+  SsoConnection,
+  SsoDomain,
+  SsoLogin,
 ];

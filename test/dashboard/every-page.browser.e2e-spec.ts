@@ -119,6 +119,8 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       { name: 'account', path: '/account', ready: (p: Page) => p.getByRole('button', { name: 'Save' }).first() },
       { name: 'audit-log', path: `${ws}/audit-log`, ready: (p: Page) => p.getByText(/^(\d+ entr(y|ies)|No entries yet\.)$/) },
       { name: 'security', path: '/security', ready: (p: Page) => p.getByRole('heading', { name: 'Security', level: 1 }) },
+      // Single sign-on (issue 32), not set up: its GET answers 404 sso_not_configured, which the page shows as the empty form.
+      { name: 'sso', path: `${ws}/sso`, ready: (p: Page) => p.getByRole('form', { name: 'Identity provider' }) },
       { name: 'deployments', path: project, ready: (p: Page) => p.getByRole('link', { name: 'v1', exact: true }) },
       { name: 'deploy', path: `${project}/deploy`, ready: (p: Page) => p.getByRole('heading', { name: 'Deploy a folder' }) },
       { name: 'settings', path: `${project}/settings`, ready: (p: Page) => p.getByRole('row', { name: /SITE_NAME/ }) },
@@ -162,7 +164,8 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
       expect(await views.textContent()).toBe('3');
       await page.goto(`${base()}/w/${owner.workspaceId}/projects/${projectId}/deployments/${deploymentId}`);
       await page.getByText(/^1\.6 KB in 1 files · created [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}/).waitFor();
-      expect(failed).toEqual([]);
+      // But the one answer that says "no single sign-on yet".
+      expect(failed.filter((f) => !/^404 GET \/workspaces\/ws_[^/]+\/sso$/.test(f))).toEqual([]);
     } finally {
       await context.close();
     }

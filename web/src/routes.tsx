@@ -29,6 +29,7 @@ const Security = () => import('./pages/security').then((m) => ({ Component: m.Se
 const ProjectForms = () => import('./pages/forms').then((m) => ({ Component: m.ProjectForms }));
 const Analytics = () => import('./pages/analytics').then((m) => ({ Component: m.Analytics }));
 const AuditLog = () => import('./pages/audit-log').then((m) => ({ Component: m.AuditLog }));
+const SingleSignOn = () => import('./pages/sso').then((m) => ({ Component: m.SingleSignOn }));
 
 /** Every dashboard path lives under /app (the server answers index.html for any of them). */
 export const router = createBrowserRouter(
@@ -57,6 +58,7 @@ export const router = createBrowserRouter(
             { path: 'members', lazy: Members },
             { path: 'billing', lazy: Billing },
             { path: 'audit-log', lazy: AuditLog },
+            { path: 'sso', lazy: SingleSignOn },
             {
               path: 'projects/:projectId',
               element: <ProjectLayout />,

@@ -1749,6 +1749,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's single sign-on: provider, claimed email domains and their TXT records (never the client secret)
+         * @description **Access:** a dashboard JWT only; role `owner` or `admin`; acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        get: operations["getSso"];
+        /**
+         * Set up (or change) single sign-on over OpenID Connect
+         * @description The issuer's discovery document is fetched first (400 naming `issuer` when it fails). `clientSecret` is required the first time and kept when omitted; it is stored encrypted and never returned. Each email domain is claimed once its TXT record is verified (POST …/domains/{domain}/verify).
+         *
+         *     **Access:** a dashboard JWT only; role `owner`; acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        put: operations["putSso"];
+        post?: never;
+        /**
+         * Remove the workspace's single sign-on; its domains are released and password sign-in opens again
+         * @description **Access:** a dashboard JWT only; role `owner`; acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        delete: operations["deleteSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/sso/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look up an email domain's TXT record now; found, the domain is claimed for this workspace's SSO
+         * @description A domain is claimed by one workspace only (409 `domain_claimed`). Not found: 200 with `verified: false` and the reason.
+         *
+         *     **Access:** a dashboard JWT only; role `owner`; acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         */
+        post: operations["verifySsoDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Go to the OpenID provider of the workspace that verified the email's domain (or of `workspace`)
+         * @description A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback.
+         *
+         *     **Access:** public, no credential.
+         */
+        get: operations["startSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's answer: signs the person in (cookie mode) and goes to the dashboard
+         * @description The account is created on first sign-in (with the verified email) and joins the workspace with its SSO `defaultRole`. Refused (forged or used `state`, replayed code, wrong `nonce`, another client’s ID token, an unverified email or one outside the verified domains): 302 to /app/sign-in?sso_error=<reason>, nothing signed in. Takes the provider’s query (`code`, `state`, `iss` or `error`) as it comes.
+         *
+         *     **Access:** public, no credential.
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3663,6 +3759,80 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        SsoTxtRecordView: {
+            /** @example _statichost-challenge.example.com */
+            name: string;
+            /** @example 4f1c2a9e8b7d6c5e4f3a2b1c0d9e8f7a */
+            value: string;
+        };
+        SsoDomainView: {
+            /** @example example.com */
+            domain: string;
+            /** @description The TXT record was seen: sign-ins of this domain go through SSO */
+            verified: boolean;
+            /** Format: date-time */
+            verifiedAt: string | null;
+            /** @description The TXT record that proves the workspace controls the domain */
+            record: components["schemas"]["SsoTxtRecordView"];
+        };
+        SsoView: {
+            /** @example ws_0123456789abcdefghijklmn */
+            workspaceId: string;
+            /** @example https://login.example.com */
+            issuer: string;
+            /** @example statichost */
+            clientId: string;
+            /**
+             * @description The secret is stored (encrypted); it is never returned
+             * @enum {boolean}
+             */
+            clientSecretSet: true;
+            /**
+             * @description Register this redirect URI at the provider
+             * @example https://api.example.com/auth/sso/callback
+             */
+            redirectUri: string;
+            emailDomains: components["schemas"]["SsoDomainView"][];
+            /** @enum {string} */
+            defaultRole: "admin" | "viewer";
+            enforce: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PutSsoDto: {
+            /**
+             * @description The OpenID provider’s issuer; its discovery document is fetched at once
+             * @example https://login.example.com
+             */
+            issuer: string;
+            /** @example statichost */
+            clientId: string;
+            /** @description Required the first time; kept when omitted later. Stored encrypted, never returned */
+            clientSecret?: string;
+            /**
+             * @example [
+             *       "example.com"
+             *     ]
+             */
+            emailDomains: string[];
+            /**
+             * @description The role of a person SSO adds to the workspace
+             * @enum {string}
+             */
+            defaultRole: "admin" | "viewer";
+            /** @description Members whose email is in a verified domain must sign in through SSO (the owner who sets it keeps a password sign-in) */
+            enforce: boolean;
+        };
+        SsoDomainVerificationView: {
+            /** @example example.com */
+            domain: string;
+            verified: boolean;
+            /**
+             * @description Why it is not verified
+             * @example No TXT record "4f1c…" at _statichost-challenge.example.com (found: none)
+             */
+            reason?: string;
+        };
         /** @description The body of every error answer */
         Error: {
             /** @example 404 */
@@ -3683,7 +3853,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"] | components["schemas"]["SessionsErrorCode"] | components["schemas"]["PasskeysErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"] | components["schemas"]["SessionsErrorCode"] | components["schemas"]["PasskeysErrorCode"] | components["schemas"]["SsoErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -3779,6 +3949,11 @@ export interface components {
          * @enum {string}
          */
         PasskeysErrorCode: "invalid_passkey_response" | "passkey_already_registered" | "passkey_not_accepted" | "passkey_not_found";
+        /**
+         * @description The sso module's codes
+         * @enum {string}
+         */
+        SsoErrorCode: "client_secret_required" | "domain_claimed" | "sso_discovery_failed" | "sso_domain_not_listed" | "sso_not_configured" | "sso_required";
     };
     responses: never;
     parameters: never;
@@ -7425,6 +7600,20 @@ export interface operations {
                         statusCode?: 401;
                         /** @enum {string} */
                         code?: "invalid_login";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "sso_required";
                     };
                 };
             };
@@ -14217,6 +14406,516 @@ export interface operations {
                         code?: "not_found" | "webhook_delivery_not_found" | "webhook_not_found";
                     };
                 };
+            };
+        };
+    };
+    getSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+        };
+    };
+    putSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSsoDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "client_secret_required" | "invalid_json" | "invalid_workspace_header" | "sso_discovery_failed" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "domain_claimed";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    deleteSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "sso_not_configured";
+                    };
+                };
+            };
+        };
+    };
+    verifySsoDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoDomainVerificationView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed" | "workspace_required";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "not_found" | "sso_domain_not_listed" | "sso_not_configured";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "domain_claimed";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "dns_timeout" | "dns_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    startSso: {
+        parameters: {
+            query?: {
+                /** @description Sign in with the SSO of the workspace that verified this email’s domain */
+                email?: string;
+                /** @description Or: sign in with this workspace’s SSO */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description Not found (or not visible to this credential) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 404;
+                        /** @enum {string} */
+                        code?: "sso_not_configured";
+                    };
+                };
+            };
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /app/ signed in, or to /app/sign-in?sso_error=<reason> */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -28,6 +28,7 @@ import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle'
 import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
 import { AuditLog1764500000000 } from './1764500000000-AuditLog';
 import { Passkeys1764500002000 } from './1764500002000-Passkeys';
+import { Sso1764500003000 } from './1764500003000-Sso';
 import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide';
 
 export const MIGRATIONS: Function[] = [
@@ -60,5 +61,6 @@ export const MIGRATIONS: Function[] = [
   BandwidthOverage1764400002000,
   AuditLog1764500000000,
   Passkeys1764500002000,
+  Sso1764500003000,
   AuditLogReadSide1764500004000,
 ];

@@ -129,6 +129,7 @@ function SignedIn() {
             <NavLink to={`/w/${workspaceId}/members`}>Members</NavLink>
             <NavLink to={`/w/${workspaceId}/billing`}>Billing</NavLink>
             <NavLink to={`/w/${workspaceId}/audit-log`}>Audit log</NavLink>
+            <NavLink to={`/w/${workspaceId}/sso`}>Single sign-on</NavLink>
           </>
         ) : null}
         <NavLink to="/invitations">Invitations</NavLink>

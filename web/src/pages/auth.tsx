@@ -6,6 +6,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call, session } from '../api';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
+import { SsoSignIn } from './sso-sign-in';
 
 function AuthCard({ title, children }: { title: string; children: React.ReactNode }) {
   useEffect(() => {
@@ -72,6 +73,7 @@ export function SignIn() {
           void navigate(next, { replace: true });
         }}
       />
+      <SsoSignIn email={email} error={params.get('sso_error')} />
       <p>
         <Link to={`/register${next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link> ·{' '}
         <Link to="/reset-password">Forgot your password?</Link>

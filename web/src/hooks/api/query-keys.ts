@@ -46,6 +46,8 @@ export const notificationKeys = queryKeysFactory('notifications');
 /** A project's forms (lists) and each form's submissions (details, keyed by the form): a change invalidates both, as counts move. */
 export const formKeys = queryKeysFactory<[workspaceId: string, projectId: string]>('forms');
 export const webhookKeys = queryKeysFactory<[workspaceId: string]>('webhooks');
+/** GET /workspaces/:id/sso (issue 32). */
+export const ssoKeys = queryKeysFactory<[workspaceId: string]>('sso');
 /** GET /billing/usage, the spend cap and the invoices of a workspace's billing page. */
 export const billingUsageKeys = queryKeysFactory<[workspaceId: string]>('billing-usage');
 export const invoiceKeys = queryKeysFactory<[workspaceId: string]>('invoices');

@@ -1,0 +1,85 @@
+import { isIP } from 'node:net';
+
+import * as client from 'openid-client';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+
+import { guardedLookup } from '../shared/guarded-lookup';
+import { addressRefusal } from '../shared/outbound-address';
+
+/** A provider address the service may not reach (SSO_ALLOW_PRIVATE_ADDRESSES). */
+export class SsoAddressRefused extends Error {
+  constructor(host: string, address: string, reason: string) {
+    super(
+      `${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}: an SSO issuer may not be reached there (SSO_ALLOW_PRIVATE_ADDRESSES)`,
+    );
+  }
+}
+
+export interface OidcOutbound {
+  /** true: loopback, private and link-local addresses, and plain http (tests, a provider on the LAN). */
+  allowPrivateAddresses: boolean;
+  dnsServers: string[];
+  dnsTimeoutMs: number;
+  /** Longest one request to the provider may take (ms). */
+  timeoutMs: number;
+}
+
+/**
+ * The fetch openid-client talks to providers through. The issuer is typed by a
+ * workspace owner and fetched from inside the operator's network, so it gets the rule
+ * of every other fetch made on a user's behalf (docs/security.md): global addresses
+ * only, judged at connect time (src/shared/guarded-lookup.ts), redirects not followed.
+ */
+export function guardedFetch(options: OidcOutbound): client.CustomFetch {
+  const connector = buildConnector({
+    timeout: options.timeoutMs,
+    lookup: guardedLookup(options, (host, address, reason) => new SsoAddressRefused(host, address, reason)) as never,
+  });
+  const dispatcher = new Agent({
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect(opts, callback) {
+      // A literal address is connected to without a lookup: judged here.
+      const host = opts.hostname.replace(/^\[|\]$/g, '');
+      if (!options.allowPrivateAddresses && isIP(host) !== 0) {
+        const refused = addressRefusal(host);
+        if (refused) return callback(new SsoAddressRefused(host, host, refused), null);
+      }
+      connector(opts, callback);
+    },
+  });
+  return ((url: string, init: client.CustomFetchOptions) =>
+    undiciFetch(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body as never,
+      redirect: 'manual',
+      signal: init.signal ?? AbortSignal.timeout(options.timeoutMs),
+      dispatcher,
+    })) as unknown as client.CustomFetch;
+}
+
+/**
+ * client_secret_basic (OpenID Connect's default) unless the provider says it takes only
+ * client_secret_post: chosen per request from its discovery document.
+ */
+function clientSecretAuth(secret: string): client.ClientAuth {
+  const basic = client.ClientSecretBasic(secret);
+  const post = client.ClientSecretPost(secret);
+  return (as, metadata, body, headers) => {
+    const methods = as.token_endpoint_auth_methods_supported;
+    const use = !methods || methods.includes('client_secret_basic') ? basic : post;
+    return use(as, metadata, body, headers);
+  };
+}
+
+/** The provider's configuration for one client: discovery (`<issuer>/.well-known/openid-configuration`), through `fetch`. */
+export function discover(issuer: string, clientId: string, clientSecret: string, fetch: client.CustomFetch, allowHttp: boolean): Promise<client.Configuration> {
+  return client.discovery(new URL(issuer), clientId, undefined, clientSecretAuth(clientSecret), {
+    [client.customFetch]: fetch,
+    ...(allowHttp ? { execute: [client.allowInsecureRequests] } : {}),
+  });
+}
+
+export { client as oidc };
+export type CustomFetch = client.CustomFetch;

@@ -1,0 +1,37 @@
+import { emailDomain, judgeEmail, signInErrorPath, stateHash } from './sso-rules';
+
+describe('emailDomain', () => {
+  it('is the lowercased part after the last @', () => {
+    expect(emailDomain('Ada@Example.COM')).toBe('example.com');
+    expect(emailDomain('"a@b"@corp.example')).toBe('corp.example');
+  });
+  it('is null without a domain', () => {
+    expect(emailDomain('ada')).toBeNull();
+    expect(emailDomain('ada@')).toBeNull();
+    expect(emailDomain('@example.com')).toBeNull();
+  });
+});
+
+describe('judgeEmail', () => {
+  const domains = ['corp.example'];
+  it('lets in a verified email of a verified domain, lowercased', () => {
+    expect(judgeEmail({ email: 'Ada@Corp.Example', email_verified: true }, domains)).toEqual({ ok: true, email: 'ada@corp.example' });
+  });
+  it('refuses an email the provider did not verify', () => {
+    expect(judgeEmail({ email: 'ada@corp.example', email_verified: false }, domains)).toEqual({ ok: false, error: 'email_not_verified' });
+    expect(judgeEmail({ email: 'ada@corp.example' }, domains)).toEqual({ ok: false, error: 'email_not_verified' });
+    expect(judgeEmail({ email_verified: true }, domains)).toEqual({ ok: false, error: 'email_not_verified' });
+  });
+  it('refuses an address outside the verified domains, subdomains included', () => {
+    expect(judgeEmail({ email: 'eve@gmail.com', email_verified: true }, domains)).toEqual({ ok: false, error: 'email_not_allowed' });
+    expect(judgeEmail({ email: 'eve@x.corp.example', email_verified: true }, domains)).toEqual({ ok: false, error: 'email_not_allowed' });
+    expect(judgeEmail({ email: 'eve@corp.example', email_verified: true }, [])).toEqual({ ok: false, error: 'email_not_allowed' });
+  });
+});
+
+describe('stateHash and signInErrorPath', () => {
+  it('hash the state and name the refusal', () => {
+    expect(stateHash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(signInErrorPath('invalid_state')).toBe('/app/sign-in?sso_error=invalid_state');
+  });
+});

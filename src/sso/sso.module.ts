@@ -1,0 +1,27 @@
+import { Global, Module } from '@nestjs/common';
+
+import { AuthModule } from '../auth/auth.module';
+import { SsoPasswordPolicy } from '../auth/sso-password-policy';
+import { DomainDns } from '../domains/domain-dns.service';
+import { LeadsModule } from '../leads/leads.module';
+import { UsersModule } from '../users/users.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { OidcConfigurations } from './oidc-configurations.service';
+import { SsoController, SsoSignInController } from './sso.controller';
+import { SsoRepository } from './sso.repository';
+import { SsoService } from './sso.service';
+import { SsoLoginService } from './sso-login.service';
+
+/**
+ * Single sign-on over OpenID Connect (issue 32). Global for one reason: it binds the
+ * SsoPasswordPolicy that AuthService.login asks, and auth sits below sso in the layers
+ * (sso starts auth's sessions), so AuthModule cannot import this module.
+ */
+@Global()
+@Module({
+  imports: [AuthModule, LeadsModule, UsersModule, WorkspacesModule],
+  controllers: [SsoController, SsoSignInController],
+  providers: [SsoRepository, SsoService, SsoLoginService, OidcConfigurations, DomainDns, { provide: SsoPasswordPolicy, useExisting: SsoService }],
+  exports: [SsoPasswordPolicy],
+})
+export class SsoModule {}

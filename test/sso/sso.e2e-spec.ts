@@ -1,0 +1,379 @@
+import { randomBytes } from 'node:crypto';
+
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns';
+import { addMember, registerUser, type UserSession } from '../helpers/identity';
+import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
+
+/**
+ * Single sign-on over OpenID Connect (issue 32), against a real provider (oidc-provider,
+ * in its own process) and a real DNS server for the domain claims. The browser's part
+ * (following redirects, carrying the provider's cookies) is played here with fetch.
+ */
+describe('Single sign-on over OIDC (e2e)', () => {
+  let t: TestApp;
+  let dns: TestDnsServer;
+  let idp: TestOidcProvider;
+  const CLIENT = { client_id: 'statichost', client_secret: `secret-${randomBytes(8).toString('hex')}` };
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    t = await startTestApp({ env: { DNS_SERVERS: dns.server, DNS_TIMEOUT_MS: '2000', SSO_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+    const redirect = `${t.config.apiBaseUrl}/auth/sso/callback`;
+    idp = await startOidcProvider([
+      { ...CLIENT, redirect_uris: [redirect] },
+      { client_id: 'another-client', client_secret: 'another-secret', redirect_uris: [redirect] },
+    ]);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+    await dns?.close();
+  });
+
+  const domainName = (label: string) => `${label}-${randomBytes(4).toString('hex')}.example`;
+  const auth = (u: UserSession) => ({ Authorization: `Bearer ${u.accessToken}`, 'X-Workspace-Id': u.workspaceId });
+  const settings = (domains: string[], extra: Record<string, unknown> = {}) => ({
+    issuer: idp.issuer,
+    clientId: CLIENT.client_id,
+    clientSecret: CLIENT.client_secret,
+    emailDomains: domains,
+    defaultRole: 'viewer',
+    enforce: false,
+    ...extra,
+  });
+
+  /** An owner whose workspace has SSO with `domain` verified through its TXT record. */
+  async function workspaceWithSso(domain: string, extra: Record<string, unknown> = {}, owner?: UserSession) {
+    owner ??= await registerUser(t);
+    const put = await t
+      .http()
+      .put(`/workspaces/${owner.workspaceId}/sso`)
+      .set(auth(owner))
+      .send(settings([domain], extra));
+    expect(put.status).toBe(200);
+    const record = put.body.emailDomains[0].record;
+    dns.setTxt(record.name, record.value);
+    const verified = await t.http().post(`/workspaces/${owner.workspaceId}/sso/domains/${domain}/verify`).set(auth(owner)).send({});
+    expect(verified.body).toEqual({ domain, verified: true });
+    return owner;
+  }
+
+  /** A minimal cookie jar for the provider's host. */
+  function jar() {
+    const cookies = new Map<string, string>();
+    return {
+      header: () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      take(res: Response) {
+        for (const c of res.headers.getSetCookie()) {
+          const [pair] = c.split(';');
+          const eq = pair.indexOf('=');
+          cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+        }
+      },
+    };
+  }
+
+  /**
+   * What a browser does between GET /auth/sso/start and the callback: follows the provider's
+   * redirects, signs in as `email` on its page, and stops at the redirect back to the app.
+   * `tamper` may change the authorization URL before it is followed.
+   */
+  async function throughProvider(authorizationUrl: string, email: string): Promise<URL> {
+    const cookies = jar();
+    let url = authorizationUrl;
+    let method = 'GET';
+    let body: string | undefined;
+    for (let hop = 0; hop < 10; hop++) {
+      const res = await fetch(url, {
+        method,
+        body,
+        redirect: 'manual',
+        headers: { Cookie: cookies.header(), ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+      });
+      cookies.take(res);
+      if (res.status === 200 && /\/interaction\//.test(url)) {
+        method = 'POST';
+        body = new URLSearchParams({ email }).toString();
+        continue;
+      }
+      expect([302, 303]).toContain(res.status);
+      const next = new URL(res.headers.get('location')!, url);
+      if (next.pathname === '/auth/sso/callback') return next;
+      url = next.href;
+      method = 'GET';
+      body = undefined;
+    }
+    throw new Error('the provider never sent the browser back');
+  }
+
+  async function start(query: Record<string, string>) {
+    const res = await t.http().get('/auth/sso/start').query(query);
+    expect(res.status).toBe(302);
+    return new URL(res.headers.location);
+  }
+
+  const callback = (url: URL) => t.http().get(`${url.pathname}${url.search}`);
+
+  /** The session the callback's cookie holds: refreshed as the dashboard does on load. */
+  async function sessionOf(res: { headers: Record<string, unknown> }) {
+    const cookies = (res.headers['set-cookie'] as string[] | undefined) ?? [];
+    const refresh = cookies.find((c) => c.startsWith('statichost_refresh=') && !c.startsWith('statichost_refresh=;'));
+    expect(refresh).toBeDefined();
+    const refreshed = await t.http().post('/auth/refresh').set('X-Session-Mode', 'cookie').set('Cookie', refresh!.split(';')[0]).send({});
+    expect(refreshed.status).toBe(200);
+    return refreshed.body.accessToken as string;
+  }
+
+  const auditActions = async (workspaceId: string): Promise<string[]> =>
+    (await t.dataSource.query(`SELECT action FROM audit_log WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map((r: { action: string }) => r.action);
+
+  describe('settings', () => {
+    it('answers 404 sso_not_configured before anything is set up', async () => {
+      const owner = await registerUser(t);
+      const res = await t.http().get(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner));
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('sso_not_configured');
+    });
+
+    it('refuses bad settings with a 400 naming the field, and saves nothing', async () => {
+      const owner = await registerUser(t);
+      const put = (body: Record<string, unknown>) => t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(body);
+      const { clientSecret: _omitted, ...withoutSecret } = settings([domainName('corp')]);
+      const noSecret = await put(withoutSecret);
+      expect(noSecret.status).toBe(400);
+      expect(noSecret.body).toMatchObject({ code: 'client_secret_required', message: expect.stringContaining('clientSecret') });
+      const unreachable = await put(settings([domainName('corp')], { issuer: 'http://127.0.0.1:9' }));
+      expect(unreachable.status).toBe(400);
+      expect(unreachable.body).toMatchObject({ code: 'sso_discovery_failed', message: expect.stringMatching(/^issuer: /) });
+      const badDomain = await put(settings(['not a domain']));
+      expect(badDomain.status).toBe(400);
+      expect(badDomain.body.message).toContain('emailDomains[0]');
+      const badRole = await put(settings([domainName('corp')], { defaultRole: 'owner' }));
+      expect(badRole.status).toBe(400);
+      expect(badRole.body.message).toContain('defaultRole');
+      expect((await t.http().get(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner))).status).toBe(404);
+    });
+
+    it('is for the owner to change and owners and admins to read', async () => {
+      const owner = await registerUser(t);
+      const admin = await registerUser(t);
+      await addMember(t, owner, admin, 'admin');
+      const asAdmin = { Authorization: `Bearer ${admin.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
+      const refused = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(asAdmin)
+        .send(settings([domainName('corp')]));
+      expect(refused.status).toBe(403);
+      await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domainName('corp')]))
+        .expect(200);
+      expect((await t.http().get(`/workspaces/${owner.workspaceId}/sso`).set(asAdmin)).status).toBe(200);
+    });
+
+    it('never returns the client secret, stores it sealed, and keeps it when a later PUT omits it', async () => {
+      const owner = await registerUser(t);
+      const domain = domainName('corp');
+      const res = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domain]));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        workspaceId: owner.workspaceId,
+        issuer: idp.issuer,
+        clientId: 'statichost',
+        clientSecretSet: true,
+        redirectUri: `${t.config.apiBaseUrl}/auth/sso/callback`,
+        emailDomains: [
+          { domain, verified: false, verifiedAt: null, record: { name: `_statichost-challenge.${domain}`, value: expect.stringMatching(/^[0-9a-f]{32}$/) } },
+        ],
+        defaultRole: 'viewer',
+        enforce: false,
+        updatedAt: expect.any(String),
+      });
+      expect(JSON.stringify(res.body)).not.toContain(CLIENT.client_secret);
+      const [row] = await t.dataSource.query(`SELECT * FROM sso_connections WHERE workspace_id = $1`, [owner.workspaceId]);
+      expect(JSON.stringify(row)).not.toContain(CLIENT.client_secret);
+      expect(row.secret_ciphertext.toString('latin1')).not.toContain(CLIENT.client_secret);
+      const { clientSecret: _omitted, ...rest } = settings([domain], { defaultRole: 'admin' });
+      const again = await t.http().put(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).send(rest);
+      expect(again.status).toBe(200);
+      expect(again.body.defaultRole).toBe('admin');
+      // The same TXT value: a domain kept across PUTs keeps its token.
+      expect(again.body.emailDomains[0].record.value).toBe(res.body.emailDomains[0].record.value);
+      expect(await auditActions(owner.workspaceId)).toEqual(['sso.updated', 'sso.updated']);
+    });
+  });
+
+  describe('domain claims', () => {
+    it('claims a domain only once its TXT record is there, and for one workspace only', async () => {
+      const owner = await registerUser(t);
+      const domain = domainName('claim');
+      const put = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([domain]));
+      // Not verified: nobody signs in with SSO for it yet.
+      const early = await t
+        .http()
+        .get('/auth/sso/start')
+        .query({ email: `ada@${domain}` });
+      expect(early.status).toBe(404);
+      expect(early.body.code).toBe('sso_not_configured');
+      const verify = () => t.http().post(`/workspaces/${owner.workspaceId}/sso/domains/${domain}/verify`).set(auth(owner)).send({});
+      dns.setTxt(put.body.emailDomains[0].record.name, 'something-else');
+      const absent = await verify();
+      expect(absent.status).toBe(200);
+      expect(absent.body).toEqual({ domain, verified: false, reason: expect.stringContaining('something-else') });
+      dns.setTxt(put.body.emailDomains[0].record.name, put.body.emailDomains[0].record.value);
+      expect((await verify()).body).toEqual({ domain, verified: true });
+      expect((await start({ email: `ada@${domain}` })).origin).toBe(idp.issuer);
+      expect(await auditActions(owner.workspaceId)).toEqual(['sso.updated', 'sso.domain_verified']);
+
+      // Another workspace cannot list it any more, nor verify it.
+      const rival = await registerUser(t);
+      const taken = await t
+        .http()
+        .put(`/workspaces/${rival.workspaceId}/sso`)
+        .set(auth(rival))
+        .send(settings([domain]));
+      expect(taken.status).toBe(409);
+      expect(taken.body.code).toBe('domain_claimed');
+      const unlisted = await t.http().post(`/workspaces/${rival.workspaceId}/sso/domains/${domain}/verify`).set(auth(rival)).send({});
+      expect(unlisted.status).toBe(404);
+    });
+  });
+
+  describe('sign-in', () => {
+    it('starts with PKCE (S256), state and nonce, and signs a first-time person in: account, membership with the default role, a cookie session', async () => {
+      const domain = domainName('first');
+      const owner = await workspaceWithSso(domain);
+      const email = `grace@${domain}`;
+      const authorization = await start({ email });
+      expect(authorization.origin).toBe(idp.issuer);
+      const p = authorization.searchParams;
+      expect(p.get('client_id')).toBe('statichost');
+      expect(p.get('code_challenge_method')).toBe('S256');
+      expect(p.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(p.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(p.get('nonce')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(p.get('redirect_uri')).toBe(`${t.config.apiBaseUrl}/auth/sso/callback`);
+
+      const back = await callback(await throughProvider(authorization.href, email));
+      expect(back.status).toBe(302);
+      expect(back.headers.location).toBe('/app/');
+      const accessToken = await sessionOf(back);
+      const me = await t.http().get('/users/me').set('Authorization', `Bearer ${accessToken}`);
+      expect(me.body).toMatchObject({ email });
+      const workspaces = await t.http().get('/workspaces').set('Authorization', `Bearer ${accessToken}`);
+      expect(workspaces.body.data).toEqual([expect.objectContaining({ id: owner.workspaceId, role: 'viewer' })]);
+      expect(await auditActions(owner.workspaceId)).toEqual(['sso.updated', 'sso.domain_verified', 'member.joined', 'user.signed_in']);
+
+      // The second time: the same account, no second membership.
+      const again = await callback(await throughProvider((await start({ workspace: owner.workspaceId })).href, email));
+      expect(again.headers.location).toBe('/app/');
+      const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM users WHERE email = $1`, [email]);
+      expect(count).toBe(1);
+      expect((await auditActions(owner.workspaceId)).filter((a) => a === 'member.joined')).toHaveLength(1);
+    });
+
+    const refused = (res: { status: number; headers: Record<string, unknown> }, code: string) => {
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe(`/app/sign-in?sso_error=${code}`);
+      expect(res.headers['set-cookie']).toBeUndefined();
+    };
+
+    it('refuses a forged state, and a state used once already', async () => {
+      const domain = domainName('state');
+      await workspaceWithSso(domain);
+      const back = await throughProvider((await start({ email: `ada@${domain}` })).href, `ada@${domain}`);
+      const forged = new URL(back);
+      forged.searchParams.set('state', 'forged-state-0123456789abcdef');
+      refused(await callback(forged), 'invalid_state');
+      expect((await callback(back)).headers.location).toBe('/app/');
+      refused(await callback(back), 'invalid_state');
+    });
+
+    it('refuses a replayed code, even with a fresh state', async () => {
+      const domain = domainName('replay');
+      await workspaceWithSso(domain);
+      const first = await throughProvider((await start({ email: `ada@${domain}` })).href, `ada@${domain}`);
+      expect((await callback(first)).headers.location).toBe('/app/');
+      const fresh = await start({ email: `ada@${domain}` });
+      const replay = new URL(first);
+      replay.searchParams.set('state', fresh.searchParams.get('state')!);
+      refused(await callback(replay), 'code_rejected');
+    });
+
+    it('refuses an ID token whose nonce is not the one this sign-in sent', async () => {
+      const domain = domainName('nonce');
+      await workspaceWithSso(domain);
+      const authorization = await start({ email: `ada@${domain}` });
+      authorization.searchParams.set('nonce', 'a-nonce-the-attacker-chose-0123456789');
+      refused(await callback(await throughProvider(authorization.href, `ada@${domain}`)), 'invalid_id_token');
+      // Refused for its nonce, not for anything else.
+      expect(t.logs.join('')).toMatch(/refused \(invalid_id_token\): [^\n]*\(claim nonce\)/);
+    });
+
+    it("refuses an ID token made for another client, though the provider's key signed it", async () => {
+      const domain = domainName('aud');
+      await workspaceWithSso(domain);
+      const back = await throughProvider((await start({ email: `ada@${domain}` })).href, `ada@${domain}`);
+      await idp.setMischief('foreign-id-token');
+      try {
+        refused(await callback(back), 'invalid_id_token');
+        // Refused for its audience: the provider's signature on it is good.
+        expect(t.logs.join('')).toMatch(/refused \(invalid_id_token\): [^\n]*\(claim aud\)/);
+      } finally {
+        await idp.setMischief(null);
+      }
+    });
+
+    it('refuses an email the provider did not verify, and one outside the verified domains', async () => {
+      const domain = domainName('mail');
+      await workspaceWithSso(domain);
+      await idp.setAccount({ email: `unverified@${domain}`, email_verified: false });
+      refused(await callback(await throughProvider((await start({ email: `unverified@${domain}` })).href, `unverified@${domain}`)), 'email_not_verified');
+      const other = `eve-${randomBytes(3).toString('hex')}@gmail.example`;
+      refused(await callback(await throughProvider((await start({ email: `x@${domain}` })).href, other)), 'email_not_allowed');
+      const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM users WHERE email IN ($1, $2)`, [`unverified@${domain}`, other]);
+      expect(count).toBe(0);
+    });
+  });
+
+  describe('enforce', () => {
+    it('refuses password sign-in for the domain with 403 sso_required after the password check, but the owner who enforced it (audited)', async () => {
+      const domain = domainName('enforced');
+      const owner = await registerUser(t, { email: `boss@${domain}` });
+      const staff = await registerUser(t, { email: `staff@${domain}` });
+      await workspaceWithSso(domain, { enforce: true }, owner);
+
+      const wrong = await t.http().post('/auth/login').send({ email: staff.email, password: 'not the password' });
+      expect(wrong.status).toBe(401);
+      const res = await t.http().post('/auth/login').send({ email: staff.email, password: staff.password });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'sso_required', ssoUrl: `${t.config.apiBaseUrl}/auth/sso/start?email=${encodeURIComponent(staff.email)}` });
+      expect(res.body.accessToken).toBeUndefined();
+
+      const breakGlass = await t.http().post('/auth/login').send({ email: owner.email, password: owner.password });
+      expect(breakGlass.status).toBe(200);
+      expect(await auditActions(owner.workspaceId)).toContain('sso.break_glass_signin');
+
+      // Other domains sign in with passwords as before.
+      const outsider = await registerUser(t);
+      expect((await t.http().post('/auth/login').send({ email: outsider.email, password: outsider.password })).status).toBe(200);
+      // Removing SSO opens password sign-in again.
+      await t.http().delete(`/workspaces/${owner.workspaceId}/sso`).set(auth(owner)).expect(204);
+      expect((await t.http().post('/auth/login').send({ email: staff.email, password: staff.password })).status).toBe(200);
+      expect(await auditActions(owner.workspaceId)).toContain('sso.deleted');
+    });
+  });
+});
