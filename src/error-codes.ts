@@ -1,5 +1,6 @@
 import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
+import { twoFactorError } from './auth/two-factor/two-factor.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { buildsError } from './builds/builds.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
@@ -40,6 +41,7 @@ export const ERROR_MODULES = [
   buildsError,
   hooksError,
   webhooksError,
+  twoFactorError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];
@@ -72,6 +74,7 @@ export const CODES_NOT_PER_ROUTE: Partial<Record<ErrorCode, string>> = {
   conflict: 'fallback for a framework 409; none is thrown today',
   unprocessable_entity: 'fallback for a framework 422; none is thrown today',
   service_unavailable: 'fallback for a framework 503; none is thrown today',
+  two_factor_required: "any workspace route, for a dashboard user without a second factor in a workspace whose owner set requireTwoFactor (the guard's check)",
 };
 
 /** `module` → its codes, for the document and the tests. */

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 
 import { AccessTokensModule } from '../access-tokens/access-tokens.module';
@@ -18,10 +18,13 @@ import { AuthEpoch } from './sessions/auth-epoch.service';
 import { jwtModuleOptions } from './sessions/jwt-options';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
+import { TwoFactorController } from './two-factor/two-factor.controller';
+import { TwoFactorRepository } from './two-factor/two-factor.repository';
+import { TwoFactorService } from './two-factor/two-factor.service';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],
-  controllers: [AuthController, UsersMeController],
+  controllers: [AuthController, UsersMeController, TwoFactorController],
   providers: [
     AuthService,
     SessionsService,
@@ -33,7 +36,17 @@ import { SessionsService } from './sessions/sessions.service';
     AuthThrottle,
     SessionsRepository,
     AccountTokensRepository,
+    TwoFactorService,
+    TwoFactorRepository,
   ],
   exports: [BearerStrategy, CredentialCache, AccountRecoveryService],
 })
-export class AuthModule {}
+export class AuthModule {
+  /**
+   * `sealers`: the module binding SECRET_SEALER (LeadsModule, whose keyring seals TOTP
+   * secrets); it sits above auth, so the composition root hands it in.
+   */
+  static forRoot(sealers: Type<unknown>): DynamicModule {
+    return { module: AuthModule, imports: [sealers] };
+  }
+}

@@ -7,6 +7,7 @@ import { AnalyticsDaily, AnalyticsHourly, AnalyticsSecret, AnalyticsVisitors } f
 import { AuditEntry, AuditHead } from '../audit/audit.entities';
 import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
+import { LoginChallenge, RecoveryCode, TotpCredential } from '../auth/two-factor/two-factor.entities';
 import {
   BillingCustomer,
   BillingEvent,
@@ -93,4 +94,7 @@ export const ENTITIES: Function[] = [
   NotificationDigestItem,
   Webhook,
   WebhookDelivery,
+  TotpCredential,
+  RecoveryCode,
+  LoginChallenge,
 ];

@@ -27,6 +27,7 @@ import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionL
 import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
 import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
 import { AuditLog1764500000000 } from './1764500000000-AuditLog';
+import { TwoFactor1764500001000 } from './1764500001000-TwoFactor';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -57,4 +58,5 @@ export const MIGRATIONS: Function[] = [
   BillingLifecycle1764400000000,
   BandwidthOverage1764400002000,
   AuditLog1764500000000,
+  TwoFactor1764500001000,
 ];
