@@ -97,6 +97,7 @@ describe('The OpenAPI document (e2e)', () => {
       'confirmPasswordReset',
       'getHealth',
       'login',
+      'loginSecondFactor',
       'receiveGitWebhook',
       // Stripe's deliveries: the Stripe-Signature over the raw body is the authority (issue 31).
       'receiveStripeWebhook',
@@ -128,7 +129,7 @@ describe('The OpenAPI document (e2e)', () => {
     expect(ids.filter((id) => !/^[a-z]+[A-Za-z]*$/.test(id))).toEqual([]);
     // Each is its route's @Endpoint id (the document is not built without one): no two routes share one.
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
-    expect(ids).toHaveLength(91);
+    expect(ids).toHaveLength(97);
     expect(document.paths['/v1/deployments'].post.operationId).toBe('deployLazy');
     expect(document.paths['/projects'].get.operationId).toBe('listProjects');
     expect(document.paths['/projects/{projectId}/deployments/{deploymentId}/promote'].patch.operationId).toBe('promoteDeployment');

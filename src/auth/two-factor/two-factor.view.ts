@@ -14,9 +14,9 @@ export class TotpStatusView {
 export class TwoFactorStatusView {
   @ApiProperty({ type: TotpStatusView })
   totp: TotpStatusView;
-  @ApiProperty({ description: 'Unused recovery codes (0 when TOTP is off)', example: 10 })
+  @ApiProperty({ type: 'integer', description: 'Unused recovery codes (0 when TOTP is off)', example: 10 })
   recoveryCodesLeft: number;
-  @ApiProperty({ description: 'Registered passkeys', example: 0 })
+  @ApiProperty({ type: 'integer', description: 'Registered passkeys', example: 0 })
   passkeys: number;
   @ApiProperty({
     enum: TWO_FACTOR_METHODS,
