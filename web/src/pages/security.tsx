@@ -1,3 +1,5 @@
+import { TwoFactorSection } from './security/two-factor-section';
+
 /**
  * The signed-in person's sign-in security (issue 32): their password, second factors,
  * passkeys and open sessions. Each part is its own component under ./security/, since
@@ -8,6 +10,7 @@ export function Security() {
     <>
       <h1>Security</h1>
       <p className="muted">How you sign in, and where you are signed in.</p>
+      <TwoFactorSection />
     </>
   );
 }

@@ -49,3 +49,4 @@ export const webhookKeys = queryKeysFactory<[workspaceId: string]>('webhooks');
 /** GET /billing/usage, the spend cap and the invoices of a workspace's billing page. */
 export const billingUsageKeys = queryKeysFactory<[workspaceId: string]>('billing-usage');
 export const invoiceKeys = queryKeysFactory<[workspaceId: string]>('invoices');
+export const twoFactorKeys = queryKeysFactory('two-factor');
