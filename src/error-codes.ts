@@ -74,7 +74,6 @@ export const CODES_NOT_PER_ROUTE: Partial<Record<ErrorCode, string>> = {
   conflict: 'fallback for a framework 409; none is thrown today',
   unprocessable_entity: 'fallback for a framework 422; none is thrown today',
   service_unavailable: 'fallback for a framework 503; none is thrown today',
-  two_factor_required: "any workspace route, for a dashboard user without a second factor in a workspace whose owner set requireTwoFactor (the guard's check)",
 };
 
 /** `module` → its codes, for the document and the tests. */

@@ -162,6 +162,7 @@ describe('The OpenAPI document (e2e)', () => {
       'forbidden',
       'insufficient_scope',
       'not_a_member',
+      'two_factor_required',
       'workspace_mismatch',
     ]);
     expect(document.paths['/v1/me'].get.responses['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([

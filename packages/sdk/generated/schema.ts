@@ -3609,7 +3609,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -3691,7 +3691,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -3827,7 +3827,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -3905,7 +3905,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4003,7 +4003,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4322,7 +4322,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4422,7 +4422,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4587,7 +4587,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4668,7 +4668,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4763,7 +4763,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5032,7 +5032,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5173,7 +5173,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5258,7 +5258,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5342,7 +5342,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5421,7 +5421,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5506,7 +5506,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5662,7 +5662,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5727,7 +5727,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -5846,7 +5846,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5927,7 +5927,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "owner_required" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "owner_required" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6057,7 +6057,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6138,7 +6138,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "email_not_verified" | "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6270,7 +6270,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6366,7 +6366,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6508,7 +6508,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -6575,7 +6575,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -6706,7 +6706,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6774,7 +6774,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "token_outlives_creator" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "token_outlives_creator" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6894,7 +6894,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -7375,7 +7375,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -7791,7 +7791,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8004,7 +8004,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8069,7 +8069,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8200,7 +8200,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8265,7 +8265,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8384,7 +8384,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8533,7 +8533,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8654,7 +8654,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8771,7 +8771,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8850,7 +8850,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8999,7 +8999,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9146,7 +9146,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9223,7 +9223,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9310,7 +9310,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9403,7 +9403,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9548,7 +9548,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9653,7 +9653,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9732,7 +9732,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9853,7 +9853,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10002,7 +10002,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10159,7 +10159,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10356,7 +10356,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10443,7 +10443,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10541,7 +10541,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10692,7 +10692,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10773,7 +10773,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10871,7 +10871,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -10951,7 +10951,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11035,7 +11035,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11169,7 +11169,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11249,7 +11249,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11329,7 +11329,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11415,7 +11415,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11537,7 +11537,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11620,7 +11620,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11843,7 +11843,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -11908,7 +11908,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -12104,7 +12104,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12192,7 +12192,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12271,7 +12271,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12358,7 +12358,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12438,7 +12438,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12524,7 +12524,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12652,7 +12652,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12717,7 +12717,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12822,7 +12822,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12897,7 +12897,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12978,7 +12978,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13097,7 +13097,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13174,7 +13174,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13262,7 +13262,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13340,7 +13340,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
