@@ -13,7 +13,14 @@ describe('Workspaces (e2e)', () => {
   describe('POST /workspaces', () => {
     it('creates a workspace owned by the signed-in user, no X-Workspace-Id needed', async () => {
       const res = await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({ name: '  Acme  ' }).expect(201);
-      expect(res.body).toEqual({ id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: 'Acme', plan: 'free', createdAt: expect.any(String), role: 'owner', requireTwoFactor: false });
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^ws_[0-9a-z]{24}$/),
+        name: 'Acme',
+        plan: 'free',
+        createdAt: expect.any(String),
+        role: 'owner',
+        requireTwoFactor: false,
+      });
       const members = await t.http().get(`/workspaces/${res.body.id}/members`).set(bearer(alice.accessToken)).expect(200);
       expect(members.body.data).toEqual([expect.objectContaining({ userId: alice.userId, role: 'owner', status: 'active' })]);
     });

@@ -5,7 +5,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call, session } from '../api';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
-import { secondFactorChallenge,SecondFactorForm } from './second-factor';
+import { secondFactorChallenge, SecondFactorForm } from './second-factor';
 
 function AuthCard({ title, children }: { title: string; children: React.ReactNode }) {
   useEffect(() => {
