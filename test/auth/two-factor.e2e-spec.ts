@@ -235,6 +235,18 @@ describe('Two-factor sign-in (e2e)', () => {
       await t.http().post('/auth/login').send({ email: user.email, password: user.password }).expect(429);
     });
 
+    it('records a password-only sign-in as user.signed_in in each workspace of the user', async () => {
+      const owner = await registerUser(t);
+      const member = await registerUser(t);
+      await addMember(t, owner, member, 'viewer');
+      await t.http().post('/auth/login').send({ email: member.email, password: member.password }).expect(200);
+      for (const workspaceId of [member.workspaceId, owner.workspaceId]) {
+        expect((await auditActions(workspaceId, 'user.signed_in')).filter((e) => e.actor_id === member.userId)).toEqual([
+          { actor_id: member.userId, target_id: member.userId, changes: ['password'] },
+        ]);
+      }
+    });
+
     it('records each failed sign-in of an existing account: wrong password, wrong second factor', async () => {
       const { user } = await withTotp();
       await t.http().post('/auth/login').send({ email: user.email, password: 'not the password' }).expect(401);
@@ -298,6 +310,9 @@ describe('Two-factor sign-in (e2e)', () => {
       const refused = await t.http().get('/projects').set(asUser(member, owner.workspaceId)).expect(403);
       expect(refused.body).toEqual(expect.objectContaining({ code: 'two_factor_required', workspaceId: owner.workspaceId }));
       await t.http().get(`/workspaces/${owner.workspaceId}`).set(bearer(member.accessToken)).expect(403);
+      // A route naming the workspace in its query (billing) is the workspace's too.
+      const usage = await t.http().get('/billing/usage').query({ workspaceId: owner.workspaceId }).set(bearer(member.accessToken)).expect(403);
+      expect(usage.body.code).toBe('two_factor_required');
       // Still reachable: their account, their workspace list, their own workspace, enrolment.
       await t.http().get('/users/me').set(bearer(member.accessToken)).expect(200);
       const list = await t.http().get('/workspaces').set(bearer(member.accessToken)).expect(200);
