@@ -20,6 +20,10 @@ const esmPackages = [
   'fast-check',
   'pure-rand',
   'load-esm',
+  // TOTP (issue 32): otplib's CommonJS build requires @noble/hashes and @scure/base, which are ESM only.
+  'otplib',
+  '@otplib',
+  '@scure',
   '@standard-schema',
   'libphonenumber-js',
   '@noble',

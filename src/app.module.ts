@@ -63,7 +63,8 @@ export class AppModule {
         UsersModule,
         WorkspacesModule,
         AccessTokensModule,
-        AuthModule,
+        // TOTP secrets are sealed through the port LeadsModule binds (SECRET_SEALER).
+        AuthModule.forRoot(LeadsModule),
         QuotasModule,
         BillingModule,
         InternalModule,

@@ -2,6 +2,7 @@ import { authError } from './access/auth.errors';
 import { accessTokensError } from './access-tokens/access-tokens.errors';
 import { passkeysError } from './auth/passkeys/passkeys.errors';
 import { sessionsError } from './auth/sessions/sessions.errors';
+import { twoFactorError } from './auth/two-factor/two-factor.errors';
 import { blobsError } from './blobs/blobs.errors';
 import { buildsError } from './builds/builds.errors';
 import { type CodesWithStatus, commonError, type ErrorStatus } from './common/errors';
@@ -46,6 +47,7 @@ export const ERROR_MODULES = [
   sessionsError,
   passkeysError,
   ssoError,
+  twoFactorError,
 ] as const;
 
 type Catalogs = (typeof ERROR_MODULES)[number]['codes'];

@@ -26,6 +26,7 @@ import {
   sessionMode,
 } from './sessions/session-cookie';
 import { sessionMarkerCookie } from './sessions/session-marker';
+import { SecondFactorDto } from './two-factor/two-factor.dto';
 
 const SESSION_MODE = ApiHeader({
   name: 'X-Session-Mode',
@@ -69,13 +70,14 @@ export class AuthController {
     id: 'login',
     public: true,
     // `sso_required` (src/sso): the email's domain signs in through its workspace's enforced single sign-on.
-    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login'], 403: ['sso_required'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login', 'second_factor_required'], 403: ['sso_required'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Sign in: an access JWT and a refresh token',
     description:
-      'Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.',
+      'Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password. ' +
+      'With a second factor on, the right password answers 401 `second_factor_required` with `challenge` and `methods` (and no tokens): finish at POST /auth/login/second-factor.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })
@@ -207,6 +209,27 @@ export class AuthController {
   async signInWithPasskey(@Body() dto: PasskeySignInDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginView> {
     const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
     return this.deliver(mode, await this.passkeys.signIn(dto.response), req, res);
+  }
+
+  @Post('login/second-factor')
+  @Endpoint({
+    id: 'loginSecondFactor',
+    public: true,
+    audit: 'user.signed_in',
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login_challenge', 'invalid_second_factor'], 429: ['rate_limited'] },
+  })
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: "Finish a sign-in with the account's second factor: the same answer as POST /auth/login",
+    description:
+      'Send the `challenge` of the 401 `second_factor_required` and exactly one of `totp`, `recoveryCode`, `passkey`. The challenge lives 5 minutes and is used up by the answer that signs in; ' +
+      'a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once.',
+  })
+  @SESSION_MODE
+  @ApiOkResponse({ type: LoginView })
+  async loginSecondFactor(@Body() dto: SecondFactorDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<LoginView> {
+    const mode = sessionMode(req.headers[SESSION_MODE_HEADER]);
+    return this.deliver(mode, await this.auth.loginSecondFactor(dto, this.ip(req)), req, res);
   }
 
   /** The answer as the mode wants it: in cookie mode the refresh token moves from the body to the cookie. */

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 
 import { AccessTokensModule } from '../access-tokens/access-tokens.module';
@@ -23,10 +23,13 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
+import { TwoFactorController } from './two-factor/two-factor.controller';
+import { TwoFactorRepository } from './two-factor/two-factor.repository';
+import { TwoFactorService } from './two-factor/two-factor.service';
 
 @Module({
   imports: [JwtModule.registerAsync({ inject: [AppConfig], useFactory: jwtModuleOptions }), UsersModule, WorkspacesModule, AccessTokensModule],
-  controllers: [AuthController, UsersMeController, SessionsController, PasskeysController],
+  controllers: [AuthController, UsersMeController, SessionsController, PasskeysController, TwoFactorController],
   providers: [
     AuthService,
     SessionsService,
@@ -41,7 +44,23 @@ import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
     PasskeysService,
     PasskeysRepository,
     { provide: PASSKEY_VERIFIER, useExisting: PasskeysService },
+    TwoFactorService,
+    TwoFactorRepository,
   ],
   exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService],
 })
-export class AuthModule {}
+export class AuthModule {
+  /**
+   * `sealers`: the module binding SECRET_SEALER (LeadsModule, whose keyring seals TOTP
+   * secrets); it sits above auth, so the composition root hands it in.
+   */
+  static forRoot(sealers: Type<unknown>): DynamicModule {
+    // One object per `sealers`: Nest tells dynamic modules apart by reference, and a second
+    // object would be a second AuthModule (its controllers mounted twice) for SsoModule.
+    let root = AuthModule.roots.get(sealers);
+    if (!root) AuthModule.roots.set(sealers, (root = { module: AuthModule, imports: [sealers] }));
+    return root;
+  }
+
+  private static readonly roots = new Map<Type<unknown>, DynamicModule>();
+}

@@ -9,6 +9,7 @@ import { Passkey, PasskeyChallenge } from '../auth/passkeys/passkey.entities';
 import { AccountToken } from '../auth/recovery/account-token.entity';
 import { RefreshToken } from '../auth/sessions/refresh-token.entity';
 import { AuthSession } from '../auth/sessions/session.entity';
+import { LoginChallenge, RecoveryCode, TotpCredential } from '../auth/two-factor/two-factor.entities';
 import {
   BillingCustomer,
   BillingEvent,
@@ -102,4 +103,7 @@ export const ENTITIES: Function[] = [
   SsoConnection,
   SsoDomain,
   SsoLogin,
+  TotpCredential,
+  RecoveryCode,
+  LoginChallenge,
 ];

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { SECRET_SEALER } from '../auth/two-factor/secret-sealer';
 import { AppConfig } from '../config/app-config';
 import { VISITOR_RECORDER } from '../gates/visitor-recorder';
 import { ProjectsModule } from '../projects/projects.module';
@@ -8,6 +9,7 @@ import { LeadRecorder } from './lead-recorder';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';
 import { LeadsService } from './leads.service';
+import { keyringSealer } from './secret-sealer';
 
 /**
  * Leads: the email gate's visitors (stored through VISITOR_RECORDER, the gates' port),
@@ -22,7 +24,9 @@ import { LeadsService } from './leads.service';
     LeadsRepository,
     LeadRecorder,
     { provide: VISITOR_RECORDER, useExisting: LeadRecorder },
+    // TOTP secrets (src/auth/two-factor), sealed under the same keyring.
+    { provide: SECRET_SEALER, inject: [LeadsKeyring], useFactory: keyringSealer },
   ],
-  exports: [LeadsService, LeadsKeyring, VISITOR_RECORDER],
+  exports: [LeadsService, LeadsKeyring, VISITOR_RECORDER, SECRET_SEALER],
 })
 export class LeadsModule {}

@@ -60,7 +60,7 @@ describe('the OpenAPI document of routes with and without @Endpoint', () => {
       (op.responses[status] as { content: Record<string, { schema: { allOf: { properties?: { code: { enum: string[] } } }[] } }> }).content['application/json']!
         .schema.allOf[1]!.properties!.code.enum;
     expect(codes('409')).toEqual(['slug_taken']);
-    expect(codes('403')).toEqual(['insufficient_scope', 'not_a_member', 'workspace_mismatch']);
+    expect(codes('403')).toEqual(['insufficient_scope', 'not_a_member', 'two_factor_required', 'workspace_mismatch']);
   });
 
   it('is not built when a documented route declares no @Endpoint (it would get a derived id as its SDK name)', async () => {

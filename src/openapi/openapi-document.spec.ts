@@ -29,7 +29,7 @@ describe('what the OpenAPI document says about a route’s access', () => {
     expect(accessErrors({ ...base, scopes: ['admin'], roles: ['owner'], workspaceWide: true }, true)).toEqual({
       400: ['invalid_workspace_header', 'workspace_required'],
       401: ['unauthorized'],
-      403: ['workspace_mismatch', 'not_a_member', 'insufficient_scope', 'insufficient_role', 'project_bound_token'],
+      403: ['workspace_mismatch', 'not_a_member', 'two_factor_required', 'insufficient_scope', 'insufficient_role', 'project_bound_token'],
       404: ['not_found'],
     });
     expect(accessErrors({ ...base, kind: 'user', workspaceOptional: true }, false)[400]).toEqual(['invalid_workspace_header']);

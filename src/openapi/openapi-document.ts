@@ -101,6 +101,8 @@ export function accessErrors(access: RouteAccess, hasPathParams: boolean): Codes
     ((codes as Record<S, ErrorCodeWithStatus<S>[]>)[status] = [...(codes[status] ?? []), code]);
   if (access.kind !== 'token') {
     add(403, 'not_a_member');
+    // A workspace whose owner requires a second factor, for a JWT user without one (issue 32).
+    add(403, 'two_factor_required');
     if (!access.workspaceOptional) add(400, 'workspace_required');
   }
   if (access.kind !== null) add(403, 'wrong_credential_kind');

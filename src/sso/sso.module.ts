@@ -19,7 +19,9 @@ import { SsoLoginService } from './sso-login.service';
  */
 @Global()
 @Module({
-  imports: [AuthModule, LeadsModule, UsersModule, WorkspacesModule],
+  // The same AuthModule.forRoot as the app's (same metadata, so one instance): a plain
+  // AuthModule would be a second instance without the TOTP secrets' sealer.
+  imports: [AuthModule.forRoot(LeadsModule), LeadsModule, UsersModule, WorkspacesModule],
   controllers: [SsoController, SsoSignInController],
   providers: [SsoRepository, SsoService, SsoLoginService, OidcConfigurations, DomainDns, { provide: SsoPasswordPolicy, useExisting: SsoService }],
   exports: [SsoPasswordPolicy],

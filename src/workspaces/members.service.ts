@@ -41,6 +41,12 @@ export class MembersService {
     return this.workspaces.activeRole(workspaceId, userId);
   }
 
+  /** The same with the workspace's policy `requireTwoFactor` (the guard's lookup). */
+  async activeMembership(workspaceId: string, userId: string): Promise<{ role: Role; requireTwoFactor: boolean } | null> {
+    if (!isId('ws', workspaceId)) return null;
+    return this.workspaces.activeMembership(workspaceId, userId);
+  }
+
   async list(principal: Principal, workspaceId: string, page: number, limit: number): Promise<Paginated<MemberView>> {
     this.assertActsIn(principal, workspaceId);
     const { rows, total } = await this.workspaces.pageMembers(workspaceId, page, limit);

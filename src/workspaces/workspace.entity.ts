@@ -20,6 +20,10 @@ export class Workspace {
   @Column('text', { default: 'free' })
   plan: Plan;
 
+  /** Members need a second factor to act here with a dashboard JWT (issue 32; the guard's check). */
+  @Column('boolean', { name: 'require_two_factor', default: false })
+  requireTwoFactor: boolean;
+
   @CreatedAtColumn()
   createdAt: Date;
 

@@ -18,10 +18,19 @@ export class WorkspaceView {
   createdAt: string;
   @ApiProperty({ enum: ROLES, nullable: true, type: String, description: "The caller's role; null for an API token" })
   role: Role | null;
+  @ApiProperty({ description: 'Members need a second factor to act here with the dashboard (owners set it)' })
+  requireTwoFactor: boolean;
 }
 
 export function workspaceView(workspace: Workspace, role: Role | null): WorkspaceView {
-  return { id: workspace.id, name: workspace.name, plan: workspace.plan, createdAt: iso(workspace.createdAt), role };
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    plan: workspace.plan,
+    createdAt: iso(workspace.createdAt),
+    role,
+    requireTwoFactor: workspace.requireTwoFactor,
+  };
 }
 
 /** GET /workspaces/:id: the workspace with its plan's limits and what it uses of them. */

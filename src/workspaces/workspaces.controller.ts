@@ -43,11 +43,11 @@ export class WorkspacesController {
   }
 
   @Patch(':workspaceId')
-  @Endpoint({ id: 'updateWorkspace', scopes: ['admin'], workspaceWide: true })
-  @ApiOperation({ summary: 'Rename a workspace' })
+  @Endpoint({ id: 'updateWorkspace', scopes: ['admin'], workspaceWide: true, audit: 'workspace.updated', errors: { 403: ['owner_required'] } })
+  @ApiOperation({ summary: 'Rename a workspace, or (owners) set whether its members need a second factor' })
   @ApiOkResponse({ type: WorkspaceView })
   update(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Body() dto: UpdateWorkspaceDto): Promise<WorkspaceView> {
-    return this.workspaces.rename(principal, workspaceId, dto.name);
+    return this.workspaces.update(principal, workspaceId, dto);
   }
 }
 

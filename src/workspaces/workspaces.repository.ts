@@ -68,6 +68,12 @@ export class WorkspacesRepository {
     return this.dataSource.manager.save(workspace);
   }
 
+  /** The same in the caller's transaction (with the change's audit entry). */
+  @GenerateSql({ params: (f) => [f.manager, Object.assign(new Workspace(), { id: f.workspaceId, name: 'Fixture' })] })
+  saveIn(manager: EntityManager, workspace: Workspace): Promise<Workspace> {
+    return manager.save(workspace);
+  }
+
   /** The tier billing puts the workspace on (a no-op when it is on it already). */
   @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'pro', new Date(0)] })
   async setPlan(manager: EntityManager, id: string, plan: Plan, now: Date): Promise<void> {
@@ -97,6 +103,20 @@ export class WorkspacesRepository {
       where: { workspaceId, userId, status: 'active' },
     });
     return member?.role ?? null;
+  }
+
+  /**
+   * The user's role as an active member, with the workspace's two-factor policy: the
+   * guard's one lookup per workspace and user (cached per auth epoch).
+   */
+  @GenerateSql({ params: (f) => [f.workspaceId, f.userId] })
+  async activeMembership(workspaceId: string, userId: string): Promise<{ role: Role; requireTwoFactor: boolean } | null> {
+    const rows: { role: Role; require_two_factor: boolean }[] = await this.dataSource.manager.query(
+      `SELECT m.role, w.require_two_factor FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
+        WHERE m.workspace_id = $1 AND m.user_id = $2 AND m.status = 'active'`,
+      [workspaceId, userId],
+    );
+    return rows[0] ? { role: rows[0].role, requireTwoFactor: rows[0].require_two_factor } : null;
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, 1, 20] })

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { notFound } from '../common/errors';
+import { authError } from '../access/auth.errors';
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
+import { badRequest, notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -9,6 +11,7 @@ import { QuotaService } from '../quotas/quota.service';
 import { planLimitsView, workspaceUsageView } from '../quotas/usage.view';
 import type { Principal } from '../shared/principal';
 import { UsersService } from '../users/users.service';
+import type { UpdateWorkspaceDto } from './dto/workspace.dto';
 import type { Workspace } from './workspace.entity';
 import { WorkspaceDetailView, WorkspaceView, workspaceView } from './workspace.view';
 import { WorkspacesRepository } from './workspaces.repository';
@@ -22,6 +25,7 @@ export class WorkspacesService {
     private readonly workspaces: WorkspacesRepository,
     private readonly users: UsersService,
     private readonly quotas: QuotaService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** A new workspace with `owner` as its one active owner, inside the caller's transaction. */
@@ -80,10 +84,28 @@ export class WorkspacesService {
     };
   }
 
-  async rename(principal: Principal, workspaceId: string, name: string): Promise<WorkspaceView> {
+  /**
+   * A PATCH: the name, and (owners only) the two-factor policy, with `workspace.updated`
+   * naming the fields set, in one transaction.
+   */
+  async update(principal: Principal, workspaceId: string, dto: UpdateWorkspaceDto): Promise<WorkspaceView> {
+    const changes = changedFields(dto);
+    if (changes.length === 0) throw badRequest('Send at least one of name, requireTwoFactor');
     const workspace = await this.find(principal, workspaceId);
-    workspace.name = name;
-    return workspaceView(await this.workspaces.save(workspace), principal.role ?? null);
+    if (dto.requireTwoFactor !== undefined && principal.role !== 'owner') {
+      throw authError(
+        'owner_required',
+        `Only an owner of workspace ${workspaceId} can change requireTwoFactor; your role is ${principal.role ?? 'none (an API token)'}`,
+      );
+    }
+    if (dto.name !== undefined) workspace.name = dto.name;
+    if (dto.requireTwoFactor !== undefined) workspace.requireTwoFactor = dto.requireTwoFactor;
+    const saved = await this.dataSource.transaction(async (m) => {
+      const row = await this.workspaces.saveIn(m, workspace);
+      await this.audit.record(m, { workspaceId, action: 'workspace.updated', target: { type: 'workspace', id: workspaceId, label: row.name }, changes });
+      return row;
+    });
+    return workspaceView(saved, principal.role ?? null);
   }
 
   private async find(principal: Principal, workspaceId: string): Promise<Workspace> {

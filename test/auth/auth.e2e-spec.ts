@@ -29,7 +29,14 @@ describe('Accounts and sessions (e2e)', () => {
           emailVerified: false,
           createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         },
-        workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: "Ann Lee's workspace", plan: 'free', createdAt: expect.any(String), role: 'owner' },
+        workspace: {
+          id: expect.stringMatching(/^ws_[0-9a-z]{24}$/),
+          name: "Ann Lee's workspace",
+          plan: 'free',
+          createdAt: expect.any(String),
+          role: 'owner',
+          requireTwoFactor: false,
+        },
       });
       expect(JSON.stringify(res.body)).not.toContain('long enough password');
 

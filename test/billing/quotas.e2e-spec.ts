@@ -366,6 +366,7 @@ describe('Quotas (e2e)', () => {
         plan: 'free',
         createdAt: expect.any(String),
         role: 'owner',
+        requireTwoFactor: false,
         // The build and bandwidth limits are not in this PLANS_JSON: the built-in free ones apply.
         limits: {
           projects: 2,

@@ -104,6 +104,8 @@ describe('The OpenAPI document (e2e)', () => {
       'confirmPasswordReset',
       'getHealth',
       'login',
+      // The second step of a sign-in (issue 32): the challenge the password earned is the authority.
+      'loginSecondFactor',
       // Passkey sign-in (issue 32): the WebAuthn signature over a challenge it issued is the authority.
       'passkeyAuthenticationOptions',
       'receiveGitWebhook',
@@ -141,7 +143,7 @@ describe('The OpenAPI document (e2e)', () => {
     expect(ids.filter((id) => !/^[a-z]+[A-Za-z]*$/.test(id))).toEqual([]);
     // Each is its route's @Endpoint id (the document is not built without one): no two routes share one.
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
-    expect(ids).toHaveLength(111);
+    expect(ids).toHaveLength(117);
     expect(document.paths['/v1/deployments'].post.operationId).toBe('deployLazy');
     expect(document.paths['/projects'].get.operationId).toBe('listProjects');
     expect(document.paths['/projects/{projectId}/deployments/{deploymentId}/promote'].patch.operationId).toBe('promoteDeployment');
@@ -175,6 +177,7 @@ describe('The OpenAPI document (e2e)', () => {
       'forbidden',
       'insufficient_scope',
       'not_a_member',
+      'two_factor_required',
       'workspace_mismatch',
     ]);
     expect(document.paths['/v1/me'].get.responses['403'].content['application/json'].schema.allOf[1].properties.code.enum).toEqual([

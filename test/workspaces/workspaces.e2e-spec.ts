@@ -13,7 +13,14 @@ describe('Workspaces (e2e)', () => {
   describe('POST /workspaces', () => {
     it('creates a workspace owned by the signed-in user, no X-Workspace-Id needed', async () => {
       const res = await t.http().post('/workspaces').set(bearer(alice.accessToken)).send({ name: '  Acme  ' }).expect(201);
-      expect(res.body).toEqual({ id: expect.stringMatching(/^ws_[0-9a-z]{24}$/), name: 'Acme', plan: 'free', createdAt: expect.any(String), role: 'owner' });
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^ws_[0-9a-z]{24}$/),
+        name: 'Acme',
+        plan: 'free',
+        createdAt: expect.any(String),
+        role: 'owner',
+        requireTwoFactor: false,
+      });
       const members = await t.http().get(`/workspaces/${res.body.id}/members`).set(bearer(alice.accessToken)).expect(200);
       expect(members.body.data).toEqual([expect.objectContaining({ userId: alice.userId, role: 'owner', status: 'active' })]);
     });
@@ -66,7 +73,7 @@ describe('Workspaces (e2e)', () => {
       const token = await createApiToken(t, alice, { scopes: ['deploy'] });
       const res = await t.http().get('/workspaces').set(bearer(token.token)).expect(200);
       expect(res.body).toEqual({
-        data: [{ id: alice.workspaceId, name: "Alice's workspace", plan: 'free', createdAt: expect.any(String), role: null }],
+        data: [{ id: alice.workspaceId, name: "Alice's workspace", plan: 'free', createdAt: expect.any(String), role: null, requireTwoFactor: false }],
         meta: { total: 1, page: 1, limit: 20, totalPages: 1 },
       });
     });
@@ -83,6 +90,7 @@ describe('Workspaces (e2e)', () => {
         plan: 'free',
         createdAt: expect.any(String),
         role: 'viewer',
+        requireTwoFactor: false,
         // The plan's limits and the usage beside them: test/billing/quotas.e2e-spec.ts.
         limits: expect.any(Object),
         usage: expect.any(Object),

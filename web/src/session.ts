@@ -117,6 +117,16 @@ export function createSession(client: Client<paths>, { mayHaveSession = markerCo
       keep(answer);
       return answer;
     },
+    /**
+     * The second step of a sign-in whose password answered 401 second_factor_required
+     * (an ApiError whose body holds `challenge` and `methods`): the challenge with a TOTP
+     * code, a recovery code or a passkey's WebAuthn response.
+     */
+    async signInSecondFactor(challenge: string, answer: { totp: string } | { recoveryCode: string } | { passkey: Record<string, unknown> }): Promise<SignedIn> {
+      const answerBody = await unwrap(client.POST('/auth/login/second-factor', { headers: MODE, body: { challenge, ...answer } }));
+      keep(answerBody);
+      return answerBody;
+    },
     async register(email: string, password: string, name: string): Promise<Registered> {
       const answer = await unwrap(client.POST('/auth/register', { headers: MODE, body: { email, password, name } }));
       keep(answer);

@@ -369,7 +369,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a workspace
+         * Rename a workspace, or (owners) set whether its members need a second factor
          * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
          */
         patch: operations["updateWorkspace"];
@@ -562,7 +562,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: an access JWT and a refresh token
-         * @description Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password.
+         * @description Failed attempts are counted per account and client address, per account, and per client address across all accounts; past any limit the answer is 429 with Retry-After, even for the right password. With a second factor on, the right password answers 401 `second_factor_required` with `challenge` and `methods` (and no tokens): finish at POST /auth/login/second-factor.
          *
          *     **Access:** public, no credential.
          */
@@ -713,6 +713,28 @@ export interface paths {
          *     **Access:** public, no credential.
          */
         post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-in with the account's second factor: the same answer as POST /auth/login
+         * @description Send the `challenge` of the 401 `second_factor_required` and exactly one of `totp`, `recoveryCode`, `passkey`. The challenge lives 5 minutes and is used up by the answer that signs in; a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once.
+         *
+         *     **Access:** public, no credential.
+         */
+        post: operations["loginSecondFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -913,6 +935,94 @@ export interface paths {
          *     **Access:** public, no credential.
          */
         post: operations["passkeyAuthenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's second factors and what a sign-in asks for
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        get: operations["getTwoFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start TOTP enrolment: a new secret, its otpauth:// URL and QR code
+         * @description Nothing changes at sign-in until POST /auth/2fa/totp/confirm; starting again replaces an unconfirmed enrolment.
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["startTotp"];
+        /**
+         * Turn TOTP off (and its recovery codes): needs the password and a current code or a recovery code
+         * @description Wrong passwords count with the sign-in limits: 429 with Retry-After past them.
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn TOTP on with a code from the authenticator; answers the ten recovery codes, shown only now
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new set of ten recovery codes (the old ones stop working); needs a current code or a recovery code
+         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["regenerateRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2330,6 +2440,8 @@ export interface components {
              * @enum {string|null}
              */
             role: "owner" | "admin" | "viewer" | null;
+            /** @description Members need a second factor to act here with the dashboard (owners set it) */
+            requireTwoFactor: boolean;
         };
         CreateWorkspaceDto: {
             /** @example Acme */
@@ -2439,12 +2551,16 @@ export interface components {
              * @enum {string|null}
              */
             role: "owner" | "admin" | "viewer" | null;
+            /** @description Members need a second factor to act here with the dashboard (owners set it) */
+            requireTwoFactor: boolean;
             limits: components["schemas"]["PlanLimitsView"];
             usage: components["schemas"]["WorkspaceUsageView"];
         };
         UpdateWorkspaceDto: {
             /** @example Acme Inc */
-            name: string;
+            name?: string;
+            /** @description Owner only. Members must have a second factor (TOTP or a passkey) to act in this workspace with the dashboard; API tokens are unaffected */
+            requireTwoFactor?: boolean;
         };
         MemberView: {
             /** @example mem_0123456789abcdefghijklmn */
@@ -2710,6 +2826,24 @@ export interface components {
             /** @description The answer to the options of POST /auth/passkeys/authentication-options */
             response: components["schemas"]["AuthenticationResponseDto"];
         };
+        SecondFactorDto: {
+            /** @description The challenge POST /auth/login answered with (second_factor_required) */
+            challenge: string;
+            /**
+             * @description A current TOTP code
+             * @example 123456
+             */
+            totp?: string;
+            /**
+             * @description An unused recovery code (each works once)
+             * @example abcde-fghjk
+             */
+            recoveryCode?: string;
+            /** @description A WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options */
+            passkey?: {
+                [key: string]: unknown;
+            };
+        };
         UpdateMeDto: {
             /**
              * @description The new address takes effect when the link mailed to it is followed (POST /auth/verify-email); the old one is told then
@@ -2823,6 +2957,72 @@ export interface components {
         RenamePasskeyDto: {
             /** @example Work laptop */
             name: string;
+        };
+        TotpStatusView: {
+            enabled: boolean;
+            /** @example 2025-01-01T00:00:00.000Z */
+            enabledAt: string | null;
+        };
+        TwoFactorStatusView: {
+            totp: components["schemas"]["TotpStatusView"];
+            /**
+             * @description Unused recovery codes (0 when TOTP is off)
+             * @example 10
+             */
+            recoveryCodesLeft: number;
+            /**
+             * @description Registered passkeys
+             * @example 0
+             */
+            passkeys: number;
+            /** @description What a sign-in of this account asks for after the password; empty: the password alone */
+            methods: ("totp" | "recovery_code" | "passkey")[];
+        };
+        TotpEnrolmentView: {
+            /**
+             * @description The base32 secret, for typing into an authenticator app; shown only now
+             * @example JBSWY3DPEHPK3PXP
+             */
+            secret: string;
+            /** @example otpauth://totp/statichost:ann%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=statichost&algorithm=SHA1&digits=6&period=30 */
+            otpauthUrl: string;
+            /**
+             * @description The otpauth URL as a QR code: a data:image/svg+xml;base64 URL
+             * @example data:image/svg+xml;base64,PHN2Zy…
+             */
+            qrCode: string;
+        };
+        TotpCodeDto: {
+            /**
+             * @description The six digits your authenticator app shows
+             * @example 123456
+             */
+            code: string;
+        };
+        RecoveryCodesView: {
+            /**
+             * @description Ten single-use codes, shown only now (stored hashed)
+             * @example [
+             *       "abcde-fghjk"
+             *     ]
+             */
+            recoveryCodes: string[];
+        };
+        DisableTotpDto: {
+            /** @example correct horse battery staple */
+            password: string;
+            /**
+             * @description A current TOTP code or an unused recovery code
+             * @example 123456
+             */
+            code: string;
+        };
+        RecoveryCodesDto: {
+            /**
+             * @description A current TOTP code or an unused recovery code
+             * @example 123456
+             */
+            code: string;
         };
         PriceView: {
             /**
@@ -3853,7 +4053,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description Stable, for programs: every code the service declares, by module. Each error answer lists the codes it can carry. */
-        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"] | components["schemas"]["SessionsErrorCode"] | components["schemas"]["PasskeysErrorCode"] | components["schemas"]["SsoErrorCode"];
+        ErrorCode: components["schemas"]["CommonErrorCode"] | components["schemas"]["IdempotencyErrorCode"] | components["schemas"]["AuthErrorCode"] | components["schemas"]["UsersErrorCode"] | components["schemas"]["WorkspacesErrorCode"] | components["schemas"]["AccessTokensErrorCode"] | components["schemas"]["ProjectsErrorCode"] | components["schemas"]["DomainsErrorCode"] | components["schemas"]["DeploymentsErrorCode"] | components["schemas"]["StorageErrorCode"] | components["schemas"]["BlobsErrorCode"] | components["schemas"]["BillingErrorCode"] | components["schemas"]["InternalErrorCode"] | components["schemas"]["GitErrorCode"] | components["schemas"]["BuildsErrorCode"] | components["schemas"]["HooksErrorCode"] | components["schemas"]["WebhooksErrorCode"] | components["schemas"]["SessionsErrorCode"] | components["schemas"]["PasskeysErrorCode"] | components["schemas"]["SsoErrorCode"] | components["schemas"]["TwoFactorErrorCode"];
         /**
          * @description The common module's codes
          * @enum {string}
@@ -3954,6 +4154,11 @@ export interface components {
          * @enum {string}
          */
         SsoErrorCode: "client_secret_required" | "domain_claimed" | "sso_discovery_failed" | "sso_domain_not_listed" | "sso_not_configured" | "sso_required";
+        /**
+         * @description The two-factor module's codes
+         * @enum {string}
+         */
+        TwoFactorErrorCode: "invalid_login_challenge" | "invalid_second_factor" | "invalid_totp_code" | "second_factor_required" | "totp_already_enabled" | "totp_not_enabled" | "totp_not_started" | "two_factor_required";
     };
     responses: never;
     parameters: never;
@@ -4061,7 +4266,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4143,7 +4348,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4279,7 +4484,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4357,7 +4562,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4455,7 +4660,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4774,7 +4979,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -4874,7 +5079,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "forbidden" | "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5039,7 +5244,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5120,7 +5325,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5215,7 +5420,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5484,7 +5689,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5625,7 +5830,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5710,7 +5915,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5794,7 +5999,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5873,7 +6078,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -5958,7 +6163,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6114,7 +6319,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6179,7 +6384,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -6298,7 +6503,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6379,7 +6584,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "owner_required" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6509,7 +6714,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6590,7 +6795,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "email_not_verified" | "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6722,7 +6927,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6818,7 +7023,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_role" | "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -6960,7 +7165,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -7027,7 +7232,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -7158,7 +7363,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -7226,7 +7431,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "token_outlives_creator" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "token_outlives_creator" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -7346,7 +7551,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -7599,7 +7804,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 401;
                         /** @enum {string} */
-                        code?: "invalid_login";
+                        code?: "invalid_login" | "second_factor_required";
                     };
                 };
             };
@@ -7841,7 +8046,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8257,7 +8462,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8401,6 +8606,116 @@ export interface operations {
             };
         };
     };
+    loginSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `cookie`: the refresh token goes in an HttpOnly, SameSite=Strict cookie instead of the body (the dashboard): `__Host-statichost_refresh` (Secure, Path=/) when the public scheme is https, `statichost_refresh` (Path=/auth) under http. See docs/security.md */
+                "X-Session-Mode"?: "cookie";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondFactorDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "invalid_login_challenge" | "invalid_second_factor";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+        };
+    };
     getCurrentUser: {
         parameters: {
             query?: never;
@@ -8456,7 +8771,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8521,7 +8836,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8652,7 +8967,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8711,7 +9026,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8772,7 +9087,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -8849,7 +9164,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind" | "wrong_password";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind" | "wrong_password";
                     };
                 };
             };
@@ -8989,7 +9304,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9096,7 +9411,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9213,7 +9528,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9274,7 +9589,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9355,7 +9670,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9501,6 +9816,577 @@ export interface operations {
             };
         };
     };
+    getTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatusView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_workspace_header";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+        };
+    };
+    startTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmptyBodyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "totp_already_enabled";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableTotpDto"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_totp_code" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "invalid_login" | "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "totp_not_enabled";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "password_hashing_busy";
+                    };
+                };
+            };
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_totp_code" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "totp_already_enabled" | "totp_not_started";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoveryCodesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesView"];
+                };
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_totp_code" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "totp_not_enabled";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+    };
     listPlans: {
         parameters: {
             query?: never;
@@ -9556,7 +10442,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9635,7 +10521,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9784,7 +10670,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9931,7 +10817,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10008,7 +10894,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10095,7 +10981,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10188,7 +11074,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10333,7 +11219,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10438,7 +11324,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10517,7 +11403,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10638,7 +11524,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "email_not_verified" | "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10787,7 +11673,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10944,7 +11830,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "owner_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "owner_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -11153,7 +12039,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11242,7 +12128,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11319,7 +12205,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11405,7 +12291,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11492,7 +12378,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11590,7 +12476,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11741,7 +12627,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11822,7 +12708,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -11920,7 +12806,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12000,7 +12886,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12084,7 +12970,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12218,7 +13104,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12298,7 +13184,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12378,7 +13264,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12464,7 +13350,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12586,7 +13472,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12669,7 +13555,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -12892,7 +13778,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -12957,7 +13843,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -13153,7 +14039,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13241,7 +14127,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13320,7 +14206,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13407,7 +14293,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13487,7 +14373,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13573,7 +14459,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13701,7 +14587,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13766,7 +14652,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13871,7 +14757,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -13946,7 +14832,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14027,7 +14913,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14146,7 +15032,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14223,7 +15109,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14311,7 +15197,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14389,7 +15275,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };
@@ -14466,7 +15352,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -14547,7 +15433,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -14678,7 +15564,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -14760,7 +15646,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "insufficient_role" | "not_a_member" | "project_bound_token" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };

@@ -15,8 +15,9 @@ import {
   workspaceTarget,
 } from '../../access/authorize';
 import type { Principal } from '../../shared/principal';
+import { twoFactorError } from '../two-factor/two-factor.errors';
 import { Authenticated, BearerStrategy } from './bearer.strategy';
-import { CredentialCache } from './credential-cache.service';
+import { CredentialCache, type Membership } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
 
 /**
@@ -48,16 +49,25 @@ export class AuthGuard implements CanActivate {
     const param = req.params?.workspaceId as string | undefined;
     const target = workspaceTarget(param, req.headers[WORKSPACE_HEADER]);
     let principal: Principal;
+    let membership: Membership | null = null;
     if (credential.kind === 'token') {
       principal = tokenPrincipal(credential, target);
     } else {
-      const role = target.workspaceId === null ? null : await this.cache.activeRole(target.workspaceId, credential.userId, epoch);
-      principal = userPrincipal(credential, target, role, access);
+      membership = target.workspaceId === null ? null : await this.cache.membership(target.workspaceId, credential.userId, epoch);
+      principal = userPrincipal(credential, target, membership?.role ?? null, access);
     }
     if (access.workspaceIn) {
       const named = namedWorkspace(access.workspaceIn, req.body, req.query);
-      const role = credential.kind === 'user' ? await this.cache.activeRole(named, credential.userId, epoch) : null;
-      principal = namedWorkspacePrincipal(principal, named, role);
+      if (credential.kind === 'user') membership = await this.cache.membership(named, credential.userId, epoch);
+      principal = namedWorkspacePrincipal(principal, named, membership?.role ?? null);
+    }
+    // A workspace's two-factor policy holds its members' dashboard sessions only: an API token is a second secret already.
+    if (credential.kind === 'user' && principal.workspaceId && membership?.requireTwoFactor && !(await this.cache.hasSecondFactor(credential.userId, epoch))) {
+      throw twoFactorError(
+        'two_factor_required',
+        `Workspace ${principal.workspaceId} requires two-factor sign-in: turn on TOTP or add a passkey (GET /auth/2fa) to act in it`,
+        { workspaceId: principal.workspaceId },
+      );
     }
     checkRequirements(access, principal);
     req.principal = principal;

@@ -8,6 +8,7 @@ import { Clock } from '../../common/time';
 import type { Role } from '../../shared/principal';
 import { MembersService } from '../../workspaces/members.service';
 import { SessionsService } from '../sessions/sessions.service';
+import { TwoFactorService } from '../two-factor/two-factor.service';
 
 type TokenCredential = Extract<Credential, { kind: 'token' }>;
 type UserCredential = Extract<Credential, { kind: 'user' }>;
@@ -30,6 +31,13 @@ interface JwtEntry {
 interface RoleEntry {
   epoch: string;
   role: Role;
+  requireTwoFactor: boolean;
+}
+
+/** An active membership as the guard needs it: the role, and whether the workspace requires a second factor. */
+export interface Membership {
+  role: Role;
+  requireTwoFactor: boolean;
 }
 
 const MAX_ENTRIES = 20_000;
@@ -52,6 +60,8 @@ export class CredentialCache {
   private readonly tokens = new LRUCache<string, TokenEntry>({ max: MAX_ENTRIES });
   private readonly jwts = new LRUCache<string, JwtEntry>({ max: MAX_ENTRIES });
   private readonly roles = new LRUCache<string, RoleEntry>({ max: MAX_ENTRIES });
+  /** Users found to have a second factor, by the epoch they were found in (turning TOTP off bumps it). */
+  private readonly secondFactors = new LRUCache<string, string>({ max: MAX_ENTRIES });
   /** Loads in flight by epoch and key: a burst of requests after an epoch change sends one query per credential. */
   private readonly loading = new Map<string, Promise<unknown>>();
 
@@ -60,6 +70,7 @@ export class CredentialCache {
     private readonly sessions: SessionsService,
     private readonly members: MembersService,
     private readonly clock: Clock,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   /** The live API token behind a well-formed secret, or null (unknown, revoked, expired). */
@@ -114,13 +125,30 @@ export class CredentialCache {
 
   /** The user's role as an active member of the workspace, or null. */
   async activeRole(workspaceId: string, userId: string, epoch: string): Promise<Role | null> {
+    return (await this.membership(workspaceId, userId, epoch))?.role ?? null;
+  }
+
+  /** The user's active membership of the workspace with its two-factor policy, or null. */
+  async membership(workspaceId: string, userId: string, epoch: string): Promise<Membership | null> {
     const key = `${workspaceId}:${userId}`;
     const entry = this.roles.get(key);
-    if (entry && entry.epoch === epoch) return entry.role;
-    const role = await this.once(`r:${epoch}:${key}`, () => this.members.activeRole(workspaceId, userId));
-    if (role) this.roles.set(key, { epoch, role });
+    if (entry && entry.epoch === epoch) return { role: entry.role, requireTwoFactor: entry.requireTwoFactor };
+    const found = await this.once(`r:${epoch}:${key}`, () => this.members.activeMembership(workspaceId, userId));
+    if (found) this.roles.set(key, { epoch, ...found });
     else this.roles.delete(key);
-    return role;
+    return found;
+  }
+
+  /**
+   * Whether the user has a second factor (TOTP on, or a passkey). Only a yes is kept, like
+   * every answer here: someone who just enrolled is let in on their next request.
+   */
+  async hasSecondFactor(userId: string, epoch: string): Promise<boolean> {
+    if (this.secondFactors.get(userId) === epoch) return true;
+    const has = await this.once(`f:${epoch}:${userId}`, () => this.twoFactor.hasSecondFactor(userId));
+    if (has) this.secondFactors.set(userId, epoch);
+    else this.secondFactors.delete(userId);
+    return has;
   }
 
   private once<T>(key: string, load: () => Promise<T>): Promise<T> {

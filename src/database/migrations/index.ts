@@ -27,6 +27,7 @@ import { FormSubmissionLead1764300040000 } from './1764300040000-FormSubmissionL
 import { BillingLifecycle1764400000000 } from './1764400000000-BillingLifecycle';
 import { BandwidthOverage1764400002000 } from './1764400002000-BandwidthOverage';
 import { AuditLog1764500000000 } from './1764500000000-AuditLog';
+import { TwoFactor1764500001000 } from './1764500001000-TwoFactor';
 import { Passkeys1764500002000 } from './1764500002000-Passkeys';
 import { Sso1764500003000 } from './1764500003000-Sso';
 import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide';
@@ -60,6 +61,7 @@ export const MIGRATIONS: Function[] = [
   BillingLifecycle1764400000000,
   BandwidthOverage1764400002000,
   AuditLog1764500000000,
+  TwoFactor1764500001000,
   Passkeys1764500002000,
   Sso1764500003000,
   AuditLogReadSide1764500004000,

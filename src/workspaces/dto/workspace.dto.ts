@@ -1,4 +1,7 @@
-import { NameField } from '../../common/dto-fields';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsOptional } from 'class-validator';
+
+import { NameChecks, NameField } from '../../common/dto-fields';
 
 export class CreateWorkspaceDto {
   @NameField('Acme')
@@ -6,6 +9,15 @@ export class CreateWorkspaceDto {
 }
 
 export class UpdateWorkspaceDto {
-  @NameField('Acme Inc')
-  name: string;
+  @ApiPropertyOptional({ example: 'Acme Inc', maxLength: 100 })
+  @IsOptional()
+  @NameChecks()
+  name?: string;
+
+  @ApiPropertyOptional({
+    description: 'Owner only. Members must have a second factor (TOTP or a passkey) to act in this workspace with the dashboard; API tokens are unaffected',
+  })
+  @IsOptional()
+  @IsBoolean({ message: 'requireTwoFactor must be true or false' })
+  requireTwoFactor?: boolean;
 }

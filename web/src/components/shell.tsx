@@ -1,10 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
 
-import { session } from '../api';
+import { ApiError, session } from '../api';
 import { useMe, useResendVerification } from '../hooks/api/users';
-import { useWorkspaces } from '../hooks/api/workspaces';
+import { useWorkspaces, workspaceQueries } from '../hooks/api/workspaces';
 import { WorkspaceProvider } from '../workspace';
 import { ErrorNote, Loading } from './ui';
 
@@ -172,6 +172,11 @@ function UnverifiedBanner() {
 /** Pages under /w/:workspaceId act in that workspace (their queries send X-Workspace-Id). */
 export function WorkspaceScope() {
   const { workspaceId } = useParams() as { workspaceId: string };
+  const workspace = useQuery(workspaceQueries.detail(workspaceId));
+  // The workspace requires a second factor this person lacks (issue 32): the Security page is where they set one up.
+  if (workspace.error instanceof ApiError && workspace.error.code === 'two_factor_required') {
+    return <Navigate to="/security" replace state={{ twoFactorRequiredBy: workspaceId }} />;
+  }
   return (
     <WorkspaceProvider workspaceId={workspaceId}>
       <Outlet key={workspaceId} />

@@ -29,6 +29,12 @@ export function ErrorNote({ error, workspaceId: named }: { error: unknown; works
           <Link to={`/w/${workspaceId}/billing`}>Upgrade the plan</Link>
         </>
       ) : null}
+      {error instanceof ApiError && error.code === 'two_factor_required' ? (
+        <>
+          {' '}
+          <Link to="/security">Set up two-factor sign-in</Link>
+        </>
+      ) : null}
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call, session } from '../api';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
+import { secondFactorChallenge, SecondFactorForm } from './second-factor';
 import { SsoSignIn } from './sso-sign-in';
 
 function AuthCard({ title, children }: { title: string; children: React.ReactNode }) {
@@ -50,19 +51,27 @@ export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const next = safeNext(params.get('next'));
-  const form = useSubmit(
-    () => session.signIn(email, password),
-    () => {
-      queryClient.clear();
-      void navigate(next, { replace: true });
-    },
-  );
+  const signedIn = () => {
+    queryClient.clear();
+    void navigate(next, { replace: true });
+  };
+  const form = useSubmit(() => session.signIn(email, password), signedIn);
+  // The password was right and the account has a second factor: its step replaces the form.
+  const second = secondFactorChallenge(form.error);
+  const [restarted, setRestarted] = useState<unknown>(null);
+  if (second && restarted !== form.error) {
+    return (
+      <AuthCard title="Two-factor sign-in">
+        <SecondFactorForm challenge={second.challenge} methods={second.methods} onSignedIn={signedIn} onRestart={() => setRestarted(form.error)} />
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard title="Sign in">
       <form onSubmit={form.onSubmit} noValidate>
         <Field label="Email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        <ErrorNote error={form.error} />
+        <ErrorNote error={second ? null : form.error} />
         <button type="submit" className="primary" disabled={form.busy}>
           {form.busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -4,8 +4,9 @@ import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
-import { memberQueries, useInviteMember, useRemoveMember } from '../hooks/api/workspaces';
+import { memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
@@ -37,6 +38,7 @@ export function Members() {
   return (
     <>
       <h1>Members</h1>
+      <TwoFactorPolicy workspaceId={workspaceId} />
       <Invite workspaceId={workspaceId} />
       <h2>People in this workspace</h2>
       {members.isPending ? <Loading what="members" /> : null}
@@ -155,5 +157,26 @@ function Invite({ workspaceId }: { workspaceId: string }) {
         </p>
       ) : null}
     </form>
+  );
+}
+
+/** The owners' policy (issue 32): members without a second factor are held at their Security page until they enrol. */
+function TwoFactorPolicy({ workspaceId }: { workspaceId: string }) {
+  const workspace = useQuery(workspaceQueries.detail(workspaceId));
+  const set = useSetRequireTwoFactor(workspaceId);
+  if (!workspace.data || workspace.data.role !== 'owner') return null;
+  const on = workspace.data.requireTwoFactor;
+  return (
+    <div className="panel">
+      <div className="field">
+        <label>
+          <input type="checkbox" checked={on} disabled={set.isPending} onChange={(e) => set.mutate(e.target.checked)} /> Require two-factor sign-in
+        </label>
+        <p className="muted">
+          Members without an authenticator app or a passkey can still sign in, but not act in this workspace until they set one up. API tokens are not affected.
+        </p>
+      </div>
+      <ErrorNote error={set.error} />
+    </div>
   );
 }

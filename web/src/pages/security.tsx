@@ -1,6 +1,7 @@
 import { PasskeysSection } from './security/passkeys-section';
 import { PasswordSection } from './security/password-section';
 import { SessionsSection } from './security/sessions-section';
+import { TwoFactorSection } from './security/two-factor-section';
 
 /**
  * The signed-in person's sign-in security (issue 32): their password, second factors,
@@ -13,6 +14,7 @@ export function Security() {
       <h1>Security</h1>
       <p className="muted">How you sign in, and where you are signed in.</p>
       <PasswordSection />
+      <TwoFactorSection />
       <PasskeysSection />
       <SessionsSection />
     </>

@@ -55,3 +55,4 @@ export const invoiceKeys = queryKeysFactory<[workspaceId: string]>('invoices');
 export const auditKeys = queryKeysFactory<[workspaceId: string]>('audit-log');
 /** The signed-in person's sessions. */
 export const sessionKeys = queryKeysFactory('sessions');
+export const twoFactorKeys = queryKeysFactory('two-factor');
