@@ -70,7 +70,13 @@ export class AuthController {
     id: 'login',
     public: true,
     // `sso_required` (src/sso): the email's domain signs in through its workspace's enforced single sign-on.
-    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login', 'second_factor_required'], 403: ['sso_required'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+    errors: {
+      400: ['invalid_session_mode'],
+      401: ['invalid_login', 'second_factor_required'],
+      403: ['sso_required'],
+      429: ['rate_limited'],
+      503: ['password_hashing_busy'],
+    },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
