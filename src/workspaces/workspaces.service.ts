@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
@@ -13,6 +14,11 @@ import type { Workspace } from './workspace.entity';
 import { WorkspaceDetailView, WorkspaceView, workspaceView } from './workspace.view';
 import { WorkspacesRepository } from './workspaces.repository';
 
+/** A workspace as the audit log names it. */
+export function workspaceTarget(workspace: Pick<Workspace, 'id' | 'name'>) {
+  return { type: 'workspace', id: workspace.id, label: workspace.name };
+}
+
 @Injectable()
 export class WorkspacesService {
   private readonly pagesForUser = new FreshReads<Paginated<WorkspaceView>>();
@@ -22,6 +28,7 @@ export class WorkspacesService {
     private readonly workspaces: WorkspacesRepository,
     private readonly users: UsersService,
     private readonly quotas: QuotaService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** A new workspace with `owner` as its one active owner, inside the caller's transaction. */
@@ -36,6 +43,14 @@ export class WorkspacesService {
       status: 'active',
       invitedAt: workspace.createdAt,
       joinedAt: workspace.createdAt,
+    });
+    // The owner is the actor on sign-up too, where the request has no caller yet.
+    await this.audit.record(manager, {
+      workspaceId: workspace.id,
+      action: 'workspace.created',
+      actor: { type: 'user', id: owner.id },
+      target: workspaceTarget(workspace),
+      changes: ['name'],
     });
     return workspace;
   }
@@ -81,13 +96,17 @@ export class WorkspacesService {
   }
 
   async rename(principal: Principal, workspaceId: string, name: string): Promise<WorkspaceView> {
-    const workspace = await this.find(principal, workspaceId);
-    workspace.name = name;
-    return workspaceView(await this.workspaces.save(workspace), principal.role ?? null);
+    return this.dataSource.transaction(async (m) => {
+      const workspace = await this.find(principal, workspaceId, m);
+      workspace.name = name;
+      const saved = await this.workspaces.save(workspace, m);
+      await this.audit.record(m, { workspaceId, action: 'workspace.updated', target: workspaceTarget(saved), changes: ['name'] });
+      return workspaceView(saved, principal.role ?? null);
+    });
   }
 
-  private async find(principal: Principal, workspaceId: string): Promise<Workspace> {
-    const workspace = principal.workspaceId === workspaceId ? await this.workspaces.findById(this.dataSource.manager, workspaceId) : null;
+  private async find(principal: Principal, workspaceId: string, manager: EntityManager = this.dataSource.manager): Promise<Workspace> {
+    const workspace = principal.workspaceId === workspaceId ? await this.workspaces.findById(manager, workspaceId) : null;
     if (!workspace) throw notFound('Workspace', workspaceId);
     return workspace;
   }
