@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { authError } from '../access/auth.errors';
 import type { Credential } from '../access/authorize';
 import { missingScopes, sortScopes } from '../access/permissions';
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';

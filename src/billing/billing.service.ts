@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService } from '../audit/audit-log.service';
 import { roleRefused } from '../access/authorize';
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -149,7 +149,12 @@ export class BillingService {
           `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
         );
       }
-      await this.audit.record(m, { workspaceId, action: 'subscription.activated', target: { type: 'subscription', id: null, label: tier }, changes: ['tier', 'interval'] });
+      await this.audit.record(m, {
+        workspaceId,
+        action: 'subscription.activated',
+        target: { type: 'subscription', id: null, label: tier },
+        changes: ['tier', 'interval'],
+      });
       if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };
@@ -200,7 +205,12 @@ export class BillingService {
         const plan = await this.quotas.planOf(workspaceId, m);
         throw billingError('no_subscription', `Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`);
       }
-      await this.audit.record(m, { workspaceId, action: 'subscription.canceled', target: { type: 'subscription', id: null, label: sub.tier }, changes: ['cancelAtPeriodEnd'] });
+      await this.audit.record(m, {
+        workspaceId,
+        action: 'subscription.canceled',
+        target: { type: 'subscription', id: null, label: sub.tier },
+        changes: ['cancelAtPeriodEnd'],
+      });
       if (sub.cancelAtPeriodEnd) return;
       const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
       await this.billing.updateSubscription(m, workspaceId, {

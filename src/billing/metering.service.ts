@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService } from '../audit/audit-log.service';
 import { formatBytes } from '../../packages/shared/format-bytes';
+import { AuditLogService } from '../audit/audit-log.service';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';

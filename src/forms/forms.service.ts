@@ -126,7 +126,11 @@ export class FormsService {
       const { project, form } = await this.lockedForm(m, principal, projectId, formId);
       const gone = await this.forms.deleteAll(m, form.id);
       await this.forms.adjustCounts(m, form.id, -gone.ham, -gone.spam);
-      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'form.submissions_erased', target: { type: 'form', id: formId, label: form.name } });
+      await this.audit.record(m, {
+        workspaceId: project.workspaceId,
+        action: 'form.submissions_erased',
+        target: { type: 'form', id: formId, label: form.name },
+      });
     });
   }
 

@@ -73,7 +73,12 @@ export class GitRepository {
       params: (f) => [f.projectId, { ...SAMPLE_SETTINGS, buildForkPullRequests: true, forge: 'gitea' }, undefined],
     },
   )
-  async upsert(projectId: string, settings: GitSettingsRow, token: SealedSecret | null | undefined, manager: EntityManager = this.dataSource.manager): Promise<ProjectGit> {
+  async upsert(
+    projectId: string,
+    settings: GitSettingsRow,
+    token: SealedSecret | null | undefined,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ProjectGit> {
     const tokenColumns =
       token === undefined ? {} : { tokenKeyId: token?.keyId ?? null, tokenNonce: token?.nonce ?? null, tokenCiphertext: token?.ciphertext ?? null };
     const repo = manager.getRepository(ProjectGit);
@@ -163,7 +168,13 @@ export class GitRepository {
 
   /** Inserts or replaces a variable in one statement. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'API_KEY', ['production'], SAMPLE_SEALED] })
-  async upsertEnv(projectId: string, name: string, targets: EnvTarget[], value: SealedSecret, manager: EntityManager = this.dataSource.manager): Promise<ProjectEnvVar> {
+  async upsertEnv(
+    projectId: string,
+    name: string,
+    targets: EnvTarget[],
+    value: SealedSecret,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ProjectEnvVar> {
     const repo = manager.getRepository(ProjectEnvVar);
     const result = await repo
       .createQueryBuilder()

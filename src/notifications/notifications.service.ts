@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { ROLE_SCOPES } from '../access/permissions';
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';

@@ -157,7 +157,12 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     }
     await this.dataSource.transaction(async (m) => {
       if (Object.keys(patch).length > 0) await this.webhooks.update(m, current.workspaceId, id, patch);
-      await this.audit.record(m, { workspaceId: current.workspaceId, action: 'webhook.updated', target: webhookTarget({ id, url: patch.url ?? current.url }), changes: changedFields(dto) });
+      await this.audit.record(m, {
+        workspaceId: current.workspaceId,
+        action: 'webhook.updated',
+        target: webhookTarget({ id, url: patch.url ?? current.url }),
+        changes: changedFields(dto),
+      });
     });
     return this.get(principal, id);
   }

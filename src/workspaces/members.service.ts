@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService } from '../audit/audit-log.service';
 import { checkRequirements } from '../access/authorize';
 import { scopesForRole } from '../access/permissions';
+import { AuditLogService } from '../audit/audit-log.service';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';
 import { isId, newId } from '../common/ids';

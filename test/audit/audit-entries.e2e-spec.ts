@@ -107,7 +107,12 @@ describe('audit log entries of the API’s changes (e2e)', () => {
     const owner = await registerUser(t);
     const site = await project(owner);
     const value = 'sk_live_do_not_log_me_4242';
-    await t.http().put(`/projects/${site.id}/env/STRIPE_KEY`).set(asUser(owner)).send({ value, targets: ['production'] }).expect(200);
+    await t
+      .http()
+      .put(`/projects/${site.id}/env/STRIPE_KEY`)
+      .set(asUser(owner))
+      .send({ value, targets: ['production'] })
+      .expect(200);
 
     const [set] = await entries(owner.workspaceId, 'env_var.set');
     expect(set).toMatchObject({ target_type: 'env_var', target_id: site.id, target_label: 'STRIPE_KEY', changes: ['targets', 'value'] });
@@ -147,7 +152,11 @@ describe('audit log entries of the API’s changes (e2e)', () => {
     const reader = await createApiToken(t, owner, { scopes: ['read', 'admin'], name: 'limited' });
     const afterToken = await count(owner.workspaceId);
     expect(afterToken).toBe(before + 1);
-    const refused = await t.http().post('/access-tokens').set(bearer(reader.token)).send({ name: 'escalate', scopes: ['delete'] });
+    const refused = await t
+      .http()
+      .post('/access-tokens')
+      .set(bearer(reader.token))
+      .send({ name: 'escalate', scopes: ['delete'] });
     expect([refused.status, refused.body.code]).toEqual([403, 'insufficient_scope']);
     // Refused by the guard: another workspace's project is a 404, and the other log is untouched too.
     await t.http().delete(`/projects/${theirs.id}`).set(asUser(owner)).expect(404);

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
-import { AuditLogService, changedFields } from '../../audit/audit-log.service';
 import { authError } from '../../access/auth.errors';
+import { AuditLogService, changedFields } from '../../audit/audit-log.service';
 import { uniqueViolation } from '../../common/db-errors';
 import { unauthorized } from '../../common/errors';
 import { hashPassword } from '../../common/password-hash';
