@@ -15,7 +15,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { ProjectsService,projectTarget } from '../projects/projects.service';
+import { ProjectsService, projectTarget } from '../projects/projects.service';
 import { defaultTtlWithin } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { isCompressible } from '../shared/encoding';
