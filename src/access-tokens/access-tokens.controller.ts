@@ -20,6 +20,7 @@ export class AccessTokensController {
   @Endpoint({
     id: 'createAccessToken',
     scopes: ['admin'],
+    audit: 'token.created',
     errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] },
   })
   @ApiOperation({
@@ -41,7 +42,7 @@ export class AccessTokensController {
   }
 
   @DeleteRoute(':tokenId', 'Revoke an API token; it stops working on the very next request')
-  @Endpoint({ id: 'revokeAccessToken', scopes: ['admin'] })
+  @Endpoint({ id: 'revokeAccessToken', scopes: ['admin'], audit: 'token.revoked' })
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tokenId') tokenId: string): Promise<void> {
     await this.tokens.revoke(principal, tokenId);
   }

@@ -98,8 +98,8 @@ export class AccessTokensRepository {
     { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, TOKEN, new Date(0)] },
     { name: 'project-bound caller', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }, TOKEN, new Date(0)] },
   )
-  async revoke(scope: TokenScope, tokenId: string, at: Date): Promise<boolean> {
-    const result = await this.dataSource.manager.update(AccessToken, { id: tokenId, ...liveIn(scope) }, { revokedAt: at });
+  async revoke(scope: TokenScope, tokenId: string, at: Date, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await manager.update(AccessToken, { id: tokenId, ...liveIn(scope) }, { revokedAt: at });
     return !!result.affected;
   }
 

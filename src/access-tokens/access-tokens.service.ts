@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { authError } from '../access/auth.errors';
 import type { Credential } from '../access/authorize';
 import { missingScopes, sortScopes } from '../access/permissions';
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -33,6 +34,7 @@ export class AccessTokensService implements MemberTokens {
     private readonly dataSource: DataSource,
     private readonly tokens: AccessTokensRepository,
     private readonly projects: ProjectsService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -123,6 +125,12 @@ export class AccessTokensService implements MemberTokens {
         revokedAt: null,
       };
       await this.tokens.insert(m, token);
+      await this.audit.record(m, {
+        workspaceId,
+        action: 'token.created',
+        target: { type: 'token', id: token.id, label: token.name },
+        changes: changedFields(dto),
+      });
       return createdAccessTokenView(await this.tokens.getById(m, token.id), secret);
     });
   }
@@ -135,7 +143,11 @@ export class AccessTokensService implements MemberTokens {
 
   /** Takes effect on the very next request on every instance: the update bumps the auth epoch (see src/auth/sessions/auth-epoch.service.ts). */
   async revoke(principal: Principal, tokenId: string): Promise<void> {
-    if (!(await this.tokens.revoke(tokenScope(principal), tokenId, new Date()))) throw notFound('Access token', tokenId);
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.tokens.revoke(tokenScope(principal), tokenId, new Date(), m))) throw notFound('Access token', tokenId);
+      const token = await this.tokens.getById(m, tokenId);
+      await this.audit.record(m, { workspaceId: token.workspaceId, action: 'token.revoked', target: { type: 'token', id: token.id, label: token.name } });
+    });
   }
 
   /**

@@ -52,6 +52,7 @@ export class AuthController {
   @Endpoint({
     id: 'register',
     public: true,
+    audit: 'workspace.created',
     errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
   })
   @ApiOperation({
@@ -69,6 +70,7 @@ export class AuthController {
   @Endpoint({
     id: 'login',
     public: true,
+    audit: 'user.signed_in',
     // `sso_required` (src/sso): the email's domain signs in through its workspace's enforced single sign-on.
     errors: {
       400: ['invalid_session_mode'],
@@ -93,7 +95,12 @@ export class AuthController {
   }
 
   @Post('verify-email')
-  @Endpoint({ id: 'verifyEmail', public: true, errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] } })
+  @Endpoint({
+    id: 'verifyEmail',
+    public: true,
+    errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 409: ['email_taken'] },
+    audit: 'user.email_verified',
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Confirm an email address with the single-use token mailed to it (24 h)' })
   @ApiOkResponse({ type: VerifiedEmailView })
@@ -105,6 +112,7 @@ export class AuthController {
   @Endpoint({
     id: 'resendVerificationEmail',
     credential: 'user',
+    audit: { none: 'mails a new link to the address the account already has; nothing changes until it is followed (user.email_verified)' },
     workspaceOptional: true,
     errors: { 409: ['email_already_verified'], 429: ['rate_limited'] },
   })
@@ -117,7 +125,13 @@ export class AuthController {
   }
 
   @Post('password-reset')
-  @Endpoint({ id: 'requestPasswordReset', public: true, errors: { 429: ['rate_limited'] } })
+  @Endpoint({
+    id: 'requestPasswordReset',
+    public: true,
+    errors: { 429: ['rate_limited'] },
+    // An entry would tell which emails have an account (the answer must not); the reset itself is audited.
+    audit: { none: 'mails a link when the account exists; nothing changes until it is used (user.password_reset)' },
+  })
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Mail a single-use password reset link (1 h) if an account has this email',
@@ -130,7 +144,12 @@ export class AuthController {
   }
 
   @Post('password-reset/confirm')
-  @Endpoint({ id: 'confirmPasswordReset', public: true, errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] } })
+  @Endpoint({
+    id: 'confirmPasswordReset',
+    public: true,
+    errors: { 400: ['invalid_token', 'token_expired', 'token_used'], 503: ['password_hashing_busy'] },
+    audit: 'user.password_reset',
+  })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Set a new password with the mailed token; every session and refresh token of the account ends' })
   @ApiNoContentResponse()
@@ -140,7 +159,12 @@ export class AuthController {
 
   @Post('refresh')
   // `duplicate_refresh_cookie`: the refresh cookie twice in one request (one planted by a sibling host; src/auth/sessions/session-cookie.ts).
-  @Endpoint({ id: 'refresh', public: true, errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] } })
+  @Endpoint({
+    id: 'refresh',
+    public: true,
+    errors: { 400: ['invalid_session_mode', 'duplicate_refresh_cookie'], 401: ['invalid_refresh_token'] },
+    audit: { none: 'rotates a session’s own refresh token every few minutes; the sign-in that started the session is audited' },
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Exchange a refresh token for a new pair',
@@ -174,7 +198,13 @@ export class AuthController {
   }
 
   @Post('logout')
-  @Endpoint({ id: 'logout', credential: 'user', workspaceOptional: true, errors: { 400: ['invalid_session_mode'] } })
+  @Endpoint({
+    id: 'logout',
+    credential: 'user',
+    workspaceOptional: true,
+    errors: { 400: ['invalid_session_mode'] },
+    audit: { none: 'ends the caller’s own session, which only takes access away' },
+  })
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: "End the JWT's session: its refresh token and access JWTs stop working" })
   @SESSION_MODE

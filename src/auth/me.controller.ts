@@ -33,7 +33,13 @@ export class UsersMeController {
   }
 
   @Patch('me')
-  @Endpoint({ id: 'updateCurrentUser', credential: 'user', workspaceOptional: true, errors: { 409: ['email_taken'], 429: ['rate_limited'] } })
+  @Endpoint({
+    id: 'updateCurrentUser',
+    credential: 'user',
+    workspaceOptional: true,
+    errors: { 409: ['email_taken'], 429: ['rate_limited'] },
+    audit: 'user.updated',
+  })
   @ApiOperation({
     summary: 'Change your name at once, or your email once the new address is confirmed',
     description:

@@ -23,6 +23,9 @@ export class BillingWebhookController {
   @Endpoint({
     id: 'receiveStripeWebhook',
     public: true,
+    // Recorded as the system ("stripe webhook") for a subscription's change (also payment_method.removed, subscription.disputed);
+    // invoices mirrored and redeliveries change nothing a workspace decides.
+    audit: 'subscription.updated',
     errors: { 400: ['invalid_signature'], 404: ['stripe_webhook_not_configured'], 413: ['payload_too_large'], 502: ['payment_provider_unavailable'] },
   })
   @HttpCode(HttpStatus.OK)

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { AuditLogService, type AuditTarget } from '../audit/audit-log.service';
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -62,6 +63,7 @@ export class BillingWebhookService {
     private readonly mails: BillingMails,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditLogService,
   ) {}
 
   async receive(payload: Buffer, signature: string | undefined): Promise<WebhookAnswer> {
@@ -153,6 +155,11 @@ export class BillingWebhookService {
     return null;
   }
 
+  /** Who changed a workspace's billing when Stripe told us of it. */
+  private recordStripe(m: EntityManager, workspaceId: string, action: string, target: AuditTarget, changes: string[] = []) {
+    return this.audit.record(m, { workspaceId, action, actor: { type: 'system', id: null, label: 'stripe webhook' }, target, changes });
+  }
+
   private async act(m: EntityManager, workspaceId: string, event: ProviderEvent, gathered: Gathered): Promise<void> {
     if (event.type === 'checkout.session.completed')
       await this.rememberCustomer(m, workspaceId, event.customerRef ?? gathered.subscription?.customerRef ?? null);
@@ -167,11 +174,15 @@ export class BillingWebhookService {
         break;
       }
       case 'payment_method.detached': {
-        if (event.paymentMethodRef) await this.billing.deletePaymentMethodByRef(m, workspaceId, this.provider.name, event.paymentMethodRef);
+        if (event.paymentMethodRef) {
+          await this.billing.deletePaymentMethodByRef(m, workspaceId, this.provider.name, event.paymentMethodRef);
+          await this.recordStripe(m, workspaceId, 'payment_method.removed', { type: 'payment_method', id: null, label: event.paymentMethodRef });
+        }
         break;
       }
       case 'charge.dispute.created': {
         await this.billing.markDisputed(m, workspaceId, event.createdAt);
+        await this.recordStripe(m, workspaceId, 'subscription.disputed', { type: 'charge', id: event.chargeRef ?? null });
         this.logger.warn(`workspace ${workspaceId}: Stripe reports a dispute (chargeback) on charge ${event.chargeRef ?? 'unknown'}; flagged for the operator`);
         break;
       }
@@ -255,6 +266,12 @@ export class BillingWebhookService {
       currentPeriodEnd,
       pastDueSince,
     });
+    await this.recordStripe(m, workspaceId, 'subscription.updated', { type: 'subscription', id: null, label: state.ref }, [
+      'status',
+      'tier',
+      'interval',
+      'cancelAtPeriodEnd',
+    ]);
     if (state.status === 'canceled') {
       // Kept until the period paid for is over (quotas already treat it so); the sweeper writes free then.
       if (currentPeriodEnd <= now && (await this.endsPlan(m, workspaceId))) await this.mails.backToFree(m, workspaceId, state.tier, 'canceled');

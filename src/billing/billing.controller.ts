@@ -57,6 +57,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'activatePlan',
+    audit: 'subscription.activated',
     workspaceIn: 'body',
     roles: ['owner'],
     errors: {
@@ -81,6 +82,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'cancelPlan',
+    audit: 'subscription.canceled',
     workspaceIn: 'body',
     roles: ['owner'],
     errors: { ...BILLING_ACCESS, 409: ['no_subscription'], 502: ['payment_provider_unavailable'] },
@@ -116,6 +118,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'addPaymentMethod',
+    audit: 'payment_method.added',
     workspaceIn: 'body',
     roles: ['owner'],
     errors: {
@@ -144,6 +147,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'removePaymentMethod',
+    audit: 'payment_method.removed',
     errors: { ...BILLING_ACCESS, 409: ['payment_method_required'], 502: ['payment_provider_unavailable'] },
   })
   async removePaymentMethod(@CurrentPrincipal() principal: Principal, @Param('paymentMethodId') id: string): Promise<void> {
@@ -153,7 +157,7 @@ export class BillingController {
   // --- Metering (issue 31): the spend cap. ---
 
   @Put('spend-cap')
-  @Endpoint({ ...BILLING_ROUTE, id: 'setSpendCap', workspaceIn: 'body', roles: ['owner'], errors: BILLING_ACCESS })
+  @Endpoint({ ...BILLING_ROUTE, id: 'setSpendCap', workspaceIn: 'body', roles: ['owner'], errors: BILLING_ACCESS, audit: 'spend_cap.updated' })
   @ApiOperation({
     summary:
       "Turn the spend cap on or off (owner only): on, the workspace's sites answer 503 once this month's bandwidth reaches the plan's limit, until the next month, an upgrade or the cap is turned off; off, they keep serving and overage is billed",
@@ -175,6 +179,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'startCheckout',
+    audit: { none: 'answers a provider page’s address; the plan changes when the provider’s webhook reports it paid (subscription.updated)' },
     workspaceIn: 'body',
     roles: ['owner'],
     errors: {
@@ -198,6 +203,7 @@ export class BillingController {
   @Endpoint({
     ...BILLING_ROUTE,
     id: 'openBillingPortal',
+    audit: { none: 'answers the provider’s portal address; what is changed there arrives through the webhook (subscription.updated)' },
     workspaceIn: 'body',
     roles: ['owner'],
     errors: { ...BILLING_ACCESS, 409: ['hosted_billing_unavailable'], 502: ['payment_provider_unavailable'] },

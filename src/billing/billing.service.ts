@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { roleRefused } from '../access/authorize';
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -51,6 +52,7 @@ export class BillingService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly mails: BillingMails,
+    private readonly audit: AuditLogService,
   ) {}
 
   async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
@@ -77,6 +79,7 @@ export class BillingService {
         createdBy: principal.userId!,
         createdAt,
       });
+      await this.audit.record(m, { workspaceId, action: 'payment_method.added', target: { type: 'payment_method', id: method.id } });
       return paymentMethodView(method, true);
     });
   }
@@ -120,6 +123,7 @@ export class BillingService {
         await this.call(() => this.provider.detachPaymentMethod(customer?.customerRef ?? null, method.providerRef, nextDefault));
       }
       await this.billing.deletePaymentMethod(m, id);
+      await this.audit.record(m, { workspaceId, action: 'payment_method.removed', target: { type: 'payment_method', id } });
     });
   }
 
@@ -145,6 +149,12 @@ export class BillingService {
           `Workspace ${workspaceId} has no saved payment method: save one with POST /billing/payment-methods, then activate the ${tier} plan again`,
         );
       }
+      await this.audit.record(m, {
+        workspaceId,
+        action: 'subscription.activated',
+        target: { type: 'subscription', id: null, label: tier },
+        changes: ['tier', 'interval'],
+      });
       if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };
@@ -195,6 +205,12 @@ export class BillingService {
         const plan = await this.quotas.planOf(workspaceId, m);
         throw billingError('no_subscription', `Workspace ${workspaceId} has no paid subscription to cancel; it is on the ${plan.tier} plan`);
       }
+      await this.audit.record(m, {
+        workspaceId,
+        action: 'subscription.canceled',
+        target: { type: 'subscription', id: null, label: sub.tier },
+        changes: ['cancelAtPeriodEnd'],
+      });
       if (sub.cancelAtPeriodEnd) return;
       const ended = await this.call(() => this.provider.cancelAtPeriodEnd(this.current(sub)));
       await this.billing.updateSubscription(m, workspaceId, {

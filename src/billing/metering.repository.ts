@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 
@@ -30,8 +30,8 @@ export class MeteringRepository {
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, true, new Date(0)] })
-  async setSpendCap(workspaceId: string, pause: boolean, now: Date): Promise<void> {
-    await this.dataSource.query(
+  async setSpendCap(workspaceId: string, pause: boolean, now: Date, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.query(
       `INSERT INTO workspace_spend_caps (workspace_id, pause_sites_at_limit, updated_at) VALUES ($1, $2, $3)
        ON CONFLICT (workspace_id) DO UPDATE SET pause_sites_at_limit = EXCLUDED.pause_sites_at_limit, updated_at = EXCLUDED.updated_at`,
       [workspaceId, pause, now],

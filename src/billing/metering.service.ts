@@ -1,7 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
+import { AuditLogService } from '../audit/audit-log.service';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
@@ -42,6 +43,8 @@ export class MeteringService implements OnModuleInit {
     private readonly mail: MailService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditLogService,
+    private readonly dataSource: DataSource,
   ) {}
 
   onModuleInit(): void {
@@ -60,7 +63,10 @@ export class MeteringService implements OnModuleInit {
   /** Sets the cap; this instance's sites follow at once, the others' within SPEND_CAP_REFRESH_SECONDS. */
   async setSpendCap(workspaceId: string, pauseSitesAtLimit: boolean): Promise<SpendCapView> {
     await this.quotas.planOf(workspaceId); // 404 for a workspace that is gone
-    await this.metering.setSpendCap(workspaceId, pauseSitesAtLimit, this.clock.now());
+    await this.dataSource.transaction(async (m) => {
+      await this.metering.setSpendCap(workspaceId, pauseSitesAtLimit, this.clock.now(), m);
+      await this.audit.record(m, { workspaceId, action: 'spend_cap.updated', target: { type: 'workspace', id: workspaceId }, changes: ['pauseSitesAtLimit'] });
+    });
     await this.pauses.refresh();
     return this.spendCap(workspaceId);
   }

@@ -20,6 +20,7 @@ export class BlobsController {
   @Endpoint({
     id: 'uploadBlob',
     scopes: ['deploy'],
+    audit: { none: 'content only: bytes addressed by their hash serve nothing until a deploy (audited) names them' },
     errors: { 400: ['invalid_sha256', 'sha256_mismatch'], 413: ['payload_too_large'], 415: ['unsupported_media_type'], 503: ['storage_unavailable'] },
   })
   // Any credential with `deploy`: the CLI's token, or the dashboard's JWT (X-Workspace-Id), whose

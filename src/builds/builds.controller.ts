@@ -22,6 +22,7 @@ export class BuildsController {
   @Endpoint({
     id: 'createBuild',
     scopes: ['deploy'],
+    audit: 'build.started',
     errors: { 400: ['invalid_ref'], 402: ['quota_exceeded'], 409: ['git_not_connected'], 503: ['builds_unavailable'] },
   })
   @HttpCode(HttpStatus.ACCEPTED)
@@ -48,7 +49,7 @@ export class BuildsController {
   }
 
   @Post(':buildId/cancel')
-  @Endpoint({ id: 'cancelBuild', scopes: ['deploy'], errors: { 404: ['build_not_found'], 409: ['build_finished'] } })
+  @Endpoint({ id: 'cancelBuild', scopes: ['deploy'], errors: { 404: ['build_not_found'], 409: ['build_finished'] }, audit: 'build.canceled' })
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({ summary: 'Cancel a queued or running build; a running build’s processes are killed within seconds' })
   @ApiAcceptedResponse({ type: BuildView })

@@ -142,12 +142,18 @@ export class BuildsRepository {
 
   /** Ends a queued or running build as `status`; null when it had already ended, or its output is deployed already (it ends `ready`). */
   @GenerateSql({ params: () => ['bld_none', new Date(0), 'canceled', 'canceled by a user'] })
-  async endIfActive(id: string, now: Date, status: FinishedStatus, error: string | null): Promise<Build | null> {
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+  async endIfActive(
+    id: string,
+    now: Date,
+    status: FinishedStatus,
+    error: string | null,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Build | null> {
+    const [rows]: [{ id: string }[], number] = await manager.query(
       `UPDATE builds SET status = $3, error = $4, ${ENDED_AT} WHERE id = $1 AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
       [id, now, status, error],
     );
-    return rows.length ? this.findById(id) : null;
+    return rows.length ? this.findById(id, manager) : null;
   }
 
   /** A builder takes a queued build; false when it was canceled (or taken) meanwhile. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
@@ -34,6 +35,11 @@ export interface StartBuild {
 }
 
 /** Who made the request, as a build records it. */
+/** A build as the audit log names it: by the ref it builds. */
+function buildTarget(id: string, ref: string) {
+  return { type: 'build', id, label: ref };
+}
+
 function actorOf(principal: Principal): string {
   return principal.tokenId ?? principal.userId ?? 'unknown';
 }
@@ -54,6 +60,7 @@ export class BuildsService {
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly feedback: BuildFeedback,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -90,6 +97,9 @@ export class BuildsService {
         await this.builds.cancelActiveOfBranch(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
       }
       await this.quotas.assertBuildSlot(m, plan);
+      // A forge's push or pull request comes with no caller: the service's webhook is the actor.
+      const actor = request.trigger === 'manual' ? undefined : ({ type: 'system', id: null, label: 'git webhook' } as const);
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'build.started', actor, target: buildTarget(id, ref), changes: ['ref'] });
       return this.builds.insert(m, {
         id,
         projectId: project.id,
@@ -142,7 +152,11 @@ export class BuildsService {
   async cancel(principal: Principal, projectId: string, buildId: string): Promise<Build> {
     const build = await this.get(principal, projectId, buildId);
     if (isFinished(build.status)) throw buildsError('build_finished', `build ${build.id} has already ended (${build.status}); there is nothing to cancel`);
-    const canceled = await this.builds.endIfActive(build.id, this.clock.now(), 'canceled', 'canceled by a user');
+    const canceled = await this.dataSource.transaction(async (m) => {
+      const ended = await this.builds.endIfActive(build.id, this.clock.now(), 'canceled', 'canceled by a user', m);
+      if (ended) await this.audit.record(m, { workspaceId: ended.workspaceId, action: 'build.canceled', target: buildTarget(ended.id, ended.ref) });
+      return ended;
+    });
     if (canceled) this.feedback.buildChanged(canceled.id);
     if (canceled) return canceled;
     const now = (await this.builds.findById(build.id))!;

@@ -35,7 +35,13 @@ export class DeployPreflightController {
 
   @Post()
   // The deploy's own checks, answered before anything is uploaded or stored.
-  @Endpoint({ id: 'preflightDeployment', scopes: ['deploy'], credential: 'token', errors: LAZY_DEPLOY_ERRORS })
+  @Endpoint({
+    id: 'preflightDeployment',
+    scopes: ['deploy'],
+    credential: 'token',
+    errors: LAZY_DEPLOY_ERRORS,
+    audit: { none: 'a dry run: it answers what a deploy would do and stores nothing' },
+  })
   @HttpCode(200)
   @ApiOperation({
     summary: 'Check a deploy without doing it: the body of POST /v1/deployments, its errors, nothing stored',

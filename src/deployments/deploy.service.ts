@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
+import { AuditLogService } from '../audit/audit-log.service';
 import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
 import { badRequest, payloadTooLarge } from '../common/errors';
@@ -14,7 +15,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { Project, ProjectType } from '../projects/project.entity';
 import { projectsError } from '../projects/projects.errors';
 import { ProjectsRepository } from '../projects/projects.repository';
-import { ProjectsService } from '../projects/projects.service';
+import { ProjectsService, projectTarget } from '../projects/projects.service';
 import { defaultTtlWithin } from '../quotas/quota';
 import { QuotaService } from '../quotas/quota.service';
 import { isCompressible } from '../shared/encoding';
@@ -28,7 +29,7 @@ import { storageError } from '../storage/storage.errors';
 import { StorageProvider } from '../storage/storage.provider';
 import { contentTypeFor, decodeContent, InvalidContentError, sha256Hex } from './content';
 import type { Deployment } from './deployment.entity';
-import { previewUrl } from './deployment.view';
+import { deploymentTarget, previewUrl } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 import { DeploymentsService } from './deployments.service';
@@ -107,6 +108,7 @@ export class DeployService {
     private readonly variants: BlobVariants,
     private readonly storage: StorageProvider,
     private readonly events: EventBus,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** Validates and hashes the request's files; throws 400/413 before anything is stored. */
@@ -338,6 +340,12 @@ export class DeployService {
       forms,
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
+    await this.audit.record(m, {
+      workspaceId: project.workspaceId,
+      action: 'deployment.created',
+      target: deploymentTarget(project, deployment),
+      changes: publish ? ['live'] : [],
+    });
     // Every path that makes a deployment (API, lazy, digest, a build's publish) commits here; before the pointer moves, so a receiver hears of the new one before the one it replaces.
     await this.events.emit(m, {
       type: 'deployment.created',
@@ -445,7 +453,10 @@ export class DeployService {
     const target = lazyTarget(principal, slug, await this.projectRows.findBySlug(slug, m));
     if ('project' in target) return target.project;
     const created = await this.projects.insertLazyProject(m, workspaceOf(principal), target.create, type);
-    if (created) return created;
+    if (created) {
+      await this.audit.record(m, { workspaceId: created.workspaceId, action: 'project.created', target: projectTarget(created), changes: ['slug'] });
+      return created;
+    }
     // Another request created it first and has committed (the insert waited for it).
     const winner = await this.projectRows.findBySlug(slug, m);
     if (!winner) throw projectsError('slug_taken', `slug "${slug}" is already taken`);

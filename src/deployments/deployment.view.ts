@@ -53,3 +53,8 @@ export function deploymentDetailView(view: ReturnType<typeof deploymentView>, fi
     files: files.map((f) => ({ path: f.path, size: f.size, contentType: f.contentType, sha256: f.sha256 })),
   };
 }
+
+/** A deployment as the audit log names it: `<project slug> v<version>`, what the dashboard shows. */
+export function deploymentTarget(project: Pick<Project, 'slug'>, d: Pick<Deployment, 'id' | 'version'>) {
+  return { type: 'deployment', id: d.id, label: `${project.slug} v${d.version}` };
+}

@@ -48,7 +48,7 @@ export class LazyDeployController {
   ) {}
 
   @Post()
-  @Endpoint({ id: 'deployLazy', scopes: ['deploy'], credential: 'token', errors: LAZY_DEPLOY_ERRORS })
+  @Endpoint({ id: 'deployLazy', scopes: ['deploy'], credential: 'token', errors: LAZY_DEPLOY_ERRORS, audit: 'deployment.created' })
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to a project by slug; an unknown slug creates the project in the token’s workspace' })
@@ -74,7 +74,7 @@ export class DeploymentsController {
   ) {}
 
   @Post()
-  @Endpoint({ id: 'deployProject', scopes: ['deploy'], errors: DEPLOY_ERRORS })
+  @Endpoint({ id: 'deployProject', scopes: ['deploy'], errors: DEPLOY_ERRORS, audit: 'deployment.created' })
   @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({ summary: 'Deploy files to this project; the new deployment becomes live (unless `publish: false`)' })
@@ -109,7 +109,7 @@ export class DeploymentsController {
   }
 
   @Patch(':deploymentId/promote')
-  @Endpoint({ id: 'promoteDeployment', scopes: ['deploy'], errors: { 409: ['deployment_expired'] } })
+  @Endpoint({ id: 'promoteDeployment', scopes: ['deploy'], errors: { 409: ['deployment_expired'] }, audit: 'deployment.promoted' })
   @ApiOperation({ summary: 'Make this deployment the live one (rollback); nothing is copied' })
   @ApiOkResponse({ type: DeploymentView })
   async promote(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {
@@ -117,7 +117,7 @@ export class DeploymentsController {
   }
 
   @Patch(':deploymentId/archive')
-  @Endpoint({ id: 'archiveDeployment', scopes: ['delete'], errors: { 409: ['deployment_expired'] } })
+  @Endpoint({ id: 'archiveDeployment', scopes: ['delete'], errors: { 409: ['deployment_expired'] }, audit: 'deployment.archived' })
   @ApiOperation({ summary: 'Archive this deployment; archiving the live one takes the site offline' })
   @ApiOkResponse({ type: DeploymentView })
   async archive(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('deploymentId') deploymentId: string) {

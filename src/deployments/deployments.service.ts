@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { Paginated, paginated } from '../common/pagination';
@@ -12,7 +13,7 @@ import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal } from '../shared/principal';
 import type { Deployment } from './deployment.entity';
-import { type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
+import { deploymentTarget, type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
 
@@ -29,6 +30,7 @@ export class DeploymentsService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly events: EventBus,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -83,6 +85,7 @@ export class DeploymentsService {
           },
         });
       }
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'deployment.promoted', target: deploymentTarget(project, deployment) });
       return { project, deployment };
     });
   }
@@ -143,6 +146,7 @@ export class DeploymentsService {
         await this.projectRows.clearLiveDeployment(m, project.id, this.clock.now());
         await this.projects.notifySiteChanged(m, project.id);
       }
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'deployment.archived', target: deploymentTarget(project, deployment) });
       return { project, deployment };
     });
   }

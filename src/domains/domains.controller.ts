@@ -19,6 +19,7 @@ export class DomainsController {
   @Endpoint({
     id: 'verifyDomain',
     scopes: ['admin'],
+    audit: 'domain.checked',
     errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] },
   })
   @HttpCode(200)

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -34,6 +35,7 @@ export class DomainsService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly events: EventBus,
+    private readonly audit: AuditLogService,
   ) {}
 
   private get failAfterMs(): number {
@@ -62,6 +64,13 @@ export class DomainsService {
         throw domainsError('domain_changed', `The custom domain of project ${project.id} changed while it was being checked; verify again`);
       }
       const saved = await this.record(m, current, verdict);
+      // Every asked-for check is recorded, a failed one too: its result may stop the domain's site.
+      await this.audit.record(m, {
+        workspaceId: saved.workspaceId,
+        action: 'domain.checked',
+        target: { type: 'domain', id: current.customDomain, label: current.customDomain },
+        changes: saved.domainStatus === current.domainStatus ? [] : ['status'],
+      });
       return { verified: verdict === 'verified', project: saved, records };
     });
   }

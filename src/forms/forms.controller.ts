@@ -82,7 +82,11 @@ export class FormsController {
   }
 
   @Patch(':projectId/forms/:formId/submissions/:submissionId')
-  @Endpoint({ id: 'updateFormSubmission', scopes: ['delete'] })
+  @Endpoint({
+    id: 'updateFormSubmission',
+    scopes: ['delete'],
+    audit: { none: 'moderation: marks a submission spam or not; nothing is erased or disclosed (erasures are audited)' },
+  })
   @ApiOperation({ summary: 'Mark a submission as spam or not spam; the form’s counts follow' })
   @ApiOkResponse({ type: SubmissionDto })
   async update(
@@ -96,7 +100,7 @@ export class FormsController {
   }
 
   @DeleteRoute(':projectId/forms/:formId/submissions/:submissionId', 'Erase a submission (GDPR erasure): the row and its ciphertext are deleted')
-  @Endpoint({ id: 'eraseFormSubmission', scopes: ['delete'] })
+  @Endpoint({ id: 'eraseFormSubmission', scopes: ['delete'], audit: 'form_submission.erased' })
   async erase(
     @CurrentPrincipal() principal: Principal,
     @Param('projectId') projectId: string,
@@ -107,7 +111,7 @@ export class FormsController {
   }
 
   @DeleteRoute(':projectId/forms/:formId/submissions', 'Erase every submission of a form (the form stays, its counts at zero)')
-  @Endpoint({ id: 'eraseFormSubmissions', scopes: ['delete'] })
+  @Endpoint({ id: 'eraseFormSubmissions', scopes: ['delete'], audit: 'form.submissions_erased' })
   async eraseAll(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('formId') formId: string): Promise<void> {
     await this.forms.eraseAll(principal, projectId, formId);
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { Paginated, paginated } from '../common/pagination';
 import { csvRow } from '../leads/csv';
@@ -48,6 +49,7 @@ export class FormsService {
     private readonly forms: FormsRepository,
     private readonly keyring: LeadsKeyring,
     private readonly projects: ProjectsService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** `GET /projects/:projectId/forms`. */
@@ -90,7 +92,7 @@ export class FormsService {
   /** `PATCH …/submissions/:submissionId`: marks it spam (reason `user`) or ham, moving one count between the form's counters. */
   async setSpam(principal: Principal, projectId: string, formId: string, submissionId: string, spam: boolean): Promise<OpenedSubmission> {
     const formRowId = await this.dataSource.transaction(async (m) => {
-      const form = await this.lockedForm(m, principal, projectId, formId);
+      const { form } = await this.lockedForm(m, principal, projectId, formId);
       const changed = await this.forms.setSpam(m, form.id, submissionId, spam, spam ? 'user' : null);
       if (!changed) throw notFound('Submission', submissionId);
       if (changed.was !== spam) await this.forms.adjustCounts(m, form.id, spam ? -1 : 1, spam ? 1 : -1);
@@ -105,19 +107,30 @@ export class FormsService {
   /** `DELETE …/submissions/:submissionId`: erases the row and its ciphertext at once. */
   async erase(principal: Principal, projectId: string, formId: string, submissionId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      const form = await this.lockedForm(m, principal, projectId, formId);
+      const { project, form } = await this.lockedForm(m, principal, projectId, formId);
       const gone = await this.forms.deleteOne(m, form.id, submissionId);
       if (!gone) throw notFound('Submission', submissionId);
       await this.forms.adjustCounts(m, form.id, gone.spam ? 0 : -1, gone.spam ? -1 : 0);
+      // Labelled by the form's name: what the submission held is what the erasure removes.
+      await this.audit.record(m, {
+        workspaceId: project.workspaceId,
+        action: 'form_submission.erased',
+        target: { type: 'form_submission', id: submissionId, label: form.name },
+      });
     });
   }
 
   /** `DELETE …/submissions`: erases every submission of the form (the form stays). */
   async eraseAll(principal: Principal, projectId: string, formId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      const form = await this.lockedForm(m, principal, projectId, formId);
+      const { project, form } = await this.lockedForm(m, principal, projectId, formId);
       const gone = await this.forms.deleteAll(m, form.id);
       await this.forms.adjustCounts(m, form.id, -gone.ham, -gone.spam);
+      await this.audit.record(m, {
+        workspaceId: project.workspaceId,
+        action: 'form.submissions_erased',
+        target: { type: 'form', id: formId, label: form.name },
+      });
     });
   }
 
@@ -129,11 +142,11 @@ export class FormsService {
   }
 
   /** The form, locked so that the intake's counter changes wait for this transaction's. */
-  private async lockedForm(m: EntityManager, principal: Principal, projectId: string, formId: string): Promise<FormRow> {
+  private async lockedForm(m: EntityManager, principal: Principal, projectId: string, formId: string): Promise<{ project: Project; form: FormRow }> {
     const project = await this.projects.findVisible(principal, projectId, m);
     const form = await this.forms.findOfProject(m, project.id, formId, true);
     if (!form) throw notFound('Form', formId);
-    return form;
+    return { project, form };
   }
 
   /**

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { AppConfig } from '../config/app-config';
 import { LeadsKeyring } from '../leads/keyring';
+import type { Project } from '../projects/project.entity';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal } from '../shared/principal';
 import { ENV_TARGETS, type EnvTarget, type GitBuildInputs } from './build-inputs';
@@ -42,6 +45,16 @@ export interface WebhookTarget {
 /** Bytes of a webhook secret: 256 bits, as many as the HMAC-SHA256 key can use. */
 const WEBHOOK_SECRET_BYTES = 32;
 
+/** A project's Git connection as the audit log names it: the project's id, so a filter by project finds it. */
+function gitTarget(project: Pick<Project, 'id' | 'name'>, repository?: string) {
+  return { type: 'git', id: project.id, label: repository ?? project.name };
+}
+
+/** A build variable as the audit log names it: the project's id, the variable's name (never its value). */
+function envTarget(project: Pick<Project, 'id'>, name: string) {
+  return { type: 'env_var', id: project.id, label: name };
+}
+
 /**
  * A project's Git settings and build environment variables: saving them (the
  * repository URL through the policy of ./repository-url.ts, secrets sealed) and
@@ -56,6 +69,8 @@ export class GitSettingsService {
     private readonly projects: ProjectsService,
     private readonly keyring: LeadsKeyring,
     private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditLogService,
   ) {
     this.lookup = repositoryLookup(config);
   }
@@ -88,12 +103,20 @@ export class GitSettingsService {
     const { url } = await this.checkRepository(input.repository);
     const { accessToken, ...settings } = input;
     const token = accessToken == null ? accessToken : sealSecret(this.keyring, accessToken, accessTokenAad(project.id));
-    return this.repo.upsert(project.id, { ...settings, repository: url }, token);
+    return this.dataSource.transaction(async (m) => {
+      const saved = await this.repo.upsert(project.id, { ...settings, repository: url }, token, m);
+      // The access token's name only (`accessToken`), never the token.
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'git.connected', target: gitTarget(project, url), changes: changedFields(input) });
+      return saved;
+    });
   }
 
   async remove(principal: Principal, projectId: string): Promise<void> {
     const project = await this.projects.findVisible(principal, projectId);
-    if (!(await this.repo.remove(project.id))) throw notConnected(project.id);
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.repo.remove(project.id, m))) throw notConnected(project.id);
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'git.disconnected', target: gitTarget(project) });
+    });
   }
 
   /**
@@ -103,7 +126,10 @@ export class GitSettingsService {
   async rotateWebhookSecret(principal: Principal, projectId: string): Promise<{ projectId: string; secret: string }> {
     const project = await this.projects.findVisible(principal, projectId);
     const secret = randomBytes(WEBHOOK_SECRET_BYTES).toString('base64url');
-    if (!(await this.repo.setWebhookSecret(project.id, sealSecret(this.keyring, secret, webhookSecretAad(project.id))))) throw notConnected(project.id);
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.repo.setWebhookSecret(project.id, sealSecret(this.keyring, secret, webhookSecretAad(project.id)), m))) throw notConnected(project.id);
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'git.webhook_secret_rotated', target: gitTarget(project) });
+    });
     return { projectId: project.id, secret };
   }
 
@@ -151,14 +177,22 @@ export class GitSettingsService {
   async putEnv(principal: Principal, projectId: string, name: string, value: string, targets: EnvTarget[]): Promise<ProjectEnvVar> {
     const project = await this.projects.findVisible(principal, projectId);
     const ordered = ENV_TARGETS.filter((t) => targets.includes(t));
-    return this.repo.upsertEnv(project.id, name, ordered, sealSecret(this.keyring, value, envValueAad(project.id, name)));
+    return this.dataSource.transaction(async (m) => {
+      const saved = await this.repo.upsertEnv(project.id, name, ordered, sealSecret(this.keyring, value, envValueAad(project.id, name)), m);
+      // The variable's name is its label; its value is never in the log.
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'env_var.set', target: envTarget(project, name), changes: ['value', 'targets'] });
+      return saved;
+    });
   }
 
   async removeEnv(principal: Principal, projectId: string, name: string): Promise<void> {
     const project = await this.projects.findVisible(principal, projectId);
-    if (!(await this.repo.removeEnv(project.id, name))) {
-      throw gitError('env_var_not_found', `Project ${project.id} has no environment variable ${name}`);
-    }
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.repo.removeEnv(project.id, name, m))) {
+        throw gitError('env_var_not_found', `Project ${project.id} has no environment variable ${name}`);
+      }
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'env_var.deleted', target: envTarget(project, name) });
+    });
   }
 
   /**

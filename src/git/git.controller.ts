@@ -37,7 +37,12 @@ export class GitController {
   ) {}
 
   @Put(':projectId/git')
-  @Endpoint({ id: 'putGitSettings', scopes: ['admin'], errors: { 400: ['repository_not_allowed'], 503: ['repository_lookup_failed'] } })
+  @Endpoint({
+    id: 'putGitSettings',
+    scopes: ['admin'],
+    errors: { 400: ['repository_not_allowed'], 503: ['repository_lookup_failed'] },
+    audit: 'git.connected',
+  })
   @ApiOperation({
     summary: 'Connect the project to a Git repository, or change how it builds',
     description:
@@ -71,7 +76,7 @@ export class GitController {
   }
 
   @Post(':projectId/git/webhook-secret')
-  @Endpoint({ id: 'rotateWebhookSecret', scopes: ['admin'], errors: { 404: ['git_not_connected'] } })
+  @Endpoint({ id: 'rotateWebhookSecret', scopes: ['admin'], errors: { 404: ['git_not_connected'] }, audit: 'git.webhook_secret_rotated' })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Create or replace the webhook secret, shown only in this answer',
@@ -85,7 +90,7 @@ export class GitController {
   }
 
   @DeleteRoute(':projectId/git', 'Disconnect the repository (the environment variables stay)')
-  @Endpoint({ id: 'deleteGitSettings', scopes: ['admin'], errors: { 404: ['git_not_connected'] } })
+  @Endpoint({ id: 'deleteGitSettings', scopes: ['admin'], errors: { 404: ['git_not_connected'] }, audit: 'git.disconnected' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<void> {
     await this.git.remove(principal, projectId);
   }
@@ -99,7 +104,7 @@ export class GitController {
   }
 
   @Put(':projectId/env/:name')
-  @Endpoint({ id: 'putEnvVar', scopes: ['admin'] })
+  @Endpoint({ id: 'putEnvVar', scopes: ['admin'], audit: 'env_var.set' })
   @ApiOperation({ summary: 'Set a build environment variable (created or replaced); the value is stored encrypted and never returned' })
   @ENV_NAME_PARAM
   @ApiOkResponse({ type: EnvVarView })
@@ -113,7 +118,7 @@ export class GitController {
   }
 
   @DeleteRoute(':projectId/env/:name', 'Delete a build environment variable')
-  @Endpoint({ id: 'deleteEnvVar', scopes: ['admin'], errors: { 404: ['env_var_not_found'] } })
+  @Endpoint({ id: 'deleteEnvVar', scopes: ['admin'], errors: { 404: ['env_var_not_found'] }, audit: 'env_var.deleted' })
   @ENV_NAME_PARAM
   async removeEnv(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('name') name: string): Promise<void> {
     await this.git.removeEnv(principal, projectId, envName(name));

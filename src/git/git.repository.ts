@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Brackets, DataSource } from 'typeorm';
+import { Brackets, DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 import { Project } from '../projects/project.entity';
@@ -73,10 +73,15 @@ export class GitRepository {
       params: (f) => [f.projectId, { ...SAMPLE_SETTINGS, buildForkPullRequests: true, forge: 'gitea' }, undefined],
     },
   )
-  async upsert(projectId: string, settings: GitSettingsRow, token: SealedSecret | null | undefined): Promise<ProjectGit> {
+  async upsert(
+    projectId: string,
+    settings: GitSettingsRow,
+    token: SealedSecret | null | undefined,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ProjectGit> {
     const tokenColumns =
       token === undefined ? {} : { tokenKeyId: token?.keyId ?? null, tokenNonce: token?.nonce ?? null, tokenCiphertext: token?.ciphertext ?? null };
-    const repo = this.dataSource.getRepository(ProjectGit);
+    const repo = manager.getRepository(ProjectGit);
     const { buildForkPullRequests, forge, ...replaced } = settings;
     const kept = {
       ...(buildForkPullRequests === undefined ? {} : { buildForkPullRequests }),
@@ -125,8 +130,8 @@ export class GitRepository {
 
   /** Replaces the webhook secret (the old one stops opening at once); false when the project is not connected. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, SAMPLE_SEALED] })
-  async setWebhookSecret(projectId: string, sealed: SealedSecret): Promise<boolean> {
-    const result = await this.dataSource
+  async setWebhookSecret(projectId: string, sealed: SealedSecret, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await manager
       .getRepository(ProjectGit)
       .createQueryBuilder()
       .update()
@@ -150,8 +155,8 @@ export class GitRepository {
 
   /** True when there was a row. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId] })
-  async remove(projectId: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(ProjectGit).delete({ projectId });
+  async remove(projectId: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await manager.getRepository(ProjectGit).delete({ projectId });
     return (result.affected ?? 0) > 0;
   }
 
@@ -163,8 +168,14 @@ export class GitRepository {
 
   /** Inserts or replaces a variable in one statement. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'API_KEY', ['production'], SAMPLE_SEALED] })
-  async upsertEnv(projectId: string, name: string, targets: EnvTarget[], value: SealedSecret): Promise<ProjectEnvVar> {
-    const repo = this.dataSource.getRepository(ProjectEnvVar);
+  async upsertEnv(
+    projectId: string,
+    name: string,
+    targets: EnvTarget[],
+    value: SealedSecret,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ProjectEnvVar> {
+    const repo = manager.getRepository(ProjectEnvVar);
     const result = await repo
       .createQueryBuilder()
       .insert()
@@ -177,8 +188,8 @@ export class GitRepository {
 
   /** True when there was such a variable. */
   @GenerateSql({ inTransaction: true, params: (f) => [f.projectId, 'API_KEY'] })
-  async removeEnv(projectId: string, name: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(ProjectEnvVar).delete({ projectId, name });
+  async removeEnv(projectId: string, name: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await manager.getRepository(ProjectEnvVar).delete({ projectId, name });
     return (result.affected ?? 0) > 0;
   }
 

@@ -25,6 +25,8 @@ export class HooksController {
   @Endpoint({
     id: 'receiveGitWebhook',
     public: true,
+    // Recorded as the system ("git webhook") when a push or pull request starts one; pings, duplicates and ignored events change nothing.
+    audit: 'build.started',
     errors: {
       400: ['invalid_webhook_payload', 'repository_mismatch', 'invalid_ref'],
       401: ['invalid_webhook_signature'],

@@ -65,7 +65,7 @@ export class LeadsController {
   }
 
   @DeleteRoute(':projectId/gate/leads/:leadId', 'Erase a lead (GDPR erasure): the row and its ciphertext are deleted')
-  @Endpoint({ id: 'eraseLead', scopes: ['delete'] })
+  @Endpoint({ id: 'eraseLead', scopes: ['delete'], audit: 'lead.erased' })
   async erase(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Param('leadId') leadId: string): Promise<void> {
     await this.leads.erase(principal, projectId, leadId);
   }

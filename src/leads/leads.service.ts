@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 
+import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -63,6 +64,7 @@ export class LeadsService {
     private readonly projectRows: ProjectsRepository,
     private readonly clock: Clock,
     private readonly events: EventBus,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
@@ -154,6 +156,8 @@ export class LeadsService {
       if (!deleted) throw notFound('Lead', leadId);
       await this.leads.decrementCount(m, project.id);
       await removeDomainIfUnused(this.leads, m, deleted.workspace_id, deleted.domain_hash);
+      // No label: a lead's email is what the erasure removes.
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'lead.erased', target: { type: 'lead', id: leadId } });
     });
   }
 

@@ -25,7 +25,13 @@ export class NotificationSettingsController {
   }
 
   @Put()
-  @Endpoint({ id: 'updateNotificationSettings', credential: 'user', workspaceOptional: true, errors: { 404: ['not_found'] } })
+  @Endpoint({
+    id: 'updateNotificationSettings',
+    credential: 'user',
+    workspaceOptional: true,
+    errors: { 404: ['not_found'] },
+    audit: 'notification_settings.updated',
+  })
   @ApiOperation({
     summary: 'Set your mail notifications for one workspace',
     description:
@@ -69,7 +75,11 @@ export class UnsubscribeController {
 
   @Post()
   @HttpCode(200)
-  @Endpoint({ id: 'unsubscribe', public: true })
+  @Endpoint({
+    id: 'unsubscribe',
+    public: true,
+    audit: { none: 'a mail link turns off one notification mail of its person; it grants and changes nothing in the workspace' },
+  })
   @ApiOperation({
     summary: 'Unsubscribe (RFC 8058 one-click)',
     description:

@@ -5,6 +5,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { ROLE_SCOPES } from '../access/permissions';
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
@@ -57,6 +58,7 @@ export class NotificationsService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxService,
+    private readonly audit: AuditLogService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -86,7 +88,15 @@ export class NotificationsService implements OnModuleInit {
     const current = await this.repository.forUser(userId);
     if (!current.some((w) => w.workspaceId === dto.workspaceId)) throw notFound('Workspace', dto.workspaceId);
     const change = { buildFailed: dto.buildFailed, domainFailed: dto.domainFailed, digest: dto.digest };
-    await this.dataSource.transaction((m) => this.repository.upsert(m, userId, dto.workspaceId, change, this.clock.now()));
+    await this.dataSource.transaction(async (m) => {
+      await this.repository.upsert(m, userId, dto.workspaceId, change, this.clock.now());
+      await this.audit.record(m, {
+        workspaceId: dto.workspaceId,
+        action: 'notification_settings.updated',
+        target: { type: 'user', id: userId },
+        changes: changedFields(change),
+      });
+    });
     return this.settings(userId);
   }
 

@@ -36,6 +36,7 @@ export class ProjectsController {
   @Endpoint({
     id: 'createProject',
     scopes: ['admin'],
+    audit: 'project.created',
     errors: { 400: ['invalid_slug'], 402: ['quota_exceeded'], 403: ['forbidden'], 409: ['slug_taken'], 503: ['password_hashing_busy'] },
   })
   @ApiOperation({ summary: 'Create a project (slug derived from the name when absent)' })
@@ -63,6 +64,7 @@ export class ProjectsController {
   @Endpoint({
     id: 'updateProject',
     scopes: ['admin'],
+    audit: 'project.updated',
     errors: { 400: ['invalid_slug', 'invalid_domain'], 402: ['quota_exceeded'], 409: ['slug_taken', 'domain_taken'], 503: ['password_hashing_busy'] },
   })
   @ApiOperation({ summary: 'Update name, default_ttl, gate_type/password or custom_domain' })
@@ -78,7 +80,7 @@ export class ProjectsController {
   }
 
   @DeleteRoute(':projectId', 'Delete a project with its deployments and leads; its slug is freed and its site stops at once')
-  @Endpoint({ id: 'deleteProject', scopes: ['delete'] })
+  @Endpoint({ id: 'deleteProject', scopes: ['delete'], audit: 'project.deleted' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string): Promise<void> {
     await this.projects.remove(principal, projectId);
   }

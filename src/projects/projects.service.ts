@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
@@ -38,6 +39,11 @@ export type ProjectUpdate = Omit<UpdateProjectDto, 'default_ttl' | 'custom_domai
 
 const SLUG_ATTEMPTS = 5;
 
+/** A project as the audit log names it. */
+export function projectTarget(project: Pick<Project, 'id' | 'name'>) {
+  return { type: 'project', id: project.id, label: project.name };
+}
+
 /** A derived slug, then variants with a short random suffix. */
 function* candidateSlugs(base: NewSlug): Iterable<NewSlug> {
   yield base;
@@ -53,6 +59,7 @@ export class ProjectsService {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly quotas: QuotaService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** A project the principal may see: its workspace's, and only its own when the token is project-bound. */
@@ -107,7 +114,11 @@ export class ProjectsService {
     }
     // An omitted default_ttl is not refused: deploys shorten it to the plan's longest.
     if (dto.default_ttl !== undefined) await this.quotas.assertTtlAllowedFor(workspaceId, fields.defaultTtl, 'default_ttl');
-    return this.dataSource.transaction((m) => this.insertProject(m, workspaceId, fields, dto.slug));
+    return this.dataSource.transaction(async (m) => {
+      const project = await this.insertProject(m, workspaceId, fields, dto.slug);
+      await this.audit.record(m, { workspaceId, action: 'project.created', target: projectTarget(project), changes: changedFields(dto) });
+      return project;
+    });
   }
 
   /**
@@ -181,6 +192,13 @@ export class ProjectsService {
       // Normalised and validated by src/domains; a new name starts pending, null detaches.
       if (dto.custom_domain !== undefined) Object.assign(changes, customDomainChanges(dto.custom_domain, project));
       if (gateChanged) changes.gateVersion = project.gateVersion + 1;
+      // Every accepted PATCH is recorded, a no-op one too: what was asked is what a reviewer reads.
+      await this.audit.record(m, {
+        workspaceId: project.workspaceId,
+        action: 'project.updated',
+        target: projectTarget(project),
+        changes: changedFields(dto),
+      });
       if (Object.keys(changes).length === 0) return project;
       // Before the write, so the names the site had (an old custom domain) are purged too.
       await this.notifySiteChanged(m, project.id);
@@ -201,6 +219,7 @@ export class ProjectsService {
       const project = await this.findVisible(principal, projectId, m);
       await this.notifySiteChanged(m, project.id); // while the project still has its names
       await this.projects.delete(m, project.id);
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'project.deleted', target: projectTarget(project) });
     });
   }
 }

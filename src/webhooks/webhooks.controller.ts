@@ -19,7 +19,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @Endpoint({ id: 'createWebhook', ...ADMIN, errors: { 400: ['webhook_url_refused'] } })
+  @Endpoint({ id: 'createWebhook', ...ADMIN, errors: { 400: ['webhook_url_refused'] }, audit: 'webhook.created' })
   @ApiOperation({ summary: 'Add an endpoint that receives the workspace’s events, signed per Standard Webhooks; the secret is shown this once' })
   @ApiCreatedResponse({ type: WebhookWithSecretView })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWebhookDto) {
@@ -43,7 +43,7 @@ export class WebhooksController {
   }
 
   @Patch(':webhookId')
-  @Endpoint({ id: 'updateWebhook', ...ADMIN, errors: { 400: ['webhook_url_refused'], 404: ['webhook_not_found'] } })
+  @Endpoint({ id: 'updateWebhook', ...ADMIN, errors: { 400: ['webhook_url_refused'], 404: ['webhook_not_found'] }, audit: 'webhook.updated' })
   @ApiOperation({ summary: 'Change an endpoint’s URL, events, description, format or personal-data choice, or turn it off or on' })
   @ApiOkResponse({ type: WebhookView })
   update(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string, @Body() dto: UpdateWebhookDto) {
@@ -51,14 +51,14 @@ export class WebhooksController {
   }
 
   @DeleteRoute(':webhookId', 'Delete an endpoint and its delivery records; queued deliveries are not sent')
-  @Endpoint({ id: 'deleteWebhook', ...ADMIN, errors: { 404: ['webhook_not_found'] } })
+  @Endpoint({ id: 'deleteWebhook', ...ADMIN, errors: { 404: ['webhook_not_found'] }, audit: 'webhook.deleted' })
   async remove(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string): Promise<void> {
     await this.webhooks.remove(principal, webhookId);
   }
 
   @Post(':webhookId/rotate-secret')
   @HttpCode(HttpStatus.OK)
-  @Endpoint({ id: 'rotateOutgoingWebhookSecret', ...ADMIN, errors: { 404: ['webhook_not_found'] } })
+  @Endpoint({ id: 'rotateOutgoingWebhookSecret', ...ADMIN, errors: { 404: ['webhook_not_found'] }, audit: 'webhook.secret_rotated' })
   @ApiOperation({ summary: 'A new signing secret, shown once; deliveries from now on are signed with it' })
   @ApiOkResponse({ type: WebhookNewSecretView })
   rotate(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string) {
@@ -67,7 +67,12 @@ export class WebhooksController {
 
   @Post(':webhookId/test')
   @HttpCode(HttpStatus.ACCEPTED)
-  @Endpoint({ id: 'testWebhook', ...ADMIN, errors: { 404: ['webhook_not_found'] } })
+  @Endpoint({
+    id: 'testWebhook',
+    ...ADMIN,
+    errors: { 404: ['webhook_not_found'] },
+    audit: { none: 'sends a fixed test event to the endpoint already configured; no setting or data changes' },
+  })
   @ApiOperation({ summary: 'Queue a `webhook.test` event to this endpoint alone; follow it in its deliveries' })
   @ApiAcceptedResponse({ type: WebhookDeliveryView })
   test(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string) {
@@ -84,7 +89,12 @@ export class WebhooksController {
 
   @Post(':webhookId/deliveries/:deliveryId/redeliver')
   @HttpCode(HttpStatus.ACCEPTED)
-  @Endpoint({ id: 'redeliverWebhookDelivery', ...ADMIN, errors: { 404: ['webhook_not_found', 'webhook_delivery_not_found'] } })
+  @Endpoint({
+    id: 'redeliverWebhookDelivery',
+    ...ADMIN,
+    errors: { 404: ['webhook_not_found', 'webhook_delivery_not_found'] },
+    audit: { none: 'sends again a delivery already made to the same configured endpoint; no setting or data changes' },
+  })
   @ApiOperation({ summary: 'Send a delivery again under the same `webhook-id`, as a fresh series of attempts' })
   @ApiAcceptedResponse({ type: WebhookDeliveryView })
   redeliver(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string, @Param('deliveryId') deliveryId: string) {

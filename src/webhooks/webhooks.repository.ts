@@ -57,8 +57,8 @@ export class WebhooksRepository {
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, 'wh_sqlsnapshot000000000000000'] })
-  async delete(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(Webhook).delete({ workspaceId, id });
+  async delete(workspaceId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await manager.getRepository(Webhook).delete({ workspaceId, id });
     return (result.affected ?? 0) > 0;
   }
 

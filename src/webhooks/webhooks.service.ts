@@ -6,6 +6,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { DataSource, type EntityManager } from 'typeorm';
 import { Agent, buildConnector, request } from 'undici';
 
+import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { newId } from '../common/ids';
 import { type Paginated, paginated } from '../common/pagination';
 import { Clock, DAY_MS } from '../common/time';
@@ -48,6 +49,9 @@ class WebhookAddressRefused extends Error {
   }
 }
 
+/** An endpoint as the audit log names it: by its URL, what a reviewer checks (where do our events go?). */
+const webhookTarget = (webhook: Pick<Webhook, 'id' | 'url'>) => ({ type: 'webhook', id: webhook.id, label: webhook.url });
+
 const secretAad = (webhookId: string) => Buffer.from(`statichost-webhook-secret:v1:${webhookId}`, 'utf8');
 const bodyAad = (deliveryId: string) => Buffer.from(`statichost-webhook-body:v1:${deliveryId}`, 'utf8');
 
@@ -73,6 +77,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     private readonly mail: MailService,
     private readonly workspaces: WorkspacesRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditLogService,
   ) {
     this.dnsServers = (config.DNS_SERVERS ?? '')
       .split(',')
@@ -116,7 +121,10 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
       createdAt: this.clock.now(),
       updatedAt: this.clock.now(),
     });
-    await this.dataSource.transaction((m) => this.webhooks.insert(m, webhook));
+    await this.dataSource.transaction(async (m) => {
+      await this.webhooks.insert(m, webhook);
+      await this.audit.record(m, { workspaceId, action: 'webhook.created', target: webhookTarget(webhook), changes: changedFields(dto) });
+    });
     return { ...webhookView(webhook), secret };
   }
 
@@ -147,21 +155,34 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
       // Turned on again by a person: a fresh start, whatever turned it off.
       if (dto.enabled) Object.assign(patch, { disabledReason: null, failingSince: null });
     }
-    if (Object.keys(patch).length > 0) await this.dataSource.transaction((m) => this.webhooks.update(m, current.workspaceId, id, patch));
+    await this.dataSource.transaction(async (m) => {
+      if (Object.keys(patch).length > 0) await this.webhooks.update(m, current.workspaceId, id, patch);
+      await this.audit.record(m, {
+        workspaceId: current.workspaceId,
+        action: 'webhook.updated',
+        target: webhookTarget({ id, url: patch.url ?? current.url }),
+        changes: changedFields(dto),
+      });
+    });
     return this.get(principal, id);
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
-    if (!(await this.webhooks.delete(workspaceOf(principal), id))) throw webhooksError('webhook_not_found', `Webhook ${id} not found`);
+    const current = await this.found(principal, id);
+    await this.dataSource.transaction(async (m) => {
+      if (!(await this.webhooks.delete(current.workspaceId, id, m))) throw webhooksError('webhook_not_found', `Webhook ${id} not found`);
+      await this.audit.record(m, { workspaceId: current.workspaceId, action: 'webhook.deleted', target: webhookTarget(current) });
+    });
   }
 
   async rotateSecret(principal: Principal, id: string): Promise<{ secret: string }> {
     const current = await this.found(principal, id);
     const secret = newSecret();
     const sealed = this.seal(secret, secretAad(id));
-    await this.dataSource.transaction((m) =>
-      this.webhooks.update(m, current.workspaceId, id, { secretKeyId: sealed.keyId, secretNonce: sealed.nonce, secretCiphertext: sealed.ciphertext }),
-    );
+    await this.dataSource.transaction(async (m) => {
+      await this.webhooks.update(m, current.workspaceId, id, { secretKeyId: sealed.keyId, secretNonce: sealed.nonce, secretCiphertext: sealed.ciphertext });
+      await this.audit.record(m, { workspaceId: current.workspaceId, action: 'webhook.secret_rotated', target: webhookTarget(current) });
+    });
     return { secret };
   }
 

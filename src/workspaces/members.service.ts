@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { checkRequirements } from '../access/authorize';
 import { scopesForRole } from '../access/permissions';
+import { AuditLogService } from '../audit/audit-log.service';
 import { uniqueViolation } from '../common/db-errors';
 import { notFound } from '../common/errors';
 import { isId, newId } from '../common/ids';
@@ -21,6 +22,11 @@ import type { WorkspaceMember } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';
 import { WorkspacesRepository } from './workspaces.repository';
 
+/** A member (or an invitation) as the audit log names it: by the address, which an invitation has before any account. */
+function memberTarget(member: Pick<WorkspaceMember, 'id' | 'email'>) {
+  return { type: 'member', id: member.id, label: member.email };
+}
+
 @Injectable()
 export class MembersService {
   constructor(
@@ -32,6 +38,7 @@ export class MembersService {
     private readonly mail: MailService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly audit: AuditLogService,
   ) {}
 
   /** The user's role in the workspace if they are an active member there (the guard asks this on every JWT request). */
@@ -72,6 +79,7 @@ export class MembersService {
         throw err;
       }
       await this.mailInvitation(m, principal, workspaceId, email, input.role);
+      await this.audit.record(m, { workspaceId, action: 'member.invited', target: memberTarget(member), changes: ['email', 'role'] });
       return memberView(await this.workspaces.getMember(m, member.id));
     });
   }
@@ -83,6 +91,7 @@ export class MembersService {
       const member = await this.findMember(m, workspaceId, memberId);
       assertMayManageMember(principal, member);
       assertMayGrantRole(principal, role);
+      await this.audit.record(m, { workspaceId, action: 'member.role_changed', target: memberTarget(member), changes: ['role'] });
       if (member.role === role) return memberView(member);
       assertKeepsAnOwner(member, role, await this.activeOwners(m, workspaceId));
       member.role = role;
@@ -110,6 +119,7 @@ export class MembersService {
       await this.workspaces.deleteMember(m, member.id);
       // Someone who left must not keep acting through the tokens they made.
       if (member.userId) await this.tokens.revokeForUser(m, workspaceId, member.userId, []);
+      await this.audit.record(m, { workspaceId, action: 'member.removed', target: memberTarget(member) });
     });
   }
 
@@ -144,6 +154,7 @@ export class MembersService {
       const accepted = user ? await this.workspaces.acceptInvitation(m, memberId, user.email, userId, new Date()) : false;
       if (!accepted) throw notFound('Invitation', memberId);
       const member = await this.workspaces.getMemberWithWorkspace(m, memberId);
+      await this.audit.record(m, { workspaceId: member.workspaceId, action: 'member.joined', target: memberTarget(member) });
       return invitationView(member, member.workspace!);
     });
   }

@@ -27,7 +27,7 @@ export class WorkspacesController {
   }
 
   @Post()
-  @Endpoint({ id: 'createWorkspace', credential: 'user', workspaceOptional: true, errors: { 404: ['not_found'] } })
+  @Endpoint({ id: 'createWorkspace', credential: 'user', workspaceOptional: true, errors: { 404: ['not_found'] }, audit: 'workspace.created' })
   @ApiOperation({ summary: 'Create a workspace; the signed-in user becomes its owner' })
   @ApiCreatedResponse({ type: WorkspaceView })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWorkspaceDto): Promise<WorkspaceView> {
@@ -68,6 +68,7 @@ export class MembersController {
   @Endpoint({
     id: 'inviteMember',
     scopes: ['admin'],
+    audit: 'member.invited',
     workspaceWide: true,
     errors: { 403: ['insufficient_role', 'email_not_verified'], 409: ['already_member'] },
   })
@@ -78,7 +79,13 @@ export class MembersController {
   }
 
   @Patch(':memberId')
-  @Endpoint({ id: 'updateMember', scopes: ['admin'], workspaceWide: true, errors: { 403: ['insufficient_role'], 409: ['last_owner'] } })
+  @Endpoint({
+    id: 'updateMember',
+    scopes: ['admin'],
+    workspaceWide: true,
+    errors: { 403: ['insufficient_role'], 409: ['last_owner'] },
+    audit: 'member.role_changed',
+  })
   @ApiOperation({ summary: "Change a member's role (owners only for the owner role; the last owner cannot be demoted)" })
   @ApiOkResponse({ type: MemberView })
   update(
@@ -92,7 +99,12 @@ export class MembersController {
 
   // No scope: a member may always remove themselves; removing someone else needs `admin` (checked in the service).
   @DeleteRoute(':memberId', 'Remove a member or withdraw an invitation; anyone may leave; the last owner cannot be removed')
-  @Endpoint({ id: 'removeMember', workspaceWide: true, errors: { 403: ['insufficient_role', 'insufficient_scope'], 409: ['last_owner'] } })
+  @Endpoint({
+    id: 'removeMember',
+    workspaceWide: true,
+    errors: { 403: ['insufficient_role', 'insufficient_scope'], 409: ['last_owner'] },
+    audit: 'member.removed',
+  })
   async remove(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Param('memberId') memberId: string): Promise<void> {
     await this.members.remove(principal, workspaceId, memberId);
   }
@@ -112,7 +124,7 @@ export class InvitationsController {
   }
 
   @Post(':memberId/accept')
-  @Endpoint({ id: 'acceptInvitation', credential: 'user', workspaceOptional: true, errors: { 403: ['email_not_verified'] } })
+  @Endpoint({ id: 'acceptInvitation', credential: 'user', workspaceOptional: true, errors: { 403: ['email_not_verified'] }, audit: 'member.joined' })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Accept an invitation: the user becomes an active member with the invited role' })
   @ApiOkResponse({ type: InvitationView })

@@ -64,8 +64,8 @@ export class WorkspacesRepository {
 
   /** Writes the workspace's changed columns (its name). */
   @GenerateSql({ params: (f) => [Object.assign(new Workspace(), { id: f.workspaceId, name: 'Fixture' })] })
-  save(workspace: Workspace): Promise<Workspace> {
-    return this.dataSource.manager.save(workspace);
+  save(workspace: Workspace, manager: EntityManager = this.dataSource.manager): Promise<Workspace> {
+    return manager.save(workspace);
   }
 
   /** The same in the caller's transaction (with the change's audit entry). */

@@ -16,6 +16,11 @@ import type { Workspace } from './workspace.entity';
 import { WorkspaceDetailView, WorkspaceView, workspaceView } from './workspace.view';
 import { WorkspacesRepository } from './workspaces.repository';
 
+/** A workspace as the audit log names it. */
+export function workspaceTarget(workspace: Pick<Workspace, 'id' | 'name'>) {
+  return { type: 'workspace', id: workspace.id, label: workspace.name };
+}
+
 @Injectable()
 export class WorkspacesService {
   private readonly pagesForUser = new FreshReads<Paginated<WorkspaceView>>();
@@ -40,6 +45,14 @@ export class WorkspacesService {
       status: 'active',
       invitedAt: workspace.createdAt,
       joinedAt: workspace.createdAt,
+    });
+    // The owner is the actor on sign-up too, where the request has no caller yet.
+    await this.audit.record(manager, {
+      workspaceId: workspace.id,
+      action: 'workspace.created',
+      actor: { type: 'user', id: owner.id },
+      target: workspaceTarget(workspace),
+      changes: ['name'],
     });
     return workspace;
   }
@@ -102,14 +115,14 @@ export class WorkspacesService {
     if (dto.requireTwoFactor !== undefined) workspace.requireTwoFactor = dto.requireTwoFactor;
     const saved = await this.dataSource.transaction(async (m) => {
       const row = await this.workspaces.saveIn(m, workspace);
-      await this.audit.record(m, { workspaceId, action: 'workspace.updated', target: { type: 'workspace', id: workspaceId, label: row.name }, changes });
+      await this.audit.record(m, { workspaceId, action: 'workspace.updated', target: workspaceTarget(row), changes });
       return row;
     });
     return workspaceView(saved, principal.role ?? null);
   }
 
-  private async find(principal: Principal, workspaceId: string): Promise<Workspace> {
-    const workspace = principal.workspaceId === workspaceId ? await this.workspaces.findById(this.dataSource.manager, workspaceId) : null;
+  private async find(principal: Principal, workspaceId: string, manager: EntityManager = this.dataSource.manager): Promise<Workspace> {
+    const workspace = principal.workspaceId === workspaceId ? await this.workspaces.findById(manager, workspaceId) : null;
     if (!workspace) throw notFound('Workspace', workspaceId);
     return workspace;
   }

@@ -16,6 +16,14 @@ describe('audit log: writing entries', () => {
   });
   afterAll(() => t.close());
 
+  /** A new account whose workspace's log is empty: sign-up's own entry (workspace.created) is removed, so each test sees only what it writes. */
+  async function freshUser() {
+    const user = await registerUser(t);
+    await t.dataSource.query('DELETE FROM audit_log WHERE workspace_id = $1', [user.workspaceId]);
+    await t.dataSource.query('DELETE FROM audit_heads WHERE workspace_id = $1', [user.workspaceId]);
+    return user;
+  }
+
   const entries = (workspaceId: string) =>
     t.dataSource.query(
       `SELECT seq::int, action, actor_type, actor_id, actor_label, target_id, changes, prev_hash, hash,
@@ -26,7 +34,7 @@ describe('audit log: writing entries', () => {
     );
 
   it('chains each workspace’s entries, reads the user’s email as the label, and keeps field names sorted and unique', async () => {
-    const user = await registerUser(t);
+    const user = await freshUser();
     const actor = { type: 'user' as const, id: user.userId };
     await t.dataSource.transaction((m) =>
       audit.record(m, {
@@ -53,7 +61,7 @@ describe('audit log: writing entries', () => {
   });
 
   it('writes nothing for a change that rolls back', async () => {
-    const user = await registerUser(t);
+    const user = await freshUser();
     await expect(
       t.dataSource.transaction(async (m) => {
         await audit.record(m, { workspaceId: user.workspaceId, action: 'project.deleted' });
@@ -66,7 +74,7 @@ describe('audit log: writing entries', () => {
   });
 
   it('gives concurrent writers of one workspace consecutive places in the chain', async () => {
-    const user = await registerUser(t);
+    const user = await freshUser();
     await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         t.dataSource.transaction((m) => audit.record(m, { workspaceId: user.workspaceId, action: 'token.created', target: { type: 'token', id: `tok_${i}` } })),
@@ -79,7 +87,7 @@ describe('audit log: writing entries', () => {
   });
 
   it('writes an account’s own event to each workspace the user belongs to', async () => {
-    const user = await registerUser(t);
+    const user = await freshUser();
     await t.dataSource.transaction((m) => audit.recordForUser(m, user.userId, { action: 'user.signin_failed', actor: { type: 'user', id: user.userId } }));
     expect(await entries(user.workspaceId)).toEqual([expect.objectContaining({ action: 'user.signin_failed', actor_label: user.email })]);
   });

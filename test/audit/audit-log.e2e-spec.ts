@@ -27,9 +27,20 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
   const log = (owner: UserSession, query = '') => t.http().get(`/workspaces/${owner.workspaceId}/audit-log${query}`).set(asUser(owner));
   const verify = (owner: UserSession) => t.http().get(`/workspaces/${owner.workspaceId}/audit-log/verify`).set(asUser(owner));
 
+  /**
+   * A new account whose workspace's log starts empty: sign-up writes `workspace.created`,
+   * and the cases below count and number the entries they write themselves.
+   */
+  async function newOwner(): Promise<UserSession> {
+    const owner = await registerUser(t);
+    await t.dataSource.query('DELETE FROM audit_log WHERE workspace_id = $1', [owner.workspaceId]);
+    await t.dataSource.query('DELETE FROM audit_heads WHERE workspace_id = $1', [owner.workspaceId]);
+    return owner;
+  }
+
   /** A workspace with five entries: seq 1 to 5. */
   async function fiveEntries(): Promise<UserSession> {
-    const owner = await registerUser(t);
+    const owner = await newOwner();
     const actor = { type: 'user' as const, id: owner.userId };
     await write(
       owner.workspaceId,
@@ -85,7 +96,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
     });
 
     it('refuses filters it cannot read with a 400 naming them, and reads nothing', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       for (const [query, named] of [
         ['?action=Project.Deleted', 'action'],
         ['?action=project..deleted', 'action'],
@@ -132,7 +143,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
 
   describe('GET …/audit-log/export', () => {
     it('streams every matching entry as CSV with a header row, newest first, with formula-like cells defused', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       const actor = { type: 'user' as const, id: owner.userId };
       await write(
         owner.workspaceId,
@@ -157,7 +168,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
     });
 
     it('reads a log longer than one batch whole', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       await t.dataSource.transaction(async (m) => {
         for (let i = 0; i < 1203; i++)
           await audit.record(m, { workspaceId: owner.workspaceId, action: 'deployment.created', target: { type: 'deployment', id: `dep_${i}` } });
@@ -184,7 +195,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
     });
 
     it('an empty log is intact and has no head', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       expect((await verify(owner)).body).toEqual({ ok: true, entries: 0, headHash: null, firstBroken: null });
     });
 
@@ -259,7 +270,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
 
   describe('retention (AUDIT_RETENTION_DAYS)', () => {
     it('removes entries past the retention, and verify still checks the rest of the chain from where it was cut', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       const clock = t.app.get(Clock);
       const at = (iso: string) => jest.spyOn(clock, 'now').mockImplementation(() => new Date(iso));
       at('2020-01-01T00:00:00.000Z');
@@ -280,7 +291,7 @@ describe('audit log: reading, exporting and verifying a workspace’s log', () =
     });
 
     it('keeps entries younger than the retention', async () => {
-      const owner = await registerUser(t);
+      const owner = await newOwner();
       await write(owner.workspaceId, { action: 'project.created' });
       await t.app.get(AuditRetentionJob).runOnce();
       expect((await log(owner)).body.meta.total).toBe(1);

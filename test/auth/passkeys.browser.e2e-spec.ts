@@ -74,7 +74,7 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-security-passkeys.png'), fullPage: true });
     expect(await passkeysOf(user.userId)).toEqual([{ name: 'Work phone', last_used_at: null }]);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await expectAccessible(page, 'sign-in-with-passkey');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
@@ -115,7 +115,7 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
     await page.getByText('No passkeys yet.').waitFor();
     expect(await passkeysOf(user.userId)).toEqual([]);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     // The browser still holds the key; the service no longer knows it.
     await page

@@ -70,7 +70,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByRole('status').filter({ hasText: '10 recovery codes left' }).waitFor();
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
@@ -85,7 +85,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
 
     // And with a recovery code instead.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -30,6 +30,12 @@ describe('The dashboard’s audit log and sessions in a real browser (e2e)', () 
     t = await startTestApp();
     browser = await launchBrowser();
     owner = await registerUser(t, { name: 'Audrey Audit' });
+    ({ context, page } = await phonePage(browser.browser, errors, { acceptDownloads: true }));
+    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
+    // The log starts with exactly the three entries below: sign-up's `workspace.created` and
+    // this sign-in's `user.signed_in` are cleared with the chain's head.
+    await t.dataSource.query('DELETE FROM audit_log WHERE workspace_id = $1', [owner.workspaceId]);
+    await t.dataSource.query('DELETE FROM audit_heads WHERE workspace_id = $1', [owner.workspaceId]);
     const audit = t.app.get(AuditLogService);
     const actor = { type: 'user' as const, id: owner.userId };
     for (const change of [
@@ -38,8 +44,6 @@ describe('The dashboard’s audit log and sessions in a real browser (e2e)', () 
       { action: 'token.revoked', target: { type: 'token', id: 'tok_ci', label: '=cmd|calc' } },
     ])
       await t.dataSource.transaction((m) => audit.record(m, { ...change, actor, workspaceId: owner.workspaceId }));
-    ({ context, page } = await phonePage(browser.browser, errors, { acceptDownloads: true }));
-    await signInThroughDashboard(page, `http://127.0.0.1:${t.port}`, owner);
   });
   afterAll(async () => {
     await context?.close();

@@ -226,7 +226,7 @@ describe('The dashboard in a real browser (e2e)', () => {
   });
 
   it('signs out', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.goto(`${base()}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

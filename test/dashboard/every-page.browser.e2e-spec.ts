@@ -200,7 +200,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
 
       await signIn(page);
       await page.waitForLoadState('networkidle');
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.goto(`${base()}/`);
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -6,6 +6,7 @@ import { type Abstract, type INestApplicationContext, Module, type ModuleMetadat
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 
+import { AuditModule } from '../../src/audit/audit.module';
 import { CommonModule } from '../../src/common/common.module';
 import { newId } from '../../src/common/ids';
 import { AppConfig } from '../../src/config/app-config';
@@ -74,6 +75,8 @@ export async function newMediumService<T>(
       QuotasModule,
       // Global in the app: deploys, quotas and the other emitters take the event bus (issue 30).
       EventsModule,
+      // Global in the app: every service that changes something writes its audit entry (issue 32).
+      AuditModule,
       ...options.imports,
     ];
     app = await NestFactory.createApplicationContext({ module: MediumModule, imports }, { logger: false, abortOnError: false });

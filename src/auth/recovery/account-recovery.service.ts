@@ -4,7 +4,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../../access/auth.errors';
-import { AuditLogService } from '../../audit/audit-log.service';
+import { AuditLogService, changedFields } from '../../audit/audit-log.service';
 import { uniqueViolation } from '../../common/db-errors';
 import { unauthorized } from '../../common/errors';
 import { hashPassword, verifyPassword } from '../../common/password-hash';
@@ -34,6 +34,11 @@ const invalidToken = (what: string) => authError('invalid_token', `token is not 
  * Email verification and password reset: single-use tokens mailed through the outbox,
  * stored as SHA-256 only.
  */
+/** An account as the audit log names it. */
+function userTarget(user: Pick<User, 'id' | 'email'>) {
+  return { type: 'user', id: user.id, label: user.email };
+}
+
 @Injectable()
 export class AccountRecoveryService implements OnModuleInit {
   constructor(
@@ -89,6 +94,8 @@ export class AccountRecoveryService implements OnModuleInit {
         if (await this.users.emailTaken(m, email)) throw usersError('email_taken', `An account with the email ${email} already exists`);
         await this.sendVerification(m, user, email);
       }
+      // An email asked for is in `changes` although it applies only once confirmed (user.email_verified).
+      await this.audit.recordForUser(m, user.id, { action: 'user.updated', target: userTarget(user), changes: changedFields(input) });
       return userView(user);
     });
   }
@@ -121,6 +128,13 @@ export class AccountRecoveryService implements OnModuleInit {
       // Other links for this address have nothing left to do; after a change, neither have
       // links for earlier addresses (one of them must not move the account back).
       await this.accountTokens.markUnusedUsed(m, user.id, 'verify_email', now, row.email !== oldEmail ? undefined : row.email);
+      // A public route: the link's owner is the actor. A changed address is the account's sign-in changing.
+      await this.audit.recordForUser(m, user.id, {
+        action: 'user.email_verified',
+        actor: { type: 'user', id: user.id },
+        target: userTarget(user),
+        changes: row.email !== oldEmail ? ['email'] : [],
+      });
       return userView(user);
     });
   }
@@ -150,6 +164,12 @@ export class AccountRecoveryService implements OnModuleInit {
       await this.users.update(m, user.id, { passwordHash, ...(user.emailVerifiedAt ? {} : { emailVerifiedAt: now }) });
       await this.sessions.revokeAllOfUser(m, user.id, now);
       await this.accountTokens.markUnusedUsed(m, user.id, 'password_reset', now);
+      await this.audit.recordForUser(m, user.id, {
+        action: 'user.password_reset',
+        actor: { type: 'user', id: user.id },
+        target: userTarget(user),
+        changes: ['password'],
+      });
     });
   }
 
