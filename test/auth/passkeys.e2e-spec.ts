@@ -311,6 +311,20 @@ describe('passkeys (e2e)', () => {
     );
   });
 
+  it('counts as the second factor a workspace requires, until the user’s last passkey is deleted', async () => {
+    const user = await registerUser(t);
+    await t.http().patch(`/workspaces/${user.workspaceId}`).set(bearer(user)).send({ requireTwoFactor: true }).expect(200);
+    const projects = () => t.http().get('/projects').set(bearer(user)).set('X-Workspace-Id', user.workspaceId);
+    expect((await projects()).body.code).toBe('two_factor_required');
+    const { passkey } = await registerPasskey(user);
+    expect((await projects()).status).toBe(200);
+    await t.http().delete(`/auth/passkeys/${passkey.id}`).set(bearer(user)).expect(204);
+    // The guard's cache kept "has a second factor": deleting the passkey must make it ask again.
+    const after = await projects();
+    expect(after.status).toBe(403);
+    expect(after.body.code).toBe('two_factor_required');
+  });
+
   it('hides another user’s passkey (404) and needs a signed-in user', async () => {
     const user = await registerUser(t);
     const other = await registerUser(t);

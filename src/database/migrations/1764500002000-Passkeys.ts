@@ -25,9 +25,15 @@ export class Passkeys1764500002000 implements MigrationInterface {
     await queryRunner.query(
       `ALTER TABLE "passkey_challenges" ADD CONSTRAINT "FK_passkey_challenges_user" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
     );
+    // A passkey is a second factor for a workspace's requireTwoFactor: its last one deleted, every
+    // instance's guard must ask again (the credential cache keeps only a "has one" by epoch).
+    await queryRunner.query(
+      `CREATE TRIGGER "passkeys_auth_epoch" AFTER UPDATE OF "user_id" OR DELETE ON "passkeys" FOR EACH STATEMENT EXECUTE FUNCTION "bump_auth_epoch"()`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER "passkeys_auth_epoch" ON "passkeys"`);
     await queryRunner.query(`DROP TABLE "passkey_challenges"`);
     await queryRunner.query(`DROP TABLE "passkeys"`);
   }
