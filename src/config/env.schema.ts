@@ -666,6 +666,17 @@ export class EnvironmentVariables {
   /** Audit-log entries older than this many days are deleted (each workspace's chain keeps where it was cut); the job runs every SWEEP_INTERVAL_SECONDS. */
   @IntVar(1)
   AUDIT_RETENTION_DAYS = 365;
+  /**
+   * Single sign-on starts (GET /auth/sso/start) allowed per client address within
+   * SSO_START_WINDOW_SECONDS: each one stores a pending sign-in, so an unthrottled loop
+   * fills a table. Generous, as a company's people arrive through one NAT at nine o'clock.
+   */
+  @IntVar(1)
+  SSO_START_MAX_PER_ADDRESS = 120;
+
+  @IntVar(1)
+  SSO_START_WINDOW_SECONDS = 10 * 60;
+
   /** true: SSO issuers (OpenID providers) may be on loopback, private and link-local addresses, and on plain `http` (tests, a provider on the LAN). */
   @BoolVar()
   SSO_ALLOW_PRIVATE_ADDRESSES = false;

@@ -12,6 +12,10 @@ DELETE FROM "passkey_challenges" WHERE "token_hash" = $1 RETURNING "purpose", "u
 -- PasskeysRepository.listForUser
 SELECT "Passkey"."id" AS "Passkey_id", "Passkey"."user_id" AS "Passkey_user_id", "Passkey"."credential_id" AS "Passkey_credential_id", "Passkey"."public_key" AS "Passkey_public_key", "Passkey"."counter" AS "Passkey_counter", "Passkey"."transports" AS "Passkey_transports", "Passkey"."device_type" AS "Passkey_device_type", "Passkey"."backed_up" AS "Passkey_backed_up", "Passkey"."name" AS "Passkey_name", "Passkey"."created_at" AS "Passkey_created_at", "Passkey"."last_used_at" AS "Passkey_last_used_at" FROM "passkeys" "Passkey" WHERE (("Passkey"."user_id" = $1)) ORDER BY "Passkey"."created_at" ASC, "Passkey"."id" ASC
 
+-- PasskeysRepository.countForUserLocked
+SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE
+SELECT COUNT(1) AS "cnt" FROM "passkeys" "Passkey" WHERE (("Passkey"."user_id" = $1))
+
 -- PasskeysRepository.countForUser
 SELECT COUNT(1) AS "cnt" FROM "passkeys" "Passkey" WHERE (("Passkey"."user_id" = $1))
 

@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto';
 
 import { Injectable, Logger } from '@nestjs/common';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
 import type { TokenPairView } from '../auth/auth.view';
 import { SessionsService } from '../auth/sessions/sessions.service';
+import { addressKey } from '../common/address-prefix';
+import { attemptCounter } from '../common/attempt-counter';
+import { tooManyAttempts } from '../common/errors';
 import { newId } from '../common/ids';
 import { hashPassword } from '../common/password-hash';
 import { Clock } from '../common/time';
+import { AppConfig } from '../config/app-config';
 import type { Email } from '../shared/email';
 import type { User } from '../users/user.entity';
 import { UsersRepository } from '../users/users.repository';
@@ -47,10 +52,22 @@ export class SsoLoginService {
     private readonly workspaces: WorkspacesRepository,
     private readonly audit: AuditLogService,
     private readonly clock: Clock,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.starts = attemptCounter(dataSource, 'sso-start', config.SSO_START_MAX_PER_ADDRESS, config.SSO_START_WINDOW_SECONDS);
+  }
+
+  /** Starts per client address (SSO_START_MAX_PER_ADDRESS): each start stores a pending sign-in. */
+  private readonly starts: RateLimiterPostgres;
 
   /** The provider's authorization URL for the workspace that verified the email's domain (or the workspace named). */
-  async start(by: { email?: string; workspace?: string }): Promise<string> {
+  async start(by: { email?: string; workspace?: string }, ip: string): Promise<string> {
+    try {
+      await this.starts.consume(addressKey(ip), 1);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw tooManyAttempts('Too many single sign-on starts from this address', err.msBeforeNext);
+      throw err;
+    }
     const m = this.dataSource.manager;
     let workspaceId: string | null = null;
     if (by.email) {

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../access/decorators';
 import { refreshCookie, refreshCookieScheme } from '../auth/sessions/session-cookie';
 import { sessionMarkerCookie } from '../auth/sessions/session-marker';
+import { clientAddress } from '../common/client-address';
 import { EmptyBodyDto } from '../common/empty-body.dto';
 import { AppConfig } from '../config/app-config';
 import { DeleteRoute } from '../openapi/api-decorators';
@@ -85,14 +86,16 @@ export class SsoSignInController {
   ) {}
 
   @Get('start')
-  @Endpoint({ id: 'startSso', public: true, errors: { 404: ['sso_not_configured'] } })
+  @Endpoint({ id: 'startSso', public: true, errors: { 404: ['sso_not_configured'], 429: ['rate_limited'] } })
   @ApiOperation({
     summary: "Go to the OpenID provider of the workspace that verified the email's domain (or of `workspace`)",
-    description: 'A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback.',
+    description:
+      'A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback. ' +
+      'Counted per client address (SSO_START_MAX_PER_ADDRESS in SSO_START_WINDOW_SECONDS): past it, 429 with Retry-After.',
   })
   @ApiResponse({ status: 302, description: "To the provider's authorization endpoint" })
-  async start(@Query() query: SsoStartQueryDto, @Res() res: Response): Promise<void> {
-    res.redirect(302, await this.login.start(query));
+  async start(@Query() query: SsoStartQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    res.redirect(302, await this.login.start(query, clientAddress(req, this.config.trustProxy)));
   }
 
   @Get('callback')

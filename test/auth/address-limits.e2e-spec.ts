@@ -114,3 +114,26 @@ describe('Mail-sending requests per client address, across accounts (e2e)', () =
     expect((await change().expect(429)).body.code).toBe('rate_limited');
   });
 });
+
+describe('Single sign-on starts per client address (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { TRUST_PROXY: 'true', SSO_START_MAX_PER_ADDRESS: '3' } });
+  });
+  afterAll(() => t?.close());
+
+  const start = (from: string, email: string) => t.http().get('/auth/sso/start').set('X-Forwarded-For', from).query({ email });
+
+  it('counts every start, answered or not, so one address can neither fill the pending sign-ins nor probe domains without end', async () => {
+    const from = '192.0.2.61';
+    // No workspace claims these domains: each start is a 404, and still counts.
+    for (const domain of ['one.example', 'two.example', 'three.example']) {
+      expect((await start(from, `ada@${domain}`).expect(404)).body.code).toBe('sso_not_configured');
+    }
+    const refused = await start(from, 'ada@four.example').expect(429);
+    expect(refused.body).toMatchObject({ statusCode: 429, code: 'rate_limited', message: expect.stringMatching(/single sign-on starts from this address/) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address is not held by it.
+    expect((await start('192.0.2.62', 'ada@four.example').expect(404)).body.code).toBe('sso_not_configured');
+  });
+});

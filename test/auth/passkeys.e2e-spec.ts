@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { MAX_PASSKEYS_PER_USER } from '../../src/auth/passkeys/passkeys.service';
 import { PASSKEY_VERIFIER, type PasskeyVerifier } from '../../src/auth/two-factor/passkey-verifier';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { registerUser, type UserSession } from '../helpers/identity';
@@ -219,6 +220,26 @@ describe('passkeys (e2e)', () => {
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('passkey_already_registered');
     expect(await passkeyCount(user.userId)).toBe(1);
+  });
+
+  it('holds at most 20 passkeys per account: the options and the registration both refuse the 21st (409), also when two race for the last place', async () => {
+    const user = await registerUser(t);
+    // 18 straight in, then two registrations answered from options issued while there was room, sent at once.
+    for (let i = 0; i < MAX_PASSKEYS_PER_USER - 2; i++) {
+      await t.dataSource.query(
+        `INSERT INTO passkeys (id, user_id, credential_id, public_key, counter, transports, device_type, backed_up, name) VALUES ($1, $2, $3, '\\x00', 0, '{}', 'singleDevice', false, $4)`,
+        [`pk_cap${String(i).padStart(21, '0')}`, user.userId, `cred-cap-${user.userId}-${i}`, `key ${i}`],
+      );
+    }
+    const [a, b, c] = await Promise.all([registrationOptions(user), registrationOptions(user), registrationOptions(user)]);
+    const answers = [a, b, c].map((o) => new SoftAuthenticator(origin).register(o));
+    const results = await Promise.all(answers.map((response) => t.http().post('/auth/passkeys/registration').set(bearer(user)).send({ response })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409]);
+    expect(results.find((r) => r.status === 409)!.body.code).toBe('passkey_limit_reached');
+    expect(await passkeyCount(user.userId)).toBe(MAX_PASSKEYS_PER_USER);
+    const full = await t.http().post('/auth/passkeys/registration-options').set(bearer(user)).send({});
+    expect(full.status).toBe(409);
+    expect(full.body).toMatchObject({ code: 'passkey_limit_reached', message: expect.stringMatching(/20 passkeys.*delete one first/) });
   });
 
   it('refuses a sign-in from another origin, with an unknown, expired or replayed challenge, without user verification, or with a deleted passkey', async () => {

@@ -844,7 +844,7 @@ export interface paths {
         put?: never;
         /**
          * WebAuthn creation options to register a passkey (for startRegistration of @simplewebauthn/browser)
-         * @description A discoverable credential is required; the passkeys the user already has are excluded.
+         * @description A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most 20 (409 `passkey_limit_reached`).
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -1920,7 +1920,7 @@ export interface paths {
         };
         /**
          * Go to the OpenID provider of the workspace that verified the email's domain (or of `workspace`)
-         * @description A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback.
+         * @description A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback. Counted per client address (SSO_START_MAX_PER_ADDRESS in SSO_START_WINDOW_SECONDS): past it, 429 with Retry-After.
          *
          *     **Access:** public, no credential.
          */
@@ -4148,7 +4148,7 @@ export interface components {
          * @description The passkeys module's codes
          * @enum {string}
          */
-        PasskeysErrorCode: "invalid_passkey_response" | "passkey_already_registered" | "passkey_not_accepted" | "passkey_not_found";
+        PasskeysErrorCode: "invalid_passkey_response" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_not_accepted" | "passkey_not_found";
         /**
          * @description The sso module's codes
          * @enum {string}
@@ -9322,6 +9322,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "passkey_limit_reached";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -9439,7 +9453,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 409;
                         /** @enum {string} */
-                        code?: "passkey_already_registered";
+                        code?: "passkey_already_registered" | "passkey_limit_reached";
                     };
                 };
             };
@@ -15782,6 +15796,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "sso_not_configured";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
                     };
                 };
             };

@@ -8,7 +8,7 @@ import { Endpoint } from '../../openapi/endpoint';
 import type { Principal } from '../../shared/principal';
 import { RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey.dto';
 import { PasskeyListView, PasskeyView } from './passkey.view';
-import { PasskeysService } from './passkeys.service';
+import { MAX_PASSKEYS_PER_USER, PasskeysService } from './passkeys.service';
 
 /** The signed-in person's own passkeys: any workspace or none. */
 const SELF: { credential: 'user'; workspaceOptional: true } = { credential: 'user', workspaceOptional: true };
@@ -28,11 +28,16 @@ export class PasskeysController {
   constructor(private readonly passkeys: PasskeysService) {}
 
   @Post('registration-options')
-  @Endpoint({ id: 'passkeyRegistrationOptions', ...SELF, audit: { none: 'issues a challenge; the passkey is recorded when registered' } })
+  @Endpoint({
+    id: 'passkeyRegistrationOptions',
+    ...SELF,
+    audit: { none: 'issues a challenge; the passkey is recorded when registered' },
+    errors: { 409: ['passkey_limit_reached'] },
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'WebAuthn creation options to register a passkey (for startRegistration of @simplewebauthn/browser)',
-    description: 'A discoverable credential is required; the passkeys the user already has are excluded.',
+    description: `A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most ${MAX_PASSKEYS_PER_USER} (409 \`passkey_limit_reached\`).`,
   })
   @ApiOkResponse({ schema: OPTIONS_SCHEMA('PublicKeyCredentialCreationOptionsJSON') })
   registrationOptions(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto) {
@@ -44,7 +49,7 @@ export class PasskeysController {
     id: 'registerPasskey',
     ...SELF,
     audit: 'passkey.registered',
-    errors: { 400: ['invalid_passkey_response'], 409: ['passkey_already_registered'] },
+    errors: { 400: ['invalid_passkey_response'], 409: ['passkey_already_registered', 'passkey_limit_reached'] },
   })
   @ApiOperation({ summary: 'Register a passkey with the answer to the creation options' })
   @ApiCreatedResponse({ type: PasskeyView })

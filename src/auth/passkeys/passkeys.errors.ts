@@ -11,5 +11,6 @@ export const passkeysError = declareErrors('passkeys', {
   passkey_not_accepted: 401,
   passkey_not_found: 404,
   passkey_already_registered: 409,
+  passkey_limit_reached: 409,
 });
 export type PasskeysErrorCode = keyof typeof passkeysError.codes;

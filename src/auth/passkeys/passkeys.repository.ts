@@ -46,6 +46,18 @@ export class PasskeysRepository {
     return m.find(Passkey, { where: { userId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
+  /**
+   * How many passkeys the user has, with their account row held (FOR NO KEY UPDATE, which
+   * the passkeys' foreign-key checks do not wait on) until the caller's transaction ends:
+   * two registrations of one person queue here, so the cap cannot be passed by racing.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.userId] })
+  async countForUserLocked(m: EntityManager, userId: string): Promise<number> {
+    // Two statements: a count in the locking statement would read the snapshot taken before its wait, missing the passkey the other registration just added.
+    await m.query(`SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, [userId]);
+    return m.count(Passkey, { where: { userId } });
+  }
+
   @GenerateSql({ params: (f) => [f.userId] })
   countForUser(userId: string): Promise<number> {
     return this.dataSource.manager.count(Passkey, { where: { userId } });

@@ -62,6 +62,20 @@ interface Account {
 }
 
 /**
+ * Passkeys one person may register. Each one is a row read at every passwordless sign-in
+ * of theirs and an entry in every registration's excludeCredentials; people keep a few
+ * (a phone, a laptop, a security key or two), so 20 leaves room and bounds what a
+ * scripted account can pile up.
+ */
+export const MAX_PASSKEYS_PER_USER = 20;
+
+function assertBelowCap(count: number): void {
+  if (count >= MAX_PASSKEYS_PER_USER) {
+    throw passkeysError('passkey_limit_reached', `You have ${count} passkeys, the most one account may register (${MAX_PASSKEYS_PER_USER}): delete one first`);
+  }
+}
+
+/**
  * Passkeys (issue 32): WebAuthn credentials a person registers, used for a passwordless
  * sign-in (a passkey with user verification is two factors by itself) and as the
  * second factor after a password (PASSKEY_VERIFIER). The relying party follows the API
@@ -88,6 +102,7 @@ export class PasskeysService implements PasskeyVerifier {
   async registrationOptions(userId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const user = await this.account(userId);
     const existing = await this.passkeys.listForUser(this.dataSource.manager, userId);
+    assertBelowCap(existing.length);
     const options = await generateRegistrationOptions({
       rpName: this.config.PRODUCT_NAME,
       rpID: this.rp.id,
@@ -129,6 +144,8 @@ export class PasskeysService implements PasskeyVerifier {
       throw passkeysError('invalid_passkey_response', `The passkey was refused: ${reason(err)}`);
     }
     return this.dataSource.transaction(async (m) => {
+      // Checked again here: the options were issued before, and another registration may have landed since.
+      assertBelowCap(await this.passkeys.countForUserLocked(m, userId));
       const passkey: Omit<Passkey, 'createdAt' | 'user'> = {
         id: newId('pk'),
         userId,
