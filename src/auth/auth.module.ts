@@ -22,6 +22,7 @@ import { jwtModuleOptions } from './sessions/jwt-options';
 import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
+import { SessionsPurge } from './sessions/sessions-purge.job';
 import { PASSKEY_VERIFIER } from './two-factor/passkey-verifier';
 import { TwoFactorController } from './two-factor/two-factor.controller';
 import { TwoFactorRepository } from './two-factor/two-factor.repository';
@@ -40,6 +41,7 @@ import { TwoFactorService } from './two-factor/two-factor.service';
     AccountRecoveryService,
     AuthThrottle,
     SessionsRepository,
+    SessionsPurge,
     AccountTokensRepository,
     PasskeysService,
     PasskeysRepository,

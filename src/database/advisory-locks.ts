@@ -32,6 +32,8 @@ export const ADVISORY_LOCKS = {
   overageReport: 7_461_050,
   /** One instance at a time deletes audit-log entries past AUDIT_RETENTION_DAYS (AuditRetentionJob, issue 32). */
   auditRetention: 7_461_060,
+  /** One instance at a time forgets expired refresh tokens and the sessions they leave empty (SessionsPurge, issue 32). */
+  sessionsPurge: 7_461_062,
   /** Class id of the per-workspace lock that queues billing changes (the two-key form, apart from the one-key locks above). */
   billingClass: 0x42494c4c,
   /** Class id of the lock each running instance holds as its proof of life (InstanceLease; two-key form, the instance's id second). */

@@ -39,3 +39,13 @@ WITH open AS (
   )
   SELECT e.family_id AS id, s.device FROM (SELECT DISTINCT family_id FROM ended) e
     LEFT JOIN auth_sessions s ON s.id = e.family_id ORDER BY e.family_id
+
+-- SessionsRepository.purgeExpired
+WITH gone AS (
+    DELETE FROM refresh_tokens WHERE id IN (SELECT id FROM refresh_tokens WHERE expires_at < $1 LIMIT $2) RETURNING family_id
+  ), ended AS (
+    DELETE FROM auth_sessions s WHERE s.last_used_at < $1 AND s.id IN (SELECT family_id FROM gone)
+      AND NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = s.id AND r.expires_at >= $1)
+    RETURNING 1
+  )
+  SELECT (SELECT count(*)::int FROM gone) AS tokens, (SELECT count(*)::int FROM ended) AS sessions

@@ -1,3 +1,4 @@
+import { SessionsPurge } from '../../src/auth/sessions/sessions-purge.job';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, mailedToken, registerUser, type UserSession } from '../helpers/identity';
@@ -133,6 +134,39 @@ describe('sessions: see them, end them, change the password', () => {
     expect((await t.http().get('/users/me').set(bearer(b.accessToken))).status).toBe(200);
     expect((await sessions(b)).body.data.map((s: { id: string }) => s.id)).toEqual([sessionIdOf(b)]);
     expect(await auditEntries(user.workspaceId, 'session.ended')).toHaveLength(2);
+  });
+
+  it('the purge forgets refresh tokens expired over a day ago and the sessions they leave empty; open sessions and recent ones stay', async () => {
+    const user = await registerUser(t);
+    const stale = await signIn(user, FIREFOX);
+    const recent = await signIn(user, CHROME);
+    // The live session rotates once: its first token, now rotated, expired long ago as well.
+    const rotated = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+    const live = { ...user, accessToken: rotated.body.accessToken, refreshToken: rotated.body.refreshToken };
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
+    await t.dataSource.query(`UPDATE refresh_tokens SET expires_at = $2 WHERE family_id = $1`, [sessionIdOf(stale), ago(3)]);
+    await t.dataSource.query(`UPDATE auth_sessions SET last_used_at = $2 WHERE id = $1`, [sessionIdOf(stale), ago(40)]);
+    // Expired an hour ago: inside the day of grace.
+    await t.dataSource.query(`UPDATE refresh_tokens SET expires_at = $2 WHERE family_id = $1`, [sessionIdOf(recent), ago(1 / 24)]);
+    await t.dataSource.query(`UPDATE refresh_tokens SET expires_at = $2 WHERE family_id = $1 AND rotated_at IS NOT NULL`, [sessionIdOf(live), ago(3)]);
+    const count = async (sql: string, id: string) => (await t.dataSource.query(sql, [id]))[0].n as number;
+    const tokensOf = (id: string) => count(`SELECT count(*)::int AS n FROM refresh_tokens WHERE family_id = $1`, id);
+    const sessionRows = (id: string) => count(`SELECT count(*)::int AS n FROM auth_sessions WHERE id = $1`, id);
+    expect(await tokensOf(sessionIdOf(live))).toBe(2);
+
+    const report = await t.app.get(SessionsPurge).runOnce();
+    expect(report).toMatchObject({ ran: true });
+    expect(report.tokensPurged).toBeGreaterThanOrEqual(2);
+    expect(report.sessionsPurged).toBeGreaterThanOrEqual(1);
+    expect([await tokensOf(sessionIdOf(stale)), await sessionRows(sessionIdOf(stale))]).toEqual([0, 0]);
+    expect([await tokensOf(sessionIdOf(recent)), await sessionRows(sessionIdOf(recent))]).toEqual([1, 1]);
+    // The live session keeps its head and its row, and still refreshes.
+    expect([await tokensOf(sessionIdOf(live)), await sessionRows(sessionIdOf(live))]).toEqual([1, 1]);
+    await t.http().post('/auth/refresh').send({ refreshToken: live.refreshToken }).expect(200);
+    expect((await sessions(live)).body.data.map((s: { id: string }) => s.id)).toEqual([sessionIdOf(live)]);
+    // Nothing left to do: a second run forgets nothing of this user.
+    await t.app.get(SessionsPurge).runOnce();
+    expect(await tokensOf(sessionIdOf(live))).toBe(2);
   });
 
   it('sessions are a signed-in person’s own: an API token gets 403', async () => {

@@ -112,4 +112,25 @@ export class SessionsRepository {
     );
     return rows;
   }
+
+  /**
+   * Forgets up to `limit` refresh tokens that expired before `before`, and the sessions left
+   * without any token that were last used before it; counts of each. An expired token is
+   * refused whether its row is there or not, so nothing a person could still use goes.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, new Date(0), 1000] })
+  async purgeExpired(manager: EntityManager, before: Date, limit: number): Promise<{ tokens: number; sessions: number }> {
+    const rows: { tokens: number; sessions: number }[] = await manager.query(
+      `WITH gone AS (
+         DELETE FROM refresh_tokens WHERE id IN (SELECT id FROM refresh_tokens WHERE expires_at < $1 LIMIT $2) RETURNING family_id
+       ), ended AS (
+         DELETE FROM auth_sessions s WHERE s.last_used_at < $1 AND s.id IN (SELECT family_id FROM gone)
+           AND NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = s.id AND r.expires_at >= $1)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*)::int FROM gone) AS tokens, (SELECT count(*)::int FROM ended) AS sessions`,
+      [before, limit],
+    );
+    return rows[0];
+  }
 }
