@@ -75,6 +75,14 @@ export class SsoRepository {
     return row?.workspaceId ?? null;
   }
 
+  /** The accounts whose email is at one of `domains` (lowercase, as emails are stored). */
+  @GenerateSql({ params: (f) => [f.manager, ['example.com']] })
+  async usersAtDomains(manager: EntityManager, domains: string[]): Promise<string[]> {
+    if (domains.length === 0) return [];
+    const rows: { id: string }[] = await manager.query(`SELECT id FROM users WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) ORDER BY id`, [domains]);
+    return rows.map((r) => r.id);
+  }
+
   @GenerateSql({ params: (f) => [f.manager, { stateHash: 'f'.repeat(64), workspaceId: f.workspaceId, codeVerifier: 'v', nonce: 'n', expiresAt: new Date(0) }] })
   async insertLogin(manager: EntityManager, row: SsoLogin): Promise<void> {
     await manager.insert(SsoLogin, row);

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService, changedFields } from '../audit/audit-log.service';
+import { SessionsService } from '../auth/sessions/sessions.service';
 import { SsoPasswordPolicy } from '../auth/sso-password-policy';
 import { uniqueViolation } from '../common/db-errors';
 import { badRequest } from '../common/errors';
@@ -41,6 +42,7 @@ export class SsoService extends SsoPasswordPolicy {
     private readonly audit: AuditLogService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly sessions: SessionsService,
   ) {
     super();
   }
@@ -67,6 +69,8 @@ export class SsoService extends SsoPasswordPolicy {
     await this.refuseClaimed(workspaceId, domains);
     return this.dataSource.transaction(async (m) => {
       const current = await this.sso.lockConnection(m, workspaceId);
+      // Read before Object.assign below changes `current` in place.
+      const wasEnforced = current?.enforce ?? false;
       const sealed = dto.clientSecret !== undefined || !current ? this.sealSecret(workspaceId, secret) : undefined;
       const row = Object.assign(current ?? ({ workspaceId } as SsoConnection), {
         issuer: dto.issuer,
@@ -74,7 +78,7 @@ export class SsoService extends SsoPasswordPolicy {
         defaultRole: dto.defaultRole,
         enforce: dto.enforce,
         // Who turned enforcement on keeps a password sign-in (break glass); a later PUT that keeps it on keeps them.
-        enforcedBy: dto.enforce ? (current?.enforce ? current.enforcedBy : principal.userId!) : null,
+        enforcedBy: dto.enforce ? (wasEnforced ? current!.enforcedBy : principal.userId!) : null,
         ...(sealed ? { secretKeyId: sealed.keyId, secretNonce: sealed.nonce, secretCiphertext: sealed.ciphertext } : {}),
       });
       const saved = await this.sso.saveConnection(m, row);
@@ -84,6 +88,10 @@ export class SsoService extends SsoPasswordPolicy {
         workspaceId,
         domains.map((domain) => ({ domain, token: kept.get(domain) ?? newDomainToken() })),
       );
+      if (saved.enforce && !wasEnforced) {
+        const verified = (await this.sso.domainsOf(m, workspaceId)).filter((d) => d.verifiedAt).map((d) => d.domain);
+        await this.endSessionsAt(m, verified, saved.enforcedBy);
+      }
       await this.audit.record(m, {
         workspaceId,
         action: 'sso.updated',
@@ -144,8 +152,10 @@ export class SsoService extends SsoPasswordPolicy {
     }
     try {
       await this.dataSource.transaction(async (m) => {
-        if (!(await this.sso.lockConnection(m, workspaceId))) throw notConfigured(workspaceId);
+        const locked = await this.sso.lockConnection(m, workspaceId);
+        if (!locked) throw notConfigured(workspaceId);
         await this.sso.markVerified(m, workspaceId, domain, this.clock.now());
+        if (locked.enforce) await this.endSessionsAt(m, [domain], locked.enforcedBy);
         await this.audit.record(m, { workspaceId, action: 'sso.domain_verified', target: { type: 'sso_domain', id: domain, label: domain } });
       });
     } catch (err) {
@@ -177,6 +187,19 @@ export class SsoService extends SsoPasswordPolicy {
     }
     const ssoUrl = `${this.config.apiBaseUrl}/auth/sso/start?email=${encodeURIComponent(user.email)}`;
     throw ssoError('sso_required', `${domain} signs in through its single sign-on: continue at ssoUrl`, { ssoUrl });
+  }
+
+  /**
+   * Enforcement has just begun for `domains` (turned on, or a domain verified while it was
+   * on): every session of their accounts ends, but the break-glass owner's, so sign-ins made
+   * with a password before (perhaps the leaked one that made the company enforce SSO) do
+   * not outlive it; people sign in again through the provider. Each is audited as
+   * session.ended, in the transaction that enforces.
+   */
+  private async endSessionsAt(m: EntityManager, domains: string[], keep: string | null): Promise<void> {
+    for (const userId of await this.sso.usersAtDomains(m, domains)) {
+      if (userId !== keep) await this.sessions.endOthers(m, userId, null);
+    }
   }
 
   /** The client secret in plain text, for the provider's token endpoint. */

@@ -378,5 +378,48 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect((await t.http().post('/auth/login').send({ email: staff.email, password: staff.password })).status).toBe(200);
       expect(await auditActions(owner.workspaceId)).toContain('sso.deleted');
     });
+
+    it('ends the sessions already open at an enforced domain when enforcement begins (on verifying, or on turning it on), but the enforcing owner’s', async () => {
+      const probe = (u: UserSession) => t.http().get('/auth/sessions').set(auth(u));
+      const refresh = (u: UserSession) => t.http().post('/auth/refresh').send({ refreshToken: u.refreshToken });
+
+      // Enforced from the first PUT: it takes effect when the domain is verified.
+      const first = domainName('enforced-late');
+      const boss = await registerUser(t, { email: `boss@${first}` });
+      const staff = await registerUser(t, { email: `staff@${first}` });
+      const outsider = await registerUser(t);
+      await probe(staff).expect(200);
+      await workspaceWithSso(first, { enforce: true }, boss);
+      expect((await probe(staff)).status).toBe(401);
+      expect((await refresh(staff)).status).toBe(401);
+      await probe(boss).expect(200);
+      await probe(outsider).expect(200);
+      const ended = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'session.ended' AND actor_id IS DISTINCT FROM $1 AND target_id = $2`,
+        [staff.userId, JSON.parse(Buffer.from(staff.accessToken.split('.')[1], 'base64url').toString()).sid],
+      );
+      expect(ended[0].n).toBeGreaterThanOrEqual(1);
+
+      // Verified first, enforced later by a second PUT; a third PUT that keeps it on ends nothing more.
+      const second = domainName('enforced-later');
+      const owner = await registerUser(t, { email: `owner@${second}` });
+      const member = await registerUser(t, { email: `member@${second}` });
+      await workspaceWithSso(second, {}, owner);
+      await probe(member).expect(200);
+      const put = (extra: Record<string, unknown>) =>
+        t
+          .http()
+          .put(`/workspaces/${owner.workspaceId}/sso`)
+          .set(auth(owner))
+          .send(settings([second], extra));
+      await put({ enforce: true }).expect(200);
+      expect((await probe(member)).status).toBe(401);
+      await probe(owner).expect(200);
+      const again = await t.http().post('/auth/login').send({ email: owner.email, password: owner.password }).expect(200);
+      const later = await registerUser(t, { email: `later@${second}` });
+      await put({ enforce: true }).expect(200);
+      await probe({ ...owner, accessToken: again.body.accessToken }).expect(200);
+      await probe(later).expect(200);
+    });
   });
 });
