@@ -171,9 +171,9 @@ describe('The projects list with 200 projects, in the browser (e2e)', () => {
     await page.keyboard.press('Escape');
     await tooltip.waitFor({ state: 'hidden' });
 
-    await page.getByRole('button', { name: `Copy address: ${url}` }).click();
+    await page.getByRole('button', { name: `Copy: ${url}` }).click();
     await page
-      .getByRole('button', { name: `Copy address: ${url}` })
+      .getByRole('button', { name: `Copy: ${url}` })
       .getByText('Copied')
       .waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
