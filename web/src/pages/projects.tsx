@@ -101,7 +101,7 @@ export function Projects() {
       {projects.data && projects.data.data.length > 0 && meta ? (
         <TableWrap label="Projects">
           <table aria-busy={projects.isPlaceholderData}>
-            <caption className="muted" role="status">
+            <caption className="muted">
               {formatNumber((meta.page - 1) * meta.limit + 1)}–{formatNumber((meta.page - 1) * meta.limit + projects.data.data.length)} of{' '}
               {formatNumber(meta.total)} project{meta.total === 1 ? '' : 's'}
               {query.search !== undefined ? ` matching “${query.search}”` : ''}
