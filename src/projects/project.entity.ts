@@ -16,6 +16,9 @@ export type GateType = (typeof GATE_TYPES)[number];
 @Check('CHK_projects_domain_status', `"domain_status" IN ('pending', 'verified', 'failed')`)
 @Check('CHK_projects_domain_state', `("custom_domain" IS NULL) = ("domain_status" IS NULL) AND ("custom_domain" IS NULL) = ("domain_token" IS NULL)`)
 @Index('IDX_projects_workspace_created', ['workspaceId', 'createdAt', 'id'])
+// On (workspace_id, lower(name), id): an expression TypeORM cannot declare, so it is the
+// migration's alone (1764600000000-ProjectNameIndex) and schema sync leaves it be.
+@Index('IDX_projects_workspace_name', { synchronize: false })
 @Index('IDX_projects_domain_recheck', ['domainCheckedAt'], { where: `"domain_status" = 'verified'` })
 export class Project {
   @PrimaryColumn('text')

@@ -35,6 +35,7 @@ export function projectView(p: Project, config: AppConfig, live: Map<string, Liv
     liveDeploymentId: p.liveDeploymentId,
     liveVersion: current?.version ?? null,
     liveSizeBytes: current?.sizeBytes ?? null,
+    liveCreatedAt: current ? iso(current.createdAt) : null,
     url: config.siteUrl(p.slug),
     updatedAt: iso(p.updatedAt),
   });

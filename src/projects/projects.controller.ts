@@ -2,7 +2,6 @@ import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../access/decorators';
-import { PageQueryDto } from '../common/pagination';
 import { AppConfig } from '../config/app-config';
 import { ApiPaginatedOk, ApiProjectRoutes, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
@@ -10,6 +9,7 @@ import { checkCustomDomain } from '../shared/custom-domain/custom-domain';
 import type { Principal } from '../shared/principal';
 import { requestTtl } from '../shared/ttl';
 import { CreateProjectDto } from './dto/create-project.dto';
+import { ListProjectsQueryDto } from './dto/list-projects.dto';
 import { ProjectCreatedView, ProjectView } from './dto/project-views.dto';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { projectCreatedView, projectView } from './project.view';
@@ -26,10 +26,10 @@ export class ProjectsController {
 
   @Get()
   @Endpoint({ id: 'listProjects', scopes: ['read'] })
-  @ApiOperation({ summary: 'List the workspace’s projects, newest first' })
+  @ApiOperation({ summary: 'List the workspace’s projects, newest first unless `sort` says otherwise; `search` and `status` narrow the list and its total' })
   @ApiPaginatedOk(ProjectView)
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
-    return this.projects.list(principal, query.page, query.limit);
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListProjectsQueryDto) {
+    return this.projects.list(principal, query);
   }
 
   @Post()

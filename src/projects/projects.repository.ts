@@ -7,12 +7,15 @@ import { lazyHydrator } from '../database/hydrate';
 import { preparedQuery } from '../database/prepared-query';
 import type { NewSlug } from '../shared/slug';
 import { DEFAULT_TTL } from '../shared/ttl';
+import type { ProjectSort, ProjectStatus } from './dto/list-projects.dto';
 import { Project } from './project.entity';
 
 /** A live deployment's version and size, keyed by its id (the dashboard's project list). */
 export interface LiveSummary {
   version: number;
   sizeBytes: number;
+  /** When the live deployment was made: the age the list shows. */
+  createdAt: Date;
 }
 
 /** What the site router needs of a project and its live deployment (sites/site-cache.service.ts). */
@@ -57,22 +60,83 @@ const SNAPSHOT_PROJECT = {
   passwordHash: null,
 };
 
-/** Every query on `projects` (the live pointer and version counter included). */
+/** What narrows and orders a page of the project list (GET /projects). */
+export interface ProjectListFilter {
+  /** A project-bound token's project: the list is that project or nothing. */
+  onlyProjectId?: string;
+  /** Trimmed text matched anywhere in name, slug or custom domain, case-insensitively. */
+  search?: string;
+  status?: ProjectStatus;
+  sort?: ProjectSort;
+}
+
 /**
- * The project list page (see `page`); newest first, on IDX_projects_workspace_created.
- * `$4` (a project-bound token's project) narrows both the count and the page.
+ * Each order twice: inside the page (on the joined tables) and outside it (on the page's
+ * columns, as the lateral returns them). `id` breaks ties so pages never overlap.
+ * `lower(name)` is the order a reader expects of names ("apple" before "Banana") and is
+ * what IDX_projects_workspace_name holds.
  */
-const pageSql = (bound: string) => `
-  SELECT c.${PAGE_TOTAL}, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
-  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM projects WHERE workspace_id = $1${bound}) c
+const ORDERS: Record<ProjectSort | 'created', { inner: string; outer: string }> = {
+  created: { inner: 'p.created_at DESC, p.id DESC', outer: 'p.created_at DESC, p.id DESC' },
+  name: { inner: 'lower(p.name) ASC, p.id ASC', outer: 'lower(p.name) ASC, p.id ASC' },
+  '-name': { inner: 'lower(p.name) DESC, p.id DESC', outer: 'lower(p.name) DESC, p.id DESC' },
+  lastDeploy: { inner: 'd.created_at ASC NULLS LAST, p.id ASC', outer: 'p.live_created_at ASC NULLS LAST, p.id ASC' },
+  '-lastDeploy': { inner: 'd.created_at DESC NULLS LAST, p.id DESC', outer: 'p.live_created_at DESC NULLS LAST, p.id DESC' },
+};
+
+const LIVE_JOIN = ' LEFT JOIN deployments d ON d.id = p.live_deployment_id';
+const SERVED = `coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)`;
+
+/** `%`, `_` and the escape character itself match literally in a LIKE pattern (PostgreSQL's default escape is `\`). */
+export function likeContaining(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The project list page (see `page`): the total and one page in one statement, by
+ * IDX_projects_workspace_created (default order) or IDX_projects_workspace_name (by name).
+ * `$1` workspace, `$2` limit, `$3` offset; further parameters only for the filters used,
+ * so each combination is its own prepared statement with its own plan.
+ */
+function pageQuery(filter: ProjectListFilter): { name: string; sql: string; extra: unknown[] } {
+  const where = ['p.workspace_id = $1'];
+  const extra: unknown[] = [];
+  const name = ['projects_page'];
+  if (filter.onlyProjectId !== undefined) {
+    extra.push(filter.onlyProjectId);
+    where.push(`p.id = $${3 + extra.length}`);
+    name.push('bound');
+  }
+  if (filter.search !== undefined) {
+    extra.push(likeContaining(filter.search));
+    const n = `$${3 + extra.length}`;
+    where.push(`(p.name ILIKE ${n} OR p.slug ILIKE ${n} OR p.custom_domain ILIKE ${n})`);
+    name.push('search');
+  }
+  if (filter.status !== undefined) {
+    // Served means what the router serves: a live pointer to a deployment not yet expired
+    // (the sweeper marks expiry late; `expires_at` is the truth, as in effectiveStatus).
+    where.push(`${filter.status === 'live' ? '' : 'NOT '}${SERVED}`);
+    name.push(filter.status);
+  }
+  const sort = filter.sort ?? 'created';
+  const order = ORDERS[sort];
+  if (sort !== 'created') name.push(sort.replace('-', 'desc_'));
+  const conditions = where.join(' AND ');
+  const sql = `
+  SELECT c.${PAGE_TOTAL}, p.*
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM projects p${filter.status !== undefined ? LIVE_JOIN : ''} WHERE ${conditions}) c
   LEFT JOIN LATERAL (
-    SELECT * FROM projects WHERE workspace_id = $1${bound} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+    SELECT p.*, d.version AS live_version, d.size_bytes AS live_size_bytes, d.created_at AS live_created_at
+    FROM projects p${LIVE_JOIN}
+    WHERE ${conditions}
+    ORDER BY ${order.inner} LIMIT $2 OFFSET $3
   ) p ON true
-  LEFT JOIN deployments d ON d.id = p.live_deployment_id
-  ORDER BY p.created_at DESC, p.id DESC`;
-const PAGE = pageSql('');
+  ORDER BY ${order.outer}`;
+  return { name: name.join('_'), sql, extra };
+}
+
 const IN_WORKSPACE = 'SELECT * FROM projects WHERE id = $1 AND workspace_id = $2';
-const PAGE_BOUND = pageSql(' AND id = $4');
 
 @Injectable()
 export class ProjectsRepository {
@@ -126,23 +190,27 @@ export class ProjectsRepository {
   }
 
   /**
-   * Newest first; `onlyProjectId` narrows it to a project-bound token's project. The live
-   * deployment's version and size ride along (one round trip for the list page): the live
-   * pointer is this module's column, and the deployments module depends on this one.
+   * A page of the workspace's projects, narrowed and ordered by `filter`, with the exact
+   * total of the narrowed list. The live deployment's version, size and creation time ride
+   * along (one round trip for the list page): the live pointer is this module's column, and
+   * the deployments module depends on this one.
    * Hand-written and prepared: the list is the dashboard's hottest read (common/page-query.ts).
    */
   @GenerateSql(
-    { name: 'workspace', params: (f) => [f.workspaceId, undefined, 1, 20] },
-    { name: 'project-bound', params: (f) => [f.workspaceId, f.projectId, 1, 20] },
+    { name: 'workspace', params: (f) => [f.workspaceId, {}, 1, 20] },
+    { name: 'project-bound', params: (f) => [f.workspaceId, { onlyProjectId: f.projectId }, 1, 20] },
+    { name: 'search, live, by name', params: (f) => [f.workspaceId, { search: '50%_off', status: 'live', sort: 'name' }, 1, 20] },
+    { name: 'none, newest deploy first', params: (f) => [f.workspaceId, { status: 'none', sort: '-lastDeploy' }, 1, 20] },
   )
-  async page(workspaceId: string, onlyProjectId: string | undefined, page: number, limit: number) {
-    const { rows, total } = onlyProjectId
-      ? await preparedPage(this.dataSource, 'projects_page_bound', PAGE_BOUND, [workspaceId, limit, (page - 1) * limit, onlyProjectId])
-      : await preparedPage(this.dataSource, 'projects_page', PAGE, [workspaceId, limit, (page - 1) * limit]);
+  async page(workspaceId: string, filter: ProjectListFilter, page: number, limit: number) {
+    const query = pageQuery(filter);
+    const { rows, total } = await preparedPage(this.dataSource, query.name, query.sql, [workspaceId, limit, (page - 1) * limit, ...query.extra]);
     const live = new Map<string, LiveSummary>();
     for (const row of rows) {
       const id = row.live_deployment_id as string | null;
-      if (id && row.live_version !== null) live.set(id, { version: Number(row.live_version), sizeBytes: Number(row.live_size_bytes) });
+      if (id && row.live_version !== null) {
+        live.set(id, { version: Number(row.live_version), sizeBytes: Number(row.live_size_bytes), createdAt: row.live_created_at as Date });
+      }
     }
     return { entities: rows.map(this.hydrate), total, live };
   }
@@ -154,11 +222,11 @@ export class ProjectsRepository {
    */
   @GenerateSql({ params: (f) => [[f.deploymentId]] })
   async liveDeployments(ids: string[]): Promise<Map<string, LiveSummary>> {
-    const rows: { id: string; version: number; size_bytes: string }[] = await this.dataSource.query(
-      'SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)',
+    const rows: { id: string; version: number; size_bytes: string; created_at: Date }[] = await this.dataSource.query(
+      'SELECT id, version, size_bytes, created_at FROM deployments WHERE id = ANY($1)',
       [ids],
     );
-    return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes) }]));
+    return new Map(rows.map((r) => [r.id, { version: r.version, sizeBytes: Number(r.size_bytes), createdAt: r.created_at }]));
   }
 
   /** Inserts the project unless its slug is taken (then waits for the taker's commit and returns false). */

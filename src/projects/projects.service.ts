@@ -16,11 +16,12 @@ import { type Principal, workspaceOf } from '../shared/principal';
 import { deriveSlug, type NewSlug, withRandomSuffix } from '../shared/slug';
 import { DEFAULT_TTL, type Ttl } from '../shared/ttl';
 import type { CreateProjectDto } from './dto/create-project.dto';
+import type { ProjectSort, ProjectStatus } from './dto/list-projects.dto';
 import type { UpdateProjectDto } from './dto/update-project.dto';
 import type { GateType, Project, ProjectType } from './project.entity';
 import { type ProjectView, projectView } from './project.view';
 import { projectsError } from './projects.errors';
-import { type LiveSummary, ProjectsRepository } from './projects.repository';
+import { type LiveSummary, type ProjectListFilter, ProjectsRepository } from './projects.repository';
 import { rememberSiteChange, SITE_CHANGED_CHANNEL } from './site-events';
 
 export interface NewProject {
@@ -36,6 +37,15 @@ export interface NewProject {
 export type ProjectCreate = Omit<CreateProjectDto, 'slug' | 'default_ttl'> & { slug?: NewSlug; default_ttl?: Ttl };
 /** PATCH /projects/:id with its default_ttl and custom_domain parsed (by the controller). */
 export type ProjectUpdate = Omit<UpdateProjectDto, 'default_ttl' | 'custom_domain'> & { default_ttl?: Ttl; custom_domain?: DomainName | null };
+
+/** GET /projects's query, validated (dto/list-projects.dto.ts). */
+export interface ProjectListQuery {
+  page: number;
+  limit: number;
+  search?: string;
+  status?: ProjectStatus;
+  sort?: ProjectSort;
+}
 
 const SLUG_ATTEMPTS = 5;
 
@@ -70,16 +80,18 @@ export class ProjectsService {
   }
 
   /**
-   * A page of projects as the API shows them, with their live deployments' version and
-   * size (read in the same query). Identical lists asked for at the same time share one
-   * read and one mapping (common/fresh-read.ts): the answer is read-only, and never older
-   * than the request.
+   * A page of projects as the API shows them, narrowed and ordered as asked, with their
+   * live deployments' version, size and age (read in the same query). Identical lists
+   * asked for at the same time share one read and one mapping (common/fresh-read.ts): the
+   * answer is read-only, and never older than the request. A project-bound token sees
+   * its own project whatever the filter, or nothing.
    */
-  list(principal: Principal, page: number, limit: number): Promise<Paginated<ProjectView>> {
+  list(principal: Principal, query: ProjectListQuery): Promise<Paginated<ProjectView>> {
     const workspaceId = workspaceOf(principal);
-    const onlyProjectId = principal.projectId ?? undefined;
-    return this.pages.get(JSON.stringify([workspaceId, onlyProjectId, page, limit]), async () => {
-      const { entities, total, live } = await this.projects.page(workspaceId, onlyProjectId, page, limit);
+    const { page, limit, search, status, sort } = query;
+    const filter: ProjectListFilter = { onlyProjectId: principal.projectId ?? undefined, search, status, sort };
+    return this.pages.get(JSON.stringify([workspaceId, filter, page, limit]), async () => {
+      const { entities, total, live } = await this.projects.page(workspaceId, filter, page, limit);
       return paginated(
         entities.map((p) => projectView(p, this.config, live)),
         total,

@@ -28,25 +28,51 @@ SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_work
 SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_workspace_id", "Project"."name" AS "Project_name", "Project"."slug" AS "Project_slug", "Project"."type" AS "Project_type", "Project"."default_ttl" AS "Project_default_ttl", "Project"."gate_type" AS "Project_gate_type", "Project"."password_hash" AS "Project_password_hash", "Project"."gate_version" AS "Project_gate_version", "Project"."last_version" AS "Project_last_version", "Project"."live_deployment_id" AS "Project_live_deployment_id", "Project"."custom_domain" AS "Project_custom_domain", "Project"."domain_status" AS "Project_domain_status", "Project"."domain_token" AS "Project_domain_token", "Project"."domain_verified_at" AS "Project_domain_verified_at", "Project"."domain_checked_at" AS "Project_domain_checked_at", "Project"."domain_failing_since" AS "Project_domain_failing_since", "Project"."created_at" AS "Project_created_at", "Project"."updated_at" AS "Project_updated_at" FROM "projects" "Project" WHERE (("Project"."id" = $1)) LIMIT 1 FOR UPDATE
 
 -- ProjectsRepository.page (workspace)
-SELECT c.page_total, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
-  FROM (SELECT count(*) AS page_total FROM projects WHERE workspace_id = $1) c
+SELECT c.page_total, p.*
+  FROM (SELECT count(*) AS page_total FROM projects p WHERE p.workspace_id = $1) c
   LEFT JOIN LATERAL (
-    SELECT * FROM projects WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+    SELECT p.*, d.version AS live_version, d.size_bytes AS live_size_bytes, d.created_at AS live_created_at
+    FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+    WHERE p.workspace_id = $1
+    ORDER BY p.created_at DESC, p.id DESC LIMIT $2 OFFSET $3
   ) p ON true
-  LEFT JOIN deployments d ON d.id = p.live_deployment_id
   ORDER BY p.created_at DESC, p.id DESC
 
 -- ProjectsRepository.page (project-bound)
-SELECT c.page_total, p.*, d.version AS live_version, d.size_bytes AS live_size_bytes
-  FROM (SELECT count(*) AS page_total FROM projects WHERE workspace_id = $1 AND id = $4) c
+SELECT c.page_total, p.*
+  FROM (SELECT count(*) AS page_total FROM projects p WHERE p.workspace_id = $1 AND p.id = $4) c
   LEFT JOIN LATERAL (
-    SELECT * FROM projects WHERE workspace_id = $1 AND id = $4 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3
+    SELECT p.*, d.version AS live_version, d.size_bytes AS live_size_bytes, d.created_at AS live_created_at
+    FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+    WHERE p.workspace_id = $1 AND p.id = $4
+    ORDER BY p.created_at DESC, p.id DESC LIMIT $2 OFFSET $3
   ) p ON true
-  LEFT JOIN deployments d ON d.id = p.live_deployment_id
   ORDER BY p.created_at DESC, p.id DESC
 
+-- ProjectsRepository.page (search, live, by name)
+SELECT c.page_total, p.*
+  FROM (SELECT count(*) AS page_total FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id WHERE p.workspace_id = $1 AND (p.name ILIKE $4 OR p.slug ILIKE $4 OR p.custom_domain ILIKE $4) AND coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)) c
+  LEFT JOIN LATERAL (
+    SELECT p.*, d.version AS live_version, d.size_bytes AS live_size_bytes, d.created_at AS live_created_at
+    FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+    WHERE p.workspace_id = $1 AND (p.name ILIKE $4 OR p.slug ILIKE $4 OR p.custom_domain ILIKE $4) AND coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)
+    ORDER BY lower(p.name) ASC, p.id ASC LIMIT $2 OFFSET $3
+  ) p ON true
+  ORDER BY lower(p.name) ASC, p.id ASC
+
+-- ProjectsRepository.page (none, newest deploy first)
+SELECT c.page_total, p.*
+  FROM (SELECT count(*) AS page_total FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id WHERE p.workspace_id = $1 AND NOT coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)) c
+  LEFT JOIN LATERAL (
+    SELECT p.*, d.version AS live_version, d.size_bytes AS live_size_bytes, d.created_at AS live_created_at
+    FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+    WHERE p.workspace_id = $1 AND NOT coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)
+    ORDER BY d.created_at DESC NULLS LAST, p.id DESC LIMIT $2 OFFSET $3
+  ) p ON true
+  ORDER BY p.live_created_at DESC NULLS LAST, p.id DESC
+
 -- ProjectsRepository.liveDeployments
-SELECT id, version, size_bytes FROM deployments WHERE id = ANY($1)
+SELECT id, version, size_bytes, created_at FROM deployments WHERE id = ANY($1)
 
 -- ProjectsRepository.insertIfSlugFree
 INSERT INTO "projects"("id", "workspace_id", "name", "slug", "type", "default_ttl", "gate_type", "password_hash", "gate_version", "last_version", "live_deployment_id", "custom_domain", "domain_status", "domain_token", "domain_verified_at", "domain_checked_at", "domain_failing_since", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT) ON CONFLICT DO NOTHING  RETURNING "id", "type", "default_ttl", "gate_type", "gate_version", "last_version", "created_at", "updated_at"

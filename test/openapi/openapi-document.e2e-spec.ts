@@ -207,7 +207,13 @@ describe('The OpenAPI document (e2e)', () => {
     expect(listProjects.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => [p.name, p.schema.type])).toEqual([
       ['page', 'integer'],
       ['limit', 'integer'],
+      ['search', 'string'],
+      ['sort', 'string'],
+      ['status', 'string'],
     ]);
+    const enumOf = (name: string) => listProjects.parameters.find((p: Json) => p.name === name).schema.enum;
+    expect(enumOf('sort')).toEqual(['name', '-name', 'lastDeploy', '-lastDeploy']);
+    expect(enumOf('status')).toEqual(['live', 'none']);
   });
 
   it('names fields as the spec does, and every other field in camelCase', () => {
@@ -242,6 +248,7 @@ describe('The OpenAPI document (e2e)', () => {
       liveDeploymentId: null,
       liveVersion: null,
       liveSizeBytes: null,
+      liveCreatedAt: null,
       url: 'http://a.localhost',
       updatedAt: '2030-01-01T00:00:00.000Z',
     };

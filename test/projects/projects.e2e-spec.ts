@@ -113,6 +113,7 @@ describe('Projects (e2e)', () => {
           'domainVerifiedAt',
           'gate_type',
           'id',
+          'liveCreatedAt',
           'liveDeploymentId',
           'liveSizeBytes',
           'liveVersion',

@@ -33,7 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the workspace’s projects, newest first
+         * List the workspace’s projects, newest first unless `sort` says otherwise; `search` and `status` narrow the list and its total
          * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["listProjects"];
@@ -2027,6 +2027,11 @@ export interface components {
              * @example 48213
              */
             liveSizeBytes: number | null;
+            /**
+             * @description When the live deployment was made (its age in the dashboard); null before the first
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            liveCreatedAt: string | null;
             /** @example https://my-site.example.app */
             url: string;
             /** @example 2030-01-01T00:00:00.000Z */
@@ -4202,6 +4207,12 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Only projects whose name, slug or custom domain contains this text (case-insensitive, trimmed; `%` and `_` match themselves) */
+                search?: string;
+                /** @description Order: `name` A–Z, `-name` Z–A, `lastDeploy` oldest live deployment first, `-lastDeploy` newest first (projects with nothing live last); default newest project first */
+                sort?: "name" | "-name" | "lastDeploy" | "-lastDeploy";
+                /** @description `live`: only projects whose site is served (a live deployment, not expired); `none`: only projects serving nothing (never deployed, archived or expired) */
+                status?: "live" | "none";
             };
             header?: {
                 /** @description Required with a JWT; not needed with an API token */

@@ -31,6 +31,7 @@ import { TwoFactor1764500001000 } from './1764500001000-TwoFactor';
 import { Passkeys1764500002000 } from './1764500002000-Passkeys';
 import { Sso1764500003000 } from './1764500003000-Sso';
 import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide';
+import { ProjectNameIndex1764600000000 } from './1764600000000-ProjectNameIndex';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -65,4 +66,5 @@ export const MIGRATIONS: Function[] = [
   Passkeys1764500002000,
   Sso1764500003000,
   AuditLogReadSide1764500004000,
+  ProjectNameIndex1764600000000,
 ];

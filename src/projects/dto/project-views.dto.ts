@@ -57,6 +57,11 @@ export class ProjectView extends ProjectCreatedView {
   liveVersion: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 48213, description: 'The live deployment’s total size in bytes; null before the first' })
   liveSizeBytes: number | null;
+  @NullableStringProperty({
+    example: '2030-01-01T00:00:00.000Z',
+    description: 'When the live deployment was made (its age in the dashboard); null before the first',
+  })
+  liveCreatedAt: string | null;
   @ApiProperty({ example: 'https://my-site.example.app' })
   url: string;
   @ApiProperty({ example: '2030-01-01T00:00:00.000Z' })

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 
+import { Truncate } from '../components/truncate';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
 import { fetchLeadsCsv, type Lead, leadQueries, useEraseLead } from '../hooks/api/leads';
@@ -114,7 +115,9 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
             <tbody>
               {leads.data.data.map((l) => (
                 <tr key={l.id}>
-                  <td className="mono">{l.email}</td>
+                  <td>
+                    <Truncate value={l.email} label="email" />
+                  </td>
                   {!single ? (
                     <td>
                       <Link to={`/w/${workspaceId}/projects/${l.projectId}/leads`}>{l.projectName ?? l.projectId}</Link>

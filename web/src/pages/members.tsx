@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
+import { Truncate } from '../components/truncate';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
@@ -66,8 +67,8 @@ export function Members() {
             <tbody>
               {members.data.data.map((m) => (
                 <tr key={m.id}>
-                  <td className="mono">
-                    {m.email}
+                  <td>
+                    <Truncate value={m.email} label="email" />
                     {isMe(m) ? <span className="muted"> (you)</span> : null}
                   </td>
                   <td>{m.role}</td>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
+import { Truncate } from '../components/truncate';
 import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 import { projectQueries } from '../hooks/api/projects';
@@ -67,7 +68,9 @@ export function Tokens() {
               {tokens.data.data.map((t) => (
                 <tr key={t.id}>
                   <td>{t.name}</td>
-                  <td className="mono">{t.prefix}…</td>
+                  <td>
+                    <Truncate value={t.prefix} label="token prefix" />…
+                  </td>
                   <td className="hide-narrow">{t.scopes.join(', ')}</td>
                   <td className="hide-narrow">{projectName(t.projectId)}</td>
                   <td>{t.lastUsedAt ? formatTime(t.lastUsedAt) : 'never'}</td>

@@ -1,14 +1,26 @@
-import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { keepPreviousData, type QueryClient, queryOptions } from '@tanstack/react-query';
 
 import { api, call, inWorkspace, type Schemas } from '../../api';
+import type { paths } from '../../sdk';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { projectKeys } from './query-keys';
+
+/** GET /projects's query as the SDK types it. */
+export type ProjectListQuery = NonNullable<paths['/projects']['get']['parameters']['query']>;
 
 export const projectQueries = {
   list: (workspaceId: string, page: number, limit: number) =>
     queryOptions({
       queryKey: projectKeys.list([workspaceId], { page, limit }),
       queryFn: () => call(api.GET('/projects', { params: { query: { page, limit } }, headers: inWorkspace(workspaceId) })),
+    }),
+  /** The projects page: a page of the list narrowed and ordered on the server (GET /projects?search=&sort=&status=). */
+  search: (workspaceId: string, query: ProjectListQuery) =>
+    queryOptions({
+      queryKey: projectKeys.list([workspaceId], { ...query }),
+      queryFn: () => call(api.GET('/projects', { params: { query }, headers: inWorkspace(workspaceId) })),
+      // The next page or search keeps the rows on screen until it arrives, so the table does not jump.
+      placeholderData: keepPreviousData,
     }),
   /** Projects to pick from (a token's project, the leads filter): the first 100. */
   names: (workspaceId: string) => projectQueries.list(workspaceId, 1, 100),
