@@ -8,6 +8,7 @@ import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type 
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { projectQueries, useCreateProject } from '../hooks/api/projects';
 import { formatBytes, formatNumber } from '../locale';
+import { slugOf } from '../slug';
 import { useWorkspaceId } from '../workspace';
 
 /** How often the page asks whether a site went live while it waits (a deploy from the CLI or a build shows up within this). */
@@ -20,21 +21,6 @@ const PHASES: Record<DeployProgress['phase'], string> = {
   deploying: 'Publishing',
   done: 'Published',
 };
-
-/**
- * The slug the service would derive from a name (packages/cli/format.ts slugFromName): the
- * page shows it before anything is created, so the CLI line and the address it will have match.
- */
-export function slugOf(name: string): string {
-  return name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63)
-    .replace(/-+$/, '');
-}
 
 /** The top folder of a picked folder (`site/index.html` → `site`), to name the site after it. */
 function folderName(picked: { relativePath: string }[]): string | undefined {
