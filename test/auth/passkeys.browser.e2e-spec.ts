@@ -5,7 +5,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
 import { PASSKEY_VERIFIER, type PasskeyVerifier } from '../../src/auth/two-factor/passkey-verifier';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, landingHeading, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { registerUser, type UserSession } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -78,7 +78,7 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await expectAccessible(page, 'sign-in-with-passkey');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await landingHeading(page).waitFor();
 
     expect(await passkeysOf(user.userId)).toEqual([{ name: 'Work phone', last_used_at: expect.any(Date) }]);
     const [signIn] = await t.dataSource.query(

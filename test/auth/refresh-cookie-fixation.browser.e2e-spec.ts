@@ -2,7 +2,7 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { launchBrowser } from '../helpers/browser';
+import { landingHeading, launchBrowser } from '../helpers/browser';
 import { bearer, createApiToken, loginUser, registerUser, type UserSession } from '../helpers/identity';
 import { freePort } from '../helpers/ports';
 import { deploySite } from '../helpers/sites';
@@ -128,7 +128,7 @@ describe('A hosted site cannot plant the refresh cookie on the API host (real br
       await page.getByLabel('Email').fill(victim.email);
       await page.getByLabel('Password').fill(victim.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+      await landingHeading(page).waitFor();
       expect(page.url()).toContain(`/app/w/${victim.workspaceId}/`);
 
       const planted = await visitEvilSite(page, 'evil-signed-in');
@@ -139,7 +139,7 @@ describe('A hosted site cannot plant the refresh cookie on the API host (real br
       // ...and is not the one used: the session is still the victim's, in the API and on the page.
       expect(refresh.status()).toBe(200);
       expect(await whoseToken(((await refresh.json()) as { accessToken: string }).accessToken)).toBe(victim.email);
-      await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+      await landingHeading(page).waitFor();
       expect(page.url()).toContain(`/app/w/${victim.workspaceId}/`);
       expect(page.url()).not.toContain(attacker.workspaceId);
     } finally {

@@ -5,7 +5,7 @@ import { generateSync } from 'otplib';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, landingHeading, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { addMember, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -82,7 +82,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await page.getByRole('alert').filter({ hasText: 'wrong or already used' }).waitFor();
     await page.getByLabel('Code from your authenticator app').fill(nextCode(secret));
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await landingHeading(page).waitFor();
 
     // And with a recovery code instead.
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -92,7 +92,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await page.getByRole('button', { name: 'Use a recovery code' }).click();
     await page.getByLabel('Recovery code').fill(codes[0]);
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await landingHeading(page).waitFor();
   });
 
   it('sends a member without a second factor from a workspace that requires one to the Security page', async () => {

@@ -62,7 +62,10 @@ describe('The dashboard in a real browser (e2e)', () => {
   });
   afterEach(() => expect(errors).toEqual([]));
 
-  it('signs up at 375 px, lands on an empty projects list, and every auth page is accessible', async () => {
+  // The new account's workspace (/app/w/ws_…), read from where sign-up lands.
+  let workspace: string;
+
+  it('signs up at 375 px, lands on the onboarding page, has an empty projects list, and every auth page is accessible', async () => {
     await page.goto(`${base()}/sign-in`);
     await expectAccessible(page, 'sign-in');
     await shot(page, 'sign-in');
@@ -81,9 +84,13 @@ describe('The dashboard in a real browser (e2e)', () => {
       .waitFor();
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
+    // A new account starts where it publishes its first site (issue 33; its own suite: onboarding.browser).
+    await page.getByRole('heading', { name: 'Publish your first site' }).waitFor();
+    expect(page.url()).toMatch(/\/app\/w\/ws_[0-9a-z]+\/get-started$/);
+    workspace = page.url().replace(/\/get-started$/, '');
+    await page.goto(`${workspace}/projects`);
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     await page.getByText('No projects yet').waitFor();
-    expect(page.url()).toMatch(/\/app\/w\/ws_[0-9a-z]+\/projects$/);
     await expectAccessible(page, 'projects-empty');
     await shot(page, 'projects-empty');
     // The refresh token is not readable by scripts (only the marker that a session exists is); the access JWT is nowhere in storage.
@@ -102,7 +109,7 @@ describe('The dashboard in a real browser (e2e)', () => {
   });
 
   it('creates a project, deploys a folder digest first with progress, and opens the site in the same browser', async () => {
-    await page.goto(`${base()}/`);
+    await page.goto(`${workspace}/projects`);
     await page.getByLabel('Project name').fill('Dash Site');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('heading', { name: 'Deploy a folder' }).waitFor();

@@ -75,7 +75,8 @@ describe('Previews, build triggers and the webhook settings in the dashboard (e2
     await page.goto(base());
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Previews' }).click();
     await page.getByRole('heading', { name: 'Previews' }).waitFor();
-    await page.getByText(/No previews yet\. Once the repository’s webhook is set/).waitFor();
+    await page.getByText('No previews yet', { exact: true }).waitFor();
+    await page.getByText(/^Once the repository’s webhook is set/).waitFor();
     expect(await page.getByRole('link', { name: 'Webhook settings' }).getAttribute('href')).toMatch(/\/settings#webhook$/);
     await expectAccessible(page, 'previews-empty');
   });

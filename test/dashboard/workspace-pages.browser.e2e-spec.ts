@@ -194,7 +194,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByLabel('Email to invite').fill('new.colleague@example.test');
     await page.getByLabel('Role').selectOption('viewer');
-    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
     await page.getByText('new.colleague@example.test is invited as viewer').waitFor();
     await page
       .getByRole('row', { name: /new\.colleague@example\.test/ })

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -131,11 +131,19 @@ export async function phonePage(
   return { context, page };
 }
 
-/** Signs in through the dashboard's own form (at `origin`, e.g. http://127.0.0.1:PORT) and waits for the projects list. */
+/**
+ * The heading of where a signed-in user lands: the projects list, or (issue 33) the
+ * onboarding page when their first workspace has no project yet and they may create one.
+ */
+export function landingHeading(page: Page): Locator {
+  return page.getByRole('heading', { name: /^(Projects|Publish your first site)$/ });
+}
+
+/** Signs in through the dashboard's own form (at `origin`, e.g. http://127.0.0.1:PORT) and waits for the page it lands on. */
 export async function signInThroughDashboard(page: Page, origin: string, user: { email: string; password: string }): Promise<void> {
   await page.goto(`${origin}/app/sign-in`);
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+  await landingHeading(page).waitFor();
 }

@@ -8,6 +8,7 @@ import { Deploy } from './pages/deploy';
 import { DeploymentFiles, Deployments } from './pages/deployments';
 import { Home, NotFound } from './pages/home';
 import { Invitations } from './pages/invitations';
+import { Onboarding } from './pages/onboarding';
 import { Previews } from './pages/previews';
 import { ProjectLayout } from './pages/project-layout';
 import { Projects } from './pages/projects';
@@ -52,6 +53,7 @@ export const router = createBrowserRouter(
           children: [
             { index: true, element: <Navigate to="projects" replace /> },
             { path: 'projects', element: <Projects /> },
+            { path: 'get-started', element: <Onboarding /> },
             { path: 'leads', lazy: WorkspaceLeads },
             { path: 'tokens', lazy: Tokens },
             { path: 'webhooks', lazy: Webhooks },

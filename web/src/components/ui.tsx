@@ -47,8 +47,35 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function Empty({ children }: { children: ReactNode }) {
-  return <div className="empty">{children}</div>;
+/**
+ * A list with nothing in it yet: `title` names what is missing, the text says what the list
+ * is for, and `action` (a link or button) is the way to fill it.
+ */
+export function Empty({ title, children, action }: { title?: string; children: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      {title ? <p className="empty-title">{title}</p> : null}
+      {title || action ? <p>{children}</p> : children}
+      {action ? <div className="empty-action">{action}</div> : null}
+    </div>
+  );
+}
+
+/** Moves focus to the first field of the form with this id: an empty state's way to "create one above". */
+export function FocusFormButton({ form, children }: { form: string; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      className="primary"
+      onClick={() => {
+        const field = document.getElementById(form)?.querySelector<HTMLElement>('input, select, textarea');
+        field?.scrollIntoView({ block: 'center' });
+        field?.focus();
+      }}
+    >
+      {children}
+    </button>
+  );
 }
 
 /** One labelled input; every input in the app goes through this, so none lacks a label. */

@@ -6,7 +6,7 @@ import type uPlot from 'uplot';
 
 import type { Schemas } from '../api';
 import { chartNumbers, loadUPlot } from '../charts';
-import { ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
+import { Empty, ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
 import { chartColumns } from '../format';
 import { analyticsQueries } from '../hooks/api/analytics';
 import { formatBytes, formatNumber, formatTime } from '../locale';
@@ -56,7 +56,16 @@ export function Analytics() {
         <>
           <Totals totals={data.totals} />
           {quiet ? (
-            <div className="empty">No visits in this period yet: counts appear here once the site is visited.</div>
+            <Empty
+              title="No traffic yet"
+              action={
+                <a className="button" href={project.url} target="_blank" rel="noreferrer">
+                  Visit the site
+                </a>
+              }
+            >
+              No visits in this period yet: page views, visitors, top pages and referrers appear here once the site is visited.
+            </Empty>
           ) : (
             <>
               <Chart title="Page views and visitors" series={data.series} lines={VISITS} />

@@ -72,7 +72,14 @@ export function AuditLog() {
       {entries.isPending ? <Loading what="the audit log" /> : null}
       <ErrorNote error={entries.error} workspaceId={workspaceId} />
       {entries.data && entries.data.meta.total === 0 ? (
-        <Empty>No entries{Object.values(filters).some(Boolean) ? ' match these filters' : ' yet'}.</Empty>
+        Object.values(filters).some(Boolean) ? (
+          <Empty>No entries match these filters.</Empty>
+        ) : (
+          <Empty title="No entries yet">
+            Who did what in this workspace (sign-ins, deploys, changes to members, tokens and settings) is recorded here as it happens, in a chain that shows
+            any tampering.
+          </Empty>
+        )
       ) : null}
       {entries.data && entries.data.data.length > 0 ? (
         <TableWrap label="Audit log entries">

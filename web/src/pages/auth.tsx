@@ -127,7 +127,8 @@ export function Register() {
     () => session.register(email, password, name),
     (answer) => {
       queryClient.clear();
-      void navigate(next !== '/' ? next : `/w/${answer.workspace.id}/projects`, { replace: true });
+      // A new account has nothing to list yet: it starts where it publishes its first site.
+      void navigate(next !== '/' ? next : `/w/${answer.workspace.id}/get-started`, { replace: true });
     },
   );
   return (

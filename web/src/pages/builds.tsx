@@ -80,8 +80,15 @@ export function Builds() {
       <h2>Builds</h2>
       <ErrorNote error={git.error} />
       {git.data === null ? (
-        <Empty>
-          No repository connected. <Link to={`${base}/settings#git`}>Connect a Git repository</Link> to build each commit.
+        <Empty
+          title="No repository connected"
+          action={
+            <Link className="button primary" to={`${base}/settings#git`}>
+              Connect a Git repository
+            </Link>
+          }
+        >
+          Builds run the site’s build command on each push and deploy what it outputs. Connect a Git repository to build each commit.
         </Empty>
       ) : null}
       {git.data ? (
@@ -94,7 +101,11 @@ export function Builds() {
       ) : null}
       {list.isPending ? <Loading what="builds" /> : null}
       <ErrorNote error={list.error} />
-      {list.data && list.data.meta.total === 0 && git.data ? <Empty>No builds yet.</Empty> : null}
+      {list.data && list.data.meta.total === 0 && git.data ? (
+        <Empty title="No builds yet">
+          Each push to the repository builds here once its webhook is set; Build now (above) builds the production branch at once.
+        </Empty>
+      ) : null}
       {list.data && list.data.data.length > 0 ? (
         <TableWrap label="Builds">
           <table>

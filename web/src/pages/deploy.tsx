@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type DragEvent, useRef, useState } from 'react';
 import { Link } from 'react-router';
 
@@ -6,8 +6,10 @@ import type { Deployment } from '../api';
 import { RuleWarnings } from '../components/rule-warnings';
 import { ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { billingQueries } from '../hooks/api/billing';
 import { invalidateDeployments } from '../hooks/api/deployments';
-import { formatBytes } from '../locale';
+import { billingUsageKeys } from '../hooks/api/query-keys';
+import { formatBytes, formatNumber } from '../locale';
 import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
@@ -80,6 +82,8 @@ export function Deploy() {
       });
       setResult(answer);
       await invalidateDeployments(queryClient, workspaceId, project.id);
+      // The month's deploy count shown above the form has just gone up.
+      await queryClient.invalidateQueries({ queryKey: billingUsageKeys.all(workspaceId) });
     } catch (err) {
       latest = null;
       setError(err);
@@ -131,6 +135,7 @@ export function Deploy() {
           onChange={(e) => setTtl(e.target.value)}
         />
       </div>
+      <PlanLimits workspaceId={workspaceId} ttl={ttl} projectDefault={project.default_ttl} />
       <fieldset>
         <legend>When it is uploaded</legend>
         <label>
@@ -167,6 +172,73 @@ export function Deploy() {
       ) : null}
       {result ? <RuleWarnings warnings={result.deployment.warnings} /> : null}
     </>
+  );
+}
+
+/** Hours in a TTL as the API writes it (`12h`, `7d`); Infinity for `forever`; null for anything else (the API's to refuse). */
+function ttlHours(ttl: string): number | null {
+  if (ttl === 'forever') return Infinity;
+  const m = /^(\d+)([hd])$/.exec(ttl.trim());
+  return m ? Number(m[1]) * (m[2] === 'd' ? 24 : 1) : null;
+}
+
+function describeTtl(ttl: string): string {
+  const m = /^(\d+)([hd])$/.exec(ttl.trim());
+  if (!m) return ttl;
+  const n = Number(m[1]);
+  return `${formatNumber(n)} ${m[2] === 'd' ? 'day' : 'hour'}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The plan's limits where a deploy meets them (issue 33), read from the plan, not written
+ * here: how long this deployment will live when the plan caps it (the service shortens the
+ * project's default to the cap, and refuses a longer TTL typed in), and the month's deploys.
+ */
+function PlanLimits({ workspaceId, ttl, projectDefault }: { workspaceId: string; ttl: string; projectDefault: string }) {
+  const usage = useQuery(billingQueries.usage(workspaceId));
+  const plans = useQuery(billingQueries.plans());
+  if (!usage.data) return null;
+  const { limits, plan } = usage.data;
+  const deploys = usage.data.usage.deploymentsPerMonth;
+  const max = limits.maxTtl;
+  const maxHours = max === null ? null : ttlHours(max);
+  // The first tier that keeps deployments longer than this one: the one to name.
+  const longer = plans.data?.data.find((p) => p.tier !== plan && (p.limits.maxTtl === null || (ttlHours(p.limits.maxTtl) ?? 0) > (maxHours ?? Infinity)));
+  const upgrade = (
+    <Link to={`/w/${workspaceId}/billing`}>keep it longer on {longer ? longer.tier[0].toUpperCase() + longer.tier.slice(1) : 'a larger plan'}</Link>
+  );
+  const typed = ttl.trim() ? ttlHours(ttl) : null;
+  let expiry = null;
+  if (max !== null && maxHours !== null) {
+    if (typed !== null && typed > maxHours) {
+      expiry = (
+        <>
+          The {plan} plan keeps a deployment {describeTtl(max)} at most, so {ttl.trim()} will be refused — {upgrade}.
+        </>
+      );
+    } else {
+      const chosen = ttl.trim() || projectDefault;
+      const hours = ttlHours(chosen);
+      // No TTL typed: the service gives the project's default, shortened to the plan's cap.
+      const effective = typed === null && (hours === null || hours > maxHours) ? max : chosen;
+      expiry = (
+        <>
+          Expires in {describeTtl(effective)} — {upgrade}.
+        </>
+      );
+    }
+  }
+  if (!expiry && deploys.limit === null) return null;
+  return (
+    <div className="note plan-limits">
+      {expiry ? <p>{expiry}</p> : null}
+      {deploys.limit !== null ? (
+        <p>
+          {formatNumber(deploys.used)} of {formatNumber(deploys.limit)} deploys this month
+          {deploys.used >= deploys.limit ? ': the next one will be refused until the month ends or the plan grows.' : '.'}
+        </p>
+      ) : null}
+    </div>
   );
 }
 

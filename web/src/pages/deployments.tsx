@@ -26,8 +26,15 @@ export function Deployments() {
       {list.isPending ? <Loading what="deployments" /> : null}
       <ErrorNote error={list.error} />
       {list.data && list.data.meta.total === 0 ? (
-        <Empty>
-          Nothing deployed yet. <Link to={`${base}/deploy`}>Deploy a folder</Link>.
+        <Empty
+          title="Nothing deployed yet"
+          action={
+            <Link className="button primary" to={`${base}/deploy`}>
+              Deploy a folder
+            </Link>
+          }
+        >
+          Each upload of the site is a version here: the live one is served at the project’s address, and any older one can be made live again.
         </Empty>
       ) : null}
       {list.data && list.data.data.length > 0 ? (

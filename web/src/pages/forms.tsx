@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { submissionsCsvName } from '../format';
@@ -34,9 +34,16 @@ export function ProjectForms() {
       {forms.isPending ? <Loading what="forms" /> : null}
       <ErrorNote error={forms.error} />
       {forms.data && forms.data.data.length === 0 ? (
-        <Empty>
-          No forms yet. Mark a form of the site with <code>data-statichost-form="contact"</code> (or Netlify’s <code>netlify</code> and a <code>name</code>) and
-          deploy: its submissions show here.
+        <Empty
+          title="No forms yet"
+          action={
+            <Link className="button" to={`/w/${workspaceId}/projects/${project.id}/deploy`}>
+              Deploy the site again
+            </Link>
+          }
+        >
+          The site’s HTML forms collect their submissions here, with no server of your own. Mark a form of the site with{' '}
+          <code>data-statichost-form="contact"</code> (or Netlify’s <code>netlify</code> and a <code>name</code>) and deploy: its submissions show here.
         </Empty>
       ) : null}
       {forms.data && forms.data.data.length > 0 ? (

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
+import { useLocation } from 'react-router';
 
 import type { EnvVar, Forge, GitSettings, GitSettingsBody, WebhookSecret } from '../api';
 import { ConfirmDialog, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
@@ -134,6 +135,7 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
   const [removeToken, setRemoveToken] = useState(false);
   const [buildForks, setBuildForks] = useState(current?.buildForkPullRequests ?? false);
   const [forge, setForge] = useState<Forge | ''>(current?.forge ?? '');
+  const { hash } = useLocation();
   const [confirming, setConfirming] = useState(false);
   const forkHint = useId();
 
@@ -183,6 +185,8 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
           value={repository}
           onChange={(e) => setRepository(e.target.value)}
           hint="An https:// clone URL."
+          // Sent here to connect one (the onboarding page's Git way): the first step is this field.
+          autoFocus={!current && hash === '#git'}
         />
         <Field label="Production branch" required value={productionBranch} onChange={(e) => setProductionBranch(e.target.value)} />
         <Field

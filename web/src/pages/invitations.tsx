@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 
 import { Empty, ErrorNote, Loading } from '../components/ui';
 import { useMe } from '../hooks/api/users';
@@ -24,7 +24,11 @@ export function Invitations() {
       ) : null}
       {invitations.isPending ? <Loading what="invitations" /> : null}
       <ErrorNote error={invitations.error} />
-      {invitations.data && invitations.data.data.length === 0 ? <Empty>No pending invitations.</Empty> : null}
+      {invitations.data && invitations.data.data.length === 0 ? (
+        <Empty title="No pending invitations" action={<Link to="/">Back to your workspace</Link>}>
+          When someone invites you to their workspace, the invitation waits here for you to accept.
+        </Empty>
+      ) : null}
       {invitations.data && invitations.data.data.length > 0 ? (
         <ul className="panel">
           {invitations.data.data.map((i) => (

@@ -92,7 +92,23 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
       <ErrorNote error={download.error} />
       {leads.isPending ? <Loading what="leads" /> : null}
       <ErrorNote error={leads.error} />
-      {leads.data && leads.data.meta.total === 0 ? <Empty>{query ? `No lead’s email contains “${query}”.` : 'No leads yet.'}</Empty> : null}
+      {leads.data && leads.data.meta.total === 0 ? (
+        query ? (
+          <Empty>No lead’s email contains “{query}”.</Empty>
+        ) : (
+          <Empty
+            title="No leads yet"
+            action={
+              <Link className="button" to={project ? `/w/${workspaceId}/projects/${project.id}/settings` : `/w/${workspaceId}/projects`}>
+                {project ? 'Set up the email gate' : 'Choose a project to gate'}
+              </Link>
+            }
+          >
+            A lead is the email address a visitor gives at a site’s email gate to see it. Put a site behind the email gate (in its settings) and the addresses
+            collect here, encrypted.
+          </Empty>
+        )
+      ) : null}
       {leads.data && leads.data.data.length > 0 ? (
         <TableWrap label="Leads">
           <table aria-busy={leads.isFetching}>

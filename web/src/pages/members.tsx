@@ -4,7 +4,7 @@ import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
 import { memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
@@ -44,7 +44,7 @@ export function Members() {
       <h2>People in this workspace</h2>
       {members.isPending ? <Loading what="members" /> : null}
       <ErrorNote error={members.error} />
-      {members.data && members.data.meta.total === 0 ? <Empty>No members.</Empty> : null}
+      {members.data && members.data.meta.total === 0 ? <Empty title="No members">The people who can see and change this workspace show here.</Empty> : null}
       {members.data && members.data.data.length > 0 ? (
         <TableWrap label="Members">
           <table>
@@ -93,6 +93,12 @@ export function Members() {
         </TableWrap>
       ) : null}
       {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
+      {/* A workspace always has its owner: "empty" here is the owner alone. */}
+      {members.data?.meta.total === 1 && isMe(members.data.data[0] ?? null) ? (
+        <Empty title="Just you so far" action={<FocusFormButton form="invite-member">Invite someone</FocusFormButton>}>
+          Invite the people you work with: admins deploy and manage the workspace, viewers see it.
+        </Empty>
+      ) : null}
       <ConfirmMutation
         target={removing}
         mutation={remove}
@@ -130,6 +136,7 @@ function Invite({ workspaceId }: { workspaceId: string }) {
   });
   return (
     <form
+      id="invite-member"
       className="panel"
       aria-label="Invite someone"
       onSubmit={(e: FormEvent) => {

@@ -40,9 +40,9 @@ export function Previews() {
       {list.isPending ? <Loading what="previews" /> : null}
       <ErrorNote error={list.error} />
       {list.data && list.data.meta.total === 0 ? (
-        <Empty>
-          No previews yet. Once the repository’s webhook is set (<Link to={`${base}/settings#webhook`}>Webhook settings</Link>), pushing a branch other than the
-          production branch or opening a pull request builds it and gives it a preview address here.
+        <Empty title="No previews yet">
+          Once the repository’s webhook is set (<Link to={`${base}/settings#webhook`}>Webhook settings</Link>), pushing a branch other than the production
+          branch or opening a pull request builds it and gives it a preview address here.
         </Empty>
       ) : null}
       {list.data && list.data.data.length > 0 ? (

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 import { projectQueries } from '../hooks/api/projects';
 import { tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
@@ -40,7 +40,11 @@ export function Tokens() {
       <h2>Active tokens</h2>
       {tokens.isPending ? <Loading what="tokens" /> : null}
       <ErrorNote error={tokens.error} />
-      {tokens.data && tokens.data.meta.total === 0 ? <Empty>No API tokens yet: create one above.</Empty> : null}
+      {tokens.data && tokens.data.meta.total === 0 ? (
+        <Empty title="No API tokens yet" action={<FocusFormButton form="create-token">Create a token</FocusFormButton>}>
+          A token lets the CLI, a CI job or a script deploy and read here in your name, with only the scopes you give it.
+        </Empty>
+      ) : null}
       {tokens.data && tokens.data.data.length > 0 ? (
         <TableWrap label="API tokens">
           <table>
@@ -115,6 +119,7 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
   return (
     <>
       <form
+        id="create-token"
         className="panel"
         aria-label="Create an API token"
         onSubmit={(e: FormEvent) => {

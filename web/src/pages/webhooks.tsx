@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
+import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
 import { useCreateWebhook, useDeleteWebhook, useRedeliver, useTestWebhook, useUpdateWebhook, webhookQueries } from '../hooks/api/webhooks';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -44,7 +44,11 @@ export function Webhooks() {
       <h2>Endpoints</h2>
       {hooks.isPending ? <Loading what="webhooks" /> : null}
       <ErrorNote error={hooks.error} />
-      {hooks.data && hooks.data.meta.total === 0 ? <Empty>No webhooks yet: add an endpoint above.</Empty> : null}
+      {hooks.data && hooks.data.meta.total === 0 ? (
+        <Empty title="No webhooks yet" action={<FocusFormButton form="add-webhook">Add an endpoint</FocusFormButton>}>
+          A webhook sends a signed request to your endpoint when something happens here: a deployment, a build, a lead, a form submission.
+        </Empty>
+      ) : null}
       {hooks.data?.data.map((w) => (
         <section key={w.id} className="panel" aria-label={`Webhook ${w.url}`}>
           <p>
@@ -121,6 +125,7 @@ function CreateWebhook({ workspaceId }: { workspaceId: string }) {
   return (
     <>
       <form
+        id="add-webhook"
         className="panel"
         aria-label="Add a webhook"
         onSubmit={(e: FormEvent) => {
@@ -182,7 +187,9 @@ function Deliveries({ workspaceId, webhook }: { workspaceId: string; webhook: We
     <>
       {deliveries.isPending ? <Loading what="deliveries" /> : null}
       <ErrorNote error={deliveries.error ?? redeliver.error} />
-      {deliveries.data && deliveries.data.meta.total === 0 ? <Empty>No deliveries yet.</Empty> : null}
+      {deliveries.data && deliveries.data.meta.total === 0 ? (
+        <Empty title="No deliveries yet">Each request sent to this endpoint shows here, with its answer, once an event happens (or a test is sent).</Empty>
+      ) : null}
       {deliveries.data && deliveries.data.data.length > 0 ? (
         <TableWrap label={`Deliveries to ${webhook.url}`}>
           <table>
