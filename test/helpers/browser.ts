@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -138,4 +138,36 @@ export async function signInThroughDashboard(page: Page, origin: string, user: {
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+}
+
+/**
+ * The sidebar's navigation ("Main"): at a phone's width it lives in a drawer behind the
+ * header's Menu button, which this opens first; at a desktop's width it is always shown.
+ */
+export async function mainNavigation(page: Page): Promise<Locator> {
+  const menu = page.getByRole('banner').getByRole('button', { name: 'Menu', exact: true });
+  if (await menu.isVisible()) {
+    await menu.click();
+    await page.getByRole('dialog', { name: 'Menu' }).waitFor();
+  }
+  return page.getByRole('navigation', { name: 'Main' });
+}
+
+/** Follows a section's link in the sidebar (Projects, API tokens, Security…). */
+export async function goToSection(page: Page, name: string): Promise<void> {
+  const nav = await mainNavigation(page);
+  await nav.getByRole('link', { name, exact: true }).click();
+}
+
+/** Chooses a workspace in the sidebar's switcher (a React Aria Select, not a native one). */
+export async function switchWorkspace(page: Page, name: string | RegExp): Promise<void> {
+  await mainNavigation(page);
+  await page.getByRole('button', { name: /Workspace/ }).click();
+  await page.getByRole('option', { name }).click();
+}
+
+/** Signs out through the header's account menu. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Account menu' }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
 }
