@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
+import { toast } from '../components/design/toast';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
 import { projectQueries, useCreateProject, useDeleteProject } from '../hooks/api/projects';
 import { formatBytes } from '../locale';
@@ -24,7 +25,12 @@ export function Projects() {
   const [page, setPage] = useState(1);
   const projects = useQuery(projectQueries.list(workspaceId, page, PAGE));
   const [deleting, setDeleting] = useState<Project | null>(null);
-  const remove = useDeleteProject(workspaceId, { onSuccess: () => setDeleting(null) });
+  const remove = useDeleteProject(workspaceId, {
+    onSuccess: () => {
+      toast(`Project ${deleting?.name ?? ''} deleted`);
+      setDeleting(null);
+    },
+  });
 
   return (
     <>
@@ -118,7 +124,10 @@ function CreateProject({ workspaceId }: { workspaceId: string }) {
   const [slug, setSlug] = useState('');
   const navigate = useNavigate();
   const create = useCreateProject(workspaceId, {
-    onSuccess: (project) => void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`),
+    onSuccess: (project) => {
+      toast(`Project ${project.name} created`);
+      void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`);
+    },
   });
   return (
     <form

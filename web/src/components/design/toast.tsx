@@ -5,8 +5,10 @@ import { useSyncExternalStore } from 'react';
  * Toasts: the result of an action ("Project created"), announced politely and gone after
  * a few seconds. Our own small region rather than RAC's UNSTABLE_Toast: RAC makes each
  * toast an `alertdialog` whose content is an assertive `alert`, which interrupts a screen
- * reader for routine news, and its API is still marked unstable. A `role="status"` region
- * that exists before the first message is what assistive technology announces reliably.
+ * reader for routine news, and its API is still marked unstable. Here the container is a
+ * polite live region from the first render (a region added with its message is announced
+ * unreliably), and each toast is a `status`; the container has no role of its own, so a
+ * page's other status messages stay the only ones a `status` query finds when no toast shows.
  */
 
 interface Toast {
@@ -48,9 +50,9 @@ function useToasts(): Toast[] {
 export function Toaster() {
   const list = useToasts();
   return (
-    <div className="toasts" role="status" aria-live="polite">
+    <div className="toasts" aria-live="polite">
       {list.map((t) => (
-        <div key={t.id} className={`toast ${t.tone}`}>
+        <div key={t.id} className={`toast ${t.tone}`} role="status">
           <span>{t.message}</span>
           <button type="button" className="icon ghost" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
             <X size={16} aria-hidden="true" />
