@@ -145,7 +145,10 @@ export async function signInThroughDashboard(page: Page, origin: string, user: {
  * header's Menu button, which this opens first; at a desktop's width it is always shown.
  */
 export async function mainNavigation(page: Page): Promise<Locator> {
-  const menu = page.getByRole('banner').getByRole('button', { name: 'Menu', exact: true });
+  const header = page.getByRole('banner');
+  // The signed-in header first (right after signing in it may not be drawn yet), then whether its Menu button shows.
+  await header.getByRole('button', { name: 'Account menu' }).waitFor();
+  const menu = header.getByRole('button', { name: 'Menu', exact: true });
   if (await menu.isVisible()) {
     await menu.click();
     await page.getByRole('dialog', { name: 'Menu' }).waitFor();

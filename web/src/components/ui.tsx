@@ -1,4 +1,4 @@
-import { Check, Copy } from 'lucide-react';
+import { Check, ChevronLeft, ChevronRight, Copy } from 'lucide-react';
 import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
@@ -205,6 +205,7 @@ export function Pager({
   return (
     <div className="actions" role="navigation" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        <ChevronLeft size={16} aria-hidden="true" />
         {previous}
       </button>
       <span>
@@ -212,6 +213,7 @@ export function Pager({
       </span>
       <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
         {next}
+        <ChevronRight size={16} aria-hidden="true" />
       </button>
     </div>
   );
