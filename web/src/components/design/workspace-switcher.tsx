@@ -1,4 +1,4 @@
-import { Check, ChevronsUpDown } from 'lucide-react';
+import { ChevronsUpDown } from 'lucide-react';
 import { Button, Label, ListBox, ListBoxItem, Popover, Select, SelectValue } from 'react-aria-components';
 import { useNavigate } from 'react-router';
 
@@ -25,14 +25,9 @@ export function WorkspaceSwitcher({ workspaces, current }: { workspaces: Workspa
         <ListBox className="menu" items={workspaces}>
           {(w) => (
             <ListBoxItem id={w.id} className="menu-item" textValue={w.name}>
-              {({ isSelected }) => (
-                <>
-                  <span className="grow">
-                    {w.name} <span className="muted">({w.role})</span>
-                  </span>
-                  {isSelected ? <Check size={16} aria-hidden="true" /> : null}
-                </>
-              )}
+              <span className="grow">
+                {w.name} <span className="muted">({w.role})</span>
+              </span>
             </ListBoxItem>
           )}
         </ListBox>
