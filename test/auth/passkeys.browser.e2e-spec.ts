@@ -5,7 +5,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
 import { PASSKEY_VERIFIER, type PasskeyVerifier } from '../../src/auth/two-factor/passkey-verifier';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, landingHeading, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, landingHeading, launchBrowser, phonePage, signInThroughDashboard, signOut } from '../helpers/browser';
 import { registerUser, type UserSession } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -55,7 +55,7 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
 
   it('registers a passkey in the Security page, renames it, signs out and signs back in with it alone', async () => {
     await signInThroughDashboard(page, origin, user);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+    await goToSection(page, 'Security');
     await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
     await page.getByText('No passkeys yet.').waitFor();
     await expectAccessible(page, 'security-passkeys-empty');
@@ -74,7 +74,7 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-security-passkeys.png'), fullPage: true });
     expect(await passkeysOf(user.userId)).toEqual([{ name: 'Work phone', last_used_at: null }]);
 
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signOut(page);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await expectAccessible(page, 'sign-in-with-passkey');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
@@ -109,13 +109,13 @@ describe('Passkeys in the dashboard, with Chromium’s virtual authenticator (e2
   });
 
   it('deletes the passkey in the Security page, after which it signs in no more', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+    await goToSection(page, 'Security');
     await page.getByRole('button', { name: 'Delete Work phone' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete passkey' }).click();
     await page.getByText('No passkeys yet.').waitFor();
     expect(await passkeysOf(user.userId)).toEqual([]);
 
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signOut(page);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     // The browser still holds the key; the service no longer knows it.
     await page

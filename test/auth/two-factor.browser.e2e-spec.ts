@@ -5,7 +5,7 @@ import { generateSync } from 'otplib';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, landingHeading, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, landingHeading, launchBrowser, phonePage, signInThroughDashboard, signOut } from '../helpers/browser';
 import { addMember, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -49,7 +49,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
   it('enrols on the Security page, signs out, and signs in with a code from the app', async () => {
     const origin = `http://127.0.0.1:${t.port}`;
     await signInThroughDashboard(page, origin, user);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+    await goToSection(page, 'Security');
     await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await page.getByRole('img', { name: 'QR code of the authenticator secret' }).waitFor();
@@ -70,7 +70,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByRole('status').filter({ hasText: '10 recovery codes left' }).waitFor();
 
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signOut(page);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
@@ -85,7 +85,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     await landingHeading(page).waitFor();
 
     // And with a recovery code instead.
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signOut(page);
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Sign in' }).click();

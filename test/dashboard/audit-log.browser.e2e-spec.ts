@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { AuditLogService } from '../../src/audit/audit-log.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { expectAccessible, goToSection, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { bearer, registerUser, type UserSession } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -53,7 +53,7 @@ describe('The dashboard’s audit log and sessions in a real browser (e2e)', () 
   afterEach(() => expect(errors).toEqual([]));
 
   it('shows the entries, filters them, downloads them as CSV, and checks the chain before and after a row is edited', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await goToSection(page, 'Audit log');
     await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
     const table = page.getByRole('region', { name: 'Audit log entries' });
     await table.getByText('token.revoked').waitFor();
@@ -84,7 +84,7 @@ describe('The dashboard’s audit log and sessions in a real browser (e2e)', () 
   it('lists the sessions on the Security page, ends another one, and changes the password', async () => {
     const login = await t.http().post('/auth/login').set('User-Agent', FIREFOX).send({ email: owner.email, password: owner.password });
     expect(login.status).toBe(200);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Security' }).click();
+    await goToSection(page, 'Security');
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     const sessions = page.getByRole('region', { name: 'Your sessions' });
     await sessions.getByText('(this session)').waitFor();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, mainNavigation, signOut } from '../helpers/browser';
 import { addMember, mailedToken, registerUser, uniqueEmail, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -191,7 +191,7 @@ describe('The dashboard in a real browser (e2e)', () => {
   });
 
   it('lists the project with its live version, gate and domain state, and deletes it after typing its slug', async () => {
-    await page.getByRole('link', { name: 'Projects' }).click();
+    await goToSection(page, 'Projects');
     const row = page.getByRole('row', { name: /Dash Site/ });
     await row.waitFor();
     // The live version and its age ("v1 · 2 minutes ago"), not a pill repeated on every row.
@@ -218,23 +218,27 @@ describe('The dashboard in a real browser (e2e)', () => {
       .send({ email, role: 'viewer' });
     expect(res.status).toBe(201);
     void addMember; // (the helper accepts through the API; here the user does it in the page)
-    await page.getByRole('link', { name: 'Invitations' }).click();
+    await goToSection(page, 'Invitations');
     await page.getByText("Olga Owner's workspace").waitFor();
     await expectAccessible(page, 'invitations');
     await shot(page, 'invitations');
     await page.getByRole('button', { name: 'Accept' }).click();
     await page.waitForURL(new RegExp(`/app/w/${owner.workspaceId}/projects$`));
-    const select = page.getByLabel('Workspace');
+    await mainNavigation(page);
     // The switcher re-renders once the refreshed workspace list arrives: wait for it, not for a fixed moment.
-    const handle = await select.elementHandle();
-    await page.waitForFunction(([el, id]) => (el as HTMLSelectElement).value === id, [handle, owner.workspaceId] as const);
-    expect(await select.inputValue()).toBe(owner.workspaceId);
-    const options = await select.locator('option').allTextContents();
-    expect(options).toHaveLength(2);
+    const switcher = page.getByRole('button', { name: /Workspace/ });
+    await switcher.filter({ hasText: "Olga Owner's workspace" }).waitFor();
+    await switcher.click();
+    expect(await page.getByRole('option').count()).toBe(2);
+    expect(await page.getByRole('option', { selected: true }).textContent()).toContain("Olga Owner's workspace");
+    // Back to this user's own workspace through the switcher: its projects open.
+    await page.getByRole('option', { selected: false }).click();
+    await page.waitForURL(/\/app\/w\/ws_[^/]+\/projects$/);
+    expect(page.url()).not.toContain(owner.workspaceId);
   });
 
   it('signs out', async () => {
-    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signOut(page);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.goto(`${base()}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectNoHorizontalScroll, launchBrowser } from '../helpers/browser';
+import { expectNoHorizontalScroll, launchBrowser, signOut } from '../helpers/browser';
 import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { asUser, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -202,7 +202,7 @@ describe('Every dashboard page, in the browser’s own locale, at 375 px (e2e)',
 
       await signIn(page);
       await page.waitForLoadState('networkidle');
-      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await signOut(page);
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.goto(`${base()}/`);
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();

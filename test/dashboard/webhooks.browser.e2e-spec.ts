@@ -8,7 +8,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -56,7 +56,7 @@ describe('The dashboard’s Webhooks page in a real browser (e2e)', () => {
 
   it('adds an endpoint (secret once), sends a test event the receiver verifies, redelivers it, deletes the endpoint', async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`;
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await goToSection(page, 'Webhooks');
     await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
     await page.getByText('No webhooks yet').waitFor();
     await expectAccessible(page, 'webhooks-empty');

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser, phonePage } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, phonePage } from '../helpers/browser';
 import { cookieFrom, emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
@@ -156,7 +156,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
   });
 
   it('API tokens: created with scopes, project and expiry; the secret once, with a copy button; works; revoked after confirming', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API tokens' }).click();
+    await goToSection(page, 'API tokens');
     await page.getByRole('heading', { name: 'API tokens' }).waitFor();
     await page.getByText('No API tokens yet').or(page.getByRole('table')).first().waitFor();
     await page.getByLabel('Token name').fill('CI deploys');
@@ -190,7 +190,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
   });
 
   it('members: invite with a role; the last owner cannot leave, in the API’s words', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
+    await goToSection(page, 'Members');
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByLabel('Email to invite').fill('new.colleague@example.test');
     await page.getByLabel('Role').selectOption('viewer');
@@ -250,7 +250,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
   });
 
   it('leads: workspace-wide with paging, a debounced search, CSV download and erasing one', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
+    await goToSection(page, 'Leads');
     await page.getByRole('heading', { name: 'Leads' }).waitFor();
     await page.getByText(`${LEADS} leads`).waitFor();
     await page.getByText('Page 1 of 2').waitFor();
@@ -336,7 +336,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     expect((await projects).headers()['x-workspace-id']).toBe(owner.workspaceId);
     // Invitations are the user's, in no workspace: the one just left must not go along.
     const invitations = page.waitForRequest(path('/invitations'));
-    await page.getByRole('link', { name: 'Invitations' }).click();
+    await goToSection(page, 'Invitations');
     await page.getByRole('heading', { name: 'Invitations', exact: true }).waitFor();
     expect((await invitations).headers()['x-workspace-id']).toBeUndefined();
   });

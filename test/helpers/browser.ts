@@ -147,3 +147,38 @@ export async function signInThroughDashboard(page: Page, origin: string, user: {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await landingHeading(page).waitFor();
 }
+
+/**
+ * The sidebar's navigation ("Main"): at a phone's width it lives in a drawer behind the
+ * header's Menu button, which this opens first; at a desktop's width it is always shown.
+ */
+export async function mainNavigation(page: Page): Promise<Locator> {
+  const header = page.getByRole('banner');
+  // The signed-in header first (right after signing in it may not be drawn yet), then whether its Menu button shows.
+  await header.getByRole('button', { name: 'Account menu' }).waitFor();
+  const menu = header.getByRole('button', { name: 'Menu', exact: true });
+  if (await menu.isVisible()) {
+    await menu.click();
+    await page.getByRole('dialog', { name: 'Menu' }).waitFor();
+  }
+  return page.getByRole('navigation', { name: 'Main' });
+}
+
+/** Follows a section's link in the sidebar (Projects, API tokens, Security…). */
+export async function goToSection(page: Page, name: string): Promise<void> {
+  const nav = await mainNavigation(page);
+  await nav.getByRole('link', { name, exact: true }).click();
+}
+
+/** Chooses a workspace in the sidebar's switcher (a React Aria Select, not a native one). */
+export async function switchWorkspace(page: Page, name: string | RegExp): Promise<void> {
+  await mainNavigation(page);
+  await page.getByRole('button', { name: /Workspace/ }).click();
+  await page.getByRole('option', { name }).click();
+}
+
+/** Signs out through the header's account menu. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Account menu' }).click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
+}

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { NotificationsService } from '../../src/notifications/notifications.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, launchBrowser, phonePage } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, phonePage } from '../helpers/browser';
 import { addMember, bearer, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -54,7 +54,7 @@ describe('Notification settings in the dashboard (e2e, browser)', () => {
     await page.getByLabel('Email').fill(member.email);
     await page.getByLabel('Password').fill(member.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+    await goToSection(page, 'Account');
     await page.getByRole('heading', { name: 'Mail notifications' }).waitFor();
     const shared = page.getByRole('form', { name: /Nora Owner's workspace/ });
     await shared.waitFor();

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { expectAccessible, goToSection, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
@@ -55,7 +55,7 @@ describe('Single sign-on in the dashboard (browser e2e)', () => {
   afterEach(() => expect(errors).toEqual([]));
 
   it('sets up SSO on the workspace page and verifies the domain’s TXT record', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Single sign-on' }).click();
+    await goToSection(page, 'Single sign-on');
     await page.getByRole('heading', { name: 'Single sign-on', level: 1 }).waitFor();
     const form = page.getByRole('form', { name: 'Identity provider' });
     await form.getByLabel('Issuer').fill(idp.issuer);

@@ -1,3 +1,4 @@
+import './theme/tokens.css';
 import './styles.css';
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -5,8 +6,13 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 
+import { Toaster } from './components/design/toast';
 import { ApiError } from './errors';
 import { router } from './routes';
+import { applyTheme } from './theme/theme';
+
+// The remembered theme before React draws anything, so a dark choice never flashes light.
+applyTheme();
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -23,6 +29,7 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <RouterProvider router={router} />
+      <Toaster />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,11 +1,31 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  CreditCard,
+  Inbox,
+  KeyRound,
+  Layers,
+  LockKeyhole,
+  type LucideIcon,
+  MailOpen,
+  Menu as MenuIcon,
+  ScrollText,
+  ShieldCheck,
+  UserRound,
+  Users,
+  Webhook,
+} from 'lucide-react';
 import { useEffect, useState } from 'react';
-import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
+import { Button as AriaButton, Dialog, DialogTrigger, Modal, ModalOverlay, RouterProvider as AriaRouterProvider } from 'react-aria-components';
+import { Link, Navigate, NavLink, Outlet, useHref, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
 
-import { ApiError, session } from '../api';
+import { ApiError, session, type Workspace } from '../api';
 import { useMe, useResendVerification } from '../hooks/api/users';
 import { useWorkspaces, workspaceQueries } from '../hooks/api/workspaces';
 import { WorkspaceProvider } from '../workspace';
+import { AccountMenu } from './design/account-menu';
+import { PageBreadcrumbs } from './design/breadcrumbs';
+import { Logo } from './design/logo';
+import { WorkspaceSwitcher } from './design/workspace-switcher';
 import { ErrorNote, Loading } from './ui';
 
 /** Where to come back to after signing in: only a dashboard path (never another site). */
@@ -69,80 +89,107 @@ function NavigateToSignIn() {
 function SignedIn() {
   const me = useMe();
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
   const { workspaceId } = useParams();
   const workspaces = useWorkspaces();
   const [signingOut, setSigningOut] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
   // A page loaded on first visit (its own chunk) shows that it is coming.
   const navigation = useNavigation();
 
+  // The phone's menu closes once a link in it has taken the user somewhere.
+  useEffect(() => setMenuOpen(false), [location.pathname]);
+
+  const signOut = () => {
+    setSigningOut(true);
+    void session.signOut().finally(() => {
+      queryClient.clear();
+      void navigate('/sign-in', { replace: true });
+    });
+  };
+
+  const sidebar = <SidebarContent workspaces={workspaces.data?.data ?? []} workspaceId={workspaceId} />;
   return (
-    <>
+    // RAC's links and menu items (breadcrumbs, the account menu) navigate through the router, not a page load.
+    <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
       <a className="skip" href="#content">
         Skip to content
       </a>
-      <header className="top">
-        <Link className="brand" to="/">
-          statichost
-        </Link>
-        {workspaces.data && workspaces.data.data.length > 0 ? (
-          <label>
-            <span className="muted">Workspace </span>
-            <select
-              aria-label="Workspace"
-              value={workspaceId ?? ''}
-              onChange={(e) => {
-                void navigate(`/w/${e.target.value}/projects`);
-              }}
-            >
-              {!workspaceId ? <option value="">Choose…</option> : null}
-              {workspaces.data.data.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name} ({w.role})
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
-        <span className="muted hide-narrow">{me.data?.email}</span>
-        <button
-          type="button"
-          disabled={signingOut}
-          onClick={() => {
-            setSigningOut(true);
-            void session.signOut().finally(() => {
-              queryClient.clear();
-              void navigate('/sign-in', { replace: true });
-            });
-          }}
-        >
-          Sign out
-        </button>
-      </header>
-      <nav className="main" aria-label="Main">
+      <div className="layout">
+        <aside className="sidebar">{sidebar}</aside>
+        <div className="layout-main">
+          <header className="top">
+            <DialogTrigger isOpen={menuOpen} onOpenChange={setMenuOpen}>
+              <AriaButton className="icon ghost menu-button" aria-label="Menu">
+                <MenuIcon size={20} aria-hidden="true" />
+              </AriaButton>
+              <ModalOverlay className="drawer-overlay" isDismissable>
+                <Modal className="drawer">
+                  <Dialog className="drawer-dialog" aria-label="Menu">
+                    {sidebar}
+                  </Dialog>
+                </Modal>
+              </ModalOverlay>
+            </DialogTrigger>
+            <PageBreadcrumbs />
+            <AccountMenu email={me.data?.email} signingOut={signingOut} onSignOut={signOut} />
+          </header>
+          {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
+          <main id="content" tabIndex={-1}>
+            <ErrorNote error={workspaces.error} />
+            {navigation.state === 'loading' ? <Loading what="the page" /> : null}
+            <Outlet />
+          </main>
+        </div>
+      </div>
+    </AriaRouterProvider>
+  );
+}
+
+/** The sidebar: the logo, the workspace switcher, the workspace's sections and the person's own. */
+function SidebarContent({ workspaces, workspaceId }: { workspaces: Workspace[]; workspaceId: string | undefined }) {
+  const ws = `/w/${workspaceId}`;
+  return (
+    <>
+      <Link className="brand" to="/" aria-label="statichost home">
+        <Logo />
+      </Link>
+      {workspaces.length > 0 ? <WorkspaceSwitcher workspaces={workspaces} current={workspaceId} /> : null}
+      <nav className="side-nav" aria-label="Main">
         {workspaceId ? (
-          <>
-            <NavLink to={`/w/${workspaceId}/projects`}>Projects</NavLink>
-            <NavLink to={`/w/${workspaceId}/leads`}>Leads</NavLink>
-            <NavLink to={`/w/${workspaceId}/tokens`}>API tokens</NavLink>
-            <NavLink to={`/w/${workspaceId}/webhooks`}>Webhooks</NavLink>
-            <NavLink to={`/w/${workspaceId}/members`}>Members</NavLink>
-            <NavLink to={`/w/${workspaceId}/billing`}>Billing</NavLink>
-            <NavLink to={`/w/${workspaceId}/audit-log`}>Audit log</NavLink>
-            <NavLink to={`/w/${workspaceId}/sso`}>Single sign-on</NavLink>
-          </>
+          <ul>
+            <NavItem to={`${ws}/projects`} Icon={Layers} label="Projects" />
+            <NavItem to={`${ws}/leads`} Icon={Inbox} label="Leads" />
+            <NavItem to={`${ws}/tokens`} Icon={KeyRound} label="API tokens" />
+            <NavItem to={`${ws}/webhooks`} Icon={Webhook} label="Webhooks" />
+            <NavItem to={`${ws}/members`} Icon={Users} label="Members" />
+            <NavItem to={`${ws}/billing`} Icon={CreditCard} label="Billing" />
+            <NavItem to={`${ws}/audit-log`} Icon={ScrollText} label="Audit log" />
+            <NavItem to={`${ws}/sso`} Icon={LockKeyhole} label="Single sign-on" />
+          </ul>
         ) : null}
-        <NavLink to="/invitations">Invitations</NavLink>
-        <NavLink to="/account">Account</NavLink>
-        <NavLink to="/security">Security</NavLink>
+        <p className="nav-heading" aria-hidden="true">
+          You
+        </p>
+        <ul>
+          <NavItem to="/invitations" Icon={MailOpen} label="Invitations" />
+          <NavItem to="/account" Icon={UserRound} label="Account" />
+          <NavItem to="/security" Icon={ShieldCheck} label="Security" />
+        </ul>
       </nav>
-      {me.data && !me.data.emailVerified ? <UnverifiedBanner /> : null}
-      <main id="content" tabIndex={-1}>
-        <ErrorNote error={workspaces.error} />
-        {navigation.state === 'loading' ? <Loading what="the page" /> : null}
-        <Outlet />
-      </main>
     </>
+  );
+}
+
+function NavItem({ to, Icon, label }: { to: string; Icon: LucideIcon; label: string }) {
+  return (
+    <li>
+      <NavLink to={to}>
+        <Icon size={18} aria-hidden="true" />
+        {label}
+      </NavLink>
+    </li>
   );
 }
 

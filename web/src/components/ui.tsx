@@ -1,9 +1,11 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { Check, ChevronLeft, ChevronRight, Copy } from 'lucide-react';
+import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
 import { ApiError } from '../errors';
 import { formatBytes } from '../locale';
 import { useOptionalWorkspaceId } from '../workspace';
+import type { ConfirmDialogProps } from './design/confirm-modal';
 
 /**
  * An error where the user acted, with the API's own message; a 402 offers the upgrade
@@ -78,6 +80,11 @@ export function FocusFormButton({ form, children }: { form: string; children: Re
   );
 }
 
+/** A small coloured label for a state (live, pending, failed…); the class names the state. */
+export function Badge({ tone, children }: { tone: string; children: ReactNode }) {
+  return <span className={`badge ${tone}`}>{children}</span>;
+}
+
 /** One labelled input; every input in the app goes through this, so none lacks a label. */
 export function Field({ label, hint, ...input }: { label: string; hint?: ReactNode } & React.InputHTMLAttributes<HTMLInputElement>) {
   const id = useId();
@@ -109,6 +116,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       }}
       aria-label={`${label}: ${text}`}
     >
+      {copied ? <Check size={14} aria-hidden="true" /> : <Copy size={14} aria-hidden="true" />}
       {copied ? 'Copied' : label}
     </button>
   );
@@ -126,68 +134,25 @@ export function ProgressBar({ done, total, label }: { done: number; total: numbe
   );
 }
 
+/** The modal itself loads when first opened: React Aria's overlay code stays out of the initial JavaScript. */
+const ConfirmModal = lazy(() => import('./design/confirm-modal').then((m) => ({ default: m.ConfirmModal })));
+
 /**
- * A confirmation in a native <dialog> (focus trapped, Escape closes). With `typed`,
- * the user must type that text before the action is enabled (deleting a project).
+ * A confirmation in a modal dialog (React Aria's: focus trapped inside, Escape closes,
+ * focus returns to the button that opened it). With `typed`, the user must type that
+ * text before the action is enabled (deleting a project).
  */
-export function ConfirmDialog({
-  open,
-  title,
-  children,
-  confirmLabel,
-  typed,
-  danger,
-  busy,
-  error,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  typed?: string;
-  danger?: boolean;
-  busy?: boolean;
-  error?: unknown;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const [value, setValue] = useState('');
-  const titleId = useId();
+export function ConfirmDialog(props: ConfirmDialogProps) {
+  // Mounted from the first opening on, so the closing (and every later opening) needs no load.
+  const [wanted, setWanted] = useState(props.open);
   useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      setValue('');
-      dialog.showModal();
-    } else if (!open && dialog.open) dialog.close();
-  }, [open]);
-  const ready = !typed || value === typed;
+    if (props.open) setWanted(true);
+  }, [props.open]);
+  if (!wanted && !props.open) return null;
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
-      <form
-        method="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (ready && !busy) onConfirm();
-        }}
-      >
-        <h2 id={titleId}>{title}</h2>
-        {children}
-        {typed ? <Field label={`Type ${typed} to confirm`} value={value} onChange={(e) => setValue(e.target.value)} autoComplete="off" autoFocus /> : null}
-        <ErrorNote error={error} />
-        <div className="actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={!ready || busy} autoFocus={!typed}>
-            {busy ? 'Working…' : confirmLabel}
-          </button>
-        </div>
-      </form>
-    </dialog>
+    <Suspense fallback={null}>
+      <ConfirmModal {...props} />
+    </Suspense>
   );
 }
 
@@ -267,6 +232,7 @@ export function Pager({
   return (
     <div className="actions" role="navigation" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        <ChevronLeft size={16} aria-hidden="true" />
         {previous}
       </button>
       <span>
@@ -274,6 +240,7 @@ export function Pager({
       </span>
       <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
         {next}
+        <ChevronRight size={16} aria-hidden="true" />
       </button>
     </div>
   );

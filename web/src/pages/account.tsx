@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 
+import { toast } from '../components/design/toast';
 import { Empty, ErrorNote, Loading } from '../components/ui';
 import { type NotificationChange, useNotificationSettings, useUpdateNotifications, type WorkspaceNotificationSettings } from '../hooks/api/notifications';
 import { useMe } from '../hooks/api/users';
@@ -41,7 +42,12 @@ function WorkspaceNotifications({ settings }: { settings: WorkspaceNotificationS
     digest: settings.digest,
   });
   const [saved, setSaved] = useState(false);
-  const update = useUpdateNotifications({ onSuccess: () => setSaved(true) });
+  const update = useUpdateNotifications({
+    onSuccess: () => {
+      toast('Notification settings saved');
+      setSaved(true);
+    },
+  });
   const headingId = `notifications-${settings.workspaceId}`;
   const change = (patch: Partial<NotificationChange>) => {
     setSaved(false);

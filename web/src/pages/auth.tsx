@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import { api, call, session } from '../api';
+import { Logo } from '../components/design/logo';
 import { safeNext } from '../components/shell';
 import { ErrorNote, Field } from '../components/ui';
 import { secondFactorChallenge, SecondFactorForm } from './second-factor';
@@ -15,7 +16,9 @@ function AuthCard({ title, children }: { title: string; children: React.ReactNod
   }, [title]);
   return (
     <main className="auth-card" id="content">
-      <p className="muted">statichost</p>
+      <p className="auth-logo">
+        <Logo />
+      </p>
       <h1>{title}</h1>
       {children}
     </main>

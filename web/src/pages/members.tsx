@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
+import { toast } from '../components/design/toast';
 import { Truncate } from '../components/truncate';
 import { ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
@@ -29,7 +30,8 @@ export function Members() {
   const [removing, setRemoving] = useState<Member | null>(null);
   const isMe = (m: Member | null) => m !== null && m.userId !== null && m.userId === me.data?.id;
   const remove = useRemoveMember(workspaceId, {
-    onSuccess: (_r, { self }) => {
+    onSuccess: (_r, { member, self }) => {
+      toast(self ? 'You left the workspace' : `${member.email} removed`);
       setRemoving(null);
       // Left the workspace: nothing here is ours to see any more.
       if (self) void navigate('/', { replace: true });
@@ -130,6 +132,7 @@ function Invite({ workspaceId }: { workspaceId: string }) {
   const [sent, setSent] = useState<string | null>(null);
   const invite = useInviteMember(workspaceId, {
     onSuccess: (m) => {
+      toast(`${m.email} invited`);
       setSent(`${m.email} is invited as ${m.role}: they accept from the link mailed to them.`);
       setEmail('');
     },

@@ -3,6 +3,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import type { Project } from '../api';
+import { toast } from '../components/design/toast';
 import { Truncate } from '../components/truncate';
 import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { billingQueries } from '../hooks/api/billing';
@@ -70,7 +71,12 @@ export function Projects() {
   const { query, q, update } = useListParams();
   const projects = useQuery(projectQueries.search(workspaceId, query));
   const [deleting, setDeleting] = useState<Project | null>(null);
-  const remove = useDeleteProject(workspaceId, { onSuccess: () => setDeleting(null) });
+  const remove = useDeleteProject(workspaceId, {
+    onSuccess: () => {
+      toast(`Project ${deleting?.name ?? ''} deleted`);
+      setDeleting(null);
+    },
+  });
   const filtered = query.search !== undefined || query.status !== undefined;
   const meta = projects.data?.meta;
 
@@ -247,7 +253,10 @@ function CreateProject({ workspaceId }: { workspaceId: string }) {
   const [slug, setSlug] = useState('');
   const navigate = useNavigate();
   const create = useCreateProject(workspaceId, {
-    onSuccess: (project) => void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`),
+    onSuccess: (project) => {
+      toast(`Project ${project.name} created`);
+      void navigate(`/w/${workspaceId}/projects/${project.id}/deploy`);
+    },
   });
   return (
     <form

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
+import { toast } from '../components/design/toast';
 import { CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
 import { useUpdateProject, useVerifyDomain } from '../hooks/api/projects';
 import { formatTime } from '../locale';
@@ -22,6 +23,7 @@ export function ProjectSettings() {
 
   const save = useUpdateProject(workspaceId, project.id, {
     onSuccess: (_p, body) => {
+      toast('Settings saved');
       setSaved(Object.keys(body).includes('custom_domain') ? 'domain' : Object.keys(body).includes('default_ttl') ? 'ttl' : 'gate');
       setPassword('');
     },

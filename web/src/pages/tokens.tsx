@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
+import { toast } from '../components/design/toast';
 import { Truncate } from '../components/truncate';
 import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
@@ -28,7 +29,12 @@ export function Tokens() {
   const projects = useQuery(projectQueries.names(workspaceId));
   const projectName = (id: string | null) => (id ? (projects.data?.data.find((p) => p.id === id)?.name ?? id) : 'Whole workspace');
   const [revoking, setRevoking] = useState<Token | null>(null);
-  const revoke = useRevokeToken(workspaceId, { onSuccess: () => setRevoking(null) });
+  const revoke = useRevokeToken(workspaceId, {
+    onSuccess: () => {
+      toast(`Token ${revoking?.name ?? ''} revoked`);
+      setRevoking(null);
+    },
+  });
 
   return (
     <>
@@ -113,7 +119,12 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
   const [scopes, setScopes] = useState<Scope[]>(['deploy']);
   const [projectId, setProjectId] = useState('');
   const [expires, setExpires] = useState('');
-  const create = useCreateToken(workspaceId, { onSuccess: () => setName('') });
+  const create = useCreateToken(workspaceId, {
+    onSuccess: () => {
+      toast(`Token ${name} created: copy it now, it is shown once`);
+      setName('');
+    },
+  });
   const toggle = (scope: Scope, on: boolean) => setScopes((s) => (on ? [...s, scope] : s.filter((x) => x !== scope)));
 
   return (

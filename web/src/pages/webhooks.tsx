@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
+import { toast } from '../components/design/toast';
 import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
 import { useCreateWebhook, useDeleteWebhook, useRedeliver, useTestWebhook, useUpdateWebhook, webhookQueries } from '../hooks/api/webhooks';
 import { formatTime } from '../locale';
@@ -31,7 +32,12 @@ export function Webhooks() {
   const hooks = useQuery(webhookQueries.list(workspaceId, page, PAGE));
   const [open, setOpen] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
-  const remove = useDeleteWebhook(workspaceId, { onSuccess: () => setDeleting(null) });
+  const remove = useDeleteWebhook(workspaceId, {
+    onSuccess: () => {
+      toast('Webhook deleted');
+      setDeleting(null);
+    },
+  });
 
   return (
     <>
@@ -117,6 +123,7 @@ function CreateWebhook({ workspaceId }: { workspaceId: string }) {
   const [personal, setPersonal] = useState(false);
   const create = useCreateWebhook(workspaceId, {
     onSuccess: () => {
+      toast('Webhook created');
       setUrl('');
       setDescription('');
     },
