@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import optimizeLocales from '@react-aria/optimize-locales-plugin';
 import { defineConfig } from 'vite';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -13,6 +14,10 @@ export default defineConfig({
   base: '/app/',
   publicDir: false,
   oxc: { jsx: { runtime: 'automatic' } },
+  // React Aria ships its widgets' strings ("Select an option", "Dismiss") in 34 languages; the
+  // dashboard is written in English, so the others are dead weight in the initial JavaScript
+  // (and a German browser would hear German labels among English ones).
+  plugins: [optimizeLocales.vite({ locales: ['en-US'] })],
   build: {
     outDir: here('../dist/web'),
     emptyOutDir: true,
@@ -20,7 +25,9 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
     // One chunk per lazily loaded page; the initial load is the shell and the signed-in pages.
-    chunkSizeWarningLimit: 400,
+    // The entry chunk (React, the router, TanStack Query, React Aria) is ~480 KB raw, ~190 KB
+    // gzip: the budget that matters is gzip, kept by npm run bench:dashboard (<= 200 KB).
+    chunkSizeWarningLimit: 500,
     rolldownOptions: {
       onwarn(warning, warn) {
         // TanStack Query's "use client" markers are for server-component bundlers, not this SPA.
