@@ -6,7 +6,7 @@ import type { Locator, Page } from 'playwright-core';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import type { TestApp } from './app';
 import { eventually } from './eventually';
-import { type GitServer, startGitServer } from './git-server';
+import { startGitServer } from './git-server';
 import { addMember, asUser, createApiToken, registerUser, type UserSession, verifyEmail } from './identity';
 import { deploySite, site } from './sites';
 
