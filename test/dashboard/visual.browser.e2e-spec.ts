@@ -103,14 +103,14 @@ async function compare(name: string, actual: Buffer): Promise<string | undefined
   const diff = new PNG({ width: want.width, height: want.height });
   const differing = pixelmatch(want.data, got.data, diff.data, want.width, want.height, { threshold: PIXEL_THRESHOLD });
   const share = differing / (want.width * want.height);
-  measured.push({ name, share });
+  measured.push({ name, pixels: differing, share });
   if (share <= MAX_DIFF_SHARE) return undefined;
   await write(diff);
   return `${name}: ${(share * 100).toFixed(2)} % of pixels differ (at most ${(MAX_DIFF_SHARE * 100).toFixed(2)} %); see ${relative(ROOT, FAILED)}/${name}-{actual,diff}.png, or run ${COMMAND} if the change is meant`;
 }
 
 /** Every comparison's share of differing pixels, printed at the end to keep the noise measured. */
-const measured: { name: string; share: number }[] = [];
+const measured: { name: string; pixels: number; share: number }[] = [];
 
 describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (visual regression, e2e)', () => {
   let t: TestApp;
@@ -130,7 +130,9 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
   afterAll(async () => {
     if (measured.length) {
       const worst = [...measured].sort((a, b) => b.share - a.share).slice(0, 5);
-      console.log(`visual: largest differences ${worst.map((m) => `${m.name} ${(m.share * 100).toFixed(3)} %`).join(', ')}`);
+      console.log(
+        `visual: ${measured.length} comparisons, largest differences ${worst.map((m) => `${m.name} ${m.pixels} px (${(m.share * 100).toFixed(4)} %)`).join(', ')}`,
+      );
     }
     await browser?.close();
     await tour?.close();
@@ -201,7 +203,7 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
           await context.close();
         }
       },
-      240_000,
+      600_000,
     );
   });
 
