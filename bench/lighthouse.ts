@@ -60,7 +60,15 @@ function failingAudits(lhr: LighthouseResult, category: Category): string[] {
 
 async function main(): Promise<void> {
   buildWeb({ quiet: true });
-  const app = await startBenchApp({ ...TOUR_APP_ENV, ...ADDRESS_LIMITS_OFF, OUTBOX_INTERVAL_SECONDS: '0', PLANS_JSON: NO_FREE_QUOTAS });
+  // The tour's build runs in the process runner, which NODE_ENV=production refuses; nothing
+  // the dashboard is served with depends on NODE_ENV (as bench:builds does).
+  const app = await startBenchApp({
+    NODE_ENV: 'development',
+    ...TOUR_APP_ENV,
+    ...ADDRESS_LIMITS_OFF,
+    OUTBOX_INTERVAL_SECONDS: '0',
+    PLANS_JSON: NO_FREE_QUOTAS,
+  });
   // The tour seeds through the test helpers, which want a TestApp: the bench app's own server, database and config.
   const asTestApp = {
     ...app,
@@ -93,15 +101,26 @@ async function main(): Promise<void> {
   const results: PageScores[] = [];
   try {
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(`${app.baseUrl}/app/sign-in`);
-    await page.getByLabel('Email').fill(TOUR_OWNER.email);
-    await page.getByLabel('Password').fill(TOUR_OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     const version = context.browser()?.version() ?? 'unknown';
+    /**
+     * A new session before each page: Lighthouse leaves a page mid-flight, and a refresh
+     * answered but not yet stored by the browser makes the next page present a rotated
+     * refresh token, which the API takes as theft and ends the session. The signing-in tab
+     * then waits on about:blank so its own refreshes cannot race Lighthouse's.
+     */
+    const signIn = async () => {
+      await page.goto(`${app.baseUrl}/app/sign-in`);
+      await page.getByLabel('Email').fill(TOUR_OWNER.email);
+      await page.getByLabel('Password').fill(TOUR_OWNER.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await page.goto('about:blank');
+    };
 
     for (const { name, path } of tour.pages) {
       const url = `${app.baseUrl}/app${path}`;
+      await signIn();
       const run = await lighthouse(
         url,
         { port, output: 'json', logLevel: 'error', onlyCategories: [...CATEGORIES] },
