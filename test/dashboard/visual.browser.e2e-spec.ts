@@ -234,7 +234,8 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
         await page.getByLabel('Email').fill(newcomer.email);
         await page.getByLabel('Password').fill(newcomer.password);
         await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+        // Where the landing settles (the home route forwards once the workspaces are read).
+        await page.waitForURL(/\/w\/[^/]+\/(get-started|projects)$/);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         // Where a new account lands: the empty projects page before issue 33, the onboarding page after.
         const landing = /\/get-started$/.test(new URL(page.url()).pathname) ? 'onboarding' : 'projects-empty';

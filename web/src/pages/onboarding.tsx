@@ -3,6 +3,7 @@ import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
+import { Truncate } from '../components/truncate';
 import { CopyButton, ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
@@ -88,11 +89,7 @@ function Live({ workspaceId, project }: { workspaceId: string; project: Project 
     <section className="note ok onboarding-live" aria-labelledby={heading}>
       <h2 id={heading}>Your site is live</h2>
       <p>
-        {project.name} is online at{' '}
-        <a href={project.url} target="_blank" rel="noreferrer" className="mono">
-          {project.url}
-        </a>{' '}
-        <CopyButton text={project.url} label="Copy the address" />
+        {project.name} is online at <Truncate value={project.url} href={project.url} label="Address" />
       </p>
       <p>
         <Link className="button primary" to={`/w/${workspaceId}/projects/${project.id}`}>
@@ -244,7 +241,8 @@ function CliWay({ slug }: { slug: string }) {
         <div key={line} className="cli-line">
           <p>{what}</p>
           <div className="cli-line-code">
-            <code>{line}</code>
+            {/* Focusable: on a phone the line scrolls in its box, and a keyboard must be able to scroll it too. */}
+            <code tabIndex={0}>{line}</code>
             <CopyButton text={line} />
           </div>
         </div>
