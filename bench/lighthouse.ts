@@ -17,7 +17,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 
 import { ADDRESS_LIMITS_OFF, NO_FREE_QUOTAS, type TestApp } from '../test/helpers/app';
-import { chromiumExecutable } from '../test/helpers/browser';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../test/helpers/browser';
 import { seedTour, TOUR_APP_ENV, TOUR_OWNER } from '../test/helpers/dashboard-tour';
 import { freePort, startBenchApp } from './harness';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -88,15 +88,7 @@ async function main(): Promise<void> {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: (await chromiumExecutable()).path,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      `--remote-debugging-port=${port}`,
-    ],
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`],
   });
   const results: PageScores[] = [];
   try {

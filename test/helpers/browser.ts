@@ -36,6 +36,17 @@ function posixLocaleEnv(): Record<string, string> {
 
 export const ARTIFACTS = join(__dirname, '..', 'artifacts');
 
+/** The flags every headless Chromium of the tests and benches starts with (no sandbox in a container, nothing fetched in the background). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
 /**
  * Headless Chromium with the flags this sandbox needs (root: no sandbox; no network
  * but loopback: no background services). `*.localhost` resolves to 127.0.0.1 in
@@ -53,13 +64,7 @@ export async function launchBrowser(
     executablePath: executable.path,
     headless: true,
     args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
+      ...CHROMIUM_ARGS,
       ...(options.mapToLoopback?.length ? [`--host-resolver-rules=${options.mapToLoopback.map((pattern) => `MAP ${pattern} 127.0.0.1`).join(', ')}`] : []),
     ],
     // Chromium takes its language from the environment's locale. The tests run it under
