@@ -1,19 +1,17 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
 import { toast } from '../components/design/toast';
+import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { billingQueries } from '../hooks/api/billing';
 import { type ProjectListQuery, projectQueries, useCreateProject, useDeleteProject } from '../hooks/api/projects';
 import { workspaceQueries } from '../hooks/api/workspaces';
 import { formatAgo, formatBytes, formatNumber } from '../locale';
 import { useWorkspaceId } from '../workspace';
-
-/** Rows per page: a screen or two of projects, so a 200-project workspace is 8 short pages, not one long one. */
-const PAGE = 25;
 
 type Sort = NonNullable<ProjectListQuery['sort']>;
 type Status = NonNullable<ProjectListQuery['status']>;
@@ -29,46 +27,21 @@ const STATUSES: { value: Status | ''; label: string }[] = [
   { value: 'live', label: 'Live' },
   { value: 'none', label: 'Not deployed' },
 ];
-const isSort = (v: string | null): v is Sort => SORTS.some((s) => s.value !== '' && s.value === v);
-const isStatus = (v: string | null): v is Status => STATUSES.some((s) => s.value !== '' && s.value === v);
-
-/**
- * The list's query lives in the address (`?q=&sort=&status=&page=`), so reload, back and a
- * shared link all show the same list. Values the API would refuse are read as absent.
- */
-function useListParams() {
-  const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
-  const q = (params.get('q') ?? '').trim().slice(0, 100);
-  const sort = params.get('sort');
-  const status = params.get('status');
-  const query: ProjectListQuery = {
-    page,
-    limit: PAGE,
-    ...(q ? { search: q } : {}),
-    ...(isSort(sort) ? { sort } : {}),
-    ...(isStatus(status) ? { status } : {}),
-  };
-  /** Sets (or, with '', drops) parameters; any change but the page's starts again at page 1. */
-  const update = (changes: Record<string, string>, push = false) =>
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [key, value] of Object.entries(changes)) {
-          if (value) next.set(key, value);
-          else next.delete(key);
-        }
-        if (!('page' in changes)) next.delete('page');
-        return next;
-      },
-      { replace: !push },
-    );
-  return { query, q: params.get('q') ?? '', update };
-}
+const SORT_VALUES = SORTS.flatMap((s) => (s.value === '' ? [] : [s.value]));
+const STATUS_VALUES = STATUSES.flatMap((s) => (s.value === '' ? [] : [s.value]));
 
 export function Projects() {
   const workspaceId = useWorkspaceId();
-  const { query, q, update } = useListParams();
+  const list = useListParams();
+  const sort = list.pick('sort', SORT_VALUES);
+  const status = list.pick('status', STATUS_VALUES);
+  const query: ProjectListQuery = {
+    page: list.page,
+    limit: LIST_PAGE,
+    ...(list.search !== undefined ? { search: list.search } : {}),
+    ...(sort ? { sort } : {}),
+    ...(status ? { status } : {}),
+  };
   const projects = useQuery(projectQueries.search(workspaceId, query));
   const [deleting, setDeleting] = useState<Project | null>(null);
   const remove = useDeleteProject(workspaceId, {
@@ -85,7 +58,23 @@ export function Projects() {
       <h1>Projects</h1>
       <CreateProject workspaceId={workspaceId} />
       <h2>All projects</h2>
-      <Toolbar q={q} sort={query.sort ?? ''} status={query.status ?? ''} update={update} />
+      <ListToolbar label="Projects">
+        <ListSearch list={list} label="Search projects" placeholder="Name, slug or domain" />
+        <SelectField label="Sort by" value={sort ?? ''} onChange={(e) => list.update({ sort: e.target.value })}>
+          {SORTS.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
+          {STATUSES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </SelectField>
+      </ListToolbar>
       {projects.isPending ? <Loading what="projects" /> : null}
       <ErrorNote error={projects.error} workspaceId={workspaceId} />
       {meta && meta.total === 0 && !filtered ? (
@@ -96,21 +85,12 @@ export function Projects() {
           </p>
         </Empty>
       ) : null}
-      {meta && meta.total === 0 && filtered ? (
-        <Empty>
-          <p role="status">{query.search !== undefined ? <>No project matches “{query.search}”.</> : <>No project matches this filter.</>}</p>
-          <button type="button" onClick={() => update({ q: '', status: '' })}>
-            {query.search !== undefined ? 'Clear search' : 'Show all projects'}
-          </button>
-        </Empty>
-      ) : null}
+      {meta && meta.total === 0 && filtered ? <NoMatch search={query.search} noun="project" onClear={() => list.update({ q: '', status: '' })} /> : null}
       {projects.data && projects.data.data.length > 0 && meta ? (
         <TableWrap label="Projects">
           <table aria-busy={projects.isPlaceholderData}>
             <caption className="muted">
-              {formatNumber((meta.page - 1) * meta.limit + 1)}–{formatNumber((meta.page - 1) * meta.limit + projects.data.data.length)} of{' '}
-              {formatNumber(meta.total)} project{meta.total === 1 ? '' : 's'}
-              {query.search !== undefined ? ` matching “${query.search}”` : ''}
+              <ListRange meta={meta} shown={projects.data.data.length} noun={['project', 'projects']} search={query.search} />
             </caption>
             <thead>
               <tr>
@@ -166,7 +146,9 @@ export function Projects() {
           </table>
         </TableWrap>
       ) : null}
-      {meta ? <Pager page={meta.page} totalPages={meta.totalPages} onPage={(page) => update({ page: String(page) }, true)} label="Pages of projects" /> : null}
+      {meta ? (
+        <Pager page={meta.page} totalPages={meta.totalPages} onPage={(page) => list.update({ page: String(page) }, true)} label="Pages of projects" />
+      ) : null}
       <ConfirmMutation
         target={deleting}
         mutation={remove}
@@ -191,45 +173,6 @@ function DomainState({ p }: { p: Project }) {
     <>
       <Truncate value={p.custom_domain} label="custom domain" /> <span className={`badge ${p.domainStatus ?? ''}`}>{p.domainStatus}</span>
     </>
-  );
-}
-
-/** Search (sent once typing pauses), sort and status; each lands in the address. */
-function Toolbar({ q, sort, status, update }: { q: string; sort: Sort | ''; status: Status | ''; update: (changes: Record<string, string>) => void }) {
-  const [text, setText] = useState(q);
-  const settled = useDebounced(text);
-  // The address changed from elsewhere (back, "Clear search"): the box follows it.
-  useEffect(() => setText((typed) => (typed.trim() === q.trim() ? typed : q)), [q]);
-  useEffect(() => {
-    if (settled.trim() !== q.trim()) update({ q: settled.trim() });
-    // Only a settled change of the text writes the address; `q` catching up must not loop.
-  }, [settled]);
-  return (
-    <div className="list-toolbar" role="search" aria-label="Projects">
-      <Field
-        label="Search projects"
-        type="search"
-        placeholder="Name, slug or domain"
-        maxLength={100}
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-        autoComplete="off"
-      />
-      <SelectField label="Sort by" value={sort} onChange={(e) => update({ sort: e.target.value })}>
-        {SORTS.map((s) => (
-          <option key={s.value} value={s.value}>
-            {s.label}
-          </option>
-        ))}
-      </SelectField>
-      <SelectField label="Show" value={status} onChange={(e) => update({ status: e.target.value })}>
-        {STATUSES.map((s) => (
-          <option key={s.value} value={s.value}>
-            {s.label}
-          </option>
-        ))}
-      </SelectField>
-    </div>
   );
 }
 
