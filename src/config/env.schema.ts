@@ -331,6 +331,15 @@ export class EnvironmentVariables {
   REFRESH_TOKEN_TTL_DAYS = 30;
 
   /**
+   * Seconds after a refresh during which the refresh token it replaced may be presented once
+   * more and get another pair, instead of ending the session as a stolen copy would: the
+   * answer of a refresh is lost when a tab reloads or closes mid-request, and the browser
+   * keeps the old cookie. 0 ends the session on any second use (docs/security.md).
+   */
+  @IntVar(0, 300)
+  REFRESH_REUSE_GRACE_SECONDS = 30;
+
+  /**
    * DNS servers that custom-domain verification asks (comma-separated IPs, each
    * with an optional port: `1.1.1.1,[2606:4700::1111]:53`). Unset: the system's resolvers.
    * A Git repository's host must pass the address policy with their answers too, beside

@@ -154,22 +154,58 @@ describe('Accounts and sessions (e2e)', () => {
       await t.http().get('/workspaces').set(bearer(second.body.accessToken)).expect(200);
     });
 
-    it('revokes the whole family when a rotated token is presented again', async () => {
+    it('revokes the whole family when a rotated token is presented again after its successor was used', async () => {
       const user = await registerUser(t);
       const rotated = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      const next = await t.http().post('/auth/refresh').send({ refreshToken: rotated.body.refreshToken }).expect(200);
 
       // The original token again: someone kept a copy.
       const reuse = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(401);
       expect(reuse.body).toMatchObject({ code: 'invalid_refresh_token' });
 
-      await t.http().post('/auth/refresh').send({ refreshToken: rotated.body.refreshToken }).expect(401);
-      expect((await t.http().get('/workspaces').set(bearer(rotated.body.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
+      await t.http().post('/auth/refresh').send({ refreshToken: next.body.refreshToken }).expect(401);
+      expect((await t.http().get('/workspaces').set(bearer(next.body.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
       expect((await t.http().get('/workspaces').set(bearer(user.accessToken)).expect(401)).body).toEqual(UNAUTHORIZED);
       expect(t.logs.join('')).toContain('refresh token reused');
 
       // Other sessions of the same account are untouched.
       const again = await loginUser(t, user);
       await t.http().get('/workspaces').set(bearer(again.accessToken)).expect(200);
+    });
+
+    it('gives a lost answer’s retry another pair: the replaced token once more within the grace, while its successor is unused', async () => {
+      const user = await registerUser(t);
+      // The answer of this refresh never reached the client (a tab reloaded mid-request).
+      const lost = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+
+      const retried = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      expect(retried.body).toEqual({ accessToken: expect.any(String), refreshToken: expect.stringMatching(/^rt_/), expiresIn: 900 });
+      expect(retried.body.refreshToken).not.toBe(lost.body.refreshToken);
+      await t.http().get('/workspaces').set(bearer(retried.body.accessToken)).expect(200);
+      // Still one session, and the client goes on with the pair it got.
+      const sessions = await t.http().get('/auth/sessions').set(bearer(retried.body.accessToken)).expect(200);
+      expect(sessions.body.data).toHaveLength(1);
+      await t.http().post('/auth/refresh').send({ refreshToken: retried.body.refreshToken }).expect(200);
+      const sid = JSON.parse(Buffer.from(retried.body.accessToken.split('.')[1], 'base64url').toString()).sid;
+      expect(t.logs.join('\n')).not.toContain(`refresh token reused: revoked session ${sid}`);
+
+      // Once the family has rotated since, the old token is a stale copy: the session ends.
+      await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(401);
+      await t.http().get('/workspaces').set(bearer(retried.body.accessToken)).expect(401);
+    });
+
+    it('ends the session when the replaced token comes back after the grace', async () => {
+      const user = await registerUser(t);
+      const rotated = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      // 31 s ago: past the default REFRESH_REUSE_GRACE_SECONDS (30).
+      await t.dataSource.query(`UPDATE refresh_tokens SET rotated_at = rotated_at - interval '31 seconds' WHERE user_id = $1 AND rotated_at IS NOT NULL`, [
+        user.userId,
+      ]);
+
+      await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(401);
+      await t.http().post('/auth/refresh').send({ refreshToken: rotated.body.refreshToken }).expect(401);
+      await t.http().get('/workspaces').set(bearer(rotated.body.accessToken)).expect(401);
+      expect(t.logs.join('')).toContain('refresh token reused');
     });
 
     it('answers 401 for an unknown or malformed refresh token and 400 for a missing one', async () => {

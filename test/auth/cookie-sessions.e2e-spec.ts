@@ -45,12 +45,16 @@ describe('Cookie-mode sessions for the dashboard (e2e)', () => {
     expect(second).not.toBe(first);
     await t.http().get('/users/me').set(bearer(refreshed.body.accessToken)).expect(200);
 
-    // The rotated cookie again (a stolen copy): the whole session ends, and the answer drops the cookie.
+    const again = await t.http().post('/auth/refresh').set(COOKIE, 'cookie').set('Cookie', second).send({}).expect(200);
+    const third = cookieValue(refreshSetCookie(again)!);
+
+    // The first cookie again after its successor was used (a stolen copy): the whole session
+    // ends, and the answer drops the cookie.
     const reused = await t.http().post('/auth/refresh').set(COOKIE, 'cookie').set('Cookie', first).send({}).expect(401);
     expect(reused.body.code).toBe('invalid_refresh_token');
     expect(refreshSetCookie(reused)).toMatch(/^statichost_refresh=; Max-Age=0; Path=\/auth/);
-    await t.http().post('/auth/refresh').set(COOKIE, 'cookie').set('Cookie', second).send({}).expect(401);
-    await t.http().get('/users/me').set(bearer(refreshed.body.accessToken)).expect(401);
+    await t.http().post('/auth/refresh').set(COOKIE, 'cookie').set('Cookie', third).send({}).expect(401);
+    await t.http().get('/users/me').set(bearer(again.body.accessToken)).expect(401);
   });
 
   it('logout in cookie mode ends the session and deletes the cookie', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, IsNull } from 'typeorm';
+import { DataSource, type EntityManager, IsNull, Not } from 'typeorm';
 
 import { GenerateSql } from '../../database/generate-sql';
 import { RefreshToken } from './refresh-token.entity';
@@ -34,6 +34,17 @@ export class SessionsRepository {
   @GenerateSql({ params: (f) => [f.manager, FAMILY, new Date(0)] })
   async markRotated(manager: EntityManager, id: string, at: Date): Promise<void> {
     await manager.update(RefreshToken, { id }, { rotatedAt: at });
+  }
+
+  /** The id of the family's token rotated last (null: none rotated yet). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FAMILY] })
+  async lastRotated(manager: EntityManager, familyId: string): Promise<string | null> {
+    const row = await manager.findOne(RefreshToken, {
+      select: { id: true },
+      where: { familyId, rotatedAt: Not(IsNull()) },
+      order: { rotatedAt: 'DESC', createdAt: 'DESC' },
+    });
+    return row?.id ?? null;
   }
 
   /** Ends a session: its live tokens are revoked, and with them its access JWTs. */

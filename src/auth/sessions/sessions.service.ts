@@ -64,7 +64,12 @@ export class SessionsService {
     return { accessToken: await this.signAccessToken(userId, familyId), refreshToken, expiresIn: this.config.JWT_ACCESS_TTL_SECONDS };
   }
 
-  /** Exchanges a refresh token for a new pair; a reused (already rotated) one revokes its whole family. */
+  /**
+   * Exchanges a refresh token for a new pair; a reused (already rotated) one revokes its whole
+   * family, except just after its rotation (`REFRESH_REUSE_GRACE_SECONDS`) while nothing in the
+   * family has rotated since: that is a client whose answer was lost (a tab reloaded or closed
+   * mid-refresh, a dropped connection) asking again, and it gets another pair in the family.
+   */
   async refresh(refreshToken: string): Promise<RefreshOutcome> {
     if (!refreshToken.startsWith(REFRESH_PREFIX)) return { ok: false };
     const now = new Date();
@@ -72,13 +77,21 @@ export class SessionsService {
     const rotated = await this.dataSource.transaction(async (m) => {
       const row = await this.tokens.lockByHash(m, sha256(refreshToken));
       if (!row || row.revokedAt || row.expiresAt <= now) return null;
-      if (row.rotatedAt) {
-        await this.tokens.revokeFamily(m, row.familyId, now);
-        this.logger.warn(`refresh token reused: revoked session ${row.familyId} of ${row.userId}`);
-        return null;
-      }
-      await this.tokens.markRotated(m, row.id, now);
+      // The session row first, on both paths: a rotation and a replay of the same family queue
+      // here, so a replay always sees whether the successor was used in the meantime.
       await this.tokens.touchSession(m, row.familyId, now);
+      if (row.rotatedAt) {
+        if (!(await this.isReplay(m, { ...row, rotatedAt: row.rotatedAt }, now))) {
+          await this.tokens.revokeFamily(m, row.familyId, now);
+          this.logger.warn(`refresh token reused: revoked session ${row.familyId} of ${row.userId}`);
+          return null;
+        }
+        this.logger.log(
+          `refresh token presented again ${Math.round((now.getTime() - row.rotatedAt.getTime()) / 1000)} s after its rotation: another pair for session ${row.familyId}`,
+        );
+      } else {
+        await this.tokens.markRotated(m, row.id, now);
+      }
       return { userId: row.userId, familyId: row.familyId, refreshToken: await this.insertRefreshToken(m, row.userId, row.familyId) };
     });
     if (!rotated) return { ok: false };
@@ -91,6 +104,16 @@ export class SessionsService {
         expiresIn: this.config.JWT_ACCESS_TTL_SECONDS,
       },
     };
+  }
+
+  /**
+   * A rotated token presented again is a lost answer retried, not a leak, only within the grace
+   * after its rotation and only while it is the family's latest rotation: once its successor has
+   * been used, the copy is stale whatever the time, as it is after the grace.
+   */
+  private async isReplay(m: EntityManager, row: { id: string; familyId: string; rotatedAt: Date }, now: Date): Promise<boolean> {
+    if (now.getTime() - row.rotatedAt.getTime() >= this.config.REFRESH_REUSE_GRACE_SECONDS * 1000) return false;
+    return (await this.tokens.lastRotated(m, row.familyId)) === row.id;
   }
 
   async revoke(familyId: string): Promise<void> {
