@@ -71,6 +71,10 @@ module.exports = {
   // on a loaded machine it takes longer than jest's default 500 ms to die, and jest then
   // prints "A worker process has failed to exit gracefully" and kills it.
   workerGracefulExitTimeout: 10_000,
+  // A worker that ran a few e2e files holds 2.5–3.5 GB (every file loads the app's whole module
+  // graph afresh; not all of it is freed), and its collections then take longer than the
+  // tests. Past this, jest starts a fresh worker before the next file.
+  workerIdleMemoryLimit: '1500MB',
   globalSetup: '<rootDir>/test/global-setup.ts',
   // Slowest files first, from stored timings or test/helpers/durations.json in a fresh clone.
   testSequencer: '<rootDir>/test/helpers/sequencer.js',
