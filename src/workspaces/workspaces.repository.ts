@@ -187,9 +187,14 @@ export class WorkspacesRepository {
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, MEMBER] })
-  /** With the member's account (its name is in the member's view). */
+  /** With its account's name (the member's view shows it); nothing else of the account is read. */
   findMember(manager: EntityManager, workspaceId: string, memberId: string): Promise<WorkspaceMember | null> {
-    return manager.findOne(WorkspaceMember, { where: { id: memberId, workspaceId }, relations: { user: true } });
+    return manager
+      .createQueryBuilder(WorkspaceMember, 'm')
+      .leftJoin('m.user', 'u')
+      .addSelect(['u.id', 'u.name'])
+      .where('m.id = :memberId AND m.workspace_id = :workspaceId', { memberId, workspaceId })
+      .getOne();
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, f.email] })
@@ -202,10 +207,16 @@ export class WorkspacesRepository {
     return manager.findOneByOrFail(WorkspaceMember, { id: memberId });
   }
 
-  /** The member with its workspace and account, for an invitation's view. */
+  /** The member with its workspace and its account's name, for an invitation's view. */
   @GenerateSql({ params: (f) => [f.manager, MEMBER] })
   getMemberWithWorkspace(manager: EntityManager, memberId: string): Promise<WorkspaceMember> {
-    return manager.findOneOrFail(WorkspaceMember, { where: { id: memberId }, relations: { workspace: true, user: true } });
+    return manager
+      .createQueryBuilder(WorkspaceMember, 'm')
+      .innerJoinAndSelect('m.workspace', 'w')
+      .leftJoin('m.user', 'u')
+      .addSelect(['u.id', 'u.name'])
+      .where('m.id = :memberId', { memberId })
+      .getOneOrFail();
   }
 
   /** Fails with UQ_workspace_members_workspace_email when the address is already there. */
