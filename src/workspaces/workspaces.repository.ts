@@ -180,7 +180,12 @@ export class WorkspacesRepository {
     { name: 'workspace', params: (f) => [f.workspaceId, {}, 1, 20] },
     { name: 'search, role, invited', params: (f) => [f.workspaceId, { search: 'ann_50%', role: 'admin', status: 'invited' }, 1, 20] },
   )
-  async pageMembers(workspaceId: string, filter: MemberListFilter, page: number, limit: number): Promise<Page<{ member: WorkspaceMember; name: string | null }>> {
+  async pageMembers(
+    workspaceId: string,
+    filter: MemberListFilter,
+    page: number,
+    limit: number,
+  ): Promise<Page<{ member: WorkspaceMember; name: string | null }>> {
     const query = membersPageQuery(filter);
     const { rows, total } = await preparedPage(this.dataSource, query.name, query.sql, [workspaceId, limit, (page - 1) * limit, ...query.extra]);
     return { rows: rows.map((row) => ({ member: this.hydrateMember(row), name: (row.user_name as string | null) ?? null })), total };

@@ -14,7 +14,7 @@ export const TOKEN_STATES = ['active', 'expired'] as const;
 export type TokenState = (typeof TOKEN_STATES)[number];
 
 export class ListAccessTokensQueryDto extends PageQueryDto {
-  @SearchParam(MAX_TOKEN_SEARCH, "Only tokens whose name or visible prefix (`sk_live_…`) contains this text", 'ci')
+  @SearchParam(MAX_TOKEN_SEARCH, 'Only tokens whose name or visible prefix (`sk_live_…`) contains this text', 'ci')
   search?: string;
 
   @ApiPropertyOptional({

@@ -14,7 +14,7 @@ export const MAX_MEMBER_SEARCH = 100;
  * apart), so `status=invited` is the natural way to see who has not joined yet.
  */
 export class ListMembersQueryDto extends PageQueryDto {
-  @SearchParam(MAX_MEMBER_SEARCH, "Only members whose email or account name contains this text (an invitation has only its email)", 'ann')
+  @SearchParam(MAX_MEMBER_SEARCH, 'Only members whose email or account name contains this text (an invitation has only its email)', 'ann')
   search?: string;
 
   @ApiPropertyOptional({ enum: ROLES, description: 'Only members (and invitations) with this role' })
