@@ -71,7 +71,7 @@ export function Members() {
       <h2>People in this workspace</h2>
       <ListToolbar label="Members">
         <ListSearch list={list} label="Search members" placeholder="Email or name" />
-        <SelectField label="Role" value={role ?? ''} onChange={(e) => list.update({ role: e.target.value })}>
+        <SelectField label="Filter by role" value={role ?? ''} onChange={(e) => list.update({ role: e.target.value })}>
           {ROLES.map((r) => (
             <option key={r.value} value={r.value}>
               {r.label}
