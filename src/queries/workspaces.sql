@@ -51,7 +51,7 @@ SELECT m.role, w.require_two_factor FROM workspace_members m JOIN workspaces w O
 SELECT c.page_total, m.*
   FROM (SELECT count(*) AS page_total FROM workspace_members m WHERE m.workspace_id = $1) c
   LEFT JOIN LATERAL (
-    SELECT m.*, u.name AS user_name FROM workspace_members m LEFT JOIN users u ON u.id = m.user_id
+    SELECT m.*, (SELECT u.name FROM users u WHERE u.id = m.user_id) AS user_name FROM workspace_members m
     WHERE m.workspace_id = $1
     ORDER BY m.invited_at, m.id LIMIT $2 OFFSET $3
   ) m ON true
@@ -59,10 +59,10 @@ SELECT c.page_total, m.*
 
 -- WorkspacesRepository.pageMembers (search, role, invited)
 SELECT c.page_total, m.*
-  FROM (SELECT count(*) AS page_total FROM workspace_members m LEFT JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR u.name ILIKE $4) AND m.role = $5 AND m.status = $6) c
+  FROM (SELECT count(*) AS page_total FROM workspace_members m WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR (SELECT u.name FROM users u WHERE u.id = m.user_id) ILIKE $4) AND m.role = $5 AND m.status = $6) c
   LEFT JOIN LATERAL (
-    SELECT m.*, u.name AS user_name FROM workspace_members m LEFT JOIN users u ON u.id = m.user_id
-    WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR u.name ILIKE $4) AND m.role = $5 AND m.status = $6
+    SELECT m.*, (SELECT u.name FROM users u WHERE u.id = m.user_id) AS user_name FROM workspace_members m
+    WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR (SELECT u.name FROM users u WHERE u.id = m.user_id) ILIKE $4) AND m.role = $5 AND m.status = $6
     ORDER BY m.invited_at, m.id LIMIT $2 OFFSET $3
   ) m ON true
   ORDER BY m.invited_at, m.id

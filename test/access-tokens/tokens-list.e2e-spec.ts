@@ -37,7 +37,7 @@ describe('GET /access-tokens: search and status (e2e)', () => {
     for (const name of ['Old laptop', 'CI deploys', 'ci_preview', 'ciXpreview', 'Nightly 100% backup', 'Expired CI', 'CI revoked']) {
       const made = await createApiToken(t, alice, { scopes: ['read'], name });
       secrets.push(made.token);
-      prefix[name] = made.body.prefix;
+      prefix[name] = (made.body as { prefix: string }).prefix;
     }
     await createApiToken(t, alice, { scopes: ['read'], name: 'bound CI', projectId });
     await t
