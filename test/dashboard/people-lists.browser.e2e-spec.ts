@@ -1,8 +1,10 @@
 /// <reference lib="dom" />
+import { join } from 'node:path';
+
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -84,6 +86,7 @@ describe('The members and tokens lists of a large workspace, in the browser (e2e
       expect(await rows().first().textContent()).toContain('Olga Owner');
       expect(await rows().nth(1).textContent()).toContain('Person 01');
       await expectAccessible(page, 'members-41');
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-members-41.png'), fullPage: true });
     });
 
     it('narrows the rows and the total as the search is typed, by email or name, and keeps it across a reload', async () => {
@@ -145,6 +148,7 @@ describe('The members and tokens lists of a large workspace, in the browser (e2e
       expect(await rows().count()).toBe(25);
       expect(await rows().first().textContent()).toContain('CI deploy 35');
       await expectAccessible(page, 'tokens-35');
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-tokens-35.png'), fullPage: true });
     });
 
     it('narrows by name or by the visible prefix, and keeps the search across a reload', async () => {

@@ -23,9 +23,10 @@ const ROLES: { value: Role | ''; label: string }[] = [
   { value: 'viewer', label: 'Viewers' },
 ];
 const STATUSES: { value: Status | ''; label: string }[] = [
-  { value: '', label: 'Members and invitations' },
-  { value: 'active', label: 'Members who joined' },
-  { value: 'invited', label: 'Pending invitations' },
+  // Short: the select shares a phone's row with the role filter.
+  { value: '', label: 'Everyone' },
+  { value: 'active', label: 'Joined' },
+  { value: 'invited', label: 'Invitations' },
 ];
 const ROLE_VALUES = ROLES.flatMap((r) => (r.value === '' ? [] : [r.value]));
 const STATUS_VALUES = STATUSES.flatMap((s) => (s.value === '' ? [] : [s.value]));
