@@ -2,13 +2,13 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
 import { CurrentPrincipal } from '../access/decorators';
-import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, ApiWorkspaceHeader, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
 import { AccessTokenView, CreatedAccessTokenView, TokenContextView } from './access-token.view';
 import { AccessTokensService } from './access-tokens.service';
 import { CreateAccessTokenDto } from './dto/create-access-token.dto';
+import { ListAccessTokensQueryDto } from './dto/list-access-tokens.dto';
 
 @ApiTags('access tokens')
 @ApiWorkspaceHeader()
@@ -35,10 +35,13 @@ export class AccessTokensController {
 
   @Get()
   @Endpoint({ id: 'listAccessTokens', scopes: ['read'] })
-  @ApiOperation({ summary: "List the workspace's live API tokens (never their secrets)" })
+  @ApiOperation({
+    summary: "List the workspace's live API tokens (never their secrets)",
+    description: 'Newest first; `search` and `status` narrow the list, and its total and pages count only what matches.',
+  })
   @ApiPaginatedOk(AccessTokenView)
-  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQueryDto) {
-    return this.tokens.list(principal, query.page, query.limit);
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListAccessTokensQueryDto) {
+    return this.tokens.list(principal, { search: query.search, status: query.status }, query.page, query.limit);
   }
 
   @DeleteRoute(':tokenId', 'Revoke an API token; it stops working on the very next request')

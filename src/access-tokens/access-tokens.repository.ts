@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 
+import { likeContaining } from '../common/list-search';
+import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
+import { lazyHydrator } from '../database/hydrate';
 import type { Scope } from '../shared/principal';
 import { AccessToken } from './access-token.entity';
+import type { TokenState } from './dto/list-access-tokens.dto';
 
 /** last_used_at is bookkeeping: one write a minute per token is plenty. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -16,9 +20,53 @@ export interface TokenScope {
 
 const TOKEN = 'tok_sqlsnapshot0000000000000';
 
+/** What narrows a page of the token list (GET /access-tokens). */
+export interface TokenListFilter {
+  /** Trimmed text matched anywhere in the name or the visible prefix, case-insensitively. */
+  search?: string;
+  status?: TokenState;
+}
+
+/**
+ * `$1` workspace, `$2` limit, `$3` offset; further parameters only for what is used. Expiry
+ * is read against the database's clock, as the sweep of other expiring rows is.
+ */
+function tokensPageQuery(scope: TokenScope, filter: TokenListFilter): { name: string; sql: string; extra: unknown[] } {
+  const where = ['t.workspace_id = $1', 't.revoked_at IS NULL'];
+  const extra: unknown[] = [];
+  const name = ['tokens_page'];
+  if (scope.projectId) {
+    extra.push(scope.projectId);
+    where.push(`t.project_id = $${3 + extra.length}`);
+    name.push('bound');
+  }
+  if (filter.search !== undefined) {
+    extra.push(likeContaining(filter.search));
+    const n = `$${3 + extra.length}`;
+    where.push(`(t.name ILIKE ${n} OR t.prefix ILIKE ${n})`);
+    name.push('search');
+  }
+  if (filter.status !== undefined) {
+    where.push(filter.status === 'expired' ? 't.expires_at <= now()' : '(t.expires_at IS NULL OR t.expires_at > now())');
+    name.push(filter.status);
+  }
+  const conditions = where.join(' AND ');
+  const sql = `
+  SELECT c.${PAGE_TOTAL}, t.*
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM access_tokens t WHERE ${conditions}) c
+  LEFT JOIN LATERAL (
+    SELECT t.* FROM access_tokens t WHERE ${conditions}
+    ORDER BY t.created_at DESC, t.id ASC LIMIT $2 OFFSET $3
+  ) t ON true
+  ORDER BY t.created_at DESC, t.id ASC`;
+  return { name: name.join('_'), sql, extra };
+}
+
 /** Every query on access_tokens. */
 @Injectable()
 export class AccessTokensRepository {
+  private readonly hydrate = lazyHydrator(() => this.dataSource, AccessToken);
+
   constructor(private readonly dataSource: DataSource) {}
 
   /** The unrevoked token stored under this SHA-256 of a secret. */
@@ -75,19 +123,21 @@ export class AccessTokensRepository {
     return manager.findOneByOrFail(AccessToken, { id });
   }
 
-  /** Newest first. */
+  /**
+   * A page of the caller's live (unrevoked) tokens, newest first, narrowed by `filter`, with
+   * the exact total of the narrowed list. Prepared, one statement per combination of
+   * filters (common/page-query.ts), by IDX_access_tokens_workspace.
+   */
   @GenerateSql(
-    { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, 1, 20] },
-    { name: 'project-bound caller', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }, 1, 20] },
+    { name: 'workspace-wide caller', params: (f) => [{ workspaceId: f.workspaceId }, {}, 1, 20] },
+    { name: 'project-bound caller', params: (f) => [{ workspaceId: f.workspaceId, projectId: f.projectId }, {}, 1, 20] },
+    { name: 'search, expired', params: (f) => [{ workspaceId: f.workspaceId }, { search: 'sk_live_ci%', status: 'expired' }, 1, 20] },
+    { name: 'active', params: (f) => [{ workspaceId: f.workspaceId }, { status: 'active' }, 1, 20] },
   )
-  async pageLive(scope: TokenScope, page: number, limit: number): Promise<{ rows: AccessToken[]; total: number }> {
-    const [rows, total] = await this.dataSource.manager.findAndCount(AccessToken, {
-      where: liveIn(scope),
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { rows, total };
+  async pageLive(scope: TokenScope, filter: TokenListFilter, page: number, limit: number): Promise<{ rows: AccessToken[]; total: number }> {
+    const query = tokensPageQuery(scope, filter);
+    const { rows, total } = await preparedPage(this.dataSource, query.name, query.sql, [scope.workspaceId, limit, (page - 1) * limit, ...query.extra]);
+    return { rows: rows.map(this.hydrate), total };
   }
 
   /**

@@ -14,7 +14,7 @@ import type { Principal, Scope } from '../shared/principal';
 import type { MemberTokens } from '../workspaces/member-tokens';
 import { AccessTokenView, accessTokenView, CreatedAccessTokenView, createdAccessTokenView, TokenContextView } from './access-token.view';
 import { accessTokensError } from './access-tokens.errors';
-import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenScope } from './access-tokens.repository';
+import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenListFilter, type TokenScope } from './access-tokens.repository';
 import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
 
@@ -136,8 +136,8 @@ export class AccessTokensService implements MemberTokens {
   }
 
   /** Live tokens of the workspace (a project-bound caller sees its project's only); never a secret. */
-  async list(principal: Principal, page: number, limit: number): Promise<Paginated<AccessTokenView>> {
-    const { rows, total } = await this.tokens.pageLive(tokenScope(principal), page, limit);
+  async list(principal: Principal, filter: TokenListFilter, page: number, limit: number): Promise<Paginated<AccessTokenView>> {
+    const { rows, total } = await this.tokens.pageLive(tokenScope(principal), filter, page, limit);
     return paginated(rows.map(accessTokenView), total, page, limit);
   }
 

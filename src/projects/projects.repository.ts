@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+import { likeContaining } from '../common/list-search';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
@@ -86,11 +87,6 @@ const ORDERS: Record<ProjectSort | 'created', { inner: string; outer: string }> 
 
 const LIVE_JOIN = ' LEFT JOIN deployments d ON d.id = p.live_deployment_id';
 const SERVED = `coalesce(d.status <> 'expired' AND (d.expires_at IS NULL OR d.expires_at > now()), false)`;
-
-/** `%`, `_` and the escape character itself match literally in a LIKE pattern (PostgreSQL's default escape is `\`). */
-export function likeContaining(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /**
  * The project list page (see `page`): the total and one page in one statement, by

@@ -17,10 +17,40 @@ INSERT INTO "access_tokens"("id", "workspace_id", "project_id", "name", "token_h
 SELECT "AccessToken"."id" AS "AccessToken_id", "AccessToken"."workspace_id" AS "AccessToken_workspace_id", "AccessToken"."project_id" AS "AccessToken_project_id", "AccessToken"."name" AS "AccessToken_name", "AccessToken"."token_hash" AS "AccessToken_token_hash", "AccessToken"."prefix" AS "AccessToken_prefix", "AccessToken"."scopes" AS "AccessToken_scopes", "AccessToken"."expires_at" AS "AccessToken_expires_at", "AccessToken"."last_used_at" AS "AccessToken_last_used_at", "AccessToken"."created_by" AS "AccessToken_created_by", "AccessToken"."created_at" AS "AccessToken_created_at", "AccessToken"."revoked_at" AS "AccessToken_revoked_at" FROM "access_tokens" "AccessToken" WHERE (("AccessToken"."id" = $1)) LIMIT 1
 
 -- AccessTokensRepository.pageLive (workspace-wide caller)
-SELECT "AccessToken"."id" AS "AccessToken_id", "AccessToken"."workspace_id" AS "AccessToken_workspace_id", "AccessToken"."project_id" AS "AccessToken_project_id", "AccessToken"."name" AS "AccessToken_name", "AccessToken"."token_hash" AS "AccessToken_token_hash", "AccessToken"."prefix" AS "AccessToken_prefix", "AccessToken"."scopes" AS "AccessToken_scopes", "AccessToken"."expires_at" AS "AccessToken_expires_at", "AccessToken"."last_used_at" AS "AccessToken_last_used_at", "AccessToken"."created_by" AS "AccessToken_created_by", "AccessToken"."created_at" AS "AccessToken_created_at", "AccessToken"."revoked_at" AS "AccessToken_revoked_at" FROM "access_tokens" "AccessToken" WHERE (("AccessToken"."workspace_id" = $1) AND ("AccessToken"."revoked_at" IS NULL)) ORDER BY "AccessToken"."created_at" DESC, "AccessToken"."id" ASC LIMIT 20 OFFSET 0
+SELECT c.page_total, t.*
+  FROM (SELECT count(*) AS page_total FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL) c
+  LEFT JOIN LATERAL (
+    SELECT t.* FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL
+    ORDER BY t.created_at DESC, t.id ASC LIMIT $2 OFFSET $3
+  ) t ON true
+  ORDER BY t.created_at DESC, t.id ASC
 
 -- AccessTokensRepository.pageLive (project-bound caller)
-SELECT "AccessToken"."id" AS "AccessToken_id", "AccessToken"."workspace_id" AS "AccessToken_workspace_id", "AccessToken"."project_id" AS "AccessToken_project_id", "AccessToken"."name" AS "AccessToken_name", "AccessToken"."token_hash" AS "AccessToken_token_hash", "AccessToken"."prefix" AS "AccessToken_prefix", "AccessToken"."scopes" AS "AccessToken_scopes", "AccessToken"."expires_at" AS "AccessToken_expires_at", "AccessToken"."last_used_at" AS "AccessToken_last_used_at", "AccessToken"."created_by" AS "AccessToken_created_by", "AccessToken"."created_at" AS "AccessToken_created_at", "AccessToken"."revoked_at" AS "AccessToken_revoked_at" FROM "access_tokens" "AccessToken" WHERE (("AccessToken"."workspace_id" = $1) AND ("AccessToken"."revoked_at" IS NULL) AND ("AccessToken"."project_id" = $2)) ORDER BY "AccessToken"."created_at" DESC, "AccessToken"."id" ASC LIMIT 20 OFFSET 0
+SELECT c.page_total, t.*
+  FROM (SELECT count(*) AS page_total FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND t.project_id = $4) c
+  LEFT JOIN LATERAL (
+    SELECT t.* FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND t.project_id = $4
+    ORDER BY t.created_at DESC, t.id ASC LIMIT $2 OFFSET $3
+  ) t ON true
+  ORDER BY t.created_at DESC, t.id ASC
+
+-- AccessTokensRepository.pageLive (search, expired)
+SELECT c.page_total, t.*
+  FROM (SELECT count(*) AS page_total FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND (t.name ILIKE $4 OR t.prefix ILIKE $4) AND t.expires_at <= now()) c
+  LEFT JOIN LATERAL (
+    SELECT t.* FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND (t.name ILIKE $4 OR t.prefix ILIKE $4) AND t.expires_at <= now()
+    ORDER BY t.created_at DESC, t.id ASC LIMIT $2 OFFSET $3
+  ) t ON true
+  ORDER BY t.created_at DESC, t.id ASC
+
+-- AccessTokensRepository.pageLive (active)
+SELECT c.page_total, t.*
+  FROM (SELECT count(*) AS page_total FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) c
+  LEFT JOIN LATERAL (
+    SELECT t.* FROM access_tokens t WHERE t.workspace_id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+    ORDER BY t.created_at DESC, t.id ASC LIMIT $2 OFFSET $3
+  ) t ON true
+  ORDER BY t.created_at DESC, t.id ASC
 
 -- AccessTokensRepository.revoke (workspace-wide caller)
 UPDATE "access_tokens" SET "revoked_at" = $1 WHERE ("id" = $2 AND "workspace_id" = $3 AND "revoked_at" IS NULL)

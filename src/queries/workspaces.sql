@@ -47,11 +47,28 @@ SELECT "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."id
 SELECT m.role, w.require_two_factor FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
   WHERE m.workspace_id = $1 AND m.user_id = $2 AND m.status = 'active'
 
--- WorkspacesRepository.pageMembers
-SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."workspace_id" AS "WorkspaceMember_workspace_id", "WorkspaceMember"."user_id" AS "WorkspaceMember_user_id", "WorkspaceMember"."email" AS "WorkspaceMember_email", "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."status" AS "WorkspaceMember_status", "WorkspaceMember"."invited_at" AS "WorkspaceMember_invited_at", "WorkspaceMember"."joined_at" AS "WorkspaceMember_joined_at" FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."workspace_id" = $1)) ORDER BY "WorkspaceMember"."invited_at" ASC, "WorkspaceMember"."id" ASC LIMIT 20 OFFSET 0
+-- WorkspacesRepository.pageMembers (workspace)
+SELECT c.page_total, m.*
+  FROM (SELECT count(*) AS page_total FROM workspace_members m WHERE m.workspace_id = $1) c
+  LEFT JOIN LATERAL (
+    SELECT m.*, (SELECT u.name FROM users u WHERE u.id = m.user_id) AS user_name FROM workspace_members m
+    WHERE m.workspace_id = $1
+    ORDER BY m.invited_at, m.id LIMIT $2 OFFSET $3
+  ) m ON true
+  ORDER BY m.invited_at, m.id
+
+-- WorkspacesRepository.pageMembers (search, role, invited)
+SELECT c.page_total, m.*
+  FROM (SELECT count(*) AS page_total FROM workspace_members m WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR (SELECT u.name FROM users u WHERE u.id = m.user_id) ILIKE $4) AND m.role = $5 AND m.status = $6) c
+  LEFT JOIN LATERAL (
+    SELECT m.*, (SELECT u.name FROM users u WHERE u.id = m.user_id) AS user_name FROM workspace_members m
+    WHERE m.workspace_id = $1 AND (m.email ILIKE $4 OR (SELECT u.name FROM users u WHERE u.id = m.user_id) ILIKE $4) AND m.role = $5 AND m.status = $6
+    ORDER BY m.invited_at, m.id LIMIT $2 OFFSET $3
+  ) m ON true
+  ORDER BY m.invited_at, m.id
 
 -- WorkspacesRepository.findMember
-SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."workspace_id" AS "WorkspaceMember_workspace_id", "WorkspaceMember"."user_id" AS "WorkspaceMember_user_id", "WorkspaceMember"."email" AS "WorkspaceMember_email", "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."status" AS "WorkspaceMember_status", "WorkspaceMember"."invited_at" AS "WorkspaceMember_invited_at", "WorkspaceMember"."joined_at" AS "WorkspaceMember_joined_at" FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."id" = $1) AND ("WorkspaceMember"."workspace_id" = $2)) LIMIT 1
+SELECT "m"."id" AS "m_id", "m"."workspace_id" AS "m_workspace_id", "m"."user_id" AS "m_user_id", "m"."email" AS "m_email", "m"."role" AS "m_role", "m"."status" AS "m_status", "m"."invited_at" AS "m_invited_at", "m"."joined_at" AS "m_joined_at", "u"."id" AS "u_id", "u"."name" AS "u_name" FROM "workspace_members" "m" LEFT JOIN "users" "u" ON "u"."id"="m"."user_id" WHERE "m"."id" = $1 AND "m"."workspace_id" = $2
 
 -- WorkspacesRepository.findMemberByEmail
 SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."workspace_id" AS "WorkspaceMember_workspace_id", "WorkspaceMember"."user_id" AS "WorkspaceMember_user_id", "WorkspaceMember"."email" AS "WorkspaceMember_email", "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."status" AS "WorkspaceMember_status", "WorkspaceMember"."invited_at" AS "WorkspaceMember_invited_at", "WorkspaceMember"."joined_at" AS "WorkspaceMember_joined_at" FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."workspace_id" = $1) AND ("WorkspaceMember"."email" = $2)) LIMIT 1
@@ -60,7 +77,7 @@ SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."worksp
 SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."workspace_id" AS "WorkspaceMember_workspace_id", "WorkspaceMember"."user_id" AS "WorkspaceMember_user_id", "WorkspaceMember"."email" AS "WorkspaceMember_email", "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."status" AS "WorkspaceMember_status", "WorkspaceMember"."invited_at" AS "WorkspaceMember_invited_at", "WorkspaceMember"."joined_at" AS "WorkspaceMember_joined_at" FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."id" = $1)) LIMIT 1
 
 -- WorkspacesRepository.getMemberWithWorkspace
-SELECT DISTINCT "distinctAlias"."WorkspaceMember_id" AS "ids_WorkspaceMember_id" FROM (SELECT "WorkspaceMember"."id" AS "WorkspaceMember_id", "WorkspaceMember"."workspace_id" AS "WorkspaceMember_workspace_id", "WorkspaceMember"."user_id" AS "WorkspaceMember_user_id", "WorkspaceMember"."email" AS "WorkspaceMember_email", "WorkspaceMember"."role" AS "WorkspaceMember_role", "WorkspaceMember"."status" AS "WorkspaceMember_status", "WorkspaceMember"."invited_at" AS "WorkspaceMember_invited_at", "WorkspaceMember"."joined_at" AS "WorkspaceMember_joined_at", "WorkspaceMember__WorkspaceMember_workspace"."id" AS "WorkspaceMember__WorkspaceMember_workspace_id", "WorkspaceMember__WorkspaceMember_workspace"."name" AS "WorkspaceMember__WorkspaceMember_workspace_name", "WorkspaceMember__WorkspaceMember_workspace"."plan" AS "WorkspaceMember__WorkspaceMember_workspace_plan", "WorkspaceMember__WorkspaceMember_workspace"."require_two_factor" AS "WorkspaceMember__WorkspaceMember_workspace_require_two_factor", "WorkspaceMember__WorkspaceMember_workspace"."created_at" AS "WorkspaceMember__WorkspaceMember_workspace_created_at", "WorkspaceMember__WorkspaceMember_workspace"."updated_at" AS "WorkspaceMember__WorkspaceMember_workspace_updated_at" FROM "workspace_members" "WorkspaceMember" LEFT JOIN "workspaces" "WorkspaceMember__WorkspaceMember_workspace" ON "WorkspaceMember__WorkspaceMember_workspace"."id"="WorkspaceMember"."workspace_id" WHERE (("WorkspaceMember"."id" = $1))) "distinctAlias" ORDER BY "WorkspaceMember_id" ASC LIMIT 1
+SELECT "m"."id" AS "m_id", "m"."workspace_id" AS "m_workspace_id", "m"."user_id" AS "m_user_id", "m"."email" AS "m_email", "m"."role" AS "m_role", "m"."status" AS "m_status", "m"."invited_at" AS "m_invited_at", "m"."joined_at" AS "m_joined_at", "w"."id" AS "w_id", "w"."name" AS "w_name", "w"."plan" AS "w_plan", "w"."require_two_factor" AS "w_require_two_factor", "w"."created_at" AS "w_created_at", "w"."updated_at" AS "w_updated_at", "u"."id" AS "u_id", "u"."name" AS "u_name" FROM "workspace_members" "m" INNER JOIN "workspaces" "w" ON "w"."id"="m"."workspace_id"  LEFT JOIN "users" "u" ON "u"."id"="m"."user_id" WHERE "m"."id" = $1
 
 -- WorkspacesRepository.insertMember
 INSERT INTO "workspace_members"("id", "workspace_id", "user_id", "email", "role", "status", "invited_at", "joined_at") VALUES ($1, $2, $3, $4, $5, $6, DEFAULT, $7) RETURNING "invited_at"

@@ -20,7 +20,7 @@ import { MEMBER_TOKENS, type MemberTokens } from './member-tokens';
 import { InvitationView, invitationView, MemberView, memberView } from './workspace.view';
 import type { WorkspaceMember } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';
-import { WorkspacesRepository } from './workspaces.repository';
+import { type MemberListFilter, WorkspacesRepository } from './workspaces.repository';
 
 /** A member (or an invitation) as the audit log names it: by the address, which an invitation has before any account. */
 function memberTarget(member: Pick<WorkspaceMember, 'id' | 'email'>) {
@@ -54,10 +54,15 @@ export class MembersService {
     return this.workspaces.activeMembership(workspaceId, userId);
   }
 
-  async list(principal: Principal, workspaceId: string, page: number, limit: number): Promise<Paginated<MemberView>> {
+  async list(principal: Principal, workspaceId: string, filter: MemberListFilter, page: number, limit: number): Promise<Paginated<MemberView>> {
     this.assertActsIn(principal, workspaceId);
-    const { rows, total } = await this.workspaces.pageMembers(workspaceId, page, limit);
-    return paginated(rows.map(memberView), total, page, limit);
+    const { rows, total } = await this.workspaces.pageMembers(workspaceId, filter, page, limit);
+    return paginated(
+      rows.map((row) => memberView(row.member, row.name)),
+      total,
+      page,
+      limit,
+    );
   }
 
   async invite(principal: Principal, workspaceId: string, input: { email: Email; role: Role }): Promise<MemberView> {

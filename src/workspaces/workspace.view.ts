@@ -56,9 +56,12 @@ export class MemberView {
   joinedAt: string | null;
   @NullableStringProperty({ description: 'Null until the invitation is accepted' })
   userId: string | null;
+  @NullableStringProperty({ example: 'Ann Lee', description: "The member's account name; null for an invitation, which has only its email" })
+  name: string | null;
 }
 
-export function memberView(member: WorkspaceMember): MemberView {
+/** `name` defaults to the loaded account's (`member.user`); an invitation has none. */
+export function memberView(member: WorkspaceMember, name: string | null = member.user?.name ?? null): MemberView {
   return {
     id: member.id,
     email: member.email,
@@ -67,6 +70,7 @@ export function memberView(member: WorkspaceMember): MemberView {
     invitedAt: iso(member.invitedAt),
     joinedAt: iso(member.joinedAt),
     userId: member.userId,
+    name,
   };
 }
 

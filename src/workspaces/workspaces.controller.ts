@@ -7,6 +7,7 @@ import { PageQueryDto } from '../common/pagination';
 import { ApiPaginatedOk, DeleteRoute } from '../openapi/api-decorators';
 import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
+import { ListMembersQueryDto } from './dto/list-members.dto';
 import { InviteMemberDto, UpdateMemberDto } from './dto/member.dto';
 import { CreateWorkspaceDto, UpdateWorkspaceDto } from './dto/workspace.dto';
 import { MembersService } from './members.service';
@@ -58,10 +59,13 @@ export class MembersController {
 
   @Get()
   @Endpoint({ id: 'listMembers', scopes: ['read'], workspaceWide: true })
-  @ApiOperation({ summary: 'Members and pending invitations of a workspace' })
+  @ApiOperation({
+    summary: 'Members and pending invitations of a workspace',
+    description: 'Oldest invitation first; `search`, `role` and `status` narrow the list, and its total and pages count only what matches.',
+  })
   @ApiPaginatedOk(MemberView)
-  list(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Query() query: PageQueryDto) {
-    return this.members.list(principal, workspaceId, query.page, query.limit);
+  list(@CurrentPrincipal() principal: Principal, @Param('workspaceId') workspaceId: string, @Query() query: ListMembersQueryDto) {
+    return this.members.list(principal, workspaceId, { search: query.search, role: query.role, status: query.status }, query.page, query.limit);
   }
 
   @Post()

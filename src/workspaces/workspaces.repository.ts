@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { likeContaining } from '../common/list-search';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import type { Role } from '../shared/principal';
 import { type Plan, Workspace } from './workspace.entity';
-import { WorkspaceMember } from './workspace-member.entity';
+import { type MemberStatus, WorkspaceMember } from './workspace-member.entity';
 
 /** A page of rows and how many there are in all. */
 export interface Page<T> {
@@ -26,10 +27,63 @@ const PAGE_FOR_USER = `
   ) w ON true
   ORDER BY w.created_at, w.id`;
 
+/** What narrows a page of the member list (GET /workspaces/:id/members). */
+export interface MemberListFilter {
+  /** Trimmed text matched anywhere in the email or the account's name, case-insensitively. */
+  search?: string;
+  role?: Role;
+  status?: MemberStatus;
+}
+
+/**
+ * The member's account name, looked up by the users primary key per member row: the cost
+ * stays that of the workspace's own members however many accounts the service holds (a
+ * join let the planner hash the whole users table).
+ */
+const USER_NAME = '(SELECT u.name FROM users u WHERE u.id = m.user_id)';
+
+/**
+ * `$1` workspace, `$2` limit, `$3` offset; further parameters only for the filters used, so
+ * each combination is its own prepared statement with its own plan.
+ */
+function membersPageQuery(filter: MemberListFilter): { name: string; sql: string; extra: unknown[] } {
+  const where = ['m.workspace_id = $1'];
+  const extra: unknown[] = [];
+  const name = ['members_page'];
+  if (filter.search !== undefined) {
+    extra.push(likeContaining(filter.search));
+    const n = `$${3 + extra.length}`;
+    where.push(`(m.email ILIKE ${n} OR ${USER_NAME} ILIKE ${n})`);
+    name.push('search');
+  }
+  if (filter.role !== undefined) {
+    extra.push(filter.role);
+    where.push(`m.role = $${3 + extra.length}`);
+    name.push('role');
+  }
+  if (filter.status !== undefined) {
+    extra.push(filter.status);
+    where.push(`m.status = $${3 + extra.length}`);
+    name.push('status');
+  }
+  const conditions = where.join(' AND ');
+  const sql = `
+  SELECT c.${PAGE_TOTAL}, m.*
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM workspace_members m WHERE ${conditions}) c
+  LEFT JOIN LATERAL (
+    SELECT m.*, ${USER_NAME} AS user_name FROM workspace_members m
+    WHERE ${conditions}
+    ORDER BY m.invited_at, m.id LIMIT $2 OFFSET $3
+  ) m ON true
+  ORDER BY m.invited_at, m.id`;
+  return { name: name.join('_'), sql, extra };
+}
+
 /** Every query on workspaces and workspace_members (members and invitations). */
 @Injectable()
 export class WorkspacesRepository {
   private readonly hydrate = lazyHydrator(() => this.dataSource, Workspace);
+  private readonly hydrateMember = lazyHydrator(() => this.dataSource, WorkspaceMember);
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -119,20 +173,36 @@ export class WorkspacesRepository {
     return rows[0] ? { role: rows[0].role, requireTwoFactor: rows[0].require_two_factor } : null;
   }
 
-  @GenerateSql({ params: (f) => [f.workspaceId, 1, 20] })
-  async pageMembers(workspaceId: string, page: number, limit: number): Promise<Page<WorkspaceMember>> {
-    const [rows, total] = await this.dataSource.manager.findAndCount(WorkspaceMember, {
-      where: { workspaceId },
-      order: { invitedAt: 'ASC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { rows, total };
+  /**
+   * A page of the workspace's members and invitations, oldest invitation first, narrowed by
+   * `filter`, with the exact total of the narrowed list and each member's account name
+   * (null for an invitation). Prepared, one statement per combination of filters
+   * (common/page-query.ts), by UQ_workspace_members_workspace_email.
+   */
+  @GenerateSql(
+    { name: 'workspace', params: (f) => [f.workspaceId, {}, 1, 20] },
+    { name: 'search, role, invited', params: (f) => [f.workspaceId, { search: 'ann_50%', role: 'admin', status: 'invited' }, 1, 20] },
+  )
+  async pageMembers(
+    workspaceId: string,
+    filter: MemberListFilter,
+    page: number,
+    limit: number,
+  ): Promise<Page<{ member: WorkspaceMember; name: string | null }>> {
+    const query = membersPageQuery(filter);
+    const { rows, total } = await preparedPage(this.dataSource, query.name, query.sql, [workspaceId, limit, (page - 1) * limit, ...query.extra]);
+    return { rows: rows.map((row) => ({ member: this.hydrateMember(row), name: (row.user_name as string | null) ?? null })), total };
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, MEMBER] })
+  /** With its account's name (the member's view shows it); nothing else of the account is read. */
   findMember(manager: EntityManager, workspaceId: string, memberId: string): Promise<WorkspaceMember | null> {
-    return manager.findOneBy(WorkspaceMember, { id: memberId, workspaceId });
+    return manager
+      .createQueryBuilder(WorkspaceMember, 'm')
+      .leftJoin('m.user', 'u')
+      .addSelect(['u.id', 'u.name'])
+      .where('m.id = :memberId AND m.workspace_id = :workspaceId', { memberId, workspaceId })
+      .getOne();
   }
 
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, f.email] })
@@ -145,10 +215,16 @@ export class WorkspacesRepository {
     return manager.findOneByOrFail(WorkspaceMember, { id: memberId });
   }
 
-  /** The member with its workspace, for an invitation's view. */
+  /** The member with its workspace and its account's name, for an invitation's view. */
   @GenerateSql({ params: (f) => [f.manager, MEMBER] })
   getMemberWithWorkspace(manager: EntityManager, memberId: string): Promise<WorkspaceMember> {
-    return manager.findOneOrFail(WorkspaceMember, { where: { id: memberId }, relations: { workspace: true } });
+    return manager
+      .createQueryBuilder(WorkspaceMember, 'm')
+      .innerJoinAndSelect('m.workspace', 'w')
+      .leftJoin('m.user', 'u')
+      .addSelect(['u.id', 'u.name'])
+      .where('m.id = :memberId', { memberId })
+      .getOneOrFail();
   }
 
   /** Fails with UQ_workspace_members_workspace_email when the address is already there. */

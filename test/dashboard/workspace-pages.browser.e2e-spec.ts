@@ -193,7 +193,8 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await goToSection(page, 'Members');
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByLabel('Email to invite').fill('new.colleague@example.test');
-    await page.getByLabel('Role').selectOption('viewer');
+    // The invite form's role, not the list's role filter below it.
+    await page.getByRole('form', { name: 'Invite someone' }).getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Invite', exact: true }).click();
     await page.getByText('new.colleague@example.test is invited as viewer').waitFor();
     await page

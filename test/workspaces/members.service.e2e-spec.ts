@@ -41,7 +41,7 @@ describe('MembersService (PostgreSQL)', () => {
   }
 
   async function memberOf(workspaceId: string, owner: UserSession, email: string) {
-    const { data } = await members.list(as(owner, 'owner', workspaceId), workspaceId, 1, 100);
+    const { data } = await members.list(as(owner, 'owner', workspaceId), workspaceId, {}, 1, 100);
     const found = data.find((m) => m.email === email);
     if (!found) throw new Error(`${email} is not a member of ${workspaceId}`);
     return found;

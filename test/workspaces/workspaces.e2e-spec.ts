@@ -163,6 +163,8 @@ describe('Workspaces (e2e)', () => {
         invitedAt: expect.any(String),
         joinedAt: null,
         userId: null,
+        // An invitation has no account yet, so no name.
+        name: null,
       });
 
       const pending = await t.http().get('/invitations').set(bearer(carol.accessToken)).expect(200);
@@ -180,6 +182,7 @@ describe('Workspaces (e2e)', () => {
         userId: carol.userId,
         joinedAt: expect.any(String),
         workspaceId: owner.workspaceId,
+        name: 'Carol',
       });
       expect((await t.http().get('/invitations').set(bearer(carol.accessToken)).expect(200)).body.data).toEqual([]);
       await t.http().get('/access-tokens').set(asUser(carol, owner.workspaceId)).expect(200);

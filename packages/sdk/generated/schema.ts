@@ -384,7 +384,9 @@ export interface paths {
         };
         /**
          * Members and pending invitations of a workspace
-         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         * @description Oldest invitation first; `search`, `role` and `status` narrow the list, and its total and pages count only what matches.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
          */
         get: operations["listMembers"];
         put?: never;
@@ -472,7 +474,9 @@ export interface paths {
         };
         /**
          * List the workspace's live API tokens (never their secrets)
-         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         * @description Newest first; `search` and `status` narrow the list, and its total and pages count only what matches.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["listAccessTokens"];
         put?: never;
@@ -2585,6 +2589,11 @@ export interface components {
             joinedAt: string | null;
             /** @description Null until the invitation is accepted */
             userId: string | null;
+            /**
+             * @description The member's account name; null for an invitation, which has only its email
+             * @example Ann Lee
+             */
+            name: string | null;
         };
         InviteMemberDto: {
             /** @example ann@example.com */
@@ -2620,6 +2629,11 @@ export interface components {
             joinedAt: string | null;
             /** @description Null until the invitation is accepted */
             userId: string | null;
+            /**
+             * @description The member's account name; null for an invitation, which has only its email
+             * @example Ann Lee
+             */
+            name: string | null;
             /** @example ws_0123456789abcdefghijklmn */
             workspaceId: string;
             /** @example Acme */
@@ -6662,6 +6676,12 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Only members whose email or account name contains this text (an invitation has only its email) (case-insensitive, trimmed; `%` and `_` match themselves) */
+                search?: string;
+                /** @description Only members (and invitations) with this role */
+                role?: "owner" | "admin" | "viewer";
+                /** @description `invited`: only pending invitations; `active`: only people who joined */
+                status?: "invited" | "active";
             };
             header?: never;
             path: {
@@ -7310,6 +7330,10 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Only tokens whose name or visible prefix (`sk_live_…`) contains this text (case-insensitive, trimmed; `%` and `_` match themselves) */
+                search?: string;
+                /** @description `active`: tokens that still work (no expiry, or one in the future); `expired`: tokens past their `expires_at`, not yet revoked */
+                status?: "active" | "expired";
             };
             header?: {
                 /** @description With a dashboard JWT: the workspace to act in (required). With an API token: optional, must be the token's own. */

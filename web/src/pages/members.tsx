@@ -4,17 +4,32 @@ import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
+import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
 import { ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
-import { memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
+import { type MemberListQuery, memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
 type Member = Schemas['MemberView'];
 type Role = Schemas['InviteMemberDto']['role'];
-const PAGE = 50;
+type Status = NonNullable<MemberListQuery['status']>;
+const ROLES: { value: Role | ''; label: string }[] = [
+  { value: '', label: 'All roles' },
+  { value: 'owner', label: 'Owners' },
+  { value: 'admin', label: 'Admins' },
+  { value: 'viewer', label: 'Viewers' },
+];
+const STATUSES: { value: Status | ''; label: string }[] = [
+  // Short: the select shares a phone's row with the role filter.
+  { value: '', label: 'Everyone' },
+  { value: 'active', label: 'Joined' },
+  { value: 'invited', label: 'Invitations' },
+];
+const ROLE_VALUES = ROLES.flatMap((r) => (r.value === '' ? [] : [r.value]));
+const STATUS_VALUES = STATUSES.flatMap((s) => (s.value === '' ? [] : [s.value]));
 
 /**
  * Who may do what (viewers read only, admins manage all but owners, the last owner
@@ -23,10 +38,19 @@ const PAGE = 50;
  */
 export function Members() {
   const workspaceId = useWorkspaceId();
-  const [page, setPage] = useState(1);
+  const list = useListParams();
+  const role = list.pick('role', ROLE_VALUES);
+  const status = list.pick('status', STATUS_VALUES);
+  const query: MemberListQuery = {
+    page: list.page,
+    limit: LIST_PAGE,
+    ...(list.search !== undefined ? { search: list.search } : {}),
+    ...(role ? { role } : {}),
+    ...(status ? { status } : {}),
+  };
   const me = useMe();
   const navigate = useNavigate();
-  const members = useQuery(memberQueries.list(workspaceId, page, PAGE));
+  const members = useQuery(memberQueries.list(workspaceId, query));
   const [removing, setRemoving] = useState<Member | null>(null);
   const isMe = (m: Member | null) => m !== null && m.userId !== null && m.userId === me.data?.id;
   const remove = useRemoveMember(workspaceId, {
@@ -37,6 +61,8 @@ export function Members() {
       if (self) void navigate('/', { replace: true });
     },
   });
+  const filtered = query.search !== undefined || query.role !== undefined || query.status !== undefined;
+  const meta = members.data?.meta;
 
   return (
     <>
@@ -44,14 +70,34 @@ export function Members() {
       <TwoFactorPolicy workspaceId={workspaceId} />
       <Invite workspaceId={workspaceId} />
       <h2>People in this workspace</h2>
+      <ListToolbar label="Members">
+        <ListSearch list={list} label="Search members" placeholder="Email or name" />
+        <SelectField label="Filter by role" value={role ?? ''} onChange={(e) => list.update({ role: e.target.value })}>
+          {ROLES.map((r) => (
+            <option key={r.value} value={r.value}>
+              {r.label}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
+          {STATUSES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </SelectField>
+      </ListToolbar>
       {members.isPending ? <Loading what="members" /> : null}
       <ErrorNote error={members.error} />
-      {members.data && members.data.meta.total === 0 ? <Empty title="No members">The people who can see and change this workspace show here.</Empty> : null}
-      {members.data && members.data.data.length > 0 ? (
+      {meta && meta.total === 0 && !filtered ? <Empty title="No members">The people who can see and change this workspace show here.</Empty> : null}
+      {meta && meta.total === 0 && filtered ? (
+        <NoMatch search={query.search} noun="member or invitation" onClear={() => list.update({ q: '', role: '', status: '' })} />
+      ) : null}
+      {members.data && members.data.data.length > 0 && meta ? (
         <TableWrap label="Members">
-          <table>
+          <table aria-busy={members.isPlaceholderData}>
             <caption className="muted">
-              {members.data.meta.total} member{members.data.meta.total === 1 ? '' : 's'} and invitation{members.data.meta.total === 1 ? '' : 's'}
+              <ListRange meta={meta} shown={members.data.data.length} noun={['person', 'people']} search={query.search} />
             </caption>
             <thead>
               <tr>
@@ -72,6 +118,7 @@ export function Members() {
                   <td>
                     <Truncate value={m.email} label="email" />
                     {isMe(m) ? <span className="muted"> (you)</span> : null}
+                    {m.name ? <div className="muted">{m.name}</div> : null}
                   </td>
                   <td>{m.role}</td>
                   <td>
@@ -94,9 +141,11 @@ export function Members() {
           </table>
         </TableWrap>
       ) : null}
-      {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
+      {meta ? (
+        <Pager page={meta.page} totalPages={meta.totalPages} onPage={(page) => list.update({ page: String(page) }, true)} label="Pages of members" />
+      ) : null}
       {/* A workspace always has its owner: "empty" here is the owner alone. */}
-      {members.data?.meta.total === 1 && isMe(members.data.data[0] ?? null) ? (
+      {!filtered && meta?.total === 1 && isMe(members.data?.data[0] ?? null) ? (
         <Empty title="Just you so far" action={<FocusFormButton form="invite-member">Invite someone</FocusFormButton>}>
           Invite the people you work with: admins deploy and manage the workspace, viewers see it.
         </Empty>

@@ -3,11 +3,12 @@ import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
+import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
 import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 import { projectQueries } from '../hooks/api/projects';
-import { tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
+import { type TokenListQuery, tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
@@ -19,12 +20,25 @@ const SCOPES: { scope: Scope; what: string }[] = [
   { scope: 'delete', what: 'archive deployments, delete projects and leads' },
   { scope: 'admin', what: 'settings, members and tokens' },
 ];
-const PAGE = 50;
+type Status = NonNullable<TokenListQuery['status']>;
+const STATUSES: { value: Status | ''; label: string }[] = [
+  { value: '', label: 'All tokens' },
+  { value: 'active', label: 'Active' },
+  { value: 'expired', label: 'Expired' },
+];
+const STATUS_VALUES = STATUSES.flatMap((s) => (s.value === '' ? [] : [s.value]));
 
 export function Tokens() {
   const workspaceId = useWorkspaceId();
-  const [page, setPage] = useState(1);
-  const tokens = useQuery(tokenQueries.list(workspaceId, page, PAGE));
+  const list = useListParams();
+  const status = list.pick('status', STATUS_VALUES);
+  const query: TokenListQuery = {
+    page: list.page,
+    limit: LIST_PAGE,
+    ...(list.search !== undefined ? { search: list.search } : {}),
+    ...(status ? { status } : {}),
+  };
+  const tokens = useQuery(tokenQueries.list(workspaceId, query));
   // Projects to bind a token to: the first 100 (a workspace with more types the id in the CLI).
   const projects = useQuery(projectQueries.names(workspaceId));
   const projectName = (id: string | null) => (id ? (projects.data?.data.find((p) => p.id === id)?.name ?? id) : 'Whole workspace');
@@ -35,6 +49,8 @@ export function Tokens() {
       setRevoking(null);
     },
   });
+  const filtered = query.search !== undefined || query.status !== undefined;
+  const meta = tokens.data?.meta;
 
   return (
     <>
@@ -43,19 +59,30 @@ export function Tokens() {
         Tokens (<span className="mono">sk_live_…</span>) let the CLI, CI and scripts act in this workspace without your password.
       </p>
       <CreateToken workspaceId={workspaceId} projects={projects.data?.data ?? []} />
-      <h2>Active tokens</h2>
+      <h2>Tokens</h2>
+      <ListToolbar label="API tokens">
+        <ListSearch list={list} label="Search tokens" placeholder="Name or sk_live_ prefix" />
+        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
+          {STATUSES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </SelectField>
+      </ListToolbar>
       {tokens.isPending ? <Loading what="tokens" /> : null}
       <ErrorNote error={tokens.error} />
-      {tokens.data && tokens.data.meta.total === 0 ? (
+      {meta && meta.total === 0 && !filtered ? (
         <Empty title="No API tokens yet" action={<FocusFormButton form="create-token">Create a token</FocusFormButton>}>
           A token lets the CLI, a CI job or a script deploy and read here in your name, with only the scopes you give it.
         </Empty>
       ) : null}
-      {tokens.data && tokens.data.data.length > 0 ? (
+      {meta && meta.total === 0 && filtered ? <NoMatch search={query.search} noun="token" onClear={() => list.update({ q: '', status: '' })} /> : null}
+      {tokens.data && tokens.data.data.length > 0 && meta ? (
         <TableWrap label="API tokens">
-          <table>
+          <table aria-busy={tokens.isPlaceholderData}>
             <caption className="muted">
-              {tokens.data.meta.total} token{tokens.data.meta.total === 1 ? '' : 's'}
+              <ListRange meta={meta} shown={tokens.data.data.length} noun={['token', 'tokens']} search={query.search} />
             </caption>
             <thead>
               <tr>
@@ -84,7 +111,15 @@ export function Tokens() {
                   <td className="hide-narrow">{t.scopes.join(', ')}</td>
                   <td className="hide-narrow">{projectName(t.projectId)}</td>
                   <td>{t.lastUsedAt ? formatTime(t.lastUsedAt) : 'never'}</td>
-                  <td>{t.expires_at ? formatTime(t.expires_at) : 'never'}</td>
+                  <td>
+                    {t.expires_at ? formatTime(t.expires_at) : 'never'}
+                    {t.expires_at && Date.parse(t.expires_at) <= Date.now() ? (
+                      <>
+                        {' '}
+                        <span className="badge expired">expired</span>
+                      </>
+                    ) : null}
+                  </td>
                   <td>
                     <button type="button" className="small" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
                       Revoke
@@ -96,7 +131,9 @@ export function Tokens() {
           </table>
         </TableWrap>
       ) : null}
-      {tokens.data ? <Pager page={page} totalPages={tokens.data.meta.totalPages} onPage={setPage} /> : null}
+      {meta ? (
+        <Pager page={meta.page} totalPages={meta.totalPages} onPage={(page) => list.update({ page: String(page) }, true)} label="Pages of tokens" />
+      ) : null}
       <ConfirmMutation
         target={revoking}
         mutation={revoke}

@@ -1,14 +1,20 @@
-import { queryOptions } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 
 import { api, call, inWorkspace, type Schemas } from '../../api';
+import type { paths } from '../../sdk';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { tokenKeys } from './query-keys';
 
+export type TokenListQuery = NonNullable<paths['/access-tokens']['get']['parameters']['query']>;
+
 export const tokenQueries = {
-  list: (workspaceId: string, page: number, limit: number) =>
+  /** The tokens page: a page of the list narrowed on the server (GET /access-tokens?search=&status=). */
+  list: (workspaceId: string, query: TokenListQuery) =>
     queryOptions({
-      queryKey: tokenKeys.list([workspaceId], { page, limit }),
-      queryFn: () => call(api.GET('/access-tokens', { params: { query: { page, limit } }, headers: inWorkspace(workspaceId) })),
+      queryKey: tokenKeys.list([workspaceId], { ...query }),
+      queryFn: () => call(api.GET('/access-tokens', { params: { query }, headers: inWorkspace(workspaceId) })),
+      // The next page or search keeps the rows on screen until it arrives, so the table does not jump.
+      placeholderData: keepPreviousData,
     }),
 };
 

@@ -1,6 +1,7 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, call, inWorkspace, type Schemas } from '../../api';
+import type { paths } from '../../sdk';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { invitationKeys, memberKeys, workspaceKeys } from './query-keys';
 
@@ -17,12 +18,16 @@ export const workspaceQueries = {
 
 export const useWorkspaces = () => useQuery(workspaceQueries.list());
 
+export type MemberListQuery = NonNullable<paths['/workspaces/{workspaceId}/members']['get']['parameters']['query']>;
+
 export const memberQueries = {
-  list: (workspaceId: string, page: number, limit: number) =>
+  /** The members page: a page of members and invitations narrowed on the server (?search=&role=&status=). */
+  list: (workspaceId: string, query: MemberListQuery) =>
     queryOptions({
-      queryKey: memberKeys.list([workspaceId], { page, limit }),
-      queryFn: () =>
-        call(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId }, query: { page, limit } }, headers: inWorkspace(workspaceId) })),
+      queryKey: memberKeys.list([workspaceId], { ...query }),
+      queryFn: () => call(api.GET('/workspaces/{workspaceId}/members', { params: { path: { workspaceId }, query }, headers: inWorkspace(workspaceId) })),
+      // The next page or search keeps the rows on screen until it arrives, so the table does not jump.
+      placeholderData: keepPreviousData,
     }),
 };
 
