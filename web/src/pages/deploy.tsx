@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Upload } from 'lucide-react';
 import { type DragEvent, useRef, useState } from 'react';
 import { Link } from 'react-router';
 
 import type { Deployment } from '../api';
 import { RuleWarnings } from '../components/rule-warnings';
-import { ErrorNote, Field, ProgressBar } from '../components/ui';
+import { ButtonIcon, ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { billingQueries } from '../hooks/api/billing';
 import { invalidateDeployments } from '../hooks/api/deployments';
@@ -146,6 +147,7 @@ export function Deploy() {
         </label>
       </fieldset>
       <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
+        <ButtonIcon icon={Upload} />
         {busy ? 'Deploying…' : 'Deploy'}
       </button>
       {progress ? (

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
+import { Trash2, UserPlus } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
 import { memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
@@ -85,6 +86,7 @@ export function Members() {
                       onClick={() => setRemoving(m)}
                       aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}
                     >
+                      <ButtonIcon icon={Trash2} />
                       {isMe(m) ? 'Leave' : m.status === 'invited' ? 'Withdraw' : 'Remove'}
                     </button>
                   </td>
@@ -157,6 +159,7 @@ function Invite({ workspaceId }: { workspaceId: string }) {
         </SelectField>
         <div className="field">
           <button type="submit" className="primary" disabled={invite.isPending}>
+            <ButtonIcon icon={UserPlus} />
             {invite.isPending ? 'Inviting…' : 'Invite'}
           </button>
         </div>

@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { GitBranch, Rocket } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
 import { Truncate } from '../components/truncate';
-import { CopyButton, ErrorNote, Field, ProgressBar } from '../components/ui';
+import { ButtonIcon, CopyButton, ErrorNote, Field, ProgressBar } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { projectQueries, useCreateProject } from '../hooks/api/projects';
@@ -183,6 +184,7 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
         </p>
       ) : null}
       <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
+        <ButtonIcon icon={Rocket} />
         {busy ? 'Publishing…' : 'Publish'}
       </button>
       {progress ? (
@@ -220,6 +222,7 @@ function GitWay({ name }: { name: string }) {
           if (name.trim()) create.mutate({ name: name.trim(), ...(slugOf(name) ? { slug: slugOf(name) } : {}) });
         }}
       >
+        <ButtonIcon icon={GitBranch} />
         {create.isPending ? 'Creating the project…' : 'Create the project and connect a repository'}
       </button>
       <ErrorNote error={unnamed ? new Error('Name the site first (the Site name field above).') : create.error} workspaceId={workspaceId} />

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 import { projectQueries } from '../hooks/api/projects';
 import { tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
@@ -87,6 +88,7 @@ export function Tokens() {
                   <td>{t.expires_at ? formatTime(t.expires_at) : 'never'}</td>
                   <td>
                     <button type="button" className="small" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      <ButtonIcon icon={Trash2} />
                       Revoke
                     </button>
                   </td>
@@ -160,6 +162,7 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
           <Field label="Expires on" type="date" hint="Empty: never expires." value={expires} onChange={(e) => setExpires(e.target.value)} />
         </div>
         <button type="submit" className="primary" disabled={create.isPending}>
+          <ButtonIcon icon={Plus} />
           {create.isPending ? 'Creating…' : 'Create token'}
         </button>
         <ErrorNote error={create.error} />

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, RefreshCw, Send, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
 import { useCreateWebhook, useDeleteWebhook, useRedeliver, useTestWebhook, useUpdateWebhook, webhookQueries } from '../hooks/api/webhooks';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -71,6 +72,7 @@ export function Webhooks() {
             {open === w.id ? 'Hide deliveries' : 'Show deliveries'}
           </button>{' '}
           <button type="button" className="small" onClick={() => setDeleting(w)} aria-label={`Delete ${w.url}`}>
+            <ButtonIcon icon={Trash2} />
             Delete
           </button>
           {open === w.id ? <Deliveries workspaceId={workspaceId} webhook={w} /> : null}
@@ -100,6 +102,7 @@ function EndpointActions({ workspaceId, webhook }: { workspaceId: string; webhoo
   return (
     <p>
       <button type="button" className="small" onClick={() => test.mutate(webhook.id)} disabled={test.isPending}>
+        <ButtonIcon icon={Send} />
         Send a test event
       </button>{' '}
       <button
@@ -167,6 +170,7 @@ function CreateWebhook({ workspaceId }: { workspaceId: string }) {
           Include personal data (a lead’s email, a form’s fields)
         </label>
         <button type="submit" className="primary" disabled={create.isPending}>
+          <ButtonIcon icon={Plus} />
           {create.isPending ? 'Adding…' : 'Add webhook'}
         </button>
         <ErrorNote error={create.error} />
@@ -231,6 +235,7 @@ function Deliveries({ workspaceId, webhook }: { workspaceId: string; webhook: We
                       onClick={() => redeliver.mutate({ id: webhook.id, deliveryId: d.id })}
                       aria-label={`Redeliver ${d.eventType} ${d.id}`}
                     >
+                      <ButtonIcon icon={RefreshCw} />
                       Redeliver
                     </button>
                   </td>
