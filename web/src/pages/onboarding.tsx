@@ -4,12 +4,12 @@ import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
+import { FolderDropzone, FolderProgress, PickedSummary } from '../components/dropzone';
 import { Truncate } from '../components/truncate';
-import { ButtonIcon, CopyButton, ErrorNote, Field, ProgressBar } from '../components/ui';
-import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { ButtonIcon, CopyButton, ErrorNote, Field } from '../components/ui';
+import { deployDigestFirst, type DeployProgress, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { projectQueries, useCreateProject } from '../hooks/api/projects';
-import { formatBytes, formatNumber } from '../locale';
 import { slugOf } from '../slug';
 import { useWorkspaceId } from '../workspace';
 
@@ -106,9 +106,7 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
   const workspaceId = useWorkspaceId();
   const queryClient = useQueryClient();
   const heading = useId();
-  const inputId = useId();
   const [files, setFiles] = useState<PickedFile[]>([]);
-  const [over, setOver] = useState(false);
   const [progress, setProgress] = useState<DeployProgress | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Created once: a retry after a failed upload deploys to the same project instead of a second one.
@@ -143,58 +141,16 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
     }
   };
 
-  const total = files.reduce((n, f) => n + f.file.size, 0);
   return (
     <section className="panel" aria-labelledby={heading}>
       <h2 id={heading}>Drag a folder here</h2>
-      <div
-        className={`dropzone${over ? ' over' : ''}`}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setOver(false);
-          filesFromDrop(e.dataTransfer.items).then((picked) => {
-            if (picked.length === 0) setError(new Error('Nothing to deploy in what was dropped: drop a folder or files.'));
-            else choose(picked);
-          }, setError);
-        }}
-      >
-        <p>Drop the folder that holds your index.html, or</p>
-        <input
-          id={inputId}
-          className="visually-hidden onboarding-folder"
-          type="file"
-          multiple
-          // A folder picker (every current browser; the attribute is not in React's types).
-          {...{ webkitdirectory: '' }}
-          onChange={(e) => choose([...(e.target.files ?? [])].map((file) => ({ relativePath: file.webkitRelativePath || file.name, file })))}
-        />
-        <label className="button" htmlFor={inputId}>
-          Choose a folder
-        </label>
-      </div>
-      {files.length > 0 ? (
-        <p role="status">
-          {formatNumber(files.length)} file{files.length === 1 ? '' : 's'}, {formatBytes(total)} selected
-          {files.some((f) => f.path === 'index.html') ? '' : ' (no index.html at the top: the site’s address will answer 404)'}.
-        </p>
-      ) : null}
+      <FolderDropzone prompt="Drop the folder that holds your index.html, or" onPick={choose} onError={setError} />
+      <PickedSummary files={files} />
       <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
         <ButtonIcon icon={Rocket} />
         {busy ? 'Publishing…' : 'Publish'}
       </button>
-      {progress ? (
-        <div aria-live="polite">
-          <p>{PHASES[progress.phase]}</p>
-          {progress.phase === 'uploading' || progress.phase === 'deploying' || progress.phase === 'done' ? (
-            <ProgressBar done={progress.bytesDone} total={progress.bytesTotal} label="Bytes uploaded" />
-          ) : null}
-        </div>
-      ) : null}
+      {progress ? <FolderProgress progress={progress}>{PHASES[progress.phase]}</FolderProgress> : null}
       <ErrorNote error={error} workspaceId={workspaceId} />
     </section>
   );
