@@ -3,6 +3,7 @@ import { GitBranch, Rocket } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
+import { slugFromName } from '../../../packages/shared/slug';
 import type { Project } from '../api';
 import { FolderDropzone, FolderProgress, PickedSummary } from '../components/dropzone';
 import { Truncate } from '../components/truncate';
@@ -10,7 +11,6 @@ import { ButtonIcon, CopyButton, ErrorNote, Field } from '../components/ui';
 import { deployDigestFirst, type DeployProgress, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { projectQueries, useCreateProject } from '../hooks/api/projects';
-import { slugOf } from '../slug';
 import { useWorkspaceId } from '../workspace';
 
 /** How often the page asks whether a site went live while it waits (a deploy from the CLI or a build shows up within this). */
@@ -46,7 +46,7 @@ export function Onboarding() {
   const [name, setName] = useState('');
   // Until the user types a name, picking a folder names the site after it.
   const [named, setNamed] = useState(false);
-  const slug = slugOf(name);
+  const slug = slugFromName(name);
 
   return (
     <>
@@ -127,7 +127,7 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
     try {
       if (!name.trim()) throw new Error('Name the site first (the Site name field above).');
       if (!project.current || project.current.name !== name.trim()) {
-        const created = await create.mutateAsync({ name: name.trim(), ...(slugOf(name) ? { slug: slugOf(name) } : {}) });
+        const created = await create.mutateAsync({ name: name.trim(), ...(slugFromName(name) ? { slug: slugFromName(name) } : {}) });
         project.current = { id: created.id, name: name.trim() };
       }
       setProgress({ phase: 'hashing', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: files.length });
@@ -175,7 +175,7 @@ function GitWay({ name }: { name: string }) {
         disabled={create.isPending}
         onClick={() => {
           setUnnamed(!name.trim());
-          if (name.trim()) create.mutate({ name: name.trim(), ...(slugOf(name) ? { slug: slugOf(name) } : {}) });
+          if (name.trim()) create.mutate({ name: name.trim(), ...(slugFromName(name) ? { slug: slugFromName(name) } : {}) });
         }}
       >
         <ButtonIcon icon={GitBranch} />
