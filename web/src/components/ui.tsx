@@ -64,7 +64,7 @@ export function Empty({ title, children, action }: { title?: string; children: R
 }
 
 /** Moves focus to the first field of the form with this id: an empty state's way to "create one above". */
-export function FocusFormButton({ form, children }: { form: string; children: ReactNode }) {
+export function FocusFormButton({ form, icon, children }: { form: string; icon?: LucideIcon; children: ReactNode }) {
   return (
     <button
       type="button"
@@ -75,6 +75,7 @@ export function FocusFormButton({ form, children }: { form: string; children: Re
         field?.focus();
       }}
     >
+      {icon ? <ButtonIcon icon={icon} /> : null}
       {children}
     </button>
   );

@@ -99,7 +99,14 @@ export function Members() {
       {members.data ? <Pager page={page} totalPages={members.data.meta.totalPages} onPage={setPage} /> : null}
       {/* A workspace always has its owner: "empty" here is the owner alone. */}
       {members.data?.meta.total === 1 && isMe(members.data.data[0] ?? null) ? (
-        <Empty title="Just you so far" action={<FocusFormButton form="invite-member">Invite someone</FocusFormButton>}>
+        <Empty
+          title="Just you so far"
+          action={
+            <FocusFormButton form="invite-member" icon={UserPlus}>
+              Invite someone
+            </FocusFormButton>
+          }
+        >
           Invite the people you work with: admins deploy and manage the workspace, viewers see it.
         </Empty>
       ) : null}

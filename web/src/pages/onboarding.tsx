@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { GitBranch, Rocket } from 'lucide-react';
+import { ArrowRight, GitBranch, Rocket } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
@@ -94,6 +94,7 @@ function Live({ workspaceId, project }: { workspaceId: string; project: Project 
       </p>
       <p>
         <Link className="button primary" to={`/w/${workspaceId}/projects/${project.id}`}>
+          <ButtonIcon icon={ArrowRight} />
           Open the project
         </Link>
       </p>

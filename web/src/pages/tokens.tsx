@@ -48,7 +48,14 @@ export function Tokens() {
       {tokens.isPending ? <Loading what="tokens" /> : null}
       <ErrorNote error={tokens.error} />
       {tokens.data && tokens.data.meta.total === 0 ? (
-        <Empty title="No API tokens yet" action={<FocusFormButton form="create-token">Create a token</FocusFormButton>}>
+        <Empty
+          title="No API tokens yet"
+          action={
+            <FocusFormButton form="create-token" icon={Plus}>
+              Create a token
+            </FocusFormButton>
+          }
+        >
           A token lets the CLI, a CI job or a script deploy and read here in your name, with only the scopes you give it.
         </Empty>
       ) : null}

@@ -52,7 +52,14 @@ export function Webhooks() {
       {hooks.isPending ? <Loading what="webhooks" /> : null}
       <ErrorNote error={hooks.error} />
       {hooks.data && hooks.data.meta.total === 0 ? (
-        <Empty title="No webhooks yet" action={<FocusFormButton form="add-webhook">Add an endpoint</FocusFormButton>}>
+        <Empty
+          title="No webhooks yet"
+          action={
+            <FocusFormButton form="add-webhook" icon={Plus}>
+              Add an endpoint
+            </FocusFormButton>
+          }
+        >
           A webhook sends a signed request to your endpoint when something happens here: a deployment, a build, a lead, a form submission.
         </Empty>
       ) : null}
