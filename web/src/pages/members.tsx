@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Trash2, UserPlus } from 'lucide-react';
+import { LogOut, Trash2, UserPlus } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 
@@ -86,7 +86,7 @@ export function Members() {
                       onClick={() => setRemoving(m)}
                       aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}
                     >
-                      <ButtonIcon icon={Trash2} />
+                      <ButtonIcon icon={isMe(m) ? LogOut : Trash2} />
                       {isMe(m) ? 'Leave' : m.status === 'invited' ? 'Withdraw' : 'Remove'}
                     </button>
                   </td>
