@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Plus, RefreshCw, Send, Trash2 } from 'lucide-react';
+import { Plus, RefreshCw } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
@@ -79,7 +79,6 @@ export function Webhooks() {
             {open === w.id ? 'Hide deliveries' : 'Show deliveries'}
           </button>{' '}
           <button type="button" className="small" onClick={() => setDeleting(w)} aria-label={`Delete ${w.url}`}>
-            <ButtonIcon icon={Trash2} />
             Delete
           </button>
           {open === w.id ? <Deliveries workspaceId={workspaceId} webhook={w} /> : null}
@@ -109,7 +108,6 @@ function EndpointActions({ workspaceId, webhook }: { workspaceId: string; webhoo
   return (
     <p>
       <button type="button" className="small" onClick={() => test.mutate(webhook.id)} disabled={test.isPending}>
-        <ButtonIcon icon={Send} />
         Send a test event
       </button>{' '}
       <button
