@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 
-import { formatBytes, formatTime, pageNote, pageTable, slugFromName, table, tableSection, withRandomSuffix } from './format';
+import { slugFromName } from '../shared/slug';
+import { formatBytes, formatTime, pageNote, pageTable, table, tableSection, withRandomSuffix } from './format';
 
 describe('CLI formatting', () => {
   it('aligns table columns and shows missing values as -', () => {
@@ -41,14 +42,6 @@ describe('CLI formatting', () => {
   it('prints a section only for a non-empty list, after a blank line', () => {
     expect(tableSection([], ['PAGE'], (p: string) => [p])).toEqual([]);
     expect(tableSection(['/a'], ['PAGE'], (p) => [p])).toEqual(['', 'PAGE\n/a']);
-  });
-
-  it('derives a slug from a folder name', () => {
-    expect(slugFromName('My Site')).toBe('my-site');
-    expect(slugFromName('  --Über_Cool.site-- ')).toBe('uber-cool-site');
-    expect(slugFromName('dist')).toBe('dist');
-    expect(slugFromName('!!!')).toBe('');
-    expect(slugFromName('a'.repeat(80))).toHaveLength(63);
   });
 
   it('suffixes a folder slug with 6 random characters, keeping it a DNS label', () => {

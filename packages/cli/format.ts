@@ -51,25 +51,13 @@ export function tableSection<T>(items: readonly T[], headers: string[], row: (it
   return items.length ? ['', table(headers, items.map(row))] : [];
 }
 
-/** A project slug from a folder name, as Vercel does: lowercase letters, digits and single dashes. */
-export function slugFromName(name: string): string {
-  return name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63)
-    .replace(/-+$/, '');
-}
-
 const SUFFIX_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 const SUFFIX_LENGTH = 6;
 const MAX_SLUG_LENGTH = 63;
 
 /**
  * `<base>-<6 random [a-z0-9]>`, the next try when the service refuses a slug taken
- * from the folder's name. The base is slugFromName's (letters, digits, single dashes),
+ * from the folder's name. The base is slugFromName's (packages/shared/slug.ts: letters, digits, single dashes),
  * so cutting it and adding the suffix keeps a valid label; the service still checks
  * it (the CLI holds none of its rules: reserved names stay the service's word).
  */

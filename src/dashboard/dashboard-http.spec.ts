@@ -1,4 +1,8 @@
-import { dashboardTarget, prefersHtml } from './dashboard-http';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DASHBOARD_CSP, dashboardTarget, prefersHtml, REACT_ARIA_OVERSCROLL_STYLE } from './dashboard-http';
 
 describe('dashboard routing', () => {
   const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -27,5 +31,18 @@ describe('dashboard routing', () => {
 
   it('leaves API paths alone', () => {
     for (const path of ['/projects', '/application', '/apps/x', '/health', '/docs']) expect(dashboardTarget(path, browser)).toEqual({ kind: 'none' });
+  });
+
+  it("allows React Aria's iOS overscroll <style> by the hash of the text the installed React Aria inserts, and no other inline style", () => {
+    // The ES module Vite bundles: the text is a template literal assigned to the element's textContent, then trimmed.
+    const source = readFileSync(join(__dirname, '../../node_modules/react-aria/dist/private/overlays/usePreventScroll.mjs'), 'utf8');
+    const inserted = /style\.textContent = `([^`]*)`\.trim\(\)/.exec(source);
+    expect(inserted).not.toBeNull();
+    expect(inserted![1].trim()).toBe(REACT_ARIA_OVERSCROLL_STYLE);
+    const hash = createHash('sha256').update(REACT_ARIA_OVERSCROLL_STYLE).digest('base64');
+    const styleSrc = DASHBOARD_CSP.split('; ').find((d) => d.startsWith('style-src '));
+    expect(styleSrc).toBe(`style-src 'self' 'sha256-${hash}'`);
+    expect(DASHBOARD_CSP).not.toContain('unsafe-');
+    expect(DASHBOARD_CSP).not.toContain('nonce-');
   });
 });

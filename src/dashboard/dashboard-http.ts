@@ -1,17 +1,30 @@
+import { createHash } from 'node:crypto';
+
 import Negotiator from 'negotiator';
 
 /** The dashboard's client routes live under this prefix, so they never collide with API paths. */
 export const DASHBOARD_PREFIX = '/app';
 
 /**
+ * The one `<style>` element the dashboard lets in: React Aria's usePreventScroll prepends
+ * it to the head while a modal is open, on iOS WebKit only (Safari scrolls the page behind
+ * a modal unless `overscroll-behavior: contain` is in place before the touch starts, so it
+ * cannot wait for element.style). Allowed by its hash, the same text on every response, so
+ * index.html stays cacheable and nothing else inline gets in. dashboard-http.spec.ts reads
+ * the text from the installed React Aria, so an update that changes it fails there first.
+ */
+export const REACT_ARIA_OVERSCROLL_STYLE = '@layer {\n  * {\n    overscroll-behavior: contain;\n  }\n}';
+
+/**
  * The dashboard's Content-Security-Policy. Vite emits no inline script; React and uPlot
  * set styles through the CSSOM (element.style), which `style-src 'self'` allows, so no
- * 'unsafe-inline' is needed anywhere. Nothing is loaded from another origin.
+ * 'unsafe-inline' is needed anywhere: the one hash is React Aria's rule above. Nothing is
+ * loaded from another origin.
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' 'sha256-${createHash('sha256').update(REACT_ARIA_OVERSCROLL_STYLE).digest('base64')}'`,
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import type { Browser, Page } from 'playwright-core';
 
+import { REACT_ARIA_OVERSCROLL_STYLE } from '../../src/dashboard/dashboard-http';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, expectAccessible, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { asUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -176,6 +177,53 @@ describe('Themes, toasts and dialogs of the dashboard (e2e)', () => {
       await expectAccessible(page, 'toast');
       // React Aria added no <style> element the CSP would refuse (nor any other).
       expect(await page.evaluate(() => document.querySelectorAll('style').length)).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("lets React Aria's iOS-only overscroll <style> in by its hash while a modal is open, and nothing else inline", async () => {
+    await t.http().post('/projects').set(asUser(owner)).send({ name: 'Pocket Site', slug: 'pocket-site', type: 'static_site' }).expect(201);
+    const errors: string[] = [];
+    const { context, page } = await phonePage(browser.browser, errors, {
+      userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1',
+      hasTouch: true,
+    });
+    // React Aria's isIOS() reads navigator.userAgentData's platform first, then navigator.platform;
+    // isWebKit() the user agent above. Chromium then takes RAC's mobile-WebKit path, as Safari on an iPhone does.
+    await context.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, 'userAgentData', { get: () => undefined });
+      Object.defineProperty(Navigator.prototype, 'platform', { get: () => 'iPhone' });
+      Object.defineProperty(Navigator.prototype, 'maxTouchPoints', { get: () => 5 });
+    });
+    try {
+      await signInThroughDashboard(page, origin(), owner);
+      const res = await page.reload();
+      await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+      // The policy is the strict one it was, with one hash added to style-src and nothing else.
+      const csp = (await res!.allHeaders())['content-security-policy'];
+      expect(csp.replace(/ 'sha256-[A-Za-z0-9+/]{43}='/, '')).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+      );
+      expect(csp).toMatch(/style-src 'self' 'sha256-[^']+';/);
+      expect(await page.evaluate(() => document.querySelectorAll('style').length)).toBe(0);
+
+      await page.getByRole('button', { name: 'Delete Pocket Site' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Type pocket-site to confirm').waitFor();
+      // RAC took the iOS path (its <style> is there, the only one), and the browser applied it
+      // rather than refusing it: a refused <style> stays in the DOM with no effect.
+      const open = await page.evaluate(() => ({
+        styles: [...document.querySelectorAll('style')].map((s) => s.textContent),
+        page: getComputedStyle(document.body).overscrollBehaviorY,
+        dialog: getComputedStyle(document.querySelector('[role="dialog"]')!).overscrollBehaviorY,
+      }));
+      expect(open).toEqual({ styles: [REACT_ARIA_OVERSCROLL_STYLE], page: 'contain', dialog: 'contain' });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      // Closing the modal takes the rule away again.
+      expect(await page.evaluate(() => [document.querySelectorAll('style').length, getComputedStyle(document.body).overscrollBehaviorY])).toEqual([0, 'auto']);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

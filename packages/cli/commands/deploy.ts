@@ -13,8 +13,9 @@ import {
   StatichostApiError,
   type StatichostClient,
 } from '../../sdk';
+import { slugFromName } from '../../shared/slug';
 import { CliError, Context, type Io } from '../context';
-import { formatBytes, slugFromName, withRandomSuffix } from '../format';
+import { formatBytes, withRandomSuffix } from '../format';
 import { LINK_FILE, type ProjectLink, readLink, writeLink } from '../link';
 import { uploadProgress } from '../progress';
 import { resolveProject } from '../resolve';

@@ -1,4 +1,4 @@
-import { Check, ChevronLeft, ChevronRight, Copy } from 'lucide-react';
+import { Check, ChevronLeft, ChevronRight, Copy, type LucideIcon } from 'lucide-react';
 import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 
@@ -64,7 +64,7 @@ export function Empty({ title, children, action }: { title?: string; children: R
 }
 
 /** Moves focus to the first field of the form with this id: an empty state's way to "create one above". */
-export function FocusFormButton({ form, children }: { form: string; children: ReactNode }) {
+export function FocusFormButton({ form, icon, children }: { form: string; icon?: LucideIcon; children: ReactNode }) {
   return (
     <button
       type="button"
@@ -75,6 +75,7 @@ export function FocusFormButton({ form, children }: { form: string; children: Re
         field?.focus();
       }}
     >
+      {icon ? <ButtonIcon icon={icon} /> : null}
       {children}
     </button>
   );
@@ -99,6 +100,15 @@ export function Field({ label, hint, ...input }: { label: string; hint?: ReactNo
       ) : null}
     </div>
   );
+}
+
+/**
+ * The icon of a button or button-like link, placed before its text: 16 px and hidden from
+ * assistive technology, so the button keeps the accessible name its text gives it (the
+ * tests and screen readers find it by that). One way for every page, aligned by `.btn-icon`.
+ */
+export function ButtonIcon({ icon: Glyph }: { icon: LucideIcon }) {
+  return <Glyph className="btn-icon" size={16} aria-hidden="true" focusable="false" />;
 }
 
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {

@@ -1,7 +1,8 @@
+import { Save } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import { toast } from '../components/design/toast';
-import { Empty, ErrorNote, Loading } from '../components/ui';
+import { ButtonIcon, Empty, ErrorNote, Loading } from '../components/ui';
 import { type NotificationChange, useNotificationSettings, useUpdateNotifications, type WorkspaceNotificationSettings } from '../hooks/api/notifications';
 import { useMe } from '../hooks/api/users';
 
@@ -88,6 +89,7 @@ function WorkspaceNotifications({ settings }: { settings: WorkspaceNotificationS
         ))}
       </fieldset>
       <button type="submit" className="primary" disabled={update.isPending}>
+        <ButtonIcon icon={Save} />
         Save
       </button>
       {saved ? (

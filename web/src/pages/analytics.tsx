@@ -1,12 +1,13 @@
 import 'uplot/dist/uPlot.min.css';
 
 import { useQuery } from '@tanstack/react-query';
+import { ExternalLink } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import type uPlot from 'uplot';
 
 import type { Schemas } from '../api';
 import { chartNumbers, loadUPlot } from '../charts';
-import { Empty, ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, Empty, ErrorNote, Loading, SelectField, TableWrap } from '../components/ui';
 import { chartColumns } from '../format';
 import { analyticsQueries } from '../hooks/api/analytics';
 import { formatBytes, formatNumber, formatTime } from '../locale';
@@ -60,6 +61,7 @@ export function Analytics() {
               title="No traffic yet"
               action={
                 <a className="button" href={project.url} target="_blank" rel="noreferrer">
+                  <ButtonIcon icon={ExternalLink} />
                   Visit the site
                 </a>
               }

@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { Download, ShieldCheck } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
-import { Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
+import { ButtonIcon, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
 import { type AuditEntry, type AuditFilters, auditQueries, fetchAuditCsv, useVerifyAuditLog } from '../hooks/api/audit';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -49,9 +50,11 @@ export function AuditLog() {
       </form>
       <div className="actions">
         <button type="button" disabled={download.isPending} onClick={() => download.mutate()}>
+          <ButtonIcon icon={Download} />
           {download.isPending ? 'Preparing…' : 'Download CSV'}
         </button>
         <button type="button" disabled={verify.isPending} onClick={() => verify.mutate()}>
+          <ButtonIcon icon={ShieldCheck} />
           {verify.isPending ? 'Checking…' : 'Verify the chain'}
         </button>
       </div>

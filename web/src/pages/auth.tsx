@@ -1,12 +1,13 @@
 import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
 import { useQueryClient } from '@tanstack/react-query';
+import { Check, KeyRound, LogIn, Mail, UserPlus } from 'lucide-react';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import { api, call, session } from '../api';
 import { Logo } from '../components/design/logo';
 import { safeNext } from '../components/shell';
-import { ErrorNote, Field } from '../components/ui';
+import { ButtonIcon, ErrorNote, Field } from '../components/ui';
 import { secondFactorChallenge, SecondFactorForm } from './second-factor';
 import { SsoSignIn } from './sso-sign-in';
 
@@ -76,6 +77,7 @@ export function SignIn() {
         <Field label="Password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         <ErrorNote error={second ? null : form.error} />
         <button type="submit" className="primary" disabled={form.busy}>
+          <ButtonIcon icon={LogIn} />
           {form.busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
@@ -112,6 +114,7 @@ function PasskeySignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <p className="muted">Or, without a password:</p>
       <ErrorNote error={form.error} />
       <button type="submit" disabled={form.busy}>
+        <ButtonIcon icon={KeyRound} />
         {form.busy ? 'Waiting for your passkey…' : 'Use a passkey'}
       </button>
     </form>
@@ -151,6 +154,7 @@ export function Register() {
         />
         <ErrorNote error={form.error} />
         <button type="submit" className="primary" disabled={form.busy}>
+          <ButtonIcon icon={UserPlus} />
           {form.busy ? 'Creating…' : 'Create account'}
         </button>
       </form>
@@ -222,6 +226,7 @@ function RequestReset() {
           <Field label="Email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           <ErrorNote error={form.error} />
           <button type="submit" className="primary" disabled={form.busy}>
+            <ButtonIcon icon={Mail} />
             Send the reset link
           </button>
         </form>
@@ -260,6 +265,7 @@ function ConfirmReset({ token }: { token: string }) {
           />
           <ErrorNote error={form.error} />
           <button type="submit" className="primary" disabled={form.busy}>
+            <ButtonIcon icon={Check} />
             Set the password
           </button>
         </form>

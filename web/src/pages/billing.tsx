@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { ArrowUpCircle, Check, Save, Settings } from 'lucide-react';
 import { type FormEvent, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import type { Schemas } from '../api';
-import { ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmDialog, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
 import { quotaShare } from '../format';
 import {
   billingQueries,
@@ -297,6 +298,7 @@ function PlanTable({
                 disabled={checkout.isPending}
                 onClick={() => checkout.mutate({ tier: p.tier as Paid, interval })}
               >
+                <ButtonIcon icon={ArrowUpCircle} />
                 Upgrade to {p.tier}, billed every {interval}
               </button>
             ))}
@@ -317,6 +319,7 @@ function ManageBilling({ workspaceId }: { workspaceId: string }) {
       <div className="panel">
         <p className="muted">Cards, invoices, plan changes and cancelling are handled on Stripe’s billing portal.</p>
         <button type="button" disabled={portal.isPending} onClick={() => portal.mutate()}>
+          <ButtonIcon icon={Settings} />
           {portal.isPending ? 'Opening…' : 'Manage billing'}
         </button>
         <ErrorNote error={portal.error} />
@@ -406,6 +409,7 @@ function PaymentMethods({ workspaceId }: { workspaceId: string }) {
           hint="From your payment provider's card form. The local provider (self-hosted default) charges nothing and accepts any pm_… id, e.g. pm_card_visa."
         />
         <button type="submit" className="primary" disabled={save.isPending}>
+          <ButtonIcon icon={Save} />
           {save.isPending ? 'Saving…' : 'Save payment method'}
         </button>
         <ErrorNote error={save.error} />
@@ -456,6 +460,7 @@ function Subscription({ workspaceId, subscription, hosted }: { workspaceId: stri
             </SelectField>
             <div className="field">
               <button type="submit" className="primary" disabled={activate.isPending}>
+                <ButtonIcon icon={Check} />
                 {activate.isPending ? 'Activating…' : 'Activate'}
               </button>
             </div>

@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { GitBranch, RefreshCw } from 'lucide-react';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 
 import { ApiError, type Build, messageOf } from '../api';
 import { commitTitle, forgeStatusLabel, formatDuration, isActive, shortSha, statusLabel, triggerLabel } from '../builds';
-import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
 import { buildQueries, followBuildLog, invalidateBuilds, useCancelBuild, useStartBuild } from '../hooks/api/builds';
 import { gitQueries } from '../hooks/api/git';
 import { formatTime } from '../locale';
@@ -51,6 +52,7 @@ function StartBuildButton({ refName, label }: { refName: string; label: string }
   return (
     <>
       <button type="button" className="primary" disabled={start.isPending || refused} onClick={() => start.mutate({ ref: refName })}>
+        <ButtonIcon icon={RefreshCw} />
         {start.isPending ? 'Starting…' : label}
       </button>
       {refused ? (
@@ -84,6 +86,7 @@ export function Builds() {
           title="No repository connected"
           action={
             <Link className="button primary" to={`${base}/settings#git`}>
+              <ButtonIcon icon={GitBranch} />
               Connect a Git repository
             </Link>
           }

@@ -1,11 +1,13 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type DragEvent, useRef, useState } from 'react';
+import { Upload } from 'lucide-react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 
 import type { Deployment } from '../api';
+import { FolderDropzone, FolderProgress, PickedSummary } from '../components/dropzone';
 import { RuleWarnings } from '../components/rule-warnings';
-import { ErrorNote, Field, ProgressBar } from '../components/ui';
-import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { ButtonIcon, ErrorNote, Field } from '../components/ui';
+import { deployDigestFirst, type DeployProgress, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { billingQueries } from '../hooks/api/billing';
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { billingUsageKeys } from '../hooks/api/query-keys';
@@ -31,7 +33,6 @@ export function Deploy() {
   const workspaceId = useWorkspaceId();
   const queryClient = useQueryClient();
   const [files, setFiles] = useState<PickedFile[]>([]);
-  const [over, setOver] = useState(false);
   const [ttl, setTtl] = useState('');
   const [publish, setPublish] = useState(true);
   const [progress, setProgress] = useState<DeployProgress | null>(null);
@@ -39,22 +40,12 @@ export function Deploy() {
   const [error, setError] = useState<unknown>(null);
   const [result, setResult] = useState<{ deployment: Deployment; uploadedFiles: number; uploadedBytes: number } | null>(null);
   const busy = progress !== null && progress.phase !== 'done';
-  const input = useRef<HTMLInputElement>(null);
 
   const choose = (picked: { relativePath: string; file: File }[]) => {
     setFiles(sitePaths(picked));
     setResult(null);
     setError(null);
     setProgress(null);
-  };
-
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setOver(false);
-    filesFromDrop(e.dataTransfer.items).then((picked) => {
-      if (picked.length === 0) setError(new Error('Nothing to deploy in what was dropped: drop a folder or files.'));
-      else choose(picked);
-    }, setError);
   };
 
   const start = async () => {
@@ -91,41 +82,17 @@ export function Deploy() {
     }
   };
 
-  const total = files.reduce((n, f) => n + f.file.size, 0);
   return (
     <>
       <h2>Deploy a folder</h2>
-      <div
-        className={`dropzone${over ? ' over' : ''}`}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
-      >
-        <p>Drop a folder here, or</p>
-        <input
-          ref={input}
-          id="folder-input"
-          className="visually-hidden"
-          type="file"
-          multiple
-          // A folder picker (every current browser; the attribute is not in React's types).
-          {...{ webkitdirectory: '' }}
-          onChange={(e) => choose([...(e.target.files ?? [])].map((file) => ({ relativePath: file.webkitRelativePath || file.name, file })))}
-        />
-        <label className="button" htmlFor="folder-input">
-          Choose a folder
-        </label>
-        <p className="muted">Hidden files and node_modules are left out, as the CLI does.</p>
-      </div>
-      {files.length > 0 ? (
-        <p role="status">
-          {files.length} file{files.length === 1 ? '' : 's'}, {formatBytes(total)} selected
-          {files.some((f) => f.path === 'index.html') ? '' : ' (no index.html at the top: the site’s address will answer 404)'}.
-        </p>
-      ) : null}
+      <FolderDropzone
+        id="folder-input"
+        prompt="Drop a folder here, or"
+        hint="Hidden files and node_modules are left out, as the CLI does."
+        onPick={choose}
+        onError={setError}
+      />
+      <PickedSummary files={files} />
       <div className="row">
         <Field
           label="Time to live"
@@ -146,18 +113,14 @@ export function Deploy() {
         </label>
       </fieldset>
       <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
+        <ButtonIcon icon={Upload} />
         {busy ? 'Deploying…' : 'Deploy'}
       </button>
       {progress ? (
-        <div className="panel" aria-live="polite">
-          <p>
-            {PHASES[progress.phase]}
-            {progress.phase === 'hashing' ? ` (${hashed} of ${files.length})` : ''}
-          </p>
-          {progress.phase === 'uploading' || progress.phase === 'deploying' || progress.phase === 'done' ? (
-            <ProgressBar done={progress.bytesDone} total={progress.bytesTotal} label="Bytes uploaded" />
-          ) : null}
-        </div>
+        <FolderProgress progress={progress} className="panel">
+          {PHASES[progress.phase]}
+          {progress.phase === 'hashing' ? ` (${hashed} of ${files.length})` : ''}
+        </FolderProgress>
       ) : null}
       <ErrorNote error={error} workspaceId={workspaceId} />
       {result ? (

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { Archive, ArrowUpCircle, Upload } from 'lucide-react';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { RuleWarnings } from '../components/rule-warnings';
-import { ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
 import { type DeploymentAction, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
 import { formatBytes, formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -30,6 +31,7 @@ export function Deployments() {
           title="Nothing deployed yet"
           action={
             <Link className="button primary" to={`${base}/deploy`}>
+              <ButtonIcon icon={Upload} />
               Deploy a folder
             </Link>
           }
@@ -94,11 +96,13 @@ export function Deployments() {
                       <div className="actions">
                         {!live && d.status !== 'expired' ? (
                           <button type="button" className="small" onClick={() => setAction({ kind: 'promote', deployment: d })}>
+                            <ButtonIcon icon={ArrowUpCircle} />
                             Promote<span className="skip"> v{d.version}</span>
                           </button>
                         ) : null}
                         {d.status !== 'archived' && d.status !== 'expired' ? (
                           <button type="button" className="small" onClick={() => setAction({ kind: 'archive', deployment: d })}>
+                            <ButtonIcon icon={Archive} />
                             Archive<span className="skip"> v{d.version}</span>
                           </button>
                         ) : null}

@@ -1,8 +1,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { Download, Trash2, Upload } from 'lucide-react';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { submissionsCsvName } from '../format';
 import {
   fetchSubmissionsCsv,
@@ -38,6 +39,7 @@ export function ProjectForms() {
           title="No forms yet"
           action={
             <Link className="button" to={`/w/${workspaceId}/projects/${project.id}/deploy`}>
+              <ButtonIcon icon={Upload} />
               Deploy the site again
             </Link>
           }
@@ -122,11 +124,13 @@ function Submissions({ workspaceId, project, form }: { workspaceId: string; proj
         </SelectField>
         <div className="field">
           <button type="button" disabled={download.isPending} onClick={() => download.mutate()}>
+            <ButtonIcon icon={Download} />
             {download.isPending ? 'Preparing…' : 'Download CSV'}
           </button>
         </div>
         <div className="field">
           <button type="button" className="danger" disabled={form.submissionCount + form.spamCount === 0} onClick={() => setErasingAll(form)}>
+            <ButtonIcon icon={Trash2} />
             Delete all submissions
           </button>
         </div>
@@ -188,6 +192,7 @@ function Submissions({ workspaceId, project, form }: { workspaceId: string; proj
                         {s.spam ? 'Not spam' : 'Spam'}
                       </button>
                       <button type="button" className="small" onClick={() => setErasing(s)} aria-label={`Delete the submission of ${formatTime(s.createdAt)}`}>
+                        <ButtonIcon icon={Trash2} />
                         Delete
                       </button>
                     </div>

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, RefreshCw, Save, Trash2, Unlink } from 'lucide-react';
 import { type FormEvent, useId, useState } from 'react';
 import { useLocation } from 'react-router';
 
 import type { EnvVar, Forge, GitSettings, GitSettingsBody, WebhookSecret } from '../api';
-import { ConfirmDialog, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmDialog, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, Loading, SelectField, TableWrap } from '../components/ui';
 import { FORGE_NAMES, FORGES, inferForge, webhookSetups } from '../forges';
 import { gitQueries, useDeleteEnvVar, useDisconnectGit, usePutEnvVar, useRotateWebhookSecret, useSaveGitSettings } from '../hooks/api/git';
 import { formatTime } from '../locale';
@@ -83,6 +84,7 @@ function Webhook({ current }: { current: GitSettings }) {
           disabled={rotate.isPending}
           onClick={() => (hasSecret ? setConfirming(true) : rotate.mutate())}
         >
+          <ButtonIcon icon={RefreshCw} />
           {hasSecret ? 'Rotate secret' : 'Create secret'}
         </button>
       </div>
@@ -250,10 +252,12 @@ function GitForm({ current, saved, onSaved }: { current: GitSettings | null; sav
         </div>
         <div className="actions">
           <button type="submit" className="primary" disabled={save.isPending}>
+            <ButtonIcon icon={Save} />
             {current ? 'Save repository' : 'Connect repository'}
           </button>
           {current ? (
             <button type="button" className="danger" onClick={() => setConfirming(true)}>
+              <ButtonIcon icon={Unlink} />
               Disconnect
             </button>
           ) : null}
@@ -341,6 +345,7 @@ export function EnvironmentVariables() {
                         Replace<span className="skip"> {v.name}</span>
                       </button>
                       <button type="button" className="small" onClick={() => setDeleting(v)}>
+                        <ButtonIcon icon={Trash2} />
                         Delete<span className="skip"> {v.name}</span>
                       </button>
                     </div>
@@ -387,6 +392,7 @@ export function EnvironmentVariables() {
           ))}
         </fieldset>
         <button type="submit" className="primary" disabled={put.isPending || targets.length === 0}>
+          <ButtonIcon icon={Plus} />
           {existing ? 'Replace variable' : 'Add variable'}
         </button>
         <ErrorNote error={put.error} />

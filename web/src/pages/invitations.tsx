@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
+import { Check } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
 
-import { Empty, ErrorNote, Loading } from '../components/ui';
+import { ButtonIcon, Empty, ErrorNote, Loading } from '../components/ui';
 import { useMe } from '../hooks/api/users';
 import { invitationQueries, useAcceptInvitation } from '../hooks/api/workspaces';
 import { formatTime } from '../locale';
@@ -36,6 +37,7 @@ export function Invitations() {
               <strong>{i.workspaceName}</strong> invites you as <span className="badge">{i.role}</span>{' '}
               <span className="muted">({formatTime(i.invitedAt)})</span>{' '}
               <button type="button" className="primary small" disabled={accept.isPending} onClick={() => accept.mutate(i.id)}>
+                <ButtonIcon icon={Check} />
                 Accept
               </button>
             </li>

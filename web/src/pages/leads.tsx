@@ -1,9 +1,10 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { Download, Settings, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
 import { csvName } from '../format';
 import { fetchLeadsCsv, type Lead, leadQueries, useEraseLead } from '../hooks/api/leads';
 import { projectQueries } from '../hooks/api/projects';
@@ -84,6 +85,7 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
         {project ? (
           <div className="field">
             <button type="button" disabled={download.isPending} onClick={() => download.mutate()}>
+              <ButtonIcon icon={Download} />
               {download.isPending ? 'Preparing…' : query ? 'Download these as CSV' : 'Download CSV'}
             </button>
           </div>
@@ -100,6 +102,7 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
             title="No leads yet"
             action={
               <Link className="button" to={project ? `/w/${workspaceId}/projects/${project.id}/settings` : `/w/${workspaceId}/projects`}>
+                <ButtonIcon icon={Settings} />
                 {project ? 'Set up the email gate' : 'Choose a project to gate'}
               </Link>
             }
@@ -142,6 +145,7 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
                   <td className="hide-narrow">{formatTime(l.capturedAt)}</td>
                   <td>
                     <button type="button" className="small" onClick={() => setErasing(l)} aria-label={`Erase ${l.email}`}>
+                      <ButtonIcon icon={Trash2} />
                       Erase
                     </button>
                   </td>

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { LogOut, Trash2, UserPlus } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { useNavigate } from 'react-router';
 
@@ -6,7 +7,7 @@ import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
 import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
 import { type MemberListQuery, memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
@@ -132,6 +133,7 @@ export function Members() {
                       onClick={() => setRemoving(m)}
                       aria-label={isMe(m) ? 'Leave the workspace' : m.status === 'invited' ? `Withdraw the invitation of ${m.email}` : `Remove ${m.email}`}
                     >
+                      <ButtonIcon icon={isMe(m) ? LogOut : Trash2} />
                       {isMe(m) ? 'Leave' : m.status === 'invited' ? 'Withdraw' : 'Remove'}
                     </button>
                   </td>
@@ -146,7 +148,14 @@ export function Members() {
       ) : null}
       {/* A workspace always has its owner: "empty" here is the owner alone. */}
       {!filtered && meta?.total === 1 && isMe(members.data?.data[0] ?? null) ? (
-        <Empty title="Just you so far" action={<FocusFormButton form="invite-member">Invite someone</FocusFormButton>}>
+        <Empty
+          title="Just you so far"
+          action={
+            <FocusFormButton form="invite-member" icon={UserPlus}>
+              Invite someone
+            </FocusFormButton>
+          }
+        >
           Invite the people you work with: admins deploy and manage the workspace, viewers see it.
         </Empty>
       ) : null}
@@ -206,6 +215,7 @@ function Invite({ workspaceId }: { workspaceId: string }) {
         </SelectField>
         <div className="field">
           <button type="submit" className="primary" disabled={invite.isPending}>
+            <ButtonIcon icon={UserPlus} />
             {invite.isPending ? 'Inviting…' : 'Invite'}
           </button>
         </div>

@@ -1,15 +1,16 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ArrowRight, GitBranch, Rocket } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
+import { slugFromName } from '../../../packages/shared/slug';
 import type { Project } from '../api';
+import { FolderDropzone, FolderProgress, PickedSummary } from '../components/dropzone';
 import { Truncate } from '../components/truncate';
-import { CopyButton, ErrorNote, Field, ProgressBar } from '../components/ui';
-import { deployDigestFirst, type DeployProgress, filesFromDrop, hashFiles, type PickedFile, sitePaths } from '../deploy';
+import { ButtonIcon, CopyButton, ErrorNote, Field } from '../components/ui';
+import { deployDigestFirst, type DeployProgress, hashFiles, type PickedFile, sitePaths } from '../deploy';
 import { invalidateDeployments } from '../hooks/api/deployments';
 import { projectQueries, useCreateProject } from '../hooks/api/projects';
-import { formatBytes, formatNumber } from '../locale';
-import { slugOf } from '../slug';
 import { useWorkspaceId } from '../workspace';
 
 /** How often the page asks whether a site went live while it waits (a deploy from the CLI or a build shows up within this). */
@@ -45,7 +46,7 @@ export function Onboarding() {
   const [name, setName] = useState('');
   // Until the user types a name, picking a folder names the site after it.
   const [named, setNamed] = useState(false);
-  const slug = slugOf(name);
+  const slug = slugFromName(name);
 
   return (
     <>
@@ -93,6 +94,7 @@ function Live({ workspaceId, project }: { workspaceId: string; project: Project 
       </p>
       <p>
         <Link className="button primary" to={`/w/${workspaceId}/projects/${project.id}`}>
+          <ButtonIcon icon={ArrowRight} />
           Open the project
         </Link>
       </p>
@@ -105,9 +107,7 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
   const workspaceId = useWorkspaceId();
   const queryClient = useQueryClient();
   const heading = useId();
-  const inputId = useId();
   const [files, setFiles] = useState<PickedFile[]>([]);
-  const [over, setOver] = useState(false);
   const [progress, setProgress] = useState<DeployProgress | null>(null);
   const [error, setError] = useState<unknown>(null);
   // Created once: a retry after a failed upload deploys to the same project instead of a second one.
@@ -128,7 +128,7 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
     try {
       if (!name.trim()) throw new Error('Name the site first (the Site name field above).');
       if (!project.current || project.current.name !== name.trim()) {
-        const created = await create.mutateAsync({ name: name.trim(), ...(slugOf(name) ? { slug: slugOf(name) } : {}) });
+        const created = await create.mutateAsync({ name: name.trim(), ...(slugFromName(name) ? { slug: slugFromName(name) } : {}) });
         project.current = { id: created.id, name: name.trim() };
       }
       setProgress({ phase: 'hashing', bytesDone: 0, bytesTotal: 0, filesDone: 0, filesTotal: files.length });
@@ -142,57 +142,16 @@ function FolderWay({ name, onFolderName }: { name: string; onFolderName: (name: 
     }
   };
 
-  const total = files.reduce((n, f) => n + f.file.size, 0);
   return (
     <section className="panel" aria-labelledby={heading}>
       <h2 id={heading}>Drag a folder here</h2>
-      <div
-        className={`dropzone${over ? ' over' : ''}`}
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setOver(false);
-          filesFromDrop(e.dataTransfer.items).then((picked) => {
-            if (picked.length === 0) setError(new Error('Nothing to deploy in what was dropped: drop a folder or files.'));
-            else choose(picked);
-          }, setError);
-        }}
-      >
-        <p>Drop the folder that holds your index.html, or</p>
-        <input
-          id={inputId}
-          className="visually-hidden onboarding-folder"
-          type="file"
-          multiple
-          // A folder picker (every current browser; the attribute is not in React's types).
-          {...{ webkitdirectory: '' }}
-          onChange={(e) => choose([...(e.target.files ?? [])].map((file) => ({ relativePath: file.webkitRelativePath || file.name, file })))}
-        />
-        <label className="button" htmlFor={inputId}>
-          Choose a folder
-        </label>
-      </div>
-      {files.length > 0 ? (
-        <p role="status">
-          {formatNumber(files.length)} file{files.length === 1 ? '' : 's'}, {formatBytes(total)} selected
-          {files.some((f) => f.path === 'index.html') ? '' : ' (no index.html at the top: the site’s address will answer 404)'}.
-        </p>
-      ) : null}
+      <FolderDropzone prompt="Drop the folder that holds your index.html, or" onPick={choose} onError={setError} />
+      <PickedSummary files={files} />
       <button type="button" className="primary" disabled={files.length === 0 || busy} onClick={() => void start()}>
+        <ButtonIcon icon={Rocket} />
         {busy ? 'Publishing…' : 'Publish'}
       </button>
-      {progress ? (
-        <div aria-live="polite">
-          <p>{PHASES[progress.phase]}</p>
-          {progress.phase === 'uploading' || progress.phase === 'deploying' || progress.phase === 'done' ? (
-            <ProgressBar done={progress.bytesDone} total={progress.bytesTotal} label="Bytes uploaded" />
-          ) : null}
-        </div>
-      ) : null}
+      {progress ? <FolderProgress progress={progress}>{PHASES[progress.phase]}</FolderProgress> : null}
       <ErrorNote error={error} workspaceId={workspaceId} />
     </section>
   );
@@ -217,9 +176,10 @@ function GitWay({ name }: { name: string }) {
         disabled={create.isPending}
         onClick={() => {
           setUnnamed(!name.trim());
-          if (name.trim()) create.mutate({ name: name.trim(), ...(slugOf(name) ? { slug: slugOf(name) } : {}) });
+          if (name.trim()) create.mutate({ name: name.trim(), ...(slugFromName(name) ? { slug: slugFromName(name) } : {}) });
         }}
       >
+        <ButtonIcon icon={GitBranch} />
         {create.isPending ? 'Creating the project…' : 'Create the project and connect a repository'}
       </button>
       <ErrorNote error={unnamed ? new Error('Name the site first (the Site name field above).') : create.error} workspaceId={workspaceId} />

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 
@@ -6,7 +7,7 @@ import type { Project } from '../api';
 import { toast } from '../components/design/toast';
 import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { billingQueries } from '../hooks/api/billing';
 import { type ProjectListQuery, projectQueries, useCreateProject, useDeleteProject } from '../hooks/api/projects';
 import { workspaceQueries } from '../hooks/api/workspaces';
@@ -137,6 +138,7 @@ export function Projects() {
                   <td className="hide-narrow">{formatBytes(p.liveSizeBytes)}</td>
                   <td>
                     <button type="button" className="small" onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
+                      <ButtonIcon icon={Trash2} />
                       Delete
                     </button>
                   </td>
@@ -215,6 +217,7 @@ function CreateProject({ workspaceId }: { workspaceId: string }) {
         <Field label="Slug (optional)" hint="The site's address; derived from the name when empty." value={slug} onChange={(e) => setSlug(e.target.value)} />
         <div className="field">
           <button type="submit" className="primary" disabled={create.isPending}>
+            <ButtonIcon icon={Plus} />
             {create.isPending ? 'Creating…' : 'Create project'}
           </button>
         </div>

@@ -1,8 +1,9 @@
+import { RefreshCw, Save } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
-import { CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
+import { ButtonIcon, CopyButton, ErrorNote, Field, TableWrap } from '../components/ui';
 import { useUpdateProject, useVerifyDomain } from '../hooks/api/projects';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -60,6 +61,7 @@ export function ProjectSettings() {
           />
         ) : null}
         <button type="submit" className="primary" disabled={save.isPending}>
+          <ButtonIcon icon={Save} />
           Save gate
         </button>
         <ErrorNote error={errorFor('gate_type')} workspaceId={workspaceId} />
@@ -74,6 +76,7 @@ export function ProjectSettings() {
       <form className="panel" onSubmit={submit({ default_ttl: ttl })}>
         <Field label="Default TTL of new deployments" value={ttl} onChange={(e) => setTtl(e.target.value)} hint="e.g. 7d, 30d, 12h, forever" />
         <button type="submit" className="primary" disabled={save.isPending}>
+          <ButtonIcon icon={Save} />
           Save TTL
         </button>
         <ErrorNote error={errorFor('default_ttl')} workspaceId={workspaceId} />
@@ -88,6 +91,7 @@ export function ProjectSettings() {
       <form className="panel" onSubmit={submit({ custom_domain: domain.trim() === '' ? null : domain.trim() })}>
         <Field label="Domain" placeholder="www.example.com" value={domain} onChange={(e) => setDomain(e.target.value)} hint="Empty to remove it." />
         <button type="submit" className="primary" disabled={save.isPending}>
+          <ButtonIcon icon={Save} />
           Save domain
         </button>
         <ErrorNote error={errorFor('custom_domain')} workspaceId={workspaceId} />
@@ -104,6 +108,7 @@ export function ProjectSettings() {
             </p>
             <DnsRecords records={project.domainRecords ?? []} />
             <button type="button" disabled={verify.isPending} onClick={() => verify.mutate()}>
+              <ButtonIcon icon={RefreshCw} />
               {verify.isPending ? 'Checking DNS…' : 'Verify DNS records'}
             </button>
             <ErrorNote error={verify.error} />

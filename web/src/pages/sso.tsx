@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
+import { Save, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
-import { CopyButton, ErrorNote, Field, Loading } from '../components/ui';
+import { ButtonIcon, CopyButton, ErrorNote, Field, Loading } from '../components/ui';
 import { ssoQueries, useDeleteSso, usePutSso, useVerifySsoDomain } from '../hooks/api/sso';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -94,6 +95,7 @@ function SsoForm({ workspaceId, current }: { workspaceId: string; current: Sso |
       <ErrorNote error={put.error} />
       {put.isSuccess ? <p role="status">Saved.</p> : null}
       <button type="submit" className="primary" disabled={put.isPending}>
+        <ButtonIcon icon={Save} />
         {put.isPending ? 'Saving…' : 'Save'}
       </button>
     </form>
@@ -153,6 +155,7 @@ function RemoveSso({ workspaceId }: { workspaceId: string }) {
   return (
     <p>
       <button type="button" className="small" onClick={() => remove.mutate()} disabled={remove.isPending}>
+        <ButtonIcon icon={Trash2} />
         Remove single sign-on
       </button>
       <ErrorNote error={remove.error} />

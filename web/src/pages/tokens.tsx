@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
 import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
 import { projectQueries } from '../hooks/api/projects';
 import { type TokenListQuery, tokenQueries, useCreateToken, useRevokeToken } from '../hooks/api/tokens';
@@ -73,7 +74,14 @@ export function Tokens() {
       {tokens.isPending ? <Loading what="tokens" /> : null}
       <ErrorNote error={tokens.error} />
       {meta && meta.total === 0 && !filtered ? (
-        <Empty title="No API tokens yet" action={<FocusFormButton form="create-token">Create a token</FocusFormButton>}>
+        <Empty
+          title="No API tokens yet"
+          action={
+            <FocusFormButton form="create-token" icon={Plus}>
+              Create a token
+            </FocusFormButton>
+          }
+        >
           A token lets the CLI, a CI job or a script deploy and read here in your name, with only the scopes you give it.
         </Empty>
       ) : null}
@@ -122,6 +130,7 @@ export function Tokens() {
                   </td>
                   <td>
                     <button type="button" className="small" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      <ButtonIcon icon={Trash2} />
                       Revoke
                     </button>
                   </td>
@@ -197,6 +206,7 @@ function CreateToken({ workspaceId, projects }: { workspaceId: string; projects:
           <Field label="Expires on" type="date" hint="Empty: never expires." value={expires} onChange={(e) => setExpires(e.target.value)} />
         </div>
         <button type="submit" className="primary" disabled={create.isPending}>
+          <ButtonIcon icon={Plus} />
           {create.isPending ? 'Creating…' : 'Create token'}
         </button>
         <ErrorNote error={create.error} />

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, RefreshCw } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
-import { ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, TableWrap } from '../components/ui';
 import { useCreateWebhook, useDeleteWebhook, useRedeliver, useTestWebhook, useUpdateWebhook, webhookQueries } from '../hooks/api/webhooks';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -51,7 +52,14 @@ export function Webhooks() {
       {hooks.isPending ? <Loading what="webhooks" /> : null}
       <ErrorNote error={hooks.error} />
       {hooks.data && hooks.data.meta.total === 0 ? (
-        <Empty title="No webhooks yet" action={<FocusFormButton form="add-webhook">Add an endpoint</FocusFormButton>}>
+        <Empty
+          title="No webhooks yet"
+          action={
+            <FocusFormButton form="add-webhook" icon={Plus}>
+              Add an endpoint
+            </FocusFormButton>
+          }
+        >
           A webhook sends a signed request to your endpoint when something happens here: a deployment, a build, a lead, a form submission.
         </Empty>
       ) : null}
@@ -167,6 +175,7 @@ function CreateWebhook({ workspaceId }: { workspaceId: string }) {
           Include personal data (a lead’s email, a form’s fields)
         </label>
         <button type="submit" className="primary" disabled={create.isPending}>
+          <ButtonIcon icon={Plus} />
           {create.isPending ? 'Adding…' : 'Add webhook'}
         </button>
         <ErrorNote error={create.error} />
@@ -231,6 +240,7 @@ function Deliveries({ workspaceId, webhook }: { workspaceId: string; webhook: We
                       onClick={() => redeliver.mutate({ id: webhook.id, deliveryId: d.id })}
                       aria-label={`Redeliver ${d.eventType} ${d.id}`}
                     >
+                      <ButtonIcon icon={RefreshCw} />
                       Redeliver
                     </button>
                   </td>

@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
+import { Plus, Save, Trash2 } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
-import { ConfirmMutation, Empty, ErrorNote, Field, Loading, TableWrap } from '../../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, TableWrap } from '../../components/ui';
 import { type Passkey, passkeyQueries, useAddPasskey, useDeletePasskey, useRenamePasskey } from '../../hooks/api/passkeys';
 import { formatTime } from '../../locale';
 
@@ -39,6 +40,7 @@ export function PasskeysSection() {
         />
         <ErrorNote error={add.error} />
         <button type="submit" className="primary" disabled={add.isPending}>
+          <ButtonIcon icon={Plus} />
           {add.isPending ? 'Waiting for your device…' : 'Add a passkey'}
         </button>
       </form>
@@ -74,6 +76,7 @@ export function PasskeysSection() {
                       Rename
                     </button>{' '}
                     <button type="button" className="small" onClick={() => setDeleting(p)} aria-label={`Delete ${p.name}`}>
+                      <ButtonIcon icon={Trash2} />
                       Delete
                     </button>
                   </td>
@@ -115,6 +118,7 @@ function RenamePasskey({ passkey, onDone }: { passkey: Passkey; onDone: () => vo
       <ErrorNote error={rename.error} />
       <div className="row">
         <button type="submit" className="primary" disabled={rename.isPending}>
+          <ButtonIcon icon={Save} />
           Save name
         </button>
         <button type="button" onClick={onDone}>

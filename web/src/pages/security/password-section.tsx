@@ -1,6 +1,7 @@
+import { Save } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
-import { ErrorNote, Field } from '../../components/ui';
+import { ButtonIcon, ErrorNote, Field } from '../../components/ui';
 import { useChangePassword } from '../../hooks/api/sessions';
 
 /** Change the password (issue 32): the current one is asked again, and every other session ends. */
@@ -49,6 +50,7 @@ export function PasswordSection() {
           </p>
         ) : null}
         <button type="submit" disabled={change.isPending}>
+          <ButtonIcon icon={Save} />
           {change.isPending ? 'Changing…' : 'Change password'}
         </button>
       </form>

@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
+import { LogOut } from 'lucide-react';
 import { useState } from 'react';
 
-import { ConfirmMutation, ErrorNote, Loading, TableWrap } from '../../components/ui';
+import { ButtonIcon, ConfirmMutation, ErrorNote, Loading, TableWrap } from '../../components/ui';
 import { type Session, sessionQueries, useEndOtherSessions, useEndSession } from '../../hooks/api/sessions';
 import { formatTime } from '../../locale';
 
@@ -51,6 +52,7 @@ export function SessionsSection() {
                         onClick={() => setEnding(s)}
                         aria-label={`Sign out ${s.device ?? 'the session'} last used ${formatTime(s.lastUsedAt)}`}
                       >
+                        <ButtonIcon icon={LogOut} />
                         Sign out
                       </button>
                     )}
@@ -64,6 +66,7 @@ export function SessionsSection() {
       <ErrorNote error={endOthers.error} />
       {others > 0 ? (
         <button type="button" disabled={endOthers.isPending} onClick={() => endOthers.mutate()}>
+          <ButtonIcon icon={LogOut} />
           {endOthers.isPending ? 'Signing out…' : 'Sign out every other session'}
         </button>
       ) : null}

@@ -1,7 +1,8 @@
+import { Plus, RefreshCw, ShieldCheck, ShieldOff } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 import { useLocation } from 'react-router';
 
-import { CopyButton, ErrorNote, Field, Loading } from '../../components/ui';
+import { ButtonIcon, CopyButton, ErrorNote, Field, Loading } from '../../components/ui';
 import { useConfirmTotp, useDisableTotp, useRegenerateRecoveryCodes, useStartTotp, useTwoFactor } from '../../hooks/api/two-factor';
 import { formatTime } from '../../locale';
 
@@ -59,6 +60,7 @@ function Enrol({ onCodes }: { onCodes: (codes: string[]) => void }) {
     return (
       <>
         <button type="button" className="primary" onClick={() => start.mutate()} disabled={start.isPending}>
+          <ButtonIcon icon={Plus} />
           Set up an authenticator app
         </button>
         <ErrorNote error={start.error} />
@@ -83,6 +85,7 @@ function Enrol({ onCodes }: { onCodes: (codes: string[]) => void }) {
       />
       <ErrorNote error={confirm.error} />
       <button type="submit" className="primary" disabled={confirm.isPending}>
+        <ButtonIcon icon={ShieldCheck} />
         Turn on two-factor sign-in
       </button>
     </form>
@@ -123,6 +126,7 @@ function NewRecoveryCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
       <Field label="Code from the app (for new codes)" autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value)} />
       <ErrorNote error={regenerate.error} />
       <button type="submit" disabled={regenerate.isPending}>
+        <ButtonIcon icon={RefreshCw} />
         Make new recovery codes
       </button>
     </form>
@@ -149,6 +153,7 @@ function TurnOff() {
       <Field label="Code from the app or a recovery code" autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value)} />
       <ErrorNote error={disable.error} />
       <button type="submit" className="danger" disabled={disable.isPending}>
+        <ButtonIcon icon={ShieldOff} />
         Turn off two-factor sign-in
       </button>
     </form>
