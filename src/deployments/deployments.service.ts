@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
+import { isId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
@@ -12,10 +13,42 @@ import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal } from '../shared/principal';
-import type { Deployment } from './deployment.entity';
+import type { Deployment, DeploymentStatus } from './deployment.entity';
 import { deploymentTarget, type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
 import { deploymentsError } from './deployments.errors';
-import { DeploymentsRepository } from './deployments.repository';
+import { type DeploymentListFilter, DeploymentsRepository } from './deployments.repository';
+
+export interface DeploymentListQuery {
+  page: number;
+  limit: number;
+  status?: DeploymentStatus;
+  /** Trimmed, non-empty (ListDeploymentsQueryDto). */
+  search?: string;
+}
+
+/** Versions are PostgreSQL integers: a larger number names none. */
+const MAX_VERSION = 2_147_483_647;
+
+/**
+ * What a search of a deployment history means (the `search` parameter's description):
+ * `12` or `v12` a version, a whole `usr_`/`tok_` id who deployed, anything else the start
+ * of a deployment id with or without `dep_`. `{}` for no search; null when the text can
+ * name no deployment.
+ */
+export function searchFilter(search: string | undefined): Omit<DeploymentListFilter, 'status'> | null {
+  if (search === undefined) return {};
+  const text = search.toLowerCase();
+  const version = /^v?(\d+)$/.exec(text);
+  if (version) {
+    const n = Number(version[1]);
+    return n >= 1 && n <= MAX_VERSION ? { version: n } : null;
+  }
+  // Asked as booleans: isId's type guard would narrow `text` to never below.
+  const deployer: boolean = isId('usr', text) || isId('tok', text);
+  if (deployer) return { createdBy: text };
+  const body = text.startsWith('dep_') ? text.slice(4) : text;
+  return /^[0-9a-z]*$/.test(body) ? { idPrefix: `dep_${body}` } : null;
+}
 
 /** Reading deployments and moving the live pointer (deploy, promote = rollback, archive). */
 @Injectable()
@@ -34,16 +67,20 @@ export class DeploymentsService {
   ) {}
 
   /**
-   * A page of the project's deployments, as the API shows them. Identical pages asked for
-   * at the same time share one read and one mapping (as ProjectsService.list).
+   * A page of the project's deployments, as the API shows them, narrowed by status and
+   * search. Identical pages asked for at the same time share one read and one mapping (as
+   * ProjectsService.list).
    */
-  list(principal: Principal, projectId: string, page: number, limit: number): Promise<Paginated<DeploymentView>> {
+  list(principal: Principal, projectId: string, query: DeploymentListQuery): Promise<Paginated<DeploymentView>> {
+    const { page, limit, status, search } = query;
     // JSON, not a joined string: a path parameter may hold any character, a separator too.
-    const key = JSON.stringify([principal.workspaceId, principal.projectId, projectId, page, limit]);
+    const key = JSON.stringify([principal.workspaceId, principal.projectId, projectId, page, limit, status ?? null, search ?? null]);
     return this.pages.get(key, async () => {
       const project = await this.projects.findVisible(principal, projectId);
-      const { entities, total } = await this.deployments.page(project.id, page, limit);
+      const filter = searchFilter(search);
       const now = this.clock.now();
+      // A text that can name no deployment (a version past the column's range, a character no id has) matches nothing.
+      const { entities, total } = filter ? await this.deployments.page(project.id, { ...filter, status }, page, limit, now) : { entities: [], total: 0 };
       return paginated(
         entities.map((d) => projectDeploymentView(this.config, project, d, now)),
         total,
