@@ -65,7 +65,10 @@ export interface DeploymentListFilter {
   version?: number;
   /** A whole `usr_…` or `tok_…` id. */
   createdBy?: string;
-  /** The start of a deployment id, `dep_` included, only `[0-9a-z_]` (nothing LIKE treats specially but `_`, which `dep_` matches as itself anyway). */
+  /**
+   * The start of a deployment id: `dep_` then only `[0-9a-z]`, so no wildcard but the `_` of `dep_`,
+   * which every deployment id has there anyway.
+   */
   idPrefix?: string;
 }
 
