@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
+import { join } from 'node:path';
+
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { LeadsService } from '../../src/leads/leads.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { emailGatedProject } from '../helpers/email-gate';
 import { eventually } from '../helpers/eventually';
 import { createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -38,6 +40,10 @@ describe('The deployments and leads lists, in the browser (e2e)', () => {
   const rows = () => page.locator('table tbody tr');
   const firstVersion = async () => (await rows().first().getByRole('link').first().textContent())?.trim();
   const params = () => new URL(page.url()).searchParams;
+  const expectTableFits = async () => {
+    const wrap = await page.locator('table').evaluate((table) => ({ table: table.scrollWidth, box: table.parentElement!.clientWidth }));
+    expect(wrap.table).toBeLessThanOrEqual(wrap.box);
+  };
 
   beforeAll(async () => {
     buildWeb({ quiet: true });
@@ -85,6 +91,9 @@ describe('The deployments and leads lists, in the browser (e2e)', () => {
       expect(await firstVersion()).toBe('v60');
       await expectAccessible(page, 'deployments-60');
       await expectNoHorizontalScroll(page, 'deployments-60');
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-deployments-60.png'), fullPage: true });
+      // The row's actions fit the phone's width: no sideways scroll inside the table either.
+      await expectTableFits();
     });
 
     it('filters by status, in the address', async () => {
@@ -250,6 +259,7 @@ describe('The deployments and leads lists, in the browser (e2e)', () => {
       const cell = rows().first().locator('.truncate-text');
       expect(await cell.evaluate((el) => ({ cut: el.scrollWidth > el.clientWidth, lines: el.getClientRects().length }))).toEqual({ cut: true, lines: 1 });
       await expectNoHorizontalScroll(page, 'leads-long-email');
+      await expectTableFits();
       await rows()
         .first()
         .getByRole('button', { name: `Copy: ${email}` })
@@ -269,6 +279,7 @@ describe('The deployments and leads lists, in the browser (e2e)', () => {
       expect(await page.getByLabel('Project').inputValue()).toBe(gatedId);
       await expectAccessible(page, 'workspace-leads-search');
       await expectNoHorizontalScroll(page, 'workspace-leads-search');
+      await expectTableFits();
     });
   });
 });

@@ -70,14 +70,13 @@ export function Deployments() {
       {meta && meta.total === 0 && filtered ? <NoMatch search={query.search} noun="deployment" onClear={() => params.update({ q: '', status: '' })} /> : null}
       {list.data && list.data.data.length > 0 && meta ? (
         <TableWrap label="Deployments">
-          <table aria-busy={list.isPlaceholderData}>
+          <table className="deployments" aria-busy={list.isPlaceholderData}>
             <caption className="muted">
               <ListRange meta={meta} shown={list.data.data.length} noun={['deployment', 'deployments']} search={query.search} />
             </caption>
             <thead>
               <tr>
                 <th scope="col">Version</th>
-                <th scope="col">Status</th>
                 <th scope="col" className="hide-narrow">
                   Size
                 </th>
@@ -99,7 +98,8 @@ export function Deployments() {
                 return (
                   <tr key={d.id}>
                     <td>
-                      <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link>
+                      {/* The status beside the version, not a column of its own: a phone's row keeps the preview and the actions in view. */}
+                      <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link> <span className={`badge ${d.status}`}>{d.status}</span>
                       {d.warnings.length > 0 ? (
                         <>
                           {' '}
@@ -108,9 +108,6 @@ export function Deployments() {
                           </span>
                         </>
                       ) : null}
-                    </td>
-                    <td>
-                      <span className={`badge ${d.status}`}>{d.status}</span>
                     </td>
                     <td className="hide-narrow">
                       {formatBytes(d.size_bytes)} · {formatNumber(d.fileCount)} file{d.fileCount === 1 ? '' : 's'}
