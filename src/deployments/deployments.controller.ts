@@ -4,7 +4,6 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperati
 import { CurrentPrincipal } from '../access/decorators';
 import { IdempotencyClaimOf, IdempotencyInterceptor } from '../common/idempotency/idempotency.interceptor';
 import { completeKeyWith, IdempotencyClaim, IdempotencyService } from '../common/idempotency/idempotency.service';
-import { PageQueryDto } from '../common/pagination';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ApiProjectRoutes } from '../openapi/api-decorators';
@@ -20,6 +19,7 @@ import { deploymentDetailView, deploymentView, lazyDeployView, previewUrl, proje
 import { DeploymentsService } from './deployments.service';
 import { LazyDeployDto, ProjectDeployDto } from './dto/deploy.dto';
 import { DeploymentDetailView, DeploymentListView, DeploymentView, LazyDeploymentView } from './dto/deployment-views.dto';
+import { ListDeploymentsQueryDto } from './dto/list-deployments.dto';
 
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
@@ -93,10 +93,11 @@ export class DeploymentsController {
 
   @Get()
   @Endpoint({ id: 'listDeployments', scopes: ['read'] })
-  @ApiOperation({ summary: 'List the project’s deployments, newest first' })
+  @ApiOperation({ summary: 'List the project’s deployments, newest first; `status` and `search` narrow it, and the total and pages count only what matches' })
   @ApiOkResponse({ type: DeploymentListView })
-  async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: PageQueryDto) {
-    return this.deployments.list(principal, projectId, query.page, query.limit);
+  async list(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: ListDeploymentsQueryDto) {
+    const { page, limit, status, search } = query;
+    return this.deployments.list(principal, projectId, { page, limit, status, search });
   }
 
   @Get(':deploymentId')

@@ -7,7 +7,7 @@ import { lazyHydrator } from '../database/hydrate';
 import type { SiteRow } from '../projects/projects.repository';
 import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { PreviewTarget } from '../shared/preview-label';
-import { Deployment } from './deployment.entity';
+import { Deployment, type DeploymentStatus } from './deployment.entity';
 import { DeploymentFile } from './deployment-file.entity';
 
 export type NewDeployment = Omit<Deployment, 'project'>;
@@ -55,12 +55,65 @@ const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string 
   forms: [],
 });
 
-/** A project's deployments, newest version first (see `page`). */
-const PAGE = `
+/**
+ * What narrows a page of a project's deployments (GET /projects/:id/deployments); the
+ * service reads the search text into one of `version`, `createdBy` or `idPrefix`.
+ */
+export interface DeploymentListFilter {
+  /** The status as the list shows it (effectiveStatus): past `expires_at` is expired, whatever the column says yet. */
+  status?: DeploymentStatus;
+  version?: number;
+  /** A whole `usr_…` or `tok_…` id. */
+  createdBy?: string;
+  /**
+   * The start of a deployment id: `dep_` then only `[0-9a-z]`, so no wildcard but the `_` of `dep_`,
+   * which every deployment id has there anyway.
+   */
+  idPrefix?: string;
+}
+
+/** Not yet expired at `$n` (the service's clock, the one the view's status is computed with). */
+const unexpired = (n: string) => `(expires_at IS NULL OR expires_at > ${n})`;
+
+/**
+ * The deployment list page (see `page`): the total and one page in one statement, always
+ * inside the project's range of UQ_deployments_project_version (newest version first), the
+ * filters applied to that range. `$1` project, `$2` limit, `$3` offset; further parameters
+ * only for the filters used, so each combination is its own prepared statement.
+ */
+function pageQuery(filter: DeploymentListFilter, now: Date): { name: string; sql: string; extra: unknown[] } {
+  const where = ['project_id = $1'];
+  const extra: unknown[] = [];
+  const name = ['deployments_page'];
+  const param = (value: unknown) => {
+    extra.push(value);
+    return `$${3 + extra.length}`;
+  };
+  if (filter.status !== undefined) {
+    const n = param(now);
+    where.push(filter.status === 'expired' ? `(status = 'expired' OR expires_at <= ${n})` : `status = ${param(filter.status)} AND ${unexpired(n)}`);
+    name.push(filter.status);
+  }
+  if (filter.version !== undefined) {
+    where.push(`version = ${param(filter.version)}`);
+    name.push('version');
+  }
+  if (filter.createdBy !== undefined) {
+    where.push(`created_by = ${param(filter.createdBy)}`);
+    name.push('by');
+  }
+  if (filter.idPrefix !== undefined) {
+    where.push(`id LIKE ${param(`${filter.idPrefix}%`)}`);
+    name.push('id');
+  }
+  const conditions = where.join(' AND ');
+  const sql = `
   SELECT c.${PAGE_TOTAL}, d.*
-  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM deployments WHERE project_id = $1) c
-  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
+  FROM (SELECT count(*) AS ${PAGE_TOTAL} FROM deployments WHERE ${conditions}) c
+  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE ${conditions} ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
   ORDER BY d.version DESC`;
+  return { name: name.join('_'), sql, extra };
+}
 
 /** Every query on `deployments` and their manifests (`deployment_files`). */
 @Injectable()
@@ -70,9 +123,15 @@ export class DeploymentsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Newest version first, on UQ_deployments_project_version; hand-written and prepared (common/page-query.ts). */
-  @GenerateSql({ params: (f) => [f.projectId, 1, 20] })
-  async page(projectId: string, page: number, limit: number): Promise<{ entities: Deployment[]; total: number }> {
-    const { rows, total } = await preparedPage(this.dataSource, 'deployments_page', PAGE, [projectId, limit, (page - 1) * limit]);
+  @GenerateSql(
+    { params: (f) => [f.projectId, {}, 1, 20, new Date(0)] },
+    { name: 'archived, id prefix', params: (f) => [f.projectId, { status: 'archived', idPrefix: 'dep_3kx' }, 1, 20, new Date(0)] },
+    { name: 'expired, version', params: (f) => [f.projectId, { status: 'expired', version: 12 }, 1, 20, new Date(0)] },
+    { name: 'deployed by', params: (f) => [f.projectId, { createdBy: 'tok_0123456789abcdefghijklmn' }, 1, 20, new Date(0)] },
+  )
+  async page(projectId: string, filter: DeploymentListFilter, page: number, limit: number, now: Date): Promise<{ entities: Deployment[]; total: number }> {
+    const query = pageQuery(filter, now);
+    const { rows, total } = await preparedPage(this.dataSource, query.name, query.sql, [projectId, limit, (page - 1) * limit, ...query.extra]);
     return { entities: rows.map(this.hydrate), total };
   }
 

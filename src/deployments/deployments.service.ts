@@ -12,10 +12,19 @@ import type { Project } from '../projects/project.entity';
 import { ProjectsRepository } from '../projects/projects.repository';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal } from '../shared/principal';
-import type { Deployment } from './deployment.entity';
+import type { Deployment, DeploymentStatus } from './deployment.entity';
 import { deploymentTarget, type DeploymentView, effectiveStatus, projectDeploymentView } from './deployment.view';
+import { searchFilter } from './deployment-search';
 import { deploymentsError } from './deployments.errors';
 import { DeploymentsRepository } from './deployments.repository';
+
+export interface DeploymentListQuery {
+  page: number;
+  limit: number;
+  status?: DeploymentStatus;
+  /** Trimmed, non-empty (ListDeploymentsQueryDto). */
+  search?: string;
+}
 
 /** Reading deployments and moving the live pointer (deploy, promote = rollback, archive). */
 @Injectable()
@@ -34,16 +43,20 @@ export class DeploymentsService {
   ) {}
 
   /**
-   * A page of the project's deployments, as the API shows them. Identical pages asked for
-   * at the same time share one read and one mapping (as ProjectsService.list).
+   * A page of the project's deployments, as the API shows them, narrowed by status and
+   * search. Identical pages asked for at the same time share one read and one mapping (as
+   * ProjectsService.list).
    */
-  list(principal: Principal, projectId: string, page: number, limit: number): Promise<Paginated<DeploymentView>> {
+  list(principal: Principal, projectId: string, query: DeploymentListQuery): Promise<Paginated<DeploymentView>> {
+    const { page, limit, status, search } = query;
     // JSON, not a joined string: a path parameter may hold any character, a separator too.
-    const key = JSON.stringify([principal.workspaceId, principal.projectId, projectId, page, limit]);
+    const key = JSON.stringify([principal.workspaceId, principal.projectId, projectId, page, limit, status ?? null, search ?? null]);
     return this.pages.get(key, async () => {
       const project = await this.projects.findVisible(principal, projectId);
-      const { entities, total } = await this.deployments.page(project.id, page, limit);
+      const filter = searchFilter(search);
       const now = this.clock.now();
+      // A text that can name no deployment (a version past the column's range, a character no id has) matches nothing.
+      const { entities, total } = filter ? await this.deployments.page(project.id, { ...filter, status }, page, limit, now) : { entities: [], total: 0 };
       return paginated(
         entities.map((d) => projectDeploymentView(this.config, project, d, now)),
         total,

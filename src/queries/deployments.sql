@@ -6,6 +6,24 @@ SELECT c.page_total, d.*
   LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
   ORDER BY d.version DESC
 
+-- DeploymentsRepository.page (archived, id prefix)
+SELECT c.page_total, d.*
+  FROM (SELECT count(*) AS page_total FROM deployments WHERE project_id = $1 AND status = $5 AND (expires_at IS NULL OR expires_at > $4) AND id LIKE $6) c
+  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 AND status = $5 AND (expires_at IS NULL OR expires_at > $4) AND id LIKE $6 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
+  ORDER BY d.version DESC
+
+-- DeploymentsRepository.page (expired, version)
+SELECT c.page_total, d.*
+  FROM (SELECT count(*) AS page_total FROM deployments WHERE project_id = $1 AND (status = 'expired' OR expires_at <= $4) AND version = $5) c
+  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 AND (status = 'expired' OR expires_at <= $4) AND version = $5 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
+  ORDER BY d.version DESC
+
+-- DeploymentsRepository.page (deployed by)
+SELECT c.page_total, d.*
+  FROM (SELECT count(*) AS page_total FROM deployments WHERE project_id = $1 AND created_by = $4) c
+  LEFT JOIN LATERAL (SELECT * FROM deployments WHERE project_id = $1 AND created_by = $4 ORDER BY version DESC LIMIT $2 OFFSET $3) d ON true
+  ORDER BY d.version DESC
+
 -- DeploymentsRepository.findInProject
 SELECT "Deployment"."id" AS "Deployment_id", "Deployment"."project_id" AS "Deployment_project_id", "Deployment"."workspace_id" AS "Deployment_workspace_id", "Deployment"."version" AS "Deployment_version", "Deployment"."status" AS "Deployment_status", "Deployment"."size_bytes" AS "Deployment_size_bytes", "Deployment"."file_count" AS "Deployment_file_count", "Deployment"."ttl" AS "Deployment_ttl", "Deployment"."expires_at" AS "Deployment_expires_at", "Deployment"."created_by" AS "Deployment_created_by", "Deployment"."created_at" AS "Deployment_created_at", "Deployment"."rule_warnings" AS "Deployment_rule_warnings", "Deployment"."forms" AS "Deployment_forms" FROM "deployments" "Deployment" WHERE (("Deployment"."id" = $1) AND ("Deployment"."project_id" = $2)) LIMIT 1
 

@@ -136,7 +136,8 @@ describe('Themes, toasts and dialogs of the dashboard (e2e)', () => {
       await trail.getByRole('link', { name: 'Night Site' }).click();
       await page.waitForURL(/\/projects\/proj_[^/]+$/);
       await page.getByRole('button', { name: /Workspace/ }).click();
-      expect(await page.getByRole('option', { selected: true }).textContent()).toContain("Theo Theme's workspace");
+      // The switcher's list, not the deployments' status filter (a native select whose chosen option is selected too).
+      expect(await page.getByRole('listbox').getByRole('option', { selected: true }).textContent()).toContain("Theo Theme's workspace");
       await page.keyboard.press('Escape');
       await page.screenshot({ path: join(ARTIFACTS, 'theme-desktop-light.png') });
       await expectAccessible(page, 'project page at 1280 px');

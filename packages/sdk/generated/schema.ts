@@ -105,7 +105,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the project’s deployments, newest first
+         * List the project’s deployments, newest first; `status` and `search` narrow it, and the total and pages count only what matches
          * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["listDeployments"];
@@ -4946,6 +4946,10 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Only deployments with this status, as the list shows it: a deployment past its `expires_at` is `expired` even before the sweeper marks it */
+                status?: "live" | "archived" | "expired";
+                /** @description What a deployment history is searched by (trimmed, case-insensitive): a version number (`12` or `v12` finds version 12); who deployed (a whole `usr_…` or `tok_…` id finds what that user or token deployed); otherwise the start of a deployment id, with or without `dep_` (`dep_3kx`, `3kx`: the part a preview address shows) */
+                search?: string;
             };
             header?: {
                 /** @description Required with a JWT; not needed with an API token */

@@ -3,30 +3,60 @@ import { Archive, ArrowUpCircle, Upload } from 'lucide-react';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
+import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { RuleWarnings } from '../components/rule-warnings';
-import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
-import { type DeploymentAction, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
-import { formatBytes, formatTime } from '../locale';
+import { Truncate } from '../components/truncate';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { type DeploymentAction, type DeploymentListQuery, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
+import { formatBytes, formatNumber, formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
 type Action = DeploymentAction;
 
+type Status = NonNullable<DeploymentListQuery['status']>;
+const STATUSES: { value: Status | ''; label: string }[] = [
+  { value: '', label: 'Every status' },
+  { value: 'live', label: 'Live' },
+  { value: 'archived', label: 'Archived' },
+  { value: 'expired', label: 'Expired' },
+];
+const STATUS_VALUES = STATUSES.flatMap((s) => (s.value === '' ? [] : [s.value]));
+
 export function Deployments() {
   const project = useProject();
   const workspaceId = useWorkspaceId();
-  const [page, setPage] = useState(1);
-  const list = useQuery(deploymentQueries.list(workspaceId, project.id, page, 20));
+  const params = useListParams();
+  const status = params.pick('status', STATUS_VALUES);
+  const query: DeploymentListQuery = {
+    page: params.page,
+    limit: LIST_PAGE,
+    ...(params.search !== undefined ? { search: params.search } : {}),
+    ...(status ? { status } : {}),
+  };
+  const list = useQuery(deploymentQueries.list(workspaceId, project.id, query));
   const [action, setAction] = useState<Action | null>(null);
   const run = useDeploymentAction(workspaceId, project.id, { onSuccess: () => setAction(null) });
   const base = `/w/${workspaceId}/projects/${project.id}`;
+  const filtered = query.search !== undefined || query.status !== undefined;
+  const meta = list.data?.meta;
 
   return (
     <>
       <h2>Deployments</h2>
+      <ListToolbar label="Deployments">
+        <ListSearch list={params} label="Search deployments" placeholder="Version or id" />
+        <SelectField label="Status" value={status ?? ''} onChange={(e) => params.update({ status: e.target.value })}>
+          {STATUSES.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </SelectField>
+      </ListToolbar>
       {list.isPending ? <Loading what="deployments" /> : null}
       <ErrorNote error={list.error} />
-      {list.data && list.data.meta.total === 0 ? (
+      {meta && meta.total === 0 && !filtered ? (
         <Empty
           title="Nothing deployed yet"
           action={
@@ -39,13 +69,16 @@ export function Deployments() {
           Each upload of the site is a version here: the live one is served at the project’s address, and any older one can be made live again.
         </Empty>
       ) : null}
-      {list.data && list.data.data.length > 0 ? (
+      {meta && meta.total === 0 && filtered ? <NoMatch search={query.search} noun="deployment" onClear={() => params.update({ q: '', status: '' })} /> : null}
+      {list.data && list.data.data.length > 0 && meta ? (
         <TableWrap label="Deployments">
-          <table>
+          <table className="deployments" aria-busy={list.isPlaceholderData}>
+            <caption className="muted">
+              <ListRange meta={meta} shown={list.data.data.length} noun={['deployment', 'deployments']} search={query.search} />
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Version</th>
-                <th scope="col">Status</th>
                 <th scope="col" className="hide-narrow">
                   Size
                 </th>
@@ -55,8 +88,10 @@ export function Deployments() {
                 <th scope="col" className="hide-narrow">
                   Expires
                 </th>
-                <th scope="col">Links</th>
-                <th scope="col">Actions</th>
+                <th scope="col">Preview</th>
+                <th scope="col">
+                  <span className="skip">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -65,7 +100,8 @@ export function Deployments() {
                 return (
                   <tr key={d.id}>
                     <td>
-                      <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link>
+                      {/* The status beside the version, not a column of its own: a phone's row keeps the preview and the actions in view. */}
+                      <Link to={`${base}/deployments/${d.id}`}>v{d.version}</Link> <span className={`badge ${d.status}`}>{d.status}</span>
                       {d.warnings.length > 0 ? (
                         <>
                           {' '}
@@ -75,21 +111,17 @@ export function Deployments() {
                         </>
                       ) : null}
                     </td>
-                    <td>
-                      <span className={`badge ${d.status}`}>{d.status}</span>
-                    </td>
                     <td className="hide-narrow">
-                      {formatBytes(d.size_bytes)} · {d.fileCount} file{d.fileCount === 1 ? '' : 's'}
+                      {formatBytes(d.size_bytes)} · {formatNumber(d.fileCount)} file{d.fileCount === 1 ? '' : 's'}
                     </td>
                     <td className="hide-narrow">{formatTime(d.createdAt)}</td>
                     <td className="hide-narrow">{d.expires_at ? formatTime(d.expires_at) : 'never'}</td>
                     <td>
-                      {d.previewUrl ? (
-                        <a href={d.previewUrl} target="_blank" rel="noreferrer">
-                          Preview<span className="skip"> of v{d.version}</span>
-                        </a>
-                      ) : (
+                      {d.status === 'expired' ? (
+                        // An expired version's address answers 410: nothing to open or copy.
                         <span className="muted">—</span>
+                      ) : (
+                        <Truncate value={d.previewUrl} href={d.previewUrl} label={`preview of v${d.version}`} />
                       )}
                     </td>
                     <td>
@@ -115,7 +147,16 @@ export function Deployments() {
           </table>
         </TableWrap>
       ) : null}
-      {list.data ? <Pager page={page} totalPages={list.data.meta.totalPages} onPage={setPage} previous="Newer" next="Older" /> : null}
+      {meta ? (
+        <Pager
+          page={meta.page}
+          totalPages={meta.totalPages}
+          onPage={(page) => params.update({ page: String(page) }, true)}
+          label="Pages of deployments"
+          previous="Newer"
+          next="Older"
+        />
+      ) : null}
       <ConfirmMutation
         target={action}
         mutation={run}

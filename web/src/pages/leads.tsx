@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Download, Settings, Trash2 } from 'lucide-react';
-import { useState } from 'react';
-import { Link } from 'react-router';
+import { type ReactNode, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
 
+import { LIST_PAGE, type ListParams, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap, useDebounced } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { csvName } from '../format';
 import { fetchLeadsCsv, type Lead, leadQueries, useEraseLead } from '../hooks/api/leads';
 import { projectQueries } from '../hooks/api/projects';
@@ -12,28 +13,43 @@ import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 import { useProject } from './project-layout';
 
-const PAGE = 25;
+/** A lead's address is at most 254 characters (RFC 5321), and so is the API's search. */
+const MAX_EMAIL = 254;
 
-/** Leads of every project of the workspace, or of one chosen in the filter. */
+/** Leads of every project of the workspace, or of one chosen in the filter (`?project=` in the address, with the search and page). */
 export function WorkspaceLeads() {
   const workspaceId = useWorkspaceId();
-  const [projectId, setProjectId] = useState('');
+  const [params] = useSearchParams();
+  const list = useListParams(MAX_EMAIL);
+  const projectId = params.get('project') ?? '';
   const projects = useQuery(projectQueries.names(workspaceId));
   const chosen = projects.data?.data.find((p) => p.id === projectId);
+  // A project in the address waits for the names, so the table never shows every project's leads first.
+  const ready = projectId === '' || projects.data !== undefined;
   return (
     <>
       <h1>Leads</h1>
       <p className="muted">Email addresses visitors left at the email gate of your projects.</p>
       <ErrorNote error={projects.error} />
-      <SelectField label="Project" value={projectId} onChange={(e) => setProjectId(e.target.value)}>
-        <option value="">Every project</option>
-        {projects.data?.data.map((p) => (
-          <option key={p.id} value={p.id}>
-            {p.name}
-          </option>
-        ))}
-      </SelectField>
-      <LeadsTable key={projectId} workspaceId={workspaceId} project={chosen ? { id: chosen.id, slug: chosen.slug } : undefined} />
+      {ready ? (
+        <LeadsTable
+          workspaceId={workspaceId}
+          list={list}
+          project={chosen ? { id: chosen.id, slug: chosen.slug } : undefined}
+          filter={
+            <SelectField label="Project" value={chosen?.id ?? ''} onChange={(e) => list.update({ project: e.target.value })}>
+              <option value="">Every project</option>
+              {projects.data?.data.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </SelectField>
+          }
+        />
+      ) : (
+        <Loading what="leads" />
+      )}
     </>
   );
 }
@@ -42,6 +58,7 @@ export function WorkspaceLeads() {
 export function ProjectLeads() {
   const project = useProject();
   const workspaceId = useWorkspaceId();
+  const list = useListParams(MAX_EMAIL);
   return (
     <>
       <h2>Leads</h2>
@@ -51,73 +68,75 @@ export function ProjectLeads() {
           <Link to={`/w/${workspaceId}/projects/${project.id}/settings`}>Change the gate</Link>.
         </p>
       ) : null}
-      <LeadsTable workspaceId={workspaceId} project={{ id: project.id, slug: project.slug }} single />
+      <LeadsTable workspaceId={workspaceId} list={list} project={{ id: project.id, slug: project.slug }} single />
     </>
   );
 }
 
-function LeadsTable({ workspaceId, project, single }: { workspaceId: string; project?: { id: string; slug: string }; single?: boolean }) {
-  const [search, setSearch] = useState('');
-  const [page, setPage] = useState(1);
-  // One request per pause in typing, not per key; a new search starts at page 1.
-  const query = useDebounced(search.trim(), 300);
-  const [shownQuery, setShownQuery] = useState(query);
-  if (shownQuery !== query) {
-    setShownQuery(query);
-    setPage(1);
-  }
-  const leads = useQuery(leadQueries.list(workspaceId, { projectId: project?.id, single: single ?? false, search: query, page, limit: PAGE }));
+function LeadsTable({
+  workspaceId,
+  list,
+  project,
+  single,
+  filter,
+}: {
+  workspaceId: string;
+  list: ListParams;
+  project?: { id: string; slug: string };
+  single?: boolean;
+  /** The workspace page's project filter, in the toolbar beside the search. */
+  filter?: ReactNode;
+}) {
+  const search = list.search;
+  const leads = useQuery(
+    leadQueries.list(workspaceId, { projectId: project?.id, single: single ?? false, search: search ?? '', page: list.page, limit: LIST_PAGE }),
+  );
   const [erasing, setErasing] = useState<Lead | null>(null);
   const erase = useEraseLead(workspaceId, { onSuccess: () => setErasing(null) });
-  const download = useMutation({ mutationFn: () => downloadCsv(workspaceId, project!, query) });
+  // The export takes the search on screen, so "Download these" is what the table lists (every page of it).
+  const download = useMutation({ mutationFn: () => downloadCsv(workspaceId, project!, search ?? '') });
+  const meta = leads.data?.meta;
+  const filtered = search !== undefined || (!single && project !== undefined);
 
   return (
     <>
-      <div className="row">
-        <Field
-          label="Search by email"
-          type="search"
-          autoComplete="off"
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          hint="Any part of the address."
-        />
+      <ListToolbar label="Leads">
+        <ListSearch list={list} label="Search by email" placeholder="Any part of the address" maxLength={MAX_EMAIL} />
+        {filter}
         {project ? (
           <div className="field">
             <button type="button" disabled={download.isPending} onClick={() => download.mutate()}>
               <ButtonIcon icon={Download} />
-              {download.isPending ? 'Preparing…' : query ? 'Download these as CSV' : 'Download CSV'}
+              {download.isPending ? 'Preparing…' : search ? 'Download these as CSV' : 'Download CSV'}
             </button>
           </div>
         ) : null}
-      </div>
+      </ListToolbar>
       <ErrorNote error={download.error} />
       {leads.isPending ? <Loading what="leads" /> : null}
       <ErrorNote error={leads.error} />
-      {leads.data && leads.data.meta.total === 0 ? (
-        query ? (
-          <Empty>No lead’s email contains “{query}”.</Empty>
-        ) : (
-          <Empty
-            title="No leads yet"
-            action={
-              <Link className="button" to={project ? `/w/${workspaceId}/projects/${project.id}/settings` : `/w/${workspaceId}/projects`}>
-                <ButtonIcon icon={Settings} />
-                {project ? 'Set up the email gate' : 'Choose a project to gate'}
-              </Link>
-            }
-          >
-            A lead is the email address a visitor gives at a site’s email gate to see it. Put a site behind the email gate (in its settings) and the addresses
-            collect here, encrypted.
-          </Empty>
-        )
+      {meta && meta.total === 0 && filtered ? (
+        <NoMatch search={search} noun="lead" onClear={() => list.update(single ? { q: '' } : { q: '', project: '' })} />
       ) : null}
-      {leads.data && leads.data.data.length > 0 ? (
+      {meta && meta.total === 0 && !filtered ? (
+        <Empty
+          title="No leads yet"
+          action={
+            <Link className="button" to={project ? `/w/${workspaceId}/projects/${project.id}/settings` : `/w/${workspaceId}/projects`}>
+              <ButtonIcon icon={Settings} />
+              {project ? 'Set up the email gate' : 'Choose a project to gate'}
+            </Link>
+          }
+        >
+          A lead is the email address a visitor gives at a site’s email gate to see it. Put a site behind the email gate (in its settings) and the addresses
+          collect here, encrypted.
+        </Empty>
+      ) : null}
+      {leads.data && leads.data.data.length > 0 && meta ? (
         <TableWrap label="Leads">
-          <table aria-busy={leads.isFetching}>
+          <table aria-busy={leads.isPlaceholderData}>
             <caption className="muted">
-              {leads.data.meta.total} lead{leads.data.meta.total === 1 ? '' : 's'}
-              {query ? ` matching “${query}”` : ''}
+              <ListRange meta={meta} shown={leads.data.data.length} noun={['lead', 'leads']} search={search} />
             </caption>
             <thead>
               <tr>
@@ -155,7 +174,9 @@ function LeadsTable({ workspaceId, project, single }: { workspaceId: string; pro
           </table>
         </TableWrap>
       ) : null}
-      {leads.data ? <Pager page={page} totalPages={leads.data.meta.totalPages} onPage={setPage} /> : null}
+      {meta ? (
+        <Pager page={meta.page} totalPages={meta.totalPages} onPage={(page) => list.update({ page: String(page) }, true)} label="Pages of leads" />
+      ) : null}
       <ConfirmMutation
         target={erasing}
         mutation={erase}

@@ -1,16 +1,21 @@
-import { type QueryClient, queryOptions } from '@tanstack/react-query';
+import { keepPreviousData, type QueryClient, queryOptions } from '@tanstack/react-query';
 
 import { api, call, type Deployment, inWorkspace } from '../../api';
+import type { paths } from '../../sdk';
 import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { invalidateProjects } from './projects';
 import { deploymentKeys } from './query-keys';
 
+export type DeploymentListQuery = NonNullable<paths['/projects/{projectId}/deployments']['get']['parameters']['query']>;
+
 export const deploymentQueries = {
-  list: (workspaceId: string, projectId: string, page: number, limit: number) =>
+  /** A page of the project's history, narrowed on the server (GET …/deployments?status=&search=). */
+  list: (workspaceId: string, projectId: string, query: DeploymentListQuery) =>
     queryOptions({
-      queryKey: deploymentKeys.list([workspaceId, projectId], { page, limit }),
-      queryFn: () =>
-        call(api.GET('/projects/{projectId}/deployments', { params: { path: { projectId }, query: { page, limit } }, headers: inWorkspace(workspaceId) })),
+      queryKey: deploymentKeys.list([workspaceId, projectId], { ...query }),
+      queryFn: () => call(api.GET('/projects/{projectId}/deployments', { params: { path: { projectId }, query }, headers: inWorkspace(workspaceId) })),
+      // The next page or search keeps the rows on screen until it arrives, so the table does not jump.
+      placeholderData: keepPreviousData,
     }),
   detail: (workspaceId: string, projectId: string, deploymentId: string) =>
     queryOptions({

@@ -5,7 +5,7 @@ import { type MutationOptions, useInvalidatingMutation } from './mutation';
 import { leadKeys } from './query-keys';
 
 export type Lead = { id: string; email: string; capturedAt: string; projectId: string; projectName?: string; projectSlug?: string };
-export type LeadPage = { data: Lead[]; meta: { total: number; totalPages: number } };
+export type LeadPage = { data: Lead[]; meta: { total: number; page: number; limit: number; totalPages: number } };
 
 export const leadQueries = {
   /**
