@@ -95,19 +95,27 @@ export function ListToolbar({ label, children }: { label: string; children: Reac
   );
 }
 
-/** "26–50 of 200 projects matching “docs”": which rows of how many, for a table's caption. */
+/**
+ * "26–50 of 200 projects matching “docs”": which rows of how many, for a table's caption.
+ * `pending` while the rows on screen are the previous query's (kept until the new answer
+ * arrives): the search and the range come from different queries then, so the caption
+ * says the list is updating rather than pair the new search with the old rows.
+ */
 export function ListRange({
   meta,
   shown,
   noun,
   search,
+  pending = false,
 }: {
   meta: { page: number; limit: number; total: number };
   shown: number;
   /** Singular and plural, e.g. ['project', 'projects']. */
   noun: readonly [string, string];
   search?: string;
+  pending?: boolean;
 }) {
+  if (pending) return <>Updating the {noun[1]}…</>;
   const first = (meta.page - 1) * meta.limit + 1;
   return (
     <>

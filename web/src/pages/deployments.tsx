@@ -74,7 +74,13 @@ export function Deployments() {
         <TableWrap label="Deployments">
           <table className="deployments" aria-busy={list.isPlaceholderData}>
             <caption className="muted">
-              <ListRange meta={meta} shown={list.data.data.length} noun={['deployment', 'deployments']} search={query.search} />
+              <ListRange
+                meta={meta}
+                shown={list.data.data.length}
+                noun={['deployment', 'deployments']}
+                search={query.search}
+                pending={list.isPlaceholderData}
+              />
             </caption>
             <thead>
               <tr>

@@ -136,7 +136,7 @@ function LeadsTable({
         <TableWrap label="Leads">
           <table aria-busy={leads.isPlaceholderData}>
             <caption className="muted">
-              <ListRange meta={meta} shown={leads.data.data.length} noun={['lead', 'leads']} search={search} />
+              <ListRange meta={meta} shown={leads.data.data.length} noun={['lead', 'leads']} search={search} pending={leads.isPlaceholderData} />
             </caption>
             <thead>
               <tr>

@@ -98,7 +98,7 @@ export function Members() {
         <TableWrap label="Members">
           <table aria-busy={members.isPlaceholderData}>
             <caption className="muted">
-              <ListRange meta={meta} shown={members.data.data.length} noun={['person', 'people']} search={query.search} />
+              <ListRange meta={meta} shown={members.data.data.length} noun={['person', 'people']} search={query.search} pending={members.isPlaceholderData} />
             </caption>
             <thead>
               <tr>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
 
 import type { Project } from '../api';
+import { Truncate } from '../components/truncate';
 import { ErrorNote, Loading } from '../components/ui';
 import { projectQueries } from '../hooks/api/projects';
 
@@ -19,10 +20,8 @@ export function ProjectLayout() {
   return (
     <>
       <h1>{p.name}</h1>
-      <p>
-        <a href={p.url} target="_blank" rel="noreferrer" className="mono">
-          {p.url}
-        </a>{' '}
+      <p className="project-address">
+        <Truncate value={p.url} href={p.url} label="address" />{' '}
         {p.liveVersion !== null ? <span className="badge live">v{p.liveVersion} live</span> : <span className="badge offline">no live deployment</span>}
       </p>
       <nav className="tabs" aria-label="Project">

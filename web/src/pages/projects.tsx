@@ -91,7 +91,13 @@ export function Projects() {
         <TableWrap label="Projects">
           <table aria-busy={projects.isPlaceholderData}>
             <caption className="muted">
-              <ListRange meta={meta} shown={projects.data.data.length} noun={['project', 'projects']} search={query.search} />
+              <ListRange
+                meta={meta}
+                shown={projects.data.data.length}
+                noun={['project', 'projects']}
+                search={query.search}
+                pending={projects.isPlaceholderData}
+              />
             </caption>
             <thead>
               <tr>

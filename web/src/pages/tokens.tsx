@@ -90,7 +90,7 @@ export function Tokens() {
         <TableWrap label="API tokens">
           <table aria-busy={tokens.isPlaceholderData}>
             <caption className="muted">
-              <ListRange meta={meta} shown={tokens.data.data.length} noun={['token', 'tokens']} search={query.search} />
+              <ListRange meta={meta} shown={tokens.data.data.length} noun={['token', 'tokens']} search={query.search} pending={tokens.isPlaceholderData} />
             </caption>
             <thead>
               <tr>
