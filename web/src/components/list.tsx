@@ -2,7 +2,7 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import { formatNumber } from '../locale';
-import { Field, useDebounced } from './ui';
+import { Field, SelectField, useDebounced } from './ui';
 
 /**
  * Lists that scale (issue 33): every list that can grow (projects, deployments, leads,
@@ -83,6 +83,31 @@ export function ListSearch({
       onChange={(e) => setText(e.target.value)}
       autoComplete="off"
     />
+  );
+}
+
+/** A select that narrows the list by one parameter of the address; the option '' is "every value" and drops it. */
+export function ListFilter<T extends string>({
+  list,
+  param,
+  label,
+  value,
+  options,
+}: {
+  list: Pick<ListParams, 'update'>;
+  param: string;
+  label: string;
+  value: T | undefined;
+  options: readonly { value: T | ''; label: string }[];
+}) {
+  return (
+    <SelectField label={label} value={value ?? ''} onChange={(e) => list.update({ [param]: e.target.value })}>
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </SelectField>
   );
 }
 

@@ -3,10 +3,10 @@ import { Archive, ArrowUpCircle, Upload } from 'lucide-react';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 
-import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
+import { LIST_PAGE, ListFilter, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { RuleWarnings } from '../components/rule-warnings';
 import { Truncate } from '../components/truncate';
-import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Loading, Pager, TableWrap } from '../components/ui';
 import { type DeploymentAction, type DeploymentListQuery, deploymentQueries, useDeploymentAction } from '../hooks/api/deployments';
 import { formatBytes, formatNumber, formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
@@ -46,13 +46,7 @@ export function Deployments() {
       <h2>Deployments</h2>
       <ListToolbar label="Deployments">
         <ListSearch list={params} label="Search deployments" placeholder="Version or id" />
-        <SelectField label="Status" value={status ?? ''} onChange={(e) => params.update({ status: e.target.value })}>
-          {STATUSES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </SelectField>
+        <ListFilter list={params} param="status" label="Status" value={status} options={STATUSES} />
       </ListToolbar>
       {list.isPending ? <Loading what="deployments" /> : null}
       <ErrorNote error={list.error} />

@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
-import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
+import { LIST_PAGE, ListFilter, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
 import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
@@ -73,20 +73,8 @@ export function Members() {
       <h2>People in this workspace</h2>
       <ListToolbar label="Members">
         <ListSearch list={list} label="Search members" placeholder="Email or name" />
-        <SelectField label="Filter by role" value={role ?? ''} onChange={(e) => list.update({ role: e.target.value })}>
-          {ROLES.map((r) => (
-            <option key={r.value} value={r.value}>
-              {r.label}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
-          {STATUSES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </SelectField>
+        <ListFilter list={list} param="role" label="Filter by role" value={role} options={ROLES} />
+        <ListFilter list={list} param="status" label="Show" value={status} options={STATUSES} />
       </ListToolbar>
       {members.isPending ? <Loading what="members" /> : null}
       <ErrorNote error={members.error} />

@@ -5,9 +5,9 @@ import { Link, useNavigate } from 'react-router';
 
 import type { Project } from '../api';
 import { toast } from '../components/design/toast';
-import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
+import { LIST_PAGE, ListFilter, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
-import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, SelectField, TableWrap } from '../components/ui';
+import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, Loading, Pager, TableWrap } from '../components/ui';
 import { billingQueries } from '../hooks/api/billing';
 import { type ProjectListQuery, projectQueries, useCreateProject, useDeleteProject } from '../hooks/api/projects';
 import { workspaceQueries } from '../hooks/api/workspaces';
@@ -61,20 +61,8 @@ export function Projects() {
       <h2>All projects</h2>
       <ListToolbar label="Projects">
         <ListSearch list={list} label="Search projects" placeholder="Name, slug or domain" />
-        <SelectField label="Sort by" value={sort ?? ''} onChange={(e) => list.update({ sort: e.target.value })}>
-          {SORTS.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
-          {STATUSES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </SelectField>
+        <ListFilter list={list} param="sort" label="Sort by" value={sort} options={SORTS} />
+        <ListFilter list={list} param="status" label="Show" value={status} options={STATUSES} />
       </ListToolbar>
       {projects.isPending ? <Loading what="projects" /> : null}
       <ErrorNote error={projects.error} workspaceId={workspaceId} />

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 
 import type { Schemas } from '../api';
 import { toast } from '../components/design/toast';
-import { LIST_PAGE, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
+import { LIST_PAGE, ListFilter, ListRange, ListSearch, ListToolbar, NoMatch, useListParams } from '../components/list';
 import { Truncate } from '../components/truncate';
 import { ButtonIcon, ConfirmMutation, CopyButton, Empty, ErrorNote, Field, FocusFormButton, Loading, Pager, SelectField, TableWrap } from '../components/ui';
 import { endOfDayIso } from '../format';
@@ -63,13 +63,7 @@ export function Tokens() {
       <h2>Tokens</h2>
       <ListToolbar label="API tokens">
         <ListSearch list={list} label="Search tokens" placeholder="Name or sk_live_ prefix" />
-        <SelectField label="Show" value={status ?? ''} onChange={(e) => list.update({ status: e.target.value })}>
-          {STATUSES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </SelectField>
+        <ListFilter list={list} param="status" label="Show" value={status} options={STATUSES} />
       </ListToolbar>
       {tokens.isPending ? <Loading what="tokens" /> : null}
       <ErrorNote error={tokens.error} />
