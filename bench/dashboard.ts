@@ -151,7 +151,8 @@ async function main(): Promise<void> {
       const project = (await api(app.baseUrl, 'POST', '/projects', { name: `bench page deploy ${run}` }, headers)) as { id: string };
       await page.goto(`${app.baseUrl}/app/w/${session.workspace.id}/projects/${project.id}/deploy`);
       await page.locator('#folder-input').setInputFiles(dir);
-      await page.getByText(`${FILES + 1} files`).waitFor();
+      // The page counts through the locale's number format (en-US: "1,001 files").
+      await page.getByText(`${new Intl.NumberFormat('en-US').format(FILES + 1)} files`).waitFor();
       // Both ends on the page's own clock: the click, and the live address appearing (a
       // MutationObserver). Playwright's waitFor polls up to 500 ms apart, which would add
       // up to half a second to the page's side; it only tells the bench when to read them.
