@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
+import type { ListPage } from '../helpers/list-page';
 
 interface Listed {
   id: string;
@@ -7,10 +8,7 @@ interface Listed {
   prefix: string;
   expires_at: string | null;
 }
-interface Page {
-  data: Listed[];
-  meta: { total: number; page: number; limit: number; totalPages: number };
-}
+type Page = ListPage<Listed>;
 
 /**
  * GET /access-tokens?search=&status= — the workspace's live tokens narrowed on the server,

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import type { ListPage } from '../helpers/list-page';
 import { deploySite } from '../helpers/sites';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -10,10 +11,7 @@ interface Listed {
   status: string;
   createdBy: string;
 }
-interface Page {
-  data: Listed[];
-  meta: { total: number; page: number; limit: number; totalPages: number };
-}
+type Page = ListPage<Listed>;
 
 /**
  * GET /projects/:projectId/deployments?status=&search= — a deployment history narrowed on

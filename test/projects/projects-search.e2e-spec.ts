@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import type { ListPage } from '../helpers/list-page';
 import { deploySite } from '../helpers/sites';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -11,10 +12,7 @@ interface Listed {
   liveVersion: number | null;
   liveCreatedAt: string | null;
 }
-interface Page {
-  data: Listed[];
-  meta: { total: number; page: number; limit: number; totalPages: number };
-}
+type Page = ListPage<Listed>;
 
 /**
  * GET /projects?search=&sort=&status= — the project list narrowed and ordered on the

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, createApiToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
+import type { ListPage } from '../helpers/list-page';
 
 interface Listed {
   id: string;
@@ -8,10 +9,7 @@ interface Listed {
   role: string;
   status: string;
 }
-interface Page {
-  data: Listed[];
-  meta: { total: number; page: number; limit: number; totalPages: number };
-}
+type Page = ListPage<Listed>;
 
 /**
  * GET /workspaces/:id/members?search=&role=&status= — the members and invitations of a
