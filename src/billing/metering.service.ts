@@ -48,7 +48,7 @@ export class MeteringService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.events.listen((m, event) => (event.type === 'usage.threshold' ? this.mailOwners(m, event) : Promise.resolve()));
+    this.events.listen(async (_reader, event) => (event.type === 'usage.threshold' ? (m) => this.mailOwners(m, event) : undefined));
   }
 
   async spendCap(workspaceId: string): Promise<SpendCapView> {

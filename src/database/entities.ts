@@ -31,6 +31,7 @@ import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
 import { DeploymentFile } from '../deployments/deployment-file.entity';
 import { Form } from '../forms/form.entity';
+import { FormCounterShard } from '../forms/form-counter.entity';
 import { FormSubmission } from '../forms/form-submission.entity';
 import { HtmlFormScan } from '../forms/html-form-scan.entity';
 import { ProjectEnvVar, ProjectGit } from '../git/git.entities';
@@ -88,6 +89,7 @@ export const ENTITIES: Function[] = [
   PreviewAlias,
   ProjectEnvVar,
   Form,
+  FormCounterShard,
   FormSubmission,
   HtmlFormScan,
   UsageThreshold,

@@ -13,13 +13,19 @@ const lead: PlatformEvent = {
 };
 
 describe('EventBus', () => {
-  it('hands each event to every listener in turn, with the emitter’s manager', async () => {
+  it('hands each event to every listener in turn, with the emitter’s manager, and makes each one’s writes before the next decides', async () => {
     const bus = new EventBus();
     const seen: string[] = [];
-    bus.listen(async (m, e) => void seen.push(`a:${e.type}:${m === manager}`));
-    bus.listen(async (_m, e) => void seen.push(`b:${e.type}`));
+    bus.listen(async (m, e) => {
+      seen.push(`a decides:${e.type}:${m === manager}`);
+      return async (w) => void seen.push(`a writes:${w === manager}`);
+    });
+    bus.listen(async (_m, e) => {
+      seen.push(`b decides:${e.type}`);
+      return undefined;
+    });
     await bus.emit(manager, lead);
-    expect(seen).toEqual(['a:lead.captured:true', 'b:lead.captured']);
+    expect(seen).toEqual(['a decides:lead.captured:true', 'a writes:true', 'b decides:lead.captured']);
   });
 
   it('lets a listener’s failure reach the emitter, so the change rolls back with it', async () => {
@@ -28,6 +34,23 @@ describe('EventBus', () => {
       throw new Error('queue full');
     });
     await expect(bus.emit(manager, lead)).rejects.toThrow('queue full');
+  });
+
+  it('plans through the reader and writes later in the transaction it is given; empty when no listener has anything to write', async () => {
+    const bus = new EventBus();
+    const reader = {} as EntityManager;
+    const seen: string[] = [];
+    bus.listen(async (m) => {
+      seen.push(`decides with the reader:${m === reader}`);
+      return undefined;
+    });
+    expect((await bus.plan(reader, lead)).empty).toBe(true);
+    bus.listen(async () => async (m) => void seen.push(`writes in the transaction:${m === manager}`));
+    const planned = await bus.plan(reader, lead);
+    expect(planned.empty).toBe(false);
+    expect(seen).toEqual(['decides with the reader:true', 'decides with the reader:true']);
+    await planned.write(manager);
+    expect(seen).toEqual(['decides with the reader:true', 'decides with the reader:true', 'writes in the transaction:true']);
   });
 });
 

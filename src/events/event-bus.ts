@@ -3,8 +3,24 @@ import type { EntityManager } from 'typeorm';
 
 import type { PlatformEvent } from './events';
 
-/** Runs inside the emitter's transaction: what it writes (a delivery, a queued mail) exists exactly when the change does. */
-export type EventListener = (m: EntityManager, event: PlatformEvent) => Promise<void>;
+/** What a listener writes for an event, in the emitter's transaction (a delivery, a queued mail). */
+export type EventWrite = (m: EntityManager) => Promise<void>;
+
+/**
+ * Decides what an event needs, reading through `m` and never writing with it; returns the
+ * writes to make, or undefined when the event needs nothing (no endpoint subscribed, no
+ * one opted in). The split lets an emitter learn, before it opens a transaction, that no
+ * listener will write, and then make its change in one statement (EventBus.plan).
+ */
+export type EventListener = (m: EntityManager, event: PlatformEvent) => Promise<EventWrite | undefined>;
+
+/** The writes an event needs, decided by EventBus.plan before the emitter's transaction. */
+export interface PlannedEvent {
+  /** True when no listener has anything to write: the emitter may skip a transaction it opened only for them. */
+  readonly empty: boolean;
+  /** Makes the writes, in the emitter's transaction. */
+  write(m: EntityManager): Promise<void>;
+}
 
 /**
  * The in-transaction event bus (issue 30). Emitters (deployments, builds, leads, forms,
@@ -21,7 +37,31 @@ export class EventBus {
     this.listeners.push(listener);
   }
 
+  /** Decides and writes, each listener in turn, all in the emitter's transaction. */
   async emit(m: EntityManager, event: PlatformEvent): Promise<void> {
-    for (const listener of this.listeners) await listener(m, event);
+    for (const listener of this.listeners) {
+      const write = await listener(m, event);
+      if (write) await write(m);
+    }
+  }
+
+  /**
+   * Decides through `reader` (outside the emitter's transaction) and returns the writes, to
+   * make in it. What the listeners read can change before that transaction commits, as it
+   * can between a read and the commit inside it (read committed): an endpoint created
+   * meanwhile misses this event either way.
+   */
+  async plan(reader: EntityManager, event: PlatformEvent): Promise<PlannedEvent> {
+    const writes: EventWrite[] = [];
+    for (const listener of this.listeners) {
+      const write = await listener(reader, event);
+      if (write) writes.push(write);
+    }
+    return {
+      empty: writes.length === 0,
+      write: async (m) => {
+        for (const write of writes) await write(m);
+      },
+    };
   }
 }

@@ -12,6 +12,7 @@ import { messagePage, PAGE_HEADERS } from '../common/site-pages';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
+import type { PlatformEvent } from '../events/events';
 import { LeadsKeyring } from '../leads/keyring';
 import type { DeclaredForm } from '../shared/forms/declared-form';
 import { FORM_NAME_FIELD } from '../shared/forms/extract';
@@ -144,28 +145,33 @@ export class FormIntake {
       leadId: site.leadId,
       createdAt: now,
     };
-    // The event's listeners first, the store last: the store takes the form's row lock (its
-    // counters), which every submission to the form waits for until this commits, so the
-    // listeners' queries are not spent holding it.
-    const stored = await this.dataSource
-      .transaction(async (m) => {
-        if (!spam) {
-          await this.events.emit(m, {
-            type: 'form.submitted',
-            workspaceId: ref.workspaceId,
-            timestamp: now,
-            data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
-            personal: { fields },
-          });
-        }
-        // Gone (the project deleted meanwhile): what the listeners queued rolls back with it.
-        if (!(await this.rows.storeSubmission(m, submission))) throw new FormGone();
-        return true;
-      })
-      .catch((err) => {
-        if (err instanceof FormGone) return false;
-        throw err;
-      });
+    // What the event's listeners will write is decided first, outside any transaction. With
+    // nothing to write (no endpoint subscribed, no digest wanted: the common case), the
+    // submission and its counters are one statement, committed on their own; otherwise the
+    // listeners' writes and the store share a transaction, the store (which takes a counter
+    // row's lock until the commit) last.
+    const event: PlatformEvent = {
+      type: 'form.submitted',
+      workspaceId: ref.workspaceId,
+      timestamp: now,
+      data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
+      personal: { fields },
+    };
+    const planned = spam ? undefined : await this.events.plan(this.dataSource.manager, event);
+    const stored =
+      !planned || planned.empty
+        ? await this.rows.storeSubmission(this.dataSource.manager, submission)
+        : await this.dataSource
+            .transaction(async (m) => {
+              await planned.write(m);
+              // Gone (the project deleted meanwhile): what the listeners queued rolls back with it.
+              if (!(await this.rows.storeSubmission(m, submission))) throw new FormGone();
+              return true;
+            })
+            .catch((err) => {
+              if (err instanceof FormGone) return false;
+              throw err;
+            });
     if (!stored) {
       this.refs.delete(refKey(site.projectId, form.name));
       return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });

@@ -16,8 +16,10 @@ export class FormRegistrar implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.events.listen(async (m, event) => {
-      if (event.type === 'deployment.created') await this.rows.registerDeclared(m, event.data.deploymentId);
+    this.events.listen(async (_reader, event) => {
+      if (event.type !== 'deployment.created') return undefined;
+      const { deploymentId } = event.data;
+      return async (m) => void (await this.rows.registerDeclared(m, deploymentId));
     });
   }
 }

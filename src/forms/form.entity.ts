@@ -1,12 +1,13 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-import { CascadeManyToOne, CreatedAtColumn, TimestampColumn } from '../database/columns';
+import { CascadeManyToOne, CreatedAtColumn } from '../database/columns';
 import { Project } from '../projects/project.entity';
 
 /**
  * A project's form, one per name (issue 30): created when a deployment first declares it,
  * its fields refreshed by each later deployment that declares it. Submissions hang off it,
- * so a form a later deployment drops keeps its submissions.
+ * so a form a later deployment drops keeps its submissions. Its counts are in
+ * `form_counters` (FormCounterShard).
  */
 @Entity('forms')
 @Index('UQ_forms_project_name', ['projectId', 'name'], { unique: true })
@@ -34,14 +35,4 @@ export class Form {
 
   @CreatedAtColumn()
   createdAt: Date;
-
-  /** Non-spam submissions kept (erasure lowers it). */
-  @Column('integer', { name: 'submission_count', default: 0 })
-  submissionCount: number;
-
-  @Column('integer', { name: 'spam_count', default: 0 })
-  spamCount: number;
-
-  @TimestampColumn('last_submission_at', { nullable: true })
-  lastSubmissionAt: Date | null;
 }

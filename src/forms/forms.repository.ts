@@ -46,7 +46,11 @@ export interface TokenFilter {
   tokens: number[];
 }
 
-const FORM_COLUMNS = 'id, name, fields, submission_count, spam_count, last_submission_at, created_at';
+/** A form's columns with its counters summed over its counter rows (FormCounterShard); `f` is the form. */
+const FORM_COLUMNS = `f.id, f.name, f.fields, f.created_at,
+  GREATEST(COALESCE(c.submissions, 0), 0)::int AS submission_count, GREATEST(COALESCE(c.spam, 0), 0)::int AS spam_count, c.last AS last_submission_at`;
+const COUNTERS = `LEFT JOIN LATERAL (SELECT sum(submissions) AS submissions, sum(spam) AS spam, max(last_submission_at) AS last
+  FROM form_counters WHERE form_id = f.id) c ON true`;
 const SUBMISSION_COLUMNS = 'id, key_id, nonce, ciphertext, index_key_id, spam, spam_reason, lead_id, deployment_id, created_at';
 const FORM = 'frm_sqlsnapshot000000000000000';
 const SUBMISSION = 'fsub_sqlsnapshot00000000000000';
@@ -74,19 +78,23 @@ export class FormsRepository {
   /** The project's forms by name. */
   @GenerateSql({ params: (f) => [f.projectId] })
   listOfProject(projectId: string): Promise<FormRow[]> {
-    return this.dataSource.query(`SELECT ${FORM_COLUMNS} FROM forms WHERE project_id = $1 ORDER BY name, id`, [projectId]);
+    return this.dataSource.query(`SELECT ${FORM_COLUMNS} FROM forms f ${COUNTERS} WHERE f.project_id = $1 ORDER BY f.name, f.id`, [projectId]);
   }
 
-  /** The form if it is the project's; locked FOR UPDATE when `lock` (inside a transaction), so counter changes on it queue up. */
+  /**
+   * The form if it is the project's; locked FOR UPDATE when `lock` (inside a transaction):
+   * the intake's FOR KEY SHARE then waits, so no submission is counted while this
+   * transaction moves the counters.
+   */
   @GenerateSql(
     { name: 'read', params: (f) => [f.manager, f.projectId, FORM, false] },
     { name: 'lock', inTransaction: true, params: (f) => [f.manager, f.projectId, FORM, true] },
   )
   async findOfProject(manager: EntityManager, projectId: string, formId: string, lock: boolean): Promise<FormRow | undefined> {
-    const rows: FormRow[] = await manager.query(`SELECT ${FORM_COLUMNS} FROM forms WHERE id = $1 AND project_id = $2${lock ? ' FOR UPDATE' : ''}`, [
-      formId,
-      projectId,
-    ]);
+    const rows: FormRow[] = await manager.query(
+      `SELECT ${FORM_COLUMNS} FROM forms f ${COUNTERS} WHERE f.id = $1 AND f.project_id = $2${lock ? ' FOR UPDATE OF f' : ''}`,
+      [formId, projectId],
+    );
     return rows[0];
   }
 
@@ -189,16 +197,22 @@ export class FormsRepository {
   }
 
   /**
-   * Moves the counters by what this transaction changed (never recounted: a recount would
-   * miss a submission the intake commits meanwhile, and its own increment would then be
-   * lost) and sets the last submission to the newest non-spam one left.
+   * Moves the counters by what this transaction changed (never recounted: counting the rows
+   * costs a scan of the form's submissions) and sets the last submission to the newest
+   * non-spam one left. The caller holds the form FOR UPDATE, so no submission is being
+   * counted meanwhile: the deltas go to slot 0 and the other slots' last submission is
+   * cleared, since the newest may be the one just erased.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FORM, -1, 1] })
   async adjustCounts(manager: EntityManager, formId: string, submissions: number, spam: number): Promise<void> {
     await manager.query(
-      `UPDATE forms SET submission_count = GREATEST(submission_count + $2, 0), spam_count = GREATEST(spam_count + $3, 0),
-       last_submission_at = (SELECT max(created_at) FROM form_submissions WHERE form_id = $1 AND NOT spam)
-       WHERE id = $1`,
+      `WITH cleared AS (UPDATE form_counters SET last_submission_at = NULL WHERE form_id = $1 AND slot <> 0)
+       INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
+       VALUES ($1, 0, $2, $3, (SELECT max(created_at) FROM form_submissions WHERE form_id = $1 AND NOT spam))
+       ON CONFLICT (form_id, slot) DO UPDATE SET
+         submissions = c.submissions + EXCLUDED.submissions,
+         spam = c.spam + EXCLUDED.spam,
+         last_submission_at = EXCLUDED.last_submission_at`,
       [formId, submissions, spam],
     );
   }

@@ -10,7 +10,7 @@ import { notFound } from '../common/errors';
 import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { EventBus } from '../events/event-bus';
+import { EventBus, type EventWrite } from '../events/event-bus';
 import type { PlatformEvent } from '../events/events';
 import { openFields, sealFields } from '../forms/submission-crypto';
 import { LeadsKeyring } from '../leads/keyring';
@@ -123,58 +123,57 @@ export class NotificationsService implements OnModuleInit {
     return `${this.config.apiBaseUrl}/app/account`;
   }
 
-  private async onEvent(m: EntityManager, event: PlatformEvent): Promise<void> {
+  /** The EventBus listener: decides through `reader` who gets a mail or a digest item; the mails and items are written in the event's transaction. */
+  private async onEvent(reader: EntityManager, event: PlatformEvent): Promise<EventWrite | undefined> {
     switch (event.type) {
       case 'build.failed': {
-        if (!event.data.production) return;
+        if (!event.data.production) return undefined;
         const d = event.data;
-        await this.alert(m, event.workspaceId, 'build_failed', (name, footer) => ({
+        return this.alert(reader, event.workspaceId, 'build_failed', (name, footer) => ({
           template: 'notify_build_failed',
           data: { ...footer, name, projectSlug: d.projectSlug, branch: d.branch, commitSha: d.commitSha, error: d.error, buildUrl: d.dashboardUrl },
         }));
-        return;
       }
       case 'domain.failed': {
         const d = event.data;
-        await this.alert(m, event.workspaceId, 'domain_failed', (name, footer) => ({
+        return this.alert(reader, event.workspaceId, 'domain_failed', (name, footer) => ({
           template: 'notify_domain_failed',
           data: { ...footer, name, projectSlug: d.projectSlug, domain: d.domain, reason: d.reason },
         }));
-        return;
       }
       case 'lead.captured':
-        await this.collect(m, event.workspaceId, 'lead', event.data.projectId, event.data.projectSlug, event.data.leadId, null, event.personal);
-        return;
+        return this.collect(reader, event.workspaceId, 'lead', event.data.projectId, event.data.projectSlug, event.data.leadId, null, event.personal);
       case 'form.submitted':
-        await this.collect(m, event.workspaceId, 'form', event.data.projectId, event.data.projectSlug, event.data.submissionId, event.data.formName, {
+        return this.collect(reader, event.workspaceId, 'form', event.data.projectId, event.data.projectSlug, event.data.submissionId, event.data.formName, {
           ...event.personal.fields,
         });
-        return;
       default:
-        return;
+        return undefined;
     }
   }
 
-  /** One mail to each opted-in member, queued in the event's transaction. */
+  /** One mail to each opted-in member. */
   private async alert(
-    m: EntityManager,
+    reader: EntityManager,
     workspaceId: string,
     topic: NotificationTopic,
     mail: (name: string, footer: { workspace: string; settingsUrl: string; unsubscribeUrl: string }) => MailTemplate,
-  ): Promise<void> {
-    const recipients = await this.repository.recipients(m, workspaceId, topic);
-    if (recipients.length === 0) return;
-    const workspace = await this.repository.workspaceName(m, workspaceId);
-    const now = this.clock.now();
-    for (const r of recipients) {
-      const link = this.unsubscribeLink(r.userId, workspaceId, topic);
-      await this.mail.queue(m, r.email, mail(r.name, { workspace, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url }), now, link.headers);
-    }
+  ): Promise<EventWrite | undefined> {
+    const recipients = await this.repository.recipients(reader, workspaceId, topic);
+    if (recipients.length === 0) return undefined;
+    return async (m) => {
+      const workspace = await this.repository.workspaceName(m, workspaceId);
+      const now = this.clock.now();
+      for (const r of recipients) {
+        const link = this.unsubscribeLink(r.userId, workspaceId, topic);
+        await this.mail.queue(m, r.email, mail(r.name, { workspace, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url }), now, link.headers);
+      }
+    };
   }
 
   /** One sealed digest item per member who wants the digest. */
   private async collect(
-    m: EntityManager,
+    reader: EntityManager,
     workspaceId: string,
     kind: DigestItemKind,
     projectId: string,
@@ -182,18 +181,20 @@ export class NotificationsService implements OnModuleInit {
     refId: string,
     formName: string | null,
     content: Record<string, string>,
-  ): Promise<void> {
+  ): Promise<EventWrite | undefined> {
     // The digest shows what the visitors typed: only to roles that may read the workspace's leads (today every role).
-    const recipients = (await this.repository.recipients(m, workspaceId, 'digest')).filter((r) => ROLE_SCOPES[r.role].includes('read'));
-    if (recipients.length === 0) return;
-    const now = this.clock.now();
-    const key = this.keyring.current;
-    const items: NewDigestItem[] = recipients.map((r) => {
-      const id = randomUUID();
-      const sealed = sealFields(key.key, content, itemAad(id, r.userId));
-      return { id, userId: r.userId, workspaceId, kind, projectId, projectSlug, refId, formName, keyId: key.id, ...sealed, createdAt: now };
-    });
-    await this.repository.insertItems(m, items);
+    const recipients = (await this.repository.recipients(reader, workspaceId, 'digest')).filter((r) => ROLE_SCOPES[r.role].includes('read'));
+    if (recipients.length === 0) return undefined;
+    return async (m) => {
+      const now = this.clock.now();
+      const key = this.keyring.current;
+      const items: NewDigestItem[] = recipients.map((r) => {
+        const id = randomUUID();
+        const sealed = sealFields(key.key, content, itemAad(id, r.userId));
+        return { id, userId: r.userId, workspaceId, kind, projectId, projectSlug, refId, formName, keyId: key.id, ...sealed, createdAt: now };
+      });
+      await this.repository.insertItems(m, items);
+    };
   }
 
   /**

@@ -10,16 +10,19 @@ INSERT INTO forms (id, project_id, workspace_id, name, fields)
   RETURNING id, workspace_id
 
 -- FormIntakeRepository.storeSubmission
-WITH counted AS (
-    UPDATE forms SET
-      submission_count = submission_count + CASE WHEN $11 THEN 0 ELSE 1 END,
-      spam_count = spam_count + CASE WHEN $11 THEN 1 ELSE 0 END,
-      last_submission_at = CASE WHEN $11 THEN last_submission_at ELSE $14 END
-    WHERE id = $2
+WITH stored AS (
+    INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
+    SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+      (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
+    FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f
     RETURNING id
+  ), counted AS (
+    INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
+    SELECT $2, pg_backend_pid() % 16, CASE WHEN $11 THEN 0 ELSE 1 END, CASE WHEN $11 THEN 1 ELSE 0 END, CASE WHEN $11 THEN NULL ELSE $14::timestamptz END
+    FROM stored
+    ON CONFLICT (form_id, slot) DO UPDATE SET
+      submissions = c.submissions + EXCLUDED.submissions,
+      spam = c.spam + EXCLUDED.spam,
+      last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
   )
-  INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
-  SELECT $1, counted.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-    (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
-  FROM counted
-  RETURNING id
+  SELECT id FROM stored

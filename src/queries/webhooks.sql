@@ -19,7 +19,7 @@ UPDATE "webhooks" SET "enabled" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ("w
 DELETE FROM "webhooks" WHERE ("workspace_id" = $1 AND "id" = $2)
 
 -- WebhooksRepository.subscribed
-SELECT "w"."id" AS "w_id", "w"."workspace_id" AS "w_workspace_id", "w"."url" AS "w_url", "w"."description" AS "w_description", "w"."events" AS "w_events", "w"."format" AS "w_format", "w"."include_personal_data" AS "w_include_personal_data", "w"."enabled" AS "w_enabled", "w"."disabled_reason" AS "w_disabled_reason", "w"."secret_key_id" AS "w_secret_key_id", "w"."secret_nonce" AS "w_secret_nonce", "w"."secret_ciphertext" AS "w_secret_ciphertext", "w"."failing_since" AS "w_failing_since", "w"."created_at" AS "w_created_at", "w"."updated_at" AS "w_updated_at" FROM "webhooks" "w" WHERE "w"."workspace_id" = $1 AND "w"."enabled" AND "w"."events" && $2 ORDER BY "w"."created_at" ASC
+SELECT * FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id
 
 -- WebhooksRepository.insertDelivery
 INSERT INTO "webhook_deliveries"("id", "webhook_id", "workspace_id", "event_type", "subject_id", "body_key_id", "body_nonce", "body_ciphertext", "status", "attempts", "outbox_message_id", "response_status", "response_body", "latency_ms", "error", "last_attempt_at", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING "attempts", "created_at"

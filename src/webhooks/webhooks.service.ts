@@ -11,7 +11,7 @@ import { newId } from '../common/ids';
 import { type Paginated, paginated } from '../common/pagination';
 import { Clock, DAY_MS } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import { EventBus } from '../events/event-bus';
+import { EventBus, type EventWrite } from '../events/event-bus';
 import { eventBody, type PlatformEvent } from '../events/events';
 import { LeadsKeyring } from '../leads/keyring';
 import { openEmail, sealEmail } from '../leads/lead-crypto';
@@ -223,10 +223,14 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     return deliveryView({ ...delivery, status: 'pending' }, this.openBody(delivery), webhook.url, now);
   }
 
-  /** The EventBus listener: one delivery per subscribed enabled endpoint, in the change's transaction. */
-  private async queueEvent(m: EntityManager, event: PlatformEvent): Promise<void> {
-    if (event.type === 'webhook.test') return;
-    for (const webhook of await this.webhooks.subscribed(m, event.workspaceId, event.type)) await this.queueDelivery(m, webhook, event);
+  /** The EventBus listener: one delivery per subscribed enabled endpoint, written in the change's transaction. */
+  private async queueEvent(reader: EntityManager, event: PlatformEvent): Promise<EventWrite | undefined> {
+    if (event.type === 'webhook.test') return undefined;
+    const endpoints = await this.webhooks.subscribed(reader, event.workspaceId, event.type);
+    if (endpoints.length === 0) return undefined;
+    return async (m) => {
+      for (const webhook of endpoints) await this.queueDelivery(m, webhook, event);
+    };
   }
 
   private async queueDelivery(m: EntityManager, webhook: Webhook, event: PlatformEvent): Promise<WebhookDelivery> {

@@ -52,7 +52,8 @@ describe('Platform events at their sources (e2e)', () => {
       'CREATE TABLE test_events (seq bigserial PRIMARY KEY, type text NOT NULL, workspace_id text NOT NULL, body jsonb NOT NULL, personal jsonb)',
     );
     const bus = t.app.get(EventBus);
-    bus.listen(async (m, event) => {
+    // Records every event, written in the emitter's transaction as the real listeners' writes are.
+    bus.listen(async (_reader, event) => async (m) => {
       await m.query('INSERT INTO test_events (type, workspace_id, body, personal) VALUES ($1, $2, $3, $4)', [
         event.type,
         event.workspaceId,
@@ -61,9 +62,10 @@ describe('Platform events at their sources (e2e)', () => {
       ]);
     });
     // A listener that refuses after the recorder heard the event: the change rolls back, and the event with it (the "rollback" test).
-    bus.listen(async (_m, event) => {
+    bus.listen(async (_reader, event) => {
       if (event.type === 'deployment.created' && event.data.projectSlug.startsWith('refused-'))
         throw badRequest('this suite refuses deployments of refused-* projects');
+      return undefined;
     });
   });
   afterEach(() => jest.restoreAllMocks());

@@ -60,8 +60,15 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     );
   const open = (row: SubmissionRow) => openFields(t.app.get(LeadsKeyring).key(row.key_id)!, row, submissionAad(row.form_id, row.id));
   const form = async (name: string) =>
-    (await t.dataSource.query(`SELECT f.* FROM forms f JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' AND f.name = $1`, [name]))[0] as
-      { id: string; fields: string[]; submission_count: number; spam_count: number; last_submission_at: Date | null } | undefined;
+    (
+      await t.dataSource.query(
+        `SELECT f.id, f.fields, COALESCE(sum(c.submissions), 0)::int AS submission_count, COALESCE(sum(c.spam), 0)::int AS spam_count,
+           max(c.last_submission_at) AS last_submission_at
+         FROM forms f JOIN projects p ON p.id = f.project_id LEFT JOIN form_counters c ON c.form_id = f.id
+         WHERE p.slug = 'formsite' AND f.name = $1 GROUP BY f.id`,
+        [name],
+      )
+    )[0] as { id: string; fields: string[]; submission_count: number; spam_count: number; last_submission_at: Date | null } | undefined;
 
   it('accepts a deploy whose form HTML holds NUL characters, read as a browser reads them (U+FFFD), never a 500', async () => {
     const html =
@@ -167,6 +174,25 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     expect(await form('contact')).toMatchObject({ submission_count: before!.submission_count, spam_count: before!.spam_count + 1 });
   });
 
+  it('counts concurrent submissions to one form exactly, over several counter rows that do not make them wait in line', async () => {
+    const before = await form('contact');
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post('formsite', `crowd-${i}`)
+          .type('form')
+          .send({ 'form-name': 'contact', name: `Crowd ${i}` })
+          .expect(303),
+      ),
+    );
+    const after = await form('contact');
+    expect(after).toMatchObject({ submission_count: before!.submission_count + 30, spam_count: before!.spam_count });
+    const newest = await t.dataSource.query(`SELECT max(created_at) AS at FROM form_submissions WHERE form_id = $1 AND NOT spam`, [after!.id]);
+    expect(after!.last_submission_at).toEqual(newest[0].at);
+    // One row per connection slot: with one row, each submission waited for the previous one's commit.
+    const [{ rows }] = await t.dataSource.query('SELECT count(*)::int AS rows FROM form_counters WHERE form_id = $1', [after!.id]);
+    expect(rows).toBeGreaterThan(1);
+  });
+
   it('refuses an unregistered or missing form name, and stores nothing', async () => {
     const count = (await submissions()).length;
     const unknown = await post('formsite', 'visitor-d').type('form').send({ 'form-name': 'newsletter', email: 'x@example.com' }).expect(404);
@@ -256,7 +282,10 @@ describe('Forms on hosted sites: intake (e2e)', () => {
         },
       }),
     );
-    const forms = await t.dataSource.query('SELECT name, fields, submission_count FROM forms WHERE project_id = $1', [project.id]);
-    expect(forms).toEqual([{ name: 'contact', fields: ['name', 'message'], submission_count: 0 }]);
+    const forms = await t.dataSource.query(
+      'SELECT name, fields, (SELECT count(*)::int FROM form_counters c WHERE c.form_id = f.id) AS counter_rows FROM forms f WHERE project_id = $1',
+      [project.id],
+    );
+    expect(forms).toEqual([{ name: 'contact', fields: ['name', 'message'], counter_rows: 0 }]);
   });
 });

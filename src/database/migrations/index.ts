@@ -32,6 +32,8 @@ import { Passkeys1764500002000 } from './1764500002000-Passkeys';
 import { Sso1764500003000 } from './1764500003000-Sso';
 import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide';
 import { ProjectNameIndex1764600000000 } from './1764600000000-ProjectNameIndex';
+import { FormCounterShards1764700000000 } from './1764700000000-FormCounterShards';
+import { RateLimitsUnlogged1764700001000 } from './1764700001000-RateLimitsUnlogged';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -67,4 +69,6 @@ export const MIGRATIONS: Function[] = [
   Sso1764500003000,
   AuditLogReadSide1764500004000,
   ProjectNameIndex1764600000000,
+  FormCounterShards1764700000000,
+  RateLimitsUnlogged1764700001000,
 ];
