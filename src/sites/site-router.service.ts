@@ -370,8 +370,11 @@ export class SiteRouter {
       : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p), context, trace);
     if (resolved.kind !== 'file') return resolved;
     // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves;
-    // blocks for a host against the host asked for (context.host, filled when rules.needs says so).
-    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path, context.host, trace);
+    // blocks for a host against the host asked for (context.host, filled when rules.needs says
+    // so). The answer may stay in the per-path memo: a site state is loaded per host (SiteCache
+    // keys it by slug, custom domain or preview label, all from the normalised Host), so every
+    // request that reaches this state has this same host.
+    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path, context.host);
     return {
       kind: 'file',
       file: single ?? files.get(resolved.path)!,

@@ -357,24 +357,6 @@ describe('headersFor', () => {
       expect(names('x', 'a.b.example.org')).toEqual(['X-All=1']);
     });
 
-    it('tell the caller the answer depends on the host whenever the path of a host block matched, whatever the host', () => {
-      const traced = (path: string, host: string) => {
-        const trace = { conditional: false };
-        headersFor(r, path, host, trace);
-        return trace.conditional;
-      };
-      expect(traced('guide', 'docs.example.com')).toBe(true);
-      expect(traced('guide', 'elsewhere.example')).toBe(true);
-      expect(traced('about', 'example.net')).toBe(true);
-      const plain = rules('/*\n  X: 1\n/a\n  Y: 2');
-      const trace = { conditional: false };
-      headersFor(plain, 'a', 'docs.example.com', trace);
-      expect(trace.conditional).toBe(false);
-      const pathOnly = rules('/*\n  X: 1\nhttps://example.com/a\n  Y: 2');
-      headersFor(pathOnly, 'b', 'example.com', trace);
-      expect(trace.conditional).toBe(false);
-    });
-
     it('are left out for a request without a host (no site is served without one)', () => {
       expect(names('guide', '')).toEqual(['X-All=1']);
     });

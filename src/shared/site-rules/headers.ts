@@ -351,12 +351,8 @@ function refusal(name: string): string | undefined {
  * Deploys bound the written headers to MAX_HEADER_BYTES an answer; only captures
  * (a long URL in `:splat`) can make the rendered ones larger, and a header that
  * would pass the limit is left out, its length known before it is built.
- *
- * `trace.conditional` is set when a block with a host had its path match, whatever
- * the host: the answer then depends on the host, and the router must not keep it
- * per path alone.
  */
-export function headersFor(rules: HeaderRules, path: string, host = '', trace?: { conditional: boolean }): HeaderChanges {
+export function headersFor(rules: HeaderRules, path: string, host = ''): HeaderChanges {
   if (rules.rules.length === 0) return NO_HEADER_CHANGES;
   // Lower-case name → [name as first written, value] or null (removed).
   const state = new Map<string, [string, string] | null>();
@@ -366,7 +362,6 @@ export function headersFor(rules: HeaderRules, path: string, host = '', trace?: 
     let captures = matchHeaderPathPattern(rule.pattern, path);
     if (!captures) continue;
     if (rule.host !== null) {
-      if (trace) trace.conditional = true;
       const fromHost = matchHostPattern(rule.host, host);
       if (!fromHost) continue;
       if (rule.host.names.length > 0) captures = { ...fromHost, ...captures };
