@@ -19,7 +19,8 @@ import type { DeclaredForm } from '../shared/forms/declared-form';
 import { PREVIEW_SEPARATOR, previewLabel, PreviewTarget } from '../shared/preview-label';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from '../shared/site-rules/headers';
 import { NO_REDIRECTS, parseRedirects, RedirectRules } from '../shared/site-rules/redirects';
-import { RULE_FILES } from '../shared/site-rules/resolve';
+import { NO_NEEDS, RequestNeeds } from '../shared/site-rules/request-context';
+import { RULE_FILES, siteRuleNeeds } from '../shared/site-rules/resolve';
 import { MAX_RULE_FILE_BYTES, ParseResult } from '../shared/site-rules/rule-file';
 import { StorageProvider } from '../storage/storage.provider';
 import { ChargedMap, stringBytes } from './cache/charged-map';
@@ -83,9 +84,11 @@ export type SiteAnswer =
 export interface SiteRules {
   redirects: RedirectRules;
   headers: HeaderRules;
+  /** What of a request beyond its path and query both files read (siteRuleNeeds). */
+  needs: RequestNeeds;
 }
 
-export const NO_SITE_RULES: SiteRules = { redirects: NO_REDIRECTS, headers: NO_HEADER_RULES };
+export const NO_SITE_RULES: SiteRules = { redirects: NO_REDIRECTS, headers: NO_HEADER_RULES, needs: NO_NEEDS };
 
 interface Manifest {
   files: PackedManifest;
@@ -462,7 +465,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       .reduce((a, b) => a + b, 0);
     const manifest: Manifest = {
       files,
-      rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers },
+      rules: redirects === NO_REDIRECTS && headers === NO_HEADER_RULES ? NO_SITE_RULES : { redirects, headers, needs: siteRuleNeeds(redirects, headers) },
       forms,
       bytes: files.bytes + ruleBytes + (forms.length === 0 ? 0 : JSON.stringify(forms).length * 2),
     };

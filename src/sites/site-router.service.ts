@@ -329,7 +329,7 @@ export class SiteRouter {
     const byPath = pathOnly === url ? undefined : memo.get(pathOnly);
     if (byPath !== undefined && byPath.kind !== 'redirect' && byPath.kind !== 'proxy') return byPath;
 
-    const needs = site.live!.rules.redirects.needs;
+    const needs = site.live!.rules.needs;
     let conditional = this.conditional.get(site);
     let key: string | undefined;
     if (conditional?.isConditional(pathOnly)) {
@@ -369,8 +369,12 @@ export class SiteRouter {
       ? ({ kind: 'file', path: single.path, status: 200 } as const)
       : resolveRequest(path, queryOf(url), rules.redirects, (p) => files.has(p), context, trace);
     if (resolved.kind !== 'file') return resolved;
-    // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves.
-    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path);
+    // Matched against the path asked for (as Cloudflare does), not the file a rewrite serves;
+    // blocks for a host against the host asked for (context.host, filled when rules.needs says
+    // so). The answer may stay in the per-path memo: a site state is loaded per host (SiteCache
+    // keys it by slug, custom domain or preview label, all from the normalised Host), so every
+    // request that reaches this state has this same host.
+    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path, context.host);
     return {
       kind: 'file',
       file: single ?? files.get(resolved.path)!,

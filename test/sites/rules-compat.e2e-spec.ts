@@ -31,8 +31,8 @@ const pathOf = (location: string) => new URL(location, 'http://x').pathname;
  * (a real MaxMind DB file, the client address from X-Forwarded-For under TRUST_PROXY;
  * without a database the rule never matches), query-parameter matching, repeated
  * sources (first match wins), the `/admin/* 200` shorthand, domain-level sources on the
- * site host and on a verified custom domain, and `_headers` path matching as Netlify
- * does it. The rules themselves are unit-tested in src/shared/site-rules.
+ * site host and on a verified custom domain, `_headers` blocks for a host (Cloudflare's),
+ * and `_headers` path matching as Netlify does it. The rules themselves are unit-tested in src/shared/site-rules.
  *
  * `t` has a GeoIP database and trusts one proxy hop (X-Forwarded-For's last entry is
  * the client); `plain` is a second instance on the same database without GEOIP_DATABASE.
@@ -299,6 +299,92 @@ describe('Netlify rules on a deployed site: conditions, query matching, shorthan
       const moved = await t.http().get('/docs').set('Host', domain).redirects(0).expect(301);
       expect(moved.headers.location).toBe(`${target}/docs`);
       expect((await site(t, project.slug).get('/docs').expect(200)).text).toBe('docs');
+    });
+  });
+
+  describe('_headers blocks for a host (Cloudflare)', () => {
+    let slug: string;
+    let domain: string;
+    let version: number;
+    beforeAll(async () => {
+      const project = (
+        await t
+          .http()
+          .post('/projects')
+          .set(asUser(alice))
+          .send({ name: `hosts ${randomBytes(3).toString('hex')}`, type: 'static_site' })
+          .expect(201)
+      ).body as { id: string; slug: string };
+      slug = project.slug;
+      domain = `www.hdr${randomBytes(4).toString('hex')}.example.test`;
+      const attached = await t.http().patch(`/projects/${project.id}`).set(asUser(alice)).send({ custom_domain: domain }).expect(200);
+      for (const record of attached.body.domainRecords as { type: string; name: string; value: string }[]) {
+        if (record.type === 'TXT') dns.setTxt(record.name, record.value);
+        else dns.setCname(record.name, record.value);
+      }
+      expect((await t.http().post(`/projects/${project.id}/verify-domain`).set(asUser(alice)).expect(200)).body.verified).toBe(true);
+      const deployed = await deploySite(t, token, slug, [
+        page('index.html', 'home'),
+        page('page.html', 'page'),
+        page('docs/guide.html', 'guide'),
+        {
+          path: '_headers',
+          content: [
+            '/*\n  X-All: 1',
+            `https://${slug}.${SITES_DOMAIN}/*\n  X-Site-Host: yes`,
+            // Upper case and http://: neither the letter case nor the scheme is compared.
+            `http://${domain.toUpperCase()}/docs/*\n  X-Custom: :splat\n  ! X-All`,
+            `https://:label.${SITES_DOMAIN}/page\n  X-Label: :label`,
+            'https://elsewhere.example.test/*\n  X-Elsewhere: 1',
+          ].join('\n'),
+        },
+      ]);
+      version = deployed.version;
+    });
+    const on = (host: string, path: string) => t.http().get(path).set('Host', host);
+
+    it('applies a block to requests for its host only: the site host, then a verified custom domain, and again (answers kept per host)', async () => {
+      // The router keeps answers per site state, loaded per host: were one state ever shared by
+      // two hosts, the second round would get the first host's headers.
+      for (let round = 0; round < 2; round++) {
+        const own = await site(t, slug).get('/docs/guide').expect(200);
+        expect(own.text).toBe('guide');
+        expect([own.headers['x-all'], own.headers['x-site-host'], own.headers['x-custom'], own.headers['x-elsewhere']]).toEqual([
+          '1',
+          'yes',
+          undefined,
+          undefined,
+        ]);
+        const custom = await on(`${domain}:${t.port}`, '/docs/guide').expect(200);
+        expect(custom.text).toBe('guide');
+        expect([custom.headers['x-all'], custom.headers['x-site-host'], custom.headers['x-custom']]).toEqual([undefined, undefined, 'guide']);
+      }
+      // Any letter case and port of the request's Host.
+      const upper = await on(siteHost(t, slug).toUpperCase(), '/page').expect(200);
+      expect([upper.headers['x-site-host'], upper.headers['x-label']]).toEqual(['yes', slug]);
+    });
+
+    it("fills a host placeholder with the request's label: the site's, or a preview address's", async () => {
+      expect((await site(t, slug).get('/page').expect(200)).headers['x-label']).toBe(slug);
+      const preview = await on(`${slug}--${version}.${SITES_DOMAIN}:${t.port}`, '/page').expect(200);
+      expect(preview.text).toBe('page');
+      expect([preview.headers['x-label'], preview.headers['x-site-host'], preview.headers['x-all']]).toEqual([`${slug}--${version}`, undefined, '1']);
+      expect((await on(`${domain}:${t.port}`, '/page').expect(200)).headers['x-label']).toBeUndefined();
+    });
+
+    it('refuses a block whose host is malformed, naming the line', async () => {
+      const refused = await t
+        .http()
+        .post('/v1/deployments')
+        .set(bearer(token))
+        .send({
+          project_slug: slugOf('hdrbad'),
+          files: [page('index.html', 'home'), { path: '_headers', content: '/*\n  X-All: 1\nhttps://example.test:8443/*\n  X-Port: 1\n' }],
+        })
+        .expect(400);
+      expect(refused.body.code).toBe('invalid_headers');
+      expect(refused.body.message).toContain('_headers line 3: path "https://example.test:8443/*": the host has a port');
+      expect(refused.body.errors).toEqual([{ line: 3, message: expect.stringContaining('has a port') }]);
     });
   });
 

@@ -122,6 +122,43 @@ describe('Site rules: _redirects, _headers, canonical URLs, 404 and SPA (e2e)', 
       expect(gated.headers['access-control-allow-credentials']).toBeUndefined();
     });
 
+    it("holds a block for the site's host to the same rules: CORS with credentials on a gated project, and the 8 KB bound with the blocks it meets", async () => {
+      const host = `v-cors-host.${t.config.SITES_DOMAIN}`;
+      const rules = `/*\n  X-Frame-Options: DENY\nhttps://${host}/*\n  Access-Control-Allow-Origin: https://other.sites.example\n  Access-Control-Allow-Credentials: true\n`;
+      const files = [
+        { path: 'index.html', content: 'members only' },
+        { path: '_headers', content: rules },
+      ];
+      const project = await t
+        .http()
+        .post('/projects')
+        .set(asUser(session))
+        .send({ name: 'CORS gated host', slug: 'v-cors-host', type: 'static_site', gate_type: 'password', password: GATE_PASSWORD })
+        .expect(201);
+      const refused = await deployRaw('v-cors-host', files).expect(400);
+      expect(refused.body.code).toBe('invalid_headers');
+      expect(refused.body.errors).toEqual([{ line: 5, message: expect.stringContaining('Access-Control-Allow-Credentials cannot be set on a gated site') }]);
+
+      await t.http().patch(`/projects/${project.body.id}`).set(asUser(session)).send({ gate_type: 'none' }).expect(200);
+      await deploySite(t, token, 'v-cors-host', files);
+      expect((await site(t, 'v-cors-host').get('/').expect(200)).headers['access-control-allow-credentials']).toBe('true');
+      await t.http().patch(`/projects/${project.body.id}`).set(asUser(session)).send({ gate_type: 'password' }).expect(200);
+      const login = await site(t, 'v-cors-host').post('/.statichost/gate').type('form').send({ password: GATE_PASSWORD, next: '/' }).expect(303);
+      const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+      const gated = await site(t, 'v-cors-host').get('/').set('Cookie', cookie).expect(200);
+      expect([gated.headers['x-frame-options'], gated.headers['access-control-allow-origin']]).toEqual(['DENY', 'https://other.sites.example']);
+      expect(gated.headers['access-control-allow-credentials']).toBeUndefined();
+
+      const pad = (n: number) => `  X-Pad-${n}: ${'v'.repeat(1900)}`;
+      const big = `/*\n${pad(1)}\n${pad(2)}\n${pad(3)}\nhttps://${host}/docs/*\n${pad(4)}\n${pad(5)}\n`;
+      const tooBig = await deployRaw('v-cors-host', [files[0], { path: '_headers', content: big }]).expect(400);
+      expect(tooBig.body.message).toMatch(
+        /^_headers line 1: path "\/\*": this block's headers and those of the blocks that can match the same paths \(lines 5\)/,
+      );
+      // Two hosts no request has together: each answer gets one of the blocks.
+      await deploySite(t, token, 'v-cors-host', [files[0], { path: '_headers', content: big.replace('/*\n', `https://other.${t.config.SITES_DOMAIN}/*\n`) }]);
+    });
+
     it('refuses a 10,000-line _redirects file (over 2,000 static rules) and 101 dynamic rules', async () => {
       const lines = Array.from({ length: 10_000 }, (_, i) => `/old/${i} /new/${i} 301`).join('\n');
       const res = await deployRaw('v-big', [

@@ -58,6 +58,23 @@ describe('parseHeaders', () => {
     }
   });
 
+  it('reads a block for a full URL: its host, and its path ("/" when it has none), as Cloudflare does', () => {
+    const r = rules('https://Example.com\n  A: a\nhttps://example.com/blog\n  C: c\n/blog\n  D: d\nhttp://:sub.example.org/docs/*\n  E: :sub/:splat');
+    expect(r.hosts).toBe(true);
+    expect(r.rules.map((x) => [x.line, x.source, x.host?.source ?? null, x.pattern.source])).toEqual([
+      [1, 'https://Example.com', 'Example.com', '/'],
+      [3, 'https://example.com/blog', 'example.com', '/blog'],
+      [5, '/blog', null, '/blog'],
+      [7, 'http://:sub.example.org/docs/*', ':sub.example.org', '/docs/*'],
+    ]);
+    expect(rules('/a\n  X: 1').hosts).toBe(false);
+  });
+
+  it('warns about a block for a URL with no header lines, naming it as written', () => {
+    const parsed = parseHeaders(Buffer.from('https://example.com/a\n/b\n  X: 1'));
+    expect(parsed.ok && parsed.warnings).toEqual([{ line: 1, message: 'path "https://example.com/a" has no header lines under it, so it changes nothing' }]);
+  });
+
   it('reads "! Name" as a removal', () => {
     expect(rules('/*.jpg\n  ! Content-Security-Policy').rules[0].remove).toEqual(['content-security-policy']);
   });
@@ -69,7 +86,19 @@ describe('parseHeaders', () => {
   it.each([
     ['X-Frame-Options: DENY', 1, 'is neither a path'],
     ['  X-Frame-Options: DENY\n/a\n  X: y', 1, 'comes before any path'],
-    ['https://example.com/*\n  X: y', 1, 'rules for other domains are not supported'],
+    ['ftp://example.com/*\n  X: y', 1, 'a URL of another scheme'],
+    ['https://example.com:8443/*\n  X: y', 1, 'path "https://example.com:8443/*": the host has a port'],
+    ['https://user@example.com/*\n  X: y', 1, 'the host contains "@"'],
+    ['https:///a\n  X: y', 1, 'the host is empty'],
+    ['https://a.*.example.com/\n  X: y', 1, 'the host has "*" after its first label'],
+    ['https://*.example.com/*\n  X: y', 1, 'has "*" in both its host and its path'],
+    ['https://:id.example.com/posts/:id\n  X: y', 1, 'uses the placeholder ":id" in both its host and its path'],
+    ['https://example.com//a\n  X: y', 1, 'the path starts with "//"'],
+    ['https://example.com?x=1\n  X: y', 1, 'the path contains "?"'],
+    ['https://example.com/post-:id\n  X: y', 1, 'whole segment'],
+    ['https://example.com/*\n  Set-Cookie: a=b', 2, 'Set-Cookie cannot be set by static files'],
+    ['https://example.com/*\n  X-Accel-Redirect: /internal', 2, 'instruction to a proxy'],
+    ['https://example.com/*\n  Location: /x', 2, 'Location would redirect outside _redirects'],
     ['/a//b\n  X: y', 1, 'not a path any request could have'],
     ['/post-:id\n  X: y', 1, 'whole segment'],
     ['/a\n  no colon here', 2, 'is not a "Name: value" line'],
@@ -159,6 +188,19 @@ describe('parseHeaders', () => {
       const big = `${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}`;
       expect(errorsOf(`/blog/*\n${big}\n/blog/post\n${header(4, 1800)}\n${header(5, 1800)}`)[0].line).toBe(1);
       expect(rules(`/blog/*\n${big}\n/docs/post\n${header(4, 1800)}\n${header(5, 1800)}`).rules).toHaveLength(2);
+    });
+
+    it('counts blocks for hosts together only when one request could match both (a block without a host matches every host)', () => {
+      const two = (a: string, b: string) => `${a}\n${header(1, 1800)}\n${header(2, 1800)}\n${header(3, 1800)}\n${b}\n${header(4, 1800)}\n${header(5, 1800)}`;
+      expect(rules(two('https://a.example.com/*', 'https://b.example.com/*')).rules).toHaveLength(2);
+      expect(rules(two('https://:x.example.com/*', 'https://example.org/*')).rules).toHaveLength(2);
+      expect(rules(two('https://a.example.com/blog/*', 'https://a.example.com/docs/*')).rules).toHaveLength(2);
+      expect(errorsOf(two('https://a.example.com/*', 'https://A.example.com/docs'))).toHaveLength(1);
+      expect(errorsOf(two('https://*.example.com/', 'https://a.example.com/'))).toHaveLength(1);
+      expect(errorsOf(two('https://a.example.com/*', '/docs'))).toHaveLength(1);
+      const refused = errorsOf(two('/*', 'https://a.example.com/*'));
+      expect(refused).toHaveLength(1);
+      expect(refused[0].message).toMatch(/^path "\/\*": this block's headers and those of the blocks that can match the same paths \(lines 5\)/);
     });
 
     it('counts patterns together only when their literal prefixes and suffixes allow a common path', () => {
@@ -285,6 +327,41 @@ describe('headersFor', () => {
     expect(headersFor(r, 'ÉTÉ').set).toEqual([['X-E', '1']]);
   });
 
+  describe('blocks for a host', () => {
+    const r = rules(
+      [
+        '/*\n  X-All: 1',
+        'https://docs.example.com/*\n  X-Docs: 1',
+        'https://:tenant.example.com/app/:page\n  X-Tenant: :tenant/:page',
+        'https://*.example.org/\n  X-Org: :splat',
+        'http://example.net/about\n  X-Net: 1\n  ! X-All',
+      ].join('\n'),
+    );
+    const names = (path: string, host: string) => headersFor(r, path, host).set.map(([name, value]) => `${name}=${value}`);
+
+    it('apply only to requests for their host, the scheme not compared', () => {
+      expect(names('guide', 'docs.example.com')).toEqual(['X-All=1', 'X-Docs=1']);
+      expect(names('guide', 'www.example.com')).toEqual(['X-All=1']);
+      expect(headersFor(r, 'about', 'example.net')).toEqual({ set: [['X-Net', '1']], remove: ['x-all'] });
+      expect(names('about', 'www.example.net')).toEqual(['X-All=1']);
+    });
+
+    it('match their path as path blocks do (any case, a trailing "/" optional)', () => {
+      expect(names('ABOUT/', 'example.net')).toEqual(['X-Net=1']);
+      expect(names('app/Home/', 'acme.example.com')).toEqual(['X-All=1', 'X-Tenant=acme/Home']);
+      expect(names('app/home/more', 'acme.example.com')).toEqual(['X-All=1']);
+    });
+
+    it("fill the host's placeholders and splat into values", () => {
+      expect(names('', 'a.b.example.org')).toEqual(['X-All=1', 'X-Org=a.b']);
+      expect(names('x', 'a.b.example.org')).toEqual(['X-All=1']);
+    });
+
+    it('are left out for a request without a host (no site is served without one)', () => {
+      expect(names('guide', '')).toEqual(['X-All=1']);
+    });
+  });
+
   it('returns nothing for a path no block matches', () => {
     expect(headersFor(rules(CLOUDFLARE_EXAMPLE), 'secure/pages')).toEqual({ set: [['X-Robots-Tag', 'noindex']], remove: [] });
     expect(headersFor(rules('/a\n  X: 1'), 'b')).toEqual({ set: [], remove: [] });
@@ -327,6 +404,10 @@ describe('gated sites and CORS with credentials', () => {
       },
     ]);
     expect(gatedHeaderProblems(rules('/*\n  Access-Control-Allow-Origin: *'))).toEqual([]);
+  });
+
+  it('gatedHeaderProblems finds it in a block for a host too', () => {
+    expect(gatedHeaderProblems(rules('https://:sub.example.com/*\n  Access-Control-Allow-Credentials: true')).map((p) => p.line)).toEqual([2]);
   });
 
   it('gatedHeaderChanges drops it when serving (a gate switched on after the deploy)', () => {

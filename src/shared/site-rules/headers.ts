@@ -10,8 +10,13 @@
  * use `:splat` and the placeholders (percent-encoded, so they stay valid header
  * text).
  *
+ * A block's path may be a full URL (`https://example.com/*`, Cloudflare's): the block
+ * then applies only to requests for that host (host-pattern.ts; the scheme is not
+ * compared, as on Cloudflare, and `http://` is read like `https://`), and the host's
+ * placeholders may be used in its values too.
+ *
  * Where we differ from Cloudflare: unusable lines are refused with an error
- * naming the line (Cloudflare skips them), as are full-URL patterns, non-ASCII
+ * naming the line (Cloudflare skips them), as are non-ASCII
  * values, headers that would break the answer or the connection (hop-by-hop
  * headers, Content-Length, Content-Encoding, Content-Range, ETag: ours differs
  * per encoding), and headers that act on something other than the visitor's
@@ -26,6 +31,7 @@
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 
+import { compileHostPattern, type HostPattern, hostsCanMatchTogether, matchHostPattern } from './host-pattern';
 import { type Captures, compileHeaderPathPattern, compileTemplate, type HeaderPathPattern, matchHeaderPathPattern, type TemplatePart } from './pattern';
 import { lineProblem, type ParseResult, quote, type RuleError, RuleErrors, ruleLines } from './rule-file';
 
@@ -80,7 +86,11 @@ const CORS_CREDENTIALS = 'access-control-allow-credentials';
 
 export interface HeaderRule {
   readonly line: number;
+  /** The block's first line as written (a path, or a full URL). */
+  readonly source: string;
   readonly pattern: HeaderPathPattern;
+  /** A block written for a full URL applies only to requests for this host; null: any host. */
+  readonly host: HostPattern | null;
   /** In file order; names as written; `line` where each was set. */
   readonly set: readonly { name: string; value: TemplatePart[]; line: number }[];
   /** `Name: value` + CRLF of every header set, as written (placeholders at their written length). */
@@ -91,9 +101,11 @@ export interface HeaderRule {
 
 export interface HeaderRules {
   readonly rules: readonly HeaderRule[];
+  /** Whether any block names a host: then an answer's headers can depend on the request's host. */
+  readonly hosts: boolean;
 }
 
-export const NO_HEADER_RULES: HeaderRules = { rules: [] };
+export const NO_HEADER_RULES: HeaderRules = { rules: [], hosts: false };
 
 /**
  * What the matching blocks do to the server's headers: `set` replaces a header
@@ -121,15 +133,29 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
   const lines = ruleLines(file, '_headers', errors);
   if (!lines) return errors.result(NO_HEADER_RULES);
   const rules: HeaderRule[] = [];
-  let current: { line: number; pattern: HeaderPathPattern; set: HeaderRule['set'][number][]; remove: string[]; lines: number; bytes: number } | undefined;
+  let current:
+    | {
+        line: number;
+        source: string;
+        pattern: HeaderPathPattern;
+        host: HostPattern | null;
+        set: HeaderRule['set'][number][];
+        remove: string[];
+        lines: number;
+        bytes: number;
+      }
+    | undefined;
   // A block whose path line was refused: its header lines are not errors of their own.
   let skipping = false;
   let blocks = 0;
   const close = () => {
     // Both peers accept a path with nothing under it; it does nothing, so the deploy says so.
     if (current && current.lines === 0) {
-      errors.warn(current.line, `path ${quote(current.pattern.source)} has no header lines under it, so it changes nothing`);
-    } else if (current) rules.push({ line: current.line, pattern: current.pattern, set: current.set, remove: current.remove, bytes: current.bytes });
+      errors.warn(current.line, `path ${quote(current.source)} has no header lines under it, so it changes nothing`);
+    } else if (current) {
+      const { line, source, pattern, host, set, remove, bytes } = current;
+      rules.push({ line, source, pattern, host, set, remove, bytes });
+    }
     current = undefined;
   };
 
@@ -143,14 +169,14 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
     if (trimmed.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
       close();
       skipping = true;
-      const pattern = compileHeaderPathPattern(trimmed);
-      if ('error' in pattern) return errors.add(line, `path ${quote(trimmed)} ${pattern.error}`);
+      const block = compileBlockPath(trimmed);
+      if ('error' in block) return errors.add(line, `path ${quote(trimmed)}${block.error}`);
       if (++blocks > MAX_HEADER_RULES) {
         if (blocks === MAX_HEADER_RULES + 1) errors.add(line, `is path block number ${blocks}; the limit is ${MAX_HEADER_RULES}`);
         return;
       }
       skipping = false;
-      current = { line, pattern, set: [], remove: [], lines: 0, bytes: 0 };
+      current = { line, source: trimmed, pattern: block.pattern, host: block.host, set: [], remove: [], lines: 0, bytes: 0 };
       return;
     }
     // Not a path, so a header line, indented or not: both peers read an unindented
@@ -188,13 +214,48 @@ export function parseHeaders(file: Uint8Array, options: { served?: boolean } = {
     } catch {
       return errors.add(line, `the value of ${name} is not a valid header value`);
     }
-    current.set.push({ name, value: compileTemplate(value, current.pattern.names), line });
+    const names = current.host === null ? current.pattern.names : [...current.host.names, ...current.pattern.names];
+    current.set.push({ name, value: compileTemplate(value, names), line });
     current.bytes += name.length + value.length + 4;
   });
   close();
   const tooLarge = options.served ? undefined : headerBytesProblem(rules);
   if (tooLarge) errors.add(tooLarge.line, tooLarge.message);
-  return errors.result({ rules });
+  return errors.result({ rules, hosts: rules.some((r) => r.host !== null) });
+}
+
+const HTTP_URL = /^https?:\/\//i;
+const OTHER_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * A block's first line: a path, or an `http(s)://host/path` URL (a path of "/" when it
+ * has none, as on Cloudflare). Errors follow `path "…"`: a leading space, or ":" and
+ * the part at fault.
+ */
+function compileBlockPath(raw: string): { pattern: HeaderPathPattern; host: HostPattern | null } | { error: string } {
+  const scheme = HTTP_URL.exec(raw);
+  if (!scheme) {
+    if (OTHER_URL.test(raw)) return { error: ' is a URL of another scheme; a block is a path ("/…") or an "https://host/…" URL' };
+    const pattern = compileHeaderPathPattern(raw);
+    return 'error' in pattern ? { error: ` ${pattern.error}` } : { pattern, host: null };
+  }
+  const rest = raw.slice(scheme[0].length);
+  const end = rest.search(/[/?#]/);
+  const host = compileHostPattern(end === -1 ? rest : rest.slice(0, end));
+  if ('error' in host) return { error: `: the host ${host.error}` };
+  // "?" or "#" right after the host: the path check names them.
+  const path = end === -1 ? '/' : rest[end] === '/' ? rest.slice(end) : `/${rest.slice(end)}`;
+  const pattern = compileHeaderPathPattern(path);
+  if ('error' in pattern) return { error: `: the path ${pattern.error}` };
+  if (host.names.includes('splat') && pattern.names.includes('splat')) {
+    return {
+      error:
+        ': has "*" in both its host and its path; a block has one "*" (as on Cloudflare), so name the host\'s first label with a placeholder instead, as in "https://:sub.example.com/*"',
+    };
+  }
+  const twice = host.names.find((name) => pattern.names.includes(name));
+  if (twice) return { error: `: uses the placeholder ":${twice}" in both its host and its path; give them different names` };
+  return { pattern, host };
 }
 
 /**
@@ -213,16 +274,25 @@ export function canMatchTogether(a: HeaderPathPattern, b: HeaderPathPattern): bo
 }
 
 /**
+ * Whether one request could match both blocks: their paths can (canMatchTogether), and
+ * their hosts can (a block without a host matches every host).
+ */
+export function blocksCanMatchTogether(a: HeaderRule, b: HeaderRule): boolean {
+  if (a.host !== null && b.host !== null && !hostsCanMatchTogether(a.host, b.host)) return false;
+  return canMatchTogether(a.pattern, b.pattern);
+}
+
+/**
  * The most header bytes one answer could get, bounded from above: for each block,
- * its headers plus those of every block that can match a path together with it
- * (canMatchTogether). Exact for plain paths; for patterns an upper bound, so a
+ * its headers plus those of every block that can match a request together with it
+ * (blocksCanMatchTogether). Exact for plain paths; for patterns an upper bound, so a
  * file is refused only where the bound passes MAX_HEADER_BYTES. Reported once, at
  * the block with the largest bound, naming the blocks counted with it.
  */
 export function headerBytesProblem(rules: readonly HeaderRule[]): RuleError | undefined {
   let worst: { rule: HeaderRule; bytes: number; with: HeaderRule[] } | undefined;
   for (const rule of rules) {
-    const together = rules.filter((other) => other === rule || canMatchTogether(rule.pattern, other.pattern));
+    const together = rules.filter((other) => other === rule || blocksCanMatchTogether(rule, other));
     const bytes = together.reduce((sum, r) => sum + r.bytes, 0);
     if (bytes > MAX_HEADER_BYTES && (!worst || bytes > worst.bytes)) worst = { rule, bytes, with: together.filter((r) => r !== rule) };
   }
@@ -233,7 +303,7 @@ export function headerBytesProblem(rules: readonly HeaderRule[]): RuleError | un
     others.length === 0 ? "this block's headers come" : `this block's headers and those of the blocks that can match the same paths (lines ${shown}) come`;
   return {
     line: worst.rule.line,
-    message: `path ${quote(worst.rule.pattern.source)}: ${what} to ${worst.bytes} bytes; one answer can get at most ${MAX_HEADER_BYTES} bytes of headers from _headers`,
+    message: `path ${quote(worst.rule.source)}: ${what} to ${worst.bytes} bytes; one answer can get at most ${MAX_HEADER_BYTES} bytes of headers from _headers`,
   };
 }
 
@@ -275,20 +345,27 @@ function refusal(name: string): string | undefined {
 }
 
 /**
- * The combined effect of every block that matches the canonical request path.
+ * The combined effect of every block that matches the canonical request path (and,
+ * for a block with a host, `host`: the request's, lower-case without a port, as
+ * normaliseHost gives it; only read when `rules.hosts`).
  * Deploys bound the written headers to MAX_HEADER_BYTES an answer; only captures
  * (a long URL in `:splat`) can make the rendered ones larger, and a header that
  * would pass the limit is left out, its length known before it is built.
  */
-export function headersFor(rules: HeaderRules, path: string): HeaderChanges {
+export function headersFor(rules: HeaderRules, path: string, host = ''): HeaderChanges {
   if (rules.rules.length === 0) return NO_HEADER_CHANGES;
   // Lower-case name → [name as first written, value] or null (removed).
   const state = new Map<string, [string, string] | null>();
   const setHere = new Set<string>();
   let bytes = 0;
   for (const rule of rules.rules) {
-    const captures = matchHeaderPathPattern(rule.pattern, path);
+    let captures = matchHeaderPathPattern(rule.pattern, path);
     if (!captures) continue;
+    if (rule.host !== null) {
+      const fromHost = matchHostPattern(rule.host, host);
+      if (!fromHost) continue;
+      if (rule.host.names.length > 0) captures = { ...fromHost, ...captures };
+    }
     const encoded = encodeCaptures(captures);
     for (const name of rule.remove) state.set(name, null);
     for (const { name, value } of rule.set) {

@@ -1,5 +1,7 @@
-import { parseRedirects, type RedirectRules } from './redirects';
-import { findRedirectLoops, resolveRequest } from './resolve';
+import { NO_HEADER_RULES, parseHeaders } from './headers';
+import { NO_REDIRECTS, parseRedirects, type RedirectRules } from './redirects';
+import { NO_NEEDS } from './request-context';
+import { findRedirectLoops, resolveRequest, siteRuleNeeds } from './resolve';
 
 const site = (...files: string[]) => {
   const set = new Set(files);
@@ -97,5 +99,21 @@ describe('resolveRequest with a context and a trace', () => {
       location: '/de/',
     });
     expect(trace).toEqual({ conditional: true, language: false, country: true });
+  });
+});
+
+describe('siteRuleNeeds', () => {
+  const headers = (text: string) => {
+    const parsed = parseHeaders(Buffer.from(text));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return parsed.rules;
+  };
+
+  it("reads the host for a _headers block that names one, and nothing more for a site without one (the _redirects' own object)", () => {
+    expect(siteRuleNeeds(NO_REDIRECTS, NO_HEADER_RULES)).toBe(NO_NEEDS);
+    const languages = rules('/ /fr/ 302! Language=fr');
+    expect(siteRuleNeeds(languages, headers('/*\n  X: 1'))).toBe(languages.needs);
+    expect(siteRuleNeeds(NO_REDIRECTS, headers('https://example.com/*\n  X: 1'))).toEqual({ host: true, language: false, country: false });
+    expect(siteRuleNeeds(languages, headers('https://example.com/*\n  X: 1'))).toEqual({ host: true, language: true, country: false });
   });
 });

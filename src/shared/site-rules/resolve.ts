@@ -8,8 +8,9 @@
  * `has` that does not see them (RULE_FILES).
  */
 import { pathHasFile, resolveSitePath, rewriteTargetFile } from './canonical';
+import type { HeaderRules } from './headers';
 import { matchRedirect, type MatchTrace, type RedirectRule, type RedirectRules } from './redirects';
-import { EMPTY_CONTEXT, type RequestContext } from './request-context';
+import { EMPTY_CONTEXT, type RequestContext, type RequestNeeds } from './request-context';
 import { parseRequestPath } from './request-path';
 import { type RuleError } from './rule-file';
 
@@ -23,6 +24,15 @@ export type Resolution =
   | { kind: 'not_found' };
 
 const NOT_FOUND: Resolution = { kind: 'not_found' };
+
+/**
+ * What of a request beyond its path and query a deployment's rules read: `_redirects`'
+ * needs, plus the host when a `_headers` block names one. Computed once per deployment,
+ * so a site without such blocks reads no more of a request than before.
+ */
+export function siteRuleNeeds(redirects: RedirectRules, headers: HeaderRules): RequestNeeds {
+  return headers.hosts && !redirects.needs.host ? { ...redirects.needs, host: true } : redirects.needs;
+}
 
 /**
  * `path` is parseRequestPath's form, or null for a target no file could have
