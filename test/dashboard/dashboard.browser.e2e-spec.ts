@@ -145,7 +145,9 @@ describe('The dashboard in a real browser (e2e)', () => {
     await expectAccessible(page, 'promote-dialog');
     await page.getByRole('dialog').getByRole('button', { name: 'Promote' }).click();
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
-    await page.getByText('v1 live').waitFor();
+    // Both say so once their data is refetched: the project's header and v1's row (which comes first varies).
+    await page.getByRole('paragraph').getByText('v1 live').waitFor();
+    await page.getByRole('cell', { name: 'v1 live' }).waitFor();
     await page.getByRole('link', { name: 'v2', exact: true }).click();
     await page.getByText('css/site.css').waitFor();
     await expectAccessible(page, 'deployment-files');
