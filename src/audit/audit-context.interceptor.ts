@@ -8,7 +8,7 @@ import { clientAddress } from '../common/client-address';
 import { AppConfig } from '../config/app-config';
 import { AUDIT_DECLARATION, type AuditDeclaration } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
-import { type AuditActor, type AuditRequest, runInAuditRequest } from './audit-context';
+import { type AuditActor, type AuditRequest, enterAuditRequest } from './audit-context';
 import { userAgentFamily } from './user-agent-family';
 
 function actorOf(principal: Principal | undefined): AuditActor | null {
@@ -51,6 +51,12 @@ export class AuditContextInterceptor implements NestInterceptor {
       declared: typeof declaration === 'string' ? declaration : null,
       recorded: 0,
     };
-    return new Observable((subscriber) => runInAuditRequest(request, () => next.handle().subscribe(subscriber)));
+    return new Observable((subscriber) => {
+      const { result: subscription, leave } = enterAuditRequest(request, () => next.handle().subscribe(subscriber));
+      return () => {
+        subscription.unsubscribe();
+        leave();
+      };
+    });
   }
 }
