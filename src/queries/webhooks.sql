@@ -19,7 +19,9 @@ UPDATE "webhooks" SET "enabled" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ("w
 DELETE FROM "webhooks" WHERE ("workspace_id" = $1 AND "id" = $2)
 
 -- WebhooksRepository.subscribed
-SELECT * FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id
+SELECT id, workspace_id, url, description, events, format, include_personal_data, enabled, disabled_reason,
+    secret_key_id, secret_nonce, secret_ciphertext, failing_since, created_at, updated_at
+  FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id
 
 -- WebhooksRepository.insertDelivery
 INSERT INTO "webhook_deliveries"("id", "webhook_id", "workspace_id", "event_type", "subject_id", "body_key_id", "body_nonce", "body_ciphertext", "status", "attempts", "outbox_message_id", "response_status", "response_body", "latency_ms", "error", "last_attempt_at", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING "attempts", "created_at"

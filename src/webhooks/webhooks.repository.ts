@@ -67,16 +67,21 @@ export class WebhooksRepository {
   }
 
   /**
-   * The workspace's enabled endpoints subscribed to `type` (or to everything), inside the
-   * emitter's transaction. Prepared and hydrated by hand: every event asks it (each form
-   * post, each lead), and TypeORM's query builder cost more to build than the read.
+   * The workspace's enabled endpoints subscribed to `type` (or to everything), through `m`:
+   * the emitter's transaction, or the pool when an emitter plans before its own
+   * (EventBus.plan). Prepared and hydrated by hand: every event asks it (each form post,
+   * each lead), and TypeORM's query builder cost more to build than the read. The columns
+   * are named, not `*`: a prepared `SELECT *` fails ("cached plan must not change result
+   * type") on instances still running when a migration adds a column.
    */
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId, 'deployment.created'] })
   async subscribed(m: EntityManager, workspaceId: string, type: string): Promise<Webhook[]> {
     const rows = await preparedQuery<Record<string, unknown>>(
       this.dataSource,
       'webhooks_subscribed',
-      'SELECT * FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id',
+      `SELECT id, workspace_id, url, description, events, format, include_personal_data, enabled, disabled_reason,
+         secret_key_id, secret_nonce, secret_ciphertext, failing_since, created_at, updated_at
+       FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id`,
       [workspaceId, [type, '*']],
       m,
     );
