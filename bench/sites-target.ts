@@ -6,8 +6,17 @@
  * With `template` as its argument it first deploys the template site through the API
  * (the one the seed copies) and reports its project id. Prints one JSON line
  * `{ready, port, templateProjectId?, siteCacheMb}` on stdout when it accepts connections.
+ *
+ * With BENCH_CPU_PROF=<dir>, SIGUSR2 starts a CPU profile and SIGUSR1 writes it to
+ * `<dir>/sites-<time>.cpuprofile` (bench/sites.ts sends them around one host and the warm pass);
+ * with BENCH_HEAP_SNAPSHOT=<dir>, SIGUSR1 writes a heap snapshot there instead.
  */
 import 'reflect-metadata';
+
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 
 import { api, startBenchApp } from './harness';
 import { SITE_PAGE, TEMPLATE_SLUG } from './sites-seed';
@@ -34,9 +43,26 @@ async function main(): Promise<void> {
   // The site router's memory budget as the app resolved it (SITE_CACHE_MB, or the default from the instance's memory): the RSS goal is stated against it.
   const siteCacheMb = Math.round(app.config.siteCacheBytes / (1024 * 1024));
   process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, pid: process.pid, templateProjectId, siteCacheMb })}\n`);
+  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
+  else if (process.env.BENCH_HEAP_SNAPSHOT) snapshotOnSignal(process.env.BENCH_HEAP_SNAPSHOT);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+async function profileOnSignal(dir: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  process.on('SIGUSR2', () => void session.post('Profiler.start'));
+  process.on('SIGUSR1', () => {
+    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `sites-${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+  });
+}
+
+function snapshotOnSignal(dir: string): void {
+  process.on('SIGUSR2', () => undefined);
+  process.on('SIGUSR1', () => void writeHeapSnapshot(join(dir, `sites-${Date.now()}.heapsnapshot`)));
 }
 
 main().catch((err) => {

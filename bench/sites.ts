@@ -28,7 +28,8 @@
  * Needs wrk and taskset (`apt-get install -y wrk util-linux`). Environment: BENCH_SITES,
  * BENCH_SECONDS (10), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
  * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
- * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it).
+ * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it),
+ * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app after one host and after the warm pass).
  */
 import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -49,6 +50,8 @@ const SIZES = (process.env.BENCH_SITES ?? '1000,10000,100000')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const COLD_LIMIT_SECONDS = Number(process.env.BENCH_COLD_LIMIT_SECONDS ?? 300);
 const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
+/** BENCH_CPU_PROF=<dir>: CPU profiles of one host and of the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap snapshots after each (bench/sites-target.ts). */
+const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_SNAPSHOT);
 const CONNECTIONS = 50;
 /** How long after the last answer of a pass wrk is told to stop (see luaScript); taken off its runtime. */
 const STOP_DELAY_MS = 10;
@@ -168,14 +171,18 @@ async function main(): Promise<void> {
       await writeFile(scripts.random, luaScript('random', n, port));
       const wrk = (script: string, seconds: number) => runWrk({ url, seconds, connections: CONNECTIONS, script, core: WRK_CORE, timeoutSeconds: 30 });
       checked('warm-up', await wrk(scripts.one, 2));
+      if (PROFILE) child.kill('SIGUSR2');
       const oneHost = checked('one host', await wrk(scripts.one, SECONDS));
+      if (PROFILE) child.kill('SIGUSR1');
       const rssOneHostMb = rssMb(pid);
       console.error(`  one host ${Math.round(oneHost.reqPerSec)} req/s; first pass over ${n.toLocaleString('en')} sites…`);
       const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS));
       const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
       if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
       const before = await transactionsSoFar(databaseUrl);
+      if (PROFILE) child.kill('SIGUSR2');
       const warm = checked('second pass', await wrk(scripts.random, SECONDS));
+      if (PROFILE) child.kill('SIGUSR1');
       const after = await transactionsSoFar(databaseUrl);
       const rssWarmMb = rssMb(pid);
       // transactionsSoFar's own read is one of them.

@@ -23,6 +23,27 @@ export const MAX_PATHS_PER_FLUSH = 1000;
 /** One rollup row's counts since the last flush. */
 type Row = RollupRow;
 
+/**
+ * One project's counts of one hour since the last flush. A request finds its row in
+ * the project's own small maps by the target as received: no key strings built per
+ * request, and no instance-wide map that grows (and rehashes) with every site served
+ * between two flushes (100,000 sites served once each per flush, issue 35).
+ */
+interface ProjectHour {
+  projectId: string;
+  hour: number;
+  /** Request target as received → its path rows by status class (HOT_URLS_MAX across projects). */
+  urls: Map<string, (Row | undefined)[]>;
+  /** Normalised path → its rows by status class: MAX_PATHS_PER_FLUSH paths, then OTHER_PATH. */
+  paths: Map<string, (Row | undefined)[]>;
+  /** Distinct paths counted (OTHER_PATH aside). */
+  pathCount: number;
+  /** The other kinds' rows (referrer, not_found, gate) by `kind\tkey`. */
+  other: Map<string, Row> | undefined;
+  /** Every row above, once: what a flush writes. */
+  rows: Row[];
+}
+
 export interface FlushReport {
   rows: number;
   sketches: number;
@@ -39,7 +60,7 @@ export interface FlushReport {
  */
 /** Visitors remembered per instance to skip hashing their repeat page views (cleared daily and when full). */
 const SEEN_VISITORS_MAX = 50_000;
-/** Request targets remembered between two flushes (hotRow); past it, new ones take the longer way. */
+/** Request targets remembered between two flushes (ProjectHour.urls); past it, new ones take the longer way. */
 const HOT_URLS_MAX = 20_000;
 /** On a connection: the last visitor counted on it, so its next page views skip even the `seen` lookup. */
 const LAST_VISITOR = Symbol('lastVisitor');
@@ -54,9 +75,10 @@ type VisitorSocket = IncomingMessage['socket'] & { [LAST_VISITOR]?: LastVisitor 
 @Injectable()
 export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   readonly enabled: boolean;
-  private rows = new Map<string, Row>();
-  /** `project\thour` → distinct paths added since the last flush. */
-  private paths = new Map<string, number>();
+  /** Project → its counts of the latest hour it was served in. */
+  private counts = new Map<string, ProjectHour>();
+  /** Counts a later hour of the same project replaced before the flush, and those a failed flush put back. */
+  private earlier: Row[] = [];
   /** `project\tday` → registers touched. */
   private visitors = new Map<string, SparseSketch>();
   /** UTC day → the visitor-hash key of that day (today's and tomorrow's, loaded ahead). */
@@ -67,13 +89,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   private seenDay = '';
   private readonly bots = new Map<string, boolean>();
   private missingSecretWarned = false;
-  /**
-   * Project → request target as received → its path rows by status class, for `hour` and
-   * the live `rows` map (cleared when either changes): a repeated URL costs two map
-   * lookups instead of normalising its path and building the row's key every time.
-   */
-  private hot = new Map<string, Map<string, (Row | undefined)[]>>();
-  private hotHour = -1;
+  /** Request targets remembered in every ProjectHour.urls since the last flush. */
   private hotSize = 0;
   /** The UTC day of `dayStart`..`dayStart + DAY_MS`, formatted once a day rather than per page view. */
   private dayStart = -1;
@@ -115,10 +131,11 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     const cls = statusClass(status);
     const ua = req.headers['user-agent'] ?? '';
     const bot = this.isBot(ua);
-    const row = this.hotRow(projectId, hour, req.url ?? '/', cls);
+    const counts = this.countsOf(projectId, hour);
+    const row = this.pathRow(counts, req.url ?? '/', cls);
     row.requests++;
     row.bytes += bytes;
-    if (status === 404) this.row(projectId, hour, 'not_found', row.key, 0).requests++;
+    if (status === 404) this.otherRow(counts, 'not_found', row.key).requests++;
     if (bot) {
       row.botRequests++;
       return;
@@ -128,7 +145,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     row.pageViews++;
     const referrer = referrerHost(req.headers.referer, req.headers.host);
     if (referrer !== undefined) {
-      const r = this.row(projectId, hour, 'referrer', referrer, 0);
+      const r = this.otherRow(counts, 'referrer', referrer);
       r.requests++;
       r.pageViews++;
     }
@@ -138,33 +155,27 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   /** A gate event (the router's password gate, the email gate). */
   gate(projectId: string, event: GateEvent): void {
     if (!this.enabled) return;
-    this.row(projectId, hourOf(this.clock.now().getTime()), 'gate', event, 0).requests++;
+    this.otherRow(this.countsOf(projectId, hourOf(this.clock.now().getTime())), 'gate', event).requests++;
   }
 
   /** Writes everything counted until now. */
   async flush(): Promise<FlushReport> {
     let report = await this.trigger();
     // A round already under way took its maps before this call: what came since needs a round of its own.
-    if (this.rows.size > 0 || this.visitors.size > 0) report = await this.trigger();
+    if (this.counts.size > 0 || this.earlier.length > 0 || this.visitors.size > 0) report = await this.trigger();
     return report ?? { rows: 0, sketches: 0 };
   }
 
   protected async work(): Promise<FlushReport> {
     await this.loadSecrets();
-    const rows = this.rows;
     const visitors = this.visitors;
-    if (rows.size === 0 && visitors.size === 0) return { rows: 0, sketches: 0 };
-    this.rows = new Map();
+    if (this.counts.size === 0 && this.earlier.length === 0 && visitors.size === 0) return { rows: 0, sketches: 0 };
+    const rows = this.takeRows();
     this.visitors = new Map();
-    this.paths.clear();
-    this.clearHot(-1);
     let atLimit: string[];
     try {
       atLimit = await this.dataSource.transaction(async (m) => {
-        // Sorted, so two instances flushing at once lock rows in the same order (no deadlock).
-        const hourly = withDerived(rows).sort(compareRows);
-        await this.analytics.addRollups(m, 'analytics_hourly', hourly);
-        await this.analytics.addRollups(m, 'analytics_daily', byDay(hourly));
+        await this.analytics.addCounts(m, rows);
         await this.mergeSketches(m, visitors);
         // The workspaces' bandwidth (billing, issue 31) from the same counts, in the same
         // transaction: a failed flush retries both, and neither is ever counted twice.
@@ -176,7 +187,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     }
     // A workspace reached its bandwidth limit: if its spend cap is on, its sites pause now here (elsewhere within SPEND_CAP_REFRESH_SECONDS).
     if (atLimit.length > 0) await this.pauses.refresh().catch((err) => this.logger.warn(`paused sites not re-read: ${(err as Error).message}`));
-    return { rows: rows.size, sketches: visitors.size };
+    return { rows: rows.length, sketches: visitors.size };
   }
 
   private isBot(ua: string): boolean {
@@ -190,48 +201,74 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     return bot;
   }
 
-  /** pathRow of a request target, remembered per target (see `hot`). */
-  private hotRow(projectId: string, hour: number, url: string, cls: number): Row {
-    if (hour !== this.hotHour) this.clearHot(hour);
-    let byUrl = this.hot.get(projectId);
-    if (!byUrl) this.hot.set(projectId, (byUrl = new Map()));
-    let byClass = byUrl.get(url);
-    const known = byClass?.[cls];
-    if (known) return known;
-    const row = this.pathRow(projectId, hour, normalisePath(url), cls);
-    if (this.hotSize < HOT_URLS_MAX) {
-      if (!byClass) byUrl.set(url, (byClass = []));
-      byClass[cls] = row;
+  private countsOf(projectId: string, hour: number): ProjectHour {
+    let counts = this.counts.get(projectId);
+    if (counts !== undefined && counts.hour === hour) return counts;
+    // A new hour (or a clock set back): the old hour's rows wait for the flush as they are.
+    if (counts !== undefined) for (const row of counts.rows) this.earlier.push(row);
+    counts = { projectId, hour, urls: new Map(), paths: new Map(), pathCount: 0, other: undefined, rows: [] };
+    this.counts.set(projectId, counts);
+    return counts;
+  }
+
+  /** The `path` row of a request target: two small-map lookups for a target seen since the last flush. */
+  private pathRow(counts: ProjectHour, url: string, cls: number): Row {
+    const known = counts.urls.get(url)?.[cls];
+    if (known !== undefined) return known;
+    let path = normalisePath(url);
+    let byClass = counts.paths.get(path);
+    if (byClass === undefined) {
+      // A scanner asking for a million random paths must not grow memory or the table without bound.
+      if (counts.pathCount >= MAX_PATHS_PER_FLUSH) {
+        path = OTHER_PATH;
+        byClass = counts.paths.get(path);
+      } else {
+        counts.pathCount++;
+      }
+      if (byClass === undefined) counts.paths.set(path, (byClass = []));
+    }
+    let row = byClass[cls];
+    if (row === undefined) byClass[cls] = row = this.newRow(counts, 'path', path, cls);
+    // The target as received usually is its path: then both maps share one array.
+    const byUrl = counts.urls.get(url);
+    if (byUrl !== undefined) byUrl[cls] = row;
+    else if (this.hotSize < HOT_URLS_MAX) {
       this.hotSize++;
+      if (url === path) {
+        counts.urls.set(url, byClass);
+      } else {
+        const fresh: (Row | undefined)[] = [];
+        fresh[cls] = row;
+        counts.urls.set(url, fresh);
+      }
     }
     return row;
   }
 
-  private clearHot(hour: number): void {
-    this.hot.clear();
-    this.hotHour = hour;
+  private otherRow(counts: ProjectHour, kind: Exclude<RollupKind, 'path' | 'total' | 'page'>, key: string): Row {
+    const other = (counts.other ??= new Map());
+    const id = `${kind}\t${key}`;
+    let row = other.get(id);
+    if (row === undefined) other.set(id, (row = this.newRow(counts, kind, key, 0)));
+    return row;
+  }
+
+  private newRow(counts: ProjectHour, kind: RollupKind, key: string, statusClass: number): Row {
+    const row: Row = { projectId: counts.projectId, hour: counts.hour, kind, key, statusClass, requests: 0, pageViews: 0, botRequests: 0, bytes: 0 };
+    counts.rows.push(row);
+    return row;
+  }
+
+  /** Every row counted since the last flush, each key once, and empty counts for what comes next. */
+  private takeRows(): Row[] {
+    const rows = this.earlier;
+    // Rows put back by a failed flush, or a clock set back, can repeat a key the live counts have.
+    const merge = rows.length > 0;
+    for (const counts of this.counts.values()) for (const row of counts.rows) rows.push(row);
+    this.counts = new Map();
+    this.earlier = [];
     this.hotSize = 0;
-  }
-
-  private pathRow(projectId: string, hour: number, path: string, cls: number): Row {
-    const known = this.rows.get(`${projectId}\t${hour}\tpath\t${path}\t${cls}`);
-    if (known) return known;
-    // A scanner asking for a million random paths must not grow memory or the table without bound.
-    const ph = `${projectId}\t${hour}`;
-    const added = this.paths.get(ph) ?? 0;
-    if (added >= MAX_PATHS_PER_FLUSH) return this.row(projectId, hour, 'path', OTHER_PATH, cls);
-    this.paths.set(ph, added + 1);
-    return this.row(projectId, hour, 'path', path, cls);
-  }
-
-  private row(projectId: string, hour: number, kind: RollupKind, key: string, cls: number): Row {
-    const id = `${projectId}\t${hour}\t${kind}\t${key}\t${cls}`;
-    let row = this.rows.get(id);
-    if (!row) {
-      row = { projectId, hour, kind, key, statusClass: cls, requests: 0, pageViews: 0, botRequests: 0, bytes: 0 };
-      this.rows.set(id, row);
-    }
-    return row;
+    return merge ? sumByKey(rows) : rows;
   }
 
   /**
@@ -328,19 +365,9 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     );
   }
 
-  /** A failed flush's counts go back into the live maps, to be written by the next one. */
-  private putBack(rows: Map<string, Row>, visitors: Map<string, SparseSketch>): void {
-    for (const [id, row] of rows) {
-      const live = this.rows.get(id);
-      if (!live) {
-        this.rows.set(id, row);
-        continue;
-      }
-      live.requests += row.requests;
-      live.pageViews += row.pageViews;
-      live.botRequests += row.botRequests;
-      live.bytes += row.bytes;
-    }
+  /** A failed flush's counts go back, to be written by the next one. */
+  private putBack(rows: Row[], visitors: Map<string, SparseSketch>): void {
+    for (const row of rows) this.earlier.push(row);
     for (const [key, sketch] of visitors) {
       const live = this.visitors.get(key);
       if (!live) {
@@ -353,11 +380,17 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
 }
 
 /** Bytes on the wire per project and month (UTC) of the hour they were served in; the `path` rows hold every answer's bytes once. */
-function servedBytes(rows: Map<string, Row>): ProjectBytes {
+function servedBytes(rows: Row[]): ProjectBytes {
   const sums = new Map<string, { projectId: string; month: string; bytes: number }>();
-  for (const r of rows.values()) {
+  // A flush's rows span one or two hours: the month is worked out once per hour, not per row.
+  let hour = Number.NaN;
+  let month = '';
+  for (const r of rows) {
     if (r.kind !== 'path' || r.bytes === 0) continue;
-    const month = monthKey(new Date(r.hour));
+    if (r.hour !== hour) {
+      hour = r.hour;
+      month = monthKey(new Date(hour));
+    }
     const id = `${r.projectId}\t${month}`;
     const sum = sums.get(id);
     if (sum) sum.bytes += r.bytes;
@@ -367,58 +400,24 @@ function servedBytes(rows: Map<string, Row>): ProjectBytes {
   return { projectIds: list.map((s) => s.projectId), months: list.map((s) => s.month), bytes: list.map((s) => s.bytes) };
 }
 
-function compareRows(a: Row, b: Row): number {
-  return cmp(a.projectId, b.projectId) || cmp(a.kind, b.kind) || a.hour - b.hour || cmp(a.key, b.key) || a.statusClass - b.statusClass;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * The counted rows plus what queries read instead of every path: per project, hour and
- * status class the sums (`total`), and per path with page views those (`page`).
- * Computed here, once per flush, so serving never pays for them.
- */
-function withDerived(rows: Map<string, Row>): Row[] {
-  const derived = new Map<string, Row>();
-  const add = (r: Row, kind: RollupKind, key: string, cls: number) => {
-    const id = `${r.projectId}\t${r.hour}\t${kind}\t${key}\t${cls}`;
-    const d = derived.get(id);
-    if (!d) derived.set(id, { ...r, kind, key, statusClass: cls });
-    else {
-      d.requests += r.requests;
-      d.pageViews += r.pageViews;
-      d.botRequests += r.botRequests;
-      d.bytes += r.bytes;
-    }
-  };
-  for (const r of rows.values()) {
-    if (r.kind !== 'path') continue;
-    add(r, 'total', '', r.statusClass);
-    if (r.pageViews > 0) add(r, 'page', r.key, 0);
-  }
-  return [...rows.values(), ...derived.values()];
-}
-
-/** Hourly rows summed per UTC day, in the same (sorted) order. */
-function byDay(rows: Row[]): Row[] {
-  const days = new Map<string, Row>();
-  for (const r of rows) {
-    const day = Date.parse(dayOf(r.hour));
-    const id = `${r.projectId}\t${day}\t${r.kind}\t${r.key}\t${r.statusClass}`;
-    const d = days.get(id);
-    if (!d) days.set(id, { ...r, hour: day });
-    else {
-      d.requests += r.requests;
-      d.pageViews += r.pageViews;
-      d.botRequests += r.botRequests;
-      d.bytes += r.bytes;
-    }
-  }
-  return [...days.values()].sort(compareRows);
-}
-
 function visitorHashOf(secret: Buffer, projectId: string, ip: string, ua: string): Buffer {
   return createHmac('sha256', secret).update(projectId).update('\0').update(ip).update('\0').update(ua).digest();
+}
+
+/** Rows with the same key summed into one (a statement's upsert may touch each row once). */
+function sumByKey(rows: Row[]): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const r of rows) {
+    const id = `${r.projectId}\t${r.hour}\t${r.kind}\t${r.key}\t${r.statusClass}`;
+    const sum = byKey.get(id);
+    if (sum === undefined) {
+      byKey.set(id, { ...r });
+      continue;
+    }
+    sum.requests += r.requests;
+    sum.pageViews += r.pageViews;
+    sum.botRequests += r.botRequests;
+    sum.bytes += r.bytes;
+  }
+  return [...byKey.values()];
 }

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 import type { RollupKind } from './analytics.entities';
-import { dayOf, OTHER_PATH } from './traffic';
+import { OTHER_PATH } from './traffic';
 
 /** One rollup row's counts since the last flush; `hour` in ms (for a daily row, the day's first). */
 export interface RollupRow {
@@ -130,25 +130,27 @@ export class AnalyticsRepository {
   }
 
   /**
-   * Adds the rows' counts to the hourly rollup, or (`daily`) to the daily one, in one
-   * statement whatever the batch size; rows of a project deleted meanwhile are dropped.
-   * The caller sorts the rows, so two instances flushing at once lock rows in the same order.
+   * Adds a flush's counted rows to both rollups in one statement whatever the batch size:
+   * the hourly rows as counted plus what reads use instead of every path (per project, hour
+   * and status class the sums, `total`; per path with page views those, `page`), and the
+   * same summed per UTC day. Derived here, not in the app: a flush of 100,000 sites' rows
+   * sent them six times (hourly and daily, counted and derived) and sorted them on the
+   * serving core. Rows of a project deleted meanwhile are dropped. Both inserts go in key
+   * order, so two instances flushing at once lock rows in the same order (no deadlock).
    */
-  @GenerateSql(
-    { name: 'hourly', inTransaction: true, params: (f) => [f.manager, 'analytics_hourly', [exampleRow(f.projectId)]] },
-    { name: 'daily', inTransaction: true, params: (f) => [f.manager, 'analytics_daily', [exampleRow(f.projectId)]] },
-  )
-  async addRollups(manager: EntityManager, table: RollupTable, rows: RollupRow[]): Promise<void> {
-    if (table === 'analytics_hourly')
-      await manager.query(
-        upsertSql('analytics_hourly', 'hour', 'timestamptz'),
-        columns(rows, (r) => new Date(r.hour).toISOString()),
-      );
-    else
-      await manager.query(
-        upsertSql('analytics_daily', 'day', 'date'),
-        columns(rows, (r) => dayOf(r.hour)),
-      );
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [exampleRow(f.projectId)]] })
+  async addCounts(manager: EntityManager, rows: RollupRow[]): Promise<void> {
+    await manager.query(ADD_COUNTS_SQL, [
+      rows.map((r) => r.projectId),
+      rows.map((r) => r.hour),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.key),
+      rows.map((r) => r.statusClass),
+      rows.map((r) => r.requests),
+      rows.map((r) => r.pageViews),
+      rows.map((r) => r.botRequests),
+      rows.map((r) => r.bytes),
+    ]);
   }
 
   /**
@@ -262,28 +264,30 @@ export class AnalyticsRepository {
   }
 }
 
-function columns(rows: RollupRow[], time: (r: RollupRow) => string): unknown[] {
-  return [
-    rows.map((r) => r.projectId),
-    rows.map(time),
-    rows.map((r) => r.kind),
-    rows.map((r) => r.key),
-    rows.map((r) => r.statusClass),
-    rows.map((r) => r.requests),
-    rows.map((r) => r.pageViews),
-    rows.map((r) => r.botRequests),
-    rows.map((r) => r.bytes),
-  ];
-}
-
-function upsertSql(table: RollupTable, timeColumn: string, timeType: string): string {
-  return `INSERT INTO ${table} AS t (project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
-    SELECT u.* FROM unnest($1::text[], $2::${timeType}[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
-      AS u(project_id, ${timeColumn}, kind, key, status_class, requests, page_views, bot_requests, bytes)
-    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
-    ON CONFLICT (project_id, ${timeColumn}, kind, key, status_class) DO UPDATE SET
-      requests = t.requests + EXCLUDED.requests,
+const ADD_SET = `requests = t.requests + EXCLUDED.requests,
       page_views = t.page_views + EXCLUDED.page_views,
       bot_requests = t.bot_requests + EXCLUDED.bot_requests,
       bytes = t.bytes + EXCLUDED.bytes`;
-}
+
+const SUMS = 'sum(requests)::bigint, sum(page_views)::bigint, sum(bot_requests)::bigint, sum(bytes)::bigint';
+
+const ADD_COUNTS_SQL = `WITH counted AS (
+    SELECT u.project_id, to_timestamp(u.hour_ms / 1000) AS hour, u.kind, u.key, u.status_class, u.requests, u.page_views, u.bot_requests, u.bytes
+    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+      AS u(project_id, hour_ms, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
+  ), hourly_rows AS (
+    SELECT * FROM counted
+    UNION ALL
+    SELECT project_id, hour, 'total', '', status_class, ${SUMS} FROM counted WHERE kind = 'path' GROUP BY project_id, hour, status_class
+    UNION ALL
+    SELECT project_id, hour, 'page', key, 0::smallint, ${SUMS} FROM counted WHERE kind = 'path' AND page_views > 0 GROUP BY project_id, hour, key
+  ), hourly AS (
+    INSERT INTO analytics_hourly AS t (project_id, hour, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    SELECT * FROM hourly_rows ORDER BY project_id, kind, hour, key, status_class
+    ON CONFLICT (project_id, kind, hour, key, status_class) DO UPDATE SET ${ADD_SET}
+  )
+  INSERT INTO analytics_daily AS t (project_id, day, kind, key, status_class, requests, page_views, bot_requests, bytes)
+  SELECT project_id, (hour AT TIME ZONE 'UTC')::date AS day, kind, key, status_class, ${SUMS} FROM hourly_rows
+  GROUP BY project_id, kind, day, key, status_class ORDER BY project_id, kind, day, key, status_class
+  ON CONFLICT (project_id, kind, day, key, status_class) DO UPDATE SET ${ADD_SET}`;

@@ -29,27 +29,33 @@ SELECT key, sum(n) AS n FROM (
 -- AnalyticsRepository.visitorSketches
 SELECT day::text AS day, sketch FROM analytics_visitors WHERE project_id = $1 AND day >= $2::date AND day < $3::date
 
--- AnalyticsRepository.addRollups (hourly)
-INSERT INTO analytics_hourly AS t (project_id, hour, kind, key, status_class, requests, page_views, bot_requests, bytes)
-  SELECT u.* FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
-    AS u(project_id, hour, kind, key, status_class, requests, page_views, bot_requests, bytes)
-  WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
-  ON CONFLICT (project_id, hour, kind, key, status_class) DO UPDATE SET
-    requests = t.requests + EXCLUDED.requests,
-    page_views = t.page_views + EXCLUDED.page_views,
-    bot_requests = t.bot_requests + EXCLUDED.bot_requests,
-    bytes = t.bytes + EXCLUDED.bytes
-
--- AnalyticsRepository.addRollups (daily)
-INSERT INTO analytics_daily AS t (project_id, day, kind, key, status_class, requests, page_views, bot_requests, bytes)
-  SELECT u.* FROM unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
-    AS u(project_id, day, kind, key, status_class, requests, page_views, bot_requests, bytes)
-  WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
-  ON CONFLICT (project_id, day, kind, key, status_class) DO UPDATE SET
-    requests = t.requests + EXCLUDED.requests,
-    page_views = t.page_views + EXCLUDED.page_views,
-    bot_requests = t.bot_requests + EXCLUDED.bot_requests,
-    bytes = t.bytes + EXCLUDED.bytes
+-- AnalyticsRepository.addCounts
+WITH counted AS (
+    SELECT u.project_id, to_timestamp(u.hour_ms / 1000) AS hour, u.kind, u.key, u.status_class, u.requests, u.page_views, u.bot_requests, u.bytes
+    FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::smallint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])
+      AS u(project_id, hour_ms, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id)
+  ), hourly_rows AS (
+    SELECT * FROM counted
+    UNION ALL
+    SELECT project_id, hour, 'total', '', status_class, sum(requests)::bigint, sum(page_views)::bigint, sum(bot_requests)::bigint, sum(bytes)::bigint FROM counted WHERE kind = 'path' GROUP BY project_id, hour, status_class
+    UNION ALL
+    SELECT project_id, hour, 'page', key, 0::smallint, sum(requests)::bigint, sum(page_views)::bigint, sum(bot_requests)::bigint, sum(bytes)::bigint FROM counted WHERE kind = 'path' AND page_views > 0 GROUP BY project_id, hour, key
+  ), hourly AS (
+    INSERT INTO analytics_hourly AS t (project_id, hour, kind, key, status_class, requests, page_views, bot_requests, bytes)
+    SELECT * FROM hourly_rows ORDER BY project_id, kind, hour, key, status_class
+    ON CONFLICT (project_id, kind, hour, key, status_class) DO UPDATE SET requests = t.requests + EXCLUDED.requests,
+      page_views = t.page_views + EXCLUDED.page_views,
+      bot_requests = t.bot_requests + EXCLUDED.bot_requests,
+      bytes = t.bytes + EXCLUDED.bytes
+  )
+  INSERT INTO analytics_daily AS t (project_id, day, kind, key, status_class, requests, page_views, bot_requests, bytes)
+  SELECT project_id, (hour AT TIME ZONE 'UTC')::date AS day, kind, key, status_class, sum(requests)::bigint, sum(page_views)::bigint, sum(bot_requests)::bigint, sum(bytes)::bigint FROM hourly_rows
+  GROUP BY project_id, kind, day, key, status_class ORDER BY project_id, kind, day, key, status_class
+  ON CONFLICT (project_id, kind, day, key, status_class) DO UPDATE SET requests = t.requests + EXCLUDED.requests,
+      page_views = t.page_views + EXCLUDED.page_views,
+      bot_requests = t.bot_requests + EXCLUDED.bot_requests,
+      bytes = t.bytes + EXCLUDED.bytes
 
 -- AnalyticsRepository.insertSketchPlaceholders
 INSERT INTO analytics_visitors (project_id, day, sketch)

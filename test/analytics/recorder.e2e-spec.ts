@@ -1,0 +1,133 @@
+import type { IncomingMessage } from 'node:http';
+
+import { AnalyticsRepository } from '../../src/analytics/analytics.repository';
+import { AnalyticsRecorder, MAX_PATHS_PER_FLUSH } from '../../src/analytics/analytics-recorder.service';
+import { OTHER_PATH } from '../../src/analytics/traffic';
+import { Clock } from '../../src/common/time';
+import { AppConfig } from '../../src/config/app-config';
+import { QuotaService } from '../../src/quotas/quota.service';
+import { SitePauses } from '../../src/quotas/site-pauses.service';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { asUser, registerUser, type UserSession } from '../helpers/identity';
+
+/** The recorder's own bookkeeping (per project and hour, between flushes), written through the real database. */
+
+class MovableClock extends Clock {
+  t = Date.parse('2026-11-20T10:15:00Z');
+  now(): Date {
+    return new Date(this.t);
+  }
+}
+
+const HOUR = 3_600_000;
+const ASSET = 'application/octet-stream';
+
+describe('Analytics recorder: what a flush writes (e2e)', () => {
+  let t: TestApp;
+  let owner: UserSession;
+  let clock: MovableClock;
+  let recorder: AnalyticsRecorder;
+
+  const project = async (slug: string): Promise<string> =>
+    (await t.http().post('/projects').set(asUser(owner)).send({ name: slug, slug, type: 'static_site' }).expect(201)).body.id;
+  /** One answer of 100 bytes (not a page view: the visitor keys play no part here). */
+  const hit = (projectId: string, url: string, status = 200) =>
+    recorder.record(
+      projectId,
+      {
+        url,
+        method: 'GET',
+        headers: { host: 'x.localhost', 'user-agent': 'Mozilla/5.0 RecorderTest/1.0', accept: ASSET },
+        socket: {},
+      } as unknown as IncomingMessage,
+      status,
+      100,
+      false,
+      () => '203.0.113.9',
+    );
+  const rows = (table: 'analytics_hourly' | 'analytics_daily', projectId: string, kind: string): Promise<{ t: string; key: string; requests: number }[]> =>
+    t.dataSource.query(
+      `SELECT ${table === 'analytics_hourly' ? `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI"Z"')` : 'day::text'} AS t, key, sum(requests)::int AS requests FROM ${table}
+       WHERE project_id = $1 AND kind = $2 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [projectId, kind],
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ANALYTICS_FLUSH_SECONDS: '0', ANALYTICS_RETENTION_INTERVAL_SECONDS: '0' } });
+    owner = await registerUser(t);
+    clock = new MovableClock();
+    recorder = new AnalyticsRecorder(
+      t.app.get(AppConfig),
+      t.dataSource,
+      new AnalyticsRepository(t.dataSource),
+      clock,
+      t.app.get(QuotaService),
+      t.app.get(SitePauses),
+    );
+  });
+  afterAll(() => t.close());
+
+  it(`counts at most ${MAX_PATHS_PER_FLUSH} distinct paths of a project per hour and flush, the rest under ${OTHER_PATH}; totals stay exact`, async () => {
+    const id = await project('many-paths');
+    for (let i = 0; i < MAX_PATHS_PER_FLUSH + 3; i++) hit(id, `/p/${i}`);
+    hit(id, '/p/0?utm_source=mail'); // another target, the same path
+    hit(id, '/p/9999'); // past the limit too
+    await recorder.flush();
+
+    const paths = await rows('analytics_hourly', id, 'path');
+    expect(paths).toHaveLength(MAX_PATHS_PER_FLUSH + 1);
+    expect(paths.find((r) => r.key === '/p/0')).toMatchObject({ requests: 2 });
+    expect(paths.find((r) => r.key === OTHER_PATH)).toMatchObject({ requests: 4 });
+    expect(await rows('analytics_hourly', id, 'total')).toEqual([{ t: '2026-11-20T10:00Z', key: '', requests: MAX_PATHS_PER_FLUSH + 5 }]);
+    expect(await rows('analytics_daily', id, 'total')).toEqual([{ t: '2026-11-20', key: '', requests: MAX_PATHS_PER_FLUSH + 5 }]);
+  });
+
+  it('keeps the counts of a flush that failed and writes them once with what came since', async () => {
+    const id = await project('retried');
+    hit(id, '/a');
+    hit(id, '/missing', 404);
+    // The database refuses every new hourly row: the flush's transaction fails as a whole.
+    await t.dataSource.query('ALTER TABLE analytics_hourly ADD CONSTRAINT recorder_test_refuse CHECK (requests < 0) NOT VALID');
+    try {
+      await expect(recorder.flush()).rejects.toThrow(/recorder_test_refuse/);
+    } finally {
+      await t.dataSource.query('ALTER TABLE analytics_hourly DROP CONSTRAINT recorder_test_refuse');
+    }
+    expect(await rows('analytics_hourly', id, 'path')).toEqual([]);
+    hit(id, '/a');
+    hit(id, '/missing', 404);
+    await recorder.flush();
+
+    expect(await rows('analytics_hourly', id, 'path')).toEqual([
+      { t: '2026-11-20T10:00Z', key: '/a', requests: 2 },
+      { t: '2026-11-20T10:00Z', key: '/missing', requests: 2 },
+    ]);
+    expect(await rows('analytics_hourly', id, 'not_found')).toEqual([{ t: '2026-11-20T10:00Z', key: '/missing', requests: 2 }]);
+    expect(await rows('analytics_daily', id, 'total')).toEqual([{ t: '2026-11-20', key: '', requests: 4 }]);
+  });
+
+  it('writes each hour’s counts under their own hour when an hour ends between two flushes, or the clock is set back', async () => {
+    const one = await project('hours-one');
+    const two = await project('hours-two');
+    clock.t = Date.parse('2026-11-20T12:59:00Z');
+    hit(one, '/x');
+    clock.t += 2 * 60_000; // 13:01
+    hit(one, '/x');
+    hit(one, '/x');
+    hit(two, '/y');
+    clock.t -= HOUR; // 12:01: a clock set back
+    hit(one, '/x');
+    hit(two, '/y');
+    await recorder.flush();
+
+    expect(await rows('analytics_hourly', one, 'path')).toEqual([
+      { t: '2026-11-20T12:00Z', key: '/x', requests: 2 },
+      { t: '2026-11-20T13:00Z', key: '/x', requests: 2 },
+    ]);
+    expect(await rows('analytics_hourly', two, 'path')).toEqual([
+      { t: '2026-11-20T12:00Z', key: '/y', requests: 1 },
+      { t: '2026-11-20T13:00Z', key: '/y', requests: 1 },
+    ]);
+    expect(await rows('analytics_daily', one, 'path')).toEqual([{ t: '2026-11-20', key: '/x', requests: 4 }]);
+  });
+});
