@@ -8,7 +8,7 @@
  * `{ready, port, templateProjectId?, siteCacheMb}` on stdout when it accepts connections.
  *
  * With BENCH_CPU_PROF=<dir>, SIGUSR2 starts a CPU profile and SIGUSR1 writes it to
- * `<dir>/sites-<time>.cpuprofile` (bench/sites.ts sends them around one host and the warm pass);
+ * `<dir>/sites-<time>.cpuprofile` (bench/sites.ts sends them around one host, the cold pass and the warm pass);
  * with BENCH_HEAP_SNAPSHOT=<dir>, SIGUSR1 writes a heap snapshot there instead.
  */
 import 'reflect-metadata';

@@ -29,7 +29,7 @@
  * BENCH_SECONDS (10), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
  * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
  * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it),
- * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app after one host and after the warm pass).
+ * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app's one-host, cold and warm passes).
  */
 import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ const SIZES = (process.env.BENCH_SITES ?? '1000,10000,100000')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const COLD_LIMIT_SECONDS = Number(process.env.BENCH_COLD_LIMIT_SECONDS ?? 300);
 const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
-/** BENCH_CPU_PROF=<dir>: CPU profiles of one host and of the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap snapshots after each (bench/sites-target.ts). */
+/** BENCH_CPU_PROF=<dir>: CPU profiles of one host, the cold pass and the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap snapshots after each (bench/sites-target.ts). */
 const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_SNAPSHOT);
 const CONNECTIONS = 50;
 /** How long after the last answer of a pass wrk is told to stop (see luaScript); taken off its runtime. */
@@ -176,7 +176,9 @@ async function main(): Promise<void> {
       if (PROFILE) child.kill('SIGUSR1');
       const rssOneHostMb = rssMb(pid);
       console.error(`  one host ${Math.round(oneHost.reqPerSec)} req/s; first pass over ${n.toLocaleString('en')} sites…`);
+      if (PROFILE) child.kill('SIGUSR2');
       const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS));
+      if (PROFILE) child.kill('SIGUSR1');
       const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
       if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
       const before = await transactionsSoFar(databaseUrl);
