@@ -155,19 +155,12 @@ export class DeploymentsRepository {
     const byVersion = 'version' in target;
     const rows: PreviewRow[] = await this.dataSource.query(
       `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-              d.id AS deployment_id, d.version, d.status, d.expires_at
+              d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
        FROM deployments d JOIN projects p ON p.id = d.project_id
        WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
       byVersion ? [target.slug, target.version] : [target.deploymentId],
     );
     return rows[0];
-  }
-
-  /** The forms a deployment declares (issue 30), for the router: read with its manifest, once per deployment. */
-  @GenerateSql({ params: (f) => [f.deploymentId] })
-  async declaredForms(deploymentId: string): Promise<DeclaredForm[]> {
-    const rows: { forms: DeclaredForm[] }[] = await this.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deploymentId]);
-    return rows[0]?.forms ?? [];
   }
 
   /**

@@ -6,6 +6,7 @@ import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import { preparedQuery } from '../database/prepared-query';
+import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { NewSlug } from '../shared/slug';
 import { DEFAULT_TTL } from '../shared/ttl';
 import type { ProjectSort, ProjectStatus } from './dto/list-projects.dto';
@@ -33,12 +34,17 @@ export interface SiteRow {
   live_deployment_id: string | null;
   status: string | null;
   expires_at: Date | null;
+  /**
+   * The deployment's declared forms (issue 30), read with the row: a cold load then
+   * needs one more query (the manifest), not two. Null without a live deployment.
+   */
+  forms: DeclaredForm[] | null;
 }
 
 /** The router's read path, tuned: one statement, only the columns it serves from. */
 function siteQuery(where: string): string {
   return `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
-              d.status, d.expires_at
+              d.status, d.expires_at, d.forms
        FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
        WHERE ${where}`;
 }
