@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
+import { preparedQuery } from '../database/prepared-query';
 import type { SiteRow } from '../projects/projects.repository';
 import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { PreviewTarget } from '../shared/preview-label';
@@ -195,10 +196,15 @@ export class DeploymentsRepository {
     );
   }
 
-  /** A deployment's files for the router (read once per deployment: they never change). */
+  /** A deployment's files for the router (read once per deployment: they never change). Prepared, as the site row's read (a cold load is these two). */
   @GenerateSql({ params: (f) => [f.deploymentId] })
   manifestRows(deploymentId: string): Promise<ManifestRow[]> {
-    return this.dataSource.query('SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1', [deploymentId]);
+    return preparedQuery<ManifestRow>(
+      this.dataSource,
+      'manifest_rows',
+      'SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1',
+      [deploymentId],
+    );
   }
 
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SNAPSHOT_DEPLOYMENT(f)] })
