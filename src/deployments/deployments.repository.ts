@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
+import { preparedQuery } from '../database/prepared-query';
 import type { SiteRow } from '../projects/projects.repository';
 import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { PreviewTarget } from '../shared/preview-label';
@@ -155,19 +156,12 @@ export class DeploymentsRepository {
     const byVersion = 'version' in target;
     const rows: PreviewRow[] = await this.dataSource.query(
       `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-              d.id AS deployment_id, d.version, d.status, d.expires_at
+              d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
        FROM deployments d JOIN projects p ON p.id = d.project_id
        WHERE ${byVersion ? 'p.slug = $1 AND d.version = $2' : 'd.id = $1'}`,
       byVersion ? [target.slug, target.version] : [target.deploymentId],
     );
     return rows[0];
-  }
-
-  /** The forms a deployment declares (issue 30), for the router: read with its manifest, once per deployment. */
-  @GenerateSql({ params: (f) => [f.deploymentId] })
-  async declaredForms(deploymentId: string): Promise<DeclaredForm[]> {
-    const rows: { forms: DeclaredForm[] }[] = await this.dataSource.query('SELECT forms FROM deployments WHERE id = $1', [deploymentId]);
-    return rows[0]?.forms ?? [];
   }
 
   /**
@@ -202,10 +196,15 @@ export class DeploymentsRepository {
     );
   }
 
-  /** A deployment's files for the router (read once per deployment: they never change). */
+  /** A deployment's files for the router (read once per deployment: they never change). Prepared, as the site row's read (a cold load is these two). */
   @GenerateSql({ params: (f) => [f.deploymentId] })
   manifestRows(deploymentId: string): Promise<ManifestRow[]> {
-    return this.dataSource.query('SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1', [deploymentId]);
+    return preparedQuery<ManifestRow>(
+      this.dataSource,
+      'manifest_rows',
+      'SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1',
+      [deploymentId],
+    );
   }
 
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SNAPSHOT_DEPLOYMENT(f)] })

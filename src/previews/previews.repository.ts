@@ -82,7 +82,7 @@ export class PreviewsRepository {
   async siteByLabel(label: string): Promise<AliasSiteRow | undefined> {
     const rows: AliasSiteRow[] = await this.dataSource.query(
       `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-              d.id AS deployment_id, d.version, d.status, d.expires_at
+              d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
        FROM preview_aliases a JOIN projects p ON p.id = a.project_id JOIN deployments d ON d.id = a.deployment_id
        WHERE a.label = $1`,
       [label],

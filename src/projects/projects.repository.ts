@@ -6,6 +6,7 @@ import { PAGE_TOTAL, preparedPage } from '../common/page-query';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import { preparedQuery } from '../database/prepared-query';
+import type { DeclaredForm } from '../shared/forms/declared-form';
 import type { NewSlug } from '../shared/slug';
 import { DEFAULT_TTL } from '../shared/ttl';
 import type { ProjectSort, ProjectStatus } from './dto/list-projects.dto';
@@ -33,15 +34,22 @@ export interface SiteRow {
   live_deployment_id: string | null;
   status: string | null;
   expires_at: Date | null;
+  /**
+   * The deployment's declared forms (issue 30), read with the row: a cold load then
+   * needs one more query (the manifest), not two. Null without a live deployment.
+   */
+  forms: DeclaredForm[] | null;
 }
 
-/** The router's read path, tuned: one statement, only the columns it serves from. */
+/** The router's read path, tuned: one statement, only the columns it serves from (named: some are prepared). */
 function siteQuery(where: string): string {
   return `SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
-              d.status, d.expires_at
+              d.status, d.expires_at, d.forms
        FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
        WHERE ${where}`;
 }
+
+const SITE_BY_SLUG = siteQuery('p.slug = $1');
 
 /** A project's names at one point of a transaction (null when it does not exist). */
 export interface ProjectNames {
@@ -153,11 +161,14 @@ export class ProjectsRepository {
     return manager.getRepository(Project).findOneBy({ slug });
   }
 
-  /** The site at `<slug>.<SITES_DOMAIN>`, with its live deployment's status. */
+  /**
+   * The site at `<slug>.<SITES_DOMAIN>`, with its live deployment's status. Prepared: every
+   * site a cold instance serves starts here (the router's cold load, issue 35).
+   */
   @GenerateSql({ params: (f) => [f.projectSlug] })
   async siteBySlug(slug: string): Promise<SiteRow | undefined> {
-    const rows: SiteRow[] = await this.dataSource.query(siteQuery('p.slug = $1'), [slug]);
-    return rows[0];
+    const [row] = await preparedQuery<SiteRow>(this.dataSource, 'site_by_slug', SITE_BY_SLUG, [slug]);
+    return row;
   }
 
   /** The site at a custom domain: pending and failed domains are not served. */

@@ -32,18 +32,15 @@ SELECT "DeploymentFile"."deployment_id" AS "DeploymentFile_deployment_id", "Depl
 
 -- DeploymentsRepository.previewSite (by version)
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-         d.id AS deployment_id, d.version, d.status, d.expires_at
+         d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
   FROM deployments d JOIN projects p ON p.id = d.project_id
   WHERE p.slug = $1 AND d.version = $2
 
 -- DeploymentsRepository.previewSite (by id)
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-         d.id AS deployment_id, d.version, d.status, d.expires_at
+         d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
   FROM deployments d JOIN projects p ON p.id = d.project_id
   WHERE d.id = $1
-
--- DeploymentsRepository.declaredForms
-SELECT forms FROM deployments WHERE id = $1
 
 -- DeploymentsRepository.formScans
 SELECT sha256, forms FROM html_form_scans WHERE sha256 = ANY($1::text[])

@@ -20,6 +20,6 @@ SELECT "PreviewAlias"."project_id" AS "PreviewAlias_project_id", "PreviewAlias".
 
 -- PreviewsRepository.siteByLabel
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash,
-         d.id AS deployment_id, d.version, d.status, d.expires_at
+         d.id AS deployment_id, d.version, d.status, d.expires_at, d.forms
   FROM preview_aliases a JOIN projects p ON p.id = a.project_id JOIN deployments d ON d.id = a.deployment_id
   WHERE a.label = $1

@@ -8,13 +8,13 @@ SELECT "Project"."id" AS "Project_id", "Project"."workspace_id" AS "Project_work
 
 -- ProjectsRepository.siteBySlug
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
-         d.status, d.expires_at
+         d.status, d.expires_at, d.forms
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.slug = $1
 
 -- ProjectsRepository.siteByVerifiedDomain
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
-         d.status, d.expires_at
+         d.status, d.expires_at, d.forms
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.custom_domain = $1 AND p.domain_status = 'verified'
 

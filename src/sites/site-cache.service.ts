@@ -410,12 +410,12 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return siteState(row, row.live_deployment_id ? await this.liveDeployment(row.live_deployment_id, row) : null);
   }
 
-  private async liveDeployment(id: string, row: { status: string | null; expires_at: Date | null }): Promise<LiveDeployment> {
+  private async liveDeployment(id: string, row: Pick<SiteRow, 'status' | 'expires_at' | 'forms'>): Promise<LiveDeployment> {
     return {
       id,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
       expired: row.status === 'expired',
-      ...(await this.manifest(id)),
+      ...(await this.manifest(id, row.forms ?? [])),
     };
   }
 
@@ -429,12 +429,12 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A deployment's files and compiled rules, read once while any state holds them (deployments never change once committed). */
-  private manifest(deploymentId: string): Promise<Manifest> {
+  private manifest(deploymentId: string, forms: DeclaredForm[]): Promise<Manifest> {
     const held = this.manifests.get(deploymentId)?.deref();
     if (held) return Promise.resolve(held);
     let loading = this.manifestLoads.get(deploymentId);
     if (!loading) {
-      loading = this.readManifest(deploymentId).finally(() => {
+      loading = this.readManifest(deploymentId, forms).finally(() => {
         if (this.manifestLoads.get(deploymentId) === loading) this.manifestLoads.delete(deploymentId);
       });
       this.manifestLoads.set(deploymentId, loading);
@@ -442,9 +442,10 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return loading;
   }
 
-  private async readManifest(deploymentId: string): Promise<Manifest> {
+  /** `forms` came with the site's row (the deployment's, which never change once committed). */
+  private async readManifest(deploymentId: string, forms: DeclaredForm[]): Promise<Manifest> {
     this.metrics.siteManifestLoads.inc();
-    const [rows, forms] = await Promise.all([this.deployments.manifestRows(deploymentId), this.deployments.declaredForms(deploymentId)]);
+    const rows = await this.deployments.manifestRows(deploymentId);
     const entries = [];
     const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {
