@@ -16,7 +16,7 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
 import { api, startBenchApp } from './harness';
 import { SITE_PAGE, TEMPLATE_SLUG } from './sites-seed';
@@ -62,7 +62,14 @@ async function profileOnSignal(dir: string): Promise<void> {
 
 function snapshotOnSignal(dir: string): void {
   process.on('SIGUSR2', () => undefined);
-  process.on('SIGUSR1', () => void writeHeapSnapshot(join(dir, `sites-${Date.now()}.heapsnapshot`)));
+  process.on('SIGUSR1', () => {
+    // What the process holds before the snapshot's collection: V8's spaces (committed against used) and the rest.
+    const spaces = Object.fromEntries(
+      getHeapSpaceStatistics().map((s) => [s.space_name, `${Math.round(s.space_used_size / 1e6)}/${Math.round(s.space_size / 1e6)} MB`]),
+    );
+    process.stderr.write(`memory ${JSON.stringify({ ...process.memoryUsage(), spaces })}\n`);
+    writeHeapSnapshot(join(dir, `sites-${Date.now()}.heapsnapshot`));
+  });
 }
 
 main().catch((err) => {
