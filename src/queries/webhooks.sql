@@ -23,6 +23,9 @@ SELECT id, workspace_id, url, description, events, format, include_personal_data
     secret_key_id, secret_nonce, secret_ciphertext, failing_since, created_at, updated_at
   FROM webhooks WHERE workspace_id = $1 AND enabled AND events && $2 ORDER BY created_at, id
 
+-- WebhooksRepository.holdEnabled
+SELECT id FROM webhooks WHERE id = ANY($1::text[]) AND enabled ORDER BY id FOR KEY SHARE
+
 -- WebhooksRepository.insertDelivery
 INSERT INTO "webhook_deliveries"("id", "webhook_id", "workspace_id", "event_type", "subject_id", "body_key_id", "body_nonce", "body_ciphertext", "status", "attempts", "outbox_message_id", "response_status", "response_body", "latency_ms", "error", "last_attempt_at", "created_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING "attempts", "created_at"
 

@@ -88,6 +88,18 @@ export class WebhooksRepository {
     return rows.map(this.hydrateWebhook);
   }
 
+  /**
+   * Which of these endpoints are still there and enabled, held so until the transaction
+   * ends (a delete or disable waits for it): an emitter that planned its deliveries before
+   * its transaction (EventBus.plan) queues only for these, never for an endpoint deleted
+   * meanwhile (a foreign-key failure, which failed the whole write).
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, ['wh_sqlsnapshot000000000000000']] })
+  async holdEnabled(m: EntityManager, ids: string[]): Promise<Set<string>> {
+    const rows: { id: string }[] = await m.query('SELECT id FROM webhooks WHERE id = ANY($1::text[]) AND enabled ORDER BY id FOR KEY SHARE', [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, sqlDelivery(f.workspaceId)] })
   async insertDelivery(m: EntityManager, delivery: WebhookDelivery): Promise<void> {
     await m.getRepository(WebhookDelivery).insert(delivery);

@@ -229,7 +229,12 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     const endpoints = await this.webhooks.subscribed(reader, event.workspaceId, event.type);
     if (endpoints.length === 0) return undefined;
     return async (m) => {
-      for (const webhook of endpoints) await this.queueDelivery(m, webhook, event);
+      // Read before the transaction when the emitter planned (a form post): one may be gone or disabled since.
+      const held = await this.webhooks.holdEnabled(
+        m,
+        endpoints.map((w) => w.id),
+      );
+      for (const webhook of endpoints) if (held.has(webhook.id)) await this.queueDelivery(m, webhook, event);
     };
   }
 

@@ -184,6 +184,21 @@ describe('Outgoing webhooks (e2e)', () => {
     await remove(hook.id);
   });
 
+  it('skips an endpoint deleted or turned off between an emitter’s plan and its write; the others are queued and the write commits', async () => {
+    const kept = await create({ url: receiver.url('/kept'), events: ['*'] });
+    const deleted = await create({ url: receiver.url('/deleted'), events: ['*'] });
+    const disabled = await create({ url: receiver.url('/disabled'), events: ['*'] });
+    // As a form post does: who gets the event is read before the transaction that writes it.
+    const planned = await a.app.get(EventBus).plan(a.dataSource.manager, sampleEvents(owner.workspaceId)[0]);
+    await remove(deleted.id);
+    await a.http().patch(`/webhooks/${disabled.id}`).set(asUser(owner)).send({ enabled: false }).expect(200);
+    await a.dataSource.transaction((m) => planned.write(m));
+    await sendFromBoth();
+    expect(receiver.calls.map((c) => c.path)).toEqual(['/kept']);
+    expect(await deliveries(disabled.id)).toHaveLength(0);
+    for (const id of [kept.id, disabled.id]) await remove(id);
+  });
+
   it('retries after a 500 on the Standard Webhooks schedule (5 s, 5 min, 30 min…), with growing delays on a fake clock', async () => {
     const hook = await create({ url: receiver.url(), events: ['*'] });
     receiver.answer({ status: 500, body: 'x'.repeat(10_000) }, { status: 500 }, { status: 503 });
