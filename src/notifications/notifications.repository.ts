@@ -139,6 +139,17 @@ export class NotificationsRepository {
     ]);
   }
 
+  /**
+   * Which of these users still exist, held so until the transaction ends: an event planned
+   * before its transaction (a form post) writes digest items only for them, never for an
+   * account deleted meanwhile (a foreign-key failure, which failed the whole write).
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [f.userId]] })
+  async holdUsers(m: EntityManager, ids: string[]): Promise<Set<string>> {
+    const rows: { id: string }[] = await m.query('SELECT id FROM users WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE', [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   @GenerateSql({
     params: (f) => [
       f.manager,

@@ -188,11 +188,18 @@ export class NotificationsService implements OnModuleInit {
     return async (m) => {
       const now = this.clock.now();
       const key = this.keyring.current;
-      const items: NewDigestItem[] = recipients.map((r) => {
-        const id = randomUUID();
-        const sealed = sealFields(key.key, content, itemAad(id, r.userId));
-        return { id, userId: r.userId, workspaceId, kind, projectId, projectSlug, refId, formName, keyId: key.id, ...sealed, createdAt: now };
-      });
+      // Read before the transaction when the emitter planned (a form post): an account may be gone since.
+      const held = await this.repository.holdUsers(
+        m,
+        recipients.map((r) => r.userId),
+      );
+      const items: NewDigestItem[] = recipients
+        .filter((r) => held.has(r.userId))
+        .map((r) => {
+          const id = randomUUID();
+          const sealed = sealFields(key.key, content, itemAad(id, r.userId));
+          return { id, userId: r.userId, workspaceId, kind, projectId, projectSlug, refId, formName, keyId: key.id, ...sealed, createdAt: now };
+        });
       await this.repository.insertItems(m, items);
     };
   }

@@ -27,6 +27,9 @@ INSERT INTO notification_preferences (user_id, workspace_id, build_failed, domai
 -- NotificationsRepository.turnOff
 UPDATE notification_preferences SET digest = 'off', updated_at = $3 WHERE user_id = $1 AND workspace_id = $2
 
+-- NotificationsRepository.holdUsers
+SELECT id FROM users WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE
+
 -- NotificationsRepository.insertItems
 INSERT INTO notification_digest_items (id, user_id, workspace_id, kind, project_id, project_slug, ref_id, form_name, key_id, nonce, ciphertext, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)

@@ -296,4 +296,19 @@ describe('Mail notifications (e2e)', () => {
     expect(to(unverified).filter((m) => m.parsed.subject?.startsWith('Production'))).toEqual([]);
     expect(to(viewer)).toEqual([]);
   });
+
+  it('an account deleted between a form post’s plan and its write gets no digest entry; the others do, and the write commits', async () => {
+    const carol = await registerUser(t, { name: 'Carol Owner' });
+    const dave = await registerUser(t, { name: 'Dave Member' });
+    for (const user of [carol, dave]) await verifyEmail(t, user);
+    await addMember(t, carol, dave, 'admin');
+    for (const user of [carol, dave]) await put(user, { workspaceId: carol.workspaceId, buildFailed: false, domainFailed: false, digest: 'daily' }).expect(200);
+    const event = formSubmitted(carol.workspaceId, { message: 'race' });
+    // As the form intake does: who gets the event is read before the transaction that writes it.
+    const planned = await t.app.get(EventBus).plan(t.dataSource.manager, event);
+    await t.dataSource.query('DELETE FROM users WHERE id = $1', [dave.userId]);
+    await t.dataSource.transaction((m) => planned.write(m));
+    const items: { user_id: string }[] = await t.dataSource.query('SELECT user_id FROM notification_digest_items WHERE workspace_id = $1', [carol.workspaceId]);
+    expect(items.map((i) => i.user_id)).toEqual([carol.userId]);
+  });
 });
