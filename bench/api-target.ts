@@ -21,7 +21,7 @@ import { Body, Controller, Get, HttpCode, Module, Param, Post } from '@nestjs/co
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 
-import { api, freePort, startBenchApp } from './harness';
+import { api, freePort, profileOnSignal, startBenchApp } from './harness';
 
 const kind = process.argv[2];
 const SEED_PROJECTS = Number(process.env.SEED_PROJECTS ?? 300);
@@ -62,23 +62,9 @@ async function statichost(): Promise<void> {
 
 /** Both targets profile alike, so the app's profile can be read against the bare app's. */
 async function profileHooks(): Promise<void> {
-  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
+  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF, kind);
   else if (process.env.BENCH_HEAP_PROF) await heapProfileOnSignal(process.env.BENCH_HEAP_PROF);
   else if (process.env.BENCH_PAUSES) pausesOnSignal();
-}
-
-/**
- * CPU profiles of the measured runs only (not of seeding): SIGUSR2 starts one, SIGUSR1
- * writes it to `<dir>/<time>.cpuprofile` (bench/api.ts sends them around each app run).
- */
-async function profileOnSignal(dir: string): Promise<void> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  process.on('SIGUSR2', () => void session.post('Profiler.start'));
-  process.on('SIGUSR1', () => {
-    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${kind}-${Date.now()}.cpuprofile`), JSON.stringify(profile)));
-  });
 }
 
 /**

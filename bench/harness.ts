@@ -5,8 +5,9 @@
 import 'reflect-metadata';
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -280,4 +281,19 @@ export function pinPostgres(dataDir: string, core: number): void {
       // Not root: the ranking is a refinement, the pinning is what matters.
     }
   }
+}
+
+/**
+ * CPU profiles of a target's measured runs only (not of its start or seeding): SIGUSR2
+ * starts one, SIGUSR1 writes it to `<dir>/<name>-<time>.cpuprofile`. The bench sends the
+ * signals around each run it wants profiled.
+ */
+export async function profileOnSignal(dir: string, name: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  process.on('SIGUSR2', () => void session.post('Profiler.start'));
+  process.on('SIGUSR1', () => {
+    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `${name}-${Date.now()}.cpuprofile`), JSON.stringify(profile)));
+  });
 }

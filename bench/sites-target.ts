@@ -13,12 +13,10 @@
  */
 import 'reflect-metadata';
 
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
-import { api, startBenchApp } from './harness';
+import { api, profileOnSignal, startBenchApp } from './harness';
 import { SITE_PAGE, TEMPLATE_SLUG } from './sites-seed';
 
 async function main(): Promise<void> {
@@ -43,24 +41,15 @@ async function main(): Promise<void> {
   // The site router's memory budget as the app resolved it (SITE_CACHE_MB, or the default from the instance's memory): the RSS goal is stated against it.
   const siteCacheMb = Math.round(app.config.siteCacheBytes / (1024 * 1024));
   process.stdout.write(`${JSON.stringify({ ready: true, port: app.port, pid: process.pid, templateProjectId, siteCacheMb })}\n`);
-  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF);
+  if (process.env.BENCH_CPU_PROF) await profileOnSignal(process.env.BENCH_CPU_PROF, 'sites');
   else if (process.env.BENCH_HEAP_SNAPSHOT) snapshotOnSignal(process.env.BENCH_HEAP_SNAPSHOT);
   const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
 
-async function profileOnSignal(dir: string): Promise<void> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  process.on('SIGUSR2', () => void session.post('Profiler.start'));
-  process.on('SIGUSR1', () => {
-    void session.post('Profiler.stop').then(({ profile }) => writeFileSync(join(dir, `sites-${Date.now()}.cpuprofile`), JSON.stringify(profile)));
-  });
-}
-
 function snapshotOnSignal(dir: string): void {
+  // bench/sites.ts sends SIGUSR2 before each run (for profiles): its default action would end the process.
   process.on('SIGUSR2', () => undefined);
   process.on('SIGUSR1', () => {
     // What the process holds before the snapshot's collection: V8's spaces (committed against used) and the rest.
