@@ -1,23 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 
-import { AnalyticsRepository } from '../../src/analytics/analytics.repository';
 import { AnalyticsRecorder, MAX_PATHS_PER_FLUSH } from '../../src/analytics/analytics-recorder.service';
 import { OTHER_PATH } from '../../src/analytics/traffic';
 import { Clock } from '../../src/common/time';
-import { AppConfig } from '../../src/config/app-config';
-import { QuotaService } from '../../src/quotas/quota.service';
-import { SitePauses } from '../../src/quotas/site-pauses.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, registerUser, type UserSession } from '../helpers/identity';
 
 /** The recorder's own bookkeeping (per project and hour, between flushes), written through the real database. */
-
-class MovableClock extends Clock {
-  t = Date.parse('2026-11-20T10:15:00Z');
-  now(): Date {
-    return new Date(this.t);
-  }
-}
 
 const HOUR = 3_600_000;
 const ASSET = 'application/octet-stream';
@@ -25,8 +14,9 @@ const ASSET = 'application/octet-stream';
 describe('Analytics recorder: what a flush writes (e2e)', () => {
   let t: TestApp;
   let owner: UserSession;
-  let clock: MovableClock;
   let recorder: AnalyticsRecorder;
+  /** The app's clock, moved by the tests (as the other suites move it). */
+  let now = Date.parse('2026-11-20T10:15:00Z');
 
   const project = async (slug: string): Promise<string> =>
     (await t.http().post('/projects').set(asUser(owner)).send({ name: slug, slug, type: 'static_site' }).expect(201)).body.id;
@@ -55,17 +45,14 @@ describe('Analytics recorder: what a flush writes (e2e)', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { ANALYTICS_FLUSH_SECONDS: '0', ANALYTICS_RETENTION_INTERVAL_SECONDS: '0' } });
     owner = await registerUser(t);
-    clock = new MovableClock();
-    recorder = new AnalyticsRecorder(
-      t.app.get(AppConfig),
-      t.dataSource,
-      new AnalyticsRepository(t.dataSource),
-      clock,
-      t.app.get(QuotaService),
-      t.app.get(SitePauses),
-    );
+    // The app's own recorder (its timer is off: ANALYTICS_FLUSH_SECONDS=0), on a clock the tests move.
+    recorder = t.app.get(AnalyticsRecorder);
+    jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await t.close();
+  });
 
   it(`counts at most ${MAX_PATHS_PER_FLUSH} distinct paths of a project per hour and flush, the rest under ${OTHER_PATH}; totals stay exact`, async () => {
     const id = await project('many-paths');
@@ -109,13 +96,13 @@ describe('Analytics recorder: what a flush writes (e2e)', () => {
   it('writes each hour’s counts under their own hour when an hour ends between two flushes, or the clock is set back', async () => {
     const one = await project('hours-one');
     const two = await project('hours-two');
-    clock.t = Date.parse('2026-11-20T12:59:00Z');
+    now = Date.parse('2026-11-20T12:59:00Z');
     hit(one, '/x');
-    clock.t += 2 * 60_000; // 13:01
+    now += 2 * 60_000; // 13:01
     hit(one, '/x');
     hit(one, '/x');
     hit(two, '/y');
-    clock.t -= HOUR; // 12:01: a clock set back
+    now -= HOUR; // 12:01: a clock set back
     hit(one, '/x');
     hit(two, '/y');
     await recorder.flush();
