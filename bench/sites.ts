@@ -50,7 +50,10 @@ const SIZES = (process.env.BENCH_SITES ?? '1000,10000,100000')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const COLD_LIMIT_SECONDS = Number(process.env.BENCH_COLD_LIMIT_SECONDS ?? 300);
 const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
-/** BENCH_CPU_PROF=<dir>: CPU profiles of one host, the cold pass and the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap snapshots after each (bench/sites-target.ts). */
+/**
+ * BENCH_CPU_PROF=<dir>: CPU profiles of one host, the cold pass and the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap
+ * snapshots after each (bench/sites-target.ts). A diagnostic mode: writing a snapshot raises the RSS the bench reads after it.
+ */
 const PROFILE = !!(process.env.BENCH_CPU_PROF || process.env.BENCH_HEAP_SNAPSHOT);
 const CONNECTIONS = 50;
 /** How long after the last answer of a pass wrk is told to stop (see luaScript); taken off its runtime. */
