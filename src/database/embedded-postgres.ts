@@ -45,6 +45,28 @@ const STOP_TIMEOUT_MS = 20_000;
 /** Delays of the restarts after the server dies under a running app (about a minute in all). */
 const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000, 30_000];
 const READY_LINE = 'database system is ready to accept connections';
+/** The longest Unix-domain socket path Linux takes (`sun_path` less its closing NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * The directory of the server's Unix-domain socket (the cluster's own), or undefined when
+ * the socket path would not fit or the directory's name needs quoting in
+ * `unix_socket_directories`: then the app connects over 127.0.0.1 only. The app and its
+ * embedded server share a machine, and a query through a Unix socket skips the TCP stack
+ * in both processes: measured here, 42–49 against 59–78 µs of the app's CPU per small
+ * prepared query, and about a third less wall time (docs/decisions.md, "The embedded
+ * server's Unix socket"). TCP stays on for tools (psql -h 127.0.0.1).
+ */
+export function socketDirectory(databaseDir: string, port: number): string | undefined {
+  if (platform() === 'win32' || /[\s,"\\]/.test(databaseDir)) return undefined;
+  return Buffer.byteLength(join(databaseDir, `.s.PGSQL.${port}`)) <= MAX_SOCKET_PATH_BYTES ? databaseDir : undefined;
+}
+
+/** The app's connection string: `host` in the query (a socket directory) overrides 127.0.0.1 for `pg` and libpq alike. */
+export function embeddedUrl(password: string, port: number, database: string, socketDir: string | undefined): string {
+  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  return socketDir ? `${url}?host=${encodeURIComponent(socketDir)}` : url;
+}
 
 interface Binaries {
   dir: string;
@@ -381,12 +403,17 @@ interface Running {
 
 /** Starts the postmaster and waits until it accepts connections. */
 function launch(bins: Binaries, databaseDir: string, port: number, user: RunAs | undefined, log?: Logger): Promise<Running> {
+  const socketDir = socketDirectory(databaseDir, port) ?? '';
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(bins.postgres, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
-      ...user,
-      env: { ...process.env, LC_MESSAGES: 'C' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      bins.postgres,
+      ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`],
+      {
+        ...user,
+        env: { ...process.env, LC_MESSAGES: 'C' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const tail: string[] = [];
     let ready = false;
@@ -429,7 +456,7 @@ function launch(bins: Binaries, databaseDir: string, port: number, user: RunAs |
 }
 
 async function ensureDatabase(port: number, password: string, database: string, databaseDir: string, dataDir: string): Promise<void> {
-  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  const client = new Client({ connectionString: embeddedUrl(password, port, 'postgres', socketDirectory(databaseDir, port)) });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -554,7 +581,7 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
   supervise(running);
 
   return {
-    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    url: embeddedUrl(password, port, database, socketDirectory(databaseDir, port)),
     events,
     async stop() {
       if (stopping) return;
