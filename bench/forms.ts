@@ -15,12 +15,13 @@
  * only, and a deployment's forms are read with its manifest (once per deployment).
  *
  * Needs wrk (`apt-get install -y wrk`). Environment: BENCH_SECONDS (default 10),
- * FORMS_BENCH_CONCURRENCY (default 20).
+ * FORMS_BENCH_CONCURRENCY (default 20), BENCH_CPU_PROF=<dir> (a CPU profile of the app during
+ * the measured run, written there as forms-<time>.cpuprofile).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { api, cpuMs, have, postgresCpuMs, runWrk, startBenchApp } from './harness';
+import { api, cpuMs, have, postgresCpuMs, profileOnSignal, runWrk, startBenchApp } from './harness';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.FORMS_BENCH_CONCURRENCY ?? 20);
@@ -69,9 +70,15 @@ async function main(): Promise<void> {
     const pgDir = process.env.DATABASE_URL ? undefined : join(app.dataDir, 'postgres');
     const url = `http://127.0.0.1:${app.port}/`;
     await runWrk({ url, seconds: 2, connections: CONCURRENCY, script });
+    const profDir = process.env.BENCH_CPU_PROF;
+    if (profDir) {
+      await profileOnSignal(profDir, 'forms');
+      process.emit('SIGUSR2');
+    }
     const appCpu = cpuMs(process.pid);
     const pgCpu = pgDir ? postgresCpuMs(pgDir) : NaN;
     const r = await runWrk({ url, seconds: SECONDS, connections: CONCURRENCY, script });
+    if (profDir) process.emit('SIGUSR1');
     const perPost = (used: number) => (r.requests > 0 ? `${((used * 1000) / r.requests).toFixed(0)} µs` : 'n/a');
     console.log(`\nbench:forms — urlencoded submissions for ${SECONDS} s, ${CONCURRENCY} concurrent submitters (wrk, keep-alive), after a 2-s warm-up`);
     console.table({

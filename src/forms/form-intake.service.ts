@@ -107,24 +107,10 @@ export class FormIntake {
     if (!form) {
       return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: `This site has no form named "${formName.slice(0, 128)}".` });
     }
-    let spamReason: string | null = null;
-    if (form.honeypot && body.fields.some(([name, value]) => name === form.honeypot && value !== '')) spamReason = 'honeypot';
-    const rate = await this.consume(site.projectId, clientIp, req.headers['user-agent'] ?? '');
-    if (rate.retryAfter > 0) {
-      res.setHeader('Retry-After', String(rate.retryAfter));
-      return this.refuse(res, json, {
-        ok: false,
-        status: 429,
-        code: 'rate_limited',
-        message: `Too many submissions from you. Try again in ${rate.retryAfter} seconds.`,
-      });
-    }
-    if (spamReason === null && rate.over) spamReason = 'rate_limited';
-
+    const honeypot = !!form.honeypot && body.fields.some(([name, value]) => name === form.honeypot && value !== '');
     const fields = keptFields(form, body.fields);
     const now = this.clock.now();
     const id = newId('fsub');
-    const spam = spamReason !== null;
     const ref = await this.formRef(site.projectId, form);
     if (!ref) return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
     const key = this.keyring.current;
@@ -140,16 +126,17 @@ export class FormIntake {
       ciphertext: sealed.ciphertext,
       indexKeyId: this.keyring.indexKeyId,
       searchTokens: fieldTokens(this.keyring.index(ref.workspaceId), fields),
-      spam,
-      spamReason,
+      spamReason: honeypot ? 'honeypot' : null,
       leadId: site.leadId,
       createdAt: now,
     };
-    // What the event's listeners will write is decided first, outside any transaction. With
-    // nothing to write (no endpoint subscribed, no digest wanted: the common case), the
-    // submission and its counters are one statement, committed on their own; otherwise the
-    // listeners' writes and the store share a transaction, the store (which takes a counter
-    // row's lock until the commit) last.
+    const visitor = this.visitorKey(site.projectId, clientIp, req.headers['user-agent'] ?? '');
+    // What the event's listeners will write is decided first, outside any transaction (spam
+    // emits no event). With nothing to write (no endpoint subscribed, no digest wanted: the
+    // common case), the visitor's rate counter, the submission and its counters are one
+    // statement. Otherwise the rate is consumed first (a post past the allowance is spam and
+    // emits nothing), then the listeners' writes and the store share a transaction, the
+    // store (which takes a counter row's lock until the commit) last.
     const event: PlatformEvent = {
       type: 'form.submitted',
       workspaceId: ref.workspaceId,
@@ -157,21 +144,46 @@ export class FormIntake {
       data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
       personal: { fields },
     };
-    const planned = spam ? undefined : await this.events.plan(this.dataSource.manager, event);
-    const stored =
-      !planned || planned.empty
-        ? await this.rows.storeSubmission(this.dataSource.manager, submission)
-        : await this.dataSource
-            .transaction(async (m) => {
-              await planned.write(m);
-              // Gone (the project deleted meanwhile): what the listeners queued rolls back with it.
-              if (!(await this.rows.storeSubmission(m, submission))) throw new FormGone();
-              return true;
-            })
-            .catch((err) => {
-              if (err instanceof FormGone) return false;
-              throw err;
-            });
+    const planned = honeypot ? undefined : await this.events.plan(this.dataSource.manager, event);
+    let stored: boolean;
+    let retryAfter = 0;
+    if (!planned || planned.empty) {
+      const nowMs = Date.now();
+      const counted = await this.rows.storeCountedSubmission(submission, {
+        key: this.limiter.getKey(visitor),
+        nowMs,
+        windowMs: this.config.FORMS_RATE_LIMIT_WINDOW_SECONDS * 1000,
+        max: this.config.FORMS_RATE_LIMIT_MAX,
+      });
+      if (counted.points > this.config.FORMS_RATE_LIMIT_MAX * 2) retryAfter = retryAfterSeconds(counted.expireMs - nowMs);
+      stored = counted.spam !== null;
+    } else {
+      const rate = await this.consume(visitor);
+      retryAfter = rate.retryAfter;
+      if (retryAfter > 0) stored = false;
+      else if (rate.over) stored = await this.rows.storeSubmission(this.dataSource.manager, { ...submission, spam: true, spamReason: 'rate_limited' });
+      else
+        stored = await this.dataSource
+          .transaction(async (m) => {
+            await planned.write(m);
+            // Gone (the project deleted meanwhile): what the listeners queued rolls back with it.
+            if (!(await this.rows.storeSubmission(m, { ...submission, spam: false }))) throw new FormGone();
+            return true;
+          })
+          .catch((err) => {
+            if (err instanceof FormGone) return false;
+            throw err;
+          });
+    }
+    if (retryAfter > 0) {
+      res.setHeader('Retry-After', String(retryAfter));
+      return this.refuse(res, json, {
+        ok: false,
+        status: 429,
+        code: 'rate_limited',
+        message: `Too many submissions from you. Try again in ${retryAfter} seconds.`,
+      });
+    }
     if (!stored) {
       this.refs.delete(refKey(site.projectId, form.name));
       return this.refuse(res, json, { ok: false, status: 404, code: 'form_not_found', message: 'This site no longer exists.' });
@@ -200,14 +212,19 @@ export class FormIntake {
     return ref;
   }
 
-  /** Points used by this visitor on this site in the window: `over` past the allowance (kept as spam), `retryAfter` past twice it. */
-  private async consume(projectId: string, ip: string, ua: string): Promise<{ over: boolean; retryAfter: number }> {
+  /** The visitor of this site whose posts are counted; both paths of `submit` count in the limiter's row for it (`limiter.getKey`). */
+  private visitorKey(projectId: string, ip: string, ua: string): string {
     const hash = this.analytics.visitorHash(projectId, ip, ua) ?? createHmac('sha256', this.fallbackVisitorKey).update(`${projectId}\0${ip}\0${ua}`).digest();
+    return `${projectId}:${hash.toString('base64url')}`;
+  }
+
+  /** Points used by this visitor on this site in the window: `over` past the allowance (kept as spam), `retryAfter` past twice it. */
+  private async consume(visitor: string): Promise<{ over: boolean; retryAfter: number }> {
     try {
-      const used = await this.limiter.consume(`${projectId}:${hash.toString('base64url')}`);
+      const used = await this.limiter.consume(visitor);
       return { over: used.consumedPoints > this.config.FORMS_RATE_LIMIT_MAX, retryAfter: 0 };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return { over: true, retryAfter: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+      if (err instanceof RateLimiterRes) return { over: true, retryAfter: retryAfterSeconds(err.msBeforeNext) };
       throw err;
     }
   }
@@ -233,6 +250,9 @@ export class FormIntake {
     res.end(body);
   }
 }
+
+/** Whole seconds a refused visitor should wait, at least 1. */
+const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** Thrown inside the submission's transaction to roll it back when its form row is gone. */
 class FormGone extends Error {}

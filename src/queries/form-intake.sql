@@ -26,3 +26,29 @@ WITH stored AS (
       last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
   )
   SELECT id FROM stored
+
+-- FormIntakeRepository.storeCountedSubmission
+WITH rate AS (
+    INSERT INTO gate_rate_limits AS r (key, points, expire) VALUES ($14, 1, $15::bigint + $16::bigint)
+    ON CONFLICT (key) DO UPDATE SET
+      points = CASE WHEN r.expire <= $15::bigint THEN 1 ELSE r.points + 1 END,
+      expire = CASE WHEN r.expire <= $15::bigint THEN $15::bigint + $16::bigint ELSE r.expire END
+    RETURNING points, expire
+  ), verdict AS (
+    SELECT COALESCE($11::text, CASE WHEN points > $17::int THEN 'rate_limited' END) AS spam_reason FROM rate WHERE points <= 2 * $17::int
+  ), stored AS (
+    INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
+    SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, v.spam_reason IS NOT NULL, v.spam_reason,
+      (SELECT l.id FROM leads l WHERE l.id = $12 AND l.project_id = $3 FOR KEY SHARE), $13
+    FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f, verdict v
+    RETURNING id, spam
+  ), counted AS (
+    INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
+    SELECT $2, pg_backend_pid() % 16, CASE WHEN s.spam THEN 0 ELSE 1 END, CASE WHEN s.spam THEN 1 ELSE 0 END, CASE WHEN s.spam THEN NULL ELSE $13::timestamptz END
+    FROM stored s
+    ON CONFLICT (form_id, slot) DO UPDATE SET
+      submissions = c.submissions + EXCLUDED.submissions,
+      spam = c.spam + EXCLUDED.spam,
+      last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
+  )
+  SELECT r.points, r.expire, s.spam FROM rate r LEFT JOIN stored s ON true

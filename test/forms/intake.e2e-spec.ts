@@ -38,7 +38,9 @@ describe('Forms on hosted sites: intake (e2e)', () => {
   let deploymentId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { FORMS_RATE_LIMIT_MAX: '3', FORMS_MAX_FIELDS: '20', FORMS_MAX_TOTAL_BYTES: '4096' } });
+    t = await startTestApp({
+      env: { FORMS_RATE_LIMIT_MAX: '3', FORMS_MAX_FIELDS: '20', FORMS_MAX_TOTAL_BYTES: '4096', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' },
+    });
     session = await registerUser(t);
     token = (await createApiToken(t, session, { scopes: ['deploy'] })).token;
     deploymentId = (
@@ -238,6 +240,35 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     expect(eager.map((r) => r.spam_reason)).toEqual([null, null, null, 'rate_limited', 'rate_limited', 'rate_limited']);
     // Another visitor is not held back by this one.
     await post('formsite', 'patient-visitor').type('form').send({ 'form-name': 'signup', email: 'p@example.com' }).expect(200);
+  });
+
+  it('counts a visitor’s posts in one allowance whether or not an endpoint listens; spam past it is heard by no endpoint', async () => {
+    // Without a listener a post and its rate counter are one statement; with one, the
+    // counter is consumed first through the limiter. Both count in the same row.
+    const send = () => post('formsite', 'switching-visitor').type('form').send({ 'form-name': 'signup', email: 'switch@example.com' });
+    for (let i = 0; i < 2; i++) await send().expect(200);
+    const hook = await t
+      .http()
+      .post('/webhooks')
+      .set(asUser(session))
+      .send({ url: 'http://127.0.0.1:9/hook', events: ['form.submitted'] })
+      .expect(201);
+    try {
+      for (let i = 0; i < 4; i++) await send().expect(200);
+      const refused = await send().expect(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const mine = (await submissions()).filter((r) => open(r)?.email === 'switch@example.com');
+      expect(mine.map((r) => r.spam_reason)).toEqual([null, null, null, 'rate_limited', 'rate_limited', 'rate_limited']);
+      // The one post within the allowance after the endpoint came is the one it hears.
+      const queued: { n: number }[] = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND event_type = 'form.submitted'`,
+        [hook.body.id],
+      );
+      expect(queued[0].n).toBe(1);
+    } finally {
+      await t.http().delete(`/webhooks/${hook.body.id}`).set(asUser(session)).expect(204);
+    }
+    await send().expect(429);
   });
 
   it('leaves sites without forms as they were: a POST is 405', async () => {
