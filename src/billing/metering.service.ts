@@ -48,7 +48,10 @@ export class MeteringService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.events.listen(async (_reader, event) => (event.type === 'usage.threshold' ? (m) => this.mailOwners(m, event) : undefined));
+    this.events.listen(
+      async (_reader, event) => (event.type === 'usage.threshold' ? (m) => this.mailOwners(m, event) : undefined),
+      (type) => (type === 'usage.threshold' ? 'true' : 'false'),
+    );
   }
 
   async spendCap(workspaceId: string): Promise<SpendCapView> {

@@ -54,6 +54,20 @@ describe('EventBus', () => {
   });
 });
 
+describe('EventBus.interest', () => {
+  it('is false with no listener, any listener’s probe otherwise, and true for a listener that gave none', () => {
+    const bus = new EventBus();
+    expect(bus.interest('form.submitted', '$4')).toBe('false');
+    bus.listen(
+      async () => undefined,
+      (type, ws) => `EXISTS (SELECT 1 FROM t WHERE w = ${ws} AND e = '${type}')`,
+    );
+    expect(bus.interest('form.submitted', '$4')).toBe(`(EXISTS (SELECT 1 FROM t WHERE w = $4 AND e = 'form.submitted'))`);
+    bus.listen(async () => undefined);
+    expect(bus.interest('lead.captured', '$2')).toBe(`(EXISTS (SELECT 1 FROM t WHERE w = $2 AND e = 'lead.captured')) OR true`);
+  });
+});
+
 describe('eventBody', () => {
   it('leaves personal data out unless the endpoint asked for it', () => {
     expect(eventBody(lead, false)).toEqual({

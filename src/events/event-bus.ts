@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-import type { PlatformEvent } from './events';
+import type { EventType, PlatformEvent } from './events';
 
 /** What a listener writes for an event, in the emitter's transaction (a delivery, a queued mail). */
 export type EventWrite = (m: EntityManager) => Promise<void>;
@@ -13,6 +13,14 @@ export type EventWrite = (m: EntityManager) => Promise<void>;
  * listener will write, and then make its change in one statement (EventBus.plan).
  */
 export type EventListener = (m: EntityManager, event: PlatformEvent) => Promise<EventWrite | undefined>;
+
+/**
+ * An SQL condition, false only when the listener would write nothing for an event of
+ * `type` in the workspace that `workspace` (a parameter such as `$4`) names. A superset
+ * is fine (true sends the emitter to its plan), a false that should be true loses events.
+ * Lets an emitter fold "does anyone listen?" into its own statement (the form intake).
+ */
+export type InterestProbe = (type: EventType, workspace: string) => string;
 
 /** The writes an event needs, decided by EventBus.plan before the emitter's transaction. */
 export interface PlannedEvent {
@@ -32,9 +40,24 @@ export interface PlannedEvent {
 @Injectable()
 export class EventBus {
   private readonly listeners: EventListener[] = [];
+  private readonly probes: (InterestProbe | undefined)[] = [];
 
-  listen(listener: EventListener): void {
+  /** `probe` says in SQL when the listener may write (see `interest`); without one it is assumed to always. */
+  listen(listener: EventListener, probe?: InterestProbe): void {
     this.listeners.push(listener);
+    this.probes.push(probe);
+  }
+
+  /**
+   * An SQL condition, false only when no listener would write for an event of `type` in
+   * the workspace `workspace` names: an emitter that finds it false in its own statement
+   * needs no plan and no transaction for the listeners. Read in the same snapshot as the
+   * emitter's write, it can miss only what a plan could miss too (an endpoint committed
+   * after the statement began).
+   */
+  interest(type: EventType, workspace: string): string {
+    const each = this.probes.map((probe) => (probe ? `(${probe(type, workspace)})` : 'true'));
+    return each.length > 0 ? each.join(' OR ') : 'false';
   }
 
   /** Decides and writes, each listener in turn, all in the emitter's transaction. */

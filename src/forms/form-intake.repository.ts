@@ -169,12 +169,15 @@ export class FormIntakeRepository {
   }
 
   /**
-   * The common post in one statement: the visitor's rate counter (as the library's upsert
-   * counts it: a window past its end starts again), then, unless the counter is past twice
-   * the allowance, the submission (spam for `s.spamReason` or, past the allowance,
-   * `rate_limited`) and its counters as storeSubmission writes them. Saves the library's
-   * separate round trip and commit on every post (docs/forms.md, "Speed"). Outside any
-   * transaction: used only when no event listener has anything to write.
+   * The common post in one statement, when no `form.submitted` listener would write:
+   * `heard` is the EventBus's SQL condition for that (on `$4`, the workspace), checked
+   * unless `s.spamReason` is set (spam is heard by no one). Heard: nothing is written and
+   * the intake takes its other path. Otherwise the visitor's rate counter (as the library's
+   * upsert counts it: a window past its end starts again), then, unless the counter is past
+   * twice the allowance, the submission (spam for `s.spamReason` or, past the allowance,
+   * `rate_limited`) and its counters as storeSubmission writes them. One round trip and
+   * one commit where the listeners' reads, the library's upsert and the store took four
+   * (docs/forms.md, "Speed"). The listeners' condition is read in the statement's snapshot.
    */
   @GenerateSql({
     params: (f) => [
@@ -194,14 +197,18 @@ export class FormIntakeRepository {
         createdAt: new Date(0),
       },
       { key: 'form-submit:sqlsnapshot', nowMs: 0, windowMs: 60_000, max: 5 },
+      `EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $4 AND enabled)`,
     ],
   })
-  async storeCountedSubmission(s: Omit<NewSubmission, 'spam'>, rate: VisitorRate): Promise<CountedStore> {
-    const rows = await preparedQuery<{ points: number; expire: string; spam: boolean | null }>(
+  async storeCountedSubmission(s: Omit<NewSubmission, 'spam'>, rate: VisitorRate, heard: string): Promise<CountedStore | 'heard'> {
+    const rows = await preparedQuery<{ heard: boolean; points: number | null; expire: string | null; spam: boolean | null }>(
       this.dataSource,
       'form_store_counted_submission',
-      `WITH rate AS (
-         INSERT INTO gate_rate_limits AS r (key, points, expire) VALUES ($14, 1, $15::bigint + $16::bigint)
+      `WITH listeners AS (
+         SELECT $11::text IS NULL AND (${heard}) AS heard
+       ), rate AS (
+         INSERT INTO gate_rate_limits AS r (key, points, expire)
+         SELECT $14, 1, $15::bigint + $16::bigint FROM listeners WHERE NOT heard
          ON CONFLICT (key) DO UPDATE SET
            points = CASE WHEN r.expire <= $15::bigint THEN 1 ELSE r.points + 1 END,
            expire = CASE WHEN r.expire <= $15::bigint THEN $15::bigint + $16::bigint ELSE r.expire END
@@ -223,7 +230,7 @@ export class FormIntakeRepository {
            spam = c.spam + EXCLUDED.spam,
            last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
        )
-       SELECT r.points, r.expire, s.spam FROM rate r LEFT JOIN stored s ON true`,
+       SELECT l.heard, r.points, r.expire, s.spam FROM listeners l LEFT JOIN rate r ON true LEFT JOIN stored s ON true`,
       [
         s.id,
         s.formId,
@@ -245,6 +252,7 @@ export class FormIntakeRepository {
       ],
     );
     const row = rows[0];
-    return { points: row.points, expireMs: Number(row.expire), spam: row.spam };
+    if (row.heard) return 'heard';
+    return { points: row.points!, expireMs: Number(row.expire), spam: row.spam };
   }
 }

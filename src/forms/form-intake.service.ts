@@ -72,6 +72,8 @@ export class FormIntake {
   private readonly fallbackVisitorKey = randomBytes(32);
   /** (project, form name) → the form's id and workspace. */
   private readonly refs = new Map<string, FormRef>();
+  /** The EventBus's SQL for "a form.submitted listener would write" on `$4` (the workspace); composed at the first post, once every listener is in. */
+  private heard?: string;
 
   constructor(
     private readonly config: AppConfig,
@@ -131,37 +133,38 @@ export class FormIntake {
       createdAt: now,
     };
     const visitor = this.visitorKey(site.projectId, clientIp, req.headers['user-agent'] ?? '');
-    // What the event's listeners will write is decided first, outside any transaction (spam
-    // emits no event). With nothing to write (no endpoint subscribed, no digest wanted: the
-    // common case), the visitor's rate counter, the submission and its counters are one
-    // statement. Otherwise the rate is consumed first (a post past the allowance is spam and
-    // emits nothing), then the listeners' writes and the store share a transaction, the
-    // store (which takes a counter row's lock until the commit) last.
-    const event: PlatformEvent = {
-      type: 'form.submitted',
-      workspaceId: ref.workspaceId,
-      timestamp: now,
-      data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
-      personal: { fields },
-    };
-    const planned = honeypot ? undefined : await this.events.plan(this.dataSource.manager, event);
+    // First the common case in one statement: no `form.submitted` listener would write (no
+    // endpoint subscribed, no digest wanted), so the visitor's rate counter, the submission
+    // and its counters are written together. When one would, that statement writes nothing
+    // and the post goes the long way: the listeners decide (EventBus.plan, outside any
+    // transaction), the rate is consumed (a post past the allowance is spam and is heard by
+    // no one), then the listeners' writes and the store share a transaction, the store
+    // (which takes a counter row's lock until the commit) last.
+    const nowMs = Date.now();
+    const counted = await this.rows.storeCountedSubmission(
+      submission,
+      { key: this.limiter.getKey(visitor), nowMs, windowMs: this.config.FORMS_RATE_LIMIT_WINDOW_SECONDS * 1000, max: this.config.FORMS_RATE_LIMIT_MAX },
+      (this.heard ??= this.events.interest('form.submitted', '$4')),
+    );
     let stored: boolean;
     let retryAfter = 0;
-    if (!planned || planned.empty) {
-      const nowMs = Date.now();
-      const counted = await this.rows.storeCountedSubmission(submission, {
-        key: this.limiter.getKey(visitor),
-        nowMs,
-        windowMs: this.config.FORMS_RATE_LIMIT_WINDOW_SECONDS * 1000,
-        max: this.config.FORMS_RATE_LIMIT_MAX,
-      });
+    if (counted !== 'heard') {
       if (counted.points > this.config.FORMS_RATE_LIMIT_MAX * 2) retryAfter = retryAfterSeconds(counted.expireMs - nowMs);
       stored = counted.spam !== null;
     } else {
+      const event: PlatformEvent = {
+        type: 'form.submitted',
+        workspaceId: ref.workspaceId,
+        timestamp: now,
+        data: { projectId: site.projectId, projectSlug: site.slug, formId: ref.id, formName: form.name, submissionId: id },
+        personal: { fields },
+      };
+      const planned = await this.events.plan(this.dataSource.manager, event);
       const rate = await this.consume(visitor);
       retryAfter = rate.retryAfter;
       if (retryAfter > 0) stored = false;
       else if (rate.over) stored = await this.rows.storeSubmission(this.dataSource.manager, { ...submission, spam: true, spamReason: 'rate_limited' });
+      else if (planned.empty) stored = await this.rows.storeSubmission(this.dataSource.manager, { ...submission, spam: false });
       else
         stored = await this.dataSource
           .transaction(async (m) => {

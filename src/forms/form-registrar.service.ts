@@ -16,10 +16,13 @@ export class FormRegistrar implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.events.listen(async (_reader, event) => {
-      if (event.type !== 'deployment.created') return undefined;
-      const { deploymentId } = event.data;
-      return async (m) => void (await this.rows.registerDeclared(m, deploymentId));
-    });
+    this.events.listen(
+      async (_reader, event) => {
+        if (event.type !== 'deployment.created') return undefined;
+        const { deploymentId } = event.data;
+        return async (m) => void (await this.rows.registerDeclared(m, deploymentId));
+      },
+      (type) => (type === 'deployment.created' ? 'true' : 'false'),
+    );
   }
 }

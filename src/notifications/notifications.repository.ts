@@ -73,6 +73,11 @@ const ITEM_COLUMNS = `id, user_id AS "userId", workspace_id AS "workspaceId", ki
  * are read through the workspace's active memberships and the users' verified addresses,
  * so a person who left a workspace, or whose address is not confirmed, gets nothing.
  */
+/** SQL true when someone in the workspace opted in to `topic`: a superset of `NotificationsRepository.recipients` (the EventBus probe of the notifications listener). */
+export function optedInCondition(topic: NotificationTopic, workspace: string): string {
+  return `EXISTS (SELECT 1 FROM notification_preferences p WHERE p.workspace_id = ${workspace} AND ${TOPIC_CONDITION[topic]})`;
+}
+
 @Injectable()
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}

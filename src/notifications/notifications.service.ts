@@ -11,7 +11,7 @@ import { loadOrCreateSecret } from '../common/secret-file';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus, type EventWrite } from '../events/event-bus';
-import type { PlatformEvent } from '../events/events';
+import type { EventType, PlatformEvent } from '../events/events';
 import { openFields, sealFields } from '../forms/submission-crypto';
 import { LeadsKeyring } from '../leads/keyring';
 import { openEmail, sealEmail } from '../leads/lead-crypto';
@@ -21,7 +21,7 @@ import { OutboxGiveUp } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
 import type { NotificationSettingsView, UpdateNotificationSettingsDto } from './dto/notification-settings.dto';
 import type { DigestItemKind } from './notification-digest-item.entity';
-import { type NewDigestItem, NotificationsRepository, type StoredDigestItem } from './notifications.repository';
+import { type NewDigestItem, NotificationsRepository, optedInCondition, type StoredDigestItem } from './notifications.repository';
 import { type NotificationTopic, signUnsubscribe, type UnsubscribeGrant, verifyUnsubscribe } from './unsubscribe-token';
 
 /** Entries listed in one digest mail; the rest are counted and left to the dashboard. */
@@ -45,6 +45,14 @@ const itemAad = (id: string, userId: string) => Buffer.from(`statichost-notifica
  * mail queued in the outbox there and then; a lead or submission becomes one sealed digest
  * item per opted-in member, sent later by NotificationDigestJob.
  */
+/** The topic each event type is mailed under: what `onEvent` acts on (keep the two in step; a type missing here loses its mails on a form post). */
+const EVENT_TOPICS: Partial<Record<EventType, NotificationTopic>> = {
+  'build.failed': 'build_failed',
+  'domain.failed': 'domain_failed',
+  'lead.captured': 'digest',
+  'form.submitted': 'digest',
+};
+
 @Injectable()
 export class NotificationsService implements OnModuleInit {
   private secret: Buffer;
@@ -66,7 +74,13 @@ export class NotificationsService implements OnModuleInit {
       this.config.NOTIFICATIONS_UNSUBSCRIBE_SECRET ??
       (await loadOrCreateSecret(join(this.config.DATA_DIR, 'notifications-unsubscribe.secret'), () => randomBytes(32).toString('base64url')));
     this.secret = Buffer.from(secret, 'utf8');
-    this.events.listen((m, event) => this.onEvent(m, event));
+    this.events.listen(
+      (m, event) => this.onEvent(m, event),
+      (type, workspace) => {
+        const topic = EVENT_TOPICS[type];
+        return topic ? optedInCondition(topic, workspace) : 'false';
+      },
+    );
     this.outbox.register(DIGEST_MAIL_KIND, (payload, message) => this.sendDigestMail(payload, message.id));
   }
 
@@ -123,7 +137,7 @@ export class NotificationsService implements OnModuleInit {
     return `${this.config.apiBaseUrl}/app/account`;
   }
 
-  /** The EventBus listener: decides through `reader` who gets a mail or a digest item; the mails and items are written in the event's transaction. */
+  /** The EventBus listener (its probe: EVENT_TOPICS, which names every type it acts on): decides through `reader` who gets a mail or a digest item; the mails and items are written in the event's transaction. */
   private async onEvent(reader: EntityManager, event: PlatformEvent): Promise<EventWrite | undefined> {
     switch (event.type) {
       case 'build.failed': {

@@ -28,8 +28,11 @@ WITH stored AS (
   SELECT id FROM stored
 
 -- FormIntakeRepository.storeCountedSubmission
-WITH rate AS (
-    INSERT INTO gate_rate_limits AS r (key, points, expire) VALUES ($14, 1, $15::bigint + $16::bigint)
+WITH listeners AS (
+    SELECT $11::text IS NULL AND (EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $4 AND enabled)) AS heard
+  ), rate AS (
+    INSERT INTO gate_rate_limits AS r (key, points, expire)
+    SELECT $14, 1, $15::bigint + $16::bigint FROM listeners WHERE NOT heard
     ON CONFLICT (key) DO UPDATE SET
       points = CASE WHEN r.expire <= $15::bigint THEN 1 ELSE r.points + 1 END,
       expire = CASE WHEN r.expire <= $15::bigint THEN $15::bigint + $16::bigint ELSE r.expire END
@@ -51,4 +54,4 @@ WITH rate AS (
       spam = c.spam + EXCLUDED.spam,
       last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
   )
-  SELECT r.points, r.expire, s.spam FROM rate r LEFT JOIN stored s ON true
+  SELECT l.heard, r.points, r.expire, s.spam FROM listeners l LEFT JOIN rate r ON true LEFT JOIN stored s ON true

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { GenerateSql } from '../database/generate-sql';
 import { lazyHydrator } from '../database/hydrate';
 import { preparedQuery } from '../database/prepared-query';
+import type { EventType } from '../events/events';
 import { Webhook } from './webhook.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
@@ -27,6 +28,11 @@ export type WebhookPatch = Partial<
 export type AttemptRecord = Pick<WebhookDelivery, 'status' | 'attempts' | 'responseStatus' | 'responseBody' | 'latencyMs' | 'error' | 'lastAttemptAt'>;
 
 /** Every query on webhooks and webhook_deliveries; each carries the workspace id where a caller names a row. */
+/** SQL true when `WebhooksRepository.subscribed` would find an endpoint: the EventBus probe of the webhooks listener. */
+export function subscribedCondition(type: EventType, workspace: string): string {
+  return `EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = ${workspace} AND enabled AND events && ARRAY['${type.replace(/'/g, "''")}', '*']::text[])`;
+}
+
 @Injectable()
 export class WebhooksRepository {
   private readonly hydrateWebhook = lazyHydrator(() => this.dataSource, Webhook);

@@ -29,7 +29,7 @@ import { WebhookDelivery } from './webhook-delivery.entity';
 import { requestBody, SECRET_PREFIX, signedHeaders } from './webhook-payload';
 import { isSlackUrl, webhookUrlRefusal } from './webhook-url';
 import { webhooksError } from './webhooks.errors';
-import { type AttemptRecord, WebhooksRepository } from './webhooks.repository';
+import { type AttemptRecord, subscribedCondition, WebhooksRepository } from './webhooks.repository';
 
 export const WEBHOOK_KIND = 'webhook';
 /** Standard Webhooks' suggested schedule: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ a day and a half of tries). */
@@ -87,7 +87,10 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.events.listen((m, event) => this.queueEvent(m, event));
+    this.events.listen(
+      (m, event) => this.queueEvent(m, event),
+      (type, workspace) => (type === 'webhook.test' ? 'false' : subscribedCondition(type, workspace)),
+    );
     this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.id, message.attempts), {
       retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
       concurrency: CONCURRENCY,

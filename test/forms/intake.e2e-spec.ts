@@ -4,7 +4,7 @@ import { EventBus } from '../../src/events/event-bus';
 import { openFields, submissionAad } from '../../src/forms/submission-crypto';
 import { LeadsKeyring } from '../../src/leads/keyring';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
 
 const CONTACT = `<!doctype html><title>Contact</title>
@@ -269,6 +269,33 @@ describe('Forms on hosted sites: intake (e2e)', () => {
       await t.http().delete(`/webhooks/${hook.body.id}`).set(asUser(session)).expect(204);
     }
     await send().expect(429);
+  });
+
+  it('puts a post in the digest of a member who wants one, with no endpoint in the workspace', async () => {
+    await verifyEmail(t, session);
+    const digest = (mode: string) =>
+      t
+        .http()
+        .put('/users/me/notifications')
+        .set(asUser(session))
+        .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: mode })
+        .expect(200);
+    const items = async () =>
+      (
+        (await t.dataSource.query(`SELECT count(*)::int AS n FROM notification_digest_items WHERE user_id = $1 AND kind = 'form'`, [session.userId])) as {
+          n: number;
+        }[]
+      )[0].n;
+    const before = await items();
+    await digest('daily');
+    try {
+      await post('formsite', 'digest-visitor').type('form').send({ 'form-name': 'signup', email: 'digest@example.com' }).expect(200);
+      expect(await items()).toBe(before + 1);
+    } finally {
+      await digest('off');
+    }
+    await post('formsite', 'digest-visitor').type('form').send({ 'form-name': 'signup', email: 'digest2@example.com' }).expect(200);
+    expect(await items()).toBe(before + 1);
   });
 
   it('leaves sites without forms as they were: a POST is 405', async () => {
