@@ -1,11 +1,11 @@
 import { parse } from 'pg-connection-string';
 
-import { embeddedUrl, socketDirectory } from './embedded-postgres';
+import { embeddedUrl, MAX_SOCKET_PATH_BYTES, socketDirectory } from './embedded-postgres';
 
 describe('the embedded server’s socket', () => {
   it('is the cluster directory when the socket path fits in sun_path', () => {
     expect(socketDirectory('/var/lib/statichost/clusters/0123456789abcdef', 54329)).toBe('/var/lib/statichost/clusters/0123456789abcdef');
-    const longest = `/${'d'.repeat(107 - '/.s.PGSQL.54329'.length - 1)}`;
+    const longest = `/${'d'.repeat(MAX_SOCKET_PATH_BYTES - '/.s.PGSQL.54329'.length - 1)}`;
     expect(socketDirectory(longest, 54329)).toBe(longest);
     expect(socketDirectory(`${longest}x`, 54329)).toBeUndefined();
   });

@@ -45,8 +45,8 @@ const STOP_TIMEOUT_MS = 20_000;
 /** Delays of the restarts after the server dies under a running app (about a minute in all). */
 const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000, 30_000];
 const READY_LINE = 'database system is ready to accept connections';
-/** The longest Unix-domain socket path Linux takes (`sun_path` less its closing NUL). */
-const MAX_SOCKET_PATH_BYTES = 107;
+/** The longest Unix-domain socket path the OS takes (`sun_path` less its closing NUL: 108 bytes on Linux, 104 on macOS and the BSDs). */
+export const MAX_SOCKET_PATH_BYTES = platform() === 'linux' ? 107 : 103;
 
 /**
  * The directory of the server's Unix-domain socket (the cluster's own), or undefined when
