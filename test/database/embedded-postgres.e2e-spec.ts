@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { Client } from 'pg';
+
 import { freePort } from '../../src/common/free-port';
 import { alive, type AppProcess, httpGet, httpPost, killGroup, ROOT, spawnApp, stopApp, until, waitHealthy } from './app-process';
 
@@ -66,13 +68,35 @@ describe('Embedded PostgreSQL (e2e, real processes)', () => {
       for (const name of ['src', 'packages', 'node_modules', 'package.json', 'tsconfig.json', '.swcrc']) await symlink(join(ROOT, name), join(checkout, name));
       const dataDir = join(checkout, 'data');
 
-      const app = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(await freePort()) }, { cwd: checkout, preserveSymlinks: true });
+      const pgPort = await freePort();
+      const app = await start({ DATA_DIR: './data', EMBEDDED_POSTGRES_PORT: String(pgPort) }, { cwd: checkout, preserveSymlinks: true });
       await waitHealthy(app);
       // The cluster lives where `postgres` can reach it, and DATA_DIR says where.
       expect((await lstat(join(dataDir, 'postgres'))).isSymbolicLink()).toBe(true);
-      expect(await readlink(join(dataDir, 'postgres'))).toContain(join(runtimeDir, 'clusters'));
+      const cluster = await readlink(join(dataDir, 'postgres'));
+      expect(cluster).toContain(join(runtimeDir, 'clusters'));
       expect(readdirSync(runtimeDir).some((n) => n.startsWith('postgres-'))).toBe(true);
       const user = await register(app);
+      // The app reaches its server through the Unix socket in the cluster's directory: its
+      // sessions have no client address, and none came over TCP.
+      const pg = new Client({
+        host: cluster,
+        port: pgPort,
+        user: 'postgres',
+        password: readFileSync(join(dataDir, 'postgres.password'), 'utf8').trim(),
+        database: 'statichost',
+      });
+      await pg.connect();
+      try {
+        const { rows } = await pg.query<{ over_socket: number; over_tcp: number }>(
+          `SELECT count(*) FILTER (WHERE client_addr IS NULL)::int AS over_socket, count(*) FILTER (WHERE client_addr IS NOT NULL)::int AS over_tcp
+             FROM pg_stat_activity WHERE datname = 'statichost' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        );
+        expect(rows[0].over_socket).toBeGreaterThan(0);
+        expect(rows[0].over_tcp).toBe(0);
+      } finally {
+        await pg.end();
+      }
       await stopApp(app);
 
       // Its data survives a restart.
