@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 import { formatNumber } from '../locale';
@@ -25,6 +25,11 @@ export interface ListParams {
 
 export function useListParams(maxSearch = 100): ListParams {
   const [params, setParams] = useSearchParams();
+  // What the last update asked for, and on which render's address. react-router hands a
+  // functional update this render's parameters, so two changes before the next render (two
+  // filters picked in quick succession on a busy machine) kept only the second: the first
+  // filter came back. A second update on the same render builds on the first's address.
+  const asked = useRef<{ on: URLSearchParams; next: URLSearchParams } | null>(null);
   const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
   const q = params.get('q') ?? '';
   const trimmed = q.trim().slice(0, maxSearch);
@@ -36,19 +41,16 @@ export function useListParams(maxSearch = 100): ListParams {
       const value = params.get(key);
       return allowed.find((a) => a === value);
     },
-    update: (changes, push = false) =>
-      setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          for (const [key, value] of Object.entries(changes)) {
-            if (value) next.set(key, value);
-            else next.delete(key);
-          }
-          if (!('page' in changes)) next.delete('page');
-          return next;
-        },
-        { replace: !push },
-      ),
+    update: (changes, push = false) => {
+      const next = new URLSearchParams(asked.current?.on === params ? asked.current.next : params);
+      for (const [key, value] of Object.entries(changes)) {
+        if (value) next.set(key, value);
+        else next.delete(key);
+      }
+      if (!('page' in changes)) next.delete('page');
+      asked.current = { on: params, next };
+      setParams(next, { replace: !push });
+    },
   };
 }
 
