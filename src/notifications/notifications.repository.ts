@@ -68,16 +68,16 @@ const TOPIC_CONDITION: Record<NotificationTopic, string> = {
 const ITEM_COLUMNS = `id, user_id AS "userId", workspace_id AS "workspaceId", kind, project_id AS "projectId", project_slug AS "projectSlug",
   ref_id AS "refId", form_name AS "formName", key_id AS "keyId", nonce, ciphertext, created_at AS "createdAt"`;
 
-/**
- * Every query on notification_preferences and notification_digest_items. The recipients
- * are read through the workspace's active memberships and the users' verified addresses,
- * so a person who left a workspace, or whose address is not confirmed, gets nothing.
- */
 /** SQL true when someone in the workspace opted in to `topic`: a superset of `NotificationsRepository.recipients` (the EventBus probe of the notifications listener). */
 export function optedInCondition(topic: NotificationTopic, workspace: string): string {
   return `EXISTS (SELECT 1 FROM notification_preferences p WHERE p.workspace_id = ${workspace} AND ${TOPIC_CONDITION[topic]})`;
 }
 
+/**
+ * Every query on notification_preferences and notification_digest_items. The recipients
+ * are read through the workspace's active memberships and the users' verified addresses,
+ * so a person who left a workspace, or whose address is not confirmed, gets nothing.
+ */
 @Injectable()
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -38,13 +38,6 @@ const mailAad = (sealId: string) => Buffer.from(`statichost-notification-digest-
 /** What binds a digest item's sealed content to its row and recipient. */
 const itemAad = (id: string, userId: string) => Buffer.from(`statichost-notification-digest:v1:${id}:${userId}`, 'utf8');
 
-/**
- * Mail notifications (issue 30): each person chooses, per workspace, mails about failed
- * production builds, domains that stopped verifying, and a digest of new leads and form
- * submissions. Listens on the event bus inside the emitter's transaction: an alert is a
- * mail queued in the outbox there and then; a lead or submission becomes one sealed digest
- * item per opted-in member, sent later by NotificationDigestJob.
- */
 /** The topic each event type is mailed under: what `onEvent` acts on (keep the two in step; a type missing here loses its mails on a form post). */
 const EVENT_TOPICS: Partial<Record<EventType, NotificationTopic>> = {
   'build.failed': 'build_failed',
@@ -53,6 +46,13 @@ const EVENT_TOPICS: Partial<Record<EventType, NotificationTopic>> = {
   'form.submitted': 'digest',
 };
 
+/**
+ * Mail notifications (issue 30): each person chooses, per workspace, mails about failed
+ * production builds, domains that stopped verifying, and a digest of new leads and form
+ * submissions. Listens on the event bus inside the emitter's transaction: an alert is a
+ * mail queued in the outbox there and then; a lead or submission becomes one sealed digest
+ * item per opted-in member, sent later by NotificationDigestJob.
+ */
 @Injectable()
 export class NotificationsService implements OnModuleInit {
   private secret: Buffer;

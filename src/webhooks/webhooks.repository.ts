@@ -27,12 +27,12 @@ export type WebhookPatch = Partial<
 
 export type AttemptRecord = Pick<WebhookDelivery, 'status' | 'attempts' | 'responseStatus' | 'responseBody' | 'latencyMs' | 'error' | 'lastAttemptAt'>;
 
-/** Every query on webhooks and webhook_deliveries; each carries the workspace id where a caller names a row. */
 /** SQL true when `WebhooksRepository.subscribed` would find an endpoint: the EventBus probe of the webhooks listener. */
 export function subscribedCondition(type: EventType, workspace: string): string {
   return `EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = ${workspace} AND enabled AND events && ARRAY['${type.replace(/'/g, "''")}', '*']::text[])`;
 }
 
+/** Every query on webhooks and webhook_deliveries; each carries the workspace id where a caller names a row. */
 @Injectable()
 export class WebhooksRepository {
   private readonly hydrateWebhook = lazyHydrator(() => this.dataSource, Webhook);
