@@ -161,7 +161,10 @@ describe('Request bodies and connections (e2e)', () => {
       expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'body_too_complex' });
       expect(res.body.message).toMatch(/100001 keys.*at most/);
       expect(res.text.length).toBeLessThan(2000);
-      expect(ms).toBeLessThan(1000);
+      // A guard against the defect, not a speed goal (those live in the benches): validating
+      // these keys took 7.5 s on a quiet machine; the refusal took 0.5 s with a full test run
+      // going beside it, and 1.1 s inside one (two workers and their browsers busy).
+      expect(ms).toBeLessThan(2500);
       expect(healthMs).toBeLessThan(1000);
     });
 
