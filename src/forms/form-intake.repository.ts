@@ -47,6 +47,42 @@ export interface CountedStore {
   spam: boolean | null;
 }
 
+/** The SQL snapshots' submission (tests/database/sql-snapshots): what both store statements are generated with. */
+function snapshotSubmission(f: { projectId: string; workspaceId: string; deploymentId: string }): Omit<NewSubmission, 'spam'> {
+  return {
+    id: 'fsub_sqlsnapshot',
+    formId: 'frm_sqlsnapshot',
+    projectId: f.projectId,
+    workspaceId: f.workspaceId,
+    deploymentId: f.deploymentId,
+    keyId: 'k1',
+    nonce: Buffer.alloc(12),
+    ciphertext: Buffer.alloc(16),
+    indexKeyId: 'i1',
+    searchTokens: [1],
+    spamReason: null,
+    leadId: null,
+    createdAt: new Date(0),
+  };
+}
+
+/**
+ * The counters' upsert of both store statements, from their `stored` CTE (`RETURNING id,
+ * spam`): this connection's slot of the form's counter rows (FormCounterShard). `form` and
+ * `createdAt` name the statement's parameters.
+ */
+function countStored(form: string, createdAt: string): string {
+  return `
+         INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
+         SELECT ${form}, pg_backend_pid() % ${FORM_COUNTER_SLOTS}, CASE WHEN s.spam THEN 0 ELSE 1 END, CASE WHEN s.spam THEN 1 ELSE 0 END, CASE WHEN s.spam THEN NULL ELSE ${createdAt}::timestamptz END
+         FROM stored s
+         ON CONFLICT (form_id, slot) DO UPDATE SET
+           submissions = c.submissions + EXCLUDED.submissions,
+           spam = c.spam + EXCLUDED.spam,
+           last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
+       `;
+}
+
 /** The queries of the form intake and of registering a deployment's forms (issue 30). */
 @Injectable()
 export class FormIntakeRepository {
@@ -107,25 +143,7 @@ export class FormIntakeRepository {
    */
   @GenerateSql({
     inTransaction: true,
-    params: (f) => [
-      f.manager,
-      {
-        id: 'fsub_sqlsnapshot',
-        formId: 'frm_sqlsnapshot',
-        projectId: f.projectId,
-        workspaceId: f.workspaceId,
-        deploymentId: f.deploymentId,
-        keyId: 'k1',
-        nonce: Buffer.alloc(12),
-        ciphertext: Buffer.alloc(16),
-        indexKeyId: 'i1',
-        searchTokens: [1],
-        spam: false,
-        spamReason: null,
-        leadId: null,
-        createdAt: new Date(0),
-      },
-    ],
+    params: (f) => [f.manager, { ...snapshotSubmission(f), spam: false }],
   })
   async storeSubmission(m: EntityManager, s: NewSubmission): Promise<boolean> {
     const rows = await preparedQuery(
@@ -136,16 +154,8 @@ export class FormIntakeRepository {
          SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
            (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
          FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f
-         RETURNING id
-       ), counted AS (
-         INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
-         SELECT $2, pg_backend_pid() % ${FORM_COUNTER_SLOTS}, CASE WHEN $11 THEN 0 ELSE 1 END, CASE WHEN $11 THEN 1 ELSE 0 END, CASE WHEN $11 THEN NULL ELSE $14::timestamptz END
-         FROM stored
-         ON CONFLICT (form_id, slot) DO UPDATE SET
-           submissions = c.submissions + EXCLUDED.submissions,
-           spam = c.spam + EXCLUDED.spam,
-           last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
-       )
+         RETURNING id, spam
+       ), counted AS (${countStored('$2', '$14')})
        SELECT id FROM stored`,
       [
         s.id,
@@ -181,21 +191,7 @@ export class FormIntakeRepository {
    */
   @GenerateSql({
     params: (f) => [
-      {
-        id: 'fsub_sqlsnapshot',
-        formId: 'frm_sqlsnapshot',
-        projectId: f.projectId,
-        workspaceId: f.workspaceId,
-        deploymentId: f.deploymentId,
-        keyId: 'k1',
-        nonce: Buffer.alloc(12),
-        ciphertext: Buffer.alloc(16),
-        indexKeyId: 'i1',
-        searchTokens: [1],
-        spamReason: null,
-        leadId: null,
-        createdAt: new Date(0),
-      },
+      snapshotSubmission(f),
       { key: 'form-submit:sqlsnapshot', nowMs: 0, windowMs: 60_000, max: 5 },
       `EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $4 AND enabled)`,
     ],
@@ -221,15 +217,7 @@ export class FormIntakeRepository {
            (SELECT l.id FROM leads l WHERE l.id = $12 AND l.project_id = $3 FOR KEY SHARE), $13
          FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f, verdict v
          RETURNING id, spam
-       ), counted AS (
-         INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
-         SELECT $2, pg_backend_pid() % ${FORM_COUNTER_SLOTS}, CASE WHEN s.spam THEN 0 ELSE 1 END, CASE WHEN s.spam THEN 1 ELSE 0 END, CASE WHEN s.spam THEN NULL ELSE $13::timestamptz END
-         FROM stored s
-         ON CONFLICT (form_id, slot) DO UPDATE SET
-           submissions = c.submissions + EXCLUDED.submissions,
-           spam = c.spam + EXCLUDED.spam,
-           last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
-       )
+       ), counted AS (${countStored('$2', '$13')})
        SELECT l.heard, r.points, r.expire, s.spam FROM listeners l LEFT JOIN rate r ON true LEFT JOIN stored s ON true`,
       [
         s.id,

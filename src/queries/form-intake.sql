@@ -15,11 +15,11 @@ WITH stored AS (
     SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
       (SELECT l.id FROM leads l WHERE l.id = $13 AND l.project_id = $3 FOR KEY SHARE), $14
     FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f
-    RETURNING id
+    RETURNING id, spam
   ), counted AS (
     INSERT INTO form_counters AS c (form_id, slot, submissions, spam, last_submission_at)
-    SELECT $2, pg_backend_pid() % 16, CASE WHEN $11 THEN 0 ELSE 1 END, CASE WHEN $11 THEN 1 ELSE 0 END, CASE WHEN $11 THEN NULL ELSE $14::timestamptz END
-    FROM stored
+    SELECT $2, pg_backend_pid() % 16, CASE WHEN s.spam THEN 0 ELSE 1 END, CASE WHEN s.spam THEN 1 ELSE 0 END, CASE WHEN s.spam THEN NULL ELSE $14::timestamptz END
+    FROM stored s
     ON CONFLICT (form_id, slot) DO UPDATE SET
       submissions = c.submissions + EXCLUDED.submissions,
       spam = c.spam + EXCLUDED.spam,
