@@ -40,6 +40,10 @@ export interface ManifestRow {
   content_type: string;
 }
 
+export interface DeploymentManifestRow extends ManifestRow {
+  deployment_id: string;
+}
+
 const SNAPSHOT_DEPLOYMENT = (f: { scratchProjectId: string; workspaceId: string }): NewDeployment => ({
   id: 'dep_sqlsnapshot000000000000000',
   projectId: f.scratchProjectId,
@@ -204,6 +208,17 @@ export class DeploymentsRepository {
       'manifest_rows',
       'SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1',
       [deploymentId],
+    );
+  }
+
+  /** Several deployments' files in one statement (the router's batched cold loads), each row with its deployment. */
+  @GenerateSql({ params: (f) => [[f.deploymentId]] })
+  manifestRowsOf(deploymentIds: string[]): Promise<DeploymentManifestRow[]> {
+    return preparedQuery<DeploymentManifestRow>(
+      this.dataSource,
+      'manifest_rows_of',
+      'SELECT deployment_id, path, sha256, size, content_type FROM deployment_files WHERE deployment_id = ANY($1::text[])',
+      [deploymentIds],
     );
   }
 

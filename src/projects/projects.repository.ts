@@ -50,6 +50,7 @@ function siteQuery(where: string): string {
 }
 
 const SITE_BY_SLUG = siteQuery('p.slug = $1');
+const SITES_BY_SLUGS = siteQuery('p.slug = ANY($1::text[])');
 
 /** A project's names at one point of a transaction (null when it does not exist). */
 export interface ProjectNames {
@@ -169,6 +170,12 @@ export class ProjectsRepository {
   async siteBySlug(slug: string): Promise<SiteRow | undefined> {
     const [row] = await preparedQuery<SiteRow>(this.dataSource, 'site_by_slug', SITE_BY_SLUG, [slug]);
     return row;
+  }
+
+  /** The sites of several slugs in one statement (the router's batched cold loads); slugs without a project have no row. */
+  @GenerateSql({ params: (f) => [[f.projectSlug, 'no-such-slug']] })
+  sitesBySlugs(slugs: string[]): Promise<SiteRow[]> {
+    return preparedQuery<SiteRow>(this.dataSource, 'sites_by_slugs', SITES_BY_SLUGS, [slugs]);
   }
 
   /** The site at a custom domain: pending and failed domains are not served. */

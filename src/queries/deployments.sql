@@ -53,6 +53,9 @@ INSERT INTO html_form_scans (sha256, forms, scanned_at)
 -- DeploymentsRepository.manifestRows
 SELECT path, sha256, size, content_type FROM deployment_files WHERE deployment_id = $1
 
+-- DeploymentsRepository.manifestRowsOf
+SELECT deployment_id, path, sha256, size, content_type FROM deployment_files WHERE deployment_id = ANY($1::text[])
+
 -- DeploymentsRepository.insert
 INSERT INTO "deployments"("id", "project_id", "workspace_id", "version", "status", "size_bytes", "file_count", "ttl", "expires_at", "created_by", "created_at", "rule_warnings", "forms") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING "created_at", "rule_warnings", "forms"
 

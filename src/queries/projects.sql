@@ -12,6 +12,12 @@ SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.slug = $1
 
+-- ProjectsRepository.sitesBySlugs
+SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
+         d.status, d.expires_at, d.forms
+  FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
+  WHERE p.slug = ANY($1::text[])
+
 -- ProjectsRepository.siteByVerifiedDomain
 SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version, p.password_hash, p.live_deployment_id,
          d.status, d.expires_at, d.forms

@@ -9,7 +9,7 @@ import { blobKey } from '../blobs/blob-store.service';
 import { BlobVariants, VARIANTS_BUDGET_SHARE } from '../blobs/blob-variants.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';
-import { DeploymentsRepository } from '../deployments/deployments.repository';
+import { type DeploymentManifestRow, DeploymentsRepository, type ManifestRow } from '../deployments/deployments.repository';
 import { MetricsService } from '../metrics/metrics.service';
 import { PreviewsRepository } from '../previews/previews.repository';
 import type { GateType, ProjectType } from '../projects/project.entity';
@@ -24,6 +24,7 @@ import { RULE_FILES, siteRuleNeeds } from '../shared/site-rules/resolve';
 import { MAX_RULE_FILE_BYTES, ParseResult } from '../shared/site-rules/rule-file';
 import { StorageProvider } from '../storage/storage.provider';
 import { ChargedMap, stringBytes } from './cache/charged-map';
+import { LoadBatches } from './cache/load-batches';
 import { LoadQueue } from './cache/load-queue';
 import { PackedManifest, type SiteFile, type SiteFiles } from './cache/packed-manifest';
 
@@ -125,6 +126,12 @@ export interface SiteState {
 }
 
 const RECONNECT_MS = 1000;
+/**
+ * Cold slug hosts read per statement at most. A site row is a few hundred bytes; past a few
+ * dozen per batch the fixed cost per statement is already small, and a larger batch
+ * only makes its first site wait for its last one's manifest.
+ */
+const SLUG_BATCH = 32;
 /** Never the current epoch: an entry cached while no listener ran, kept only as the outage fallback. */
 const STALE = -1;
 
@@ -192,6 +199,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** Lookups in flight, by cache key (see `lookup`). */
   private readonly loading = new Map<string, Promise<SiteState | null>>();
   private readonly loads: LoadQueue;
+  /** Cold `<slug>.<SITES_DOMAIN>` hosts, read several to a statement (see LoadBatches). */
+  private readonly slugLoads: LoadBatches<string, SiteState | null>;
   private listener?: Client;
   private listening = false;
   private closed = false;
@@ -218,6 +227,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     });
     // All but two of the pool's connections: cold loads never take every one from the API.
     this.loads = new LoadQueue(Math.max(1, config.DATABASE_POOL_SIZE - 2));
+    this.slugLoads = new LoadBatches<string, SiteState | null>(this.loads, (slugs) => this.readSlugs(slugs), null, SLUG_BATCH);
     metrics.watchSiteCache(() => ({ budget: this.budget, parts: { ...this.use(), variants: variants.knownBytes }, loads: this.loads }));
   }
 
@@ -318,13 +328,31 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     // A hit (nearly every request) allocates no loader closure.
     const cached = this.entries.get(key);
     if (cached !== undefined && cached.epoch === this.epoch) return cached.state;
-    return this.lookup(key, () => this.slugOrAlias(slug));
+    return this.lookup(key, (known) => this.slugLoads.get(slug, known));
   }
 
-  private async slugOrAlias(label: string): Promise<SiteState | null> {
-    const site = await this.site(this.projects.siteBySlug(label));
+  /**
+   * One batch of cold slug hosts: their rows in one statement, the manifests none holds in
+   * a second. A label that is no slug may be an alias.
+   */
+  private async readSlugs(labels: string[]): Promise<Map<string, Promise<SiteState | null>>> {
+    const rows = await this.projects.sitesBySlugs(labels);
+    this.readManifests(rows);
+    // Per site: one whose manifest cannot be read (a rule file lost from storage) fails alone, not its batch.
+    const states = new Map<string, Promise<SiteState | null>>();
+    for (const row of rows) {
+      states.set(row.slug, this.stateOf(row));
+    }
     // Every alias holds "--": other labels cost no second query.
-    if (site || !label.includes(PREVIEW_SEPARATOR)) return site;
+    for (const label of labels) {
+      if (!states.has(label) && label.includes(PREVIEW_SEPARATOR)) states.set(label, this.alias(label));
+    }
+    // The batch holds its load slot until its sites are read.
+    await Promise.allSettled(states.values());
+    return states;
+  }
+
+  private async alias(label: string): Promise<SiteState | null> {
     const row = await this.aliases.siteByLabel(label);
     if (!row) return null;
     return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
@@ -336,7 +364,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * cached too, so hosts that are no custom domain cost one query per invalidation.
    */
   byDomain(host: string): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`d:${host}`, () => this.site(this.projects.siteByVerifiedDomain(host)));
+    return this.lookup(`d:${host}`, (known) => this.loads.run(() => this.site(this.projects.siteByVerifiedDomain(host)), known));
   }
 
   /**
@@ -347,10 +375,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * Cached and invalidated with the project like bySlug: a gate change or a delete drops it.
    */
   byPreview(label: string, target: PreviewTarget): SiteState | null | Promise<SiteState | null> {
-    return this.lookup(`p:${label}`, () => this.queryPreview(label, target));
+    return this.lookup(`p:${label}`, (known) => this.loads.run(() => this.queryPreview(label, target), known));
   }
 
-  private lookup(key: string, read: () => Promise<SiteState | null>): SiteState | null | Promise<SiteState | null> {
+  /** `read` goes through the load bound (`loads`, or the batches that run in it); `known`: the host was served before. */
+  private lookup(key: string, read: (known: boolean) => Promise<SiteState | null>): SiteState | null | Promise<SiteState | null> {
     const cached = this.entries.get(key);
     if (cached !== undefined && cached.epoch === this.epoch) return cached.state;
     // Concurrent misses of one host share one load: on a cold cache under load (and
@@ -365,11 +394,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return load;
   }
 
-  private async load(key: string, read: () => Promise<SiteState | null>, known: boolean): Promise<SiteState | null> {
+  private async load(key: string, read: (known: boolean) => Promise<SiteState | null>, known: boolean): Promise<SiteState | null> {
     const generation = this.generation;
     let state: SiteState | null;
     try {
-      state = await this.loads.run(read, known);
+      state = await read(known);
     } catch (err) {
       const last = isDatabaseUnavailable(err) ? this.entries.get(key) : undefined;
       if (last === undefined) throw err;
@@ -406,7 +435,10 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   private async site(read: Promise<SiteRow | undefined>): Promise<SiteState | null> {
     const row = await read;
-    if (!row) return null;
+    return row ? this.stateOf(row) : null;
+  }
+
+  private async stateOf(row: SiteRow): Promise<SiteState> {
     return siteState(row, row.live_deployment_id ? await this.liveDeployment(row.live_deployment_id, row) : null);
   }
 
@@ -432,20 +464,61 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private manifest(deploymentId: string, forms: DeclaredForm[]): Promise<Manifest> {
     const held = this.manifests.get(deploymentId)?.deref();
     if (held) return Promise.resolve(held);
-    let loading = this.manifestLoads.get(deploymentId);
-    if (!loading) {
-      loading = this.readManifest(deploymentId, forms).finally(() => {
-        if (this.manifestLoads.get(deploymentId) === loading) this.manifestLoads.delete(deploymentId);
-      });
-      this.manifestLoads.set(deploymentId, loading);
+    return this.manifestLoads.get(deploymentId) ?? this.loadManifest(deploymentId, this.readManifest(deploymentId, forms));
+  }
+
+  /**
+   * Starts one read of the manifests of `rows`' live deployments that nobody holds or reads
+   * yet; `manifest()` then finds them loading.
+   */
+  private readManifests(rows: SiteRow[]): void {
+    const wanted = new Map<string, DeclaredForm[]>();
+    for (const row of rows) {
+      const id = row.live_deployment_id;
+      if (id && !wanted.has(id) && !this.manifests.get(id)?.deref() && !this.manifestLoads.has(id)) wanted.set(id, row.forms ?? []);
     }
-    return loading;
+    if (wanted.size === 0) return;
+    // One deployment: the statement of single reads (prepared, no grouping).
+    if (wanted.size === 1) {
+      const [[id, forms]] = wanted;
+      void this.manifest(id, forms);
+      return;
+    }
+    const read = this.deployments.manifestRowsOf([...wanted.keys()]).then((rows) => {
+      const byDeployment = new Map<string, DeploymentManifestRow[]>();
+      for (const row of rows) {
+        const list = byDeployment.get(row.deployment_id);
+        if (list) list.push(row);
+        else byDeployment.set(row.deployment_id, [row]);
+      }
+      return byDeployment;
+    });
+    for (const [id, forms] of wanted) {
+      void this.loadManifest(
+        id,
+        read.then((byDeployment) => this.buildManifest(id, forms, byDeployment.get(id) ?? [])),
+      );
+    }
+  }
+
+  /** Registers a manifest read in flight, so hosts of one deployment share it; forgotten when it ends. */
+  private loadManifest(deploymentId: string, loading: Promise<Manifest>): Promise<Manifest> {
+    const shared = loading.finally(() => {
+      if (this.manifestLoads.get(deploymentId) === shared) this.manifestLoads.delete(deploymentId);
+    });
+    this.manifestLoads.set(deploymentId, shared);
+    // Its reader may be another batch's site: an unread failure is not an unhandled rejection.
+    shared.catch(() => undefined);
+    return shared;
   }
 
   /** `forms` came with the site's row (the deployment's, which never change once committed). */
   private async readManifest(deploymentId: string, forms: DeclaredForm[]): Promise<Manifest> {
+    return this.buildManifest(deploymentId, forms, await this.deployments.manifestRows(deploymentId));
+  }
+
+  private async buildManifest(deploymentId: string, forms: DeclaredForm[], rows: ManifestRow[]): Promise<Manifest> {
     this.metrics.siteManifestLoads.inc();
-    const rows = await this.deployments.manifestRows(deploymentId);
     const entries = [];
     const ruleFiles = new Map<string, SiteFile>();
     for (const r of rows) {

@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
+
+import { blobKey } from '../../src/blobs/blob-store.service';
 import { DeploymentsRepository } from '../../src/deployments/deployments.repository';
 import { ProjectsRepository } from '../../src/projects/projects.repository';
 import { SiteCache } from '../../src/sites/site-cache.service';
+import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { createApiToken, registerUser } from '../helpers/identity';
@@ -39,7 +43,7 @@ describe('Site cache budget (e2e)', () => {
 
   it('serves every site correctly, round after round, with a budget too small to keep them all', async () => {
     // A call-through spy: the real query runs, the spy only counts it.
-    const rows = jest.spyOn(t.app.get(ProjectsRepository), 'siteBySlug');
+    const rows = jest.spyOn(t.app.get(ProjectsRepository), 'sitesBySlugs');
     for (let round = 0; round < 3; round++) {
       for (let n = 0; n < SITES; n++) {
         expect((await site(t, `budget-${n}`).get('/').expect(200)).text).toBe(page(n, 'home'));
@@ -57,7 +61,7 @@ describe('Site cache budget (e2e)', () => {
     expect(held).toBeLessThanOrEqual(budget);
     expect(sample(after, 'statichost_site_cache_bytes', { part: 'variants' })).toBeLessThanOrEqual(budget / 16);
     // Evicted sites came back from PostgreSQL: more reads of their rows than sites.
-    const reads = rows.mock.calls.filter(([slug]) => slug.startsWith('budget-')).length;
+    const reads = rows.mock.calls.flatMap(([slugs]) => slugs).filter((slug) => slug.startsWith('budget-')).length;
     rows.mockRestore();
     expect(reads).toBeGreaterThan(SITES);
   });
@@ -103,7 +107,7 @@ describe('Site cache budget (e2e)', () => {
     let reconnect!: () => void;
     const mayReconnect = new Promise<void>((resolve) => (reconnect = resolve));
     const projects = other.app.get(ProjectsRepository);
-    const readRow = projects.siteBySlug.bind(projects);
+    const readRows = projects.sitesBySlugs.bind(projects);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let read = false;
@@ -113,11 +117,11 @@ describe('Site cache budget (e2e)', () => {
       await t.dataSource.query('SELECT pg_terminate_backend($1)', [cache.listener!.processID]);
       await eventually(async () => expect(cache.listening).toBe(false));
       // The real read, then held: it sees the site before the deploy, and answers after the reconnect.
-      jest.spyOn(projects, 'siteBySlug').mockImplementation(async (slug) => {
-        const row = await readRow(slug);
+      jest.spyOn(projects, 'sitesBySlugs').mockImplementation(async (slugs) => {
+        const rows = await readRows(slugs);
         read = true;
         await released;
-        return row;
+        return rows;
       });
       const during = site(other, 'relisten').get('/');
       const answered = during.then((res) => res.text);
@@ -146,7 +150,7 @@ describe('Site cache budget (e2e)', () => {
     );
     const cold = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64', API_HOSTS: `localhost,127.0.0.1` } });
     // Call-through spies: the real queries run, the spies only count them.
-    const bySlug = jest.spyOn(cold.app.get(ProjectsRepository), 'siteBySlug');
+    const bySlug = jest.spyOn(cold.app.get(ProjectsRepository), 'sitesBySlugs');
     const byDomain = jest.spyOn(cold.app.get(ProjectsRepository), 'siteByVerifiedDomain');
     const repository = cold.app.get(DeploymentsRepository);
     const read = repository.manifestRows.bind(repository);
@@ -162,10 +166,52 @@ describe('Site cache budget (e2e)', () => {
         expect(res.status).toBe(200);
         expect(res.text).toBe('<h1>stampede</h1>');
       }
-      expect(bySlug.mock.calls).toEqual([['stampede']]);
+      expect(bySlug.mock.calls).toEqual([[['stampede']]]);
       expect(byDomain.mock.calls).toEqual([['www.stampede.test']]);
       // Two hosts, one deployment: one read of its files.
       expect(manifests.mock.calls).toEqual([[deployed.id]]);
+    } finally {
+      jest.restoreAllMocks();
+      await cold.close();
+    }
+  });
+
+  it('reads a burst of cold hosts a few to a statement: each site once, its files with the others, a broken one failing alone', async () => {
+    // A site whose `_redirects` object was lost from storage cannot be loaded: it fails, its batch must not.
+    const rules = '/burst-old /burst-new 301\n';
+    await deploySite(t, token, 'burst-broken', [
+      { path: 'index.html', content: 'broken' },
+      { path: '_redirects', content: rules },
+    ]);
+    await t.app.get(StorageProvider).delete(blobKey(createHash('sha256').update(rules).digest('hex')));
+    // A pool of 3 leaves cold loads one connection: the hosts asked while the first batch is read wait for the next.
+    const cold = await startTestApp({ sibling: t, env: { SITE_CACHE_MB: '64', DATABASE_POOL_SIZE: '3' } });
+    const projects = cold.app.get(ProjectsRepository);
+    const deployments = cold.app.get(DeploymentsRepository);
+    const readRows = projects.sitesBySlugs.bind(projects);
+    // The real read, held 200 ms: the other requests arrive while the first is in flight, however the machine schedules them.
+    const rows = jest
+      .spyOn(projects, 'sitesBySlugs')
+      .mockImplementation((slugs) => new Promise((resolve) => setTimeout(resolve, 200)).then(() => readRows(slugs)));
+    const batchedFiles = jest.spyOn(deployments, 'manifestRowsOf');
+    const singleFiles = jest.spyOn(deployments, 'manifestRows');
+    try {
+      const hosts = [...Array.from({ length: SITES }, (_, n) => `budget-${n}`), 'no-such-site-burst', 'burst-broken'];
+      const answers = await Promise.all(hosts.map((host) => site(cold, host).get('/about/')));
+      answers.forEach((res, n) => {
+        if (n < SITES) expect([res.status, res.text]).toEqual([200, page(n, 'about')]);
+      });
+      expect(answers[SITES].status).toBe(404);
+      expect(answers[SITES + 1].status).toBe(500);
+      const asked = rows.mock.calls.flatMap(([slugs]) => slugs);
+      expect([...asked].sort()).toEqual([...hosts].sort());
+      // The first host's batch, then (nearly always) one for the rest: at most a few statements for 13 hosts.
+      expect(rows.mock.calls.length).toBeLessThanOrEqual(4);
+      // Every deployment's files read once, most of them with other deployments'.
+      const filesRead = [...batchedFiles.mock.calls.flatMap(([ids]) => ids), ...singleFiles.mock.calls.map(([id]) => id)];
+      expect(filesRead).toHaveLength(SITES + 1);
+      expect(new Set(filesRead).size).toBe(SITES + 1);
+      expect(batchedFiles).toHaveBeenCalled();
     } finally {
       jest.restoreAllMocks();
       await cold.close();
