@@ -26,7 +26,7 @@
  * bench:serve-compare` (the same router path on one host, alternated rounds; goal >= 0.97x).
  *
  * Needs wrk and taskset (`apt-get install -y wrk util-linux`). Environment: BENCH_SITES,
- * BENCH_SECONDS (10), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
+ * BENCH_SECONDS (10), BENCH_ROUNDS (1: rounds per N on a fresh app each, medians reported), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
  * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
  * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it),
  * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app's one-host, cold and warm passes).
@@ -51,6 +51,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const COLD_LIMIT_SECONDS = Number(process.env.BENCH_COLD_LIMIT_SECONDS ?? 300);
 const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
 /**
+ * Rounds per N, each on a fresh app (one host, cold, warm): this VM's speed drifts by tens of
+ * per cent within a minute, so one round's ratio is a rough figure. Each figure is the median
+ * of its rounds; the warm ratio is the median of the rounds' own ratios.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+/**
  * BENCH_CPU_PROF=<dir>: CPU profiles of one host, the cold pass and the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap
  * snapshots after each (bench/sites-target.ts). A diagnostic mode: writing a snapshot raises the RSS the bench reads after it.
  */
@@ -61,9 +67,7 @@ const STOP_DELAY_MS = 10;
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
-interface Row {
-  sites: number;
-  seedMs: number;
+interface Round {
   oneHost: WrkResult;
   cold: WrkResult;
   warm: WrkResult;
@@ -71,6 +75,43 @@ interface Row {
   rssOneHostMb: number;
   rssWarmMb: number;
   siteCacheMb: number | null;
+}
+
+/** One N's rounds, and their medians (the warm ratio: the median of the rounds' ratios). */
+interface Row extends Round {
+  sites: number;
+  seedMs: number;
+  ratio: number;
+  rounds: Round[];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The round whose value of `of` is the median (the lower middle one of an even count). */
+function medianRound(rounds: Round[], of: (r: Round) => number): Round {
+  return [...rounds].sort((a, b) => of(a) - of(b))[(rounds.length - 1) >> 1];
+}
+
+function summary(sites: number, seedMs: number, rounds: Round[]): Row {
+  const last = rounds[rounds.length - 1];
+  return {
+    sites,
+    seedMs,
+    rounds,
+    oneHost: medianRound(rounds, (r) => r.oneHost.reqPerSec).oneHost,
+    cold: medianRound(rounds, (r) => r.cold.p99Ms).cold,
+    warm: medianRound(rounds, (r) => r.warm.reqPerSec).warm,
+    ratio: median(rounds.map((r) => r.warm.reqPerSec / r.oneHost.reqPerSec)),
+    warmQueriesPerRequest: median(rounds.map((r) => r.warmQueriesPerRequest)),
+    rssOneHostMb: median(rounds.map((r) => r.rssOneHostMb)),
+    // The largest: the goal bounds it.
+    rssWarmMb: Math.max(...rounds.map((r) => r.rssWarmMb)),
+    siteCacheMb: last.siteCacheMb,
+  };
 }
 
 /** Resident memory of a process, in MB (VmRSS from /proc). */
@@ -127,6 +168,7 @@ function checked(what: string, r: WrkResult): WrkResult {
 async function main(): Promise<void> {
   for (const cmd of ['wrk', 'taskset']) if (!have(cmd)) throw new Error(`${cmd} is required: apt-get install -y wrk util-linux`);
   if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_SITES must list positive integers: ${process.env.BENCH_SITES}`);
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS must be a positive integer: ${process.env.BENCH_ROUNDS}`);
   const root = await mkdtemp(join(tmpdir(), 'statichost-bench-sites-'));
   const dataDir = join(root, 'data');
   let stopPg: (() => Promise<void>) | undefined;
@@ -164,47 +206,12 @@ async function main(): Promise<void> {
       const seed = await seedSites(db, templateProjectId, seeded, n);
       seeded = n;
       console.error(`${n.toLocaleString('en')} sites: seeded ${seed.sites.toLocaleString('en')} more in ${(seed.ms / 1000).toFixed(1)} s; starting the app`);
-      const { child, info } = await start([]);
-      const port = info.port as number;
-      const pid = info.pid as number;
-      const url = `http://127.0.0.1:${port}/`;
-      const scripts = { one: join(root, 'one.lua'), pass: join(root, `pass-${n}.lua`), random: join(root, `random-${n}.lua`) };
-      await writeFile(scripts.one, luaScript('random', 1, port));
-      await writeFile(scripts.pass, luaScript('pass', n, port));
-      await writeFile(scripts.random, luaScript('random', n, port));
-      const wrk = (script: string, seconds: number) => runWrk({ url, seconds, connections: CONNECTIONS, script, core: WRK_CORE, timeoutSeconds: 30 });
-      checked('warm-up', await wrk(scripts.one, 2));
-      if (PROFILE) child.kill('SIGUSR2');
-      const oneHost = checked('one host', await wrk(scripts.one, SECONDS));
-      if (PROFILE) child.kill('SIGUSR1');
-      const rssOneHostMb = rssMb(pid);
-      console.error(`  one host ${Math.round(oneHost.reqPerSec)} req/s; first pass over ${n.toLocaleString('en')} sites…`);
-      if (PROFILE) child.kill('SIGUSR2');
-      const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS));
-      if (PROFILE) child.kill('SIGUSR1');
-      const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
-      if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
-      const before = await transactionsSoFar(databaseUrl);
-      if (PROFILE) child.kill('SIGUSR2');
-      const warm = checked('second pass', await wrk(scripts.random, SECONDS));
-      if (PROFILE) child.kill('SIGUSR1');
-      const after = await transactionsSoFar(databaseUrl);
-      const rssWarmMb = rssMb(pid);
-      // transactionsSoFar's own read is one of them.
-      const warmQueriesPerRequest = Math.max(0, after - before - 1) / warm.requests;
-      rows.push({
-        sites: n,
-        seedMs: seed.ms,
-        oneHost,
-        cold,
-        warm,
-        warmQueriesPerRequest,
-        rssOneHostMb,
-        rssWarmMb,
-        siteCacheMb: info.siteCacheMb as number | null,
-      });
-      console.error(`  first pass ${Math.round(cold.reqPerSec)} req/s, second pass ${Math.round(warm.reqPerSec)} req/s, RSS ${rssWarmMb.toFixed(0)} MB`);
-      await stopTarget(child);
+      const rounds: Round[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        if (ROUNDS > 1) console.error(`  round ${round} of ${ROUNDS}`);
+        rounds.push(await measure(n));
+      }
+      rows.push(summary(n, seed.ms, rounds));
     }
   } finally {
     await db?.end().catch(() => undefined);
@@ -213,6 +220,42 @@ async function main(): Promise<void> {
     await rm(root, { recursive: true, force: true });
   }
   report(rows);
+
+  /** One round at n sites: a fresh app (cold caches), one host, the cold pass, the warm pass. */
+  async function measure(n: number): Promise<Round> {
+    const databaseUrl = appEnv.DATABASE_URL;
+    const { child, info } = await start([]);
+    const port = info.port as number;
+    const pid = info.pid as number;
+    const url = `http://127.0.0.1:${port}/`;
+    const scripts = { one: join(root, 'one.lua'), pass: join(root, `pass-${n}.lua`), random: join(root, `random-${n}.lua`) };
+    await writeFile(scripts.one, luaScript('random', 1, port));
+    await writeFile(scripts.pass, luaScript('pass', n, port));
+    await writeFile(scripts.random, luaScript('random', n, port));
+    const wrk = (script: string, seconds: number) => runWrk({ url, seconds, connections: CONNECTIONS, script, core: WRK_CORE, timeoutSeconds: 30 });
+    checked('warm-up', await wrk(scripts.one, 2));
+    if (PROFILE) child.kill('SIGUSR2');
+    const oneHost = checked('one host', await wrk(scripts.one, SECONDS));
+    if (PROFILE) child.kill('SIGUSR1');
+    const rssOneHostMb = rssMb(pid);
+    console.error(`  one host ${Math.round(oneHost.reqPerSec)} req/s; first pass over ${n.toLocaleString('en')} sites…`);
+    if (PROFILE) child.kill('SIGUSR2');
+    const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS));
+    if (PROFILE) child.kill('SIGUSR1');
+    const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
+    if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
+    const before = await transactionsSoFar(databaseUrl);
+    if (PROFILE) child.kill('SIGUSR2');
+    const warm = checked('second pass', await wrk(scripts.random, SECONDS));
+    if (PROFILE) child.kill('SIGUSR1');
+    const after = await transactionsSoFar(databaseUrl);
+    const rssWarmMb = rssMb(pid);
+    // transactionsSoFar's own read is one of them.
+    const warmQueriesPerRequest = Math.max(0, after - before - 1) / warm.requests;
+    console.error(`  first pass ${Math.round(cold.reqPerSec)} req/s, second pass ${Math.round(warm.reqPerSec)} req/s, RSS ${rssWarmMb.toFixed(0)} MB`);
+    await stopTarget(child);
+    return { oneHost, cold, warm, warmQueriesPerRequest, rssOneHostMb, rssWarmMb, siteCacheMb: info.siteCacheMb as number | null };
+  }
 }
 
 function report(rows: Row[]): void {
@@ -227,26 +270,33 @@ function report(rows: Row[]): void {
         {
           'one host': `${k(r.oneHost.reqPerSec)} req/s, p99 ${r.oneHost.p99Ms.toFixed(1)} ms`,
           'first pass (cold)': `${k(r.cold.reqPerSec)}, p99 ${r.cold.p99Ms.toFixed(1)} ms${r.cold.requests < r.sites ? ' (stopped short)' : ''}`,
-          'second pass (warm)': `${k(r.warm.reqPerSec)} (${(r.warm.reqPerSec / r.oneHost.reqPerSec).toFixed(2)}x), p99 ${r.warm.p99Ms.toFixed(1)} ms`,
+          'second pass (warm)': `${k(r.warm.reqPerSec)} (${r.ratio.toFixed(2)}x), p99 ${r.warm.p99Ms.toFixed(1)} ms`,
           'warm queries/req': r.warmQueriesPerRequest.toFixed(2),
-          'socket errors': r.oneHost.errors + r.cold.errors + r.warm.errors,
+          'socket errors': r.rounds.reduce((sum, x) => sum + x.oneHost.errors + x.cold.errors + x.warm.errors, 0),
           'RSS one host / warm': `${r.rssOneHostMb.toFixed(0)} / ${r.rssWarmMb.toFixed(0)} MB`,
           seeded: `${(r.seedMs / 1000).toFixed(1)} s`,
         },
       ]),
     ),
   );
+  if (ROUNDS > 1) {
+    console.log(`medians of ${ROUNDS} rounds (a fresh app each); each round's one host / cold p99 / warm ratio:`);
+    for (const r of rows) {
+      const each = r.rounds.map((x) => `${k(x.oneHost.reqPerSec)} / ${x.cold.p99Ms.toFixed(0)} ms / ${(x.warm.reqPerSec / x.oneHost.reqPerSec).toFixed(2)}x`);
+      console.log(`  ${r.sites.toLocaleString('en')} sites: ${each.join(', ')}`);
+    }
+  }
   const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   const at = (n: number) => rows.find((r) => r.sites === n);
   const ten = at(10_000);
   const hundred = at(100_000);
   if (ten) {
-    const ratio = ten.warm.reqPerSec / ten.oneHost.reqPerSec;
+    const ratio = ten.ratio;
     console.log(`10,000 sites, warm ${ratio.toFixed(2)}x of one host (goal >= 0.9x): ${verdict(ratio >= 0.9)}`);
     console.log(`10,000 sites, cold p99 ${ten.cold.p99Ms.toFixed(1)} ms (goal <= 20 ms): ${verdict(ten.cold.p99Ms <= 20)}`);
   }
   if (hundred) {
-    const ratio = hundred.warm.reqPerSec / hundred.oneHost.reqPerSec;
+    const ratio = hundred.ratio;
     const budget = process.env.SITE_CACHE_MB ? ` (SITE_CACHE_MB=${process.env.SITE_CACHE_MB}, not the default budget)` : '';
     console.log(`100,000 sites, warm ${ratio.toFixed(2)}x of one host (goal >= 0.7x)${budget}: ${verdict(ratio >= 0.7)}`);
   }
