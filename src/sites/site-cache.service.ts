@@ -420,7 +420,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       entry.bytes += STATE_BYTES + (state.live?.bytes ?? 0);
       const grow = (bytes: number) => this.grow(key, state, bytes);
       state.resolved = new ChargedMap(ANSWER_BYTES, grow);
-      state.grants = new ChargedMap(GRANT_BYTES, grow);
+      // Only a gate reads grants; a state's gate is fixed (a gate change brings a new state).
+      if (state.gateType !== 'none') state.grants = new ChargedMap(GRANT_BYTES, grow);
       state.chargeAnswer = (answerKey) => grow(ANSWER_BYTES + stringBytes(answerKey));
     }
     this.entries.set(key, entry);
