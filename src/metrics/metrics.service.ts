@@ -165,7 +165,7 @@ export class MetricsService implements OnApplicationBootstrap {
     });
     new Gauge({
       name: 'statichost_site_cache_loads',
-      help: 'Cold site loads by state (active: reading PostgreSQL; waiting: queued behind the concurrency bound)',
+      help: 'Cold site loads by state (active: reading PostgreSQL; waiting: queued behind the concurrency bound); a batch of slug hosts is one load',
       labelNames: ['state'],
       registers: [this.registry],
       collect() {
