@@ -355,7 +355,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private async alias(label: string): Promise<SiteState | null> {
     const row = await this.aliases.siteByLabel(label);
     if (!row) return null;
-    return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
+    return this.previewState(row);
   }
 
   /**
@@ -439,6 +439,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return row ? this.stateOf(row) : null;
   }
 
+  /** A deployment served at a preview host (its own address, or a branch's or pull request's alias), whatever its status. */
+  private async previewState(row: Omit<SiteRow, 'live_deployment_id'> & { deployment_id: string }): Promise<SiteState> {
+    return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
+  }
+
   private async stateOf(row: SiteRow): Promise<SiteState> {
     return siteState(row, row.live_deployment_id ? await this.liveDeployment(row.live_deployment_id, row) : null);
   }
@@ -458,7 +463,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     const row = await this.deployments.previewSite(target);
     // Only the label the API hands out answers: no second address for one deployment.
     if (!row || previewLabel(row.slug, row.version, row.deployment_id) !== label) return null;
-    return { ...siteState(row, await this.liveDeployment(row.deployment_id, row)), preview: true };
+    return this.previewState(row);
   }
 
   /** A deployment's files and compiled rules, read once while any state holds them (deployments never change once committed). */
