@@ -14,6 +14,7 @@ import { QuotaService } from '../quotas/quota.service';
 import { SitePauses } from '../quotas/site-pauses.service';
 import type { GateEvent, RollupKind } from './analytics.entities';
 import { AnalyticsRepository, type RollupRow } from './analytics.repository';
+import { nextFlushAt } from './flush-pacing';
 import { addHash, emptySketch, mergeSparse, SparseSketch } from './hll';
 import { dayOf, hourOf, normalisePath, OTHER_PATH, referrerHost, statusClass } from './traffic';
 
@@ -94,6 +95,8 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   /** The UTC day of `dayStart`..`dayStart + DAY_MS`, formatted once a day rather than per page view. */
   private dayStart = -1;
   private dayKey = '';
+  /** performance.now() before which the timer does not flush (nextFlushAt). */
+  private pausedUntil = 0;
 
   constructor(
     config: AppConfig,
@@ -166,7 +169,21 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     return report ?? { rows: 0, sketches: 0 };
   }
 
+  /** A slow flush holds the timer's next ones back (flush-pacing.ts); an explicit flush() always runs. */
+  protected override dueOnTimer(): boolean {
+    return performance.now() >= this.pausedUntil;
+  }
+
   protected async work(): Promise<FlushReport> {
+    const started = performance.now();
+    try {
+      return await this.write();
+    } finally {
+      this.pausedUntil = nextFlushAt(started, performance.now());
+    }
+  }
+
+  private async write(): Promise<FlushReport> {
     await this.loadSecrets();
     const visitors = this.visitors;
     if (this.counts.size === 0 && this.earlier.length === 0 && visitors.size === 0) return { rows: 0, sketches: 0 };

@@ -18,7 +18,7 @@ export class AnalyticsController {
   @Endpoint({ id: 'getProjectAnalytics', scopes: ['read'] })
   @ApiOperation({
     summary:
-      'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)',
+      'Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late, up to 2 minutes after a slow flush)',
   })
   @ApiOkResponse({ type: AnalyticsDto })
   get(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: AnalyticsQueryDto): Promise<AnalyticsDto> {

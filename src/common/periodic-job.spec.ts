@@ -80,3 +80,36 @@ describe('PeriodicJob queues', () => {
     await Promise.all(both);
   });
 });
+
+describe('PeriodicJob timer', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('skips the ticks a job says are not due, and runs the next one that is', async () => {
+    jest.useFakeTimers();
+    const rounds: number[] = [];
+    class Paced extends PeriodicJob<void> {
+      due = true;
+      constructor() {
+        super('paced', 1);
+      }
+      protected override dueOnTimer(): boolean {
+        return this.due;
+      }
+      protected work(): Promise<void> {
+        rounds.push(Date.now());
+        return Promise.resolve();
+      }
+    }
+    const job = new Paced();
+    job.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(rounds).toHaveLength(1);
+    job.due = false;
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(rounds).toHaveLength(1);
+    job.due = true;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(rounds).toHaveLength(2);
+    await job.onModuleDestroy();
+  });
+});

@@ -73,6 +73,7 @@ export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModule
   onApplicationBootstrap(): void {
     if (this.intervalSeconds <= 0) return;
     this.timer = setInterval(() => {
+      if (!this.dueOnTimer()) return;
       this.trigger().catch((err) => this.logger.error(`run failed: ${(err as Error).message}`, (err as Error).stack));
     }, this.intervalSeconds * 1000);
     this.timer.unref();
@@ -81,6 +82,11 @@ export abstract class PeriodicJob<R> implements OnApplicationBootstrap, OnModule
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.running?.catch(() => undefined);
+  }
+
+  /** Whether the timer's tick runs a round (a job may pace itself; `trigger()` always runs one). */
+  protected dueOnTimer(): boolean {
+    return true;
   }
 
   /** Metrics hear of every round's outcome. */

@@ -1355,7 +1355,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late)
+         * Site traffic of a project: totals, a time series, top pages, referrers and 404s, and the gate funnel (UTC; counts reach this up to ANALYTICS_FLUSH_SECONDS late, up to 2 minutes after a slow flush)
          * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["getProjectAnalytics"];
