@@ -266,6 +266,31 @@ export async function transactionsSoFar(url: string): Promise<number> {
 }
 
 /**
+ * Waits until no other session of the database of `url` runs a statement (two reads 100 ms
+ * apart), at most `maxMs`; returns how long it waited. A bench whose load generator shares
+ * its core with PostgreSQL calls it between passes, so that the writes one pass caused (an
+ * analytics flush of every site it asked for) do not slow the next pass's load generator.
+ */
+export async function waitForQuietDatabase(url: string, maxMs: number): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  const start = performance.now();
+  try {
+    let quiet = 0;
+    while (quiet < 2 && performance.now() - start < maxMs) {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND datname = current_database()",
+      );
+      quiet = rows[0].n === 0 ? quiet + 1 : 0;
+      if (quiet < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return performance.now() - start;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Pins a PostgreSQL server (and, by inheritance, every backend it starts later) to `core`,
  * so that it never takes CPU from a server pinned elsewhere, and ranks it above whatever
  * else runs there (nice -10; root only, else left as it is): on a shared core a query
