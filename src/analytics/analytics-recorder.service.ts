@@ -28,21 +28,40 @@ type Row = RollupRow;
  * One project's counts of one hour since the last flush. A request finds its row in
  * the project's own small maps by the target as received: no key strings built per
  * request, and no instance-wide map that grows (and rehashes) with every site served
- * between two flushes (100,000 sites served once each per flush, issue 35).
+ * between two flushes (100,000 sites served once each per flush, issue 35). Most projects
+ * of such an instance are asked one target between two flushes: the first target's row is
+ * kept inline, and the maps come with a second one (kept until the flush, each project's
+ * objects outlive the young generation: fewer of them, less for the collector to copy).
  */
 interface ProjectHour {
   projectId: string;
   hour: number;
-  /** Request target as received → its path rows by status class (HOT_URLS_MAX across projects). */
-  urls: Map<string, (Row | undefined)[]>;
-  /** Normalised path → its rows by status class: MAX_PATHS_PER_FLUSH paths, then OTHER_PATH. */
-  paths: Map<string, (Row | undefined)[]>;
+  /** The first request target counted, and its `path` row (of its status class). */
+  firstUrl: string;
+  firstRow: Row | undefined;
+  /** Request target as received → its path rows by status class (HOT_URLS_MAX across projects); from the second target on. */
+  urls: Map<string, (Row | undefined)[]> | undefined;
+  /** Normalised path → its rows by status class: MAX_PATHS_PER_FLUSH paths, then OTHER_PATH; from the second target on. */
+  paths: Map<string, (Row | undefined)[]> | undefined;
   /** Distinct paths counted (OTHER_PATH aside). */
   pathCount: number;
   /** The other kinds' rows (referrer, not_found, gate) by `kind\tkey`. */
   other: Map<string, Row> | undefined;
-  /** Every row above, once: what a flush writes. */
-  rows: Row[];
+  /** Every row above but firstRow, once: what a flush writes (with firstRow, collectRows). */
+  rows: Row[] | undefined;
+}
+
+/** A project-hour past its first target. */
+type MappedProjectHour = ProjectHour & { urls: Map<string, (Row | undefined)[]>; paths: Map<string, (Row | undefined)[]> };
+
+function rowOf(counts: ProjectHour, kind: RollupKind, key: string, statusClass: number): Row {
+  return { projectId: counts.projectId, hour: counts.hour, kind, key, statusClass, requests: 0, pageViews: 0, botRequests: 0, bytes: 0 };
+}
+
+/** Appends every row of `counts` to `into`, each once. */
+function collectRows(counts: ProjectHour, into: Row[]): void {
+  if (counts.firstRow !== undefined) into.push(counts.firstRow);
+  if (counts.rows !== undefined) for (const row of counts.rows) into.push(row);
 }
 
 export interface FlushReport {
@@ -222,14 +241,46 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     let counts = this.counts.get(projectId);
     if (counts !== undefined && counts.hour === hour) return counts;
     // A new hour (or a clock set back): the old hour's rows wait for the flush as they are.
-    if (counts !== undefined) for (const row of counts.rows) this.earlier.push(row);
-    counts = { projectId, hour, urls: new Map(), paths: new Map(), pathCount: 0, other: undefined, rows: [] };
+    if (counts !== undefined) collectRows(counts, this.earlier);
+    counts = { projectId, hour, firstUrl: '', firstRow: undefined, urls: undefined, paths: undefined, pathCount: 0, other: undefined, rows: undefined };
     this.counts.set(projectId, counts);
     return counts;
   }
 
-  /** The `path` row of a request target: two small-map lookups for a target seen since the last flush. */
+  /** The `path` row of a request target: a comparison, or two small-map lookups, for a target seen since the last flush. */
   private pathRow(counts: ProjectHour, url: string, cls: number): Row {
+    const first = counts.firstRow;
+    if (first === undefined) {
+      // MAX_PATHS_PER_FLUSH is more than one: the first path is always its own.
+      counts.pathCount = 1;
+      counts.firstUrl = url;
+      return (counts.firstRow = rowOf(counts, 'path', normalisePath(url), cls));
+    }
+    if (counts.urls === undefined) {
+      if (url === counts.firstUrl && cls === first.statusClass) return first;
+      this.addMaps(counts, first);
+    }
+    return this.mappedPathRow(counts as MappedProjectHour, url, cls);
+  }
+
+  /** The maps of a project's second target on, holding its first. */
+  private addMaps(counts: ProjectHour, first: Row): void {
+    const byClass: (Row | undefined)[] = [];
+    byClass[first.statusClass] = first;
+    counts.paths = new Map([[first.key, byClass]]);
+    counts.urls = new Map();
+    if (this.hotSize >= HOT_URLS_MAX) return;
+    this.hotSize++;
+    if (counts.firstUrl === first.key) {
+      counts.urls.set(first.key, byClass);
+    } else {
+      const fresh: (Row | undefined)[] = [];
+      fresh[first.statusClass] = first;
+      counts.urls.set(counts.firstUrl, fresh);
+    }
+  }
+
+  private mappedPathRow(counts: MappedProjectHour, url: string, cls: number): Row {
     const known = counts.urls.get(url)?.[cls];
     if (known !== undefined) return known;
     let path = normalisePath(url);
@@ -271,8 +322,8 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   }
 
   private newRow(counts: ProjectHour, kind: RollupKind, key: string, statusClass: number): Row {
-    const row: Row = { projectId: counts.projectId, hour: counts.hour, kind, key, statusClass, requests: 0, pageViews: 0, botRequests: 0, bytes: 0 };
-    counts.rows.push(row);
+    const row = rowOf(counts, kind, key, statusClass);
+    (counts.rows ??= []).push(row);
     return row;
   }
 
@@ -281,7 +332,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     const rows = this.earlier;
     // Rows put back by a failed flush, or a clock set back, can repeat a key the live counts have.
     const merge = rows.length > 0;
-    for (const counts of this.counts.values()) for (const row of counts.rows) rows.push(row);
+    for (const counts of this.counts.values()) collectRows(counts, rows);
     this.counts = new Map();
     this.earlier = [];
     this.hotSize = 0;

@@ -93,6 +93,28 @@ describe('Analytics recorder: what a flush writes (e2e)', () => {
     expect(await rows('analytics_daily', id, 'total')).toEqual([{ t: '2026-11-20', key: '', requests: 4 }]);
   });
 
+  it('counts a project’s first target, its other status classes and the same path asked another way in the same rows', async () => {
+    const id = await project('first-target');
+    hit(id, '/a?ref=1'); // the project's first target: its row is kept inline
+    hit(id, '/a?ref=1');
+    hit(id, '/a?ref=1', 404); // the same target, another status class
+    hit(id, '/a'); // another target, the same path and class as the first
+    hit(id, '/a?ref=1');
+    hit(id, '/b');
+    await recorder.flush();
+
+    const byClass = await t.dataSource.query(
+      `SELECT key, status_class, requests::int AS requests FROM analytics_hourly WHERE project_id = $1 AND kind = 'path' ORDER BY key, status_class`,
+      [id],
+    );
+    expect(byClass).toEqual([
+      { key: '/a', status_class: 2, requests: 4 },
+      { key: '/a', status_class: 4, requests: 1 },
+      { key: '/b', status_class: 2, requests: 1 },
+    ]);
+    expect(await rows('analytics_hourly', id, 'not_found')).toEqual([{ t: '2026-11-20T10:00Z', key: '/a', requests: 1 }]);
+  });
+
   it('writes each hour’s counts under their own hour when an hour ends between two flushes, or the clock is set back', async () => {
     const one = await project('hours-one');
     const two = await project('hours-two');
