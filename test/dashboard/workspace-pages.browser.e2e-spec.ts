@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, phonePage } from '../helpers/browser';
+import { ARTIFACTS, confirmInDialog, expectAccessible, goToSection, launchBrowser, phonePage } from '../helpers/browser';
 import { cookieFrom, emailGatedProject, submitEmail } from '../helpers/email-gate';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
 import { deploySite, site } from '../helpers/sites';
@@ -184,7 +184,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByText(token).waitFor({ state: 'detached' });
     expect(await page.getByText(token).count()).toBe(0);
     await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await confirmInDialog(page, 'Revoke token');
     await page.getByRole('row', { name: /CI deploys/ }).waitFor({ state: 'detached' });
     expect((await t.http().get('/v1/me').set(bearer(token))).status).toBe(401);
   });
@@ -218,7 +218,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
 
     // Withdrawing the invitation works.
     await page.getByRole('button', { name: 'Withdraw the invitation of new.colleague@example.test' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
+    await confirmInDialog(page, 'Withdraw');
     await page.getByRole('row', { name: /new\.colleague/ }).waitFor({ state: 'detached' });
   });
 
@@ -288,7 +288,7 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
 
     await page.getByRole('button', { name: 'Erase visitor1@example.test' }).click();
     await expectAccessible(page, 'erase-dialog');
-    await page.getByRole('dialog').getByRole('button', { name: 'Erase the lead' }).click();
+    await confirmInDialog(page, 'Erase the lead');
     await page.getByRole('row', { name: /^visitor1@example\.test/ }).waitFor({ state: 'detached' });
     const left = await t.http().get(`/projects/${projectId}/gate/leads`).query({ search: 'visitor1@' }).set(asUser(owner)).expect(200);
     expect(left.body.meta.total).toBe(0);

@@ -117,6 +117,16 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
     window.scrollTo(0, 0);
     return at;
   });
+  // A dialog or a toast fades in: axe measuring contrast mid-animation sees half-transparent
+  // text. What a reader is left looking at is the end state, so that is what gets checked.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   const result = await new AxeBuilder({ page }).options({ rules: { 'target-size': { enabled: true } } }).analyze();
   await page.evaluate((y) => window.scrollTo(0, y), scrolled);
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -197,4 +207,16 @@ export async function switchWorkspace(page: Page, name: string | RegExp): Promis
 export async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Account menu' }).click();
   await page.getByRole('menuitem', { name: 'Sign out' }).click();
+}
+
+/**
+ * Presses a button in the open confirmation dialog and waits until the dialog has closed
+ * (the dashboard closes it when the API has answered). While a modal is open, React Aria
+ * hides the page behind it from the accessibility tree, so a `getByRole` wait for a row to
+ * be gone would pass at once, before the request has even been answered.
+ */
+export async function confirmInDialog(page: Page, name: string): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name }).click();
+  await dialog.waitFor({ state: 'detached' });
 }
