@@ -147,6 +147,33 @@ describe('Themes, toasts and dialogs of the dashboard (e2e)', () => {
     }
   });
 
+  it('moves nothing for a visitor who asked for reduced motion: drawer, menus, dialogs and toasts appear at once', async () => {
+    /** The animation each animated element of the dashboard gets, on elements made to match their rules. */
+    const animations = (page: Page) =>
+      page.evaluate(() =>
+        ['drawer', 'popover', 'modal-overlay', 'toast'].map((className) => {
+          const el = document.createElement('div');
+          el.className = className;
+          el.setAttribute('data-entering', '');
+          document.body.append(el);
+          const name = getComputedStyle(el).animationName;
+          el.remove();
+          return `${className}: ${name}`;
+        }),
+      );
+    const moving = await open(browser.browser, 'light');
+    const still = await phonePage(browser.browser, [], { reducedMotion: 'reduce' });
+    try {
+      expect(await animations(moving.page)).toEqual(['drawer: slide-in', 'popover: pop-in', 'modal-overlay: fade-in', 'toast: pop-in']);
+      await signInThroughDashboard(still.page, origin(), owner);
+      expect(await animations(still.page)).toEqual(['drawer: none', 'popover: none', 'modal-overlay: none', 'toast: none']);
+      expect(moving.errors).toEqual([]);
+    } finally {
+      await moving.context.close();
+      await still.context.close();
+    }
+  });
+
   it('the delete dialog keeps focus inside, Escape closes it, and the result is a status toast; no <style> is injected', async () => {
     const { context, page, errors } = await open(browser.browser, 'light');
     try {
