@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, goToSection, launchBrowser, mainNavigation, signOut } from '../helpers/browser';
+import { ARTIFACTS, confirmInDialog, expectAccessible, goToSection, launchBrowser, mainNavigation, signOut } from '../helpers/browser';
 import { addMember, mailedToken, registerUser, uniqueEmail, verifyEmail } from '../helpers/identity';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
@@ -143,8 +143,7 @@ describe('The dashboard in a real browser (e2e)', () => {
     await page.getByRole('button', { name: 'Promote v1' }).click();
     await page.getByRole('dialog').getByText('Make v1 live?').waitFor();
     await expectAccessible(page, 'promote-dialog');
-    await page.getByRole('dialog').getByRole('button', { name: 'Promote' }).click();
-    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await confirmInDialog(page, 'Promote');
     // Both say so once their data is refetched: the project's header and v1's row (which comes first varies).
     await page.getByRole('paragraph').getByText('v1 live').waitFor();
     await page.getByRole('cell', { name: 'v1 live' }).waitFor();

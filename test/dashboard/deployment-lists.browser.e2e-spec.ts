@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { LeadsService } from '../../src/leads/leads.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { ARTIFACTS, expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
+import { ARTIFACTS, confirmInDialog, expectAccessible, expectNoHorizontalScroll, launchBrowser, phonePage, signInThroughDashboard } from '../helpers/browser';
 import { emailGatedProject } from '../helpers/email-gate';
 import { eventually } from '../helpers/eventually';
 import { createApiToken, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
@@ -195,8 +195,7 @@ describe('The deployments and leads lists, in the browser (e2e)', () => {
       await caption().getByText('1–1 of 1 deployment matching “v59”').waitFor();
       await page.getByRole('button', { name: 'Promote v59' }).click();
       await page.getByRole('dialog').getByText('Make v59 live?').waitFor();
-      await page.getByRole('dialog').getByRole('button', { name: 'Promote' }).click();
-      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      await confirmInDialog(page, 'Promote');
       await eventually(async () => expect(await rows().first().locator('.badge').textContent()).toBe('live'));
       expect(params().get('q')).toBe('v59');
       await page.goto(`${deploymentsUrl()}?status=live`);
