@@ -43,6 +43,9 @@ const ROOT = resolve(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
+/** BENCH_MODE: `both` (default), `alternating` or `side` (side by side only). */
+const MODE = process.env.BENCH_MODE ?? 'both';
+if (!['both', 'alternating', 'side'].includes(MODE)) throw new Error(`BENCH_MODE must be both, alternating or side, not ${MODE}`);
 const NICE = process.env.BENCH_NICE === undefined ? undefined : Number(process.env.BENCH_NICE);
 const BROWSER_UA = 'User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
 // As bench:serve's files. wrk asks for no encoding, so both builds send identity bytes.
@@ -132,15 +135,45 @@ async function startTarget(label: Target['label'], root: string, env: Record<str
   };
 }
 
-async function measure(target: Target, row: Row, seconds: number): Promise<Run> {
+function wrkHeaders(target: Target, row: Row): string[] {
   const headers = [`Host: ${row.slug}.localhost:${target.port}`, BROWSER_UA];
   if (row.gated) headers.push(`Cookie: ${target.cookie}`);
+  return headers;
+}
+
+async function measure(target: Target, row: Row, seconds: number): Promise<Run> {
+  const headers = wrkHeaders(target, row);
   const cpuBefore = cpuMs(target.pid);
   const r = await runWrk({ url: `http://127.0.0.1:${target.port}${row.path}`, seconds, connections: CONNECTIONS, headers, core: 1, nice: NICE });
   const cpu = cpuMs(target.pid) - cpuBefore;
   if (r.non2xx > 0) throw new Error(`${target.label} ${row.name}: ${r.non2xx} answers were not 2xx or 3xx`);
   if (r.requests === 0) throw new Error(`${target.label} ${row.name}: no requests answered`);
   return { reqPerSec: r.reqPerSec, p99Ms: r.p99Ms, cpuUsPerRequest: (cpu * 1000) / r.requests };
+}
+
+/**
+ * Both builds loaded at the same time, each by its own wrk with CONNECTIONS connections:
+ * the scheduler gives the two busy servers core 0 in turns of a few milliseconds, so a slow
+ * stretch of the machine falls on both alike, and their answers in the same seconds compare
+ * what one answer costs each. Returns current's requests over baseline's.
+ */
+async function sideBySide(baseline: Target, current: Target, row: Row, seconds: number, currentFirst: boolean): Promise<{ ratio: number; cpuRatio: number }> {
+  const before = [cpuMs(baseline.pid), cpuMs(current.pid)];
+  const load = (t: Target) =>
+    runWrk({ url: `http://127.0.0.1:${t.port}${row.path}`, seconds, connections: CONNECTIONS, headers: wrkHeaders(t, row), core: 1, nice: NICE });
+  // Which wrk starts first swaps every round, as the alternating runs' order does.
+  const [b, c] = currentFirst
+    ? await Promise.all([load(current), load(baseline)]).then(([cc, bb]) => [bb, cc])
+    : await Promise.all([load(baseline), load(current)]);
+  const cpu = [cpuMs(baseline.pid) - before[0], cpuMs(current.pid) - before[1]];
+  for (const [label, r] of [
+    ['baseline', b],
+    ['current', c],
+  ] as const) {
+    if (r.non2xx > 0) throw new Error(`${label} ${row.name}: ${r.non2xx} answers were not 2xx or 3xx`);
+    if (r.requests === 0) throw new Error(`${label} ${row.name}: no requests answered`);
+  }
+  return { ratio: c.requests / b.requests, cpuRatio: cpu[1] / c.requests / (cpu[0] / b.requests) };
 }
 
 /** One GET through node's client, for a status check before measuring (wrk does not show them). */
@@ -169,6 +202,7 @@ async function main(): Promise<void> {
   const current = git(['rev-parse', '--short=12', 'HEAD']) + (git(['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '');
   const targets: Target[] = [];
   const runs = new Map<string, Run[]>();
+  const paired = new Map<string, { ratio: number; cpuRatio: number }[]>();
   try {
     // Both get the same settings: a commit before these features ignores them, a later one (a
     // before/after of a change) then runs with every feature on as well.
@@ -183,7 +217,7 @@ async function main(): Promise<void> {
       }
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
-      for (const row of ROWS)
+      for (const row of MODE === 'side' ? [] : ROWS)
         for (const t of order) {
           const run = await measure(t, row, SECONDS);
           const key = `${row.name}\t${t.label}`;
@@ -192,10 +226,22 @@ async function main(): Promise<void> {
             `round ${round + 1}/${ROUNDS} ${row.name.padEnd(26)} ${t.label.padEnd(8)} ${Math.round(run.reqPerSec)} req/s, p99 ${run.p99Ms.toFixed(2)} ms, ${run.cpuUsPerRequest.toFixed(1)} µs CPU/request`,
           );
         }
+      for (const row of MODE === 'alternating' ? [] : ROWS) {
+        const pair = await sideBySide(targets[0], targets[1], row, SECONDS, round % 2 === 1);
+        paired.set(row.name, [...(paired.get(row.name) ?? []), pair]);
+        console.log(
+          `round ${round + 1}/${ROUNDS} ${row.name.padEnd(26)} side by side${round % 2 === 1 ? ' (current first)' : ''}: current/baseline ${pair.ratio.toFixed(3)}x requests, ${pair.cpuRatio.toFixed(3)}x CPU/request`,
+        );
+      }
     }
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
   }
+  if (MODE !== 'side') reportAlternating(runs, current);
+  if (MODE !== 'alternating') reportSideBySide(paired);
+}
+
+function reportAlternating(runs: Map<string, Run[]>, current: string): void {
   console.log(
     `\nbench:serve-compare — baseline ${process.env.BENCH_BASELINE ?? 'e4f4188'} vs current ${current}; ${ROUNDS} rounds × ${SECONDS} s, ${CONNECTIONS} connections, servers on core 0, wrk on core 1`,
   );
@@ -220,7 +266,25 @@ async function main(): Promise<void> {
       };
   }
   console.table(table);
-  console.log(`current >= 0.97x of baseline req/s on every row: ${allMet ? 'MET' : 'MISSED'}`);
+  console.log(`current >= 0.97x of baseline req/s on every row, alternating: ${allMet ? 'MET' : 'MISSED'}`);
+}
+
+function reportSideBySide(paired: Map<string, { ratio: number; cpuRatio: number }[]>): void {
+  const sideTable: Record<string, Record<string, string>> = {};
+  let sideMet = true;
+  for (const row of ROWS) {
+    const pairs = paired.get(row.name)!;
+    const ratios = pairs.map((p) => p.ratio);
+    sideMet &&= median(ratios) >= 0.97;
+    sideTable[row.name] = {
+      'current/baseline requests (median)': `${median(ratios).toFixed(3)}x`,
+      range: `${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}`,
+      'CPU/request (median)': `${median(pairs.map((p) => p.cpuRatio)).toFixed(3)}x`,
+    };
+  }
+  console.log(`\nside by side — both servers loaded at once on core 0, ${CONNECTIONS} connections each, ${ROUNDS} rounds × ${SECONDS} s`);
+  console.table(sideTable);
+  console.log(`current >= 0.97x of baseline requests on every row, side by side: ${sideMet ? 'MET' : 'MISSED'}`);
 }
 
 main().catch((err) => {
