@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { addressKey } from './address-prefix';
 import { isForwarded, isLoopback } from './client-address';
 import type { CommonErrorCode, ErrorBody } from './errors';
+import { watchIdleConnections } from './idle-connections';
 import { lingerOnClose } from './lingering-close';
 
 export interface ConnectionTimeouts {
@@ -31,26 +32,22 @@ export function checkingIntervalMs(t: Pick<ConnectionTimeouts, 'headersMs' | 're
 /**
  * Bounds how long a client may hold a connection without sending its request. Node's
  * own headersTimeout and requestTimeout answer 408 and close (a slowloris of headers or
- * of body cannot outlast them); the idle timeout is ours, since Node's `server.timeout`
- * would also cut a request the server itself is slow to answer (a big deploy).
+ * of body cannot outlast them); the idle timeout is ours (idle-connections.ts), since
+ * Node's `server.timeout` would also cut a request the server itself is slow to answer (a
+ * big deploy), and costs a timer refresh on every read and write of every connection.
  */
 export function applyConnectionTimeouts(server: Server, t: ConnectionTimeouts): void {
   server.headersTimeout = t.headersMs;
   server.requestTimeout = t.requestMs;
+  // An idle keep-alive connection: Node closes it after this, as it does by default.
   server.keepAliveTimeout = t.keepAliveMs;
   // Read when the server starts listening (the checking timer starts then).
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkingIntervalMs(t);
-  // Node arms this on every connection, and re-arms it on each keep-alive request that follows
-  // (the keep-alive timeout stands in between requests), so nothing needs doing per request.
-  server.timeout = t.idleMs;
-  // One listener on the server instead of one per response (a closure and a listener per
-  // request was a few per cent of a cached site answer): with it, Node destroys no socket
-  // itself, so this chooses per case. The response in flight is the socket's `_httpMessage`.
-  server.on('timeout', (socket: Socket) => {
+  server.timeout = 0;
+  watchIdleConnections(server, t.idleMs, (socket) => {
+    // The response in flight is the socket's `_httpMessage`.
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    // No answer under way: an idle keep-alive connection, closed as Node would.
-    if (!res?.req) socket.destroy();
-    else onIdle(res.req, res, t.idleMs);
+    if (res?.req) onIdle(res.req, res, t.idleMs);
   });
 }
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { bearer, createApiToken, registerUser } from '../helpers/identity';
+import { deploySite, siteHost } from '../helpers/sites';
 import { head, rawRequest, trickle } from './raw-http';
 
 jest.setTimeout(30_000);
@@ -300,5 +301,38 @@ describe('Connection timeouts and big bodies (e2e)', () => {
       .expect(201);
     const files = Array.from({ length: 20 }, (_, i) => ({ path: `f${i}.txt`, content: String(i).repeat(MB / String(i).length) }));
     await t.http().post('/v1/deployments').set(bearer(token)).send({ project_slug: 'big-one', files }).expect(201);
+  });
+
+  it('closes a connection whose client stops reading an answer, after the idle timeout', async () => {
+    await deploySite(t, token, 'slow-reader', [{ path: 'big.txt', content: 'x'.repeat(16 * MB) }]);
+    const serverSide = new Promise<Socket>((done) => {
+      const onConnection = (socket: Socket) => {
+        if (socket.remotePort !== client.localPort) return;
+        t.server.off('connection', onConnection);
+        done(socket);
+      };
+      t.server.on('connection', onConnection);
+    });
+    const client = connect(t.port, '127.0.0.1');
+    client.on('error', () => undefined);
+    await new Promise((done) => client.on('connect', done));
+    // Never read: the answer fills the socket buffers and stops moving.
+    client.pause();
+    client.write(`GET /big.txt HTTP/1.1\r\nHost: ${siteHost(t, 'slow-reader')}\r\n\r\n`);
+    const socket = await serverSide;
+    const started = Date.now();
+    await new Promise((done) => (socket.destroyed ? done(null) : socket.once('close', done)));
+    expect(Date.now() - started).toBeLessThan(6000);
+    client.destroy();
+  });
+
+  it('closes a connection that never sends a byte, after the headers timeout', async () => {
+    const client = connect(t.port, '127.0.0.1');
+    client.on('error', () => undefined);
+    // Reading (nothing arrives) is what lets the client see the server's close.
+    client.resume();
+    const started = Date.now();
+    await new Promise((done) => client.on('close', done));
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
