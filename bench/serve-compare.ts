@@ -207,7 +207,8 @@ async function main(): Promise<void> {
     // Both get the same settings: a commit before these features ignores them, a later one (a
     // before/after of a change) then runs with every feature on as well.
     targets.push(await startTarget('baseline', baselineDir, ALL_FEATURES));
-    targets.push(await startTarget('current', ROOT, ALL_FEATURES));
+    // BENCH_CURRENT_ENV='{"ANALYTICS_ENABLED":"false"}': this checkout with a feature off, to see what it costs.
+    targets.push(await startTarget('current', ROOT, { ...ALL_FEATURES, ...(JSON.parse(process.env.BENCH_CURRENT_ENV ?? '{}') as Record<string, string>) }));
     for (const row of ROWS)
       for (const t of targets) {
         const status = await statusOf(t, row);
