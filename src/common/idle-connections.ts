@@ -40,10 +40,11 @@ type HttpSocket = Socket & { _httpMessage?: { req?: unknown } | null };
 /**
  * Finds connections that moved no bytes for `idleMs` with one timer for the whole server,
  * where Node's `server.timeout` gives each socket its own: Node re-arms that timer on every
- * request and refreshes it on every read and write, which cost about a tenth of a cached
- * site answer's CPU (bench:serve-compare side by side, 2026-12-03, docs/decisions.md). A
- * connection is seen idle between `idleMs` and `idleMs` plus one sweep interval.
- * `onIdleRequest` gets the socket whose request (headers read, answer not finished) is idle.
+ * request and refreshes it on every read and write. Side by side against it, this answers
+ * 1–6 % more cached site requests (bench:serve-compare, 2026-12-03, docs/decisions.md). A
+ * stall is seen between `idleMs` and `idleMs` plus two sweep intervals (the sweep that
+ * first sees a request's bytes restarts its clock). `onIdleRequest` gets the socket whose
+ * request (headers read, answer not finished) is idle.
  */
 export function watchIdleConnections(server: Server, idleMs: number, onIdleRequest: (socket: Socket) => void): void {
   const watched = new Map<Socket, IdleState>();
