@@ -222,6 +222,47 @@ describe('The dashboard’s workspace pages in a real browser (e2e)', () => {
     await page.getByRole('row', { name: /new\.colleague/ }).waitFor({ state: 'detached' });
   });
 
+  it('members: the two-factor policy switch shows the click while it saves, and the saved value again when saving fails', async () => {
+    // Still on Members, from the test before.
+    const policy = page.getByRole('checkbox', { name: 'Require two-factor sign-in' });
+    await policy.waitFor();
+    expect(await policy.isChecked()).toBe(false);
+    // The save is held, then refused: nothing changes on the server.
+    let seen!: () => void;
+    const requested = new Promise<void>((done) => (seen = done));
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    let answered: Promise<void> | undefined;
+    const path = `**/workspaces/${owner.workspaceId}`;
+    await page.route(path, (route) => {
+      if (route.request().method() !== 'PATCH') return route.fallback();
+      answered = held.then(() =>
+        route.fulfill({
+          status: 409,
+          contentType: 'application/json',
+          body: JSON.stringify({ statusCode: 409, error: 'Conflict', message: 'The policy could not be saved just now', code: 'conflict' }),
+        }),
+      );
+      seen();
+      return answered;
+    });
+    try {
+      await policy.click();
+      await requested;
+      expect(await policy.isChecked()).toBe(true);
+      release();
+      await page.getByText('The policy could not be saved just now').waitFor();
+      expect(await policy.isChecked()).toBe(false);
+    } finally {
+      // Answered before the route goes, even when an assertion failed: never let the save through.
+      release();
+      await answered;
+      await page.unroute(path);
+    }
+    const workspace = await t.http().get(`/workspaces/${owner.workspaceId}`).set(asUser(owner)).expect(200);
+    expect(workspace.body.requireTwoFactor).toBe(false);
+  });
+
   it('members: a viewer is refused with the API’s 403 where they acted', async () => {
     const viewer = await registerUser(t, { name: 'Vic Viewer' });
     await addMember(t, owner, viewer, 'viewer');

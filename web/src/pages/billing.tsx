@@ -18,6 +18,7 @@ import {
   usePortal,
   useSpendCap,
 } from '../hooks/api/billing';
+import { useSavingSwitch } from '../hooks/saving-switch';
 import { formatBytes, formatMoney, formatNumber, formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
@@ -162,12 +163,12 @@ function Usage({ usage, subscription }: { usage: BillingUsage; subscription?: Su
 function SpendCap({ workspaceId, cap, limit }: { workspaceId: string; cap: { pauseSitesAtLimit: boolean; sitesPaused: boolean }; limit?: UsageItem }) {
   const set = useSpendCap(workspaceId);
   const hint = useId();
-  const on = set.isPending && set.variables !== undefined ? set.variables : cap.pauseSitesAtLimit;
+  const { checked: on, toggle } = useSavingSwitch(cap.pauseSitesAtLimit, set);
   return (
     <div className="panel">
       <label>
-        <input type="checkbox" role="switch" checked={on} aria-describedby={hint} disabled={set.isPending} onChange={(e) => set.mutate(e.target.checked)} />{' '}
-        Pause the sites at the bandwidth limit
+        <input type="checkbox" role="switch" checked={on} aria-describedby={hint} disabled={set.isPending} onChange={(e) => toggle(e.target.checked)} /> Pause
+        the sites at the bandwidth limit
       </label>
       <p id={hint} className="muted">
         {limit?.limit === null

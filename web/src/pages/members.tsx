@@ -11,6 +11,7 @@ import { ButtonIcon, ConfirmMutation, Empty, ErrorNote, Field, FocusFormButton, 
 import { useSetRequireTwoFactor } from '../hooks/api/two-factor';
 import { useMe } from '../hooks/api/users';
 import { type MemberListQuery, memberQueries, useInviteMember, useRemoveMember, workspaceQueries } from '../hooks/api/workspaces';
+import { useSavingSwitch } from '../hooks/saving-switch';
 import { formatTime } from '../locale';
 import { useWorkspaceId } from '../workspace';
 
@@ -222,13 +223,13 @@ function Invite({ workspaceId }: { workspaceId: string }) {
 function TwoFactorPolicy({ workspaceId }: { workspaceId: string }) {
   const workspace = useQuery(workspaceQueries.detail(workspaceId));
   const set = useSetRequireTwoFactor(workspaceId);
+  const { checked: on, toggle } = useSavingSwitch(workspace.data?.requireTwoFactor ?? false, set);
   if (!workspace.data || workspace.data.role !== 'owner') return null;
-  const on = workspace.data.requireTwoFactor;
   return (
     <div className="panel">
       <div className="field">
         <label>
-          <input type="checkbox" checked={on} disabled={set.isPending} onChange={(e) => set.mutate(e.target.checked)} /> Require two-factor sign-in
+          <input type="checkbox" checked={on} disabled={set.isPending} onChange={(e) => toggle(e.target.checked)} /> Require two-factor sign-in
         </label>
         <p className="muted">
           Members without an authenticator app or a passkey can still sign in, but not act in this workspace until they set one up. API tokens are not affected.
