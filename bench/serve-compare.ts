@@ -37,7 +37,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { cpuMs, have, runWrk, startPinnedTarget } from './harness';
+import { cpuMs, have, runWrk, startPinnedTarget, type WrkResult } from './harness';
 
 const ROOT = resolve(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -141,13 +141,25 @@ function wrkHeaders(target: Target, row: Row): string[] {
   return headers;
 }
 
-async function measure(target: Target, row: Row, seconds: number): Promise<Run> {
-  const headers = wrkHeaders(target, row);
-  const cpuBefore = cpuMs(target.pid);
-  const r = await runWrk({ url: `http://127.0.0.1:${target.port}${row.path}`, seconds, connections: CONNECTIONS, headers, core: 1, nice: NICE });
-  const cpu = cpuMs(target.pid) - cpuBefore;
+/** wrk on core 1 against one target's row, checked: every answer 2xx or 3xx, and some answered. */
+async function load(target: Target, row: Row, seconds: number): Promise<WrkResult> {
+  const r = await runWrk({
+    url: `http://127.0.0.1:${target.port}${row.path}`,
+    seconds,
+    connections: CONNECTIONS,
+    headers: wrkHeaders(target, row),
+    core: 1,
+    nice: NICE,
+  });
   if (r.non2xx > 0) throw new Error(`${target.label} ${row.name}: ${r.non2xx} answers were not 2xx or 3xx`);
   if (r.requests === 0) throw new Error(`${target.label} ${row.name}: no requests answered`);
+  return r;
+}
+
+async function measure(target: Target, row: Row, seconds: number): Promise<Run> {
+  const cpuBefore = cpuMs(target.pid);
+  const r = await load(target, row, seconds);
+  const cpu = cpuMs(target.pid) - cpuBefore;
   return { reqPerSec: r.reqPerSec, p99Ms: r.p99Ms, cpuUsPerRequest: (cpu * 1000) / r.requests };
 }
 
@@ -159,20 +171,11 @@ async function measure(target: Target, row: Row, seconds: number): Promise<Run> 
  */
 async function sideBySide(baseline: Target, current: Target, row: Row, seconds: number, currentFirst: boolean): Promise<{ ratio: number; cpuRatio: number }> {
   const before = [cpuMs(baseline.pid), cpuMs(current.pid)];
-  const load = (t: Target) =>
-    runWrk({ url: `http://127.0.0.1:${t.port}${row.path}`, seconds, connections: CONNECTIONS, headers: wrkHeaders(t, row), core: 1, nice: NICE });
   // Which wrk starts first swaps every round, as the alternating runs' order does.
   const [b, c] = currentFirst
-    ? await Promise.all([load(current), load(baseline)]).then(([cc, bb]) => [bb, cc])
-    : await Promise.all([load(baseline), load(current)]);
+    ? await Promise.all([load(current, row, seconds), load(baseline, row, seconds)]).then(([cc, bb]) => [bb, cc])
+    : await Promise.all([load(baseline, row, seconds), load(current, row, seconds)]);
   const cpu = [cpuMs(baseline.pid) - before[0], cpuMs(current.pid) - before[1]];
-  for (const [label, r] of [
-    ['baseline', b],
-    ['current', c],
-  ] as const) {
-    if (r.non2xx > 0) throw new Error(`${label} ${row.name}: ${r.non2xx} answers were not 2xx or 3xx`);
-    if (r.requests === 0) throw new Error(`${label} ${row.name}: no requests answered`);
-  }
   return { ratio: c.requests / b.requests, cpuRatio: cpu[1] / c.requests / (cpu[0] / b.requests) };
 }
 
