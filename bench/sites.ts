@@ -17,6 +17,11 @@
  *   (one analytics flush interval, then waitForQuietDatabase): a random site per request for BENCH_SECONDS: req/s,
  *   p99, the ratio to one host, and PostgreSQL transactions per request (0 when every
  *   site stayed cached);
+ * - after a restart (issue 35's warm start): the app is stopped, which writes the hosts it
+ *   served last to `site_warm_list` (SITE_WARM_START_HOSTS of them: BENCH_WARM_START_HOSTS,
+ *   default every site), and started again; once it has loaded that list (how many, how
+ *   long), the same JIT warm-up on one host and wait for a quiet database as before the cold
+ *   pass, then the first pass again: req/s, p50 and p99 of a restart's first visitors;
  * - app RSS (VmRSS) after one host and after the warm pass, and the app's CPU time over each
  *   pass's wall time ("app busy": below 100 % the app waited for wrk, whose core it shares
  *   with PostgreSQL);
@@ -29,7 +34,7 @@
  * bench:serve-compare` (the same router path on one host, alternated rounds; goal >= 0.97x).
  *
  * Needs wrk and taskset (`apt-get install -y wrk util-linux`). Environment: BENCH_SITES,
- * BENCH_SECONDS (10), BENCH_ROUNDS (1: rounds per N on a fresh app each, medians reported), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
+ * BENCH_SECONDS (10), BENCH_ROUNDS (1: rounds per N on a fresh app each, medians reported), BENCH_WARM_START_HOSTS (N), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
  * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
  * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it),
  * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app's one-host, cold and warm passes).
@@ -59,6 +64,8 @@ const RSS_OVERHEAD_MB = Number(process.env.BENCH_RSS_OVERHEAD_MB ?? 320);
  * of its rounds; the warm ratio is the median of the rounds' own ratios.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+/** SITE_WARM_START_HOSTS of every start: BENCH_WARM_START_HOSTS, else N (the list holds every site; the app's default is 1,000). */
+const WARM_START_HOSTS = process.env.BENCH_WARM_START_HOSTS === undefined ? undefined : Number(process.env.BENCH_WARM_START_HOSTS);
 /**
  * BENCH_CPU_PROF=<dir>: CPU profiles of one host, the cold pass and the warm pass; BENCH_HEAP_SNAPSHOT=<dir>: heap
  * snapshots after each (bench/sites-target.ts). A diagnostic mode: writing a snapshot raises the RSS the bench reads after it.
@@ -72,10 +79,20 @@ const FLUSH_INTERVAL_MS = 10_500;
 const APP_CORE = 0;
 const WRK_CORE = 1;
 
+interface WarmStart {
+  listed: number;
+  sites: number;
+  failed: number;
+  ms: number;
+}
+
 interface Round {
   oneHost: WrkResult;
   cold: WrkResult;
   warm: WrkResult;
+  /** The first pass again, on a restarted app once its warm start has ended. */
+  restart: WrkResult;
+  warmStart: WarmStart;
   warmQueriesPerRequest: number;
   /**
    * The app's CPU time over each pass's wall time (one host, cold, warm). Below 1 the app
@@ -127,6 +144,8 @@ function summary(sites: number, seedMs: number, rounds: Round[]): Row {
     oneHost: medianRound(rounds, (r) => r.oneHost.reqPerSec).oneHost,
     cold: medianRound(rounds, (r) => r.cold.p99Ms).cold,
     warm: medianRound(rounds, (r) => r.warm.reqPerSec).warm,
+    restart: medianRound(rounds, (r) => r.restart.p99Ms).restart,
+    warmStart: medianRound(rounds, (r) => r.restart.p99Ms).warmStart,
     ratio: median(rounds.map((r) => r.warm.reqPerSec / r.oneHost.reqPerSec)),
     cpuRatio: median(rounds.map((r) => cpuPerRequest(r.oneHost, r.busy.oneHost) / cpuPerRequest(r.warm, r.busy.warm))),
     warmQueriesPerRequest: median(rounds.map((r) => r.warmQueriesPerRequest)),
@@ -187,6 +206,11 @@ async function stopTarget(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** A pass's rate over its own answers (wrk is told to stop STOP_DELAY_MS after the last). */
+function passRate(pass: WrkResult): WrkResult {
+  return { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
+}
+
 /** A wrong answer stops the run; socket errors (timeouts on a starved machine) are counted and printed. */
 function checked(what: string, r: WrkResult): WrkResult {
   if (r.non2xx > 0) throw new Error(`${what}: ${r.non2xx} non-2xx answers of ${r.requests} requests`);
@@ -234,6 +258,7 @@ async function main(): Promise<void> {
       const seed = await seedSites(db, templateProjectId, seeded, n);
       seeded = n;
       console.error(`${n.toLocaleString('en')} sites: seeded ${seed.sites.toLocaleString('en')} more in ${(seed.ms / 1000).toFixed(1)} s; starting the app`);
+      appEnv.SITE_WARM_START_HOSTS = String(WARM_START_HOSTS ?? n);
       const rounds: Round[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         if (ROUNDS > 1) console.error(`  round ${round} of ${ROUNDS}`);
@@ -252,6 +277,8 @@ async function main(): Promise<void> {
   /** One round at n sites: a fresh app (cold caches), one host, the cold pass, the warm pass. */
   async function measure(n: number): Promise<Round> {
     const databaseUrl = appEnv.DATABASE_URL;
+    // Cold means cold: the last app's list (written when it stopped) would warm this one.
+    await db!.query('DELETE FROM site_warm_list');
     const { child, info } = await start([]);
     const port = info.port as number;
     const pid = info.pid as number;
@@ -277,7 +304,7 @@ async function main(): Promise<void> {
     if (PROFILE) child.kill('SIGUSR2');
     const pass = checked('first pass', await wrk(scripts.pass, COLD_LIMIT_SECONDS, 'cold'));
     if (PROFILE) child.kill('SIGUSR1');
-    const cold = { ...pass, reqPerSec: pass.requests / ((pass.runtimeMs - STOP_DELAY_MS) / 1000) };
+    const cold = passRate(pass);
     if (cold.requests < n) console.error(`  first pass stopped after ${COLD_LIMIT_SECONDS} s with ${cold.requests} of ${n} sites asked`);
     // The cold pass's analytics flush (every site it asked for: PostgreSQL busy for seconds
     // at 100,000 sites) would starve wrk, which shares PostgreSQL's core, during the warm pass.
@@ -293,9 +320,38 @@ async function main(): Promise<void> {
     const rssWarmMb = rssMb(pid);
     // transactionsSoFar's own read is one of them.
     const warmQueriesPerRequest = Math.max(0, after - before - 1) / warm.requests;
-    console.error(`  first pass ${Math.round(cold.reqPerSec)} req/s, second pass ${Math.round(warm.reqPerSec)} req/s, RSS ${rssWarmMb.toFixed(0)} MB`);
+    console.error(
+      `  first pass ${Math.round(cold.reqPerSec)} req/s (p50 ${cold.p50Ms.toFixed(1)} ms, p99 ${cold.p99Ms.toFixed(1)} ms), second pass ${Math.round(warm.reqPerSec)} req/s, RSS ${rssWarmMb.toFixed(0)} MB`,
+    );
+    // Stopping writes the list the restarted app loads before it is ready.
     await stopTarget(child);
-    return { oneHost, cold, warm, warmQueriesPerRequest, busy, rssOneHostMb, rssWarmMb, siteCacheMb: info.siteCacheMb as number | null };
+    const again = await start([]);
+    const warmStart = again.info.warmStart as WarmStart;
+    const againUrl = `http://127.0.0.1:${again.info.port as number}/`;
+    const restartScripts = { one: join(root, 'one-restart.lua'), pass: join(root, `pass-${n}-restart.lua`) };
+    await writeFile(restartScripts.one, luaScript('random', 1, again.info.port as number));
+    await writeFile(restartScripts.pass, luaScript('pass', n, again.info.port as number));
+    // As before the cold pass: the JIT warmed on one host, and PostgreSQL (wrk's core) done with
+    // the last app's shutdown flush and this one's loads, so the pass compares with the cold one.
+    checked('warm-up after a restart', await runWrk({ url: againUrl, seconds: 2, connections: CONNECTIONS, script: restartScripts.one, core: WRK_CORE }));
+    await waitForQuietDatabase(databaseUrl, 30_000);
+    const restartPass = checked(
+      'first pass after a restart',
+      await runWrk({
+        url: againUrl,
+        seconds: COLD_LIMIT_SECONDS,
+        connections: CONNECTIONS,
+        script: restartScripts.pass,
+        core: WRK_CORE,
+        timeoutSeconds: 30,
+      }),
+    );
+    const restart = passRate(restartPass);
+    console.error(
+      `  after a restart: ${warmStart.sites.toLocaleString('en')} of ${warmStart.listed.toLocaleString('en')} listed sites loaded in ${(warmStart.ms / 1000).toFixed(1)} s; first pass ${Math.round(restart.reqPerSec)} req/s, p50 ${restart.p50Ms.toFixed(1)} ms, p99 ${restart.p99Ms.toFixed(1)} ms`,
+    );
+    await stopTarget(again.child);
+    return { oneHost, cold, warm, restart, warmStart, warmQueriesPerRequest, busy, rssOneHostMb, rssWarmMb, siteCacheMb: info.siteCacheMb as number | null };
   }
 }
 
@@ -310,9 +366,10 @@ function report(rows: Row[]): void {
         `${r.sites.toLocaleString('en')} sites`,
         {
           'one host': `${k(r.oneHost.reqPerSec)} req/s, p99 ${r.oneHost.p99Ms.toFixed(1)} ms`,
-          'first pass (cold)': `${k(r.cold.reqPerSec)}, p99 ${r.cold.p99Ms.toFixed(1)} ms${r.cold.requests < r.sites ? ' (stopped short)' : ''}`,
+          'first pass (cold)': `${k(r.cold.reqPerSec)}, p50 ${r.cold.p50Ms.toFixed(1)} / p99 ${r.cold.p99Ms.toFixed(1)} ms${r.cold.requests < r.sites ? ' (stopped short)' : ''}`,
           'second pass (warm)': `${k(r.warm.reqPerSec)} (${r.ratio.toFixed(2)}x), p99 ${r.warm.p99Ms.toFixed(1)} ms`,
           'warm queries/req': r.warmQueriesPerRequest.toFixed(2),
+          'after a restart: loaded, first pass': `${r.warmStart.sites.toLocaleString('en')} in ${(r.warmStart.ms / 1000).toFixed(1)} s; ${k(r.restart.reqPerSec)}, p50 ${r.restart.p50Ms.toFixed(1)} / p99 ${r.restart.p99Ms.toFixed(1)} ms`,
           'app busy one / cold / warm': [r.busy.oneHost, r.busy.cold, r.busy.warm].map((b) => `${Math.round(b * 100)}%`).join(' / '),
           'app CPU µs/req one / warm (ratio)': `${cpuPerRequest(r.oneHost, r.busy.oneHost).toFixed(1)} / ${cpuPerRequest(r.warm, r.busy.warm).toFixed(1)} (${r.cpuRatio.toFixed(2)}x)`,
           'socket errors': r.rounds.reduce((sum, x) => sum + x.oneHost.errors + x.cold.errors + x.warm.errors, 0),

@@ -299,6 +299,14 @@ export class EnvironmentVariables {
   @OptionalVar(Transform(toNumber), IsNumber({ allowNaN: false, allowInfinity: false }), Min(0.01), Max(1024 * 1024))
   SITE_CACHE_MB?: number;
 
+  /**
+   * Sites a starting instance loads before their visitors ask (issue 35): the hosts served
+   * most recently across instances, kept in PostgreSQL by each instance about once a
+   * minute and at shutdown. 0 turns the list and the warm start off.
+   */
+  @IntVar(0, 100_000)
+  SITE_WARM_START_HOSTS = 1000;
+
   /** Files up to this size are kept in memory; larger ones stream from storage. */
   @IntVar(0)
   SITE_FILE_CACHE_MAX_FILE_BYTES = 1024 * 1024;

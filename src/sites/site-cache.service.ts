@@ -27,6 +27,7 @@ import { ChargedMap, stringBytes } from './cache/charged-map';
 import { LoadBatches } from './cache/load-batches';
 import { LoadQueue } from './cache/load-queue';
 import { PackedManifest, type SiteFile, type SiteFiles } from './cache/packed-manifest';
+import { warmHostOf } from './warm-start/warm-hosts';
 
 export type { SiteFile, StoredBody } from './cache/packed-manifest';
 
@@ -308,6 +309,23 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       else missing += entry.bytes;
     }
     return { sites, missing };
+  }
+
+  /**
+   * Keys of the sites cached fresh, most recently used first, at most `limit`: the
+   * warm-start list (SiteWarmStart). Slug and custom-domain hosts only (warmHostOf); a
+   * preview alias's state is its owner's look, not the site's traffic. Reads the LRU's
+   * order without changing it.
+   */
+  recentHosts(limit: number): string[] {
+    const keys: string[] = [];
+    if (limit <= 0) return keys;
+    for (const [key, entry] of this.entries.entries()) {
+      if (entry.state === null || entry.state.preview || entry.epoch !== this.epoch || warmHostOf(key) === null) continue;
+      keys.push(key);
+      if (keys.length === limit) break;
+    }
+    return keys;
   }
 
   /**

@@ -85,6 +85,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       DATA_DIR: dataDir,
       SWEEP_INTERVAL_SECONDS: '0',
       OUTBOX_INTERVAL_SECONDS: '0',
+      // Off unless a suite turns it on (test/sites/warm-start): an instance started beside
+      // another would otherwise load, in the background, the sites the last one served,
+      // and a suite about cold loads would count those loads as its own.
+      SITE_WARM_START_HOSTS: '0',
       PLANS_JSON: NO_FREE_QUOTAS,
       ...ADDRESS_LIMITS_OFF,
       ...options.env,

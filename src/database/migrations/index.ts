@@ -34,6 +34,7 @@ import { AuditLogReadSide1764500004000 } from './1764500004000-AuditLogReadSide'
 import { ProjectNameIndex1764600000000 } from './1764600000000-ProjectNameIndex';
 import { FormCounterShards1764700000000 } from './1764700000000-FormCounterShards';
 import { RateLimitsUnlogged1764700001000 } from './1764700001000-RateLimitsUnlogged';
+import { SiteWarmList1764800000000 } from './1764800000000-SiteWarmList';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -71,4 +72,5 @@ export const MIGRATIONS: Function[] = [
   ProjectNameIndex1764600000000,
   FormCounterShards1764700000000,
   RateLimitsUnlogged1764700001000,
+  SiteWarmList1764800000000,
 ];
