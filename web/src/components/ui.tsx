@@ -1,6 +1,6 @@
 import { Check, ChevronLeft, ChevronRight, Copy, type LucideIcon } from 'lucide-react';
 import { lazy, type ReactNode, Suspense, useEffect, useId, useState } from 'react';
-import { Link, useLocation } from 'react-router';
+import { Link, Navigate, useLocation } from 'react-router';
 
 import { ApiError } from '../errors';
 import { formatBytes } from '../locale';
@@ -9,13 +9,20 @@ import type { ConfirmDialogProps } from './design/confirm-modal';
 
 /**
  * An error where the user acted, with the API's own message; a 402 offers the upgrade
- * (in the workspace named, else the one the page acts in), wherever it happens.
+ * (in the workspace named, else the one the page acts in), wherever it happens. A workspace
+ * that requires a second factor this person lacks sends them to the Security page instead,
+ * as WorkspaceScope does: its page's own query may be refused first (the refusal flashed
+ * before the redirect), or alone (the workspace itself still cached from before the
+ * requirement, so the scope never learns of it and the page kept showing the refusal).
  */
 export function ErrorNote({ error, workspaceId: named }: { error: unknown; workspaceId?: string }) {
   const { pathname } = useLocation();
   const page = useOptionalWorkspaceId();
   const workspaceId = named ?? page;
   if (!error) return null;
+  if (error instanceof ApiError && error.code === 'two_factor_required' && workspaceId) {
+    return <Navigate to="/security" replace state={{ twoFactorRequiredBy: workspaceId }} />;
+  }
   const message = error instanceof Error ? error.message : String(error);
   const paymentRequired = error instanceof ApiError && error.status === 402;
   const quota = paymentRequired && error.code === 'quota_exceeded';
