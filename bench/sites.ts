@@ -152,6 +152,8 @@ function medianRound(rounds: Round[], of: (r: Round) => number): Round {
 
 function summary(sites: number, seedMs: number, rounds: Round[]): Row {
   const last = rounds[rounds.length - 1];
+  // The round of the median restart p99, with the warm start that preceded it.
+  const restarted = medianRound(rounds, (r) => r.restart.p99Ms);
   return {
     sites,
     seedMs,
@@ -159,8 +161,8 @@ function summary(sites: number, seedMs: number, rounds: Round[]): Row {
     oneHost: medianRound(rounds, (r) => r.oneHost.reqPerSec).oneHost,
     cold: medianRound(rounds, (r) => r.cold.p99Ms).cold,
     warm: medianRound(rounds, (r) => r.warm.reqPerSec).warm,
-    restart: medianRound(rounds, (r) => r.restart.p99Ms).restart,
-    warmStart: medianRound(rounds, (r) => r.restart.p99Ms).warmStart,
+    restart: restarted.restart,
+    warmStart: restarted.warmStart,
     ratio: median(rounds.map((r) => r.warm.reqPerSec / r.oneHost.reqPerSec)),
     interleaved: median(rounds.map((r) => median(r.pairs))),
     pairs: rounds.flatMap((r) => r.pairs),

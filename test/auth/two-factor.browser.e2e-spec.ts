@@ -31,6 +31,15 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
   let user: UserSession;
   const errors: string[] = [];
 
+  /** The owner turns on "Require two-factor sign-in" for their workspace, through the API. */
+  const requireTwoFactor = (owner: UserSession) =>
+    t
+      .http()
+      .patch(`/workspaces/${owner.workspaceId}`)
+      .set({ Authorization: `Bearer ${owner.accessToken}` })
+      .send({ requireTwoFactor: true })
+      .expect(200);
+
   beforeAll(async () => {
     buildWeb({ quiet: true });
     t = await startTestApp();
@@ -105,12 +114,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
     const owner = await registerUser(t, { name: 'Olga Owner' });
     const member = await registerUser(t, { name: 'Mia Member' });
     await addMember(t, owner, member, 'viewer');
-    await t
-      .http()
-      .patch(`/workspaces/${owner.workspaceId}`)
-      .set({ Authorization: `Bearer ${owner.accessToken}` })
-      .send({ requireTwoFactor: true })
-      .expect(200);
+    await requireTwoFactor(owner);
     const { context: other, page: memberPage } = await phonePage(browser.browser, errors);
     try {
       // Their first workspace is the owner's (the oldest): the dashboard opens it, and is sent on to the Security page.
@@ -140,12 +144,7 @@ describe('Two-factor sign-in in the dashboard (e2e)', () => {
       // Signed in and working in the owner's workspace (the dashboard holds it, fresh, in its cache)…
       await signInThroughDashboard(memberPage, `http://127.0.0.1:${t.port}`, member);
       // …when the owner turns the requirement on.
-      await t
-        .http()
-        .patch(`/workspaces/${owner.workspaceId}`)
-        .set({ Authorization: `Bearer ${owner.accessToken}` })
-        .send({ requireTwoFactor: true })
-        .expect(200);
+      await requireTwoFactor(owner);
       // The next page of that workspace, without a reload: its query is refused, and that is enough.
       await goToSection(memberPage, 'Members');
       await securityNote(memberPage).waitFor();
