@@ -13,7 +13,7 @@
 const { createHash } = require('node:crypto');
 const { mkdir, writeFile } = require('node:fs/promises');
 const { IncomingMessage } = require('node:http');
-const { dirname } = require('node:path');
+const { dirname, join } = require('node:path');
 const S3rver = require('s3rver');
 const AWSAccount = require('s3rver/lib/models/account');
 const FilesystemStore = require('s3rver/lib/stores/filesystem');
@@ -37,12 +37,13 @@ async function completeBody(content) {
   if (!content.complete) throw new Error('request aborted');
   return Buffer.concat(chunks);
 }
-const { putPart } = FilesystemStore.prototype;
 /**
- * s3rver 3.7 answers a PutObject (and completes a multipart upload) once the body has
- * been handed to the file's write stream, not once it is written: a HEAD or GET right
- * after, on a busy machine, reads a partial file. S3 is read-after-write consistent, so
- * write the whole object before answering, then its metadata, as s3rver does.
+ * s3rver 3.7 answers a PutObject, an UploadPart (and so completes a multipart upload) once
+ * the body has been handed to the file's write stream, not once it is written: a HEAD or
+ * GET right after, on a busy machine, reads a partial file, and a completion concatenates
+ * a part still being written (a 12 MiB upload was once stored as 9 MiB). S3 is
+ * read-after-write consistent, so write the whole object or part before answering, then
+ * its checksum, where s3rver keeps them.
  */
 FilesystemStore.prototype.putObject = async function (object) {
   let content = await completeBody(object.content);
@@ -55,8 +56,14 @@ FilesystemStore.prototype.putObject = async function (object) {
   return { size: content.length, md5 };
 };
 FilesystemStore.prototype.putPart = async function (bucket, uploadId, partNumber, content) {
-  const body = await completeBody(content);
-  return putPart.call(this, bucket, uploadId, partNumber, require('node:stream').Readable.from([body]));
+  let body = await completeBody(content);
+  if (!Buffer.isBuffer(body)) body = Buffer.concat(await body.toArray());
+  const partPath = join(this.getResourcePath(bucket, undefined, 'uploads'), uploadId, partNumber.toString());
+  await mkdir(dirname(partPath), { recursive: true });
+  await writeFile(partPath, body);
+  const md5 = createHash('md5').update(body).digest('hex');
+  await writeFile(`${partPath}.md5`, md5);
+  return { size: body.length, md5 };
 };
 
 let server;
