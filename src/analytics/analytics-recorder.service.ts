@@ -15,7 +15,7 @@ import { SitePauses } from '../quotas/site-pauses.service';
 import type { GateEvent, RollupKind } from './analytics.entities';
 import { AnalyticsRepository, type RollupRow } from './analytics.repository';
 import { nextFlushAt } from './flush-pacing';
-import { addHash, emptySketch, mergeSparse, SparseSketch } from './hll';
+import { addHash, emptySketch, SparseSketch } from './hll';
 import { dayOf, hourOf, normalisePath, OTHER_PATH, referrerHost, statusClass } from './traffic';
 
 /** Distinct paths one project may add per hour between two flushes; past it they count as OTHER_PATH. */
@@ -412,25 +412,40 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
    * first (so a concurrent instance waits on them instead of overwriting), then read
    * under lock, merge here, write back.
    */
+  /**
+   * Adds the day's new visitors to the stored sketches: the registers they raised travel, and
+   * PostgreSQL raises them (AnalyticsRepository.mergeRegisters). A flush after traffic to
+   * 10,000 sites used to read and write back 10,000 sketches of 16 KB (docs/decisions.md,
+   * "Visitor sketches merged in PostgreSQL").
+   */
   private async mergeSketches(m: EntityManager, visitors: Map<string, SparseSketch>): Promise<void> {
     if (visitors.size === 0) return;
     const keys = [...visitors.keys()].sort();
-    const projects = keys.map((k) => k.split('\t')[0]);
-    const days = keys.map((k) => k.split('\t')[1]);
-    await this.analytics.insertSketchPlaceholders(m, projects, days);
-    const stored = await this.analytics.lockSketches(m, projects, days);
-    const merged: Buffer[] = [];
-    for (const row of stored) {
-      const registers = row.sketch.length === 0 ? emptySketch() : Buffer.from(row.sketch);
-      mergeSparse(registers, visitors.get(`${row.project_id}\t${row.day}`)!);
-      merged.push(registers);
-    }
-    await this.analytics.writeSketches(
+    const pairs = keys.map((k) => k.split('\t'));
+    await this.analytics.insertSketchPlaceholders(
       m,
-      stored.map((r) => r.project_id),
-      stored.map((r) => r.day),
-      merged,
+      pairs.map(([project]) => project),
+      pairs.map(([, day]) => day),
     );
+    await this.analytics.lockSketches(
+      m,
+      pairs.map(([project]) => project),
+      pairs.map(([, day]) => day),
+    );
+    const projects: string[] = [];
+    const days: string[] = [];
+    const indexes: number[] = [];
+    const ranks: number[] = [];
+    keys.forEach((key, i) => {
+      const [project, day] = pairs[i];
+      for (const [index, rank] of visitors.get(key)!) {
+        projects.push(project);
+        days.push(day);
+        indexes.push(index);
+        ranks.push(rank);
+      }
+    });
+    await this.analytics.mergeRegisters(m, projects, days, indexes, ranks, emptySketch());
   }
 
   /** A failed flush's counts go back, to be written by the next one. */

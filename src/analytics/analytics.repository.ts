@@ -168,24 +168,40 @@ export class AnalyticsRepository {
     );
   }
 
-  /** The stored sketches of these pairs, locked until the transaction ends, in key order. */
+  /**
+   * Locks the stored sketches of these pairs until the transaction ends, in key order: two
+   * flushes touching the same pairs wait for each other and never deadlock. Returns how many.
+   */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [f.projectId], [DAY]] })
-  lockSketches(manager: EntityManager, projects: string[], days: string[]): Promise<{ project_id: string; day: string; sketch: Buffer }[]> {
-    return manager.query(
-      `SELECT v.project_id, v.day::text AS day, v.sketch FROM analytics_visitors v
-       JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
-       ORDER BY v.project_id, v.day FOR UPDATE OF v`,
+  async lockSketches(manager: EntityManager, projects: string[], days: string[]): Promise<number> {
+    const [{ locked }] = (await manager.query(
+      `SELECT count(*)::int AS locked FROM (
+         SELECT 1 FROM analytics_visitors v
+         JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
+         ORDER BY v.project_id, v.day FOR UPDATE OF v
+       ) l`,
       [projects, days],
-    );
+    )) as { locked: number }[];
+    return locked;
   }
 
-  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [f.projectId], [DAY], [Buffer.alloc(0)]] })
-  async writeSketches(manager: EntityManager, projects: string[], days: string[], sketches: Buffer[]): Promise<void> {
+  /**
+   * Raises registers of stored sketches, in PostgreSQL (analytics_merge_registers, migration
+   * 1764900000000): entry i raises register `indexes[i]` of (projects[i], days[i]) to at
+   * least `ranks[i]`. Only the registers new visitors touched travel, a few bytes each, not
+   * the 16 KB sketches; `zeros` is an empty sketch, for a placeholder's first merge.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [f.projectId], [DAY], [0], [1], Buffer.alloc(0)] })
+  async mergeRegisters(manager: EntityManager, projects: string[], days: string[], indexes: number[], ranks: number[], zeros: Buffer): Promise<void> {
     await manager.query(
-      `UPDATE analytics_visitors v SET sketch = u.sketch
-       FROM unnest($1::text[], $2::date[], $3::bytea[]) AS u(project_id, day, sketch)
+      `UPDATE analytics_visitors v SET sketch = analytics_merge_registers(v.sketch, $5::bytea, u.indexes, u.ranks)
+       FROM (
+         SELECT t.project_id, t.day, array_agg(t.idx ORDER BY t.idx) AS indexes, array_agg(t.rnk ORDER BY t.idx) AS ranks
+         FROM unnest($1::text[], $2::date[], $3::int[], $4::int[]) AS t(project_id, day, idx, rnk)
+         GROUP BY t.project_id, t.day
+       ) u
        WHERE v.project_id = u.project_id AND v.day = u.day`,
-      [projects, days, sketches],
+      [projects, days, indexes, ranks, zeros],
     );
   }
 

@@ -64,13 +64,19 @@ INSERT INTO analytics_visitors (project_id, day, sketch)
   ON CONFLICT (project_id, day) DO NOTHING
 
 -- AnalyticsRepository.lockSketches
-SELECT v.project_id, v.day::text AS day, v.sketch FROM analytics_visitors v
-  JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
-  ORDER BY v.project_id, v.day FOR UPDATE OF v
+SELECT count(*)::int AS locked FROM (
+    SELECT 1 FROM analytics_visitors v
+    JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
+    ORDER BY v.project_id, v.day FOR UPDATE OF v
+  ) l
 
--- AnalyticsRepository.writeSketches
-UPDATE analytics_visitors v SET sketch = u.sketch
-  FROM unnest($1::text[], $2::date[], $3::bytea[]) AS u(project_id, day, sketch)
+-- AnalyticsRepository.mergeRegisters
+UPDATE analytics_visitors v SET sketch = analytics_merge_registers(v.sketch, $5::bytea, u.indexes, u.ranks)
+  FROM (
+    SELECT t.project_id, t.day, array_agg(t.idx ORDER BY t.idx) AS indexes, array_agg(t.rnk ORDER BY t.idx) AS ranks
+    FROM unnest($1::text[], $2::date[], $3::int[], $4::int[]) AS t(project_id, day, idx, rnk)
+    GROUP BY t.project_id, t.day
+  ) u
   WHERE v.project_id = u.project_id AND v.day = u.day
 
 -- AnalyticsRepository.insertSecrets

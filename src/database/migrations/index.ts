@@ -35,6 +35,7 @@ import { ProjectNameIndex1764600000000 } from './1764600000000-ProjectNameIndex'
 import { FormCounterShards1764700000000 } from './1764700000000-FormCounterShards';
 import { RateLimitsUnlogged1764700001000 } from './1764700001000-RateLimitsUnlogged';
 import { SiteWarmList1764800000000 } from './1764800000000-SiteWarmList';
+import { AnalyticsMergeRegisters1764900000000 } from './1764900000000-AnalyticsMergeRegisters';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -73,4 +74,5 @@ export const MIGRATIONS: Function[] = [
   FormCounterShards1764700000000,
   RateLimitsUnlogged1764700001000,
   SiteWarmList1764800000000,
+  AnalyticsMergeRegisters1764900000000,
 ];
