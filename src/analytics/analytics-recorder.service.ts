@@ -408,30 +408,21 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   }
 
   /**
-   * Adds each sparse sketch into the stored one by register maximum: placeholder rows
-   * first (so a concurrent instance waits on them instead of overwriting), then read
-   * under lock, merge here, write back.
-   */
-  /**
-   * Adds the day's new visitors to the stored sketches: the registers they raised travel, and
-   * PostgreSQL raises them (AnalyticsRepository.mergeRegisters). A flush after traffic to
-   * 10,000 sites used to read and write back 10,000 sketches of 16 KB (docs/decisions.md,
-   * "Visitor sketches merged in PostgreSQL").
+   * Adds each sparse sketch into the stored one by register maximum: placeholder rows first
+   * (so a concurrent instance waits on them instead of overwriting), locked in key order,
+   * then only the registers the new visitors raised travel, and PostgreSQL raises them
+   * (AnalyticsRepository.mergeRegisters). A flush after traffic to 10,000 sites used to read
+   * and write back 10,000 sketches of 16 KB (docs/decisions.md, "Visitor sketches merged in
+   * PostgreSQL").
    */
   private async mergeSketches(m: EntityManager, visitors: Map<string, SparseSketch>): Promise<void> {
     if (visitors.size === 0) return;
     const keys = [...visitors.keys()].sort();
     const pairs = keys.map((k) => k.split('\t'));
-    await this.analytics.insertSketchPlaceholders(
-      m,
-      pairs.map(([project]) => project),
-      pairs.map(([, day]) => day),
-    );
-    await this.analytics.lockSketches(
-      m,
-      pairs.map(([project]) => project),
-      pairs.map(([, day]) => day),
-    );
+    const pairProjects = pairs.map(([project]) => project);
+    const pairDays = pairs.map(([, day]) => day);
+    await this.analytics.insertSketchPlaceholders(m, pairProjects, pairDays);
+    await this.analytics.lockSketches(m, pairProjects, pairDays);
     const projects: string[] = [];
     const days: string[] = [];
     const indexes: number[] = [];
