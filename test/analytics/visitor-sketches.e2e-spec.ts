@@ -1,14 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 
-import { Client } from 'pg';
+import type { Client } from 'pg';
 
-import { seedSites, SITE_PAGE, TEMPLATE_SLUG } from '../../bench/sites-seed';
+import { seedSites, TEMPLATE_SLUG } from '../../bench/sites-seed';
 import { AnalyticsRepository } from '../../src/analytics/analytics.repository';
 import { AnalyticsRecorder } from '../../src/analytics/analytics-recorder.service';
 import { emptySketch, estimate, HLL_REGISTERS, mergeSparse, type SparseSketch } from '../../src/analytics/hll';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createApiToken, registerUser } from '../helpers/identity';
-import { deploySite } from '../helpers/sites';
+import { deploySeedTemplate } from '../helpers/seed-template';
 
 const DAY = '2026-12-03';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0';
@@ -26,12 +25,7 @@ describe('visitor sketches, merged in PostgreSQL (e2e)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ANALYTICS_FLUSH_SECONDS: '0', ANALYTICS_RETENTION_INTERVAL_SECONDS: '0' } });
-    const session = await registerUser(t);
-    const token = (await createApiToken(t, session, { scopes: ['deploy', 'read'] })).token;
-    await deploySite(t, token, TEMPLATE_SLUG, [{ path: 'index.html', content: SITE_PAGE }], { ttl: 'forever' });
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    templateId = (await db.query<{ id: string }>('SELECT id FROM projects WHERE slug = $1', [TEMPLATE_SLUG])).rows[0].id;
+    ({ db, templateId } = await deploySeedTemplate(t));
   });
   afterAll(async () => {
     await db?.end();

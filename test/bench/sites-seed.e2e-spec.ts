@@ -1,9 +1,10 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 
 import { seededSlug, seedSites, SITE_PAGE, TEMPLATE_SLUG } from '../../bench/sites-seed';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, createApiToken, registerUser } from '../helpers/identity';
-import { deploySite, site } from '../helpers/sites';
+import { asUser, type UserSession } from '../helpers/identity';
+import { deploySeedTemplate } from '../helpers/seed-template';
+import { site } from '../helpers/sites';
 
 /**
  * The seeding of `npm run bench:sites` (issue 35), small: sites written straight into
@@ -13,17 +14,12 @@ import { deploySite, site } from '../helpers/sites';
 describe('bench:sites seeding (e2e)', () => {
   let t: TestApp;
   let db: Client;
-  let session: Awaited<ReturnType<typeof registerUser>>;
+  let session: UserSession;
   let templateId: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    session = await registerUser(t);
-    const token = (await createApiToken(t, session, { scopes: ['deploy', 'read'] })).token;
-    await deploySite(t, token, TEMPLATE_SLUG, [{ path: 'index.html', content: SITE_PAGE }], { ttl: 'forever' });
-    db = new Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    templateId = (await db.query<{ id: string }>('SELECT id FROM projects WHERE slug = $1', [TEMPLATE_SLUG])).rows[0].id;
+    ({ db, templateId, owner: session } = await deploySeedTemplate(t));
   });
   afterAll(async () => {
     await db?.end();
