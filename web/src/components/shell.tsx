@@ -16,9 +16,9 @@ import {
 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Button as AriaButton, Dialog, DialogTrigger, Modal, ModalOverlay, RouterProvider as AriaRouterProvider } from 'react-aria-components';
-import { Link, Navigate, NavLink, Outlet, useHref, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useHref, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
 
-import { ApiError, session, type Workspace } from '../api';
+import { session, type Workspace } from '../api';
 import { useMe, useResendVerification } from '../hooks/api/users';
 import { useWorkspaces, workspaceQueries } from '../hooks/api/workspaces';
 import { WorkspaceProvider } from '../workspace';
@@ -26,7 +26,7 @@ import { AccountMenu } from './design/account-menu';
 import { PageBreadcrumbs } from './design/breadcrumbs';
 import { Logo } from './design/logo';
 import { WorkspaceSwitcher } from './design/workspace-switcher';
-import { ErrorNote, Loading } from './ui';
+import { ErrorNote, Loading, requiresSecondFactor, ToSecurityPage } from './ui';
 
 /** Where to come back to after signing in: only a dashboard path (never another site). */
 export function safeNext(next: string | null): string {
@@ -221,9 +221,7 @@ export function WorkspaceScope() {
   const { workspaceId } = useParams() as { workspaceId: string };
   const workspace = useQuery(workspaceQueries.detail(workspaceId));
   // The workspace requires a second factor this person lacks (issue 32): the Security page is where they set one up.
-  if (workspace.error instanceof ApiError && workspace.error.code === 'two_factor_required') {
-    return <Navigate to="/security" replace state={{ twoFactorRequiredBy: workspaceId }} />;
-  }
+  if (requiresSecondFactor(workspace.error)) return <ToSecurityPage requiredBy={workspaceId} />;
   return (
     <WorkspaceProvider workspaceId={workspaceId}>
       <Outlet key={workspaceId} />

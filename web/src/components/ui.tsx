@@ -7,6 +7,16 @@ import { formatBytes } from '../locale';
 import { useOptionalWorkspaceId } from '../workspace';
 import type { ConfirmDialogProps } from './design/confirm-modal';
 
+/** The API refused because a workspace requires a second factor this person lacks (issue 32). */
+export function requiresSecondFactor(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'two_factor_required';
+}
+
+/** To the Security page, which names the workspace that asks for a second factor and sets one up. */
+export function ToSecurityPage({ requiredBy }: { requiredBy: string }) {
+  return <Navigate to="/security" replace state={{ twoFactorRequiredBy: requiredBy }} />;
+}
+
 /**
  * An error where the user acted, with the API's own message; a 402 offers the upgrade
  * (in the workspace named, else the one the page acts in), wherever it happens. A workspace
@@ -20,9 +30,7 @@ export function ErrorNote({ error, workspaceId: named }: { error: unknown; works
   const page = useOptionalWorkspaceId();
   const workspaceId = named ?? page;
   if (!error) return null;
-  if (error instanceof ApiError && error.code === 'two_factor_required' && workspaceId) {
-    return <Navigate to="/security" replace state={{ twoFactorRequiredBy: workspaceId }} />;
-  }
+  if (workspaceId && requiresSecondFactor(error)) return <ToSecurityPage requiredBy={workspaceId} />;
   const message = error instanceof Error ? error.message : String(error);
   const paymentRequired = error instanceof ApiError && error.status === 402;
   const quota = paymentRequired && error.code === 'quota_exceeded';
@@ -38,7 +46,7 @@ export function ErrorNote({ error, workspaceId: named }: { error: unknown; works
           <Link to={`/w/${workspaceId}/billing`}>Upgrade the plan</Link>
         </>
       ) : null}
-      {error instanceof ApiError && error.code === 'two_factor_required' ? (
+      {requiresSecondFactor(error) ? (
         <>
           {' '}
           <Link to="/security">Set up two-factor sign-in</Link>
