@@ -53,8 +53,6 @@ const esmPackages = [
   // Single sign-on (issue 32): the OpenID client.
   'openid-client',
   'oauth4webapi',
-  // Visual regression (issue 33): pixelmatch 7 is ESM only.
-  'pixelmatch',
 ];
 const common = {
   testEnvironment: 'node',

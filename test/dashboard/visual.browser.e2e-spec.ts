@@ -1,16 +1,15 @@
 /// <reference lib="dom" />
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
-import pixelmatch from 'pixelmatch';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { PNG } from 'pngjs';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ARTIFACTS, expectAccessible, launchBrowser, signInThroughDashboard } from '../helpers/browser';
 import { seedTour, type Tour, TOUR_APP_ENV, TOUR_OWNER } from '../helpers/dashboard-tour';
 import { registerUser } from '../helpers/identity';
+import { PngDiffer } from '../helpers/png-diff';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildWeb } = require('../../scripts/build.js') as { buildWeb(o?: { quiet?: boolean }): boolean };
 
@@ -87,27 +86,23 @@ async function shoot(page: Page, volatile: Locator[] = []): Promise<Buffer> {
 }
 
 /** Compares with the reference; undefined when it matches, else why (and where the actual and diff images are). */
-async function compare(name: string, actual: Buffer): Promise<string | undefined> {
+async function compare(differ: PngDiffer, name: string, actual: Buffer): Promise<string | undefined> {
   const reference = join(REFERENCES, `${name}.png`);
   if (!existsSync(reference)) return `${name}: no reference ${relative(ROOT, reference)}; run ${COMMAND}`;
-  const want = PNG.sync.read(await readFile(reference));
-  const got = PNG.sync.read(actual);
-  const write = async (diff?: PNG) => {
+  const result = await differ.compare(reference, actual, { threshold: PIXEL_THRESHOLD, maxShare: MAX_DIFF_SHARE });
+  const write = async (diff?: Buffer) => {
     await mkdir(FAILED, { recursive: true });
     await writeFile(join(FAILED, `${name}-actual.png`), actual);
-    if (diff) await writeFile(join(FAILED, `${name}-diff.png`), PNG.sync.write(diff));
+    if (diff) await writeFile(join(FAILED, `${name}-diff.png`), diff);
   };
-  if (want.width !== got.width || want.height !== got.height) {
+  if (result.kind === 'size') {
     await write();
-    return `${name}: ${got.width}×${got.height}, the reference is ${want.width}×${want.height} (actual in ${relative(ROOT, FAILED)})`;
+    return `${name}: ${result.size}, the reference is ${result.referenceSize} (actual in ${relative(ROOT, FAILED)})`;
   }
-  const diff = new PNG({ width: want.width, height: want.height });
-  const differing = pixelmatch(want.data, got.data, diff.data, want.width, want.height, { threshold: PIXEL_THRESHOLD });
-  const share = differing / (want.width * want.height);
-  measured.push({ name, pixels: differing, share });
-  if (share <= MAX_DIFF_SHARE) return undefined;
-  await write(diff);
-  return `${name}: ${(share * 100).toFixed(2)} % of pixels differ (at most ${(MAX_DIFF_SHARE * 100).toFixed(2)} %); see ${relative(ROOT, FAILED)}/${name}-{actual,diff}.png, or run ${COMMAND} if the change is meant`;
+  measured.push({ name, pixels: result.differing, share: result.share });
+  if (result.share <= MAX_DIFF_SHARE) return undefined;
+  await write(result.diff);
+  return `${name}: ${(result.share * 100).toFixed(2)} % of pixels differ (at most ${(MAX_DIFF_SHARE * 100).toFixed(2)} %); see ${relative(ROOT, FAILED)}/${name}-{actual,diff}.png, or run ${COMMAND} if the change is meant`;
 }
 
 /** Every comparison's share of differing pixels, printed at the end to keep the noise measured. */
@@ -117,12 +112,14 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
   let t: TestApp;
   let tour: Tour;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let differ: PngDiffer;
   /** The browser's clock for every page: the analytics page asks for the hours before it. */
   let now: Date;
   const origin = () => `http://127.0.0.1:${t.port}`;
 
   beforeAll(async () => {
     buildWeb({ quiet: true });
+    differ = new PngDiffer();
     t = await startTestApp({ env: TOUR_APP_ENV });
     tour = await seedTour(t);
     // The Chromium pinned by package-lock.json (@sparticuz/chromium, with its own fonts), not
@@ -138,6 +135,7 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
         `visual: ${measured.length} comparisons, largest differences ${worst.map((m) => `${m.name} ${m.pixels} px (${(m.share * 100).toFixed(4)} %)`).join(', ')}`,
       );
     }
+    await differ?.close();
     await browser?.close();
     await tour?.close();
     await t?.close();
@@ -198,7 +196,7 @@ describe('Every dashboard page as it looks, light and dark, at 1280 and 375 px (
               }
               continue;
             }
-            const problem = await compare(name, actual);
+            const problem = await compare(differ, name, actual);
             if (problem) problems.push(problem);
           }
           expect(errors).toEqual([]);
