@@ -55,7 +55,8 @@ const esmPackages = [
   'oauth4webapi',
 ];
 const common = {
-  testEnvironment: 'node',
+  // jest's Node environment, with Playwright's client loaded outside the vm (test/helpers/environment.js says why).
+  testEnvironment: '<rootDir>/test/helpers/environment.js',
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swc, swcrc: false }] },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

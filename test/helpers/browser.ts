@@ -3,7 +3,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core';
+
+/**
+ * Playwright, loaded outside jest's vm when the tests run (test/helpers/environment.js:
+ * its client is several times faster there), by `require` in the benches.
+ */
+const { chromium } = ((globalThis as { requireOutsideVm?: (id: 'playwright-core') => unknown }).requireOutsideVm ?? require)(
+  'playwright-core',
+) as typeof import('playwright-core');
 
 /** Debian's Chromium, when the machine has it; Playwright never downloads a browser here. */
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
