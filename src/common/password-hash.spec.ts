@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from './password-hash';
+import { configurePasswordHashCost, DEFAULT_PASSWORD_HASH_COST, hashPassword, verifyPassword } from './password-hash';
 
 describe('password hashing', () => {
   it('verifies the right password and refuses a wrong one', async () => {
@@ -20,5 +20,27 @@ describe('password hashing', () => {
   it('refuses malformed stored values', async () => {
     expect(await verifyPassword('x', 'plain')).toBe(false);
     expect(await verifyPassword('x', 'bcrypt$1$2$3$a$b')).toBe(false);
+  });
+
+  describe('PASSWORD_HASH_COST', () => {
+    afterEach(() => configurePasswordHashCost(DEFAULT_PASSWORD_HASH_COST));
+
+    it('sets N for new hashes, while hashes stored at another cost keep verifying with theirs', async () => {
+      const atDefault = await hashPassword('kept at its cost');
+      configurePasswordHashCost(10);
+      const cheap = await hashPassword('a cheaper one');
+      expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await verifyPassword('a cheaper one', cheap)).toBe(true);
+      expect(await verifyPassword('kept at its cost', atDefault)).toBe(true);
+      configurePasswordHashCost(17);
+      expect(await verifyPassword('a cheaper one', cheap)).toBe(true);
+    });
+
+    it('hashes at the top of its range within the memory it allows', async () => {
+      configurePasswordHashCost(17);
+      const stored = await hashPassword('OWASP figure');
+      expect(stored).toMatch(/^scrypt\$131072\$8\$1\$/);
+      expect(await verifyPassword('OWASP figure', stored)).toBe(true);
+    });
   });
 });

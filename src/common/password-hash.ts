@@ -33,26 +33,35 @@ async function scrypt(password: string, salt: Buffer, keylen: number, options: o
   }
 }
 
-/** scrypt with N=2^15, r=8, p=1: about 32 MiB and tens of milliseconds per hash. */
-const PARAMS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** log2 of scrypt's N by default (PASSWORD_HASH_COST): N=2^15, r=8, p=1 is 32 MiB and ~0.1 s of one core per hash here. */
+export const DEFAULT_PASSWORD_HASH_COST = 15;
+const R = 8;
 const KEY_LENGTH = 32;
+/** scrypt needs 128·N·r bytes; twice that leaves room for OpenSSL's own. */
+const maxmemFor = (n: number, r: number) => 256 * n * r;
+
+/** New hashes' parameters; hashes already stored keep theirs (they carry them). */
+let params = { N: 1 << DEFAULT_PASSWORD_HASH_COST, r: R, p: 1, maxmem: maxmemFor(1 << DEFAULT_PASSWORD_HASH_COST, R) };
+
+/** From PASSWORD_HASH_COST at start: log2 of N for the hashes written from then on. */
+export function configurePasswordHashCost(cost: number): void {
+  const n = 2 ** cost;
+  params = { N: n, r: R, p: 1, maxmem: maxmemFor(n, R) };
+}
 
 /** `scrypt$N$r$p$salt$hash`, base64url parts: self-describing so parameters can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password.normalize('NFC'), salt, KEY_LENGTH, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+  const { N, r, p } = params;
+  const hash = await scrypt(password.normalize('NFC'), salt, KEY_LENGTH, params);
+  return ['scrypt', N, r, p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password.normalize('NFC'), Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: PARAMS.maxmem,
-  });
+  const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  const actual = await scrypt(password.normalize('NFC'), Buffer.from(salt, 'base64url'), expected.length, { ...cost, maxmem: maxmemFor(cost.N, cost.r) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

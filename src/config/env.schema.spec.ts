@@ -38,6 +38,14 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ TRUST_PROXY: '99' })).toThrow(/TRUST_PROXY must be at most 10 hops/);
   });
 
+  it('takes PASSWORD_HASH_COST from 10 to 17, 15 by default', () => {
+    expect(validateEnv({}).PASSWORD_HASH_COST).toBe(15);
+    expect(validateEnv({ PASSWORD_HASH_COST: '17' }).PASSWORD_HASH_COST).toBe(17);
+    // Its value is not echoed: the name says PASSWORD, as a secret's may.
+    expect(() => validateEnv({ PASSWORD_HASH_COST: '9' })).toThrow(/PASSWORD_HASH_COST must not be less than 10/);
+    expect(() => validateEnv({ PASSWORD_HASH_COST: '18' })).toThrow(/PASSWORD_HASH_COST must not be greater than 17/);
+  });
+
   it('never echoes the value of a secret it refuses', () => {
     expect(() => validateEnv({ GATE_COOKIE_SECRET: 'too-short-hunter2' })).toThrow(/GATE_COOKIE_SECRET="\[redacted\]"/);
     try {

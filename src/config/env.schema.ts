@@ -148,6 +148,15 @@ export class EnvironmentVariables {
   PASSWORD_HASH_QUEUE = 64;
 
   /**
+   * log2 of scrypt's N for password hashes written from now on (accounts and gate
+   * passwords): each step doubles a hash's time and memory (15: 32 MiB, about 0.1 s of a
+   * core). Stored hashes carry their own parameters and keep verifying. Below 15 is for
+   * test suites only, and warned of at start.
+   */
+  @IntVar(10, 17)
+  PASSWORD_HASH_COST = 15;
+
+  /**
    * Temp objects (`objects/.tmp`) and upload spools (`uploads/`) not written for this long
    * are crash leftovers, removed at start and by the sweep. Writes in progress keep their
    * file fresh, so this only needs to exceed the longest pause within one write.

@@ -42,6 +42,8 @@ async function loginFlood(t: TestApp, email: string, connections: number, ms: nu
 
 /** Failed-login limits out of the way (test/auth/account-recovery covers them). */
 const UNTHROTTLED = { LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000', LOGIN_MAX_FAILURES_PER_ACCOUNT: '1000000' };
+/** scrypt at its default cost, as production hashes: the flood is about what that costs. */
+const REAL_HASHING = { PASSWORD_HASH_COST: undefined };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,7 +54,7 @@ describe('A login flood does not starve serving (e2e)', () => {
 
   it('keeps /health up and a 2 MB file fast while 60 connections send wrong passwords', async () => {
     // Login throttling would answer most of the flood 429 without hashing; this is about the hashing bound.
-    t = await startTestApp({ env: UNTHROTTLED });
+    t = await startTestApp({ env: { ...UNTHROTTLED, ...REAL_HASHING } });
     const owner = await registerUser(t);
     const { token } = await createApiToken(t, owner, { scopes: ['deploy'] });
     const big = randomBytes(1536 * 1024).toString('base64'); // 2 MB of text
@@ -87,7 +89,7 @@ describe('A login flood does not starve serving (e2e)', () => {
   }, 90_000);
 
   it('refuses hashes past the queue at once with 503 and Retry-After (logins and the password gate)', async () => {
-    t = await startTestApp({ env: { ...UNTHROTTLED, PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1', TRUST_PROXY: 'true' } });
+    t = await startTestApp({ env: { ...UNTHROTTLED, ...REAL_HASHING, PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1', TRUST_PROXY: 'true' } });
     const owner = await registerUser(t);
     const attempts = await Promise.all(
       Array.from({ length: 12 }, () => t.http().post('/auth/login').send({ email: owner.email, password: 'wrong password here' })),

@@ -90,6 +90,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       // and a suite about cold loads would count those loads as its own.
       SITE_WARM_START_HOSTS: '0',
       PLANS_JSON: NO_FREE_QUOTAS,
+      // scrypt at N=2^10, 4 ms a hash instead of 0.12 s: the suites hash about ten passwords each
+      // (up to fifty), 15-18 % of their CPU at the default. Suites about hashing's cost pass `undefined`.
+      PASSWORD_HASH_COST: '10',
       ...ADDRESS_LIMITS_OFF,
       ...options.env,
       PORT: String(port),
