@@ -20,6 +20,9 @@ describe('password hashing', () => {
   it('refuses malformed stored values', async () => {
     expect(await verifyPassword('x', 'plain')).toBe(false);
     expect(await verifyPassword('x', 'bcrypt$1$2$3$a$b')).toBe(false);
+    // Parameters this service never writes: 2^20 would ask for a gigabyte, NaN would throw.
+    for (const n of ['1048576', 'many', '1000']) expect(await verifyPassword('x', `scrypt$${n}$8$1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA`)).toBe(false);
+    expect(await verifyPassword('x', 'scrypt$1024$64$1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA')).toBe(false);
   });
 
   describe('PASSWORD_HASH_COST', () => {

@@ -35,6 +35,8 @@ async function scrypt(password: string, salt: Buffer, keylen: number, options: o
 
 /** log2 of scrypt's N by default (PASSWORD_HASH_COST): N=2^15, r=8, p=1 is 32 MiB and ~0.1 s of one core per hash here. */
 export const DEFAULT_PASSWORD_HASH_COST = 15;
+/** The highest PASSWORD_HASH_COST (env.schema.ts): a stored hash asking for more memory than it is not ours. */
+const MAX_N = 2 ** 17;
 const R = 8;
 const KEY_LENGTH = 32;
 /** scrypt needs 128·N·r bytes; twice that leaves room for OpenSSL's own. */
@@ -62,6 +64,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  // Parameters outside what this service writes (N a power of two up to 2^17, r=8, p=1) would let a bad row allocate gigabytes, or throw.
+  if (!Number.isInteger(cost.N) || cost.N < 2 || cost.N > MAX_N || (cost.N & (cost.N - 1)) !== 0 || cost.r !== R || cost.p !== 1) return false;
   const actual = await scrypt(password.normalize('NFC'), Buffer.from(salt, 'base64url'), expected.length, { ...cost, maxmem: maxmemFor(cost.N, cost.r) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
