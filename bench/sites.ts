@@ -40,7 +40,10 @@
  * BENCH_SECONDS (10), BENCH_ROUNDS (1: rounds per N on a fresh app each, medians reported), BENCH_WARM_START_HOSTS (N), BENCH_COLD_LIMIT_SECONDS (300: a cold pass slower than that stops
  * short and says so), BENCH_RSS_OVERHEAD_MB (320), SITE_CACHE_MB (passed to the app),
  * DATABASE_URL (an existing database instead of an embedded one; it gets N sites written into it),
- * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app's one-host, cold and warm passes).
+ * BENCH_CPU_PROF / BENCH_HEAP_SNAPSHOT (a directory: profiles or heap snapshots of the app's one-host, cold and warm passes),
+ * BENCH_USER_AGENT (none by default, as wrk sends: every answer counts as a bot's; a browser's,
+ * e.g. `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36`, makes each site's first
+ * page view a visitor, hashed and counted as a real browser's would be).
  */
 import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -53,6 +56,9 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { cpuMs, freePort, have, pinPostgres, runWrk, startPinnedTarget, transactionsSoFar, waitForQuietDatabase, type WrkResult } from './harness';
 import { passStride, seededSlug, seedSites } from './sites-seed';
+
+/** Sent with every request when set: a browser's makes the answers page views of visitors, not of a bot (analytics). */
+const USER_AGENT = process.env.BENCH_USER_AGENT ?? '';
 
 const SIZES = (process.env.BENCH_SITES ?? '1000,10000,100000')
   .split(',')
@@ -192,11 +198,13 @@ function rssMb(pid: number): number {
  */
 function luaScript(kind: 'random' | 'pass', n: number, port: number): string {
   const host = `"${seededSlug(0).replace(/0$/, '')}" .. i .. ".localhost:${port}"`;
+  // A JSON string is a Lua string literal for what a User-Agent holds (printable ASCII).
+  const headers = `{ Host = ${host}${USER_AGENT ? `, ["User-Agent"] = ${JSON.stringify(USER_AGENT)}` : ''} }`;
   if (kind === 'random')
     return `local n = ${n}
 request = function()
   local i = math.random(0, n - 1)
-  return wrk.format(nil, "/", { Host = ${host} })
+  return wrk.format(nil, "/", ${headers})
 end
 `;
   return `local n, stride = ${n}, ${passStride(n)}
@@ -204,7 +212,7 @@ local k, answered = 0, 0
 request = function()
   local i = (k * stride + 13) % n
   k = k + 1
-  return wrk.format(nil, "/", { Host = ${host} })
+  return wrk.format(nil, "/", ${headers})
 end
 response = function()
   answered = answered + 1
