@@ -21,6 +21,8 @@ export class PngDiffer {
   private readonly worker = new Worker(join(__dirname, 'png-diff.worker.js'));
   private readonly pending = new Map<number, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>();
   private next = 0;
+  /** Why the thread ended, once it has: later comparisons fail with it instead of waiting forever. */
+  private ended?: Error;
 
   constructor() {
     this.worker.on('message', (reply: WorkerReply) => {
@@ -34,6 +36,7 @@ export class PngDiffer {
 
   /** `actual` (a PNG) against the PNG file `reference`; pixels count as the same below pixelmatch's `threshold`. */
   async compare(reference: string, actual: Buffer, { threshold, maxShare }: { threshold: number; maxShare: number }): Promise<PngDiff> {
+    if (this.ended) throw this.ended;
     const id = this.next++;
     const reply = await new Promise<WorkerReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -50,6 +53,7 @@ export class PngDiffer {
   }
 
   private failAll(err: Error): void {
+    this.ended ??= err;
     for (const { reject } of this.pending.values()) reject(err);
     this.pending.clear();
   }
