@@ -58,7 +58,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The three programs named, not the project service: 68-76 s against 91-95 s for the whole
+      // tree here. In this order, each file is typed by its nearest tsconfig, as the service does.
+      parserOptions: { project: ['./web/tsconfig.json', './packages/tsconfig.json', './tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
