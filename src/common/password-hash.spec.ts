@@ -21,8 +21,12 @@ describe('password hashing', () => {
     expect(await verifyPassword('x', 'plain')).toBe(false);
     expect(await verifyPassword('x', 'bcrypt$1$2$3$a$b')).toBe(false);
     // Parameters this service never writes: 2^20 would ask for a gigabyte, NaN would throw.
-    for (const n of ['1048576', 'many', '1000']) expect(await verifyPassword('x', `scrypt$${n}$8$1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA`)).toBe(false);
-    expect(await verifyPassword('x', 'scrypt$1024$64$1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaA')).toBe(false);
+    // (A 32-byte hash part, so that these reach the parameters.)
+    const key = 'A'.repeat(43);
+    for (const n of ['1048576', 'many', '1000']) expect(await verifyPassword('x', `scrypt$${n}$8$1$c2FsdHNhbHRzYWx0c2FsdA$${key}`)).toBe(false);
+    expect(await verifyPassword('x', `scrypt$1024$64$1$c2FsdHNhbHRzYWx0c2FsdA$${key}`)).toBe(false);
+    // A hash part that decodes to nothing (or to a key of another length) matches no password.
+    expect(await verifyPassword('x', 'scrypt$1024$8$1$c2FsdHNhbHRzYWx0c2FsdA$!!!!')).toBe(false);
   });
 
   describe('PASSWORD_HASH_COST', () => {

@@ -63,6 +63,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
+  // base64url decoding skips what it cannot read: a hash part of no valid characters is 0 bytes, which any password's 0-byte scrypt would equal.
+  if (expected.length !== KEY_LENGTH) return false;
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
   // Parameters outside what this service writes (N a power of two up to 2^17, r=8, p=1) would let a bad row allocate gigabytes, or throw.
   if (!Number.isInteger(cost.N) || cost.N < 2 || cost.N > MAX_N || (cost.N & (cost.N - 1)) !== 0 || cost.r !== R || cost.p !== 1) return false;
