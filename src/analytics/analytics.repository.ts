@@ -172,19 +172,19 @@ export class AnalyticsRepository {
 
   /**
    * Locks the stored sketches of these pairs until the transaction ends, in key order: two
-   * flushes touching the same pairs wait for each other and never deadlock. Returns how many.
+   * flushes touching the same pairs wait for each other and never deadlock. The rows are
+   * counted, not returned: the merge happens in PostgreSQL (mergeRegisters).
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, [f.projectId], [DAY]] })
-  async lockSketches(manager: EntityManager, projects: string[], days: string[]): Promise<number> {
-    const [{ locked }] = (await manager.query(
+  async lockSketches(manager: EntityManager, projects: string[], days: string[]): Promise<void> {
+    await manager.query(
       `SELECT count(*)::int AS locked FROM (
          SELECT 1 FROM analytics_visitors v
          JOIN unnest($1::text[], $2::date[]) AS u(project_id, day) ON v.project_id = u.project_id AND v.day = u.day
          ORDER BY v.project_id, v.day FOR UPDATE OF v
        ) l`,
       [pgArray(projects), pgArray(days)],
-    )) as { locked: number }[];
-    return locked;
+    );
   }
 
   /**
