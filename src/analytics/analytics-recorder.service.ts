@@ -148,7 +148,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
    * view); `bytes`: what went on the wire, headers included.
    */
   record(projectId: string, req: IncomingMessage, status: number, bytes: number, html: boolean, clientIp: (req: IncomingMessage) => string): void {
-    const now = this.clock.now().getTime();
+    const now = this.clock.nowMs();
     const hour = hourOf(now);
     const cls = statusClass(status);
     const ua = req.headers['user-agent'] ?? '';
@@ -177,7 +177,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
   /** A gate event (the router's password gate, the email gate). */
   gate(projectId: string, event: GateEvent): void {
     if (!this.enabled) return;
-    this.otherRow(this.countsOf(projectId, hourOf(this.clock.now().getTime())), 'gate', event).requests++;
+    this.otherRow(this.countsOf(projectId, hourOf(this.clock.nowMs())), 'gate', event).requests++;
   }
 
   /** Writes everything counted until now. */

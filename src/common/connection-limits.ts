@@ -201,9 +201,13 @@ export function applyConnectionCaps(
 
   const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
+  // Every request passes here: with no reserve connection open none can be in it (no
+  // WeakSet lookup), and the usual single listener is called directly.
+  const [only] = listeners;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (inReserve.has(req.socket) && isForwarded(req.headers)) return overCapacity(res);
-    for (const listener of listeners) listener.call(server, req, res);
+    if (reserved > 0 && inReserve.has(req.socket) && isForwarded(req.headers)) return overCapacity(res);
+    if (listeners.length === 1) only.call(server, req, res);
+    else for (const listener of listeners) listener.call(server, req, res);
   });
   return () => ({ open, reserved });
 }

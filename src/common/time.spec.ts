@@ -15,3 +15,21 @@ describe('iso', () => {
     expect(iso(new SystemClock().now())).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 });
+
+describe('SystemClock.nowMs', () => {
+  it('is the current time in milliseconds', () => {
+    const before = Date.now();
+    const ms = new SystemClock().nowMs();
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('follows now() when a test moves the clock, and the system time again once restored', () => {
+    const clock = new SystemClock();
+    const later = new Date('2031-05-06T07:08:09.010Z');
+    const spy = jest.spyOn(clock, 'now').mockReturnValue(later);
+    expect(clock.nowMs()).toBe(later.getTime());
+    spy.mockRestore();
+    expect(Math.abs(clock.nowMs() - Date.now())).toBeLessThan(1000);
+  });
+});

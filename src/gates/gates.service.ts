@@ -39,7 +39,7 @@ export class Gates {
     if (!cookie) return false;
     const grants = (site.grants ??= new Map());
     const until = grants.get(cookie);
-    const nowSeconds = this.clock.now().getTime() / 1000;
+    const nowSeconds = this.clock.nowMs() / 1000;
     if (until !== undefined) return until > nowSeconds;
     const expiresAt = this.access.accessUntil(site, cookie);
     if (expiresAt === undefined) return false;

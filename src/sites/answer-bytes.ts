@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-type Sent = ServerResponse & { _header?: string | null; _hasBody?: boolean };
+type Sent = ServerResponse & { _header?: string | null; _hasBody?: boolean; _contentLength?: number | null };
 
 /**
  * Bytes of an answer on the wire, head included, from what it declared: its head as Node
@@ -14,6 +14,11 @@ export function answerBytes(res: ServerResponse): number {
   const head = (res as Sent)._header;
   if (typeof head !== 'string') return 0;
   if ((res as Sent)._hasBody === false) return head.length;
+  // Node notes the Content-Length it wrote into the head (for strictContentLength): reading it
+  // spares flattening and searching the head string, ~1.5 µs of a cached answer's ~100 µs
+  // (bench:serve-compare's profile). Parsed from the head when a Node version lacks it.
+  const declared = (res as Sent)._contentLength;
+  if (typeof declared === 'number') return head.length + (Number.isSafeInteger(declared) && declared > 0 ? declared : 0);
   return head.length + contentLengthOf(head);
 }
 

@@ -230,7 +230,7 @@ export class SiteRouter {
     const formPost = !readOnly && req.method === 'POST' && live !== null && live.forms.length > 0;
     if (!readOnly && !formPost && !live?.rules.redirects.proxies) return this.methodNotAllowed(res, cacheControl, gated, tags);
     if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated, tags);
-    if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.now().getTime())) {
+    if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.nowMs())) {
       return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
     }
 
