@@ -5,6 +5,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { addressKey } from '../common/address-prefix';
 import { attemptCounter } from '../common/attempt-counter';
 import { gatePage, PAGES } from '../common/site-pages';
 import { AppConfig } from '../config/app-config';
@@ -38,8 +39,10 @@ export class EmailGate implements Gate, OnModuleInit {
 
   async submit(site: GatedSite, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void> {
     const next = safeNextPath(form.get('next'));
-    // A forwarded address is whatever the proxy passed on: keep the counter key within its column.
-    const client = ip.length <= 64 ? ip : createHash('sha256').update(ip).digest('hex');
+    // An IPv6 client is its /64 (addressKey): one host commonly holds a whole /64 and could
+    // otherwise send each email from a fresh address. The key stays within its column.
+    const address = addressKey(ip);
+    const client = address.length <= 64 ? address : createHash('sha256').update(address).digest('hex');
     const retryAfter = await this.consume(`${site.projectId}:${client}`);
     if (retryAfter > 0) return this.responses.tooManyAttempts(res, retryAfter);
     const raw = form.get('email');

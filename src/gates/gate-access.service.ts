@@ -3,9 +3,10 @@ import { join } from 'node:path';
 
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
+import { addressKey } from '../common/address-prefix';
 import { attemptCounter } from '../common/attempt-counter';
 import { verifyPassword } from '../common/password-hash';
 import { loadOrCreateSecret } from '../common/secret-file';
@@ -73,17 +74,51 @@ export class GateAccess implements OnModuleInit {
     });
   }
 
-  /** Seconds until this client may try the password again, or 0 when it may now. */
+  /** Seconds until this client may try the password again, or 0 when it may now (reads the count, takes nothing). */
   async passwordRetryAfter(site: GatedSite, ip: string): Promise<number> {
-    const res = await this.failures.get(`${site.projectId}:${ip}`);
+    const res = await this.failures.get(this.failureKey(site, ip));
     if (!res || res.consumedPoints < this.config.GATE_MAX_ATTEMPTS) return 0;
-    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    return retryAfterSeconds(res);
   }
 
-  async checkPassword(site: GatedSite, ip: string, password: string): Promise<boolean> {
-    if (site.passwordHash && (await verifyPassword(password, site.passwordHash))) return true;
-    // Counting only failures: a visitor who knows the password is never slowed down.
-    await this.failures.penalty(`${site.projectId}:${ip}`, 1);
-    return false;
+  /**
+   * Takes one of this client's tries at the site's password before the password is checked:
+   * 0 when taken, else the seconds until one is free. Taken first, so guesses sent all at
+   * once cannot each pass a count that none of them has added to yet (read, hash, then
+   * count let a burst of 60 through a limit of 5). `checkPassword` keeps it for a wrong
+   * password and gives it back for the right one.
+   */
+  async reservePasswordTry(site: GatedSite, ip: string): Promise<number> {
+    try {
+      await this.failures.consume(this.failureKey(site, ip), 1);
+      return 0;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return retryAfterSeconds(err);
+      throw err;
+    }
   }
+
+  /** After `reservePasswordTry`: only failures stay counted, so a visitor who knows the password is never slowed down. */
+  async checkPassword(site: GatedSite, ip: string, password: string): Promise<boolean> {
+    const key = this.failureKey(site, ip);
+    let ok: boolean;
+    try {
+      ok = site.passwordHash ? await verifyPassword(password, site.passwordHash) : false;
+    } catch (err) {
+      // Not judged (the hashing queue is full): the try was not used.
+      await this.failures.reward(key, 1);
+      throw err;
+    }
+    if (ok) await this.failures.reward(key, 1);
+    return ok;
+  }
+
+  /** Per site and client: an IPv6 client is its /64 (addressKey), which one host commonly holds whole. */
+  private failureKey(site: GatedSite, ip: string): string {
+    return `${site.projectId}:${addressKey(ip)}`;
+  }
+}
+
+function retryAfterSeconds(res: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }

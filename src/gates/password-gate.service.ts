@@ -23,10 +23,13 @@ export class PasswordGate implements Gate {
 
   async submit(site: GatedSite, form: URLSearchParams, ip: string, res: ServerResponse): Promise<void> {
     const next = safeNextPath(form.get('next'));
-    const retryAfter = await this.access.passwordRetryAfter(site, ip);
-    if (retryAfter > 0) return this.responses.tooManyAttempts(res, retryAfter);
     const password = form.get('password') ?? '';
-    const ok = password.length > 0 && password.length <= PASSWORD_LIMIT && (await this.access.checkPassword(site, ip, password));
+    // Only a password that is hashed takes a try; an empty or oversized one is refused as
+    // wrong without using one (it tells nothing of the password), but not past the limit.
+    const checked = password.length > 0 && password.length <= PASSWORD_LIMIT;
+    const retryAfter = checked ? await this.access.reservePasswordTry(site, ip) : await this.access.passwordRetryAfter(site, ip);
+    if (retryAfter > 0) return this.responses.tooManyAttempts(res, retryAfter);
+    const ok = checked && (await this.access.checkPassword(site, ip, password));
     if (!ok) {
       this.responses.event(site, 'wrong_password');
       const html = gatePage({ kind: 'password', siteName: site.name, next, error: 'That password is not right. Try again.' });

@@ -138,6 +138,12 @@ describe('Email gate: capture (e2e)', () => {
     await submitEmail(t, 'other-list', 'elsewhere@visitor.example', { ip }).expect(303);
   });
 
+  it('counts an IPv6 client by its /64, which one host commonly holds whole', async () => {
+    for (let i = 1; i <= MAX_PER_WINDOW; i++) await submitEmail(t, 'guestlist', `v6-${i}@visitor.example`, { ip: `2001:db8:9:1::${i}` }).expect(303);
+    await submitEmail(t, 'guestlist', 'v6-over@visitor.example', { ip: '2001:db8:9:1:abcd::1' }).expect(429);
+    await submitEmail(t, 'guestlist', 'v6-next@visitor.example', { ip: '2001:db8:9:2::1' }).expect(303);
+  });
+
   it('copes with an absurd forwarded client address', async () => {
     const ip = `${'9'.repeat(300)}`;
     await submitEmail(t, 'guestlist', 'long.address@visitor.example', { ip }).expect(303);

@@ -142,6 +142,29 @@ describe('Password gate (e2e)', () => {
     await login(PASSWORD, '/', '198.51.100.8').expect(303);
   });
 
+  it('counts wrong passwords sent all at once: no more than the limit are checked', async () => {
+    const ip = '198.51.100.20';
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => login(`guess ${i}`, '/', ip)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    await login(PASSWORD, '/', ip).expect(429);
+  });
+
+  it('counts an IPv6 client by its /64, which one host commonly holds whole', async () => {
+    for (let i = 1; i <= 3; i++) await login('nope nope', '/', `2001:db8:7:1::${i}`).expect(401);
+    await login(PASSWORD, '/', '2001:db8:7:1:ffff::9').expect(429);
+    await login(PASSWORD, '/', '2001:db8:7:2::1').expect(303);
+  });
+
+  it('gives back the try of a right password, and takes none for an empty one', async () => {
+    const ip = '198.51.100.30';
+    for (let i = 0; i < 5; i++) await login(PASSWORD, '/', ip).expect(303);
+    for (let i = 0; i < 5; i++) await login('', '/', ip).expect(401);
+    for (let i = 0; i < 3; i++) await login('nope nope', '/', ip).expect(401);
+    await login(PASSWORD, '/', ip).expect(429);
+  });
+
   it('ignores a forwarded address that is not an IP (it cannot pick its own counter)', async () => {
     const res = await login('wrong once more', '/', `x${'y'.repeat(300)}`);
     expect(res.status).toBe(401);
