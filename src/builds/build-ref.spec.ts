@@ -5,6 +5,7 @@ describe('requestRef', () => {
   it('takes branches and tags as the branch they name, and a commit id as no branch', () => {
     expect(requestRef('main')).toEqual({ ref: 'main', branch: 'main' });
     expect(requestRef('feature/new-footer')).toEqual({ ref: 'feature/new-footer', branch: 'feature/new-footer' });
+    expect(requestRef('refs/heads/main')).toEqual({ ref: 'refs/heads/main', branch: 'main' });
     expect(requestRef('3F786850E387550FDAB836ED7E6DC881DE23001B')).toEqual({ ref: '3f786850e387550fdab836ed7e6dc881de23001b', branch: null });
   });
 

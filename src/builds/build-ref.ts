@@ -5,7 +5,7 @@ const SHA = /^[0-9a-f]{40}$/i;
 /**
  * A ref as the API takes it: a branch, a tag or a full commit id, by git's own rules for
  * names (git check-ref-format), checked here so a bad one is a 400 and never reaches git.
- * Returns the branch it names: null for a commit id (the pipeline reports the branch).
+ * Returns the branch it names (`refs/heads/` dropped): null for a commit id (the pipeline reports the branch).
  */
 export function requestRef(ref: string, field = 'ref'): { ref: string; branch: string | null } {
   const refuse = (why: string) => buildsError('invalid_ref', `${field}: ${why}; give a branch, a tag or a full 40-character commit id`);
@@ -18,5 +18,7 @@ export function requestRef(ref: string, field = 'ref'): { ref: string; branch: s
   if (ref.endsWith('.') || ref.endsWith('.lock') || ref.split('/').some((part) => part.startsWith('.'))) {
     throw refuse('no part may start with "." and it must not end with "." or ".lock"');
   }
-  return { ref, branch: ref };
+  // `refs/heads/main` is the branch main, as the checkout takes it (git-clone.ts): the branch
+  // that decides production's settings and publishing must be that same name.
+  return { ref, branch: ref.replace(/^refs\/heads\//, '') };
 }

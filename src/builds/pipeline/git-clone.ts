@@ -165,10 +165,13 @@ export async function cloneRef(request: CloneRequest): Promise<ResolvedCommit> {
     // --template= : no hooks or other files copied from the builder's git installation.
     await git('init', '-q', '--template=', '.');
     await git('remote', 'add', 'origin', request.repository);
-    const heads = await git('ls-remote', '--heads', 'origin', `refs/heads/${request.ref.replace(/^refs\/heads\//, '')}`);
     const branchName = request.ref.replace(/^refs\/heads\//, '');
+    const heads = await git('ls-remote', '--heads', 'origin', `refs/heads/${branchName}`);
     const branch = heads.split('\n').some((line) => line.endsWith(`\trefs/heads/${branchName}`)) ? branchName : null;
-    await git('fetch', '-q', '--depth', '1', '--no-tags', '--no-recurse-submodules', 'origin', request.ref);
+    // A branch is fetched by its full name: git looks a short one up as refs/<name>, then
+    // refs/tags/<name>, then refs/heads/<name>, so a tag named like the production branch
+    // (which branch protection does not cover) would be built and published in its place.
+    await git('fetch', '-q', '--depth', '1', '--no-tags', '--no-recurse-submodules', 'origin', branch ? `refs/heads/${branch}` : request.ref);
     await git('checkout', '-q', '--detach', 'FETCH_HEAD');
     const sha = (await git('rev-parse', 'HEAD')).trim();
     const message = (await git('log', '-1', '--format=%s', 'HEAD')).trim();
