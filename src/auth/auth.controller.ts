@@ -231,14 +231,15 @@ export class AuthController {
     id: 'signInWithPasskey',
     public: true,
     audit: 'user.signed_in',
-    errors: { 400: ['invalid_session_mode'], 401: ['passkey_not_accepted'] },
+    errors: { 400: ['invalid_session_mode'], 401: ['passkey_not_accepted'], 403: ['sso_required'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Sign in with a passkey (passwordless): an access JWT and a refresh token',
     description:
       'The answer to POST /auth/passkeys/authentication-options. A complete sign-in: the authenticator must have verified the person (PIN, biometrics), ' +
-      'so no second factor is asked. Any refusal (unknown, expired or used challenge, unknown passkey, wrong origin, bad signature) is 401 passkey_not_accepted.',
+      'so no second factor is asked. Any refusal (unknown, expired or used challenge, unknown passkey, wrong origin, bad signature) is 401 passkey_not_accepted. ' +
+      'A passkey of an account whose email domain enforces single sign-on answers 403 `sso_required`, as POST /auth/login does.',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })

@@ -80,10 +80,15 @@ export class AuthService implements OnModuleInit {
     // One answer for a wrong email and a wrong password: no account enumeration.
     if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     const methods = await this.twoFactor.methodsFor(user.id);
+    // The password was tried, not the sign-in finished, when a second factor follows: its attempt is
+    // given back, but the counts are not cleared, so wrong second factors (counted the same way) add up
+    // to the same limits.
+    if (methods.length > 0) await this.throttle.refundLoginAttempt(dto.email, ip);
+    else await this.throttle.loginSucceeded(dto.email, ip);
+    // After the password check, so an enforced domain's 403 tells a guesser nothing; before the
+    // second factor's challenge, which is the only way to loginSecondFactor (it asks the policy nothing).
+    await this.ssoPolicy?.passwordSignIn(user);
     if (methods.length > 0) {
-      // The password was tried, not the sign-in finished: its attempt is given back, but the counts
-      // are not cleared, so wrong second factors (counted the same way) add up to the same limits.
-      await this.throttle.refundLoginAttempt(dto.email, ip);
       const challenge = await this.twoFactor.issueChallenge(user.id);
       throw withBearerChallenge(
         twoFactorError(
@@ -96,9 +101,6 @@ export class AuthService implements OnModuleInit {
         ),
       );
     }
-    await this.throttle.loginSucceeded(dto.email, ip);
-    // After the password check, so an enforced domain's 403 tells a guesser nothing.
-    await this.ssoPolicy?.passwordSignIn(user);
     return this.signIn(user, 'password');
   }
 

@@ -292,6 +292,40 @@ describe('Two-factor sign-in (e2e)', () => {
       expect(off.body.code).toBe('totp_not_enabled');
       nextStep();
     });
+
+    it('counts wrong codes for new recovery codes with the failed sign-ins: past the limit even the right code gets 429', async () => {
+      const { user, secret, recoveryCodes } = await withTotp();
+      const regenerate = (answer: string) => t.http().post('/auth/2fa/recovery-codes').set(bearer(user.accessToken)).send({ code: answer });
+      // LOGIN_MAX_FAILURES_PER_ADDRESS (5) wrong codes from this address, TOTP and recovery codes alike.
+      for (let i = 0; i < 4; i++) await regenerate(code(secret, 5)).expect(400);
+      await regenerate('aaaaa-bbbbb').expect(400);
+      const limited = await regenerate(code(secret)).expect(429);
+      expect(limited.headers['retry-after']).toBeDefined();
+      await regenerate(recoveryCodes[0]).expect(429);
+      // Refused before the code was looked at: the recovery code was not used up.
+      expect((await t.http().get('/auth/2fa').set(bearer(user.accessToken)).expect(200)).body.recoveryCodesLeft).toBe(10);
+      // The same counts as sign-in's: the password is refused too.
+      await t.http().post('/auth/login').send({ email: user.email, password: user.password }).expect(429);
+    });
+
+    it('counts wrong codes for turning TOTP off, the password being right: past the limit even the right code gets 429', async () => {
+      const { user, secret } = await withTotp();
+      const disable = (answer: string) => t.http().delete('/auth/2fa/totp').set(bearer(user.accessToken)).send({ password: user.password, code: answer });
+      for (let i = 0; i < 5; i++) await disable(code(secret, 5)).expect(400);
+      const limited = await disable(code(secret)).expect(429);
+      expect(limited.headers['retry-after']).toBeDefined();
+      expect((await t.http().get('/auth/2fa').set(bearer(user.accessToken)).expect(200)).body.totp.enabled).toBe(true);
+    });
+
+    it('clears the count of this account and address with a right code, as a sign-in does', async () => {
+      const { user, secret } = await withTotp();
+      const regenerate = (answer: string) => t.http().post('/auth/2fa/recovery-codes').set(bearer(user.accessToken)).send({ code: answer });
+      for (let i = 0; i < 4; i++) await regenerate(code(secret, 5)).expect(400);
+      await regenerate(code(secret)).expect(200);
+      for (let i = 0; i < 4; i++) await regenerate(code(secret, 5)).expect(400);
+      nextStep();
+      await regenerate(code(secret)).expect(200);
+    });
   });
 
   describe('the workspace policy requireTwoFactor', () => {

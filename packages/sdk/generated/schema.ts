@@ -712,7 +712,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey (passwordless): an access JWT and a refresh token
-         * @description The answer to POST /auth/passkeys/authentication-options. A complete sign-in: the authenticator must have verified the person (PIN, biometrics), so no second factor is asked. Any refusal (unknown, expired or used challenge, unknown passkey, wrong origin, bad signature) is 401 passkey_not_accepted.
+         * @description The answer to POST /auth/passkeys/authentication-options. A complete sign-in: the authenticator must have verified the person (PIN, biometrics), so no second factor is asked. Any refusal (unknown, expired or used challenge, unknown passkey, wrong origin, bad signature) is 401 passkey_not_accepted. A passkey of an account whose email domain enforces single sign-on answers 403 `sso_required`, as POST /auth/login does.
          *
          *     **Access:** public, no credential.
          */
@@ -983,7 +983,7 @@ export interface paths {
         post: operations["startTotp"];
         /**
          * Turn TOTP off (and its recovery codes): needs the password and a current code or a recovery code
-         * @description Wrong passwords count with the sign-in limits: 429 with Retry-After past them.
+         * @description Wrong passwords and wrong codes count with the sign-in limits: 429 with Retry-After past them, even for the right ones.
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -1024,7 +1024,9 @@ export interface paths {
         put?: never;
         /**
          * A new set of ten recovery codes (the old ones stop working); needs a current code or a recovery code
-         * @description **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         * @description Wrong codes count with the sign-in limits: 429 with Retry-After past them, even for the right code.
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
         post: operations["regenerateRecoveryCodes"];
         delete?: never;
@@ -8601,6 +8603,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "sso_required";
+                    };
+                };
+            };
             /** @description The request body stopped arriving */
             408: {
                 headers: {
@@ -10435,6 +10451,20 @@ export interface operations {
                         statusCode?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
                     };
                 };
             };

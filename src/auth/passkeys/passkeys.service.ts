@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -26,6 +26,7 @@ import { userView } from '../../users/user.view';
 import { UsersService } from '../../users/users.service';
 import type { LoginView } from '../auth.view';
 import { SessionsService } from '../sessions/sessions.service';
+import { SsoPasswordPolicy } from '../sso-password-policy';
 import type { PasskeyVerifier } from '../two-factor/passkey-verifier';
 import { AuthenticationResponseDto, type RegisterPasskeyDto } from './dto/passkey.dto';
 import type { Passkey, PasskeyChallengePurpose } from './passkey.entities';
@@ -95,6 +96,8 @@ export class PasskeysService implements PasskeyVerifier {
     private readonly audit: AuditLogService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    // Bound by src/sso, as for AuthService; absent in an app built without it.
+    @Optional() private readonly ssoPolicy?: SsoPasswordPolicy,
   ) {
     this.rp = relyingParty(config);
   }
@@ -210,7 +213,7 @@ export class PasskeysService implements PasskeyVerifier {
    */
   async signIn(response: AuthenticationResponseDto): Promise<LoginView> {
     const outcome = await this.authenticate(response, { requireUserVerification: true });
-    if (!outcome.ok) throw passkeysError('passkey_not_accepted', `Passkey sign-in refused: ${outcome.reason}`);
+    if (!outcome.ok) throw outcome.refusal ?? passkeysError('passkey_not_accepted', `Passkey sign-in refused: ${outcome.reason}`);
     return outcome.signedIn!;
   }
 
@@ -234,12 +237,13 @@ export class PasskeysService implements PasskeyVerifier {
    * Checks a WebAuthn sign-in answer: its challenge (taken out, single use), the passkey
    * it names, and the signature, origin, RP id and counter (the library). With `userId`
    * (a second factor) the passkey must be that user's and no session starts; without it
-   * the passkey's owner is signed in, in the same transaction as the counter's update.
+   * the passkey's owner is signed in, in the same transaction as the counter's update,
+   * unless the SSO policy refuses them (`refusal`, for the caller to throw).
    */
   private async authenticate(
     response: AuthenticationResponseDto,
     opts: { requireUserVerification: boolean; userId?: string },
-  ): Promise<{ ok: true; signedIn?: LoginView } | { ok: false; reason: string }> {
+  ): Promise<{ ok: true; signedIn?: LoginView } | { ok: false; reason: string; refusal?: unknown }> {
     const challenge = answeredChallenge(response.response.clientDataJSON);
     if (!challenge) return { ok: false, reason: 'response.response.clientDataJSON is not WebAuthn client data with a challenge' };
     // The challenge is taken out in its own transaction: a refused answer must still use it up.
@@ -273,6 +277,14 @@ export class PasskeysService implements PasskeyVerifier {
       if (opts.userId !== undefined) return { ok: true };
       const user = await this.users.findById(passkey.userId, m);
       if (!user) return { ok: false, reason: 'this passkey is not registered here' };
+      // An enforced domain signs in through its provider only, passkeys included (the same 403
+      // sso_required as a password), asked once the signature is good so an unverified answer learns
+      // nothing. Thrown after the commit: the counter the authenticator moved on is kept.
+      try {
+        await this.ssoPolicy?.passwordSignIn(user);
+      } catch (refusal) {
+        return { ok: false, reason: 'single sign-on is required', refusal };
+      }
       const pair = await this.sessions.start(m, user.id);
       await this.audit.recordForUser(m, user.id, {
         action: 'user.signed_in',

@@ -73,7 +73,7 @@ export class TwoFactorController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({
     summary: 'Turn TOTP off (and its recovery codes): needs the password and a current code or a recovery code',
-    description: 'Wrong passwords count with the sign-in limits: 429 with Retry-After past them.',
+    description: 'Wrong passwords and wrong codes count with the sign-in limits: 429 with Retry-After past them, even for the right ones.',
   })
   @ApiNoContentResponse()
   async disable(@CurrentPrincipal() principal: Principal, @Body() dto: DisableTotpDto, @Req() req: Request): Promise<void> {
@@ -86,12 +86,15 @@ export class TwoFactorController {
     credential: 'user',
     workspaceOptional: true,
     audit: 'two_factor.recovery_codes_regenerated',
-    errors: { 400: ['invalid_totp_code'], 409: ['totp_not_enabled'] },
+    errors: { 400: ['invalid_totp_code'], 409: ['totp_not_enabled'], 429: ['rate_limited'] },
   })
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'A new set of ten recovery codes (the old ones stop working); needs a current code or a recovery code' })
+  @ApiOperation({
+    summary: 'A new set of ten recovery codes (the old ones stop working); needs a current code or a recovery code',
+    description: 'Wrong codes count with the sign-in limits: 429 with Retry-After past them, even for the right code.',
+  })
   @ApiOkResponse({ type: RecoveryCodesView })
-  regenerate(@CurrentPrincipal() principal: Principal, @Body() dto: RecoveryCodesDto): Promise<RecoveryCodesView> {
-    return this.twoFactor.regenerateRecoveryCodes(principal.userId!, dto.code);
+  regenerate(@CurrentPrincipal() principal: Principal, @Body() dto: RecoveryCodesDto, @Req() req: Request): Promise<RecoveryCodesView> {
+    return this.twoFactor.regenerateRecoveryCodes(principal.userId!, dto.code, clientAddress(req, this.config.trustProxy));
   }
 }

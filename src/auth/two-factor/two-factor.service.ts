@@ -107,38 +107,35 @@ export class TwoFactorService {
 
   /**
    * Turns TOTP off; needs the password and a current TOTP code or a recovery code, so a
-   * stolen session alone cannot remove the second factor. Wrong passwords count with the
-   * sign-in limits (AuthThrottle), from `ip`.
+   * stolen session alone cannot remove the second factor. Both count as one attempt with
+   * the sign-in limits (AuthThrottle), from `ip`: a wrong password or a wrong code keeps it.
    */
   async disableTotp(userId: string, password: string, code: string, ip: string): Promise<void> {
     const user = await this.user(userId);
-    await this.throttle.reserveLoginAttempt(user.email, ip);
-    let matches: boolean;
-    try {
-      matches = await verifyPassword(password, user.passwordHash);
-    } catch (err) {
-      await this.throttle.refundLoginAttempt(user.email, ip).catch(() => undefined);
-      throw err;
-    }
-    if (!matches) throw withBearerChallenge(authError('invalid_login', 'Wrong password'));
-    await this.throttle.refundLoginAttempt(user.email, ip);
-    await this.dataSource.transaction(async (m) => {
-      const totp = await this.lockEnabled(m, user.id);
-      if (!(await this.checkCode(m, totp, code))) throw invalidCode('code: not a current TOTP code nor an unused recovery code');
-      await this.rows.deleteTotp(m, user.id);
-      await this.recordForUser(m, user, 'two_factor.disabled', ['totp']);
+    await this.withCodeAttempt(user, ip, async () => {
+      if (!(await verifyPassword(password, user.passwordHash))) return 'wrong_password';
+      return this.dataSource.transaction(async (m) => {
+        const totp = await this.lockEnabled(m, user.id);
+        if (!(await this.checkCode(m, totp, code))) return 'wrong_code';
+        await this.rows.deleteTotp(m, user.id);
+        await this.recordForUser(m, user, 'two_factor.disabled', ['totp']);
+        return undefined;
+      });
     });
   }
 
-  async regenerateRecoveryCodes(userId: string, code: string): Promise<RecoveryCodesView> {
+  /** Needs a current TOTP code or a recovery code, counted like disableTotp's. */
+  async regenerateRecoveryCodes(userId: string, code: string, ip: string): Promise<RecoveryCodesView> {
     const user = await this.user(userId);
-    return this.dataSource.transaction(async (m) => {
-      const totp = await this.lockEnabled(m, user.id);
-      if (!(await this.checkCode(m, totp, code))) throw invalidCode('code: not a current TOTP code nor an unused recovery code');
-      const recoveryCodes = await this.replaceRecoveryCodes(m, user.id);
-      await this.recordForUser(m, user, 'two_factor.recovery_codes_regenerated', ['recoveryCodes']);
-      return { recoveryCodes };
-    });
+    return this.withCodeAttempt(user, ip, () =>
+      this.dataSource.transaction(async (m) => {
+        const totp = await this.lockEnabled(m, user.id);
+        if (!(await this.checkCode(m, totp, code))) return 'wrong_code';
+        const recoveryCodes = await this.replaceRecoveryCodes(m, user.id);
+        await this.recordForUser(m, user, 'two_factor.recovery_codes_regenerated', ['recoveryCodes']);
+        return { recoveryCodes };
+      }),
+    );
   }
 
   /** A new login challenge for the user (their password was right): the opaque value to hand out. */
@@ -182,6 +179,29 @@ export class TwoFactorService {
     if (!ok) return { ok: false, reason: 'wrong' };
     await this.rows.deleteChallenge(m, found.tokenHash);
     return { ok: true, userId };
+  }
+
+  /**
+   * Runs `attempt` (a check of the password or a code, and what it guards) as one sign-in
+   * attempt of `user` from `ip`, as loginSecondFactor does: taken before the check, so a
+   * stolen session cannot guess codes past the limits (429, even for the right code). A wrong
+   * answer keeps it and a right one counts as a successful sign-in; anything thrown ended
+   * before the answer was judged (409 totp_not_enabled, hashing busy, database down) and
+   * gives it back, which is why `attempt` reports a wrong answer instead of throwing it.
+   */
+  private async withCodeAttempt<T>(user: User, ip: string, attempt: () => Promise<T | 'wrong_password' | 'wrong_code'>): Promise<T> {
+    await this.throttle.reserveLoginAttempt(user.email, ip);
+    let outcome: T | 'wrong_password' | 'wrong_code';
+    try {
+      outcome = await attempt();
+    } catch (err) {
+      await this.throttle.refundLoginAttempt(user.email, ip).catch(() => undefined);
+      throw err;
+    }
+    if (outcome === 'wrong_password') throw withBearerChallenge(authError('invalid_login', 'Wrong password'));
+    if (outcome === 'wrong_code') throw invalidCode('code: not a current TOTP code nor an unused recovery code');
+    await this.throttle.loginSucceeded(user.email, ip);
+    return outcome;
   }
 
   private async user(userId: string): Promise<User> {
