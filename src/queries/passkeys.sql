@@ -36,3 +36,6 @@ UPDATE "passkeys" SET "counter" = $1, "backed_up" = $2, "last_used_at" = $3 WHER
 
 -- PasskeysRepository.delete
 DELETE FROM "passkeys" WHERE "id" = $1
+
+-- PasskeysRepository.deleteAllOfUser
+DELETE FROM "passkeys" WHERE "user_id" = $1 RETURNING "id", "name"

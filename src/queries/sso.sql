@@ -30,10 +30,11 @@ SELECT "SsoDomain"."workspace_id" AS "SsoDomain_workspace_id", "SsoDomain"."doma
 SELECT id FROM users WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) ORDER BY id
 
 -- SsoRepository.insertLogin
-INSERT INTO "sso_logins"("state_hash", "workspace_id", "code_verifier", "nonce", "expires_at") VALUES ($1, $2, $3, $4, $5)
+INSERT INTO "sso_logins"("state_hash", "workspace_id", "code_verifier", "nonce", "browser_hash", "expires_at") VALUES ($1, $2, $3, $4, $5, $6)
 
 -- SsoRepository.takeLogin
-DELETE FROM sso_logins WHERE state_hash = $1 RETURNING workspace_id AS "workspaceId", code_verifier AS "codeVerifier", nonce, expires_at AS "expiresAt"
+DELETE FROM sso_logins WHERE state_hash = $1
+  RETURNING workspace_id AS "workspaceId", code_verifier AS "codeVerifier", nonce, browser_hash AS "browserHash", expires_at AS "expiresAt"
 
 -- SsoRepository.purgeLogins
 DELETE FROM "sso_logins" WHERE "expires_at" < $1

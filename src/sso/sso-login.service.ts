@@ -6,7 +6,10 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
 import type { TokenPairView } from '../auth/auth.view';
+import { PasskeysRepository } from '../auth/passkeys/passkeys.repository';
+import { AccountTokensRepository } from '../auth/recovery/account-tokens.repository';
 import { SessionsService } from '../auth/sessions/sessions.service';
+import { TwoFactorRepository } from '../auth/two-factor/two-factor.repository';
 import { addressKey } from '../common/address-prefix';
 import { attemptCounter } from '../common/attempt-counter';
 import { tooManyAttempts } from '../common/errors';
@@ -25,12 +28,18 @@ import type { SsoConnection } from './sso.entities';
 import { ssoError } from './sso.errors';
 import { SsoRepository } from './sso.repository';
 import { SsoService } from './sso.service';
-import { emailDomain, judgeEmail, type SsoCallbackError, stateHash } from './sso-rules';
+import { emailDomain, judgeEmail, sameBrowser, type SsoCallbackError, stateHash } from './sso-rules';
 
 /** Long enough to type a password and a code at the provider; a sign-in left longer starts again. */
-const LOGIN_TTL_MS = 10 * 60_000;
+export const SSO_LOGIN_TTL_SECONDS = 10 * 60;
 
 export type CallbackOutcome = { ok: true; pair: TokenPairView } | { ok: false; error: SsoCallbackError };
+
+/** Where to send the browser, and the value its cookie must hold when it comes back (sso-cookie.ts). */
+export interface SsoStart {
+  url: string;
+  browserValue: string;
+}
 
 /**
  * Signing in through a workspace's provider (OpenID Connect authorization code flow with
@@ -50,6 +59,9 @@ export class SsoLoginService {
     private readonly users: UsersService,
     private readonly usersRepository: UsersRepository,
     private readonly workspaces: WorkspacesRepository,
+    private readonly passkeys: PasskeysRepository,
+    private readonly twoFactor: TwoFactorRepository,
+    private readonly accountTokens: AccountTokensRepository,
     private readonly audit: AuditLogService,
     private readonly clock: Clock,
     config: AppConfig,
@@ -61,7 +73,7 @@ export class SsoLoginService {
   private readonly starts: RateLimiterPostgres;
 
   /** The provider's authorization URL for the workspace that verified the email's domain (or the workspace named). */
-  async start(by: { email?: string; workspace?: string }, ip: string): Promise<string> {
+  async start(by: { email?: string; workspace?: string }, ip: string): Promise<SsoStart> {
     try {
       await this.starts.consume(addressKey(ip), 1);
     } catch (err) {
@@ -87,9 +99,17 @@ export class SsoLoginService {
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const codeVerifier = oidc.randomPKCECodeVerifier();
+    const browserValue = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     await this.sso.purgeLogins(m, now);
-    await this.sso.insertLogin(m, { stateHash: stateHash(state), workspaceId, codeVerifier, nonce, expiresAt: new Date(now.getTime() + LOGIN_TTL_MS) });
+    await this.sso.insertLogin(m, {
+      stateHash: stateHash(state),
+      workspaceId,
+      codeVerifier,
+      nonce,
+      browserHash: stateHash(browserValue),
+      expiresAt: new Date(now.getTime() + SSO_LOGIN_TTL_SECONDS * 1000),
+    });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.oidc.redirectUri,
       scope: 'openid email profile',
@@ -100,19 +120,25 @@ export class SsoLoginService {
       nonce,
       ...(by.email ? { login_hint: by.email } : {}),
     });
-    return url.href;
+    return { url: url.href, browserValue };
   }
 
   /**
-   * What the provider sent back (`query`: the callback's query string). The sign-in under
-   * way is taken (single use) before anything else, so a second callback with the same
-   * state finds nothing, whatever happens to the first.
+   * What the provider sent back (`query`: the callback's query string) to the browser whose
+   * cookie holds `browserValue`. The sign-in under way is taken (single use) before anything
+   * else, so a second callback with the same state finds nothing, whatever happens to the
+   * first; one that reached another browser is used up too, and signs nobody in.
    */
-  async callback(query: string): Promise<CallbackOutcome> {
+  async callback(query: string, browserValue: string | undefined): Promise<CallbackOutcome> {
     const params = new URLSearchParams(query);
     const state = params.get('state');
     const login = state ? await this.sso.takeLogin(this.dataSource.manager, stateHash(state)) : null;
     if (!login || login.expiresAt.getTime() <= this.clock.now().getTime()) return { ok: false, error: 'invalid_state' };
+    if (!sameBrowser(browserValue, login.browserHash)) {
+      // Worth a line: a link to someone else's finished sign-in is what a login CSRF looks like.
+      this.logger.warn(`SSO sign-in to ${login.workspaceId} refused (invalid_state): the callback came to a browser that did not start it`);
+      return { ok: false, error: 'invalid_state' };
+    }
     if (params.has('error')) return { ok: false, error: 'provider_refused' };
     const connection = await this.sso.findConnection(this.dataSource.manager, login.workspaceId);
     if (!connection) return { ok: false, error: 'sso_not_configured' };
@@ -171,19 +197,49 @@ export class SsoLoginService {
   /**
    * The account of the provider's verified email, made on first sign-in (with a password
    * nobody knows: a reset mail sets one). An existing account whose address was never
-   * verified gets the same: the provider just proved who reads that mail, and whoever
+   * verified is taken back: the provider just proved who reads that mail, and whoever
    * registered the address before (perhaps not them) must not keep a way in.
    */
   private async account(m: EntityManager, email: Email, name: string, unusablePassword: string): Promise<User> {
-    const existing = await this.usersRepository.findByEmail(m, email);
+    const found = await this.usersRepository.findByEmail(m, email);
+    // Locked: two first sign-ins of one address queue here, and the second sees it verified.
+    const existing = found && (await this.usersRepository.lockById(m, found.id));
     const now = this.clock.now();
     if (existing) {
-      if (!existing.emailVerifiedAt) await this.usersRepository.update(m, existing.id, { emailVerifiedAt: now, passwordHash: unusablePassword });
+      if (!existing.emailVerifiedAt) await this.takeBack(m, existing, now, unusablePassword);
       return existing;
     }
     const user = await this.users.create(m, { email, name, passwordHash: unusablePassword });
     await this.usersRepository.update(m, user.id, { emailVerifiedAt: now });
     return user;
+  }
+
+  /**
+   * Everything an unverified account's holder could still get in with, gone in the caller's
+   * transaction, before the account joins the workspace: the password; every session (which
+   * bumps the auth epoch, so their access JWTs stop at once); passkeys, TOTP and recovery
+   * codes, which would sign in without the password or stand as a second factor the real
+   * owner cannot answer; and the mailed links not used yet, among them a change of address
+   * to a mailbox of the holder's, which would move the account to it.
+   */
+  private async takeBack(m: EntityManager, user: User, now: Date, unusablePassword: string): Promise<void> {
+    await this.usersRepository.update(m, user.id, { emailVerifiedAt: now, passwordHash: unusablePassword });
+    await this.sessions.endOthers(m, user.id, null);
+    for (const passkey of await this.passkeys.deleteAllOfUser(m, user.id)) {
+      await this.audit.recordForUser(m, user.id, { action: 'passkey.deleted', target: { type: 'passkey', id: passkey.id, label: passkey.name } });
+    }
+    const totp = await this.twoFactor.findTotp(m, user.id);
+    await this.twoFactor.deleteTotp(m, user.id);
+    if (totp?.enabledAt) {
+      await this.audit.recordForUser(m, user.id, {
+        action: 'two_factor.disabled',
+        target: { type: 'user', id: user.id, label: user.email },
+        changes: ['totp'],
+      });
+    }
+    await this.accountTokens.markUnusedUsed(m, user.id, 'verify_email', now);
+    await this.accountTokens.markUnusedUsed(m, user.id, 'password_reset', now);
+    this.logger.log(`SSO took back ${user.id}, registered but never verified: its sessions, passkeys, TOTP and mailed links ended`);
   }
 
   /** Makes the person a member with the SSO's default role, unless they are one; a pending invitation is accepted with its own role. */

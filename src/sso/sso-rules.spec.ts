@@ -1,4 +1,4 @@
-import { emailDomain, judgeEmail, signInErrorPath, stateHash } from './sso-rules';
+import { emailDomain, judgeEmail, sameBrowser, signInErrorPath, stateHash } from './sso-rules';
 
 describe('emailDomain', () => {
   it('is the lowercased part after the last @', () => {
@@ -33,5 +33,18 @@ describe('stateHash and signInErrorPath', () => {
   it('hash the state and name the refusal', () => {
     expect(stateHash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(signInErrorPath('invalid_state')).toBe('/app/sign-in?sso_error=invalid_state');
+  });
+});
+
+describe('sameBrowser', () => {
+  const stored = stateHash('the-value-the-start-set');
+  it('accepts the value whose hash the sign-in keeps', () => {
+    expect(sameBrowser('the-value-the-start-set', stored)).toBe(true);
+  });
+  it('refuses another value, none, and a stored hash of another length', () => {
+    expect(sameBrowser('another-value', stored)).toBe(false);
+    expect(sameBrowser(undefined, stored)).toBe(false);
+    expect(sameBrowser('', stateHash(''))).toBe(false);
+    expect(sameBrowser('the-value-the-start-set', stored.slice(1))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Why a sign-in coming back from the provider was refused: the value of
@@ -6,13 +6,13 @@ import { createHash } from 'node:crypto';
  * words (they could be anything an attacker put in the URL).
  */
 export const SSO_CALLBACK_ERRORS = [
-  // No such sign-in under way: a forged, expired or already used `state`.
+  // No such sign-in under way: a forged, expired or already used `state`, or a callback in a browser that did not start it.
   'invalid_state',
   // The provider answered with `error=` (the person declined, or the provider failed).
   'provider_refused',
   // The token endpoint refused the code (replayed, expired, another client's, wrong PKCE verifier).
   'code_rejected',
-  // The ID token failed validation: signature, issuer, audience (another client's token), nonce, expiry.
+  // The ID token failed validation: issuer, audience (another client's token), nonce, expiry, or an algorithm the provider does not list.
   'invalid_id_token',
   // The provider did not say the email is verified.
   'email_not_verified',
@@ -56,9 +56,24 @@ export function judgeEmail(
   return { ok: true, email };
 }
 
-/** A state is looked up by its SHA-256: a database reader cannot finish someone's sign-in. */
+/**
+ * A state is looked up by its SHA-256, and the browser's cookie kept as one: a database
+ * reader cannot finish someone's sign-in.
+ */
 export function stateHash(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');
+}
+
+/**
+ * Whether the callback's browser is the one that started the sign-in: its cookie's value
+ * hashes to the stored hash. Compared in constant time, so how long a refusal takes says
+ * nothing about how much of a guess was right.
+ */
+export function sameBrowser(cookieValue: string | undefined, storedHash: string): boolean {
+  if (!cookieValue) return false;
+  const presented = Buffer.from(stateHash(cookieValue), 'utf8');
+  const stored = Buffer.from(storedHash, 'utf8');
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
 }
 
 /** What binds a workspace's client secret to its row (a ciphertext copied elsewhere does not open). */

@@ -14,7 +14,8 @@ import type { Principal } from '../shared/principal';
 import { PutSsoDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SsoService } from './sso.service';
 import { SsoDomainVerificationView, SsoView } from './sso.view';
-import { SsoLoginService } from './sso-login.service';
+import { readSsoBrowserCookie, ssoBrowserCookie } from './sso-cookie';
+import { SSO_LOGIN_TTL_SECONDS, SsoLoginService } from './sso-login.service';
 import { signInErrorPath } from './sso-rules';
 
 @ApiTags('sso')
@@ -95,7 +96,11 @@ export class SsoSignInController {
   })
   @ApiResponse({ status: 302, description: "To the provider's authorization endpoint" })
   async start(@Query() query: SsoStartQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
-    res.redirect(302, await this.login.start(query, clientAddress(req, this.config.trustProxy)));
+    const started = await this.login.start(query, clientAddress(req, this.config.trustProxy));
+    // A secret for this browser alone: no shared cache may keep the answer.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Set-Cookie', ssoBrowserCookie(started.browserValue, { https: this.https, maxAgeSeconds: SSO_LOGIN_TTL_SECONDS }));
+    res.redirect(302, started.url);
   }
 
   @Get('callback')
@@ -110,19 +115,26 @@ export class SsoSignInController {
   @ApiResponse({ status: 302, description: 'To /app/ signed in, or to /app/sign-in?sso_error=<reason>' })
   async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     const queryString = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-    const outcome = await this.login.callback(queryString);
+    // Single use like the state it guards, whatever the outcome (an error answer included): set before anything can fail.
+    const forget = ssoBrowserCookie(undefined, { https: this.https, maxAgeSeconds: 0 });
+    res.setHeader('Set-Cookie', forget);
+    const outcome = await this.login.callback(queryString, readSsoBrowserCookie(req.headers.cookie, this.https));
     res.setHeader('Cache-Control', 'no-store');
     if (!outcome.ok) {
       res.redirect(302, signInErrorPath(outcome.error));
       return;
     }
     // The dashboard's cookie-mode session (src/auth/sessions/session-cookie.ts): it refreshes into an access JWT on load.
-    const secure = this.config.PUBLIC_SCHEME === 'https';
     const maxAgeSeconds = this.config.REFRESH_TOKEN_TTL_DAYS * 86_400;
     res.setHeader('Set-Cookie', [
-      refreshCookie(outcome.pair.refreshToken, { scheme: refreshCookieScheme(secure), maxAgeSeconds }),
-      sessionMarkerCookie(true, { secure, maxAgeSeconds }),
+      forget,
+      refreshCookie(outcome.pair.refreshToken, { scheme: refreshCookieScheme(this.https), maxAgeSeconds }),
+      sessionMarkerCookie(true, { secure: this.https, maxAgeSeconds }),
     ]);
     res.redirect(302, '/app/');
+  }
+
+  private get https(): boolean {
+    return this.config.PUBLIC_SCHEME === 'https';
   }
 }

@@ -86,9 +86,9 @@ export class SsoDomain {
 
 /**
  * A sign-in under way at the provider: what the callback needs to check its answer
- * (PKCE verifier, nonce), found by the SHA-256 of its `state`. Single use (deleted
- * when the callback comes back) and short-lived; in PostgreSQL so any instance can
- * take the callback.
+ * (PKCE verifier, nonce, the browser it must come back to), found by the SHA-256 of its
+ * `state`. Single use (deleted when the callback comes back) and short-lived; in
+ * PostgreSQL so any instance can take the callback.
  */
 @Entity('sso_logins')
 export class SsoLogin {
@@ -106,6 +106,14 @@ export class SsoLogin {
 
   @Column('text')
   nonce: string;
+
+  /**
+   * The SHA-256 of the random value the start put in the browser's cookie (sso-cookie.ts):
+   * the callback is taken only from the browser that started the sign-in, so a callback URL
+   * someone else finished at the provider signs nobody in (login CSRF).
+   */
+  @Column('text', { name: 'browser_hash' })
+  browserHash: string;
 
   @Index('IDX_sso_logins_expires')
   @TimestampColumn('expires_at')

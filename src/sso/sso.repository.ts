@@ -83,7 +83,12 @@ export class SsoRepository {
     return rows.map((r) => r.id);
   }
 
-  @GenerateSql({ params: (f) => [f.manager, { stateHash: 'f'.repeat(64), workspaceId: f.workspaceId, codeVerifier: 'v', nonce: 'n', expiresAt: new Date(0) }] })
+  @GenerateSql({
+    params: (f) => [
+      f.manager,
+      { stateHash: 'f'.repeat(64), workspaceId: f.workspaceId, codeVerifier: 'v', nonce: 'n', browserHash: 'e'.repeat(64), expiresAt: new Date(0) },
+    ],
+  })
   async insertLogin(manager: EntityManager, row: SsoLogin): Promise<void> {
     await manager.insert(SsoLogin, row);
   }
@@ -92,7 +97,8 @@ export class SsoRepository {
   @GenerateSql({ params: (f) => [f.manager, 'f'.repeat(64)] })
   async takeLogin(manager: EntityManager, stateHash: string): Promise<SsoLogin | null> {
     const rows = (await manager.query(
-      `DELETE FROM sso_logins WHERE state_hash = $1 RETURNING workspace_id AS "workspaceId", code_verifier AS "codeVerifier", nonce, expires_at AS "expiresAt"`,
+      `DELETE FROM sso_logins WHERE state_hash = $1
+       RETURNING workspace_id AS "workspaceId", code_verifier AS "codeVerifier", nonce, browser_hash AS "browserHash", expires_at AS "expiresAt"`,
       [stateHash],
     )) as [SsoLogin[], number];
     const [row] = rows[0];

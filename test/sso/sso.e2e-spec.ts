@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
+import { generateSync } from 'otplib';
+
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
-import { addMember, registerUser, type UserSession } from '../helpers/identity';
+import { addMember, bearer, mailedToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
+import { SoftAuthenticator } from '../helpers/soft-authenticator';
 
 /**
  * Single sign-on over OpenID Connect (issue 32), against a real provider (oidc-provider,
@@ -60,20 +63,28 @@ describe('Single sign-on over OIDC (e2e)', () => {
     return owner;
   }
 
-  /** A minimal cookie jar for the provider's host. */
+  /** A minimal cookie jar for one host: what its Set-Cookie headers (`setCookies`) set, and forget with Max-Age=0. */
   function jar() {
     const cookies = new Map<string, string>();
     return {
       header: () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-      take(res: Response) {
-        for (const c of res.headers.getSetCookie()) {
+      take(setCookies: string[]) {
+        for (const c of setCookies) {
           const [pair] = c.split(';');
           const eq = pair.indexOf('=');
-          cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+          if (/;\s*Max-Age=0(;|$)/i.test(c)) cookies.delete(pair.slice(0, eq));
+          else cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
         }
       },
     };
   }
+
+  /**
+   * The app's cookies in the browser these tests play: what the start sets, carried to the
+   * callback as a browser carries them. One browser for the file, as the tests run in turn.
+   */
+  const browser = jar();
+  const setCookies = (res: { headers: Record<string, unknown> }) => (res.headers['set-cookie'] as string[] | undefined) ?? [];
 
   /**
    * What a browser does between GET /auth/sso/start and the callback: follows the provider's
@@ -92,7 +103,7 @@ describe('Single sign-on over OIDC (e2e)', () => {
         redirect: 'manual',
         headers: { Cookie: cookies.header(), ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
       });
-      cookies.take(res);
+      cookies.take(res.headers.getSetCookie());
       if (res.status === 200 && /\/interaction\//.test(url)) {
         method = 'POST';
         body = new URLSearchParams({ email }).toString();
@@ -111,10 +122,22 @@ describe('Single sign-on over OIDC (e2e)', () => {
   async function start(query: Record<string, string>) {
     const res = await t.http().get('/auth/sso/start').query(query);
     expect(res.status).toBe(302);
+    browser.take(setCookies(res));
     return new URL(res.headers.location);
   }
 
-  const callback = (url: URL) => t.http().get(`${url.pathname}${url.search}`);
+  /**
+   * The provider's redirect back, followed by the browser with the cookies it holds (and
+   * keeps what the answer sets), or, given `cookie`, by another browser whose Cookie header
+   * is that ('' for none).
+   */
+  async function callback(url: URL, cookie?: string) {
+    const header = cookie ?? browser.header();
+    const req = t.http().get(`${url.pathname}${url.search}`);
+    const res = await (header ? req.set('Cookie', header) : req);
+    if (cookie === undefined) browser.take(setCookies(res));
+    return res;
+  }
 
   /** The session the callback's cookie holds: refreshed as the dashboard does on load. */
   async function sessionOf(res: { headers: Record<string, unknown> }) {
@@ -288,21 +311,58 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect((await auditActions(owner.workspaceId)).filter((a) => a === 'member.joined')).toHaveLength(1);
     });
 
+    /** The sign-in's own cookie, deleted: whatever the outcome of a callback, the browser forgets it. */
+    const FORGET = 'statichost_sso=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax';
+
     const refused = (res: { status: number; headers: Record<string, unknown> }, code: string) => {
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(`/app/sign-in?sso_error=${code}`);
-      expect(res.headers['set-cookie']).toBeUndefined();
+      // No session cookie, no marker: only the sign-in's cookie, deleted.
+      expect(res.headers['set-cookie']).toEqual([FORGET]);
     };
 
     it('refuses a forged state, and a state used once already', async () => {
       const domain = domainName('state');
       await workspaceWithSso(domain);
       const back = await throughProvider((await start({ email: `ada@${domain}` })).href, `ada@${domain}`);
+      // Sent with this browser's cookie each time, so the state alone is what is refused.
+      const bound = browser.header();
       const forged = new URL(back);
       forged.searchParams.set('state', 'forged-state-0123456789abcdef');
-      refused(await callback(forged), 'invalid_state');
-      expect((await callback(back)).headers.location).toBe('/app/');
-      refused(await callback(back), 'invalid_state');
+      refused(await callback(forged, bound), 'invalid_state');
+      const signedIn = await callback(back);
+      expect(signedIn.headers.location).toBe('/app/');
+      expect(setCookies(signedIn)[0]).toBe(FORGET);
+      refused(await callback(back, bound), 'invalid_state');
+    });
+
+    it('refuses a callback in a browser that did not start the sign-in (login CSRF), and signs nobody in', async () => {
+      const domain = domainName('csrf');
+      await workspaceWithSso(domain);
+      const mallory = `mallory@${domain}`;
+      const raw = await t.http().get('/auth/sso/start').query({ email: mallory });
+      expect(raw.headers['cache-control']).toBe('no-store');
+      expect(setCookies(raw)).toEqual([expect.stringMatching(/^statichost_sso=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; HttpOnly; SameSite=Lax$/)]);
+
+      // The attacker starts a sign-in and finishes the provider's step as himself; the victim's
+      // browser is sent his callback URL: with no cookie, with a value of its own, with the
+      // cookie of a sign-in it started itself.
+      const victimsOwn = async () => {
+        await start({ email: `victim@${domain}` });
+        return browser.header();
+      };
+      for (const cookie of ['', `statichost_sso=${randomBytes(32).toString('base64url')}`, await victimsOwn()]) {
+        const back = await throughProvider((await start({ email: mallory })).href, mallory);
+        refused(await callback(back, cookie), 'invalid_state');
+      }
+      expect(t.logs.join('')).toMatch(/refused \(invalid_state\): the callback came to a browser that did not start it/);
+      const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM users WHERE email = $1`, [mallory]);
+      expect(count).toBe(0);
+
+      // In the browser that started it, the same flow signs in.
+      const own = await callback(await throughProvider((await start({ email: mallory })).href, mallory));
+      expect(own.headers.location).toBe('/app/');
+      expect(await sessionOf(own)).toEqual(expect.any(String));
     });
 
     it('refuses a replayed code, even with a fresh state', async () => {
@@ -349,6 +409,75 @@ describe('Single sign-on over OIDC (e2e)', () => {
       refused(await callback(await throughProvider((await start({ email: `x@${domain}` })).href, other)), 'email_not_allowed');
       const [{ count }] = await t.dataSource.query(`SELECT count(*)::int AS count FROM users WHERE email IN ($1, $2)`, [`unverified@${domain}`, other]);
       expect(count).toBe(0);
+    });
+  });
+
+  describe('an account registered at the address but never verified', () => {
+    it('is taken back at the SSO sign-in: its holder’s sessions, access JWTs, passkeys, TOTP, recovery codes and mailed links all end', async () => {
+      const domain = domainName('squat');
+      const owner = await workspaceWithSso(domain);
+      const email = `x@${domain}`;
+      // Someone registered the company's address first (a session at once, the address unverified) ...
+      const squatter = await registerUser(t, { email });
+      const asSquatter = bearer(squatter.accessToken);
+      // ... added a passkey and TOTP ...
+      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
+      const options = await t.http().post('/auth/passkeys/registration-options').set(asSquatter).send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/passkeys/registration')
+        .set(asSquatter)
+        .send({ response: authenticator.register(options.body) })
+        .expect(201);
+      const enrolment = await t.http().post('/auth/2fa/totp').set(asSquatter).send({}).expect(200);
+      const confirmed = await t
+        .http()
+        .post('/auth/2fa/totp/confirm')
+        .set(asSquatter)
+        .send({ code: generateSync({ secret: enrolment.body.secret }) })
+        .expect(200);
+      expect(confirmed.body.recoveryCodes.length).toBeGreaterThan(0);
+      // ... asked to move the account to a mailbox of theirs ...
+      const hideout = uniqueEmail('hideout');
+      await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
+      const moveToken = await mailedToken(t, hideout);
+      expect(moveToken).toBeDefined();
+      // ... and holds a live session: a refresh token and an access JWT that work.
+      const held = await t.http().post('/auth/refresh').send({ refreshToken: squatter.refreshToken }).expect(200);
+      await t.http().get('/auth/2fa').set(bearer(held.body.accessToken)).expect(200);
+
+      // The person who reads that mail signs in through the company's provider.
+      const back = await callback(await throughProvider((await start({ email })).href, email));
+      expect(back.headers.location).toBe('/app/');
+      const accessToken = await sessionOf(back);
+
+      expect((await t.http().post('/auth/refresh').send({ refreshToken: held.body.refreshToken })).status).toBe(401);
+      expect((await t.http().get('/auth/2fa').set(bearer(held.body.accessToken))).status).toBe(401);
+      expect((await t.http().get('/users/me').set(asSquatter)).status).toBe(401);
+      const passkeySignIn = await t
+        .http()
+        .post('/auth/passkeys/authentication')
+        .send({ response: authenticator.authenticate((await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200)).body) });
+      expect(passkeySignIn.status).toBe(401);
+      const moved = await t.http().post('/auth/verify-email').send({ token: moveToken });
+      expect(moved.status).toBe(400);
+      expect(moved.body.code).toBe('token_used');
+      const [left] = await t.dataSource.query(
+        `SELECT (SELECT count(*)::int FROM recovery_codes WHERE user_id = $1) AS codes,
+                (SELECT count(*)::int FROM account_tokens WHERE user_id = $1 AND used_at IS NULL) AS links`,
+        [squatter.userId],
+      );
+      expect(left).toEqual({ codes: 0, links: 0 });
+
+      // The account is the provider's person's now: theirs, in the workspace, with no factor of someone else's.
+      const me = await t.http().get('/users/me').set(bearer(accessToken)).expect(200);
+      expect(me.body).toMatchObject({ id: squatter.userId, email, emailVerified: true });
+      const twoFactor = await t.http().get('/auth/2fa').set(bearer(accessToken)).expect(200);
+      expect(twoFactor.body).toEqual({ totp: { enabled: false, enabledAt: null }, recoveryCodesLeft: 0, passkeys: 0, methods: [] });
+      const workspaces = await t.http().get('/workspaces').set(bearer(accessToken));
+      expect(workspaces.body.data).toContainEqual(expect.objectContaining({ id: owner.workspaceId, role: 'viewer' }));
+      // Each removal is in the account's log.
+      expect(await auditActions(squatter.workspaceId)).toEqual(expect.arrayContaining(['session.ended', 'passkey.deleted', 'two_factor.disabled']));
     });
   });
 

@@ -111,4 +111,12 @@ export class PasskeysRepository {
   async delete(m: EntityManager, id: string): Promise<void> {
     await m.delete(Passkey, { id });
   }
+
+  /** Every passkey of the user, for an account taken back from whoever held it (bumps the auth epoch, by trigger). */
+  @GenerateSql({ params: (f) => [f.manager, f.userId] })
+  async deleteAllOfUser(m: EntityManager, userId: string): Promise<{ id: string; name: string }[]> {
+    // PostgreSQL's driver answers a DELETE … RETURNING with [rows, count].
+    const [rows] = (await m.query(`DELETE FROM "passkeys" WHERE "user_id" = $1 RETURNING "id", "name"`, [userId])) as [{ id: string; name: string }[], number];
+    return rows;
+  }
 }

@@ -36,6 +36,7 @@ import { FormCounterShards1764700000000 } from './1764700000000-FormCounterShard
 import { RateLimitsUnlogged1764700001000 } from './1764700001000-RateLimitsUnlogged';
 import { SiteWarmList1764800000000 } from './1764800000000-SiteWarmList';
 import { AnalyticsMergeRegisters1764900000000 } from './1764900000000-AnalyticsMergeRegisters';
+import { SsoLoginBrowser1765000000000 } from './1765000000000-SsoLoginBrowser';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -75,4 +76,5 @@ export const MIGRATIONS: Function[] = [
   RateLimitsUnlogged1764700001000,
   SiteWarmList1764800000000,
   AnalyticsMergeRegisters1764900000000,
+  SsoLoginBrowser1765000000000,
 ];
