@@ -16,6 +16,7 @@ import { PasskeysRepository } from './passkeys/passkeys.repository';
 import { PasskeysService } from './passkeys/passkeys.service';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
 import { AccountTokensRepository } from './recovery/account-tokens.repository';
+import { UnverifiedAccountTakeback } from './recovery/unverified-account.service';
 import { AuthEpochRepository } from './sessions/auth-epoch.repository';
 import { AuthEpoch } from './sessions/auth-epoch.service';
 import { jwtModuleOptions } from './sessions/jwt-options';
@@ -39,6 +40,7 @@ import { TwoFactorService } from './two-factor/two-factor.service';
     CredentialCache,
     BearerStrategy,
     AccountRecoveryService,
+    UnverifiedAccountTakeback,
     AuthThrottle,
     SessionsRepository,
     SessionsPurge,
@@ -49,7 +51,7 @@ import { TwoFactorService } from './two-factor/two-factor.service';
     TwoFactorService,
     TwoFactorRepository,
   ],
-  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService],
+  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService, UnverifiedAccountTakeback],
 })
 export class AuthModule {
   /**

@@ -6,10 +6,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
 import type { TokenPairView } from '../auth/auth.view';
-import { PasskeysRepository } from '../auth/passkeys/passkeys.repository';
-import { AccountTokensRepository } from '../auth/recovery/account-tokens.repository';
+import { UnverifiedAccountTakeback } from '../auth/recovery/unverified-account.service';
 import { SessionsService } from '../auth/sessions/sessions.service';
-import { TwoFactorRepository } from '../auth/two-factor/two-factor.repository';
 import { addressKey } from '../common/address-prefix';
 import { attemptCounter } from '../common/attempt-counter';
 import { tooManyAttempts } from '../common/errors';
@@ -59,9 +57,7 @@ export class SsoLoginService {
     private readonly users: UsersService,
     private readonly usersRepository: UsersRepository,
     private readonly workspaces: WorkspacesRepository,
-    private readonly passkeys: PasskeysRepository,
-    private readonly twoFactor: TwoFactorRepository,
-    private readonly accountTokens: AccountTokensRepository,
+    private readonly takeback: UnverifiedAccountTakeback,
     private readonly audit: AuditLogService,
     private readonly clock: Clock,
     config: AppConfig,
@@ -206,40 +202,15 @@ export class SsoLoginService {
     const existing = found && (await this.usersRepository.lockById(m, found.id));
     const now = this.clock.now();
     if (existing) {
-      if (!existing.emailVerifiedAt) await this.takeBack(m, existing, now, unusablePassword);
+      if (!existing.emailVerifiedAt) {
+        await this.takeback.takeBack(m, existing, now, 'single sign-on');
+        await this.usersRepository.update(m, existing.id, { emailVerifiedAt: now, passwordHash: unusablePassword });
+      }
       return existing;
     }
     const user = await this.users.create(m, { email, name, passwordHash: unusablePassword });
     await this.usersRepository.update(m, user.id, { emailVerifiedAt: now });
     return user;
-  }
-
-  /**
-   * Everything an unverified account's holder could still get in with, gone in the caller's
-   * transaction, before the account joins the workspace: the password; every session (which
-   * bumps the auth epoch, so their access JWTs stop at once); passkeys, TOTP and recovery
-   * codes, which would sign in without the password or stand as a second factor the real
-   * owner cannot answer; and the mailed links not used yet, among them a change of address
-   * to a mailbox of the holder's, which would move the account to it.
-   */
-  private async takeBack(m: EntityManager, user: User, now: Date, unusablePassword: string): Promise<void> {
-    await this.usersRepository.update(m, user.id, { emailVerifiedAt: now, passwordHash: unusablePassword });
-    await this.sessions.endOthers(m, user.id, null);
-    for (const passkey of await this.passkeys.deleteAllOfUser(m, user.id)) {
-      await this.audit.recordForUser(m, user.id, { action: 'passkey.deleted', target: { type: 'passkey', id: passkey.id, label: passkey.name } });
-    }
-    const totp = await this.twoFactor.findTotp(m, user.id);
-    await this.twoFactor.deleteTotp(m, user.id);
-    if (totp?.enabledAt) {
-      await this.audit.recordForUser(m, user.id, {
-        action: 'two_factor.disabled',
-        target: { type: 'user', id: user.id, label: user.email },
-        changes: ['totp'],
-      });
-    }
-    await this.accountTokens.markUnusedUsed(m, user.id, 'verify_email', now);
-    await this.accountTokens.markUnusedUsed(m, user.id, 'password_reset', now);
-    this.logger.log(`SSO took back ${user.id}, registered but never verified: its sessions, passkeys, TOTP and mailed links ended`);
   }
 
   /** Makes the person a member with the SSO's default role, unless they are one; a pending invitation is accepted with its own role. */

@@ -1,10 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
-import { PasskeysRepository } from '../auth/passkeys/passkeys.repository';
-import { AccountTokensRepository } from '../auth/recovery/account-tokens.repository';
 import { SsoPasswordPolicy } from '../auth/sso-password-policy';
-import { TwoFactorRepository } from '../auth/two-factor/two-factor.repository';
 import { DomainDns } from '../domains/domain-dns.service';
 import { LeadsModule } from '../leads/leads.module';
 import { UsersModule } from '../users/users.module';
@@ -26,19 +23,7 @@ import { SsoLoginService } from './sso-login.service';
   // AuthModule would be a second instance without the TOTP secrets' sealer.
   imports: [AuthModule.forRoot(LeadsModule), LeadsModule, UsersModule, WorkspacesModule],
   controllers: [SsoController, SsoSignInController],
-  providers: [
-    SsoRepository,
-    SsoService,
-    SsoLoginService,
-    OidcConfigurations,
-    DomainDns,
-    { provide: SsoPasswordPolicy, useExisting: SsoService },
-    // Auth's repositories, stateless, for taking back an unverified account (SsoLoginService.takeBack);
-    // AuthModule does not export them.
-    PasskeysRepository,
-    TwoFactorRepository,
-    AccountTokensRepository,
-  ],
+  providers: [SsoRepository, SsoService, SsoLoginService, OidcConfigurations, DomainDns, { provide: SsoPasswordPolicy, useExisting: SsoService }],
   exports: [SsoPasswordPolicy],
 })
 export class SsoModule {}

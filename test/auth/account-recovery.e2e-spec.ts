@@ -1,6 +1,9 @@
+import { generateSync } from 'otplib';
+
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
+import { SoftAuthenticator } from '../helpers/soft-authenticator';
 
 const WELL_FORMED = (prefix: string) => `${prefix}_${'A'.repeat(43)}`;
 
@@ -166,6 +169,73 @@ describe('Account recovery (e2e)', () => {
       const reused = await t.http().post('/auth/password-reset/confirm').send({ token, password: 'yet another secret' }).expect(400);
       expect(reused.body.code).toBe('token_used');
       await t.http().post('/auth/login').send({ email: user.email, password: 'a whole new secret' }).expect(200);
+    });
+
+    it('on an account never verified, ends what its registrant held: passkeys, TOTP and pending links too', async () => {
+      // Anyone can register anyone's address: the registrant added a passkey, TOTP and a move to a mailbox of theirs.
+      const squatter = await registerUser(t);
+      const asSquatter = bearer(squatter.accessToken);
+      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
+      const options = await t.http().post('/auth/passkeys/registration-options').set(asSquatter).send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/passkeys/registration')
+        .set(asSquatter)
+        .send({ response: authenticator.register(options.body) })
+        .expect(201);
+      const enrolment = await t.http().post('/auth/2fa/totp').set(asSquatter).send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/2fa/totp/confirm')
+        .set(asSquatter)
+        .send({ code: generateSync({ secret: enrolment.body.secret }) })
+        .expect(200);
+      const hideout = uniqueEmail('hideout');
+      await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
+      const moveToken = (await mailedToken(t, hideout))!;
+      expect(moveToken).toBeDefined();
+
+      // The address's real owner resets the password from the mailed link.
+      await t.http().post('/auth/password-reset').send({ email: squatter.email }).expect(202);
+      await drainOutbox(t);
+      const token = (await mailedToken(t, squatter.email, 'password_reset'))!;
+      await t.http().post('/auth/password-reset/confirm').send({ token, password: 'the owner now' }).expect(204);
+
+      // No second factor of someone else's stands in the way, and nothing else of theirs opens the account.
+      const signedIn = await t.http().post('/auth/login').send({ email: squatter.email, password: 'the owner now' }).expect(200);
+      expect(signedIn.body.user.emailVerified).toBe(true);
+      const passkeyOptions = await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200);
+      const passkeySignIn = await t
+        .http()
+        .post('/auth/passkeys/authentication')
+        .send({ response: authenticator.authenticate(passkeyOptions.body) });
+      expect(passkeySignIn.status).toBe(401);
+      const moved = await t.http().post('/auth/verify-email').send({ token: moveToken }).expect(400);
+      expect(moved.body.code).toBe('token_used');
+      expect((await t.http().get('/users/me').set(bearer(signedIn.body.accessToken)).expect(200)).body.email).toBe(squatter.email);
+    });
+
+    it('on a verified account, keeps its passkeys: the reset only replaces the password', async () => {
+      const user = await registerUser(t);
+      await verifyEmail(t, user);
+      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
+      const options = await t.http().post('/auth/passkeys/registration-options').set(bearer(user.accessToken)).send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/passkeys/registration')
+        .set(bearer(user.accessToken))
+        .send({ response: authenticator.register(options.body) })
+        .expect(201);
+      await t.http().post('/auth/password-reset').send({ email: user.email }).expect(202);
+      await drainOutbox(t);
+      const token = (await mailedToken(t, user.email, 'password_reset'))!;
+      await t.http().post('/auth/password-reset/confirm').send({ token, password: 'a fresh one here' }).expect(204);
+      const passkeyOptions = await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/passkeys/authentication')
+        .send({ response: authenticator.authenticate(passkeyOptions.body) })
+        .expect(200);
     });
 
     it('bad tokens and passwords are 400 and the password stays', async () => {

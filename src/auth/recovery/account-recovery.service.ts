@@ -24,6 +24,7 @@ import { SessionsService } from '../sessions/sessions.service';
 import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
 import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
 import { AccountTokensRepository } from './account-tokens.repository';
+import { UnverifiedAccountTakeback } from './unverified-account.service';
 
 /** The outbox kind that turns a reset request into a token and a mail, after the request was answered. */
 export const PASSWORD_RESET_REQUEST_KIND = 'password_reset_request';
@@ -53,6 +54,7 @@ export class AccountRecoveryService implements OnModuleInit {
     private readonly clock: Clock,
     private readonly sessionService: SessionsService,
     private readonly audit: AuditLogService,
+    private readonly takeback: UnverifiedAccountTakeback,
   ) {}
 
   onModuleInit(): void {
@@ -160,7 +162,9 @@ export class AccountRecoveryService implements OnModuleInit {
       const user = await this.lockUser(m, row.userId);
       // Mailed to an address the account no longer has: not this account's link any more.
       if (user.email !== row.email) throw invalidToken('password reset');
-      // The link reached that inbox, which proves the address as well as a verification link would.
+      // The link reached that inbox, which proves the address as well as a verification link
+      // would, and makes whoever reads it the account's holder, not whoever registered it.
+      if (!user.emailVerifiedAt) await this.takeback.takeBack(m, user, now, 'password reset');
       await this.users.update(m, user.id, { passwordHash, ...(user.emailVerifiedAt ? {} : { emailVerifiedAt: now }) });
       await this.sessions.revokeAllOfUser(m, user.id, now);
       await this.accountTokens.markUnusedUsed(m, user.id, 'password_reset', now);
