@@ -460,6 +460,17 @@ export function describeDeployments(driver: string, driverEnv: () => Promise<{ e
         expect(res.body.code).toBe('idempotency_key_reused');
       });
 
+      it('does not replay to a token bound to another project (its own check comes after the replay)', async () => {
+        const body = { project_slug: 'idem-wide', files: site(1) };
+        await lazy(body).set('Idempotency-Key', 'deploy-45').expect(201);
+        const own = await t.http().post('/projects').set(asUser(alice)).send({ name: 'idem bound', slug: 'idem-bound' }).expect(201);
+        const bound = await createApiToken(t, alice, { scopes: ['deploy'], projectId: own.body.id });
+        const res = await lazy(body, bound.token).set('Idempotency-Key', 'deploy-45');
+        expect(res.headers['idempotent-replayed']).toBeUndefined();
+        expect(res.status).toBe(422);
+        expect(res.body.code).toBe('idempotency_key_reused');
+      });
+
       it('scopes keys per workspace', async () => {
         await lazy({ project_slug: 'idem-bob', files: site(1) }, bobToken)
           .set('Idempotency-Key', 'deploy-42')

@@ -16,7 +16,7 @@ type RequestWithClaim = Request & { [CLAIM]?: IdempotencyClaim };
  * The one part of the guard's Principal (src/shared/principal.ts) a key is scoped by. Named
  * here, not imported: common/ sits below shared/ and imports none of it.
  */
-type PrincipalWorkspace = { workspaceId: string | null };
+type PrincipalWorkspace = { workspaceId: string | null; projectId?: string | null };
 
 /** The request's claim of its Idempotency-Key, if it sent one: for handlers to complete it in their transaction. */
 export const IdempotencyClaimOf = createParamDecorator((_data: unknown, context: ExecutionContext): IdempotencyClaim | undefined => {
@@ -37,8 +37,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw idempotencyError('invalid_idempotency_key', 'Idempotency-Key header must be 1 to 255 printable ASCII characters');
     }
+    // A stored answer is replayed before the handler runs, so before its check that a
+    // project-bound token stays in its project: the binding is part of what must match, or
+    // such a token repeating another caller's key and body would read that caller's answer.
+    // Only a bound caller's hash carries it, so keys in flight across an upgrade still match.
+    const projectId = req.principal?.projectId;
     const requestHash = createHash('sha256')
-      .update(canonicalJson({ method: req.method, path: req.path, body: req.body }))
+      .update(canonicalJson({ method: req.method, path: req.path, body: req.body, ...(projectId ? { projectId } : {}) }))
       .digest('hex');
     const start = await this.idempotency.begin(workspaceId, key, requestHash);
     if (start.kind === 'replay') {
