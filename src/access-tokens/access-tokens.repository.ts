@@ -157,6 +157,12 @@ export class AccessTokensRepository {
    * Revokes the workspace's live tokens behind `userId` that hold any scope outside
    * `allowed` (all of them when `allowed` is empty), inside the caller's transaction.
    */
+  /** Revokes every live token `userId` created, in every workspace, inside the caller's transaction. */
+  @GenerateSql({ params: (f) => [f.manager, f.userId] })
+  async revokeAllCreatedBy(manager: EntityManager, userId: string): Promise<void> {
+    await manager.query(`UPDATE "access_tokens" SET "revoked_at" = now() WHERE "created_by" = $1 AND "revoked_at" IS NULL`, [userId]);
+  }
+
   @GenerateSql({ params: (f) => [f.manager, 'ws_none', f.userId, ['read']] })
   async revokeForUser(manager: EntityManager, workspaceId: string, userId: string, allowed: Scope[]): Promise<void> {
     await manager.query(

@@ -157,6 +157,11 @@ export class AccessTokensService implements MemberTokens {
   async revokeForUser(m: EntityManager, workspaceId: string, userId: string, allowed: Scope[]): Promise<void> {
     await this.tokens.revokeForUser(m, workspaceId, userId, allowed);
   }
+
+  /** Every live token the user created, in every workspace, inside the caller's transaction (an account taken back). */
+  async revokeAllCreatedBy(m: EntityManager, userId: string): Promise<void> {
+    await this.tokens.revokeAllCreatedBy(m, userId);
+  }
 }
 
 function tokenScope(principal: Principal): TokenScope {

@@ -58,6 +58,9 @@ UPDATE "access_tokens" SET "revoked_at" = $1 WHERE ("id" = $2 AND "workspace_id"
 -- AccessTokensRepository.revoke (project-bound caller)
 UPDATE "access_tokens" SET "revoked_at" = $1 WHERE ("id" = $2 AND "workspace_id" = $3 AND "revoked_at" IS NULL AND "project_id" = $4)
 
+-- AccessTokensRepository.revokeAllCreatedBy
+UPDATE "access_tokens" SET "revoked_at" = now() WHERE "created_by" = $1 AND "revoked_at" IS NULL
+
 -- AccessTokensRepository.revokeForUser
 UPDATE "access_tokens" SET "revoked_at" = now()
   WHERE "workspace_id" = $1 AND "created_by" = $2 AND "revoked_at" IS NULL AND NOT ("scopes" <@ $3::text[])

@@ -2,7 +2,7 @@ import { generateSync } from 'otplib';
 
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, bearer, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
+import { asUser, bearer, createApiToken, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
 import { SoftAuthenticator } from '../helpers/soft-authenticator';
 
 const WELL_FORMED = (prefix: string) => `${prefix}_${'A'.repeat(43)}`;
@@ -194,6 +194,8 @@ describe('Account recovery (e2e)', () => {
       await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
       const moveToken = (await mailedToken(t, hideout))!;
       expect(moveToken).toBeDefined();
+      const apiToken = (await createApiToken(t, squatter, { scopes: ['deploy', 'read', 'admin'] })).token;
+      await t.http().get('/v1/me').set(bearer(apiToken)).expect(200);
 
       // The address's real owner resets the password from the mailed link.
       await t.http().post('/auth/password-reset').send({ email: squatter.email }).expect(202);
@@ -212,6 +214,7 @@ describe('Account recovery (e2e)', () => {
       expect(passkeySignIn.status).toBe(401);
       const moved = await t.http().post('/auth/verify-email').send({ token: moveToken }).expect(400);
       expect(moved.body.code).toBe('token_used');
+      await t.http().get('/v1/me').set(bearer(apiToken)).expect(401);
       expect((await t.http().get('/users/me').set(bearer(signedIn.body.accessToken)).expect(200)).body.email).toBe(squatter.email);
     });
 

@@ -4,7 +4,7 @@ import { generateSync } from 'otplib';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
-import { addMember, bearer, mailedToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
+import { addMember, bearer, createApiToken, mailedToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
 import { SoftAuthenticator } from '../helpers/soft-authenticator';
 
@@ -442,6 +442,9 @@ describe('Single sign-on over OIDC (e2e)', () => {
       await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
       const moveToken = await mailedToken(t, hideout);
       expect(moveToken).toBeDefined();
+      // ... made an API token ...
+      const apiToken = (await createApiToken(t, squatter, { scopes: ['deploy', 'read', 'admin'] })).token;
+      await t.http().get('/v1/me').set(bearer(apiToken)).expect(200);
       // ... and holds a live session: a refresh token and an access JWT that work.
       const held = await t.http().post('/auth/refresh').send({ refreshToken: squatter.refreshToken }).expect(200);
       await t.http().get('/auth/2fa').set(bearer(held.body.accessToken)).expect(200);
@@ -454,6 +457,7 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect((await t.http().post('/auth/refresh').send({ refreshToken: held.body.refreshToken })).status).toBe(401);
       expect((await t.http().get('/auth/2fa').set(bearer(held.body.accessToken))).status).toBe(401);
       expect((await t.http().get('/users/me').set(asSquatter)).status).toBe(401);
+      expect((await t.http().get('/v1/me').set(bearer(apiToken))).status).toBe(401);
       const passkeySignIn = await t
         .http()
         .post('/auth/passkeys/authentication')

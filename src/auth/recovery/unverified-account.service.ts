@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
+import { AccessTokensService } from '../../access-tokens/access-tokens.service';
 import { AuditLogService } from '../../audit/audit-log.service';
 import type { User } from '../../users/user.entity';
 import { PasskeysRepository } from '../passkeys/passkeys.repository';
@@ -14,11 +15,12 @@ import { AccountTokensRepository } from './account-tokens.repository';
  * the workspace's identity provider (SsoLoginService). Whoever registered the address
  * before may not be that person (anyone can register anyone's address), so everything
  * that let them in goes with the proof, in the caller's transaction: every session (which
- * bumps the auth epoch, so their access JWTs stop at once); passkeys, which sign in
- * without the password; TOTP and recovery codes, a second factor the real owner cannot
- * answer; and the mailed links not used yet, among them a change of address to a mailbox
- * of theirs, which would move the account away later. The password is the caller's (a
- * reset sets the new one, SSO one nobody knows).
+ * bumps the auth epoch, so their access JWTs stop at once) and every API token they made;
+ * passkeys, which sign in without the password; TOTP and recovery codes, a second factor
+ * the real owner cannot answer; and the mailed links not used yet, among them a change of
+ * address to a mailbox of theirs, which would move the account away later. The password
+ * is the caller's (a reset sets the new one, SSO one nobody knows). Members the registrant
+ * added to the account's workspaces stay: they are people, listed to the new holder.
  */
 @Injectable()
 export class UnverifiedAccountTakeback {
@@ -26,6 +28,7 @@ export class UnverifiedAccountTakeback {
 
   constructor(
     private readonly sessions: SessionsService,
+    private readonly accessTokens: AccessTokensService,
     private readonly passkeys: PasskeysRepository,
     private readonly twoFactor: TwoFactorRepository,
     private readonly accountTokens: AccountTokensRepository,
@@ -35,6 +38,8 @@ export class UnverifiedAccountTakeback {
   /** Call with the user row locked, before marking it verified; `how` names the proof, for the log. */
   async takeBack(m: EntityManager, user: User, now: Date, how: 'password reset' | 'single sign-on'): Promise<void> {
     await this.sessions.endOthers(m, user.id, null);
+    // API tokens act without a session: the registrant may have made some (owner of the account's personal workspace).
+    await this.accessTokens.revokeAllCreatedBy(m, user.id);
     for (const passkey of await this.passkeys.deleteAllOfUser(m, user.id)) {
       await this.audit.recordForUser(m, user.id, { action: 'passkey.deleted', target: { type: 'passkey', id: passkey.id, label: passkey.name } });
     }
