@@ -142,6 +142,15 @@ export class BillingService {
       // A live subscription is changed, and billed, with the payment method it already has at the
       // provider: one started in Stripe's Checkout has its card there, none saved here.
       const changesLive = running && !sub.cancelAtPeriodEnd;
+      // Its last payment failed and its grace runs from then: a change would be written here as
+      // active and lose the grace's start, so the plan would outlive every failed retry.
+      const unchanged = running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd;
+      if (running && sub.status === 'past_due' && !unchanged) {
+        throw billingError(
+          'subscription_exists',
+          `Workspace ${workspaceId}'s ${sub.tier} subscription is retrying its failed payment: pay the open invoice in the billing portal (POST /billing/portal) before changing the plan`,
+        );
+      }
       if (!changesLive && !(await this.billing.hasPaymentMethod(m, workspaceId, this.provider.name))) {
         throw billingError.at(
           402,
@@ -155,7 +164,7 @@ export class BillingService {
         target: { type: 'subscription', id: null, label: tier },
         changes: ['tier', 'interval'],
       });
-      if (running && sub.tier === tier && sub.interval === interval && !sub.cancelAtPeriodEnd) {
+      if (unchanged) {
         await this.setPlan(m, workspaceId, tier);
         return { success: true, tier, status: 'active' };
       }

@@ -214,6 +214,15 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
       },
     ]);
 
+    // No plan change while a payment is owed: it would be written as active and the grace forgotten.
+    const owner = bearer(a.owner.accessToken);
+    const mark = stripe.calls.length;
+    const change = await t.http().post('/billing/activate-plan').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
+    expect(change.body).toMatchObject({ code: 'subscription_exists' });
+    expect(change.body.message).toContain('POST /billing/portal');
+    expect(stripe.since(mark)).toEqual([]);
+    expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'past_due', pastDueSince: failedAt.toISOString(), graceEndsAt: graceEnd.toISOString() });
+
     // Stripe retries and fails again: no second mail, the grace still runs from the first failure.
     await deliver(event('invoice.payment_failed', { ...failed, attempt_count: 2 }, new Date(failedAt.getTime() + 3 * DAY))).expect(200);
     expect((await subscription(a)).pastDueSince).toBe(failedAt.toISOString());
