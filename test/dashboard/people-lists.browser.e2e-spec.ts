@@ -137,6 +137,11 @@ describe('The members and tokens lists of a large workspace, in the browser (e2e
         },
         [role, show],
       );
+      // The caption reads the same for the 10 admins before as for the 10 invitees after: wait for the rows.
+      await page.waitForFunction(() => {
+        const shown = [...document.querySelectorAll('table tbody tr')];
+        return shown.length === 10 && shown.every((row) => row.textContent?.includes('invitee-'));
+      });
       await caption().getByText('1–10 of 10 people', { exact: true }).waitFor();
       expect(params().get('status')).toBe('invited');
       expect(params().has('role')).toBe(false);
