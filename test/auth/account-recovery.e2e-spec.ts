@@ -1,9 +1,7 @@
-import { generateSync } from 'otplib';
-
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, createApiToken, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
-import { SoftAuthenticator } from '../helpers/soft-authenticator';
+import { enrolTotp, passkeySignIn, registerPasskey } from '../helpers/second-factors';
 
 const WELL_FORMED = (prefix: string) => `${prefix}_${'A'.repeat(43)}`;
 
@@ -175,21 +173,8 @@ describe('Account recovery (e2e)', () => {
       // Anyone can register anyone's address: the registrant added a passkey, TOTP and a move to a mailbox of theirs.
       const squatter = await registerUser(t);
       const asSquatter = bearer(squatter.accessToken);
-      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
-      const options = await t.http().post('/auth/passkeys/registration-options').set(asSquatter).send({}).expect(200);
-      await t
-        .http()
-        .post('/auth/passkeys/registration')
-        .set(asSquatter)
-        .send({ response: authenticator.register(options.body) })
-        .expect(201);
-      const enrolment = await t.http().post('/auth/2fa/totp').set(asSquatter).send({}).expect(200);
-      await t
-        .http()
-        .post('/auth/2fa/totp/confirm')
-        .set(asSquatter)
-        .send({ code: generateSync({ secret: enrolment.body.secret }) })
-        .expect(200);
+      const authenticator = await registerPasskey(t, squatter);
+      await enrolTotp(t, squatter);
       const hideout = uniqueEmail('hideout');
       await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
       const moveToken = (await mailedToken(t, hideout))!;
@@ -206,12 +191,7 @@ describe('Account recovery (e2e)', () => {
       // No second factor of someone else's stands in the way, and nothing else of theirs opens the account.
       const signedIn = await t.http().post('/auth/login').send({ email: squatter.email, password: 'the owner now' }).expect(200);
       expect(signedIn.body.user.emailVerified).toBe(true);
-      const passkeyOptions = await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200);
-      const passkeySignIn = await t
-        .http()
-        .post('/auth/passkeys/authentication')
-        .send({ response: authenticator.authenticate(passkeyOptions.body) });
-      expect(passkeySignIn.status).toBe(401);
+      expect((await passkeySignIn(t, authenticator)).status).toBe(401);
       const moved = await t.http().post('/auth/verify-email').send({ token: moveToken }).expect(400);
       expect(moved.body.code).toBe('token_used');
       await t.http().get('/v1/me').set(bearer(apiToken)).expect(401);
@@ -221,24 +201,12 @@ describe('Account recovery (e2e)', () => {
     it('on a verified account, keeps its passkeys: the reset only replaces the password', async () => {
       const user = await registerUser(t);
       await verifyEmail(t, user);
-      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
-      const options = await t.http().post('/auth/passkeys/registration-options').set(bearer(user.accessToken)).send({}).expect(200);
-      await t
-        .http()
-        .post('/auth/passkeys/registration')
-        .set(bearer(user.accessToken))
-        .send({ response: authenticator.register(options.body) })
-        .expect(201);
+      const authenticator = await registerPasskey(t, user);
       await t.http().post('/auth/password-reset').send({ email: user.email }).expect(202);
       await drainOutbox(t);
       const token = (await mailedToken(t, user.email, 'password_reset'))!;
       await t.http().post('/auth/password-reset/confirm').send({ token, password: 'a fresh one here' }).expect(204);
-      const passkeyOptions = await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200);
-      await t
-        .http()
-        .post('/auth/passkeys/authentication')
-        .send({ response: authenticator.authenticate(passkeyOptions.body) })
-        .expect(200);
+      expect((await passkeySignIn(t, authenticator)).status).toBe(200);
     });
 
     it('bad tokens and passwords are 400 and the password stays', async () => {

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
-import { generateSync } from 'otplib';
-
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { bearer, registerUser, type UserSession } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
-import { SoftAuthenticator } from '../helpers/soft-authenticator';
+import { enrolTotp, passkeySignIn, registerPasskey } from '../helpers/second-factors';
 
 /**
  * Enforced single sign-on (issue 32) against the other ways in: an account with a second
@@ -62,36 +60,6 @@ describe('Enforced SSO and second factors (e2e)', () => {
     expect(verified.body).toEqual({ domain, verified: true });
   }
 
-  async function enrolTotp(u: UserSession): Promise<void> {
-    const start = await t.http().post('/auth/2fa/totp').set(bearer(u.accessToken)).send({}).expect(200);
-    await t
-      .http()
-      .post('/auth/2fa/totp/confirm')
-      .set(bearer(u.accessToken))
-      .send({ code: generateSync({ secret: start.body.secret }) })
-      .expect(200);
-  }
-
-  async function registerPasskey(u: UserSession): Promise<SoftAuthenticator> {
-    const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
-    const options = await t.http().post('/auth/passkeys/registration-options').set(bearer(u.accessToken)).send({}).expect(200);
-    await t
-      .http()
-      .post('/auth/passkeys/registration')
-      .set(bearer(u.accessToken))
-      .send({ response: authenticator.register(options.body) })
-      .expect(201);
-    return authenticator;
-  }
-
-  async function passkeySignIn(authenticator: SoftAuthenticator) {
-    const options = await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200);
-    return t
-      .http()
-      .post('/auth/passkeys/authentication')
-      .send({ response: authenticator.authenticate(options.body) });
-  }
-
   const signIns = async (u: UserSession): Promise<number> =>
     (
       await t.dataSource.query(`SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1 AND action = 'user.signed_in' AND actor_id = $2`, [
@@ -104,8 +72,8 @@ describe('Enforced SSO and second factors (e2e)', () => {
     const domain = domainName('totp');
     const owner = await registerUser(t, { email: `boss@${domain}` });
     const staff = await registerUser(t, { email: `staff@${domain}` });
-    await enrolTotp(owner);
-    await enrolTotp(staff);
+    await enrolTotp(t, owner);
+    await enrolTotp(t, staff);
     await enforceSso(owner, domain);
 
     const res = await login(staff);
@@ -126,11 +94,11 @@ describe('Enforced SSO and second factors (e2e)', () => {
     const domain = domainName('passkey');
     const owner = await registerUser(t, { email: `boss@${domain}` });
     const staff = await registerUser(t, { email: `staff@${domain}` });
-    const ownerKey = await registerPasskey(owner);
-    const staffKey = await registerPasskey(staff);
+    const ownerKey = await registerPasskey(t, owner);
+    const staffKey = await registerPasskey(t, staff);
     await enforceSso(owner, domain);
 
-    const res = await passkeySignIn(staffKey);
+    const res = await passkeySignIn(t, staffKey);
     expect(res.status).toBe(403);
     expect(res.body).toEqual(expect.objectContaining({ code: 'sso_required', ssoUrl: ssoUrl(staff) }));
     expect(res.body.accessToken).toBeUndefined();
@@ -139,6 +107,6 @@ describe('Enforced SSO and second factors (e2e)', () => {
     const [row] = await t.dataSource.query(`SELECT counter::int AS counter FROM passkeys WHERE user_id = $1`, [staff.userId]);
     expect(row.counter).toBe(staffKey.counter);
 
-    expect((await passkeySignIn(ownerKey)).status).toBe(200);
+    expect((await passkeySignIn(t, ownerKey)).status).toBe(200);
   });
 });

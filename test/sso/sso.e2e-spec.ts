@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 
-import { generateSync } from 'otplib';
-
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { addMember, bearer, createApiToken, mailedToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc';
-import { SoftAuthenticator } from '../helpers/soft-authenticator';
+import { enrolTotp, passkeySignIn, registerPasskey } from '../helpers/second-factors';
 
 /**
  * Single sign-on over OpenID Connect (issue 32), against a real provider (oidc-provider,
@@ -421,22 +419,9 @@ describe('Single sign-on over OIDC (e2e)', () => {
       const squatter = await registerUser(t, { email });
       const asSquatter = bearer(squatter.accessToken);
       // ... added a passkey and TOTP ...
-      const authenticator = new SoftAuthenticator(t.config.apiBaseUrl);
-      const options = await t.http().post('/auth/passkeys/registration-options').set(asSquatter).send({}).expect(200);
-      await t
-        .http()
-        .post('/auth/passkeys/registration')
-        .set(asSquatter)
-        .send({ response: authenticator.register(options.body) })
-        .expect(201);
-      const enrolment = await t.http().post('/auth/2fa/totp').set(asSquatter).send({}).expect(200);
-      const confirmed = await t
-        .http()
-        .post('/auth/2fa/totp/confirm')
-        .set(asSquatter)
-        .send({ code: generateSync({ secret: enrolment.body.secret }) })
-        .expect(200);
-      expect(confirmed.body.recoveryCodes.length).toBeGreaterThan(0);
+      const authenticator = await registerPasskey(t, squatter);
+      const confirmed = await enrolTotp(t, squatter);
+      expect(confirmed.recoveryCodes.length).toBeGreaterThan(0);
       // ... asked to move the account to a mailbox of theirs ...
       const hideout = uniqueEmail('hideout');
       await t.http().patch('/users/me').set(asSquatter).send({ email: hideout }).expect(200);
@@ -458,11 +443,7 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect((await t.http().get('/auth/2fa').set(bearer(held.body.accessToken))).status).toBe(401);
       expect((await t.http().get('/users/me').set(asSquatter)).status).toBe(401);
       expect((await t.http().get('/v1/me').set(bearer(apiToken))).status).toBe(401);
-      const passkeySignIn = await t
-        .http()
-        .post('/auth/passkeys/authentication')
-        .send({ response: authenticator.authenticate((await t.http().post('/auth/passkeys/authentication-options').send({}).expect(200)).body) });
-      expect(passkeySignIn.status).toBe(401);
+      expect((await passkeySignIn(t, authenticator)).status).toBe(401);
       const moved = await t.http().post('/auth/verify-email').send({ token: moveToken });
       expect(moved.status).toBe(400);
       expect(moved.body.code).toBe('token_used');
