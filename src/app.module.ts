@@ -6,6 +6,7 @@ import { AnalyticsModule } from './analytics/analytics.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AuthGuard } from './auth/guard/auth.guard';
+import { SecondFactorCheckModule } from './auth/two-factor/second-factor-check.module';
 import { BillingModule } from './billing/billing.module';
 import { BlobsModule } from './blobs/blobs.module';
 import { BuildsModule } from './builds/builds.module';
@@ -65,6 +66,8 @@ export class AppModule {
         AccessTokensModule,
         // TOTP secrets are sealed through the port LeadsModule binds (SECRET_SEALER).
         AuthModule.forRoot(LeadsModule),
+        // A workspace's two-factor policy for services that find the workspace in the data (billing).
+        SecondFactorCheckModule,
         QuotasModule,
         BillingModule,
         InternalModule,

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { roleRefused } from '../access/authorize';
+import { SecondFactorCheck } from '../access/second-factor-check';
 import { AuditLogService } from '../audit/audit-log.service';
 import { notFound } from '../common/errors';
 import { newId } from '../common/ids';
@@ -53,6 +54,7 @@ export class BillingService {
     private readonly config: AppConfig,
     private readonly mails: BillingMails,
     private readonly audit: AuditLogService,
+    private readonly secondFactors: SecondFactorCheck,
   ) {}
 
   async addPaymentMethod(principal: Principal, workspaceId: string, token: string): Promise<PaymentMethodView> {
@@ -98,10 +100,12 @@ export class BillingService {
   async removePaymentMethod(principal: Principal, id: string): Promise<void> {
     const found = await this.billing.findPaymentMethod(this.dataSource.manager, id);
     // Another workspace's payment method is a 404, like any foreign id.
-    const role = found ? await this.members.activeRole(found.workspaceId, principal.userId!) : null;
-    if (!found || !role) throw notFound('Payment method', id);
-    // The workspace is the payment method's, known only from the data: the one owner check left in a service.
-    if (role !== 'owner') throw roleRefused(['owner'], found.workspaceId, role, BILLING_ROLE_REFUSAL);
+    const membership = found ? await this.members.activeMembership(found.workspaceId, principal.userId!) : null;
+    if (!found || !membership) throw notFound('Payment method', id);
+    // The workspace is the payment method's, known only from the data: the guard saw none, so
+    // its owner check and its two-factor policy are checked here, in the guard's order.
+    if (membership.requireTwoFactor) await this.secondFactors.require(found.workspaceId, principal.userId!);
+    if (membership.role !== 'owner') throw roleRefused(['owner'], found.workspaceId, membership.role, BILLING_ROLE_REFUSAL);
     const workspaceId = found.workspaceId;
     await this.dataSource.transaction(async (m) => {
       await this.lockBilling(m, workspaceId);

@@ -383,6 +383,44 @@ describe('Two-factor sign-in (e2e)', () => {
       nextStep();
     });
 
+    it("holds the removal of a payment method too, whose route names no workspace: the service checks the method's workspace", async () => {
+      const { user: owner, secret } = await withTotp();
+      const admin = await registerUser(t);
+      await addMember(t, owner, admin, 'admin');
+      const card = await t
+        .http()
+        .post('/billing/payment-methods')
+        .set(bearer(owner.accessToken))
+        .send({ workspaceId: owner.workspaceId, paymentMethodToken: 'pm_card_visa' })
+        .expect(201);
+      await t.http().patch(`/workspaces/${owner.workspaceId}`).set(asUser(owner)).send({ requireTwoFactor: true }).expect(200);
+      // The admin has no second factor: the policy answers before the owner-only rule, as the guard's order is.
+      const byAdmin = await t.http().delete(`/billing/payment-methods/${card.body.id}`).set(bearer(admin.accessToken)).expect(403);
+      expect(byAdmin.body).toEqual(expect.objectContaining({ code: 'two_factor_required', workspaceId: owner.workspaceId }));
+      // The owner turns TOTP off: a session without a second factor removes nothing either.
+      await t
+        .http()
+        .delete('/auth/2fa/totp')
+        .set(bearer(owner.accessToken))
+        .send({ password: owner.password, code: code(secret) })
+        .expect(204);
+      nextStep();
+      const byOwner = await t.http().delete(`/billing/payment-methods/${card.body.id}`).set(bearer(owner.accessToken)).expect(403);
+      expect(byOwner.body).toEqual(expect.objectContaining({ code: 'two_factor_required', workspaceId: owner.workspaceId }));
+      expect(await t.dataSource.query('SELECT id FROM payment_methods WHERE workspace_id = $1', [owner.workspaceId])).toEqual([{ id: card.body.id }]);
+      // Enrolled again, the owner removes it.
+      const start = await t.http().post('/auth/2fa/totp').set(bearer(owner.accessToken)).send({}).expect(200);
+      await t
+        .http()
+        .post('/auth/2fa/totp/confirm')
+        .set(bearer(owner.accessToken))
+        .send({ code: code(start.body.secret) })
+        .expect(200);
+      nextStep();
+      await t.http().delete(`/billing/payment-methods/${card.body.id}`).set(bearer(owner.accessToken)).expect(204);
+      expect(await t.dataSource.query('SELECT id FROM payment_methods WHERE workspace_id = $1', [owner.workspaceId])).toEqual([]);
+    });
+
     it('is for owners to set: an admin or an API token gets 403, a non-boolean 400, an empty PATCH 400', async () => {
       const owner = await registerUser(t);
       const admin = await registerUser(t);

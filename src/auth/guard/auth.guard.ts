@@ -15,7 +15,7 @@ import {
   workspaceTarget,
 } from '../../access/authorize';
 import type { Principal } from '../../shared/principal';
-import { twoFactorError } from '../two-factor/two-factor.errors';
+import { twoFactorRequired } from '../two-factor/two-factor.errors';
 import { Authenticated, BearerStrategy } from './bearer.strategy';
 import { CredentialCache, type Membership } from './credential-cache.service';
 import { invalidCredentials } from './credentials';
@@ -63,11 +63,7 @@ export class AuthGuard implements CanActivate {
     }
     // A workspace's two-factor policy holds its members' dashboard sessions only: an API token is a second secret already.
     if (credential.kind === 'user' && principal.workspaceId && membership?.requireTwoFactor && !(await this.cache.hasSecondFactor(credential.userId, epoch))) {
-      throw twoFactorError(
-        'two_factor_required',
-        `Workspace ${principal.workspaceId} requires two-factor sign-in: turn on TOTP or add a passkey (GET /auth/2fa) to act in it`,
-        { workspaceId: principal.workspaceId },
-      );
+      throw twoFactorRequired(principal.workspaceId);
     }
     checkRequirements(access, principal);
     req.principal = principal;

@@ -16,3 +16,9 @@ export const twoFactorError = declareErrors('two-factor', {
   totp_not_enabled: 409,
 });
 export type TwoFactorErrorCode = keyof typeof twoFactorError.codes;
+
+/** A workspace's two-factor policy refused a member without a second factor (the guard, SecondFactorCheck). */
+export const twoFactorRequired = (workspaceId: string) =>
+  twoFactorError('two_factor_required', `Workspace ${workspaceId} requires two-factor sign-in: turn on TOTP or add a passkey (GET /auth/2fa) to act in it`, {
+    workspaceId,
+  });
