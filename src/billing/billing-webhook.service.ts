@@ -39,6 +39,8 @@ const SUBSCRIPTION_EVENTS = new Set([
 /** What was read from the provider before the transaction (no network call holds a lock). */
 interface Gathered {
   subscription: ProviderSubscriptionState | null;
+  /** When the subscription's read began (database time): set with `subscription`. */
+  readAt: Date | null;
   chargeCustomerRef: string | null;
 }
 
@@ -49,7 +51,9 @@ interface Gathered {
  * about a subscription is never applied as it says: the subscription is read again from
  * Stripe and its state now is applied. A workspace therefore never goes back to an older
  * state (a `checkout.session.completed` delivered after the subscription was deleted
- * finds it deleted and activates nothing).
+ * finds it deleted and activates nothing). Two deliveries whose reads cross (the first
+ * read, then the state changes, the second reads and commits, then the first commits) are
+ * applied in the order their reads began, not their commits: the older read is skipped.
  */
 @Injectable()
 export class BillingWebhookService {
@@ -118,10 +122,15 @@ export class BillingWebhookService {
   /** Provider reads, before any lock is taken; a failure answers 502 and Stripe delivers again later. */
   private async gather(event: ProviderEvent): Promise<Gathered> {
     try {
-      const subscription =
-        event.subscriptionRef && SUBSCRIPTION_EVENTS.has(event.type) ? await this.provider.retrieveSubscription(event.subscriptionRef) : null;
+      let subscription: ProviderSubscriptionState | null = null;
+      let readAt: Date | null = null;
+      if (event.subscriptionRef && SUBSCRIPTION_EVENTS.has(event.type)) {
+        // Taken before the read: Stripe's answer is at least as new as this moment.
+        readAt = await this.billing.databaseNow();
+        subscription = await this.provider.retrieveSubscription(event.subscriptionRef);
+      }
       const chargeCustomerRef = event.type === 'charge.dispute.created' && event.chargeRef ? await this.provider.customerOfCharge(event.chargeRef) : null;
-      return { subscription, chargeCustomerRef };
+      return { subscription, readAt, chargeCustomerRef };
     } catch (err) {
       if (err instanceof PaymentProviderError) {
         throw billingError(
@@ -164,7 +173,7 @@ export class BillingWebhookService {
     if (event.type === 'checkout.session.completed')
       await this.rememberCustomer(m, workspaceId, event.customerRef ?? gathered.subscription?.customerRef ?? null);
     if (event.invoice) await this.mirrorInvoice(m, workspaceId, event);
-    if (gathered.subscription) await this.applySubscription(m, workspaceId, event, gathered.subscription);
+    if (gathered.subscription) await this.applySubscription(m, workspaceId, event, gathered.subscription, gathered.readAt!);
     switch (event.type) {
       case 'customer.subscription.trial_will_end': {
         const sub = gathered.subscription;
@@ -228,9 +237,14 @@ export class BillingWebhookService {
    * subscription changes nothing. Owners hear of a failed renewal once per episode, and
    * of the end of a paid plan when it ends here.
    */
-  private async applySubscription(m: EntityManager, workspaceId: string, event: ProviderEvent, state: ProviderSubscriptionState): Promise<void> {
+  private async applySubscription(m: EntityManager, workspaceId: string, event: ProviderEvent, state: ProviderSubscriptionState, readAt: Date): Promise<void> {
     if (state.status === 'incomplete') return;
     const current = await this.billing.findSubscription(m, workspaceId);
+    // A delivery that read before the one applied last, committing after it: its state is the older.
+    if (current?.providerReadAt && readAt < current.providerReadAt) {
+      this.logger.log(`workspace ${workspaceId}: event ${event.id} read Stripe subscription ${state.ref} before the state applied last; not applied`);
+      return;
+    }
     const same = current?.provider === this.provider.name && current.providerSubscriptionRef === state.ref;
     if (!same && state.status === 'canceled') return;
     // Ours ended it (the grace ran out, the sweeper wrote canceled) while Stripe's own retry
@@ -265,6 +279,7 @@ export class BillingWebhookService {
       periodAnchor: state.periodAnchor,
       currentPeriodEnd,
       pastDueSince,
+      providerReadAt: readAt,
     });
     await this.recordStripe(m, workspaceId, 'subscription.updated', { type: 'subscription', id: null, label: state.ref }, [
       'status',

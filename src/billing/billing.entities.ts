@@ -127,6 +127,13 @@ export class Subscription extends KeyedRow('subscriptions', 'workspace', () => W
   @TimestampColumn('past_due_since', { nullable: true })
   pastDueSince: Date | null;
 
+  /**
+   * When the provider read this state came from began (database time), for a webhook's
+   * state; a later webhook whose read began earlier is not applied. Null until a webhook wrote it.
+   */
+  @TimestampColumn('provider_read_at', { nullable: true })
+  providerReadAt: Date | null;
+
   @CreatedAtColumn()
   createdAt: Date;
 

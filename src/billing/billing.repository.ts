@@ -263,11 +263,22 @@ export class BillingRepository {
         periodAnchor: new Date(0),
         currentPeriodEnd: new Date(0),
         pastDueSince: new Date(0),
+        providerReadAt: new Date(0),
       },
     ],
   })
-  async saveSubscriptionState(manager: EntityManager, row: SubscriptionRow & Pick<Subscription, 'pastDueSince'>): Promise<void> {
+  async saveSubscriptionState(manager: EntityManager, row: SubscriptionRow & Pick<Subscription, 'pastDueSince' | 'providerReadAt'>): Promise<void> {
     await manager.upsert(Subscription, row, ['workspaceId']);
+  }
+
+  /**
+   * The database's clock now (`clock_timestamp()`, not the transaction's start): when a
+   * webhook's provider read begins, comparable across instances whatever their own clocks say.
+   */
+  @GenerateSql({ params: () => [] })
+  async databaseNow(): Promise<Date> {
+    const [row]: { now: Date }[] = await this.dataSource.query('SELECT clock_timestamp() AS now');
+    return row.now;
   }
 
   /** Flags the customer for the operator: one of its charges is disputed. */

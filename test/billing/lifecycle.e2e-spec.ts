@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
+import { PaymentProvider } from '../../src/billing/payment-provider';
 import { Clock } from '../../src/common/time';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { SitePauses } from '../../src/quotas/site-pauses.service';
@@ -288,6 +289,38 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     await deliver(event('checkout.session.completed', late.session, new Date(T0.getTime() - 60_000))).expect(200);
     expect(await subscription(b)).toMatchObject({ tier: 'free', status: 'none' });
     expect((await workspace(t, b)).plan).toBe('free');
+  });
+
+  it('two deliveries whose reads of Stripe cross: the older read, committed last, does not bring the plan back', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    expect((await workspace(t, a)).plan).toBe('pro');
+
+    // The first delivery reads the subscription (active), then stalls before its transaction.
+    const provider = t.app.get(PaymentProvider);
+    const read = provider.retrieveSubscription.bind(provider);
+    let stalled!: () => void;
+    const stall = new Promise<void>((resolve) => (stalled = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    jest.spyOn(provider, 'retrieveSubscription').mockImplementationOnce(async (ref) => {
+      const state = await read(ref);
+      stalled();
+      await released;
+      return state;
+    });
+    const first = deliver(event('customer.subscription.updated', stripe.subscriptionObject(subId), T0)).then((res) => res);
+    await stall;
+    // Meanwhile Stripe ends it, and that delivery reads and commits first.
+    stripe.updateSubscription(subId, { status: 'canceled', end: seconds(T0) });
+    await deliver(event('customer.subscription.deleted', stripe.subscriptionObject(subId), T0)).expect(200);
+    expect((await workspace(t, a)).plan).toBe('free');
+    release();
+    expect((await first).status).toBe(200);
+    expect((await workspace(t, a)).plan).toBe('free');
+    expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled' });
   });
 
   it('grace over and swept: a further failed retry of Stripe does not give the plan back for another grace', async () => {

@@ -37,6 +37,7 @@ import { RateLimitsUnlogged1764700001000 } from './1764700001000-RateLimitsUnlog
 import { SiteWarmList1764800000000 } from './1764800000000-SiteWarmList';
 import { AnalyticsMergeRegisters1764900000000 } from './1764900000000-AnalyticsMergeRegisters';
 import { SsoLoginBrowser1765000000000 } from './1765000000000-SsoLoginBrowser';
+import { SubscriptionProviderRead1765100000000 } from './1765100000000-SubscriptionProviderRead';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -77,4 +78,5 @@ export const MIGRATIONS: Function[] = [
   SiteWarmList1764800000000,
   AnalyticsMergeRegisters1764900000000,
   SsoLoginBrowser1765000000000,
+  SubscriptionProviderRead1765100000000,
 ];
