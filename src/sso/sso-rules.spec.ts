@@ -5,6 +5,11 @@ describe('emailDomain', () => {
     expect(emailDomain('Ada@Example.COM')).toBe('example.com');
     expect(emailDomain('"a@b"@corp.example')).toBe('corp.example');
   });
+  it('is in the ASCII form SSO domains are stored in, whichever spelling the address uses', () => {
+    expect(emailDomain('ann@Bücher.Example')).toBe('xn--bcher-kva.example');
+    expect(emailDomain('ann@xn--bcher-kva.example')).toBe('xn--bcher-kva.example');
+    expect(emailDomain('ann@ＥＸＡＭＰＬＥ．com')).toBe('example.com');
+  });
   it('is null without a domain', () => {
     expect(emailDomain('ada')).toBeNull();
     expect(emailDomain('ada@')).toBeNull();

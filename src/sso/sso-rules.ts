@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 
 /**
  * Why a sign-in coming back from the provider was refused: the value of
@@ -28,15 +29,22 @@ export function signInErrorPath(code: SsoCallbackError): string {
   return `/app/sign-in?sso_error=${code}`;
 }
 
-/** The lowercased domain of an email address, or null when it has none. */
+/**
+ * The domain of an email address in the form SSO domains are stored in (normaliseDomain:
+ * lowercased, IDNA to ASCII), or null when it has none. An account may be registered as
+ * `ann@bücher.example` or `ann@xn--bcher-kva.example` (one mailbox): both must meet the
+ * workspace's domain, or the Unicode spelling would sign in past an enforced SSO.
+ */
 export function emailDomain(email: string): string | null {
   const at = email.lastIndexOf('@');
   if (at <= 0 || at === email.length - 1) return null;
-  return email
+  const raw = email
     .slice(at + 1)
     .trim()
     .toLowerCase()
     .replace(/\.$/, '');
+  // '' for what IDNA cannot convert: such a name is no verified domain either way.
+  return domainToASCII(raw) || raw;
 }
 
 /**

@@ -493,6 +493,27 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect(await auditActions(owner.workspaceId)).toContain('sso.deleted');
     });
 
+    it('holds an internationalised domain in either form: an account registered with the Unicode spelling is refused its password too', async () => {
+      const unicode = `bücher-${randomBytes(4).toString('hex')}.example`;
+      const owner = await registerUser(t);
+      const put = await t
+        .http()
+        .put(`/workspaces/${owner.workspaceId}/sso`)
+        .set(auth(owner))
+        .send(settings([unicode], { enforce: true }))
+        .expect(200);
+      const [{ domain, record }] = put.body.emailDomains;
+      expect(domain).toMatch(/^xn--/);
+      dns.setTxt(record.name, record.value);
+      await t.http().post(`/workspaces/${owner.workspaceId}/sso/domains/${domain}/verify`).set(auth(owner)).send({}).expect(200);
+
+      for (const email of [`staff@${unicode}`, `other@${domain}`]) {
+        const staff = await registerUser(t, { email });
+        const res = await t.http().post('/auth/login').send({ email: staff.email, password: staff.password });
+        expect({ email, status: res.status, code: res.body.code }).toEqual({ email, status: 403, code: 'sso_required' });
+      }
+    });
+
     it('ends the sessions already open at an enforced domain when enforcement begins (on verifying, or on turning it on), but the enforcing owner’s', async () => {
       const probe = (u: UserSession) => t.http().get('/auth/sessions').set(auth(u));
       const refresh = (u: UserSession) => t.http().post('/auth/refresh').send({ refreshToken: u.refreshToken });
