@@ -53,11 +53,13 @@ export class AuthController {
     id: 'register',
     public: true,
     audit: 'workspace.created',
-    errors: { 400: ['invalid_session_mode'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+    errors: { 400: ['invalid_session_mode'], 403: ['sso_required'], 409: ['email_taken'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
   })
   @ApiOperation({
     summary: 'Create an account with its own workspace, and sign in',
-    description: 'Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.',
+    description:
+      'Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After. ' +
+      "An email whose domain a workspace's enforced single sign-on holds answers 403 `sso_required` with `ssoUrl`: that provider creates the account at its first sign-in.",
   })
   @SESSION_MODE
   @ApiCreatedResponse({ type: RegisterView })

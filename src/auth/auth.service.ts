@@ -53,6 +53,8 @@ export class AuthService implements OnModuleInit {
    */
   async register(dto: RegisterDto, ip: string): Promise<RegisterView> {
     await this.throttle.consumeMailRequest(undefined, ip);
+    // Before the hash and the insert: a domain's enforcement is public (its sign-in page says so), so this tells nothing of accounts.
+    await this.ssoPolicy?.passwordRegistration(dto.email);
     const passwordHash = await hashPassword(dto.password);
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.create(m, { email: dto.email, name: dto.name, passwordHash });

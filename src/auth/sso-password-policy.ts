@@ -10,4 +10,12 @@ export abstract class SsoPasswordPolicy {
    * the owner who turned enforcement on passes (break glass), and that is audited.
    */
   abstract passwordSignIn(user: { id: string; email: string }): Promise<void>;
+
+  /**
+   * Resolves when an account may be registered with a password for `email`. Throws 403
+   * `sso_required` (with `ssoUrl`) when its domain is verified by a workspace that
+   * enforces SSO: the provider creates that domain's accounts at their first sign-in, and
+   * a registration would hand out a password session the enforcement is there to refuse.
+   */
+  abstract passwordRegistration(email: string): Promise<void>;
 }

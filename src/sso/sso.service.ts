@@ -167,12 +167,9 @@ export class SsoService extends SsoPasswordPolicy {
 
   /** SsoPasswordPolicy: password sign-in is closed to an enforced domain, but for the owner who enforced it. */
   async passwordSignIn(user: { id: string; email: string }): Promise<void> {
-    const domain = emailDomain(user.email);
-    if (!domain) return;
-    const workspaceId = await this.sso.verifiedOwner(this.dataSource.manager, domain);
-    if (!workspaceId) return;
-    const connection = await this.sso.findConnection(this.dataSource.manager, workspaceId);
-    if (!connection?.enforce) return;
+    const enforced = await this.enforcedAt(user.email);
+    if (!enforced) return;
+    const { workspaceId, connection } = enforced;
     if (connection.enforcedBy === user.id) {
       await this.dataSource.transaction((m) =>
         this.audit.record(m, {
@@ -185,8 +182,28 @@ export class SsoService extends SsoPasswordPolicy {
       this.logger.warn(`break-glass password sign-in of ${user.id} past the enforced SSO of ${workspaceId}`);
       return;
     }
-    const ssoUrl = `${this.config.apiBaseUrl}/auth/sso/start?email=${encodeURIComponent(user.email)}`;
-    throw ssoError('sso_required', `${domain} signs in through its single sign-on: continue at ssoUrl`, { ssoUrl });
+    throw this.ssoRequired(user.email, enforced.domain);
+  }
+
+  /** SsoPasswordPolicy: no account is registered with a password at an enforced domain (its provider makes them). */
+  async passwordRegistration(email: string): Promise<void> {
+    const enforced = await this.enforcedAt(email);
+    if (enforced) throw this.ssoRequired(email, enforced.domain);
+  }
+
+  /** The workspace whose enforced SSO holds `email`'s domain, or null. */
+  private async enforcedAt(email: string): Promise<{ domain: string; workspaceId: string; connection: SsoConnection } | null> {
+    const domain = emailDomain(email);
+    if (!domain) return null;
+    const workspaceId = await this.sso.verifiedOwner(this.dataSource.manager, domain);
+    if (!workspaceId) return null;
+    const connection = await this.sso.findConnection(this.dataSource.manager, workspaceId);
+    return connection?.enforce ? { domain, workspaceId, connection } : null;
+  }
+
+  private ssoRequired(email: string, domain: string) {
+    const ssoUrl = `${this.config.apiBaseUrl}/auth/sso/start?email=${encodeURIComponent(email)}`;
+    return ssoError('sso_required', `${domain} signs in through its single sign-on: continue at ssoUrl`, { ssoUrl });
   }
 
   /**

@@ -493,6 +493,18 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect(await auditActions(owner.workspaceId)).toContain('sso.deleted');
     });
 
+    it('refuses a password registration at an enforced domain (403 sso_required, nothing created); other domains register as before', async () => {
+      const domain = domainName('closed');
+      await workspaceWithSso(domain, { enforce: true });
+      const email = `newhire@${domain}`;
+      const res = await t.http().post('/auth/register').send({ email, password: 'a long enough password', name: 'New Hire' });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ code: 'sso_required', ssoUrl: `${t.config.apiBaseUrl}/auth/sso/start?email=${encodeURIComponent(email)}` });
+      expect(res.body.accessToken).toBeUndefined();
+      expect(await t.dataSource.query('SELECT id FROM users WHERE email = $1', [email])).toEqual([]);
+      await registerUser(t);
+    });
+
     it('holds an internationalised domain in either form: an account registered with the Unicode spelling is refused its password too', async () => {
       const unicode = `bücher-${randomBytes(4).toString('hex')}.example`;
       const owner = await registerUser(t);
@@ -504,14 +516,20 @@ describe('Single sign-on over OIDC (e2e)', () => {
         .expect(200);
       const [{ domain, record }] = put.body.emailDomains;
       expect(domain).toMatch(/^xn--/);
+      // Registered before the domain was verified (enforcement begins then; a registration after it is refused).
+      const staff = [await registerUser(t, { email: `staff@${unicode}` }), await registerUser(t, { email: `other@${domain}` })];
       dns.setTxt(record.name, record.value);
       await t.http().post(`/workspaces/${owner.workspaceId}/sso/domains/${domain}/verify`).set(auth(owner)).send({}).expect(200);
 
-      for (const email of [`staff@${unicode}`, `other@${domain}`]) {
-        const staff = await registerUser(t, { email });
-        const res = await t.http().post('/auth/login').send({ email: staff.email, password: staff.password });
+      for (const { email, password } of staff) {
+        const res = await t.http().post('/auth/login').send({ email, password });
         expect({ email, status: res.status, code: res.body.code }).toEqual({ email, status: 403, code: 'sso_required' });
       }
+      const registered = await t
+        .http()
+        .post('/auth/register')
+        .send({ email: `new@${unicode}`, password: 'a long enough password', name: 'New' });
+      expect(registered.body.code).toBe('sso_required');
     });
 
     it('ends the sessions already open at an enforced domain when enforcement begins (on verifying, or on turning it on), but the enforcing owner’s', async () => {
@@ -551,10 +569,17 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect((await probe(member)).status).toBe(401);
       await probe(owner).expect(200);
       const again = await t.http().post('/auth/login').send({ email: owner.email, password: owner.password }).expect(200);
-      const later = await registerUser(t, { email: `later@${second}` });
+      // A session opened since, the only way left for the domain (through the provider), stays too.
+      const laterEmail = `later@${second}`;
+      expect((await t.http().post('/auth/register').send({ email: laterEmail, password: 'a long enough password', name: 'Later' })).status).toBe(403);
+      const later = await sessionOf(await callback(await throughProvider((await start({ workspace: owner.workspaceId })).href, laterEmail)));
       await put({ enforce: true }).expect(200);
       await probe({ ...owner, accessToken: again.body.accessToken }).expect(200);
-      await probe(later).expect(200);
+      await t
+        .http()
+        .get('/auth/sessions')
+        .set({ Authorization: `Bearer ${later}` })
+        .expect(200);
     });
   });
 });

@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account with its own workspace, and sign in
-         * @description Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After.
+         * @description Rate-limited per email and client address with the other mail-sending requests (it mails a verification link): 429 with Retry-After. An email whose domain a workspace's enforced single sign-on holds answers 403 `sso_required` with `ssoUrl`: that provider creates the account at its first sign-in.
          *
          *     **Access:** public, no credential.
          */
@@ -7708,6 +7708,20 @@ export interface operations {
                         statusCode?: 400;
                         /** @enum {string} */
                         code?: "body_too_complex" | "invalid_json" | "invalid_session_mode" | "validation_failed";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "sso_required";
                     };
                 };
             };
