@@ -88,8 +88,9 @@ export class AuthService implements OnModuleInit {
     if (methods.length > 0) await this.throttle.refundLoginAttempt(dto.email, ip);
     else await this.throttle.loginSucceeded(dto.email, ip);
     // After the password check, so an enforced domain's 403 tells a guesser nothing; before the
-    // second factor's challenge, which is the only way to loginSecondFactor (it asks the policy nothing).
-    await this.ssoPolicy?.passwordSignIn(user);
+    // second factor's challenge too, so a refused account is not asked for it. Asked again
+    // when the challenge is answered (enforcement may have begun since), which audits a break glass.
+    await this.ssoPolicy?.passwordSignIn(user, methods.length > 0 ? 'before_second_factor' : 'complete');
     if (methods.length > 0) {
       const challenge = await this.twoFactor.issueChallenge(user.id);
       throw withBearerChallenge(
@@ -138,6 +139,8 @@ export class AuthService implements OnModuleInit {
       outcome = await this.dataSource.transaction(async (m) => {
         const answered = await this.twoFactor.answerChallenge(m, dto.challenge, answer);
         if (!answered.ok) return answered;
+        // A refusal rolls the answer back: the challenge and a recovery code stay unused.
+        await this.ssoPolicy?.passwordSignIn(user, 'complete');
         return { ok: true as const, view: await this.startSession(m, user, method) };
       });
     } catch (err) {

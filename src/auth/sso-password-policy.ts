@@ -7,9 +7,11 @@ export abstract class SsoPasswordPolicy {
   /**
    * Resolves when `user` may sign in with a password. Throws 403 `sso_required` (with
    * `ssoUrl`) when their email's domain is verified by a workspace that enforces SSO;
-   * the owner who turned enforcement on passes (break glass), and that is audited.
+   * the owner who turned enforcement on passes (break glass), and that is audited when
+   * the sign-in completes (`complete`), not when a second factor is still to be answered
+   * (`before_second_factor`): a break-glass sign-in stopped at the second factor is none.
    */
-  abstract passwordSignIn(user: { id: string; email: string }): Promise<void>;
+  abstract passwordSignIn(user: { id: string; email: string }, stage?: 'complete' | 'before_second_factor'): Promise<void>;
 
   /**
    * Resolves when an account may be registered with a password for `email`. Throws 403

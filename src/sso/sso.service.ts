@@ -166,11 +166,12 @@ export class SsoService extends SsoPasswordPolicy {
   }
 
   /** SsoPasswordPolicy: password sign-in is closed to an enforced domain, but for the owner who enforced it. */
-  async passwordSignIn(user: { id: string; email: string }): Promise<void> {
+  async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor' = 'complete'): Promise<void> {
     const enforced = await this.enforcedAt(user.email);
     if (!enforced) return;
     const { workspaceId, connection } = enforced;
     if (connection.enforcedBy === user.id) {
+      if (stage !== 'complete') return;
       await this.dataSource.transaction((m) =>
         this.audit.record(m, {
           workspaceId,

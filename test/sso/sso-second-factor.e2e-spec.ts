@@ -90,6 +90,34 @@ describe('Enforced SSO and second factors (e2e)', () => {
     expect(breakGlass.body).toEqual(expect.objectContaining({ code: 'second_factor_required', challenge: expect.any(String) }));
   });
 
+  it('asks again when the challenge is answered: one handed out before enforcement is refused after it, and a break glass is audited only once its second factor is answered', async () => {
+    const domain = domainName('late');
+    const owner = await registerUser(t, { email: `boss@${domain}` });
+    const staff = await registerUser(t, { email: `staff@${domain}` });
+    const ownerFactors = await enrolTotp(t, owner);
+    const staffFactors = await enrolTotp(t, staff);
+    const before = await login(staff);
+    expect(before.body.code).toBe('second_factor_required');
+    await enforceSso(owner, domain);
+
+    const answered = await t.http().post('/auth/login/second-factor').send({ challenge: before.body.challenge, recoveryCode: staffFactors.recoveryCodes[0] });
+    expect(answered.status).toBe(403);
+    expect(answered.body).toEqual(expect.objectContaining({ code: 'sso_required', ssoUrl: ssoUrl(staff) }));
+    expect(answered.body.accessToken).toBeUndefined();
+    expect(await signIns(staff)).toBe(0);
+
+    const breakGlasses = async () =>
+      (
+        await t.dataSource.query(`SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = $1 AND action = 'sso.break_glass_signin'`, [owner.workspaceId])
+      )[0].n;
+    const challenge = await login(owner);
+    expect(challenge.body.code).toBe('second_factor_required');
+    // A right password alone is no sign-in yet: nothing is recorded until the second factor is answered.
+    expect(await breakGlasses()).toBe(0);
+    await t.http().post('/auth/login/second-factor').send({ challenge: challenge.body.challenge, recoveryCode: ownerFactors.recoveryCodes[0] }).expect(200);
+    expect(await breakGlasses()).toBe(1);
+  });
+
   it('refuses a passkey sign-in 403 sso_required, starting no session, but the enforcing owner’s', async () => {
     const domain = domainName('passkey');
     const owner = await registerUser(t, { email: `boss@${domain}` });
