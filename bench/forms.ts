@@ -49,7 +49,7 @@ end
 
 async function main(): Promise<void> {
   if (!have('wrk')) throw new Error('wrk is required: apt-get install -y wrk');
-  const app = await startBenchApp({ FORMS_RATE_LIMIT_MAX: '1000000', ANALYTICS_ENABLED: 'true' });
+  const app = await startBenchApp({ FORMS_RATE_LIMIT_MAX: '1000000', FORMS_RATE_LIMIT_ADDRESS_MAX: '1000000', ANALYTICS_ENABLED: 'true' });
   try {
     await api(
       app.baseUrl,

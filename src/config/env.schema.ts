@@ -293,6 +293,15 @@ export class EnvironmentVariables {
   @IntVar(1)
   FORMS_RATE_LIMIT_MAX = 5;
 
+  /**
+   * Submissions per client address (IPv4, or an IPv6 /64) and site within the window,
+   * whatever user agents they carry: a bot changing its user agent is a new visitor to
+   * FORMS_RATE_LIMIT_MAX, not to this. Several times the visitor's, so an office behind one
+   * NAT posting a contact form does not run into it. As many again are kept as spam, then 429.
+   */
+  @IntVar(1)
+  FORMS_RATE_LIMIT_ADDRESS_MAX = 20;
+
   @IntVar(1)
   FORMS_RATE_LIMIT_WINDOW_SECONDS = 60;
 

@@ -32,9 +32,12 @@ export interface NewSubmission {
 export interface VisitorRate {
   /** The library's key for this visitor (RateLimiterPostgres.getKey). */
   key: string;
+  /** The library's key for the visitor's address, whatever its user agent. */
+  addressKey: string;
   nowMs: number;
   windowMs: number;
   max: number;
+  addressMax: number;
 }
 
 /** The counter after this post, and what became of the submission. */
@@ -43,6 +46,9 @@ export interface CountedStore {
   points: number;
   /** When the window ends (epoch ms). */
   expireMs: number;
+  /** The same for the visitor's address. */
+  addressPoints: number;
+  addressExpireMs: number;
   /** Null when nothing was stored: refused by the rate, or the form is gone. */
   spam: boolean | null;
 }
@@ -182,35 +188,48 @@ export class FormIntakeRepository {
    * The common post in one statement, when no `form.submitted` listener would write:
    * `heard` is the EventBus's SQL condition for that (on `$4`, the workspace), checked
    * unless `s.spamReason` is set (spam is heard by no one). Heard: nothing is written and
-   * the intake takes its other path. Otherwise the visitor's rate counter (as the library's
-   * upsert counts it: a window past its end starts again), then, unless the counter is past
-   * twice the allowance, the submission (spam for `s.spamReason` or, past the allowance,
-   * `rate_limited`) and its counters as storeSubmission writes them. One round trip and
+   * the intake takes its other path. Otherwise the rate counters of the visitor and of its
+   * address (as the library's upsert counts them: a window past its end starts again), then,
+   * unless either is past twice its allowance, the submission (spam for `s.spamReason` or,
+   * past an allowance, `rate_limited`) and its counters as storeSubmission writes them. One round trip and
    * one commit where the listeners' reads, the library's upsert and the store took four
    * (docs/forms.md, "Speed"). The listeners' condition is read in the statement's snapshot.
    */
   @GenerateSql({
     params: (f) => [
       snapshotSubmission(f),
-      { key: 'form-submit:sqlsnapshot', nowMs: 0, windowMs: 60_000, max: 5 },
+      { key: 'form-submit:sqlsnapshot', addressKey: 'form-submit-address:sqlsnapshot', nowMs: 0, windowMs: 60_000, max: 5, addressMax: 20 },
       `EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $4 AND enabled)`,
     ],
   })
   async storeCountedSubmission(s: Omit<NewSubmission, 'spam'>, rate: VisitorRate, heard: string): Promise<CountedStore | 'heard'> {
-    const rows = await preparedQuery<{ heard: boolean; points: number | null; expire: string | null; spam: boolean | null }>(
+    const rows = await preparedQuery<{
+      heard: boolean;
+      points: number | null;
+      expire: string | null;
+      address_points: number | null;
+      address_expire: string | null;
+      spam: boolean | null;
+    }>(
       this.dataSource,
       'form_store_counted_submission',
       `WITH listeners AS (
          SELECT $11::text IS NULL AND (${heard}) AS heard
        ), rate AS (
+         -- Both counters, the visitor's and its address's, in key order (two posts never lock them crosswise).
          INSERT INTO gate_rate_limits AS r (key, points, expire)
-         SELECT $14, 1, $15::bigint + $16::bigint FROM listeners WHERE NOT heard
+         SELECT k.key, 1, $15::bigint + $16::bigint FROM listeners, unnest(ARRAY[$14::text, $18::text]) AS k(key) WHERE NOT heard ORDER BY k.key
          ON CONFLICT (key) DO UPDATE SET
            points = CASE WHEN r.expire <= $15::bigint THEN 1 ELSE r.points + 1 END,
            expire = CASE WHEN r.expire <= $15::bigint THEN $15::bigint + $16::bigint ELSE r.expire END
-         RETURNING points, expire
+         RETURNING key, points, expire
+       ), rates AS (
+         SELECT max(points) FILTER (WHERE key = $14) AS points, max(expire) FILTER (WHERE key = $14) AS expire,
+                max(points) FILTER (WHERE key = $18) AS address_points, max(expire) FILTER (WHERE key = $18) AS address_expire
+         FROM rate
        ), verdict AS (
-         SELECT COALESCE($11::text, CASE WHEN points > $17::int THEN 'rate_limited' END) AS spam_reason FROM rate WHERE points <= 2 * $17::int
+         SELECT COALESCE($11::text, CASE WHEN points > $17::int OR address_points > $19::int THEN 'rate_limited' END) AS spam_reason
+         FROM rates WHERE points <= 2 * $17::int AND address_points <= 2 * $19::int
        ), stored AS (
          INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
          SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, v.spam_reason IS NOT NULL, v.spam_reason,
@@ -218,7 +237,7 @@ export class FormIntakeRepository {
          FROM (SELECT id FROM forms WHERE id = $2 FOR KEY SHARE) f, verdict v
          RETURNING id, spam
        ), counted AS (${countStored('$2', '$13')})
-       SELECT l.heard, r.points, r.expire, s.spam FROM listeners l LEFT JOIN rate r ON true LEFT JOIN stored s ON true`,
+       SELECT l.heard, r.points, r.expire, r.address_points, r.address_expire, s.spam FROM listeners l LEFT JOIN rates r ON true LEFT JOIN stored s ON true`,
       [
         s.id,
         s.formId,
@@ -237,10 +256,18 @@ export class FormIntakeRepository {
         rate.nowMs,
         rate.windowMs,
         rate.max,
+        rate.addressKey,
+        rate.addressMax,
       ],
     );
     const row = rows[0];
     if (row.heard) return 'heard';
-    return { points: row.points!, expireMs: Number(row.expire), spam: row.spam };
+    return {
+      points: row.points!,
+      expireMs: Number(row.expire),
+      addressPoints: row.address_points!,
+      addressExpireMs: Number(row.address_expire),
+      spam: row.spam,
+    };
   }
 }

@@ -6,6 +6,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
 
 import { AnalyticsRecorder } from '../analytics/analytics-recorder.service';
+import { addressKey } from '../common/address-prefix';
 import { attemptCounter } from '../common/attempt-counter';
 import { newId } from '../common/ids';
 import { messagePage, PAGE_HEADERS } from '../common/site-pages';
@@ -68,6 +69,8 @@ const STATUS_TEXT: Record<number, string> = {
 export class FormIntake {
   private readonly logger = new Logger(FormIntake.name);
   private readonly limiter;
+  /** The same per client address, whatever the user agent (FORMS_RATE_LIMIT_ADDRESS_MAX). */
+  private readonly addressLimiter;
   /** The visitor key when analytics has no day key (analytics off): per instance, never stored. */
   private readonly fallbackVisitorKey = randomBytes(32);
   /** (project, form name) → the form's id and workspace. */
@@ -86,6 +89,7 @@ export class FormIntake {
   ) {
     // Twice the allowance: the second half is kept as spam (it may be a real visitor), past it 429.
     this.limiter = attemptCounter(dataSource, 'form-submit', config.FORMS_RATE_LIMIT_MAX * 2, config.FORMS_RATE_LIMIT_WINDOW_SECONDS);
+    this.addressLimiter = attemptCounter(dataSource, 'form-submit-address', config.FORMS_RATE_LIMIT_ADDRESS_MAX * 2, config.FORMS_RATE_LIMIT_WINDOW_SECONDS);
   }
 
   async submit(site: FormSite, req: IncomingMessage, res: ServerResponse, clientIp: string): Promise<void> {
@@ -133,6 +137,7 @@ export class FormIntake {
       createdAt: now,
     };
     const visitor = this.visitorKey(site.projectId, clientIp, req.headers['user-agent'] ?? '');
+    const address = this.addressOf(site.projectId, clientIp);
     // First the common case in one statement: no `form.submitted` listener would write (no
     // endpoint subscribed, no digest wanted), so the visitor's rate counter, the submission
     // and its counters are written together. When one would, that statement writes nothing
@@ -143,13 +148,23 @@ export class FormIntake {
     const nowMs = Date.now();
     const counted = await this.rows.storeCountedSubmission(
       submission,
-      { key: this.limiter.getKey(visitor), nowMs, windowMs: this.config.FORMS_RATE_LIMIT_WINDOW_SECONDS * 1000, max: this.config.FORMS_RATE_LIMIT_MAX },
+      {
+        key: this.limiter.getKey(visitor),
+        addressKey: this.addressLimiter.getKey(address),
+        nowMs,
+        windowMs: this.config.FORMS_RATE_LIMIT_WINDOW_SECONDS * 1000,
+        max: this.config.FORMS_RATE_LIMIT_MAX,
+        addressMax: this.config.FORMS_RATE_LIMIT_ADDRESS_MAX,
+      },
       (this.heard ??= this.events.interest('form.submitted', '$4')),
     );
     let stored: boolean;
     let retryAfter = 0;
     if (counted !== 'heard') {
       if (counted.points > this.config.FORMS_RATE_LIMIT_MAX * 2) retryAfter = retryAfterSeconds(counted.expireMs - nowMs);
+      if (counted.addressPoints > this.config.FORMS_RATE_LIMIT_ADDRESS_MAX * 2) {
+        retryAfter = Math.max(retryAfter, retryAfterSeconds(counted.addressExpireMs - nowMs));
+      }
       stored = counted.spam !== null;
     } else {
       const event: PlatformEvent = {
@@ -160,7 +175,7 @@ export class FormIntake {
         personal: { fields },
       };
       const planned = await this.events.plan(this.dataSource.manager, event);
-      const rate = await this.consume(visitor);
+      const rate = await this.consume(visitor, address);
       retryAfter = rate.retryAfter;
       if (retryAfter > 0) stored = false;
       else if (rate.over) stored = await this.rows.storeSubmission(this.dataSource.manager, { ...submission, spam: true, spamReason: 'rate_limited' });
@@ -221,11 +236,30 @@ export class FormIntake {
     return `${projectId}:${hash.toString('base64url')}`;
   }
 
-  /** Points used by this visitor on this site in the window: `over` past the allowance (kept as spam), `retryAfter` past twice it. */
-  private async consume(visitor: string): Promise<{ over: boolean; retryAfter: number }> {
+  /** The client address of this site whose posts are counted, whatever their user agents: an IPv4 address or an IPv6 /64 (addressKey). */
+  private addressOf(projectId: string, ip: string): string {
+    const address = addressKey(ip);
+    const hash =
+      this.analytics.visitorHash(projectId, address, '') ?? createHmac('sha256', this.fallbackVisitorKey).update(`${projectId}\0${address}`).digest();
+    return `${projectId}:${hash.toString('base64url')}`;
+  }
+
+  /**
+   * Points used by this visitor, and by its address, on this site in the window: `over`
+   * past either allowance (kept as spam), `retryAfter` past twice either.
+   */
+  private async consume(visitor: string, address: string): Promise<{ over: boolean; retryAfter: number }> {
+    const [mine, shared] = await Promise.all([
+      this.consumeOne(this.limiter, visitor, this.config.FORMS_RATE_LIMIT_MAX),
+      this.consumeOne(this.addressLimiter, address, this.config.FORMS_RATE_LIMIT_ADDRESS_MAX),
+    ]);
+    return { over: mine.over || shared.over, retryAfter: Math.max(mine.retryAfter, shared.retryAfter) };
+  }
+
+  private async consumeOne(limiter: FormIntake['limiter'], key: string, max: number): Promise<{ over: boolean; retryAfter: number }> {
     try {
-      const used = await this.limiter.consume(visitor);
-      return { over: used.consumedPoints > this.config.FORMS_RATE_LIMIT_MAX, retryAfter: 0 };
+      const used = await limiter.consume(key);
+      return { over: used.consumedPoints > max, retryAfter: 0 };
     } catch (err) {
       if (err instanceof RateLimiterRes) return { over: true, retryAfter: retryAfterSeconds(err.msBeforeNext) };
       throw err;

@@ -31,14 +31,20 @@ WITH stored AS (
 WITH listeners AS (
     SELECT $11::text IS NULL AND (EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $4 AND enabled)) AS heard
   ), rate AS (
+    -- Both counters, the visitor's and its address's, in key order (two posts never lock them crosswise).
     INSERT INTO gate_rate_limits AS r (key, points, expire)
-    SELECT $14, 1, $15::bigint + $16::bigint FROM listeners WHERE NOT heard
+    SELECT k.key, 1, $15::bigint + $16::bigint FROM listeners, unnest(ARRAY[$14::text, $18::text]) AS k(key) WHERE NOT heard ORDER BY k.key
     ON CONFLICT (key) DO UPDATE SET
       points = CASE WHEN r.expire <= $15::bigint THEN 1 ELSE r.points + 1 END,
       expire = CASE WHEN r.expire <= $15::bigint THEN $15::bigint + $16::bigint ELSE r.expire END
-    RETURNING points, expire
+    RETURNING key, points, expire
+  ), rates AS (
+    SELECT max(points) FILTER (WHERE key = $14) AS points, max(expire) FILTER (WHERE key = $14) AS expire,
+           max(points) FILTER (WHERE key = $18) AS address_points, max(expire) FILTER (WHERE key = $18) AS address_expire
+    FROM rate
   ), verdict AS (
-    SELECT COALESCE($11::text, CASE WHEN points > $17::int THEN 'rate_limited' END) AS spam_reason FROM rate WHERE points <= 2 * $17::int
+    SELECT COALESCE($11::text, CASE WHEN points > $17::int OR address_points > $19::int THEN 'rate_limited' END) AS spam_reason
+    FROM rates WHERE points <= 2 * $17::int AND address_points <= 2 * $19::int
   ), stored AS (
     INSERT INTO form_submissions (id, form_id, project_id, workspace_id, deployment_id, key_id, nonce, ciphertext, index_key_id, search_tokens, spam, spam_reason, lead_id, created_at)
     SELECT $1, f.id, $3, $4, $5, $6, $7, $8, $9, $10, v.spam_reason IS NOT NULL, v.spam_reason,
@@ -54,4 +60,4 @@ WITH listeners AS (
       spam = c.spam + EXCLUDED.spam,
       last_submission_at = GREATEST(c.last_submission_at, EXCLUDED.last_submission_at)
   )
-  SELECT l.heard, r.points, r.expire, s.spam FROM listeners l LEFT JOIN rate r ON true LEFT JOIN stored s ON true
+  SELECT l.heard, r.points, r.expire, r.address_points, r.address_expire, s.spam FROM listeners l LEFT JOIN rates r ON true LEFT JOIN stored s ON true

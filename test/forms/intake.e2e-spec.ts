@@ -41,7 +41,16 @@ describe('Forms on hosted sites: intake (e2e)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({
-      env: { FORMS_RATE_LIMIT_MAX: '3', FORMS_MAX_FIELDS: '20', FORMS_MAX_TOTAL_BYTES: '4096', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' },
+      // Every visitor here posts from 127.0.0.1: the address allowance is tested on a sibling app of its own.
+      env: {
+        FORMS_RATE_LIMIT_MAX: '3',
+        FORMS_RATE_LIMIT_ADDRESS_MAX: '10000',
+        // The crowd below posts from addresses of its own (X-Forwarded-For), as a crowd does.
+        TRUST_PROXY: '1',
+        FORMS_MAX_FIELDS: '20',
+        FORMS_MAX_TOTAL_BYTES: '4096',
+        WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+      },
     });
     session = await registerUser(t);
     token = (await createApiToken(t, session, { scopes: ['deploy'] })).token;
@@ -195,6 +204,7 @@ describe('Forms on hosted sites: intake (e2e)', () => {
       posts = Promise.all(
         Array.from({ length: 30 }, (_, i) =>
           post('formsite', `crowd-${i}`)
+            .set('X-Forwarded-For', `198.51.100.${i}`)
             .type('form')
             .send({ 'form-name': 'contact', name: `Crowd ${i}` })
             .expect(303),
@@ -204,7 +214,8 @@ describe('Forms on hosted sites: intake (e2e)', () => {
         // Inside a transaction the activity view is a snapshot: drop it to see the waits as they come.
         await lock.query('SELECT pg_stat_clear_snapshot()');
         const rows: { pid: number }[] = await lock.query(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO form_submissions%'`,
+          // The statement's start: pg_stat_activity keeps only its first 1 KB (track_activity_query_size).
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH listeners AS%INSERT INTO gate_rate_limits%'`,
         );
         expect(rows.length).toBeGreaterThanOrEqual(3);
         return rows.map((r) => r.pid);
@@ -270,6 +281,28 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     expect(eager.map((r) => r.spam_reason)).toEqual([null, null, null, 'rate_limited', 'rate_limited', 'rate_limited']);
     // Another visitor is not held back by this one.
     await post('formsite', 'patient-visitor').type('form').send({ 'form-name': 'signup', email: 'p@example.com' }).expect(200);
+  });
+
+  it('rate-limits per address too, whatever the user agent: a bot changing it on every post is held at the address allowance', async () => {
+    const strict = await startTestApp({ sibling: t, env: { FORMS_RATE_LIMIT_MAX: '3', FORMS_RATE_LIMIT_ADDRESS_MAX: '4', TRUST_PROXY: '1' } });
+    try {
+      const send = (i: number) =>
+        site(strict, 'formsite')
+          .post('/')
+          .set('User-Agent', `rotating-${i}`)
+          // An address of its own: the posts of the other tests from 127.0.0.1 share one counter in this window.
+          .set('X-Forwarded-For', '203.0.113.77')
+          .type('form')
+          .send({ 'form-name': 'signup', email: 'rotating@example.com' });
+      // Each post is a new visitor to the per-visitor allowance (3): only the address's (4) counts them all.
+      for (let i = 0; i < 8; i++) await send(i).expect(200);
+      const refused = await send(8).expect(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      const rotating = (await submissions()).filter((r) => open(r)?.email === 'rotating@example.com');
+      expect(rotating.map((r) => r.spam_reason)).toEqual([null, null, null, null, 'rate_limited', 'rate_limited', 'rate_limited', 'rate_limited']);
+    } finally {
+      await strict.close();
+    }
   });
 
   it('counts a visitor’s posts in one allowance whether or not an endpoint listens; spam past it is heard by no endpoint', async () => {
