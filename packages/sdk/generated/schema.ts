@@ -1926,7 +1926,7 @@ export interface paths {
         };
         /**
          * Go to the OpenID provider of the workspace that verified the email's domain (or of `workspace`)
-         * @description A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback. Counted per client address (SSO_START_MAX_PER_ADDRESS in SSO_START_WINDOW_SECONDS): past it, 429 with Retry-After.
+         * @description A browser navigation: 302 to the provider, with PKCE (S256), `state` and `nonce`; the provider sends the person back to /auth/sso/callback. Sets a cookie binding the sign-in to this browser (`__Host-statichost_sso` over HTTPS, `statichost_sso` otherwise; HttpOnly, 10 minutes), which the callback requires. Counted per client address (SSO_START_MAX_PER_ADDRESS in SSO_START_WINDOW_SECONDS): past it, 429 with Retry-After.
          *
          *     **Access:** public, no credential.
          */
@@ -1948,7 +1948,7 @@ export interface paths {
         };
         /**
          * The provider's answer: signs the person in (cookie mode) and goes to the dashboard
-         * @description The account is created on first sign-in (with the verified email) and joins the workspace with its SSO `defaultRole`. Refused (forged or used `state`, replayed code, wrong `nonce`, another client’s ID token, an unverified email or one outside the verified domains): 302 to /app/sign-in?sso_error=<reason>, nothing signed in. Takes the provider’s query (`code`, `state`, `iss` or `error`) as it comes.
+         * @description The account is created on first sign-in (with the verified email) and joins the workspace with its SSO `defaultRole`. Refused (forged or used `state`, replayed code, wrong `nonce`, another client’s ID token, an unverified email or one outside the verified domains): 302 to /app/sign-in?sso_error=<reason>, nothing signed in. Takes the provider’s query (`code`, `state`, `iss` or `error`) as it comes. Only in the browser that started the sign-in: without the cookie /auth/sso/start set there, `invalid_state` (login CSRF). The cookie is cleared whatever the outcome.
          *
          *     **Access:** public, no credential.
          */
