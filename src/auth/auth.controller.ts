@@ -255,14 +255,15 @@ export class AuthController {
     id: 'loginSecondFactor',
     public: true,
     audit: 'user.signed_in',
-    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login_challenge', 'invalid_second_factor'], 429: ['rate_limited'] },
+    errors: { 400: ['invalid_session_mode'], 401: ['invalid_login_challenge', 'invalid_second_factor'], 403: ['sso_required'], 429: ['rate_limited'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: "Finish a sign-in with the account's second factor: the same answer as POST /auth/login",
     description:
       'Send the `challenge` of the 401 `second_factor_required` and exactly one of `totp`, `recoveryCode`, `passkey`. The challenge lives 5 minutes and is used up by the answer that signs in; ' +
-      'a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once.',
+      'a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once. ' +
+      'An account whose email domain began enforcing single sign-on since the challenge was handed out gets 403 `sso_required` (nothing used up).',
   })
   @SESSION_MODE
   @ApiOkResponse({ type: LoginView })

@@ -734,7 +734,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a sign-in with the account's second factor: the same answer as POST /auth/login
-         * @description Send the `challenge` of the 401 `second_factor_required` and exactly one of `totp`, `recoveryCode`, `passkey`. The challenge lives 5 minutes and is used up by the answer that signs in; a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once.
+         * @description Send the `challenge` of the 401 `second_factor_required` and exactly one of `totp`, `recoveryCode`, `passkey`. The challenge lives 5 minutes and is used up by the answer that signs in; a wrong answer counts with the failed sign-ins of the account (429 with Retry-After past the limits). A TOTP code is accepted once. An account whose email domain began enforcing single sign-on since the challenge was handed out gets 403 `sso_required` (nothing used up).
          *
          *     **Access:** public, no credential.
          */
@@ -8724,6 +8724,20 @@ export interface operations {
                         statusCode?: 401;
                         /** @enum {string} */
                         code?: "invalid_login_challenge" | "invalid_second_factor";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "sso_required";
                     };
                 };
             };
