@@ -27,7 +27,9 @@ UPDATE "sso_domains" SET "verified_at" = $1 WHERE ("workspace_id" = $2 AND "doma
 SELECT "SsoDomain"."workspace_id" AS "SsoDomain_workspace_id", "SsoDomain"."domain" AS "SsoDomain_domain" FROM "sso_domains" "SsoDomain" WHERE (("SsoDomain"."domain" = $1) AND (NOT("SsoDomain"."verified_at" IS NULL))) LIMIT 1
 
 -- SsoRepository.usersAtDomains
-SELECT id FROM users WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) ORDER BY id
+SELECT id, email FROM users
+  WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) OR substring(email from '@([^@]*)$') ~ '[^\x01-\x7f]|\.$'
+  ORDER BY id
 
 -- SsoRepository.insertLogin
 INSERT INTO "sso_logins"("state_hash", "workspace_id", "code_verifier", "nonce", "browser_hash", "expires_at") VALUES ($1, $2, $3, $4, $5, $6)

@@ -9,6 +9,8 @@ describe('emailDomain', () => {
     expect(emailDomain('ann@Bücher.Example')).toBe('xn--bcher-kva.example');
     expect(emailDomain('ann@xn--bcher-kva.example')).toBe('xn--bcher-kva.example');
     expect(emailDomain('ann@ＥＸＡＭＰＬＥ．com')).toBe('example.com');
+    expect(emailDomain('ann@corp.example。')).toBe('corp.example');
+    expect(emailDomain('ann@corp.example.')).toBe('corp.example');
   });
   it('is null without a domain', () => {
     expect(emailDomain('ada')).toBeNull();

@@ -41,10 +41,10 @@ export function emailDomain(email: string): string | null {
   const raw = email
     .slice(at + 1)
     .trim()
-    .toLowerCase()
-    .replace(/\.$/, '');
-  // '' for what IDNA cannot convert: such a name is no verified domain either way.
-  return domainToASCII(raw) || raw;
+    .toLowerCase();
+  // '' for what IDNA cannot convert: such a name is no verified domain either way. The
+  // trailing dot goes after the conversion, which maps an ideographic full stop ("。") to one.
+  return (domainToASCII(raw) || raw).replace(/\.$/, '');
 }
 
 /**

@@ -3,6 +3,7 @@ import { type EntityManager, In, IsNull, LessThan, Not } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 import { SsoConnection, SsoDomain, SsoLogin } from './sso.entities';
+import { emailDomain } from './sso-rules';
 
 const sqlConnection = (workspaceId: string): SsoConnection =>
   Object.assign(new SsoConnection(), {
@@ -75,12 +76,23 @@ export class SsoRepository {
     return row?.workspaceId ?? null;
   }
 
-  /** The accounts whose email is at one of `domains` (lowercase, as emails are stored). */
+  /**
+   * The accounts whose email is at one of `domains` (ASCII, as SSO domains are stored).
+   * Emails are stored as typed (lowercased, NFC), so a domain may be spelled in Unicode
+   * (`bücher.example`, a full-width or ideographic dot): those few, any address whose
+   * domain is not plain ASCII, are read too and matched here as sign-in matches them
+   * (emailDomain), so the sweep and the password check never disagree.
+   */
   @GenerateSql({ params: (f) => [f.manager, ['example.com']] })
   async usersAtDomains(manager: EntityManager, domains: string[]): Promise<string[]> {
     if (domains.length === 0) return [];
-    const rows: { id: string }[] = await manager.query(`SELECT id FROM users WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) ORDER BY id`, [domains]);
-    return rows.map((r) => r.id);
+    const rows: { id: string; email: string }[] = await manager.query(
+      `SELECT id, email FROM users
+       WHERE substring(email from '@([^@]*)$') = ANY($1::text[]) OR substring(email from '@([^@]*)$') ~ '[^\\x01-\\x7f]|\\.$'
+       ORDER BY id`,
+      [domains],
+    );
+    return rows.filter((r) => domains.includes(emailDomain(r.email) ?? '')).map((r) => r.id);
   }
 
   @GenerateSql({
