@@ -92,6 +92,30 @@ describe('Maintenance jobs: each module its own (e2e, real PostgreSQL)', () => {
     expect((await job().runOnce()).ran).toBe(true);
   });
 
+  it('the gate counter purge waits on no counter a request holds (a form post holds two): it skips it until the next round', async () => {
+    const longAgo = Date.now() - 2 * DAY;
+    const held = `form-submit-address:${tag()}`;
+    const free = `form-submit:${tag()}`;
+    for (const key of [held, free]) await t.dataSource.query('INSERT INTO gate_rate_limits (key, points, expire) VALUES ($1, 3, $2)', [key, longAgo]);
+    // A post's statement in the middle of its upsert: the row locked until it commits.
+    const post = new Client({ connectionString: t.databaseUrl });
+    await post.connect();
+    try {
+      await post.query('BEGIN');
+      await post.query('SELECT 1 FROM gate_rate_limits WHERE key = $1 FOR UPDATE', [held]);
+      const purge = t.app.get(GateAttemptsPurge).runOnce();
+      const waited = await Promise.race([purge.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 3000))]);
+      expect(waited).toBe(false);
+      await post.query('COMMIT');
+    } finally {
+      await post.end();
+    }
+    const left = await t.dataSource.query('SELECT key FROM gate_rate_limits WHERE key = ANY($1)', [[held, free]]);
+    expect(left).toEqual([{ key: held }]);
+    await t.app.get(GateAttemptsPurge).runOnce();
+    expect(await t.dataSource.query('SELECT key FROM gate_rate_limits WHERE key = ANY($1)', [[held, free]])).toEqual([]);
+  });
+
   it('no two uses share an advisory lock id', () => {
     const ids = Object.values(ADVISORY_LOCKS);
     expect(new Set(ids).size).toBe(ids.length);
