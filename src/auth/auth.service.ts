@@ -140,7 +140,7 @@ export class AuthService implements OnModuleInit {
         const answered = await this.twoFactor.answerChallenge(m, dto.challenge, answer);
         if (!answered.ok) return answered;
         // A refusal rolls the answer back: the challenge and a recovery code stay unused.
-        await this.ssoPolicy?.passwordSignIn(user, 'complete');
+        await this.ssoPolicy?.passwordSignIn(user, 'complete', m);
         return { ok: true as const, view: await this.startSession(m, user, method) };
       });
     } catch (err) {

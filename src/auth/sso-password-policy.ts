@@ -1,3 +1,5 @@
+import type { EntityManager } from 'typeorm';
+
 /**
  * The seam between password sign-in and single sign-on (issue 32): src/sso sits above
  * auth in the layers (it starts sessions), so auth owns this port and the SSO module
@@ -10,8 +12,9 @@ export abstract class SsoPasswordPolicy {
    * the owner who turned enforcement on passes (break glass), and that is audited when
    * the sign-in completes (`complete`), not when a second factor is still to be answered
    * (`before_second_factor`): a break-glass sign-in stopped at the second factor is none.
+   * `manager`: the sign-in's transaction, where its reads and that audit entry then go.
    */
-  abstract passwordSignIn(user: { id: string; email: string }, stage?: 'complete' | 'before_second_factor'): Promise<void>;
+  abstract passwordSignIn(user: { id: string; email: string }, stage?: 'complete' | 'before_second_factor', manager?: EntityManager): Promise<void>;
 
   /**
    * Resolves when an account may be registered with a password for `email`. Throws 403

@@ -166,20 +166,21 @@ export class SsoService extends SsoPasswordPolicy {
   }
 
   /** SsoPasswordPolicy: password sign-in is closed to an enforced domain, but for the owner who enforced it. */
-  async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor' = 'complete'): Promise<void> {
-    const enforced = await this.enforcedAt(user.email);
+  async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor' = 'complete', manager?: EntityManager): Promise<void> {
+    const enforced = await this.enforcedAt(user.email, manager ?? this.dataSource.manager);
     if (!enforced) return;
     const { workspaceId, connection } = enforced;
     if (connection.enforcedBy === user.id) {
       if (stage !== 'complete') return;
-      await this.dataSource.transaction((m) =>
-        this.audit.record(m, {
-          workspaceId,
-          action: 'sso.break_glass_signin',
-          actor: { type: 'user', id: user.id, label: user.email },
-          target: { type: 'user', id: user.id, label: user.email },
-        }),
-      );
+      const entry = {
+        workspaceId,
+        action: 'sso.break_glass_signin',
+        actor: { type: 'user', id: user.id, label: user.email },
+        target: { type: 'user', id: user.id, label: user.email },
+      } as const;
+      // In the sign-in's own transaction when it has one: the entry then stands or falls with the session.
+      if (manager) await this.audit.record(manager, entry);
+      else await this.dataSource.transaction((m) => this.audit.record(m, entry));
       this.logger.warn(`break-glass password sign-in of ${user.id} past the enforced SSO of ${workspaceId}`);
       return;
     }
@@ -193,12 +194,15 @@ export class SsoService extends SsoPasswordPolicy {
   }
 
   /** The workspace whose enforced SSO holds `email`'s domain, or null. */
-  private async enforcedAt(email: string): Promise<{ domain: string; workspaceId: string; connection: SsoConnection } | null> {
+  private async enforcedAt(
+    email: string,
+    m: EntityManager = this.dataSource.manager,
+  ): Promise<{ domain: string; workspaceId: string; connection: SsoConnection } | null> {
     const domain = emailDomain(email);
     if (!domain) return null;
-    const workspaceId = await this.sso.verifiedOwner(this.dataSource.manager, domain);
+    const workspaceId = await this.sso.verifiedOwner(m, domain);
     if (!workspaceId) return null;
-    const connection = await this.sso.findConnection(this.dataSource.manager, workspaceId);
+    const connection = await this.sso.findConnection(m, workspaceId);
     return connection?.enforce ? { domain, workspaceId, connection } : null;
   }
 
