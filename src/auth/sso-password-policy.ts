@@ -23,4 +23,10 @@ export abstract class SsoPasswordPolicy {
    * a registration would hand out a password session the enforcement is there to refuse.
    */
   abstract passwordRegistration(email: string): Promise<void>;
+
+  /**
+   * Whether `user`, at the email given, signs in through an enforced SSO only: its domain
+   * is verified by a workspace that enforces it, and the user is not the owner who did.
+   */
+  abstract enforcedFor(user: { id: string; email: string }, manager?: EntityManager): Promise<boolean>;
 }

@@ -193,6 +193,12 @@ export class SsoService extends SsoPasswordPolicy {
     if (enforced) throw this.ssoRequired(email, enforced.domain);
   }
 
+  /** SsoPasswordPolicy: held by an enforced SSO, the break-glass owner aside. */
+  async enforcedFor(user: { id: string; email: string }, manager?: EntityManager): Promise<boolean> {
+    const enforced = await this.enforcedAt(user.email, manager);
+    return enforced !== null && enforced.connection.enforcedBy !== user.id;
+  }
+
   /** The workspace whose enforced SSO holds `email`'s domain, or null. */
   private async enforcedAt(
     email: string,

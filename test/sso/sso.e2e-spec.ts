@@ -505,6 +505,20 @@ describe('Single sign-on over OIDC (e2e)', () => {
       await registerUser(t);
     });
 
+    it('ends the sessions of an account moved onto an enforced domain by an email change: its password no longer signs in there', async () => {
+      const domain = domainName('moved-in');
+      await workspaceWithSso(domain, { enforce: true });
+      const mover = await registerUser(t);
+      const moved = `mover@${domain}`;
+      await t.http().patch('/users/me').set(bearer(mover.accessToken)).send({ email: moved }).expect(200);
+      const token = await mailedToken(t, moved);
+      await t.http().post('/auth/verify-email').send({ token }).expect(200);
+      expect((await t.http().get('/auth/sessions').set(bearer(mover.accessToken))).status).toBe(401);
+      expect((await t.http().post('/auth/refresh').send({ refreshToken: mover.refreshToken })).status).toBe(401);
+      const login = await t.http().post('/auth/login').send({ email: moved, password: mover.password });
+      expect(login.body.code).toBe('sso_required');
+    });
+
     it('holds an internationalised domain in either form: an account registered with the Unicode spelling is refused its password too', async () => {
       const unicode = `bücher-${randomBytes(4).toString('hex')}.example`;
       const owner = await registerUser(t);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../../access/auth.errors';
@@ -21,6 +21,7 @@ import { AuthThrottle } from '../auth-throttle.service';
 import { sessionsError } from '../sessions/sessions.errors';
 import { SessionsRepository } from '../sessions/sessions.repository';
 import { SessionsService } from '../sessions/sessions.service';
+import { SsoPasswordPolicy } from '../sso-password-policy';
 import type { AccountToken, AccountTokenPurpose } from './account-token.entity';
 import { hashAccountToken, newAccountToken, TOKEN_TTL_MS, tokenShape } from './account-tokens';
 import { AccountTokensRepository } from './account-tokens.repository';
@@ -55,6 +56,7 @@ export class AccountRecoveryService implements OnModuleInit {
     private readonly sessionService: SessionsService,
     private readonly audit: AuditLogService,
     private readonly takeback: UnverifiedAccountTakeback,
+    @Optional() private readonly ssoPolicy?: SsoPasswordPolicy,
   ) {}
 
   onModuleInit(): void {
@@ -122,6 +124,9 @@ export class AccountRecoveryService implements OnModuleInit {
         }
         user.email = row.email;
         await this.mail.queue(m, oldEmail, { template: 'email_changed', data: { name: user.name, oldEmail, newEmail: row.email } }, now);
+        // Moved onto a domain whose SSO is enforced: its password no longer signs in, so the
+        // sessions it opened end too, as they do for the domain's accounts when enforcement begins.
+        if (await this.ssoPolicy?.enforcedFor(user, m)) await this.sessionService.endOthers(m, user.id, null);
       }
       if (!user.emailVerifiedAt || row.email !== oldEmail) {
         user.emailVerifiedAt = now;
