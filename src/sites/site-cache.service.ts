@@ -158,31 +158,7 @@ interface Entry {
   state: SiteState | null;
   epoch: number;
   bytes: number;
-  /** Its key in the LRU (a hit through a handle tells the LRU by it). */
-  key: string;
-  /** SiteCache.tick when the LRU was last told of a hit on it. */
-  touched: number;
-  /** The handle pointing at it, if any: cleared when the LRU lets the entry go, so no handle keeps a dropped state alive. */
-  handle: HostHandle | undefined;
 }
-
-/**
- * Where a slug host's entry is, kept by the router beside its memoised route: a hit reads
- * the entry it points at, with no key string built and no map searched. With 10,000 sites
- * asked at random those two lookups miss the CPU's caches on every request (issue 35).
- */
-export interface HostHandle {
-  readonly key: string;
-  entry: Entry | undefined;
-}
-
-/**
- * How often (ms) the LRU hears of hits on one entry that come through a handle: moving an
- * entry to the LRU's recent end on every hit is a search of its key map and four writes
- * into its lists; within a second, which of two sites was asked last does not matter to
- * what the budget evicts.
- */
-const TOUCH_MS = 1000;
 
 /**
  * Host → site state, in memory, within one byte budget (SITE_CACHE_MB): states with
@@ -234,9 +210,6 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** Bumped when the listener is lost: every entry cached before becomes the last known only. */
   private epoch = 0;
   private reconnectTimer?: NodeJS.Timeout;
-  /** A coarse clock for TOUCH_MS: a field read on a hit, not a clock call. */
-  private tick = 0;
-  private readonly ticker: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -252,15 +225,10 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.entries = new LRUCache<string, Entry>({
       maxSize: Math.max(1, Math.floor(this.budget * (1 - VARIANTS_BUDGET_SHARE))),
       sizeCalculation: (entry) => entry.bytes,
-      // Evicted, deleted or replaced (a grown entry is a new object): its handle forgets it.
-      dispose: (entry) => {
-        if (entry.handle?.entry === entry) entry.handle.entry = undefined;
-      },
     });
     // All but two of the pool's connections: cold loads never take every one from the API.
     this.loads = new LoadQueue(Math.max(1, config.DATABASE_POOL_SIZE - 2));
     this.slugLoads = new LoadBatches<string, SiteState | null>(this.loads, (slugs) => this.readSlugs(slugs), null, SLUG_BATCH);
-    this.ticker = setInterval(() => this.tick++, TOUCH_MS).unref();
     metrics.watchSiteCache(() => ({ budget: this.budget, parts: { ...this.use(), variants: variants.knownBytes }, loads: this.loads }));
   }
 
@@ -276,7 +244,6 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    clearInterval(this.ticker);
     await this.listener?.end().catch(() => undefined);
   }
 
@@ -374,41 +341,12 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * project's slug may be a branch's or pull request's alias (docs/previews.md: a slug
    * first, always): its deployment is served as a preview (`preview: true`).
    */
-  bySlug(slug: string, handle?: HostHandle): SiteState | null | Promise<SiteState | null> {
-    if (handle !== undefined) {
-      const entry = handle.entry;
-      if (entry !== undefined && entry.epoch === this.epoch) {
-        if (entry.touched !== this.tick) this.touch(entry);
-        return entry.state;
-      }
-    }
-    const key = handle?.key ?? `s:${slug}`;
+  bySlug(slug: string): SiteState | null | Promise<SiteState | null> {
+    const key = `s:${slug}`;
     // A hit (nearly every request) allocates no loader closure.
     const cached = this.entries.get(key);
-    if (cached !== undefined && cached.epoch === this.epoch) {
-      if (handle !== undefined) this.point(handle, cached);
-      return cached.state;
-    }
+    if (cached !== undefined && cached.epoch === this.epoch) return cached.state;
     return this.lookup(key, (known) => this.slugLoads.get(slug, known));
-  }
-
-  /** A handle for the slug host `slug` (bySlug), pointing at nothing until its first hit. */
-  handle(slug: string): HostHandle {
-    return { key: `s:${slug}`, entry: undefined };
-  }
-
-  /** The latest handle wins: two hosts of one slug (a port, a capital) take turns, each still served. */
-  private point(handle: HostHandle, entry: Entry): void {
-    if (entry.handle !== undefined && entry.handle !== handle) entry.handle.entry = undefined;
-    entry.handle = handle;
-    handle.entry = entry;
-    entry.touched = this.tick;
-  }
-
-  /** Tells the LRU of a hit that came through a handle (at most once per TOUCH_MS). */
-  private touch(entry: Entry): void {
-    entry.touched = this.tick;
-    this.entries.get(entry.key);
   }
 
   /**
@@ -493,7 +431,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
    * with its memos counted as they grow.
    */
   private remember(key: string, state: SiteState | null): void {
-    const entry: Entry = { state, epoch: this.listening ? this.epoch : STALE, bytes: stringBytes(key), key, touched: this.tick, handle: undefined };
+    const entry: Entry = { state, epoch: this.listening ? this.epoch : STALE, bytes: stringBytes(key) };
     if (state === null) {
       entry.bytes += MISSING_BYTES;
     } else {
@@ -511,10 +449,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private grow(key: string, state: SiteState, bytes: number): void {
     const entry = this.entries.peek(key);
     if (entry === undefined || entry.state !== state) return;
-    const next: Entry = { state, epoch: entry.epoch, bytes: entry.bytes + bytes, key, touched: entry.touched, handle: entry.handle };
-    this.entries.set(key, next);
-    // The old entry's dispose cleared the handle; it points at the new one unless the budget refused it.
-    if (next.handle !== undefined && this.entries.peek(key) === next) next.handle.entry = next;
+    this.entries.set(key, { state, epoch: entry.epoch, bytes: entry.bytes + bytes });
   }
 
   private async site(read: Promise<SiteRow | undefined>): Promise<SiteState | null> {

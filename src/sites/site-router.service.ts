@@ -28,7 +28,7 @@ import { GeoIp } from './geoip/geoip.service';
 import { HostRoute, HostRules, routeHost } from './host';
 import { SiteProxy } from './proxy/site-proxy.service';
 import { requestContext } from './request-context';
-import { type HostHandle, LiveDeployment, SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
+import { LiveDeployment, SiteAnswer, SiteCache, SiteFile, SiteState } from './site-cache.service';
 
 const PUBLIC_CACHE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -36,8 +36,6 @@ const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 const COUNTRY_CACHE = 'private, max-age=0, must-revalidate';
 
 type Resolved = SiteAnswer | ConditionalAnswer<SiteAnswer>;
-/** A memoised route: a slug host's keeps its place in the site cache (SiteCache.handle). */
-type Routed = Exclude<HostRoute, { kind: 'site' }> | (Extract<HostRoute, { kind: 'site' }> & { handle?: HostHandle });
 
 /**
  * Serves deployed sites, chosen by the Host header, as a plain node:http handler in
@@ -49,10 +47,10 @@ type Routed = Exclude<HostRoute, { kind: 'site' }> | (Extract<HostRoute, { kind:
 export class SiteRouter {
   private readonly logger = new Logger(SiteRouter.name);
   private readonly hostRules: HostRules;
-  private readonly routes = new Map<string, Routed>();
+  private readonly routes = new Map<string, HostRoute>();
   /**
    * Hosts the route memo holds before it starts over: one per 16 KB of SITE_CACHE_MB (about
-   * 250 bytes each with a slug host's handle, so 1.5 % of the budget; 131,072 at the default 2 GB), at least 10,000. A
+   * 150 bytes each, so 1 % of the budget; 131,072 at the default 2 GB), at least 10,000. A
    * fixed 10,000 emptied it every 10,000 new hosts at 100,000 sites, so most requests parsed
    * their Host again (issue 35).
    */
@@ -94,7 +92,7 @@ export class SiteRouter {
       if (route.kind === 'preview') return this.dispatchPreview(route.label, route.target, req, res);
       if (route.kind === 'site' && route.slug.includes(PREVIEW_SEPARATOR)) return this.dispatchAlias(route.slug, req, res);
       // Any other host is served when it is a verified custom domain (src/domains).
-      const found = route.kind === 'site' ? this.sites.bySlug(route.slug, route.handle) : this.byCustomDomain(route.host);
+      const found = route.kind === 'site' ? this.sites.bySlug(route.slug) : this.byCustomDomain(route.host);
       if (route.kind === 'custom' && this.hostRules.apiHosts.length === 0) {
         // Dev default (API_HOSTS unset): every other host is the API's, pending and failed
         // domains included, so attaching a name nobody verified can never take the API's host away.
@@ -155,15 +153,13 @@ export class SiteRouter {
   }
 
   /** Host → route, memoised: a handful of hosts arrive over and over. */
-  private route(host: string | undefined): Routed {
+  private route(host: string | undefined): HostRoute {
     const key = host ?? '';
-    let route: Routed | undefined = this.routes.get(key);
+    let route = this.routes.get(key);
     if (!route) {
       if (this.routes.size >= this.routesMax) this.routes.clear();
-      const routed: Routed = routeHost(host, this.hostRules);
-      if (routed.kind === 'site' && !routed.slug.includes(PREVIEW_SEPARATOR)) routed.handle = this.sites.handle(routed.slug);
-      this.routes.set(key, routed);
-      route = routed;
+      route = routeHost(host, this.hostRules);
+      this.routes.set(key, route);
     }
     return route;
   }
