@@ -36,5 +36,11 @@ describe('parseRange', () => {
     expect(fieldOf(() => parseRange({ from: '2026-11-23', to: '2026-11-22' }, now))).toBe('to');
     expect(fieldOf(() => parseRange({ from: '2025-01-01', to: '2026-11-22' }, now))).toBe('to');
     expect(fieldOf(() => parseRange({ from: '2025-10-20', to: '2026-11-23' }, now))).toBe('no error');
+    // Outside what PostgreSQL's dates read: a 400, not the database's error.
+    expect(fieldOf(() => parseRange({ from: '0000-01-01', to: '0000-01-05' }, now))).toBe('to');
+    expect(fieldOf(() => parseRange({ from: '0000-01-01', to: '2026-01-01' }, now))).toBe('from');
+    expect(fieldOf(() => parseRange({ from: '9999-12-30', to: '9999-12-31' }, now))).toBe('to');
+    expect(fieldOf(() => parseRange({ from: '9998-12-30', to: '9999-01-01' }, now))).toBe('to');
+    expect(fieldOf(() => parseRange({ from: '1969-12-31T23:00:00Z', to: '1970-01-02' }, now))).toBe('from');
   });
 });

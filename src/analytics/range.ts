@@ -16,10 +16,18 @@ export interface AnalyticsRange {
 // A date (whole UTC day) or a date-time with a zone: a time without one would be read in the server's zone.
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
+/**
+ * The times a range may name: PostgreSQL's dates have no year 0, and a day past 9999 is no
+ * date it reads (`toISOString` writes `+010000-…`); no site was served outside these anyway.
+ */
+const EARLIEST_MS = Date.UTC(1970, 0, 1);
+const LATEST_MS = Date.UTC(9998, 11, 31);
+
 function parseTime(field: 'from' | 'to', value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = ISO.test(value) ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) throw badRequest(`${field}: must be an ISO 8601 date (2026-11-01) or UTC time (2026-11-01T13:00:00Z)`, 'validation_failed', { field });
+  if (ms < EARLIEST_MS || ms > LATEST_MS) throw badRequest(`${field}: must be between 1970-01-01 and 9998-12-31`, 'validation_failed', { field });
   return ms;
 }
 
