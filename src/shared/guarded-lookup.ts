@@ -48,10 +48,73 @@ export function guardedLookup(options: GuardedLookupOptions, refused: (host: str
 
 const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'NOTFOUND', 'NODATA']);
 
+/**
+ * getaddrinfo runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says more),
+ * which file reads and password hashing share, and a name whose nameserver never answers
+ * holds its thread for the system resolver's whole timeout, tries included. A site's proxy
+ * rule may name such a host on purpose, so at most this many of these lookups run at once
+ * (the process over: every resolver here shares the count); the others wait in line.
+ */
+const MAX_SYSTEM_LOOKUPS = 2;
+/** Lookups waiting for a thread; past it a lookup fails at once (try again later). */
+const MAX_WAITING_LOOKUPS = 256;
+let systemLookups = 0;
+const waitingLookups: (() => void)[] = [];
+
+function lookupError(message: string, code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * The system's answer (getaddrinfo, /etc/hosts included), within the pool's share above,
+ * given up on after `timeoutMs` (waiting in line included). A lookup given up on keeps its
+ * thread, and its place in the count, until getaddrinfo returns.
+ */
+function boundedSystemLookup(host: string, timeoutMs: number): Promise<LookupAddress[]> {
+  return new Promise<LookupAddress[]>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const start = () => {
+      // Given up on while waiting is taken out of the line; should one still be called, it passes its turn on.
+      if (settled) return waitingLookups.shift()?.();
+      systemLookups++;
+      systemLookup(host, { all: true, verbatim: true }, (err, list) => {
+        release();
+        settle(() => (err ? reject(err) : resolve(list)));
+      });
+    };
+    const timer = setTimeout(() => {
+      const waiting = waitingLookups.indexOf(start);
+      if (waiting !== -1) waitingLookups.splice(waiting, 1);
+      settle(() => reject(lookupError(`${host}: no answer from the system's name resolver within ${timeoutMs} ms`, 'ETIMEOUT')));
+    }, timeoutMs);
+    if (systemLookups < MAX_SYSTEM_LOOKUPS) return start();
+    if (waitingLookups.length >= MAX_WAITING_LOOKUPS) {
+      return settle(() => reject(lookupError(`${host}: too many name lookups under way, try again later`, 'EAI_AGAIN')));
+    }
+    waitingLookups.push(start);
+  });
+}
+
+function release(): void {
+  systemLookups--;
+  const next = waitingLookups.shift();
+  if (next) next();
+}
+
+/** The bounded lookups under way and waiting (tests). */
+export function systemLookupLoad(): { running: number; waiting: number } {
+  return { running: systemLookups, waiting: waitingLookups.length };
+}
+
 /** DNS_SERVERS' A and AAAA answers when they know the name, else the system's (getaddrinfo, /etc/hosts included). */
 export function resolverOf(servers: string[], timeoutMs: number): (host: string) => Promise<LookupAddress[]> {
-  const system = (host: string) =>
-    new Promise<LookupAddress[]>((resolve, reject) => systemLookup(host, { all: true, verbatim: true }, (err, list) => (err ? reject(err) : resolve(list))));
+  const system = (host: string) => boundedSystemLookup(host, timeoutMs);
   if (servers.length === 0) return system;
   const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
   resolver.setServers(servers);
