@@ -9,6 +9,7 @@ import { AuthGuard } from './auth/guard/auth.guard';
 import { SecondFactorCheckModule } from './auth/two-factor/second-factor-check.module';
 import { BillingModule } from './billing/billing.module';
 import { BlobsModule } from './blobs/blobs.module';
+import { BuildProxySecretsModule } from './builds/build-proxy-secrets';
 import { BuildsModule } from './builds/builds.module';
 import { CommonModule } from './common/common.module';
 import { AppConfigModule } from './config/config.module';
@@ -20,7 +21,6 @@ import { EventsModule } from './events/events.module';
 import { FormsModule } from './forms/forms.module';
 import { GatesModule } from './gates/gates.module';
 import { GitModule } from './git/git.module';
-import { GitProxySecretsModule } from './git/git-proxy-secrets';
 import { HealthModule } from './health/health.module';
 import { HooksModule } from './hooks/hooks.module';
 import { InternalModule } from './internal/internal.module';
@@ -80,7 +80,7 @@ export class AppModule {
         BuildsModule,
         GitModule,
         // The signing secrets of `Sign=NAME` proxy rules, for the site router (src/sites/proxy).
-        GitProxySecretsModule,
+        BuildProxySecretsModule,
         PreviewsModule,
         HooksModule,
         NotificationsModule,

@@ -22,6 +22,8 @@ export function isFinished(status: BuildStatus): status is FinishedStatus {
 @Index('IDX_builds_project_created', ['projectId', 'createdAt'])
 @Index('IDX_builds_workspace_active', ['workspaceId'], { where: `"status" IN ('queued', 'running')` })
 @Index('IDX_builds_lease', ['leaseExpiresAt'], { where: `"status" = 'running'` })
+// The site proxy asks whether a deployment came from a fork's pull request (BuildsRepository.builtFromFork): few rows.
+@Index('IDX_builds_fork_deployment', ['deploymentId'], { where: `"fork"` })
 @Check('CHK_builds_forge_status', `"forge_status" IN ('pending', 'posted', 'failed')`)
 export class Build {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'PK_builds' })

@@ -217,6 +217,13 @@ export class BuildsRepository {
     return rows.length > 0;
   }
 
+  /** Whether a build of a fork's pull request made this deployment (its proxy rules may not sign: src/builds/build-proxy-secrets.ts). */
+  @GenerateSql({ params: () => ['dep_none'] })
+  async builtFromFork(deploymentId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM builds WHERE deployment_id = $1 AND fork LIMIT 1', [deploymentId]);
+    return rows.length > 0;
+  }
+
   /** Fails running builds whose builder stopped renewing the lease; returns their ids. */
   @GenerateSql({ params: () => [new Date(0), 'the builder stopped responding'] })
   async failExpiredLeases(now: Date, reason: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {

@@ -196,13 +196,13 @@ export class GitSettingsService {
   }
 
   /**
-   * The opened value of one of the project's variables, whatever its targets, or null when
-   * it has none of that name: what a `Sign=NAME` proxy rule signs with (git-proxy-secrets.ts).
-   * Never logged, never answered.
+   * The opened value of one of the project's variables for `target`, or null when it has
+   * none of that name for it: what a `Sign=NAME` proxy rule signs with (src/builds/build-proxy-secrets.ts),
+   * as a build of that target would see it. Never logged, never answered.
    */
-  async envValue(projectId: string, name: string): Promise<string | null> {
+  async envValue(projectId: string, name: string, target: EnvTarget): Promise<string | null> {
     const found = (await this.repo.listEnv(projectId)).find((v) => v.name === name);
-    if (!found) return null;
+    if (!found || !found.targets.includes(target)) return null;
     return openSecret(
       this.keyring,
       { keyId: found.keyId, nonce: found.valueNonce, ciphertext: found.valueCiphertext },

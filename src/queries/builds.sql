@@ -51,6 +51,9 @@ UPDATE builds SET status = $4, error = $5, deployment_id = coalesce($6, deployme
 -- BuildsRepository.claimDeploy
 UPDATE builds SET deployment_id = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' AND deployment_id IS NULL RETURNING id
 
+-- BuildsRepository.builtFromFork
+SELECT 1 FROM builds WHERE deployment_id = $1 AND fork LIMIT 1
+
 -- BuildsRepository.failExpiredLeases
 UPDATE builds SET status = CASE WHEN deployment_id IS NULL THEN 'failed' ELSE 'ready' END,
     error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, finished_at = $1, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $1::timestamptz - started_at) * 1000)::int) END

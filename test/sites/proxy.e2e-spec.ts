@@ -461,6 +461,42 @@ describe('Proxy rules (e2e)', () => {
     expect(payload.exp! - payload.iat!).toBe(300);
     expect(t.logs.join('')).not.toContain(SIGNING_SECRET);
   });
+
+  it('Sign=NAME signs with the variable for the host it serves (a preview: its preview value, context deploy-preview), never for a fork’s pull request', async () => {
+    const files = (home: string) => [
+      { path: 'index.html', content: home },
+      { path: '_redirects', content: `/signed/* ${origin.url('/echo')} 200 Sign=PROXY_SIGNING_SECRET` },
+    ];
+    const first = await deploySite(t, token, 'px-preview', files('one'));
+    const id = await projectId('px-preview');
+    // For previews only: the production site has no value for it.
+    await t
+      .http()
+      .put(`/projects/${id}/env/PROXY_SIGNING_SECRET`)
+      .set(asUser(session))
+      .send({ value: SIGNING_SECRET, targets: ['preview'] })
+      .expect(200);
+    const before = origin.seen.length;
+    expect((await call(t, 'px-preview', 'GET', '/signed/a')).status).toBe(502);
+    expect(origin.seen.length).toBe(before);
+    const preview = await call(t, `px-preview--${first.version}`, 'GET', '/signed/a');
+    expect(preview.status).toBe(201);
+    const { payload } = await jwtVerify(json(preview).headers['x-nf-sign'] as string, new TextEncoder().encode(SIGNING_SECRET), { issuer: 'netlify' });
+    expect(payload).toMatchObject({ netlify_id: id, context: 'deploy-preview' });
+
+    // A deployment a fork's pull request built (its build never saw the variables) does not sign at its preview either.
+    const forked = await deploySite(t, token, 'px-preview', files('two'));
+    await t.dataSource.query(
+      `INSERT INTO builds (id, project_id, workspace_id, status, trigger, ref, pull_request, fork, deployment_id, created_by)
+       VALUES ('bld_forkproxytest000000000000', $1, $2, 'ready', 'pull_request', 'refs/pull/7/head', 7, true, $3, $4)`,
+      [id, session.workspaceId, forked.id, session.userId],
+    );
+    const seen = origin.seen.length;
+    const refused = await call(t, `px-preview--${forked.version}`, 'GET', '/signed/a');
+    expect(refused.status).toBe(502);
+    expect(origin.seen.length).toBe(seen);
+    expect(t.logs.join('')).not.toContain(SIGNING_SECRET);
+  });
 });
 
 describe('Proxy rules: the address policy at connect time (e2e)', () => {

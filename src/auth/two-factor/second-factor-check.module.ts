@@ -23,7 +23,7 @@ export class StoredSecondFactorCheck extends SecondFactorCheck {
 
 /**
  * Binds SecondFactorCheck for the features below auth (billing). Global, as
- * GitProxySecretsModule is: they cannot import auth/. Its own repositories (two
+ * BuildProxySecretsModule is: they cannot import auth/ Its own repositories (two
  * stateless query holders), so it needs no AuthModule, which the root builds with forRoot.
  */
 @Global()

@@ -38,6 +38,7 @@ import { SiteWarmList1764800000000 } from './1764800000000-SiteWarmList';
 import { AnalyticsMergeRegisters1764900000000 } from './1764900000000-AnalyticsMergeRegisters';
 import { SsoLoginBrowser1765000000000 } from './1765000000000-SsoLoginBrowser';
 import { SubscriptionProviderRead1765100000000 } from './1765100000000-SubscriptionProviderRead';
+import { BuildsForkDeployment1765100001000 } from './1765100001000-BuildsForkDeployment';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -79,4 +80,5 @@ export const MIGRATIONS: Function[] = [
   AnalyticsMergeRegisters1764900000000,
   SsoLoginBrowser1765000000000,
   SubscriptionProviderRead1765100000000,
+  BuildsForkDeployment1765100001000,
 ];

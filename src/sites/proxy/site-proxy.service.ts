@@ -227,7 +227,9 @@ export class SiteProxy implements OnModuleDestroy {
     if (!cache) this.opened.set(site, (cache = new Map()));
     const known = cache.get(name);
     if (known && (known.value !== null || Date.now() - known.at < MISSING_SECRET_MS)) return known.value;
-    const value = (await this.secrets.value(site.projectId, name)) || null;
+    const value = site.live
+      ? (await this.secrets.value(name, { projectId: site.projectId, deploymentId: site.live.id, preview: site.preview === true })) || null
+      : null;
     cache.set(name, { value, at: Date.now() });
     return value;
   }
