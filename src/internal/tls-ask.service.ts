@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 import { tooManyAttempts } from '../common/errors';
 import { AppConfig } from '../config/app-config';
-import { couldBeCustomDomain } from '../shared/domain-name';
+import { couldBeCustomDomain, hostOnly } from '../shared/domain-name';
 import { normaliseHost, routeHost } from '../sites/host';
 import { SiteCache } from '../sites/site-cache.service';
 
@@ -58,7 +58,7 @@ export class TlsAskService implements OnModuleInit, OnModuleDestroy {
     const host = normaliseHost(domain);
     if (!host || host !== domain.trim().toLowerCase()) return false;
     const apiHosts = this.config.apiHosts;
-    if (apiHosts.includes(host)) return true;
+    if (apiHosts.some((entry) => hostOnly(entry) === host)) return true;
     const lookup = this.lookupOf(host, apiHosts);
     if (!lookup || this.refused.has(host)) return false;
     // A name the site cache already knows costs no query, so no budget: a flood of made-up

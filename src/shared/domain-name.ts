@@ -28,7 +28,7 @@ function isUnder(name: string, parent: string): boolean {
 }
 
 /** An API_HOSTS entry without its port (`api.example.com:8443`, `[::1]:3000`). */
-function hostOnly(entry: string): string {
+export function hostOnly(entry: string): string {
   if (entry.startsWith('[')) return entry.slice(0, entry.indexOf(']') + 1);
   return entry.split(':')[0];
 }

@@ -48,6 +48,10 @@ describe('routeHost', () => {
 
   it('never serves a configured API host as a site, even under the sites domain', () => {
     expect(routeHost('api.sites.example.com', { ...prod, apiHosts: ['api.sites.example.com'] })).toEqual({ kind: 'api' });
+    // An entry with a port is the same host: never a site's slug under SITES_DOMAIN.
+    expect(routeHost('ctl.sites.example.com:8443', { ...prod, apiHosts: ['ctl.sites.example.com:8443'] })).toEqual({ kind: 'api' });
+    expect(routeHost('ctl.sites.example.com', { ...prod, apiHosts: ['ctl.sites.example.com:8443'] })).toEqual({ kind: 'api' });
+    expect(routeHost('[::1]:3000', { ...prod, apiHosts: ['[::1]:3000'] })).toEqual({ kind: 'api' });
   });
 
   it('treats other names as custom domains', () => {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 
+import { hostOnly } from '../shared/domain-name';
 import { parsePreviewLabel, type PreviewTarget } from '../shared/preview-label';
 
 export type HostRoute =
@@ -45,7 +46,8 @@ export function routeHost(rawHost: string | undefined, rules: HostRules): HostRo
   if (!host) return { kind: 'api' };
   // Loopback names are how the machine itself calls the app (health checks, the TLS
   // proxy's ask): they can never be a site, and reaching the API by them grants nothing.
-  if (rules.apiHosts.includes(host) || isLoopbackHost(host)) return { kind: 'api' };
+  // An entry may carry a port (`api.example.com:8443`); `host` has none by now.
+  if (rules.apiHosts.some((entry) => hostOnly(entry) === host) || isLoopbackHost(host)) return { kind: 'api' };
   const suffix = `.${rules.sitesDomain}`;
   if (host.endsWith(suffix)) {
     const label = host.slice(0, -suffix.length);
