@@ -43,9 +43,14 @@ const RESPONSE_BODY_BYTES = 4096;
 export const FAILING_DISABLE_MS = 5 * DAY_MS;
 
 /** A connection the address policy refused (at creation or at a delivery's connect). */
+/**
+ * A name is refused by the kind of address it resolves to, not the address: the answer
+ * (and the delivery log, which admins read) must not map the operator's internal names to
+ * their addresses for whoever tries them.
+ */
 class WebhookAddressRefused extends Error {
   constructor(host: string, address: string, reason: string) {
-    super(`${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}: webhooks may not reach it (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`);
+    super(`${host === address ? `${address} is` : `${host} resolves to`} ${reason}: webhooks may not reach it (WEBHOOK_ALLOW_PRIVATE_ADDRESSES)`);
   }
 }
 

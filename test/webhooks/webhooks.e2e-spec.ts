@@ -521,7 +521,7 @@ describe('Outgoing webhooks: no SSRF (e2e)', () => {
     await refused('https://10.0.0.8/hook', /private address/);
     await refused('https://169.254.169.254/latest/meta-data/', /link-local/);
     dns.setA('loopback.hooks.test', '127.0.0.1');
-    await refused(`https://loopback.hooks.test:${receiver.port}/hook`, /loopback\.hooks\.test resolves to 127\.0\.0\.1, which is a loopback address/);
+    await refused(`https://loopback.hooks.test:${receiver.port}/hook`, /loopback\.hooks\.test resolves to a loopback address/);
     dns.setA('lan.hooks.test', '192.168.1.20');
     await refused('https://lan.hooks.test/hook', /private address/);
     await refused('https://nowhere.hooks.test/hook', /does not resolve/);
@@ -546,7 +546,7 @@ describe('Outgoing webhooks: no SSRF (e2e)', () => {
     expect(d).toMatchObject({
       status: 'pending',
       responseStatus: null,
-      error: expect.stringMatching(/rebind\.hooks\.test resolves to 127\.0\.0\.1, which is a loopback address/),
+      error: expect.stringMatching(/rebind\.hooks\.test resolves to a loopback address/),
     });
     expect(receiver.calls).toHaveLength(0);
   });
