@@ -6,13 +6,46 @@ import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { guardedLookup } from '../shared/guarded-lookup';
 import { addressRefusal } from '../shared/outbound-address';
 
-/** A provider address the service may not reach (SSO_ALLOW_PRIVATE_ADDRESSES). */
+/**
+ * A provider address the service may not reach (SSO_ALLOW_PRIVATE_ADDRESSES). Named by
+ * its kind, not the address: the owner typing issuers must not map the operator's
+ * internal names to their addresses.
+ */
 export class SsoAddressRefused extends Error {
   constructor(host: string, address: string, reason: string) {
-    super(
-      `${host === address ? address : `${host} resolves to ${address}, which`} is ${reason}: an SSO issuer may not be reached there (SSO_ALLOW_PRIVATE_ADDRESSES)`,
-    );
+    super(`${host === address ? `${address} is` : `${host} resolves to`} ${reason}: an SSO issuer may not be reached there (SSO_ALLOW_PRIVATE_ADDRESSES)`);
   }
+}
+
+/** Largest answer read from a provider: discovery documents, key sets and token answers are a few KB. */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
+/** Statuses whose answer has no body (the Response constructor refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * The answer with its body read in full, refused past `limit` bytes: openid-client reads
+ * bodies whole (`response.json()`), and an issuer streaming gigabytes would fill the API's
+ * memory.
+ */
+async function capped(answer: Response, limit: number): Promise<Response> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (answer.body) {
+    const reader = answer.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new Error(`the provider's answer is larger than ${limit / 1024 / 1024} MB`);
+      }
+      chunks.push(value);
+    }
+  }
+  const body = NULL_BODY.has(answer.status) ? null : Buffer.concat(chunks);
+  return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
 }
 
 export interface OidcOutbound {
@@ -48,15 +81,19 @@ export function guardedFetch(options: OidcOutbound): client.CustomFetch {
       connector(opts, callback);
     },
   });
-  return ((url: string, init: client.CustomFetchOptions) =>
-    undiciFetch(url, {
+  return (async (url: string, init: client.CustomFetchOptions) => {
+    // openid-client passes a 30-s signal of its own: ours holds too, body included.
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const answer = await undiciFetch(url, {
       method: init.method,
       headers: init.headers,
       body: init.body as never,
       redirect: 'manual',
-      signal: init.signal ?? AbortSignal.timeout(options.timeoutMs),
+      signal: init.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
       dispatcher,
-    })) as unknown as client.CustomFetch;
+    });
+    return capped(answer as unknown as Response, MAX_PROVIDER_ANSWER_BYTES);
+  }) as unknown as client.CustomFetch;
 }
 
 /**

@@ -64,7 +64,10 @@ export class SsoService extends SsoPasswordPolicy {
     try {
       await this.oidc.discover(dto.issuer, dto.clientId, secret);
     } catch (err) {
-      throw ssoError('sso_discovery_failed', `issuer: the OpenID discovery document of ${dto.issuer} could not be used: ${(err as Error).message}`);
+      // openid-client wraps what its fetch threw as "something went wrong": the cause says what.
+      const cause = (err as Error).cause;
+      const reason = cause instanceof Error && (err as Error).message === 'something went wrong' ? cause.message : (err as Error).message;
+      throw ssoError('sso_discovery_failed', `issuer: the OpenID discovery document of ${dto.issuer} could not be used: ${reason}`);
     }
     await this.refuseClaimed(workspaceId, domains);
     return this.dataSource.transaction(async (m) => {

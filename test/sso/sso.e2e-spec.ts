@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
@@ -171,6 +173,29 @@ describe('Single sign-on over OIDC (e2e)', () => {
       const unreachable = await put(settings([domainName('corp')], { issuer: 'http://127.0.0.1:9' }));
       expect(unreachable.status).toBe(400);
       expect(unreachable.body).toMatchObject({ code: 'sso_discovery_failed', message: expect.stringMatching(/^issuer: /) });
+      // An issuer answering a discovery document past 1 MB: refused, not read into memory whole.
+      const huge = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const more = () => {
+          while (sent < 4 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return res.once('drain', more);
+          }
+          res.end('{}');
+        };
+        more();
+      });
+      await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+      try {
+        const big = await put(settings([domainName('corp')], { issuer: `http://127.0.0.1:${(huge.address() as AddressInfo).port}` }));
+        expect(big.status).toBe(400);
+        expect(big.body).toMatchObject({ code: 'sso_discovery_failed', message: expect.stringContaining('larger than 1 MB') });
+      } finally {
+        huge.closeAllConnections();
+        await new Promise<void>((resolve) => huge.close(() => resolve()));
+      }
       const badDomain = await put(settings(['not a domain']));
       expect(badDomain.status).toBe(400);
       expect(badDomain.body.message).toContain('emailDomains[0]');
