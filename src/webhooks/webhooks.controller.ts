@@ -70,10 +70,13 @@ export class WebhooksController {
   @Endpoint({
     id: 'testWebhook',
     ...ADMIN,
-    errors: { 404: ['webhook_not_found'] },
+    errors: { 404: ['webhook_not_found'], 429: ['rate_limited'] },
     audit: { none: 'sends a fixed test event to the endpoint already configured; no setting or data changes' },
   })
-  @ApiOperation({ summary: 'Queue a `webhook.test` event to this endpoint alone; follow it in its deliveries' })
+  @ApiOperation({
+    summary: 'Queue a `webhook.test` event to this endpoint alone; follow it in its deliveries',
+    description: 'With redeliveries, at most 30 a minute per workspace (429 with Retry-After past it): the senders are shared by every workspace.',
+  })
   @ApiAcceptedResponse({ type: WebhookDeliveryView })
   test(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string) {
     return this.webhooks.test(principal, webhookId);
@@ -92,7 +95,7 @@ export class WebhooksController {
   @Endpoint({
     id: 'redeliverWebhookDelivery',
     ...ADMIN,
-    errors: { 404: ['webhook_not_found', 'webhook_delivery_not_found'] },
+    errors: { 404: ['webhook_not_found', 'webhook_delivery_not_found'], 429: ['rate_limited'] },
     audit: { none: 'sends again a delivery already made to the same configured endpoint; no setting or data changes' },
   })
   @ApiOperation({ summary: 'Send a delivery again under the same `webhook-id`, as a fresh series of attempts' })

@@ -3,10 +3,13 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Agent, buildConnector, request } from 'undici';
 
 import { AuditLogService, changedFields } from '../audit/audit-log.service';
+import { attemptCounter } from '../common/attempt-counter';
+import { tooManyAttempts } from '../common/errors';
 import { newId } from '../common/ids';
 import { type Paginated, paginated } from '../common/pagination';
 import { Clock, DAY_MS } from '../common/time';
@@ -57,6 +60,9 @@ class WebhookAddressRefused extends Error {
 /** An endpoint as the audit log names it: by its URL, what a reviewer checks (where do our events go?). */
 const webhookTarget = (webhook: Pick<Webhook, 'id' | 'url'>) => ({ type: 'webhook', id: webhook.id, label: webhook.url });
 
+/** Test events and redeliveries per workspace and minute (WebhooksService.manualSends). */
+export const MANUAL_SENDS_PER_MINUTE = 30;
+
 const secretAad = (webhookId: string) => Buffer.from(`statichost-webhook-secret:v1:${webhookId}`, 'utf8');
 const bodyAad = (deliveryId: string) => Buffer.from(`statichost-webhook-body:v1:${deliveryId}`, 'utf8');
 
@@ -71,6 +77,11 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly dnsServers: string[];
   private readonly dispatcher: Agent;
+  /**
+   * Test events and redeliveries a workspace's admins may queue per minute: every other
+   * workspace's deliveries share the same senders, and a click is all either costs.
+   */
+  private readonly manualSends;
 
   constructor(
     private readonly config: AppConfig,
@@ -89,6 +100,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
       .map((s) => s.trim())
       .filter(Boolean);
     this.dispatcher = this.makeDispatcher();
+    this.manualSends = attemptCounter(dataSource, 'webhook-manual-send', MANUAL_SENDS_PER_MINUTE, 60);
   }
 
   onModuleInit(): void {
@@ -197,6 +209,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
   /** Sends a `webhook.test` event to this endpoint alone, enabled or not (checking a turned-off endpoint before turning it on is the point). */
   async test(principal: Principal, id: string): Promise<WebhookDeliveryView> {
     const webhook = await this.found(principal, id);
+    await this.takeManualSend(webhook.workspaceId);
     const event: PlatformEvent = {
       type: 'webhook.test',
       workspaceId: webhook.workspaceId,
@@ -223,12 +236,24 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     const webhook = await this.found(principal, id);
     const delivery = await this.webhooks.findDelivery(webhook.workspaceId, id, deliveryId);
     if (!delivery) throw webhooksError('webhook_delivery_not_found', `Delivery ${deliveryId} of webhook ${id} not found`);
+    await this.takeManualSend(webhook.workspaceId);
     const now = this.clock.now();
     await this.dataSource.transaction(async (m) => {
       const messageId = await this.outbox.enqueue(m, WEBHOOK_KIND, { deliveryId }, now);
       await this.webhooks.requeue(m, deliveryId, messageId);
     });
     return deliveryView({ ...delivery, status: 'pending' }, this.openBody(delivery), webhook.url, now);
+  }
+
+  private async takeManualSend(workspaceId: string): Promise<void> {
+    try {
+      await this.manualSends.consume(workspaceId);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        throw tooManyAttempts(`Workspace ${workspaceId} queued ${MANUAL_SENDS_PER_MINUTE} test events and redeliveries this minute`, err.msBeforeNext);
+      }
+      throw err;
+    }
   }
 
   /** The EventBus listener: one delivery per subscribed enabled endpoint, written in the change's transaction. */

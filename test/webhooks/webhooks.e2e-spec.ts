@@ -6,6 +6,7 @@ import { type PlatformEvent, SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/e
 import { MailService } from '../../src/mail/mail.service';
 import { OutboxService, ROUND_BUDGET_MS } from '../../src/outbox/outbox.service';
 import { WebhookDeliveriesPurge } from '../../src/webhooks/webhook-deliveries-purge.service';
+import { MANUAL_SENDS_PER_MINUTE } from '../../src/webhooks/webhooks.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
@@ -484,6 +485,31 @@ describe('Outgoing webhooks (e2e)', () => {
     });
     await a.http().patch(`/webhooks/${hook.id}`).set(asUser(owner)).send({ description: null }).expect(200);
     await remove(hook.id);
+  });
+
+  it('holds test events and redeliveries to 30 a minute per workspace (429 with Retry-After): the senders are every workspace’s', async () => {
+    const admin = await registerUser(a);
+    const hook = (
+      await a
+        .http()
+        .post('/webhooks')
+        .set(asUser(admin))
+        .send({ url: 'http://127.0.0.1:9/closed', events: ['deployment.created'] })
+        .expect(201)
+    ).body;
+    const test = () => a.http().post(`/webhooks/${hook.id}/test`).set(asUser(admin));
+    const first = (await test().expect(202)).body;
+    for (let i = 1; i < MANUAL_SENDS_PER_MINUTE; i++) await test().expect(202);
+    const refused = await test().expect(429);
+    expect(refused.body.code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await a.http().post(`/webhooks/${hook.id}/deliveries/${first.id}/redeliver`).set(asUser(admin)).expect(429);
+    // Another workspace is not held back by this one.
+    await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(404);
+    const own = await create({ url: receiver.url('/own'), events: ['deployment.created'] });
+    await a.http().post(`/webhooks/${own.id}/test`).set(asUser(owner)).expect(202);
+    await remove(own.id);
+    await a.http().delete(`/webhooks/${hook.id}`).set(asUser(admin)).expect(204);
   });
 });
 

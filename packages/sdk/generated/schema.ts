@@ -1816,7 +1816,9 @@ export interface paths {
         put?: never;
         /**
          * Queue a `webhook.test` event to this endpoint alone; follow it in its deliveries
-         * @description **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
+         * @description With redeliveries, at most 30 a minute per workspace (429 with Retry-After past it): the senders are shared by every workspace.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); acts on the whole workspace (a project-bound token gets 403); with a JWT, send X-Workspace-Id.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -15238,6 +15240,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -15401,6 +15417,20 @@ export interface operations {
                         statusCode?: 404;
                         /** @enum {string} */
                         code?: "not_found" | "webhook_delivery_not_found" | "webhook_not_found";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
                     };
                 };
             };
