@@ -12,7 +12,9 @@ import { Endpoint } from '../openapi/endpoint';
 import type { Principal } from '../shared/principal';
 import { LeadsExportQueryDto, ProjectLeadsQueryDto, WorkspaceLeadsQueryDto } from './dto/leads-query.dto';
 import { LeadsPageDto, leadView, WorkspaceLeadsPageDto, workspaceLeadView } from './lead.view';
-import { LeadsService } from './leads.service';
+import { LeadsService, MAX_SEARCH_RESULTS } from './leads.service';
+
+const SEARCH_WINDOW = `With \`search\`, pages end at the newest ${MAX_SEARCH_RESULTS} matches (a later page is a 400 naming \`page\`); the export has them all.`;
 
 @ApiProjectRoutes('leads')
 @Controller('projects')
@@ -23,7 +25,10 @@ export class LeadsController {
 
   @Get('gate/leads')
   @Endpoint({ id: 'listWorkspaceLeads', scopes: ['read'], errors: { 404: ['not_found'] } })
-  @ApiOperation({ summary: 'Leads of every project of the workspace (or of `projectId`), newest first; a project-bound token sees its project only' })
+  @ApiOperation({
+    summary: 'Leads of every project of the workspace (or of `projectId`), newest first; a project-bound token sees its project only',
+    description: SEARCH_WINDOW,
+  })
   @ApiOkResponse({ type: WorkspaceLeadsPageDto })
   async listWorkspace(@CurrentPrincipal() principal: Principal, @Query() query: WorkspaceLeadsQueryDto) {
     const page = await this.leads.listWorkspace(principal, query);
@@ -32,7 +37,7 @@ export class LeadsController {
 
   @Get(':projectId/gate/leads')
   @Endpoint({ id: 'listProjectLeads', scopes: ['read'] })
-  @ApiOperation({ summary: 'Leads captured by the project’s email gate, newest first' })
+  @ApiOperation({ summary: 'Leads captured by the project’s email gate, newest first', description: SEARCH_WINDOW })
   @ApiOkResponse({ type: LeadsPageDto })
   async listProject(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Query() query: ProjectLeadsQueryDto) {
     const page = await this.leads.listProject(principal, projectId, query);

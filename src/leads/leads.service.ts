@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
-import { notFound } from '../common/errors';
+import { badRequest, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
 import { Clock } from '../common/time';
@@ -50,6 +50,9 @@ function isForeignKeyViolation(err: unknown): boolean {
  * erasure. Emails are sealed before they reach SQL and opened only on the way
  * out; see docs/security.md for what the stored digests reveal.
  */
+/** How deep the pages of a search go (LeadsService.list). */
+export const MAX_SEARCH_RESULTS = 10_000;
+
 @Injectable()
 export class LeadsService {
   private readonly logger = new Logger('Leads');
@@ -167,6 +170,13 @@ export class LeadsService {
     if (!query.search) {
       const [total, rows] = await Promise.all([this.leads.total(scope), this.leads.page(scope, limit, offset)]);
       return paginated(this.openAll(rows), total, page, limit);
+    }
+    // A search ranks every match it keeps in memory: its pages end at the newest
+    // MAX_SEARCH_RESULTS (the export has them all), as a search engine's result window does.
+    if (offset + limit > MAX_SEARCH_RESULTS) {
+      throw badRequest(`page: a search pages through its newest ${MAX_SEARCH_RESULTS} matches; narrow it, or export them all`, 'validation_failed', {
+        field: 'page',
+      });
     }
     const found = await this.match(scope, query.search, offset + limit);
     const rows = await this.rowsByIds(found.newest.slice(offset, offset + limit).map((r) => r.id));

@@ -91,6 +91,8 @@ describe('Leads: listing, search, export, erasure (e2e)', () => {
       ['limit=101', 'limit: must be at most 100'],
       ['search=<255 characters>', 'search: must be at most 254 characters'],
       ['search=a&search=b', 'search: must be a string'],
+      // A search's pages end at its newest 10,000 matches: a page past them would hold every match in memory.
+      ['search=a&page=101&limit=100', 'page: a search pages through its newest 10000 matches'],
       ['sort=email', 'property sort should not exist'],
     ])('answers ?%s with a 400 naming the parameter', async (query, message) => {
       const res = await get(`/projects/${news}/gate/leads?${query.replace('<255 characters>', 'x'.repeat(255))}`).expect(400);

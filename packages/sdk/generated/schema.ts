@@ -234,7 +234,9 @@ export interface paths {
         };
         /**
          * Leads of every project of the workspace (or of `projectId`), newest first; a project-bound token sees its project only
-         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         * @description With `search`, pages end at the newest 10000 matches (a later page is a 400 naming `page`); the export has them all.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["listWorkspaceLeads"];
         put?: never;
@@ -254,7 +256,9 @@ export interface paths {
         };
         /**
          * Leads captured by the project’s email gate, newest first
-         * @description **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
+         * @description With `search`, pages end at the newest 10000 matches (a later page is a 400 naming `page`); the export has them all.
+         *
+         *     **Access:** an API token or a dashboard JWT; scope `read` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
         get: operations["listProjectLeads"];
         put?: never;
