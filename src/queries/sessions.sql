@@ -12,10 +12,18 @@ UPDATE "refresh_tokens" SET "rotated_at" = $1 WHERE "id" = $2
 -- SessionsRepository.lastRotated
 SELECT "RefreshToken"."id" AS "RefreshToken_id" FROM "refresh_tokens" "RefreshToken" WHERE (("RefreshToken"."family_id" = $1) AND (NOT("RefreshToken"."rotated_at" IS NULL))) ORDER BY "RefreshToken"."rotated_at" DESC, "RefreshToken"."created_at" DESC LIMIT 1
 
+-- SessionsRepository.familyOfHash
+SELECT family_id FROM refresh_tokens WHERE token_hash = $1
+
+-- SessionsRepository.lockSessions
+SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE
+
 -- SessionsRepository.revokeFamily
+SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE
 UPDATE "refresh_tokens" SET "revoked_at" = $1 WHERE ("family_id" = $2 AND "revoked_at" IS NULL)
 
 -- SessionsRepository.revokeAllOfUser
+SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE
 UPDATE "refresh_tokens" SET "revoked_at" = $1 WHERE ("user_id" = $2 AND "revoked_at" IS NULL)
 
 -- SessionsRepository.head
@@ -32,6 +40,7 @@ SELECT "s"."id" AS "s_id", "s"."device" AS "s_device", "s"."ip" AS "s_ip", "s"."
   AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > $2) ORDER BY "s_last_used_at" DESC, "s_id" ASC
 
 -- SessionsRepository.revokeSessionsOfUser
+SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE
 WITH open AS (
     SELECT family_id FROM refresh_tokens
      WHERE user_id = $1 AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $4

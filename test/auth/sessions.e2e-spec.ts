@@ -1,6 +1,8 @@
+import { SessionsService } from '../../src/auth/sessions/sessions.service';
 import { SessionsPurge } from '../../src/auth/sessions/sessions-purge.job';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { eventually } from '../helpers/eventually';
 import { asUser, bearer, createApiToken, mailedToken, registerUser, type UserSession } from '../helpers/identity';
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -90,6 +92,47 @@ describe('sessions: see them, end them, change the password', () => {
         user_agent: 'Chrome',
       },
     ]);
+  });
+
+  it('ending a session while its refresh is under way ends the token that refresh hands out too', async () => {
+    const user = await registerUser(t);
+    const other = await signIn(user, 'Other device');
+    // The refresh stalls with its new token written, its transaction still open.
+    const service = t.app.get(SessionsService) as unknown as { insertRefreshToken: (...args: unknown[]) => Promise<string> };
+    const insert = service.insertRefreshToken.bind(service);
+    let inserted!: () => void;
+    const stalled = new Promise<void>((resolve) => (inserted = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    jest.spyOn(service, 'insertRefreshToken').mockImplementationOnce(async (...args: unknown[]) => {
+      const token = await insert(...args);
+      inserted();
+      await released;
+      return token;
+    });
+    const refreshing = t
+      .http()
+      .post('/auth/refresh')
+      .send({ refreshToken: user.refreshToken })
+      .then((res) => res);
+    await stalled;
+    // The other device ends it now; it waits for the refresh under way.
+    const ending = t
+      .http()
+      .delete(`/auth/sessions/${sessionIdOf(user)}`)
+      .set(bearer(other.accessToken))
+      .then((res) => res);
+    await eventually(async () => {
+      const waiting = await t.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      expect(waiting.length).toBeGreaterThan(0);
+    });
+    release();
+    const refreshed = await refreshing;
+    expect(refreshed.status).toBe(200);
+    expect((await ending).status).toBe(204);
+    // The token the refresh handed out is revoked with the session, and so is its access JWT.
+    expect((await t.http().post('/auth/refresh').send({ refreshToken: refreshed.body.refreshToken })).status).toBe(401);
+    expect((await t.http().get('/auth/sessions').set(bearer(refreshed.body.accessToken))).status).toBe(401);
   });
 
   it('another person’s session, an ended one or a malformed id is a 404, and nothing ends', async () => {

@@ -47,15 +47,39 @@ export class SessionsRepository {
     return row?.id ?? null;
   }
 
-  /** Ends a session: its live tokens are revoked, and with them its access JWTs. */
-  @GenerateSql({ params: (f) => [f.manager, FAMILY, new Date(0)] })
+  /** The family of a refresh token, read without a lock: a refresh locks its session by it before the token. */
+  @GenerateSql({ params: () => ['0'.repeat(64)] })
+  async familyOfHash(tokenHash: string): Promise<string | null> {
+    const rows: { family_id: string }[] = await this.dataSource.query('SELECT family_id FROM refresh_tokens WHERE token_hash = $1', [tokenHash]);
+    return rows[0]?.family_id ?? null;
+  }
+
+  /**
+   * Locks sessions' rows until the transaction ends. Refreshes and revocations both lock the
+   * session before its tokens: a revocation waits for a rotation under way, and its UPDATE
+   * (a statement begun after that rotation committed) then sees the token the rotation
+   * added. Revoking the tokens alone waited on the presented token only, and left its
+   * successor, inserted meanwhile, alive.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.userId, [FAMILY]] })
+  async lockSessions(manager: EntityManager, userId: string | null, familyIds: string[] | null): Promise<void> {
+    await manager.query(
+      `SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE`,
+      [userId, familyIds],
+    );
+  }
+
+  /** Ends a session: its live tokens are revoked, and with them its access JWTs. Call in a transaction (lockSessions). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FAMILY, new Date(0)] })
   async revokeFamily(manager: EntityManager, familyId: string, at: Date): Promise<void> {
+    await this.lockSessions(manager, null, [familyId]);
     await manager.update(RefreshToken, { familyId, revokedAt: IsNull() }, { revokedAt: at });
   }
 
-  /** Ends every session of the user (which bumps the auth epoch, by trigger). */
-  @GenerateSql({ params: (f) => [f.manager, 'usr_sqlsnapshot00000000000000', new Date(0)] })
+  /** Ends every session of the user (which bumps the auth epoch, by trigger). Call in a transaction (lockSessions). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'usr_sqlsnapshot00000000000000', new Date(0)] })
   async revokeAllOfUser(manager: EntityManager, userId: string, at: Date): Promise<void> {
+    await this.lockSessions(manager, userId, null);
     await manager.update(RefreshToken, { userId, revokedAt: IsNull() }, { revokedAt: at });
   }
 
@@ -108,6 +132,7 @@ export class SessionsRepository {
     except: string | null,
     at: Date,
   ): Promise<{ id: string; device: string | null }[]> {
+    await this.lockSessions(manager, userId, familyIds);
     const rows: { id: string; device: string | null }[] = await manager.query(
       `WITH open AS (
          SELECT family_id FROM refresh_tokens

@@ -74,12 +74,17 @@ export class SessionsService {
     if (!refreshToken.startsWith(REFRESH_PREFIX)) return { ok: false };
     const now = new Date();
     // Returns rather than throws, so a reuse's family revocation is committed.
+    const hash = sha256(refreshToken);
+    const family = await this.tokens.familyOfHash(hash);
+    if (!family) return { ok: false };
     const rotated = await this.dataSource.transaction(async (m) => {
-      const row = await this.tokens.lockByHash(m, sha256(refreshToken));
-      if (!row || row.revokedAt || row.expiresAt <= now) return null;
-      // The session row first, on both paths: a rotation and a replay of the same family queue
-      // here, so a replay always sees whether the successor was used in the meantime.
-      await this.tokens.touchSession(m, row.familyId, now);
+      // The session row first, then the token, as revocations take them (SessionsRepository.lockSessions):
+      // a rotation and a replay of the same family queue here, so a replay always sees whether the
+      // successor was used in the meantime, and a revocation waits for the rotation and sees its token.
+      await this.tokens.lockSessions(m, null, [family]);
+      const row = await this.tokens.lockByHash(m, hash);
+      if (!row || row.familyId !== family || row.revokedAt || row.expiresAt <= now) return null;
+      await this.tokens.touchSession(m, family, now);
       if (row.rotatedAt) {
         if (!(await this.isReplay(m, { ...row, rotatedAt: row.rotatedAt }, now))) {
           await this.tokens.revokeFamily(m, row.familyId, now);
@@ -117,7 +122,7 @@ export class SessionsService {
   }
 
   async revoke(familyId: string): Promise<void> {
-    await this.tokens.revokeFamily(this.dataSource.manager, familyId, new Date());
+    await this.dataSource.transaction((m) => this.tokens.revokeFamily(m, familyId, new Date()));
   }
 
   /**
