@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 
 import { ProjectsModule } from '../projects/projects.module';
 import { MEMBER_TOKENS } from '../workspaces/member-tokens';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AccessTokensController, MeController } from './access-tokens.controller';
 import { AccessTokensRepository } from './access-tokens.repository';
 import { AccessTokensService } from './access-tokens.service';
@@ -12,7 +13,7 @@ import { AccessTokensService } from './access-tokens.service';
  */
 @Global()
 @Module({
-  imports: [ProjectsModule],
+  imports: [ProjectsModule, WorkspacesModule],
   controllers: [AccessTokensController, MeController],
   providers: [AccessTokensService, AccessTokensRepository, { provide: MEMBER_TOKENS, useExisting: AccessTokensService }],
   exports: [AccessTokensService, MEMBER_TOKENS],

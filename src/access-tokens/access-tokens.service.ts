@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
 import type { Credential } from '../access/authorize';
-import { missingScopes, sortScopes } from '../access/permissions';
+import { missingScopes, scopesForRole, sortScopes } from '../access/permissions';
 import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { badRequest, notFound, unauthorized } from '../common/errors';
 import { newId } from '../common/ids';
@@ -12,6 +12,7 @@ import { iso } from '../common/time';
 import { ProjectsService } from '../projects/projects.service';
 import type { Principal, Scope } from '../shared/principal';
 import type { MemberTokens } from '../workspaces/member-tokens';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { AccessTokenView, accessTokenView, CreatedAccessTokenView, createdAccessTokenView, TokenContextView } from './access-token.view';
 import { accessTokensError } from './access-tokens.errors';
 import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenListFilter, type TokenScope } from './access-tokens.repository';
@@ -35,6 +36,7 @@ export class AccessTokensService implements MemberTokens {
     private readonly tokens: AccessTokensRepository,
     private readonly projects: ProjectsService,
     private readonly audit: AuditLogService,
+    private readonly workspaces: WorkspacesRepository,
   ) {}
 
   /**
@@ -82,6 +84,9 @@ export class AccessTokensService implements MemberTokens {
     }
 
     return this.dataSource.transaction(async (m) => {
+      // Under the workspace's lock, which member changes take: a person removed or demoted while
+      // this request waited (their tokens revoked in that change) makes no token with what they lost.
+      await this.workspaces.lock(m, workspaceId);
       let createdBy = principal.userId;
       let expiresAt = requestedExpiry;
       if (principal.kind === 'token') {
@@ -95,6 +100,15 @@ export class AccessTokensService implements MemberTokens {
             throw accessTokensError('token_outlives_creator', `expires_at cannot be later than the expiry of the token creating it (${iso(parent.expiresAt)})`);
           }
         }
+      }
+
+      const role = createdBy ? await this.workspaces.activeRole(workspaceId, createdBy) : null;
+      if (!role) throw unauthorized();
+      const lost = missingScopes(scopes, scopesForRole(role));
+      if (lost.length > 0) {
+        throw authError('insufficient_scope', `You cannot grant a scope you do not hold: ${lost.join(', ')} (your role is ${role} now)`, {
+          missingScopes: lost,
+        });
       }
 
       const projectId = dto.projectId ?? null;

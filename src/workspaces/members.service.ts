@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
+import { authError } from '../access/auth.errors';
 import { checkRequirements } from '../access/authorize';
 import { scopesForRole } from '../access/permissions';
 import { AuditLogService } from '../audit/audit-log.service';
@@ -93,9 +94,10 @@ export class MembersService {
     this.assertActsIn(principal, workspaceId);
     return this.dataSource.transaction(async (m) => {
       await this.lockWorkspace(m, workspaceId);
+      const actor = await this.actorNow(principal, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
-      assertMayManageMember(principal, member);
-      assertMayGrantRole(principal, role);
+      assertMayManageMember(actor, member);
+      assertMayGrantRole(actor, role);
       await this.audit.record(m, { workspaceId, action: 'member.role_changed', target: memberTarget(member), changes: ['role'] });
       if (member.role === role) return memberView(member);
       assertKeepsAnOwner(member, role, await this.activeOwners(m, workspaceId));
@@ -107,6 +109,19 @@ export class MembersService {
     });
   }
 
+  /**
+   * A signed-in actor as they stand now, read under the workspace's lock: the guard read
+   * their role before the request waited for it, and an owner demoted (or a member removed)
+   * meanwhile must not act with the role they lost. A token's powers are its scopes, and a
+   * token revoked meanwhile is refused at its next request.
+   */
+  private async actorNow(principal: Principal, workspaceId: string): Promise<Principal> {
+    if (principal.kind !== 'user' || !principal.userId) return principal;
+    const role = await this.workspaces.activeRole(workspaceId, principal.userId);
+    if (!role) throw authError('not_a_member', `You are no longer a member of workspace ${workspaceId}`);
+    return { ...principal, role, scopes: scopesForRole(role) };
+  }
+
   /** Admins remove others (owners only by owners); anyone may leave; the last owner may not. */
   async remove(principal: Principal, workspaceId: string, memberId: string): Promise<void> {
     this.assertActsIn(principal, workspaceId);
@@ -114,11 +129,12 @@ export class MembersService {
       await this.lockWorkspace(m, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
       if (!isSelf(principal, member)) {
+        const actor = await this.actorNow(principal, workspaceId);
         checkRequirements(
           { isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true, workspaceIn: null, roleRefusal: null },
-          principal,
+          actor,
         );
-        assertMayManageMember(principal, member);
+        assertMayManageMember(actor, member);
       }
       assertKeepsAnOwner(member, null, await this.activeOwners(m, workspaceId));
       await this.workspaces.deleteMember(m, member.id);
