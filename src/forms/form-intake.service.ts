@@ -236,12 +236,13 @@ export class FormIntake {
     return `${projectId}:${hash.toString('base64url')}`;
   }
 
-  /** The client address of this site whose posts are counted, whatever their user agents: an IPv4 address or an IPv6 /64 (addressKey). */
+  /**
+   * The client address of this site whose posts are counted, whatever their user agents: an
+   * IPv4 address or an IPv6 /64 (addressKey), keyed as a visitor without one (its own
+   * limiter prefix keeps it apart from a visitor's row).
+   */
   private addressOf(projectId: string, ip: string): string {
-    const address = addressKey(ip);
-    const hash =
-      this.analytics.visitorHash(projectId, address, '') ?? createHmac('sha256', this.fallbackVisitorKey).update(`${projectId}\0${address}`).digest();
-    return `${projectId}:${hash.toString('base64url')}`;
+    return this.visitorKey(projectId, addressKey(ip), '');
   }
 
   /**
