@@ -102,7 +102,7 @@ export class AccessTokensService implements MemberTokens {
         }
       }
 
-      const role = createdBy ? await this.workspaces.activeRole(workspaceId, createdBy) : null;
+      const role = createdBy ? await this.workspaces.activeRole(workspaceId, createdBy, m) : null;
       if (!role) throw unauthorized();
       const lost = missingScopes(scopes, scopesForRole(role));
       if (lost.length > 0) {

@@ -12,8 +12,8 @@ UPDATE "refresh_tokens" SET "rotated_at" = $1 WHERE "id" = $2
 -- SessionsRepository.lastRotated
 SELECT "RefreshToken"."id" AS "RefreshToken_id" FROM "refresh_tokens" "RefreshToken" WHERE (("RefreshToken"."family_id" = $1) AND (NOT("RefreshToken"."rotated_at" IS NULL))) ORDER BY "RefreshToken"."rotated_at" DESC, "RefreshToken"."created_at" DESC LIMIT 1
 
--- SessionsRepository.familyOfHash
-SELECT family_id FROM refresh_tokens WHERE token_hash = $1
+-- SessionsRepository.lockSessionOfToken
+SELECT id FROM auth_sessions WHERE id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1) FOR UPDATE
 
 -- SessionsRepository.lockSessions
 SELECT id FROM auth_sessions WHERE ($1::text IS NULL OR user_id = $1) AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id FOR UPDATE

@@ -94,7 +94,7 @@ export class MembersService {
     this.assertActsIn(principal, workspaceId);
     return this.dataSource.transaction(async (m) => {
       await this.lockWorkspace(m, workspaceId);
-      const actor = await this.actorNow(principal, workspaceId);
+      const actor = await this.actorNow(m, principal, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
       assertMayManageMember(actor, member);
       assertMayGrantRole(actor, role);
@@ -115,9 +115,9 @@ export class MembersService {
    * meanwhile must not act with the role they lost. A token's powers are its scopes, and a
    * token revoked meanwhile is refused at its next request.
    */
-  private async actorNow(principal: Principal, workspaceId: string): Promise<Principal> {
+  private async actorNow(m: EntityManager, principal: Principal, workspaceId: string): Promise<Principal> {
     if (principal.kind !== 'user' || !principal.userId) return principal;
-    const role = await this.workspaces.activeRole(workspaceId, principal.userId);
+    const role = await this.workspaces.activeRole(workspaceId, principal.userId, m);
     if (!role) throw authError('not_a_member', `You are no longer a member of workspace ${workspaceId}`);
     return { ...principal, role, scopes: scopesForRole(role) };
   }
@@ -129,7 +129,7 @@ export class MembersService {
       await this.lockWorkspace(m, workspaceId);
       const member = await this.findMember(m, workspaceId, memberId);
       if (!isSelf(principal, member)) {
-        const actor = await this.actorNow(principal, workspaceId);
+        const actor = await this.actorNow(m, principal, workspaceId);
         checkRequirements(
           { isPublic: false, kind: null, scopes: ['admin'], roles: [], workspaceOptional: false, workspaceWide: true, workspaceIn: null, roleRefusal: null },
           actor,

@@ -151,8 +151,8 @@ export class WorkspacesRepository {
   }
 
   @GenerateSql({ params: (f) => [f.workspaceId, f.userId] })
-  async activeRole(workspaceId: string, userId: string): Promise<Role | null> {
-    const member = await this.dataSource.manager.findOne(WorkspaceMember, {
+  async activeRole(workspaceId: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<Role | null> {
+    const member = await manager.findOne(WorkspaceMember, {
       select: { role: true },
       where: { workspaceId, userId, status: 'active' },
     });

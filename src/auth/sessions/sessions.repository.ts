@@ -47,11 +47,14 @@ export class SessionsRepository {
     return row?.id ?? null;
   }
 
-  /** The family of a refresh token, read without a lock: a refresh locks its session by it before the token. */
-  @GenerateSql({ params: () => ['0'.repeat(64)] })
-  async familyOfHash(tokenHash: string): Promise<string | null> {
-    const rows: { family_id: string }[] = await this.dataSource.query('SELECT family_id FROM refresh_tokens WHERE token_hash = $1', [tokenHash]);
-    return rows[0]?.family_id ?? null;
+  /**
+   * Locks the session of a presented refresh token (the row its family names), before the
+   * token itself: the order every revocation takes them in (lockSessions). One statement, in
+   * the refresh's transaction.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, '0'.repeat(64)] })
+  async lockSessionOfToken(manager: EntityManager, tokenHash: string): Promise<void> {
+    await manager.query('SELECT id FROM auth_sessions WHERE id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1) FOR UPDATE', [tokenHash]);
   }
 
   /**

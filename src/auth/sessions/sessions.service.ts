@@ -73,18 +73,16 @@ export class SessionsService {
   async refresh(refreshToken: string): Promise<RefreshOutcome> {
     if (!refreshToken.startsWith(REFRESH_PREFIX)) return { ok: false };
     const now = new Date();
-    // Returns rather than throws, so a reuse's family revocation is committed.
     const hash = sha256(refreshToken);
-    const family = await this.tokens.familyOfHash(hash);
-    if (!family) return { ok: false };
+    // Returns rather than throws, so a reuse's family revocation is committed.
     const rotated = await this.dataSource.transaction(async (m) => {
       // The session row first, then the token, as revocations take them (SessionsRepository.lockSessions):
       // a rotation and a replay of the same family queue here, so a replay always sees whether the
       // successor was used in the meantime, and a revocation waits for the rotation and sees its token.
-      await this.tokens.lockSessions(m, null, [family]);
+      await this.tokens.lockSessionOfToken(m, hash);
       const row = await this.tokens.lockByHash(m, hash);
-      if (!row || row.familyId !== family || row.revokedAt || row.expiresAt <= now) return null;
-      await this.tokens.touchSession(m, family, now);
+      if (!row || row.revokedAt || row.expiresAt <= now) return null;
+      await this.tokens.touchSession(m, row.familyId, now);
       if (row.rotatedAt) {
         if (!(await this.isReplay(m, { ...row, rotatedAt: row.rotatedAt }, now))) {
           await this.tokens.revokeFamily(m, row.familyId, now);
