@@ -58,6 +58,11 @@ export interface ProjectNames {
   custom_domain: string | null;
 }
 
+/** ProjectNames and the backend that sent the notice (PostgreSQL names it in the delivery). */
+export interface NotifiedNames extends ProjectNames {
+  backend_pid: number;
+}
+
 /** A new project's row: its slug one a new project may take (parsed or derived, never raw text). */
 export type NewProjectRow = Pick<Project, 'id' | 'workspaceId' | 'name' | 'type' | 'defaultTtl' | 'gateType' | 'passwordHash'> & { slug: NewSlug };
 
@@ -265,13 +270,14 @@ export class ProjectsRepository {
    * Sends the site-change notice (delivered by PostgreSQL on commit) and reads the
    * project's names as they are at this point of the transaction, in one round trip:
    * a change that renames or deletes the project must still purge the names it had.
+   * The backend's pid lets this instance tell its own notice when it comes back.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'statichost_sql_snapshot', f.projectId] })
-  async notifyAndReadNames(manager: EntityManager, channel: string, projectId: string): Promise<ProjectNames | undefined> {
-    const [row] = (await manager.query('SELECT pg_notify($1, $2), p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2', [
-      channel,
-      projectId,
-    ])) as ProjectNames[];
+  async notifyAndReadNames(manager: EntityManager, channel: string, projectId: string): Promise<NotifiedNames> {
+    const [row] = (await manager.query(
+      'SELECT pg_notify($1, $2), pg_backend_pid() AS backend_pid, p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2',
+      [channel, projectId],
+    )) as NotifiedNames[];
     return row;
   }
 

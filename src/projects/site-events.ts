@@ -4,6 +4,10 @@ import type { EntityManager, EntitySubscriberInterface, QueryRunner } from 'type
 export const SITE_CHANGED_CHANNEL = 'statichost_site_changed';
 
 const PENDING = 'siteChanges';
+/** The transaction's backend pid (pg_backend_pid()), which PostgreSQL names in the notices it sent. */
+const BACKEND_PID = 'siteChangesBackendPid';
+/** Set once COMMIT is about to be sent. */
+const COMMITTING = 'siteChangesCommitting';
 
 /**
  * Announces that what a project's site serves changed (deploy, promote, archive,
@@ -15,9 +19,14 @@ const PENDING = 'siteChanges';
  * reports the change is sent, and so the names the project had are purged too (see
  * siteChangesBeforeCommit).
  */
-export function rememberSiteChange(manager: EntityManager, projectId: string, row: { slug: string | null; custom_domain: string | null } | undefined): void {
+export function rememberSiteChange(
+  manager: EntityManager,
+  projectId: string,
+  row: { slug: string | null; custom_domain: string | null; backend_pid?: number } | undefined,
+): void {
   const runner = manager.queryRunner;
   if (!runner) return;
+  if (row?.backend_pid !== undefined) runner.data[BACKEND_PID] = row.backend_pid;
   const pending = (runner.data[PENDING] ??= new Map<string, SiteNames>()) as Map<string, SiteNames>;
   const names = pending.get(projectId) ?? { slugs: new Set<string>(), domains: new Set<string>(), labels: new Set<string>() };
   if (row?.slug) names.slugs.add(row.slug);
@@ -45,18 +54,56 @@ export interface SiteNames {
 
 const pendingOf = (runner: QueryRunner) => runner.data?.[PENDING] as Map<string, SiteNames> | undefined;
 
-/** A TypeORM subscriber calling `onChanged` for each project a committed transaction changed. */
-export function siteChangesOnCommit(onChanged: (projectId: string) => void): EntitySubscriberInterface {
+/** How a notice is recognised when PostgreSQL delivers it back: the sending backend and the payload. */
+export const noticeKey = (backendPid: number, projectId: string): string => `${backendPid} ${projectId}`;
+
+/** The notices a transaction sent (PostgreSQL delivers one per project however often it was sent). */
+function noticesOf(runner: QueryRunner, pending: Map<string, SiteNames>): string[] {
+  const pid = runner.data?.[BACKEND_PID] as number | undefined;
+  return pid === undefined ? [] : [...pending.keys()].map((projectId) => noticeKey(pid, projectId));
+}
+
+/** What the instance that committed a site change does with it (SiteCacheService). */
+export interface SiteChangeHooks {
+  /** Before COMMIT is sent: the notices that will come back to this instance's listener (`noticeKey`s). */
+  sending(notices: string[]): void;
+  /** After the commit, for each project the transaction changed. */
+  changed(projectId: string): void;
+  /**
+   * COMMIT was sent and then the transaction was rolled back: most likely its notices
+   * never come, but a connection lost after the server committed looks the same, so
+   * the projects are dropped too.
+   */
+  failed(notices: string[], projectIds: string[]): void;
+}
+
+function forget(runner: QueryRunner): void {
+  delete runner.data[PENDING];
+  delete runner.data[BACKEND_PID];
+  delete runner.data[COMMITTING];
+}
+
+/** A TypeORM subscriber calling the hooks for each transaction that changed a site. */
+export function siteChangesOnCommit(hooks: SiteChangeHooks): EntitySubscriberInterface {
   return {
+    beforeTransactionCommit: (event) => {
+      const pending = pendingOf(event.queryRunner);
+      if (!pending || savepointDepth(event.queryRunner) > 1) return;
+      event.queryRunner.data[COMMITTING] = true;
+      hooks.sending(noticesOf(event.queryRunner, pending));
+    },
     afterTransactionCommit: (event) => {
       const pending = pendingOf(event.queryRunner);
       // After a savepoint's release the transaction is still open: wait for the real commit.
       if (!pending || event.queryRunner.isTransactionActive) return;
-      delete event.queryRunner.data[PENDING];
-      pending.forEach((_, projectId) => onChanged(projectId));
+      forget(event.queryRunner);
+      pending.forEach((_, projectId) => hooks.changed(projectId));
     },
     afterTransactionRollback: (event) => {
-      if (!event.queryRunner.isTransactionActive) delete event.queryRunner.data?.[PENDING];
+      const pending = pendingOf(event.queryRunner);
+      if (!pending || event.queryRunner.isTransactionActive) return;
+      if (event.queryRunner.data[COMMITTING]) hooks.failed(noticesOf(event.queryRunner, pending), [...pending.keys()]);
+      forget(event.queryRunner);
     },
   };
 }

@@ -14,7 +14,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { PreviewsRepository } from '../previews/previews.repository';
 import type { GateType, ProjectType } from '../projects/project.entity';
 import { ProjectsRepository, type SiteRow } from '../projects/projects.repository';
-import { SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
+import { noticeKey, SITE_CHANGED_CHANNEL, siteChangesOnCommit } from '../projects/site-events';
 import type { DeclaredForm } from '../shared/forms/declared-form';
 import { PREVIEW_SEPARATOR, previewLabel, PreviewTarget } from '../shared/preview-label';
 import { HeaderChanges, HeaderRules, NO_HEADER_RULES, parseHeaders } from '../shared/site-rules/headers';
@@ -127,6 +127,9 @@ export interface SiteState {
 }
 
 const RECONNECT_MS = 1000;
+/** How long an own notice is awaited back (they come within milliseconds), and how many at most. */
+const OWN_ECHO_MS = 10_000;
+const OWN_NOTICES_MAX = 1024;
 /**
  * Cold slug hosts read per statement at most. A site row is a few hundred bytes; past a few
  * dozen per batch the fixed cost per statement is already small, and a larger batch
@@ -210,6 +213,12 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   /** Bumped when the listener is lost: every entry cached before becomes the last known only. */
   private epoch = 0;
   private reconnectTimer?: NodeJS.Timeout;
+  /**
+   * This instance's own notices on their way back from PostgreSQL (noticeKey → when sent).
+   * Its commit already dropped the project; the echo would drop again the state
+   * loaded since, which is current (and is the last known to serve in an outage).
+   */
+  private readonly ownNotices = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -237,7 +246,16 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     // Changes committed by this instance drop its cache at once; other instances hear the NOTIFY.
-    this.dataSource.subscribers.push(siteChangesOnCommit((projectId) => this.invalidate(projectId)));
+    this.dataSource.subscribers.push(
+      siteChangesOnCommit({
+        sending: (notices) => this.expectOwn(notices),
+        changed: (projectId) => this.invalidate(projectId),
+        failed: (notices, projectIds) => {
+          notices.forEach((key) => this.ownNotices.delete(key));
+          projectIds.forEach((projectId) => this.invalidate(projectId));
+        },
+      }),
+    );
     await this.listen();
   }
 
@@ -250,7 +268,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'statichost-site-cache' });
     client.on('notification', (msg) => {
-      if (msg.channel === SITE_CHANGED_CHANNEL) this.invalidate(msg.payload);
+      if (msg.channel === SITE_CHANGED_CHANNEL && !this.isOwnEcho(msg.processId, msg.payload)) this.invalidate(msg.payload);
     });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
@@ -269,6 +287,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     if (this.listener !== client || this.closed) return;
     this.listening = false;
     this.listener = undefined;
+    // Notices sent while nothing listens never come back.
+    this.ownNotices.clear();
     // Not invalidate(): the entries stay, as the last known states for an outage.
     this.epoch++;
     this.drop();
@@ -278,6 +298,31 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
       this.listen().catch(() => (this.reconnectTimer = setTimeout(retry, RECONNECT_MS)));
     };
     this.reconnectTimer = setTimeout(retry, RECONNECT_MS);
+  }
+
+  private expectOwn(notices: string[]): void {
+    if (notices.length === 0) return;
+    const now = Date.now();
+    // Those of a commit that failed, or sent while the listener was being replaced, never come.
+    if (this.ownNotices.size >= OWN_NOTICES_MAX) {
+      for (const [key, sent] of this.ownNotices) if (now - sent > OWN_ECHO_MS) this.ownNotices.delete(key);
+      if (this.ownNotices.size >= OWN_NOTICES_MAX) this.ownNotices.clear();
+    }
+    for (const key of notices) this.ownNotices.set(key, now);
+  }
+
+  /**
+   * Whether a notice is one this instance sent, committed and dropped already. Only for a
+   * short while: the pid names a backend of this instance's pool only as long as that
+   * connection lives, and another instance's connection may get it next.
+   */
+  private isOwnEcho(processId: number, payload: string | undefined): boolean {
+    if (!payload) return false;
+    const key = noticeKey(processId, payload);
+    const sent = this.ownNotices.get(key);
+    if (sent === undefined) return false;
+    this.ownNotices.delete(key);
+    return Date.now() - sent <= OWN_ECHO_MS;
   }
 
   /** Drops one project's cached state (all of it when no id is given), last known ones included. */

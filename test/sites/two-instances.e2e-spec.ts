@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+
 import { SiteCache } from '../../src/sites/site-cache.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, createApiToken, registerUser } from '../helpers/identity';
@@ -82,5 +84,34 @@ describe('Cache invalidation across instances (e2e)', () => {
     await deploySite(a, token, 'late-comer', [{ path: 'index.html', content: 'here now' }]);
     await heard;
     expect((await site(b, 'late-comer').get('/').expect(200)).text).toBe('here now');
+  });
+
+  it('does not drop, when its own notice comes back, what it loaded after its own commit; other notices still drop it', async () => {
+    const cache = a.app.get(SiteCache);
+    const notice = (from: TestApp, payload: string) => from.dataSource.query(`SELECT pg_notify('statichost_site_changed', $1)`, [payload]);
+    // A's listener reads nothing until resumed: its notice comes back late, as on a busy machine.
+    const listenerSocket = (cache as unknown as { listener: { connection: { stream: Socket } } }).listener.connection.stream;
+    listenerSocket.pause();
+    try {
+      await deploySite(a, token, 'own-echo', [{ path: 'index.html', content: 'v1' }]);
+      // The commit dropped the project on A at once; this load reads the deploy and is current.
+      expect((await site(a, 'own-echo').get('/').expect(200)).text).toBe('v1');
+      expect(cache.isCached('s', 'own-echo')).toBe(true);
+    } finally {
+      listenerSocket.resume();
+    }
+    // Notices arrive in commit order: once A hears this one, the deploy's has come back too.
+    const marker = heardBy(a, 'proj_marker_after_deploy');
+    await notice(b, 'proj_marker_after_deploy');
+    await marker;
+    // Kept: in an outage it is what A serves (test/database/embedded-postgres.e2e-spec.ts).
+    expect(cache.isCached('s', 'own-echo')).toBe(true);
+
+    // A notice from A's own pool that no commit of A's announced is still obeyed.
+    const id = (await a.dataSource.query(`SELECT id FROM projects WHERE slug = 'own-echo'`))[0].id as string;
+    const heard = heardBy(a, id);
+    await notice(a, id);
+    await heard;
+    expect(cache.isCached('s', 'own-echo')).toBe(false);
   });
 });
