@@ -63,18 +63,21 @@ function noticesOf(runner: QueryRunner, pending: Map<string, SiteNames>): string
   return pid === undefined ? [] : [...pending.keys()].map((projectId) => noticeKey(pid, projectId));
 }
 
-/** What the instance that committed a site change does with it (SiteCacheService). */
+/**
+ * What the instance that committed a site change does with it (SiteCacheService).
+ * `notices` are the `noticeKey`s of the notices that will come back to its listener.
+ */
 export interface SiteChangeHooks {
-  /** Before COMMIT is sent: the notices that will come back to this instance's listener (`noticeKey`s). */
+  /** Before COMMIT is sent: the notices may come back from here on. */
   sending(notices: string[]): void;
-  /** After the commit, for each project the transaction changed. */
-  changed(projectId: string): void;
+  /** After the commit: the projects the transaction changed, and its notices. */
+  committed(projectIds: string[], notices: string[]): void;
   /**
    * COMMIT was sent and then the transaction was rolled back: most likely its notices
    * never come, but a connection lost after the server committed looks the same, so
    * the projects are dropped too.
    */
-  failed(notices: string[], projectIds: string[]): void;
+  failed(projectIds: string[], notices: string[]): void;
 }
 
 function forget(runner: QueryRunner): void {
@@ -96,13 +99,14 @@ export function siteChangesOnCommit(hooks: SiteChangeHooks): EntitySubscriberInt
       const pending = pendingOf(event.queryRunner);
       // After a savepoint's release the transaction is still open: wait for the real commit.
       if (!pending || event.queryRunner.isTransactionActive) return;
+      const notices = noticesOf(event.queryRunner, pending);
       forget(event.queryRunner);
-      pending.forEach((_, projectId) => hooks.changed(projectId));
+      hooks.committed([...pending.keys()], notices);
     },
     afterTransactionRollback: (event) => {
       const pending = pendingOf(event.queryRunner);
       if (!pending || event.queryRunner.isTransactionActive) return;
-      if (event.queryRunner.data[COMMITTING]) hooks.failed(noticesOf(event.queryRunner, pending), [...pending.keys()]);
+      if (event.queryRunner.data[COMMITTING]) hooks.failed([...pending.keys()], noticesOf(event.queryRunner, pending));
       forget(event.queryRunner);
     },
   };

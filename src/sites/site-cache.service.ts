@@ -214,11 +214,11 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private epoch = 0;
   private reconnectTimer?: NodeJS.Timeout;
   /**
-   * This instance's own notices on their way back from PostgreSQL (noticeKey → when sent).
-   * Its commit already dropped the project; the echo would drop again the state
+   * This instance's own notices on their way back from PostgreSQL (by noticeKey). Once its
+   * commit is known to have dropped the project, the echo would only drop again the state
    * loaded since, which is current (and is the last known to serve in an outage).
    */
-  private readonly ownNotices = new Map<string, number>();
+  private readonly ownNotices = new Map<string, { sentAt: number; committed: boolean }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -249,8 +249,15 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.dataSource.subscribers.push(
       siteChangesOnCommit({
         sending: (notices) => this.expectOwn(notices),
-        changed: (projectId) => this.invalidate(projectId),
-        failed: (notices, projectIds) => {
+        committed: (projectIds, notices) => {
+          projectIds.forEach((projectId) => this.invalidate(projectId));
+          // A notice already back (it may overtake the commit's answer) is gone from the map.
+          for (const key of notices) {
+            const own = this.ownNotices.get(key);
+            if (own) own.committed = true;
+          }
+        },
+        failed: (projectIds, notices) => {
           notices.forEach((key) => this.ownNotices.delete(key));
           projectIds.forEach((projectId) => this.invalidate(projectId));
         },
@@ -303,26 +310,27 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private expectOwn(notices: string[]): void {
     if (notices.length === 0) return;
     const now = Date.now();
-    // Those of a commit that failed, or sent while the listener was being replaced, never come.
+    // Those of a commit whose outcome never came, or sent while the listener was being replaced, never come back.
     if (this.ownNotices.size >= OWN_NOTICES_MAX) {
-      for (const [key, sent] of this.ownNotices) if (now - sent > OWN_ECHO_MS) this.ownNotices.delete(key);
+      for (const [key, own] of this.ownNotices) if (now - own.sentAt > OWN_ECHO_MS) this.ownNotices.delete(key);
       if (this.ownNotices.size >= OWN_NOTICES_MAX) this.ownNotices.clear();
     }
-    for (const key of notices) this.ownNotices.set(key, now);
+    for (const key of notices) this.ownNotices.set(key, { sentAt: now, committed: false });
   }
 
   /**
-   * Whether a notice is one this instance sent, committed and dropped already. Only for a
-   * short while: the pid names a backend of this instance's pool only as long as that
-   * connection lives, and another instance's connection may get it next.
+   * Whether a notice is one this instance sent and whose commit already dropped the
+   * project here. One back before that (or whose commit's outcome never came) is obeyed.
+   * Only for a short while: the pid names a backend of this instance's pool only as long
+   * as that connection lives, and another instance's connection may get it next.
    */
   private isOwnEcho(processId: number, payload: string | undefined): boolean {
     if (!payload) return false;
     const key = noticeKey(processId, payload);
-    const sent = this.ownNotices.get(key);
-    if (sent === undefined) return false;
+    const own = this.ownNotices.get(key);
+    if (own === undefined) return false;
     this.ownNotices.delete(key);
-    return Date.now() - sent <= OWN_ECHO_MS;
+    return own.committed && Date.now() - own.sentAt <= OWN_ECHO_MS;
   }
 
   /** Drops one project's cached state (all of it when no id is given), last known ones included. */
