@@ -1,15 +1,12 @@
 import { getDomain } from 'tldts';
 
+import { hostOnly } from './api-host';
+
 /** An API host whose parent domain a site's script can set cookies for. */
 export interface SharedCookieParent {
   apiHost: string;
   /** The registrable domain both share (not a public suffix, so browsers let either set cookies for it). */
   parent: string;
-}
-
-function hostOnly(entry: string): string {
-  if (entry.startsWith('[')) return entry.slice(0, entry.indexOf(']') + 1);
-  return entry.split(':')[0];
 }
 
 /**

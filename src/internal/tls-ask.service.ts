@@ -3,8 +3,9 @@ import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 import { tooManyAttempts } from '../common/errors';
+import { hostOnly } from '../config/api-host';
 import { AppConfig } from '../config/app-config';
-import { couldBeCustomDomain, hostOnly } from '../shared/domain-name';
+import { couldBeCustomDomain } from '../shared/domain-name';
 import { normaliseHost, routeHost } from '../sites/host';
 import { SiteCache } from '../sites/site-cache.service';
 

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 
+import { hostOnly } from '../config/api-host';
+
 /** Names a custom domain may not take: the service's own. */
 export interface DomainRules {
   /** Sites are served at `<slug>.<sitesDomain>`: that name and everything under it belong to the service. */
@@ -25,12 +27,6 @@ const MAX_NAME = 253;
 /** `a.b` is under `b` (and `b` under itself): the test for "belongs to the service". */
 function isUnder(name: string, parent: string): boolean {
   return name === parent || name.endsWith(`.${parent}`);
-}
-
-/** An API_HOSTS entry without its port (`api.example.com:8443`, `[::1]:3000`). */
-export function hostOnly(entry: string): string {
-  if (entry.startsWith('[')) return entry.slice(0, entry.indexOf(']') + 1);
-  return entry.split(':')[0];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-import { hostOnly } from '../shared/domain-name';
+import { hostOnly } from '../config/api-host';
 import { parsePreviewLabel, type PreviewTarget } from '../shared/preview-label';
 
 export type HostRoute =

@@ -1,10 +1,10 @@
+import { hostOnly } from '../../config/api-host';
+
 /** Who the passkeys are for: the WebAuthn relying-party id and the origins whose answers count. */
 export interface RelyingParty {
   id: string;
   origins: string[];
 }
-
-const hostOnly = (hostAndPort: string) => hostAndPort.replace(/:\d+$/, '');
 
 /**
  * The relying-party id is the first API host without its port (a passkey is bound to it:
