@@ -39,6 +39,14 @@ export class AppConfig extends EnvironmentVariables {
     return (this.API_HOSTS ?? '').split(',').filter(Boolean);
   }
 
+  /** DNS_SERVERS as a list (empty: the system's resolver). */
+  get dnsServers(): string[] {
+    return (this.DNS_SERVERS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  }
+
   /** The Strict-Transport-Security value, or undefined when answers are not served over https. */
   get hstsHeader(): string | undefined {
     return this.PUBLIC_SCHEME === 'https' && this.HSTS_MAX_AGE_SECONDS > 0 ? `max-age=${this.HSTS_MAX_AGE_SECONDS}` : undefined;

@@ -1,5 +1,6 @@
+import { AppConfig } from '../config/app-config';
 import { validateEnv } from '../config/env.schema';
-import { classifyDnsError, dnsServers } from './domain-dns.service';
+import { classifyDnsError } from './domain-dns.service';
 
 describe('classifyDnsError', () => {
   it('reads NXDOMAIN and no-data as an empty answer', () => {
@@ -21,8 +22,8 @@ describe('DNS_SERVERS', () => {
   it('accepts IPs with optional ports', () => {
     const value = '1.1.1.1,127.0.0.1:5353,[::1]:53,2001:db8::1,[2001:db8::2]';
     expect(validateEnv({ DNS_SERVERS: value }).DNS_SERVERS).toBe(value);
-    expect(dnsServers(value)).toEqual(['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '2001:db8::1', '[2001:db8::2]']);
-    expect(dnsServers(undefined)).toEqual([]);
+    expect(AppConfig.from(validateEnv({ DNS_SERVERS: value })).dnsServers).toEqual(['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '2001:db8::1', '[2001:db8::2]']);
+    expect(AppConfig.from(validateEnv({})).dnsServers).toEqual([]);
   });
   it('refuses host names and junk, naming the variable', () => {
     for (const bad of ['dns.google', '1.1.1.1;rm', '1.1.1.1,,8.8.8.8', 'http://1.1.1.1']) {

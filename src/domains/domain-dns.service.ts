@@ -21,13 +21,6 @@ export function classifyDnsError(code: string | undefined): Lookup {
 }
 
 /** `DNS_SERVERS` as node:dns wants it: `1.1.1.1`, `127.0.0.1:5353`, `[::1]:53`, `2001:db8::1`. */
-export function dnsServers(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 /**
  * Looks up the verification records with node:dns (c-ares), against DNS_SERVERS
  * when set (tests and private networks point it anywhere), else the system's
@@ -40,7 +33,7 @@ export class DomainDns {
   private readonly servers: string[];
 
   constructor(private readonly config: AppConfig) {
-    this.servers = dnsServers(config.DNS_SERVERS);
+    this.servers = config.dnsServers;
     // Fail at start-up, naming the variable, rather than at the first verification.
     if (this.servers.length > 0) {
       try {

@@ -1,11 +1,15 @@
 import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+
+import { buildConnector } from 'undici';
 
 import { addressRefusal } from './outbound-address';
 
 /**
  * The connect-time address check of what the service fetches on a user's behalf (proxy
- * rules in src/sites/proxy/outbound.ts, outgoing webhooks in src/webhooks/): judged inside
+ * rules in src/sites/proxy/outbound.ts, outgoing webhooks in src/webhooks/, SSO providers
+ * in src/sso/oidc-client.ts, forge API calls in src/forges/clients/outbound.ts): judged inside
  * the connection's own lookup, on the addresses the socket is then given, so a name that
  * is public when checked and private when used (DNS rebinding) gains nothing.
  */
@@ -19,12 +23,32 @@ export interface GuardedLookupOptions {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** The error a refused connection fails with: named by the caller (its message names its own setting). */
+export type Refusal = (host: string, address: string, reason: string) => Error;
+
+/**
+ * undici's `connect` for an Agent that goes only where the policy lets it: a name is
+ * judged in its lookup (guardedLookup), and a literal address in the URL, which undici
+ * connects to without a lookup, is judged here.
+ */
+export function guardedConnect(options: GuardedLookupOptions & { connectTimeoutMs?: number }, refused: Refusal): buildConnector.connector {
+  const connector = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup(options, refused) as never });
+  return (opts, callback) => {
+    const host = opts.hostname.replace(/^\[|\]$/g, '');
+    if (!options.allowPrivateAddresses && isIP(host) !== 0) {
+      const reason = addressRefusal(host);
+      if (reason) return callback(refused(host, host, reason), null);
+    }
+    connector(opts, callback);
+  };
+}
+
 /**
  * A lookup for net.connect: every address of the name must pass the policy, or the
  * connection fails with the caller's `refused` error (one private address among public
  * ones is enough to refuse: which one a connection takes is not ours to choose).
  */
-export function guardedLookup(options: GuardedLookupOptions, refused: (host: string, address: string, reason: string) => Error) {
+export function guardedLookup(options: GuardedLookupOptions, refused: Refusal) {
   const resolve = resolverOf(options.dnsServers, options.dnsTimeoutMs);
   return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     resolve(hostname).then(

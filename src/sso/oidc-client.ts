@@ -1,10 +1,7 @@
-import { isIP } from 'node:net';
-
 import * as client from 'openid-client';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 
-import { guardedLookup } from '../shared/guarded-lookup';
-import { addressRefusal } from '../shared/outbound-address';
+import { guardedConnect } from '../shared/guarded-lookup';
 
 /**
  * A provider address the service may not reach (SSO_ALLOW_PRIVATE_ADDRESSES). Named by
@@ -64,22 +61,10 @@ export interface OidcOutbound {
  * only, judged at connect time (src/shared/guarded-lookup.ts), redirects not followed.
  */
 export function guardedFetch(options: OidcOutbound): client.CustomFetch {
-  const connector = buildConnector({
-    timeout: options.timeoutMs,
-    lookup: guardedLookup(options, (host, address, reason) => new SsoAddressRefused(host, address, reason)) as never,
-  });
   const dispatcher = new Agent({
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect(opts, callback) {
-      // A literal address is connected to without a lookup: judged here.
-      const host = opts.hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivateAddresses && isIP(host) !== 0) {
-        const refused = addressRefusal(host);
-        if (refused) return callback(new SsoAddressRefused(host, host, refused), null);
-      }
-      connector(opts, callback);
-    },
+    connect: guardedConnect({ ...options, connectTimeoutMs: options.timeoutMs }, (host, address, reason) => new SsoAddressRefused(host, address, reason)),
   });
   return (async (url: string, init: client.CustomFetchOptions) => {
     // openid-client passes a 30-s signal of its own: ours holds too, body included.

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { dnsServers } from '../domains/domain-dns.service';
 import { type CustomFetch, discover, guardedFetch, type oidc } from './oidc-client';
 
 /** How long a provider's discovery document is reused: its keys rotate, but not every minute. */
@@ -27,7 +26,7 @@ export class OidcConfigurations {
   constructor(private readonly config: AppConfig) {
     this.fetch = guardedFetch({
       allowPrivateAddresses: config.SSO_ALLOW_PRIVATE_ADDRESSES,
-      dnsServers: dnsServers(config.DNS_SERVERS),
+      dnsServers: config.dnsServers,
       dnsTimeoutMs: config.DNS_TIMEOUT_MS,
       timeoutMs: REQUEST_TIMEOUT_MS,
     });

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource, type EntityManager } from 'typeorm';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, request } from 'undici';
 
 import { AuditLogService, changedFields } from '../audit/audit-log.service';
 import { attemptCounter } from '../common/attempt-counter';
@@ -21,7 +21,7 @@ import { openEmail, sealEmail } from '../leads/lead-crypto';
 import { MailService } from '../mail/mail.service';
 import { OutboxGiveUp } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
-import { guardedLookup, resolverOf } from '../shared/guarded-lookup';
+import { guardedConnect, resolverOf } from '../shared/guarded-lookup';
 import { addressRefusal } from '../shared/outbound-address';
 import { type Principal, workspaceOf } from '../shared/principal';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
@@ -95,10 +95,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     private readonly clock: Clock,
     private readonly audit: AuditLogService,
   ) {
-    this.dnsServers = (config.DNS_SERVERS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    this.dnsServers = config.dnsServers;
     this.dispatcher = this.makeDispatcher();
     this.manualSends = attemptCounter(dataSource, 'webhook-manual-send', MANUAL_SENDS_PER_MINUTE, 60);
   }
@@ -401,27 +398,20 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
 
   /** Connections checked at connect time, on the address connected to (src/shared/guarded-lookup.ts). */
   private makeDispatcher(): Agent {
-    const allow = this.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES;
-    const connector = buildConnector({
-      timeout: WEBHOOK_TIMEOUT_MS,
-      lookup: guardedLookup(
-        { allowPrivateAddresses: allow, dnsServers: this.dnsServers, dnsTimeoutMs: this.config.DNS_TIMEOUT_MS },
-        (host, address, reason) => new WebhookAddressRefused(host, address, reason),
-      ) as never,
-    });
     return new Agent({
       headersTimeout: WEBHOOK_TIMEOUT_MS,
       bodyTimeout: WEBHOOK_TIMEOUT_MS,
       // Each attempt opens its own connection, so each is checked (and DNS asked) again.
       pipelining: 0,
-      connect(opts, callback) {
-        const host = opts.hostname.replace(/^\[|\]$/g, '');
-        if (!allow && isIP(host) !== 0) {
-          const reason = addressRefusal(host);
-          if (reason) return callback(new WebhookAddressRefused(host, host, reason), null);
-        }
-        connector(opts, callback);
-      },
+      connect: guardedConnect(
+        {
+          allowPrivateAddresses: this.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
+          dnsServers: this.dnsServers,
+          dnsTimeoutMs: this.config.DNS_TIMEOUT_MS,
+          connectTimeoutMs: WEBHOOK_TIMEOUT_MS,
+        },
+        (host, address, reason) => new WebhookAddressRefused(host, address, reason),
+      ),
     });
   }
 

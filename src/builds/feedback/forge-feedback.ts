@@ -100,6 +100,8 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
         repository: settings.repository,
         token: settings.accessToken!,
         allowPrivateAddresses: this.config.GIT_ALLOW_PRIVATE_ADDRESSES,
+        dnsServers: this.config.dnsServers,
+        dnsTimeoutMs: this.config.DNS_TIMEOUT_MS,
         retry: this.retry,
       });
     });

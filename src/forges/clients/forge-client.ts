@@ -66,6 +66,9 @@ export interface ForgeClientOptions {
   token: string;
   /** GIT_ALLOW_PRIVATE_ADDRESSES: let calls reach loopback and private addresses (tests, a forge on the LAN). */
   allowPrivateAddresses: boolean;
+  /** DNS_SERVERS and DNS_TIMEOUT_MS: how the forge's name is looked up (src/shared/guarded-lookup.ts). */
+  dnsServers?: string[];
+  dnsTimeoutMs?: number;
   retry?: RetryPolicy;
 }
 

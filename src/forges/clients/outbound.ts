@@ -1,8 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 
-import { Agent, buildConnector, type Dispatcher, fetch as undiciFetch } from 'undici';
-
+import { guardedConnect } from '../../shared/guarded-lookup';
 import { isPublicAddress } from '../../shared/outbound-address';
 
 /**
@@ -12,7 +10,10 @@ import { isPublicAddress } from '../../shared/outbound-address';
  * allows them (GIT_ALLOW_PRIVATE_ADDRESSES): the same rule as clones follow
  * (src/shared/outbound-address.ts). Checked when the connection
  * is made, on the address actually connected to, so a name that resolves to a public
- * address when checked and a private one when used (DNS rebinding) gains nothing.
+ * address when checked and a private one when used (DNS rebinding) gains nothing; names
+ * are looked up as for every other such call (src/shared/guarded-lookup.ts: DNS_SERVERS,
+ * DNS_TIMEOUT_MS, and few system lookups at once, as a nameserver that never answers
+ * holds a thread of libuv's small pool).
  */
 
 /** A connection refused by the address policy (not retried: it will not change). */
@@ -31,42 +32,26 @@ export class AddressNotAllowedError extends Error {
 /** The service's one address policy (src/shared/outbound-address.ts), as clones follow it. */
 export { isPublicAddress };
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) return callback(new AddressNotAllowedError(hostname, refused.address) as NodeJS.ErrnoException, []);
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0];
-    return callback(null, first.address, first.family);
-  });
+export interface ForgeOutbound {
+  allowPrivateAddresses: boolean;
+  /** DNS_SERVERS (default: the system's resolver only). */
+  dnsServers?: string[];
+  /** DNS_TIMEOUT_MS (default 5 s). */
+  dnsTimeoutMs?: number;
 }
 
-const dispatchers = new Map<boolean, Dispatcher>();
+const dispatchers = new Map<string, Dispatcher>();
 
 /** The dispatcher every forge client sends through: one per policy, so clients made per build share its connection pool. */
-export function forgeDispatcher(options: { allowPrivateAddresses: boolean }): Dispatcher {
-  let dispatcher = dispatchers.get(options.allowPrivateAddresses);
-  if (!dispatcher) dispatchers.set(options.allowPrivateAddresses, (dispatcher = makeDispatcher(options.allowPrivateAddresses)));
+export function forgeDispatcher(options: ForgeOutbound): Dispatcher {
+  const policy = { allowPrivateAddresses: options.allowPrivateAddresses, dnsServers: options.dnsServers ?? [], dnsTimeoutMs: options.dnsTimeoutMs ?? 5000 };
+  const key = JSON.stringify(policy);
+  let dispatcher = dispatchers.get(key);
+  if (!dispatcher) {
+    dispatcher = new Agent({ connect: guardedConnect(policy, (host, address) => new AddressNotAllowedError(host, address)) });
+    dispatchers.set(key, dispatcher);
+  }
   return dispatcher;
-}
-
-function makeDispatcher(allowPrivateAddresses: boolean): Dispatcher {
-  if (allowPrivateAddresses) return new Agent();
-  const connect = buildConnector({ lookup: guardedLookup as never });
-  return new Agent({
-    connect(opts, callback) {
-      // A literal address is connected to without a lookup: judge it here.
-      const host = opts.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(host) !== 0 && !isPublicAddress(host)) {
-        callback(new AddressNotAllowedError(opts.hostname, host), null);
-        return;
-      }
-      connect(opts, callback);
-    },
-  });
 }
 
 /** `fetch` through a dispatcher, for clients that take a fetch function. */

@@ -1,9 +1,6 @@
-import { isIP } from 'node:net';
+import { Agent } from 'undici';
 
-import { Agent, buildConnector } from 'undici';
-
-import { guardedLookup as sharedGuardedLookup } from '../../shared/guarded-lookup';
-import { addressRefusal } from '../../shared/outbound-address';
+import { guardedConnect } from '../../shared/guarded-lookup';
 
 /**
  * Where proxy rules may connect. A rule's origin is typed by a site's author, and the
@@ -38,36 +35,16 @@ export interface OutboundOptions {
 }
 
 /**
- * A lookup for net.connect: every address of the name must pass the policy, or the
- * connection fails with ProxyAddressRefused (src/shared/guarded-lookup.ts).
- */
-export function guardedLookup(options: Pick<OutboundOptions, 'allowPrivateAddresses' | 'dnsServers' | 'dnsTimeoutMs'>) {
-  return sharedGuardedLookup(options, (host, address, reason) => new ProxyAddressRefused(host, address, reason));
-}
-
-/**
  * The dispatcher proxy rules send through: pooled keep-alive connections per origin
  * (a proxied request then costs no handshake), connect timeout, idle timeout of the
- * answer, and the address policy above. A literal address in the URL is connected to
- * without a lookup, so it is judged here before the connector runs.
+ * answer, and the address policy above (src/shared/guarded-lookup.ts).
  */
 export function proxyDispatcher(options: OutboundOptions): Agent {
-  const connector = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardedLookup(options) as never });
   return new Agent({
     bodyTimeout: options.idleTimeoutMs,
     // The overall deadline for the origin's headers is the proxy's own timer (SiteProxy).
     headersTimeout: 0,
     // A pooled connection is never older than what it was checked for; idle ones go after 4 s (undici's default).
-    connect(opts, callback) {
-      const host = opts.hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivateAddresses && isIP(host) !== 0) {
-        const refused = addressRefusal(host);
-        if (refused) {
-          callback(new ProxyAddressRefused(host, host, refused), null);
-          return;
-        }
-      }
-      connector(opts, callback);
-    },
+    connect: guardedConnect(options, (host, address, reason) => new ProxyAddressRefused(host, address, reason)),
   });
 }

@@ -77,10 +77,7 @@ export class SiteProxy implements OnModuleDestroy {
       allowPrivateAddresses: config.PROXY_ALLOW_PRIVATE_ADDRESSES,
       connectTimeoutMs: config.PROXY_CONNECT_TIMEOUT_MS,
       idleTimeoutMs: config.PROXY_TIMEOUT_MS,
-      dnsServers: (config.DNS_SERVERS ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
+      dnsServers: config.dnsServers,
       dnsTimeoutMs: config.DNS_TIMEOUT_MS,
     });
     this.gateCookie = gateCookieName(config.PUBLIC_SCHEME === 'https');
