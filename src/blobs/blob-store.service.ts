@@ -7,6 +7,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
+import { BlobVariants } from './blob-variants.service';
 import { BlobsRepository } from './blobs.repository';
 
 export interface BlobContent {
@@ -58,6 +59,7 @@ export class BlobStore {
     private readonly rows: BlobsRepository,
     private readonly storage: StorageProvider,
     private readonly clock: Clock,
+    private readonly variants: BlobVariants,
     private readonly config: AppConfig,
   ) {}
 
@@ -149,7 +151,11 @@ export class BlobStore {
         await this.rows.delete(m, sha256);
         return true;
       });
-      if (done) deleted++;
+      if (done) {
+        deleted++;
+        // Deployed again, the content is a new row whose copies are not made yet.
+        this.variants.forget(sha256);
+      }
     }
     if (deleted > 0) this.logger.log(`deleted ${deleted} unreferenced objects`);
     return deleted;

@@ -129,6 +129,14 @@ export class BlobVariants implements OnModuleDestroy {
     this.wakeIdle();
   }
 
+  /**
+   * Forgets what was known of a blob's copies: the blob was collected (here, or on another
+   * instance, which a missing copy tells), and its content deployed again has none yet.
+   */
+  forget(sha256: string): void {
+    this.known.delete(sha256);
+  }
+
   /** What is known of a blob's copies without waiting; undefined: ask `lookup`. */
   peek(sha256: string): KnownVariants | undefined {
     return this.known.get(sha256);

@@ -11,7 +11,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { chooseEncoding, Encoding, etagFor, isCompressible, notModifiedEtag, StoredEncoding } from '../shared/encoding';
 import { applyHeaderChanges, HeaderChanges } from '../shared/site-rules/headers';
 import { StorageProvider } from '../storage/storage.provider';
-import { parseSingleRange } from './range';
+import { parseSingleRange, rangeAllowedBy } from './range';
 import { FileSend, SiteFile, StoredBody } from './site-cache.service';
 
 export const PRIVATE_CACHE = 'private, no-store';
@@ -77,7 +77,10 @@ export class FileSender {
     const rangeHeader = req.headers.range;
     // A range is always of the identity bytes (as nginx does): a byte offset into a
     // Brotli stream is of no use to anyone, and the bytes must not depend on the coding.
-    const range = status === 200 && rangeHeader !== undefined ? parseSingleRange(rangeHeader, file.size) : NO_RANGE;
+    const range =
+      status === 200 && rangeHeader !== undefined && rangeAllowedBy(req.headers['if-range'] as string | undefined, file.etag)
+        ? parseSingleRange(rangeHeader, file.size)
+        : NO_RANGE;
     let encoding: Encoding = 'identity';
     if (vary && range.kind === 'none') {
       const chosen = this.negotiate(req.headers['accept-encoding'], variants);
@@ -118,7 +121,14 @@ export class FileSender {
         res.end(head ? undefined : cached);
         return;
       }
-      return this.sendFromStorage(res, file, body, status, headers);
+      if (encoding === 'identity') return this.sendFromStorage(res, file, body, status, headers);
+      return this.sendFromStorage(res, file, body, status, headers).catch((err: unknown) => {
+        if (!(err instanceof MissingObject)) throw err;
+        // A copy the collector took (on any instance): this content's copies are
+        // unknown again, and this answer goes out uncompressed.
+        this.variants.forget(file.sha256);
+        return this.sendEncoded(req, res, send, NO_VARIANTS);
+      });
     }
     const { start, end } = range;
     let headers = baseHeaders(file, cacheControl, gated, true, tags, vary, 'identity');
@@ -183,7 +193,7 @@ export class FileSender {
       return;
     }
     const object = await this.storage.get(body.storageKey, range);
-    if (!object) throw new Error(`object ${body.storageKey} of ${file.path} is missing from storage`);
+    if (!object) throw new MissingObject(`object ${body.storageKey} of ${file.path} is missing from storage`);
     res.writeHead(status, headers);
     object.stream.on('error', (err) => {
       this.logger.error(`streaming ${body.storageKey} failed: ${err.message}`);
@@ -194,7 +204,7 @@ export class FileSender {
 
   private async readWhole(file: SiteFile, body: Body): Promise<Buffer> {
     const object = await this.storage.get(body.storageKey);
-    if (!object) throw new Error(`object ${body.storageKey} of ${file.path} is missing from storage`);
+    if (!object) throw new MissingObject(`object ${body.storageKey} of ${file.path} is missing from storage`);
     const chunks: Buffer[] = [];
     for await (const chunk of object.stream) chunks.push(chunk as Buffer);
     const whole = Buffer.concat(chunks);
@@ -205,6 +215,11 @@ export class FileSender {
 }
 
 const NO_RANGE = { kind: 'none' } as const;
+/** Compressible, with no stored copy: answered uncompressed, still varying by Accept-Encoding. */
+const NO_VARIANTS: Variants = {};
+
+/** An object the answer needs is not in storage (both checks happen before any header is written). */
+class MissingObject extends Error {}
 
 /** Per `_headers` result, per server header list (itself memoised per file and policy): the merged list. */
 const WITH_RULES = new WeakMap<HeaderChanges, WeakMap<string[], string[]>>();

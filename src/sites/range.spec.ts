@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { parseSingleRange } from './range';
+import { parseSingleRange, rangeAllowedBy } from './range';
 
 describe('parseSingleRange', () => {
   const size = 1000;
@@ -77,5 +77,19 @@ describe('parseSingleRange', () => {
         },
       ),
     );
+  });
+});
+
+describe('rangeAllowedBy (If-Range)', () => {
+  const etag = '"abc123"';
+  it('lets the range apply without If-Range, or when it is the strong ETag', () => {
+    expect(rangeAllowedBy(undefined, etag)).toBe(true);
+    expect(rangeAllowedBy('"abc123"', etag)).toBe(true);
+    expect(rangeAllowedBy(' "abc123" ', etag)).toBe(true);
+  });
+  it('sends the whole file for another ETag, a weak one or a date', () => {
+    expect(rangeAllowedBy('"other"', etag)).toBe(false);
+    expect(rangeAllowedBy('W/"abc123"', etag)).toBe(false);
+    expect(rangeAllowedBy('Wed, 21 Oct 2015 07:28:00 GMT', etag)).toBe(false);
   });
 });

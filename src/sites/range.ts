@@ -40,3 +40,13 @@ function clampSuffixes(header: string, size: number): string {
     });
   return `${header.slice(0, eq + 1)}${specs.join(',')}`;
 }
+
+/**
+ * Whether a Range applies given the request's If-Range (RFC 9110 §13.1.5): only when the
+ * validator is the file's own strong ETag. A weak one never matches, and a date never
+ * does here (answers carry no Last-Modified), so the client gets the whole file rather
+ * than bytes of another version spliced onto the part it holds.
+ */
+export function rangeAllowedBy(ifRange: string | undefined, etag: string): boolean {
+  return ifRange === undefined || ifRange.trim() === etag;
+}

@@ -99,6 +99,9 @@ interface Manifest {
   bytes: number;
 }
 
+/** What an expired deployment is served with: nothing, as it answers 410. */
+const EXPIRED_MANIFEST: Manifest = { files: PackedManifest.from([]), rules: NO_SITE_RULES, forms: [], bytes: 0 };
+
 /** Everything the router needs to answer for one project, cached per host. */
 export interface SiteState {
   projectId: string;
@@ -520,11 +523,13 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 
   private async liveDeployment(id: string, row: Pick<SiteRow, 'status' | 'expires_at' | 'forms'>): Promise<LiveDeployment> {
+    const expired = row.status === 'expired';
     return {
       id,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
-      expired: row.status === 'expired',
-      ...(await this.manifest(id, row.forms ?? [])),
+      expired,
+      // It answers 410 whatever it holds, and the collector may have taken its files already.
+      ...(expired ? EXPIRED_MANIFEST : await this.manifest(id, row.forms ?? [])),
     };
   }
 
@@ -552,7 +557,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     const wanted = new Map<string, DeclaredForm[]>();
     for (const row of rows) {
       const id = row.live_deployment_id;
-      if (id && !wanted.has(id) && !this.manifests.get(id)?.deref() && !this.manifestLoads.has(id)) wanted.set(id, row.forms ?? []);
+      if (id && row.status !== 'expired' && !wanted.has(id) && !this.manifests.get(id)?.deref() && !this.manifestLoads.has(id)) wanted.set(id, row.forms ?? []);
     }
     if (wanted.size === 0) return;
     // One deployment: the statement of single reads (prepared, no grouping).
