@@ -263,13 +263,19 @@ export class BuildsRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes finished builds past the newest `keep` of their project; returns those whose log object must go too. */
+  /**
+   * Deletes finished builds past the newest `keep` of their project; returns those whose
+   * log object must go too. A fork's build that made a deployment still served stays: it
+   * is what tells that deployment's proxy rules not to sign (builtFromFork).
+   */
   @GenerateSql({ params: () => [100, 100] })
   async deleteBeyondNewest(keep: number, batch: number): Promise<{ id: string; logStored: boolean }[]> {
     const [rows]: [{ id: string; log_stored: boolean }[], number] = await this.dataSource.query(
       `DELETE FROM builds WHERE id IN (
-         SELECT id FROM (SELECT id, status, row_number() OVER (PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS n FROM builds) ranked
-         WHERE n > $1 AND status NOT IN ${ACTIVE} LIMIT $2)
+         SELECT id FROM (SELECT id, status, fork, deployment_id, row_number() OVER (PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS n FROM builds) ranked
+         WHERE n > $1 AND status NOT IN ${ACTIVE}
+           AND NOT (fork AND deployment_id IS NOT NULL AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = ranked.deployment_id AND d.status <> 'expired'))
+         LIMIT $2)
        RETURNING id, log_stored`,
       [keep, batch],
     );

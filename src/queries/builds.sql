@@ -70,6 +70,8 @@ SELECT id FROM builds WHERE NOT log_stored AND status NOT IN ('queued', 'running
 
 -- BuildsRepository.deleteBeyondNewest
 DELETE FROM builds WHERE id IN (
-    SELECT id FROM (SELECT id, status, row_number() OVER (PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS n FROM builds) ranked
-    WHERE n > $1 AND status NOT IN ('queued', 'running') LIMIT $2)
+    SELECT id FROM (SELECT id, status, fork, deployment_id, row_number() OVER (PARTITION BY project_id ORDER BY created_at DESC, id DESC) AS n FROM builds) ranked
+    WHERE n > $1 AND status NOT IN ('queued', 'running')
+      AND NOT (fork AND deployment_id IS NOT NULL AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = ranked.deployment_id AND d.status <> 'expired'))
+    LIMIT $2)
   RETURNING id, log_stored

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import { jwtVerify } from 'jose';
 
+import { BUILDS_KEPT_PER_PROJECT, BuildSweeper } from '../../src/builds/queue/build-sweeper.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
@@ -494,6 +495,19 @@ describe('Proxy rules (e2e)', () => {
     const seen = origin.seen.length;
     const refused = await call(t, `px-preview--${forked.version}`, 'GET', '/signed/a');
     expect(refused.status).toBe(502);
+    expect(origin.seen.length).toBe(seen);
+
+    // Past the builds a project keeps (a fork can push that many), the sweeper keeps that one.
+    await t.dataSource.query(
+      `INSERT INTO builds (id, project_id, workspace_id, status, trigger, ref, created_by, created_at)
+       SELECT 'bld_newer' || lpad(n::text, 22, '0'), $1, $2, 'canceled', 'pull_request', 'refs/pull/7/head', $3, now() + n * interval '1 second'
+       FROM generate_series(1, $4) n`,
+      [id, session.workspaceId, session.userId, BUILDS_KEPT_PER_PROJECT + 1],
+    );
+    await t.app.get(BuildSweeper).runOnce();
+    const kept = await t.dataSource.query(`SELECT id FROM builds WHERE project_id = $1 AND (fork OR id = 'bld_newer' || lpad('1', 22, '0'))`, [id]);
+    expect(kept.map((r: { id: string }) => r.id)).toEqual(['bld_forkproxytest000000000000']);
+    expect((await call(t, `px-preview--${forked.version}`, 'GET', '/signed/b')).status).toBe(502);
     expect(origin.seen.length).toBe(seen);
     expect(t.logs.join('')).not.toContain(SIGNING_SECRET);
   });
