@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 import { CascadeManyToOne, TimestampColumn } from '../database/columns';
+import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 
 export const DIGEST_ITEM_KINDS = ['lead', 'form'] as const;
@@ -14,6 +15,7 @@ export type DigestItemKind = (typeof DIGEST_ITEM_KINDS)[number];
  */
 @Entity('notification_digest_items')
 @Index('IDX_notification_digest_items_recipient', ['userId', 'workspaceId', 'createdAt'])
+@Index('IDX_notification_digest_items_project', ['projectId'])
 @Check('CHK_notification_digest_items_kind', `"kind" IN ('lead', 'form')`)
 @Check('CHK_notification_digest_items_nonce_length', `octet_length("nonce") = 12`)
 export class NotificationDigestItem {
@@ -34,6 +36,10 @@ export class NotificationDigestItem {
 
   @Column('text', { name: 'project_id' })
   projectId: string;
+
+  // Deleting the project deletes what waits to be mailed about it (its leads and submissions go too).
+  @CascadeManyToOne(() => Project, 'project_id', 'FK_notification_digest_items_project')
+  project?: Project;
 
   @Column('text', { name: 'project_slug' })
   projectSlug: string;

@@ -104,4 +104,13 @@ describe('Erasing submissions and leads reaches the waiting digest and the webho
     expect(await digestRefs('lead')).toEqual([kept.id]);
     expect([await deliveriesOf(personalHook), await deliveriesOf(idsOnlyHook)]).toEqual([1, 5]);
   });
+
+  it('deleting the project takes every waiting digest entry about it with it', async () => {
+    const projectId = await emailGatedProject(t, alice, 'erasure-deleted');
+    await submitEmail(t, 'erasure-deleted', 'gone.with.project@example.org').expect(303);
+    const about = () => t.dataSource.query(`SELECT 1 FROM notification_digest_items WHERE project_id = $1`, [projectId]);
+    expect(await about()).toHaveLength(1);
+    await t.http().delete(`/projects/${projectId}`).set(asUser(alice)).expect(204);
+    expect(await about()).toEqual([]);
+  });
 });

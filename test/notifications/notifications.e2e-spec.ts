@@ -86,6 +86,12 @@ describe('Mail notifications (e2e)', () => {
     outsider = await registerUser(t, { name: 'Otto Outsider' });
     await addMember(t, owner, viewer, 'viewer');
     await addMember(t, owner, admin, 'admin');
+    // The project the events name (a digest item goes with its project).
+    await t.dataSource.query(`INSERT INTO projects (id, workspace_id, name, slug, created_at) VALUES ($1, $2, 'Shop', $3, now())`, [
+      project.projectId,
+      owner.workspaceId,
+      project.projectSlug,
+    ]);
     await verifyEmail(t, outsider);
     await sendMail(t);
     smtp.received.length = 0;

@@ -39,6 +39,7 @@ import { AnalyticsMergeRegisters1764900000000 } from './1764900000000-AnalyticsM
 import { SsoLoginBrowser1765000000000 } from './1765000000000-SsoLoginBrowser';
 import { SubscriptionProviderRead1765100000000 } from './1765100000000-SubscriptionProviderRead';
 import { BuildsForkDeployment1765100001000 } from './1765100001000-BuildsForkDeployment';
+import { DigestItemsProject1765200000000 } from './1765200000000-DigestItemsProject';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -81,4 +82,5 @@ export const MIGRATIONS: Function[] = [
   SsoLoginBrowser1765000000000,
   SubscriptionProviderRead1765100000000,
   BuildsForkDeployment1765100001000,
+  DigestItemsProject1765200000000,
 ];
