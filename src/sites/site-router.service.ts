@@ -16,7 +16,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { SitePauses } from '../quotas/site-pauses.service';
 import { couldBeCustomDomain } from '../shared/domain-name';
 import { PREVIEW_SEPARATOR, type PreviewTarget } from '../shared/preview-label';
-import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES } from '../shared/site-rules/headers';
+import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES, previewHeaderChanges } from '../shared/site-rules/headers';
 import type { RequestContext, RequestNeeds } from '../shared/site-rules/request-context';
 import { isHashedAssetPath, parseRequestPath } from '../shared/site-rules/request-path';
 import { resolveRequest } from '../shared/site-rules/resolve';
@@ -382,14 +382,16 @@ export class SiteRouter {
     // so). The answer may stay in the per-path memo: a site state is loaded per host (SiteCache
     // keys it by slug, custom domain or preview label, all from the normalised Host), so every
     // request that reaches this state has this same host.
-    const changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path, context.host);
+    let changes = path === null ? NO_HEADER_CHANGES : headersFor(rules.headers, path, context.host);
+    if (site.gateType !== 'none') changes = gatedHeaderChanges(changes);
+    if (site.preview) changes = previewHeaderChanges(changes);
     return {
       kind: 'file',
       file: single ?? files.get(resolved.path)!,
       status: resolved.status,
       // A rewrite's target is cached under the URL asked for, whose content can change.
       immutable: resolved.status === 200 && resolved.path === path && isHashedAssetPath(path),
-      rules: site.gateType !== 'none' ? gatedHeaderChanges(changes) : changes,
+      rules: changes,
     };
   }
 

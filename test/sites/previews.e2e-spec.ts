@@ -147,6 +147,17 @@ describe('Preview deployments (e2e)', () => {
       expect((await site(t, 'serve').get('/').expect(200)).headers['x-robots-tag']).toBeUndefined();
     });
 
+    it('keeps noindex on a preview whose _headers sets or removes X-Robots-Tag, which the live site does get', async () => {
+      await deploySite(t, token, 'robots', [
+        ...page('<h1>robots</h1>'),
+        { path: '_headers', content: '/*\n  X-Robots-Tag: all\n/keep-out\n  ! X-Robots-Tag\n' },
+      ]);
+      expect((await site(t, 'robots').get('/').expect(200)).headers['x-robots-tag']).toBe('all');
+      const preview = await site(t, 'robots--1').get('/').expect(200);
+      expect(preview.headers['x-robots-tag']).toBe('noindex');
+      expect((await site(t, 'robots--1').get('/').set('If-None-Match', preview.headers.etag).expect(304)).headers['x-robots-tag']).toBe('noindex');
+    });
+
     it("answers only the exact label: no leading zeros, no other project's version", async () => {
       await site(t, 'serve--01').get('/').expect(404);
       await site(t, 'records--1').get('/').expect(200);

@@ -10,6 +10,7 @@ import {
   MAX_HEADER_RULES,
   mergeVary,
   parseHeaders,
+  previewHeaderChanges,
 } from './headers';
 import { compileHeaderPathPattern, type HeaderPathPattern, matchHeaderPathPattern } from './pattern';
 import { ruleParsing } from './rule-file.fixture';
@@ -455,5 +456,16 @@ describe('canMatchTogether (the 8 KB bound) under Netlify matching', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('previewHeaderChanges', () => {
+  it('leaves X-Robots-Tag to the preview address (set or removed), and the rest as written', () => {
+    const changes = headersFor(rules('/*\n  X-Robots-Tag: all\n  X-Frame-Options: DENY\n/a\n  ! X-Robots-Tag'), 'a');
+    expect(previewHeaderChanges(changes)).toEqual({ set: [['X-Frame-Options', 'DENY']], remove: [] });
+  });
+  it('is the same object when nothing touches X-Robots-Tag (the answer memo keys on it)', () => {
+    const changes = headersFor(rules('/*\n  X-Frame-Options: DENY'), 'a');
+    expect(previewHeaderChanges(changes)).toBe(changes);
   });
 });

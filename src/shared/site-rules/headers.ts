@@ -459,3 +459,14 @@ export function gatedHeaderChanges(changes: HeaderChanges): HeaderChanges {
     remove: changes.remove.filter((name) => !CACHING.has(name)),
   };
 }
+
+/**
+ * The changes that may apply to an answer at a preview address: none to X-Robots-Tag,
+ * whose `noindex` there keeps crawlers off builds nobody published (a `_headers` meant for
+ * the live site would lift it). The same object when there is nothing to drop.
+ */
+export function previewHeaderChanges(changes: HeaderChanges): HeaderChanges {
+  const robots = (name: string) => name.toLowerCase() === 'x-robots-tag';
+  if (!changes.set.some(([name]) => robots(name)) && !changes.remove.some(robots)) return changes;
+  return { set: changes.set.filter(([name]) => !robots(name)), remove: changes.remove.filter((name) => !robots(name)) };
+}
