@@ -20,6 +20,8 @@ import { dayOf, hourOf, normalisePath, OTHER_PATH, referrerHost, statusClass } f
 
 /** Distinct paths one project may add per hour between two flushes; past it they count as OTHER_PATH. */
 export const MAX_PATHS_PER_FLUSH = 1000;
+/** The same bound for referring hosts (a client sends any Referer it likes), past it OTHER_PATH too. */
+export const MAX_REFERRERS_PER_FLUSH = 1000;
 
 /** One rollup row's counts since the last flush. */
 type Row = RollupRow;
@@ -45,6 +47,8 @@ interface ProjectHour {
   paths: Map<string, (Row | undefined)[]> | undefined;
   /** Distinct paths counted (OTHER_PATH aside). */
   pathCount: number;
+  /** Distinct referring hosts counted (OTHER_PATH aside). */
+  referrerCount: number;
   /** The other kinds' rows (referrer, not_found, gate) by `kind\tkey`. */
   other: Map<string, Row> | undefined;
   /** Every row above but firstRow, once: what a flush writes (with firstRow, collectRows). */
@@ -167,7 +171,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     row.pageViews++;
     const referrer = referrerHost(req.headers.referer, req.headers.host);
     if (referrer !== undefined) {
-      const r = this.otherRow(counts, 'referrer', referrer);
+      const r = this.referrerRow(counts, referrer);
       r.requests++;
       r.pageViews++;
     }
@@ -242,7 +246,18 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     if (counts !== undefined && counts.hour === hour) return counts;
     // A new hour (or a clock set back): the old hour's rows wait for the flush as they are.
     if (counts !== undefined) collectRows(counts, this.earlier);
-    counts = { projectId, hour, firstUrl: '', firstRow: undefined, urls: undefined, paths: undefined, pathCount: 0, other: undefined, rows: undefined };
+    counts = {
+      projectId,
+      hour,
+      firstUrl: '',
+      firstRow: undefined,
+      urls: undefined,
+      paths: undefined,
+      pathCount: 0,
+      referrerCount: 0,
+      other: undefined,
+      rows: undefined,
+    };
     this.counts.set(projectId, counts);
     return counts;
   }
@@ -311,6 +326,15 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
       }
     }
     return row;
+  }
+
+  private referrerRow(counts: ProjectHour, host: string): Row {
+    const known = counts.other?.get(`referrer\t${host}`);
+    if (known !== undefined) return known;
+    // As for paths: a client naming a new host in every Referer must not grow memory or the table without bound.
+    if (counts.referrerCount >= MAX_REFERRERS_PER_FLUSH) return this.otherRow(counts, 'referrer', OTHER_PATH);
+    counts.referrerCount++;
+    return this.otherRow(counts, 'referrer', host);
   }
 
   private otherRow(counts: ProjectHour, kind: Exclude<RollupKind, 'path' | 'total' | 'page'>, key: string): Row {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { AnalyticsRecorder, MAX_PATHS_PER_FLUSH } from '../../src/analytics/analytics-recorder.service';
+import { AnalyticsRecorder, MAX_PATHS_PER_FLUSH, MAX_REFERRERS_PER_FLUSH } from '../../src/analytics/analytics-recorder.service';
 import { OTHER_PATH } from '../../src/analytics/traffic';
 import { Clock } from '../../src/common/time';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -67,6 +67,32 @@ describe('Analytics recorder: what a flush writes (e2e)', () => {
     expect(paths.find((r) => r.key === OTHER_PATH)).toMatchObject({ requests: 4 });
     expect(await rows('analytics_hourly', id, 'total')).toEqual([{ t: '2026-11-20T10:00Z', key: '', requests: MAX_PATHS_PER_FLUSH + 5 }]);
     expect(await rows('analytics_daily', id, 'total')).toEqual([{ t: '2026-11-20', key: '', requests: MAX_PATHS_PER_FLUSH + 5 }]);
+  });
+
+  it(`counts at most ${MAX_REFERRERS_PER_FLUSH} distinct referring hosts of a project per hour and flush, the rest under ${OTHER_PATH}`, async () => {
+    const id = await project('many-referrers');
+    const view = (referer: string) =>
+      recorder.record(
+        id,
+        {
+          url: '/',
+          method: 'GET',
+          headers: { host: 'x.localhost', 'user-agent': 'Mozilla/5.0 RecorderTest/1.0', accept: 'text/html', referer },
+          socket: {},
+        } as unknown as IncomingMessage,
+        200,
+        100,
+        true,
+        () => '203.0.113.9',
+      );
+    for (let i = 0; i < MAX_REFERRERS_PER_FLUSH + 3; i++) view(`https://r${i}.example/`);
+    view('https://r0.example/again'); // a host already counted
+    await recorder.flush();
+
+    const referrers = await rows('analytics_hourly', id, 'referrer');
+    expect(referrers).toHaveLength(MAX_REFERRERS_PER_FLUSH + 1);
+    expect(referrers.find((r) => r.key === 'r0.example')).toMatchObject({ requests: 2 });
+    expect(referrers.find((r) => r.key === OTHER_PATH)).toMatchObject({ requests: 3 });
   });
 
   it('keeps the counts of a flush that failed and writes them once with what came since', async () => {
