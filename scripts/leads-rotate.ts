@@ -23,6 +23,7 @@ import { validateEnv } from '../src/config/env.schema';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
+import { rotateSubmissions } from '../src/forms/submissions-rotation';
 import { rotateGitSecrets } from '../src/git/git-rotation';
 import { LeadsKeyring } from '../src/leads/keyring';
 import { rotateLeads } from '../src/leads/leads-rotation';
@@ -70,8 +71,16 @@ async function main(): Promise<number> {
     // The builds' secrets (access tokens, webhook secrets, environment variables) are sealed with the same keys.
     const git = stop.signal.aborted ? undefined : await rotateGitSecrets(dataSource, keyring, logger);
     if (git) logger.info(git, git.remaining === 0 ? 'every build secret is under the current key' : 'some build secrets are not under the current key yet');
+    // Form submissions (issue 30) are sealed and indexed like the leads.
+    const forms = stop.signal.aborted ? undefined : await rotateSubmissions(dataSource, keyring, logger, stop.signal);
+    if (forms) {
+      logger.info(
+        forms,
+        forms.remaining === 0 ? 'every form submission is under the current keys' : 'some form submissions are not under the current keys yet',
+      );
+    }
     logger.info(stats, stats.remaining === 0 ? 'every lead is under the current keys' : 'some leads are not under the current keys yet');
-    return stats.remaining === 0 && git?.remaining === 0 ? 0 : 1;
+    return stats.remaining === 0 && git?.remaining === 0 && forms?.remaining === 0 ? 0 : 1;
   } finally {
     await dataSource?.destroy();
     await embedded?.stop();

@@ -216,4 +216,53 @@ export class FormsRepository {
       [formId, submissions, spam],
     );
   }
+
+  /** Submissions not under the newest key or the current index key, by id after `afterId` (npm run leads:rotate). */
+  @GenerateSql({ params: () => ['k1', 'i1', '', 500] })
+  notRotated(keyId: string, indexKeyId: string, afterId: string, limit: number): Promise<SubmissionRotationRow[]> {
+    return this.dataSource.query(
+      `SELECT id, form_id, workspace_id, key_id, nonce, ciphertext, index_key_id
+       FROM form_submissions WHERE (key_id <> $1 OR index_key_id <> $2) AND id > $3 ORDER BY id LIMIT $4`,
+      [keyId, indexKeyId, afterId, limit],
+    );
+  }
+
+  @GenerateSql({ params: () => ['k1', 'i1'] })
+  async countNotRotated(keyId: string, indexKeyId: string): Promise<number> {
+    const [{ n }] = await this.dataSource.query('SELECT count(*)::int AS n FROM form_submissions WHERE key_id <> $1 OR index_key_id <> $2', [
+      keyId,
+      indexKeyId,
+    ]);
+    return n as number;
+  }
+
+  /** Writes a submission sealed again, only if it is still as read (`was`: its key id and nonce then); false otherwise. */
+  @GenerateSql({
+    params: () => [
+      { id: SUBMISSION, keyId: 'k2', nonce: Buffer.alloc(12), ciphertext: Buffer.alloc(16), indexKeyId: 'i2', searchTokens: [1] },
+      { keyId: 'k1', nonce: Buffer.alloc(12) },
+    ],
+  })
+  async reseal(
+    next: { id: string; keyId: string; nonce: Buffer; ciphertext: Buffer; indexKeyId: string; searchTokens: number[] },
+    was: { keyId: string; nonce: Buffer },
+  ): Promise<boolean> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `UPDATE form_submissions SET key_id = $2, nonce = $3, ciphertext = $4, index_key_id = $5, search_tokens = $6
+       WHERE id = $1 AND key_id = $7 AND nonce = $8`,
+      [next.id, next.keyId, next.nonce, next.ciphertext, next.indexKeyId, next.searchTokens, was.keyId, was.nonce],
+    );
+    return count > 0;
+  }
+}
+
+/** A submission as the key rotation reads it. */
+export interface SubmissionRotationRow {
+  id: string;
+  form_id: string;
+  workspace_id: string;
+  key_id: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+  index_key_id: string;
 }

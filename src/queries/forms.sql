@@ -61,3 +61,14 @@ WITH cleared AS (UPDATE form_counters SET last_submission_at = NULL WHERE form_i
     submissions = c.submissions + EXCLUDED.submissions,
     spam = c.spam + EXCLUDED.spam,
     last_submission_at = EXCLUDED.last_submission_at
+
+-- FormsRepository.notRotated
+SELECT id, form_id, workspace_id, key_id, nonce, ciphertext, index_key_id
+  FROM form_submissions WHERE (key_id <> $1 OR index_key_id <> $2) AND id > $3 ORDER BY id LIMIT $4
+
+-- FormsRepository.countNotRotated
+SELECT count(*)::int AS n FROM form_submissions WHERE key_id <> $1 OR index_key_id <> $2
+
+-- FormsRepository.reseal
+UPDATE form_submissions SET key_id = $2, nonce = $3, ciphertext = $4, index_key_id = $5, search_tokens = $6
+  WHERE id = $1 AND key_id = $7 AND nonce = $8

@@ -7,6 +7,7 @@ import { LeadsKeyring } from '../../src/leads/keyring';
 import { rotateLeads } from '../../src/leads/leads-rotation';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { emailGatedProject, submitEmail } from '../helpers/email-gate';
+import { type SeededForm, seedForm, seedSubmission } from '../helpers/forms';
 import { asUser, registerUser, type UserSession } from '../helpers/identity';
 
 const key = () => randomBytes(32).toString('base64');
@@ -29,6 +30,8 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
   const others: TestApp[] = [];
   let owner: UserSession;
   let projectId: string;
+  /** A form submission sealed under K1 and IDX1, which only the command line rotates. */
+  let form: SeededForm;
   /** Retires K2 in the second test; the third test keeps it alone. */
   const K3 = `k3:${key()}`;
 
@@ -61,6 +64,8 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
     owner = await registerUser(before);
     projectId = await emailGatedProject(before, owner, 'rotating');
     for (const email of EMAILS) await submitEmail(before, 'rotating', email).expect(303);
+    form = await seedForm(before, projectId, 'contact', ['name', 'message']);
+    await seedSubmission(before, form, { name: 'Rotating Rita', message: 'Keep me readable' }, { createdAt: new Date() });
   });
   afterAll(async () => {
     for (const t of others.reverse()) await t.close();
@@ -139,12 +144,29 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
 
     const { stdout } = await promisify(execFile)(process.execPath, ['-r', '@swc-node/register', join('scripts', 'leads-rotate.ts'), '--batch-size', '2'], {
       cwd: join(__dirname, '..', '..'),
-      env: { ...process.env, DATABASE_URL: before.databaseUrl, DATA_DIR: before.dataDir, LEADS_ENCRYPTION_KEYS: K3, LEADS_INDEX_KEY: IDX2, LOG_LEVEL: 'info' },
+      // K1 still opens the form submission the leads' rotations above left alone.
+      env: {
+        ...process.env,
+        DATABASE_URL: before.databaseUrl,
+        DATA_DIR: before.dataDir,
+        LEADS_ENCRYPTION_KEYS: `${K3},${K1}`,
+        LEADS_INDEX_KEY: IDX2,
+        LOG_LEVEL: 'info',
+      },
       timeout: 120_000,
     });
     const summary = JSON.parse(stdout.trim().split('\n').pop()!);
     expect(summary).toMatchObject({ msg: 'every lead is under the current keys', examined: 7, resealed: 7, reindexed: 7, merged: 1, failed: 0, remaining: 0 });
     expect(stdout).not.toContain('rotate.example');
+    expect(stdout).toContain('every form submission is under the current keys');
+    expect(stdout).not.toContain('Rotating Rita');
+
+    // The submission moved to K3 and IDX2: an instance without K1 still lists it, and finds it by search.
+    expect(await before.dataSource.query('SELECT key_id, index_key_id FROM form_submissions WHERE form_id = $1', [form.id])).toEqual([
+      { key_id: 'k3', index_key_id: 'idx2' },
+    ]);
+    const found = await t.http().get(`/projects/${projectId}/forms/${form.id}/submissions?search=rita`).set(asUser(owner)).expect(200);
+    expect(found.body.data.map((s: { fields: Record<string, string> }) => s.fields)).toEqual([{ name: 'Rotating Rita', message: 'Keep me readable' }]);
 
     expect(await keyIds()).toEqual([{ key_id: 'k3', index_key_id: 'idx2', n: 7 }]);
     const graces = (await list(t, 'GRACE')).data;
