@@ -4,6 +4,7 @@ import { DataSource, type EntityManager, In } from 'typeorm';
 import { GenerateSql } from '../database/generate-sql';
 import { Build, type BuildStatus, type FinishedStatus } from './build.entity';
 import type { DetectedBuild, ResolvedCommit } from './pipeline/types';
+import { BUILD_QUEUE, QUEUE_SCHEMA } from './queue/build-queue';
 
 export type NewBuild = Pick<Build, 'id' | 'projectId' | 'workspaceId' | 'trigger' | 'ref' | 'branch' | 'pullRequest' | 'fork' | 'createdBy'>;
 
@@ -233,6 +234,25 @@ export class BuildsRepository {
          error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, ${endedAt('$1')}
        WHERE status = 'running' AND lease_expires_at < $1 RETURNING id`,
       [now, reason],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Fails builds queued before `before` that no queue job will ever run: the process
+   * stopped between the build's commit and its job's, or the job failed before the build
+   * started (pg-boss retries no build job). Without a job table yet (pg-boss never
+   * started here) no queued build has one. Returns their ids.
+   */
+  @GenerateSql({ params: () => [new Date(0), new Date(0), 'the build was never started'] })
+  async failOrphanedQueued(now: Date, before: Date, reason: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const [{ queue }]: { queue: boolean }[] = await manager.query(`SELECT to_regclass('${QUEUE_SCHEMA}.job') IS NOT NULL AS queue`);
+    const jobless = queue
+      ? `AND NOT EXISTS (SELECT 1 FROM ${QUEUE_SCHEMA}.job j WHERE j.name = '${BUILD_QUEUE}' AND j.data->>'buildId' = builds.id AND j.state IN ('created', 'retry', 'active'))`
+      : '';
+    const [rows]: [{ id: string }[], number] = await manager.query(
+      `UPDATE builds SET status = 'failed', error = $2, ${endedAt('$1')} WHERE status = 'queued' AND created_at < $3 ${jobless} RETURNING id`,
+      [now, reason, before],
     );
     return rows.map((r) => r.id);
   }

@@ -59,6 +59,10 @@ UPDATE builds SET status = CASE WHEN deployment_id IS NULL THEN 'failed' ELSE 'r
     error = CASE WHEN deployment_id IS NULL THEN $2 END, lease_expires_at = NULL, finished_at = $1, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $1::timestamptz - started_at) * 1000)::int) END
   WHERE status = 'running' AND lease_expires_at < $1 RETURNING id
 
+-- BuildsRepository.failOrphanedQueued
+SELECT to_regclass('pgboss.job') IS NOT NULL AS queue
+UPDATE builds SET status = 'failed', error = $2, finished_at = $1, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $1::timestamptz - started_at) * 1000)::int) END WHERE status = 'queued' AND created_at < $3 AND NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = 'builds' AND j.data->>'buildId' = builds.id AND j.state IN ('created', 'retry', 'active')) RETURNING id
+
 -- BuildsRepository.markLogStored
 UPDATE "builds" SET "log_stored" = $1 WHERE "id" IN ($2)
 

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 
-import { BuildSweeper, LEASE_EXPIRED } from '../../src/builds/queue/build-sweeper.service';
+import { BUILD_QUEUE, QUEUE_SCHEMA } from '../../src/builds/queue/build-queue';
+import { BuildSweeper, LEASE_EXPIRED, NEVER_STARTED, ORPHAN_AFTER_MS } from '../../src/builds/queue/build-sweeper.service';
 import { Builder } from '../../src/builds/queue/builder.service';
 import { Clock } from '../../src/common/time';
 import { monthKey } from '../../src/quotas/quota';
@@ -157,6 +158,32 @@ describe('Builds API (e2e)', () => {
     const report = await t.app.get(BuildSweeper).runOnce();
     expect(report.failed).toBe(1);
     expect((await get(body.id)).body).toMatchObject({ status: 'failed', error: LEASE_EXPIRED });
+  });
+
+  it('fails a build queued long ago that no queue job will run, and leaves one whose job still waits', async () => {
+    const orphan = 'bld_orphanqueued0000000000000';
+    const waiting = 'bld_waitingqueued000000000000';
+    const old = new Date(Date.now() - ORPHAN_AFTER_MS - 60_000);
+    for (const id of [orphan, waiting]) {
+      await t.dataSource.query(
+        `INSERT INTO builds (id, project_id, workspace_id, status, trigger, ref, branch, created_by, created_at)
+         VALUES ($1, $2, $3, 'queued', 'manual', 'refs/heads/old', 'old', $4, $5)`,
+        [id, projectId, owner.workspaceId, owner.userId, old],
+      );
+    }
+    // The waiting build's job is in the queue, behind others (not due yet, so no builder takes it here).
+    await t.dataSource.query(`INSERT INTO ${QUEUE_SCHEMA}.job (name, data, state, start_after) VALUES ($1, $2, 'created', now() + interval '1 day')`, [
+      BUILD_QUEUE,
+      { buildId: waiting },
+    ]);
+    try {
+      expect((await t.app.get(BuildSweeper).runOnce()).failed).toBe(1);
+      expect((await get(orphan)).body).toMatchObject({ status: 'failed', error: NEVER_STARTED });
+      expect((await get(waiting)).body).toMatchObject({ status: 'queued' });
+    } finally {
+      await t.dataSource.query(`DELETE FROM ${QUEUE_SCHEMA}.job WHERE data->>'buildId' = $1`, [waiting]);
+      await t.dataSource.query(`UPDATE builds SET status = 'canceled', finished_at = now() WHERE id = $1`, [waiting]);
+    }
   });
 
   it('lists builds newest first, filtered by branch and status, paged', async () => {

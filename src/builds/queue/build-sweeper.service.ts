@@ -13,6 +13,9 @@ import { BuildFeedback } from '../ports';
 /** Builds kept per project: the newest ones; older finished builds go, with their logs. */
 export const BUILDS_KEPT_PER_PROJECT = 100;
 export const LEASE_EXPIRED = 'the builder stopped responding (its lease expired); start the build again';
+export const NEVER_STARTED = 'the build was queued but never started (the server stopped or failed before handing it to a builder); start the build again';
+/** A queued build's job is sent right after its commit: older than this without one, it never will be. */
+export const ORPHAN_AFTER_MS = 5 * 60_000;
 
 export interface BuildSweepReport extends JobReport {
   failed: number;
@@ -51,7 +54,11 @@ export class BuildSweeper extends PeriodicJob<BuildSweepReport> {
 
   protected async work(): Promise<BuildSweepReport> {
     const failed = await this.dataSource.transaction(async (m) => {
-      const ids = await this.builds.failExpiredLeases(this.clock.now(), LEASE_EXPIRED, m);
+      const now = this.clock.now();
+      const ids = [
+        ...(await this.builds.failExpiredLeases(now, LEASE_EXPIRED, m)),
+        ...(await this.builds.failOrphanedQueued(now, new Date(now.getTime() - ORPHAN_AFTER_MS), NEVER_STARTED, m)),
+      ];
       // Its builder is gone, so its end (failed, or ready when its deploy had committed) is announced here.
       for (const id of ids) {
         const build = (await this.builds.findById(id, m))!;
