@@ -160,6 +160,16 @@ describe('Builds API (e2e)', () => {
     expect((await get(body.id)).body).toMatchObject({ status: 'failed', error: LEASE_EXPIRED });
   });
 
+  it('builds a tag as a preview served at its deployment’s own address only: no branch address for the tag', async () => {
+    const sha = git.commit('site', site('tagged', 0), { branch: 'release-work', message: 'tagged' });
+    git.setRef('site', 'refs/tags/v1.0', sha);
+    const res = await start({ ref: 'v1.0' });
+    expect(res.status).toBe(202);
+    const ready = await until(res.body.id, ['ready', 'failed']);
+    expect(ready).toMatchObject({ status: 'ready', commitSha: sha });
+    expect(await t.dataSource.query(`SELECT kind, name FROM preview_aliases WHERE deployment_id = $1`, [ready.deploymentId])).toEqual([]);
+  });
+
   it('fails a build queued long ago that no queue job will run, and leaves one whose job still waits', async () => {
     const orphan = 'bld_orphanqueued0000000000000';
     const waiting = 'bld_waitingqueued000000000000';

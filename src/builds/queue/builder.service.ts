@@ -194,7 +194,9 @@ export class Builder implements OnApplicationBootstrap, OnModuleDestroy {
    * of it got there first; the label, or null (a tag or a bare commit has no alias).
    */
   private async pointAlias(m: EntityManager, build: Build, deploymentId: string, commit: ResolvedCommit | undefined): Promise<string | null> {
-    const branch = build.branch ?? commit?.branch ?? null;
+    // A ref asked by name is a branch only if the clone found it among the branches (a tag is
+    // not); a pull request's head branch is the forge's word (it may live in a fork).
+    const branch = build.pullRequest === null && commit !== undefined ? commit.branch : (build.branch ?? commit?.branch ?? null);
     const source =
       build.pullRequest !== null
         ? ({ kind: 'pull_request', number: build.pullRequest } as const)
