@@ -7,6 +7,11 @@ export function uniqueViolation(err: unknown): string | undefined {
   return driverError?.code === '23505' ? (driverError.constraint ?? '') : undefined;
 }
 
+/** Whether a statement referred to a row that is gone (a foreign key's parent deleted meanwhile). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return err instanceof QueryFailedError && (err as QueryFailedError & { driverError?: { code?: string } }).driverError?.code === '23503';
+}
+
 /** Network errors of a connection to a server that is gone or not (yet) listening. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** node-postgres's own messages when a connection drops or cannot be made in time. */

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
+import { isForeignKeyViolation } from '../common/db-errors';
 import { badRequest, notFound } from '../common/errors';
 import { newId } from '../common/ids';
 import { Paginated, paginated } from '../common/pagination';
@@ -40,10 +41,6 @@ export type CaptureResult = { outcome: 'captured' | 'known'; leadId: string } | 
 
 /** Rows per query while exporting. */
 const EXPORT_BATCH = 1000;
-
-function isForeignKeyViolation(err: unknown): boolean {
-  return err instanceof QueryFailedError && (err as QueryFailedError & { driverError?: { code?: string } }).driverError?.code === '23503';
-}
 
 /**
  * Leads: capture (from the email gate), listing and search, CSV export and

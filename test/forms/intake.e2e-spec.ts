@@ -361,6 +361,41 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     expect(await items()).toBe(before + 1);
   });
 
+  it('answers 404 to a post whose project is deleted while it is being stored, with a digest waiting: nothing is kept, never a 500', async () => {
+    await verifyEmail(t, session);
+    await deploySite(t, token, 'goneform', [{ path: 'index.html', content: SIGNUP }]);
+    await t
+      .http()
+      .put('/users/me/notifications')
+      .set(asUser(session))
+      .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: 'daily' })
+      .expect(200);
+    const bus = t.app.get(EventBus);
+    const plan = bus.plan.bind(bus);
+    // The project goes after the post found its form and planned its digest item, before the write.
+    jest.spyOn(bus, 'plan').mockImplementationOnce(async (...args: Parameters<EventBus['plan']>) => {
+      const planned = await plan(...args);
+      await t.dataSource.query(`DELETE FROM projects WHERE slug = 'goneform'`);
+      return planned;
+    });
+    try {
+      const res = await post('goneform', 'gone-visitor').type('form').send({ 'form-name': 'signup', email: 'late@example.com' });
+      expect(res.status).toBe(404);
+      expect(res.text).toContain('This site no longer exists');
+      expect(
+        await t.dataSource.query(`SELECT 1 FROM notification_digest_items i WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = i.project_id)`),
+      ).toEqual([]);
+    } finally {
+      jest.restoreAllMocks();
+      await t
+        .http()
+        .put('/users/me/notifications')
+        .set(asUser(session))
+        .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: 'off' })
+        .expect(200);
+    }
+  });
+
   it('leaves sites without forms as they were: a POST is 405', async () => {
     const res = await post('noforms', 'visitor-f').type('form').send({ 'form-name': 'x', q: '1' }).expect(405);
     expect(res.headers.allow).toBe('GET, HEAD');

@@ -10,6 +10,9 @@ export class DigestItemsProject1765200000000 implements MigrationInterface {
   name = 'DigestItemsProject1765200000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
+    // An instance of the previous version deleting a project between the DELETE and the
+    // constraint would leave an orphan that fails it: project deletes wait for the migration.
+    await queryRunner.query(`LOCK TABLE "projects", "notification_digest_items" IN SHARE ROW EXCLUSIVE MODE`);
     await queryRunner.query(`DELETE FROM "notification_digest_items" i WHERE NOT EXISTS (SELECT 1 FROM "projects" p WHERE p."id" = i."project_id")`);
     await queryRunner.query(`CREATE INDEX "IDX_notification_digest_items_project" ON "notification_digest_items" ("project_id") `);
     await queryRunner.query(
