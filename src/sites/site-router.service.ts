@@ -224,15 +224,16 @@ export class SiteRouter {
     const cacheControl = gated ? PRIVATE_CACHE : undefined;
 
     const live = site.live;
+    // Gone whatever the method: an expired deployment's rules and forms are not read (SiteCache).
+    if (live !== null && (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.nowMs()))) {
+      return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
+    }
     // Other methods only ever reach a proxy rule's origin (a static file answers GET and HEAD),
     // or, on a deployment that declares forms, a POST is a form submission (issue 30).
     const readOnly = req.method === 'GET' || head;
     const formPost = !readOnly && req.method === 'POST' && live !== null && live.forms.length > 0;
     if (!readOnly && !formPost && !live?.rules.redirects.proxies) return this.methodNotAllowed(res, cacheControl, gated, tags);
     if (!live) return this.page(res, 404, cacheControl ?? 'no-cache', PAGES.nothingPublished(), head, gated, tags);
-    if (live.expired || (live.expiresAt !== null && live.expiresAt <= this.clock.nowMs())) {
-      return this.page(res, 410, cacheControl ?? 'no-cache', PAGES.expired(), head, gated, tags);
-    }
 
     const resolved = this.resolve(site, req, req.url ?? '/');
     // Most answers depend on the path alone; one that a condition decided says so to caches.

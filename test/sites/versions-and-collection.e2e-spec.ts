@@ -45,6 +45,8 @@ describe('Sites across versions and blob collection (e2e)', () => {
     const other = await startTestApp({ sibling: t });
     try {
       expect((await site(other, 'expired-rules').get('/deep/link')).status).toBe(410);
+      // Whatever the method (its forms and proxy rules are not read either).
+      expect((await site(other, 'expired-rules').post('/deep/link')).status).toBe(410);
       // Its own address too (a preview host reads the deployment the same way).
       expect((await fetchSite(other, dep.url, '/deep/link')).status).toBe(410);
     } finally {
