@@ -156,6 +156,12 @@ describe('Preview deployments (e2e)', () => {
       const preview = await site(t, 'robots--1').get('/').expect(200);
       expect(preview.headers['x-robots-tag']).toBe('noindex');
       expect((await site(t, 'robots--1').get('/').set('If-None-Match', preview.headers.etag).expect(304)).headers['x-robots-tag']).toBe('noindex');
+      // A block removing it: the preview's answer keeps noindex.
+      await deploySite(t, token, 'robots', [
+        { path: 'keep-out.html', content: '<h1>k</h1>' },
+        { path: '_headers', content: '/keep-out\n  ! X-Robots-Tag\n' },
+      ]);
+      expect((await site(t, 'robots--2').get('/keep-out').expect(200)).headers['x-robots-tag']).toBe('noindex');
     });
 
     it("answers only the exact label: no leading zeros, no other project's version", async () => {
