@@ -67,6 +67,14 @@ describe('Forms on hosted sites: intake (e2e)', () => {
   afterAll(() => t.close());
 
   const post = (slug: string, ua: string, path = '/') => site(t, slug).post(path).set('User-Agent', ua);
+  /** The owner's digest mode in their workspace (a digest item is written per post while it is on). */
+  const digest = (mode: 'off' | 'daily') =>
+    t
+      .http()
+      .put('/users/me/notifications')
+      .set(asUser(session))
+      .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: mode })
+      .expect(200);
   const submissions = (): Promise<SubmissionRow[]> =>
     t.dataSource.query(
       `SELECT s.* FROM form_submissions s JOIN forms f ON f.id = s.form_id JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' ORDER BY s.created_at, s.id`,
@@ -336,13 +344,6 @@ describe('Forms on hosted sites: intake (e2e)', () => {
 
   it('puts a post in the digest of a member who wants one, with no endpoint in the workspace', async () => {
     await verifyEmail(t, session);
-    const digest = (mode: string) =>
-      t
-        .http()
-        .put('/users/me/notifications')
-        .set(asUser(session))
-        .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: mode })
-        .expect(200);
     const items = async () =>
       (
         (await t.dataSource.query(`SELECT count(*)::int AS n FROM notification_digest_items WHERE user_id = $1 AND kind = 'form'`, [session.userId])) as {
@@ -364,12 +365,7 @@ describe('Forms on hosted sites: intake (e2e)', () => {
   it('answers 404 to a post whose project is deleted while it is being stored, with a digest waiting: nothing is kept, never a 500', async () => {
     await verifyEmail(t, session);
     await deploySite(t, token, 'goneform', [{ path: 'index.html', content: SIGNUP }]);
-    await t
-      .http()
-      .put('/users/me/notifications')
-      .set(asUser(session))
-      .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: 'daily' })
-      .expect(200);
+    await digest('daily');
     const bus = t.app.get(EventBus);
     const plan = bus.plan.bind(bus);
     // The project goes after the post found its form and planned its digest item, before the write.
@@ -387,12 +383,7 @@ describe('Forms on hosted sites: intake (e2e)', () => {
       ).toEqual([]);
     } finally {
       jest.restoreAllMocks();
-      await t
-        .http()
-        .put('/users/me/notifications')
-        .set(asUser(session))
-        .send({ workspaceId: session.workspaceId, buildFailed: false, domainFailed: false, digest: 'off' })
-        .expect(200);
+      await digest('off');
     }
   });
 
