@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { blobKey } from '../src/blobs/blob-store.service';
+import { blobKey } from '../src/blobs/blob-keys';
 import { sha256Hex } from '../src/deployments/content';
 import { LocalStorageDriver } from '../src/storage/local-storage.driver';
 import { api, ms, startBenchApp } from './harness';

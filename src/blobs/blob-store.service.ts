@@ -5,8 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
-import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
+import { blobKey, variantKey } from './blob-keys';
 import { BlobVariants } from './blob-variants.service';
 import { BlobsRepository } from './blobs.repository';
 
@@ -14,16 +14,6 @@ export interface BlobContent {
   sha256: string;
   size: number;
   bytes: Buffer;
-}
-
-/** Object key of a blob: derived from its hash only, never from a user's path. */
-export function blobKey(sha256: string): string {
-  return `blobs/${sha256.slice(0, 2)}/${sha256}`;
-}
-
-/** Object key of a blob's compressed copy: beside the blob, derived from the hash only. */
-export function variantKey(sha256: string, encoding: StoredEncoding): string {
-  return `${blobKey(sha256)}.${encoding === 'br' ? 'br' : 'gz'}`;
 }
 
 const UPLOAD_CONCURRENCY = 8;

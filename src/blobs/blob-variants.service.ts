@@ -8,7 +8,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import type { StoredEncoding } from '../shared/encoding';
 import { StorageProvider } from '../storage/storage.provider';
-import { blobKey, variantKey } from './blob-store.service';
+import { blobKey, variantKey } from './blob-keys';
 import { BlobsRepository } from './blobs.repository';
 
 /** Sizes of a blob's stored compressed copies; an absent encoding has no copy. */

@@ -1,5 +1,5 @@
 import { assertValidKey } from '../storage/storage.provider';
-import { blobKey, variantKey } from './blob-store.service';
+import { blobKey, variantKey } from './blob-keys';
 import { worthStoring } from './blob-variants.service';
 
 describe('compressed copies', () => {

@@ -3,7 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { formatBytes } from '../../packages/shared/format-bytes';
 import { AuditLogService } from '../audit/audit-log.service';
-import { BlobContent, blobKey, BlobStore } from '../blobs/blob-store.service';
+import { blobKey } from '../blobs/blob-keys';
+import { BlobContent, BlobStore } from '../blobs/blob-store.service';
 import { BlobVariants } from '../blobs/blob-variants.service';
 import { badRequest, payloadTooLarge } from '../common/errors';
 import { newId } from '../common/ids';

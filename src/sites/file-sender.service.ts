@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 
-import { blobKey, variantKey } from '../blobs/blob-store.service';
+import { blobKey, variantKey } from '../blobs/blob-keys';
 import { BlobVariants, Variants } from '../blobs/blob-variants.service';
 import { PAGE_HEADER_LIST, PAGES } from '../common/site-pages';
 import { AppConfig } from '../config/app-config';

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
-import { blobKey } from '../blobs/blob-store.service';
+import { blobKey } from '../blobs/blob-keys';
 import { BlobVariants, VARIANTS_BUDGET_SHARE } from '../blobs/blob-variants.service';
 import { isDatabaseUnavailable } from '../common/db-errors';
 import { AppConfig } from '../config/app-config';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
-import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
+import { blobKey } from '../../src/blobs/blob-keys';
+import { BlobStore } from '../../src/blobs/blob-store.service';
 import { Clock } from '../../src/common/time';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';

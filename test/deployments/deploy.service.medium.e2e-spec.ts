@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { blobKey } from '../../src/blobs/blob-store.service';
+import { blobKey } from '../../src/blobs/blob-keys';
 import { ApiError } from '../../src/common/errors';
 import { DeployService } from '../../src/deployments/deploy.service';
 import { DeploymentsModule } from '../../src/deployments/deployments.module';

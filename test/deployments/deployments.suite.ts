@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { BlobCollector } from '../../src/blobs/blob-collector.service';
-import { variantKey } from '../../src/blobs/blob-store.service';
+import { variantKey } from '../../src/blobs/blob-keys';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { Clock } from '../../src/common/time';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';

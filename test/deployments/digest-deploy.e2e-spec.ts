@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 
 import { BlobCollector } from '../../src/blobs/blob-collector.service';
-import { blobKey, BlobStore } from '../../src/blobs/blob-store.service';
+import { blobKey } from '../../src/blobs/blob-keys';
+import { BlobStore } from '../../src/blobs/blob-store.service';
 import { Clock } from '../../src/common/time';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';

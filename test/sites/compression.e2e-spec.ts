@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
-import { variantKey } from '../../src/blobs/blob-store.service';
+import { variantKey } from '../../src/blobs/blob-keys';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { blobKey } from '../../src/blobs/blob-store.service';
+import { blobKey } from '../../src/blobs/blob-keys';
 import { DeploymentsRepository } from '../../src/deployments/deployments.repository';
 import { ProjectsRepository } from '../../src/projects/projects.repository';
 import { SiteCache } from '../../src/sites/site-cache.service';

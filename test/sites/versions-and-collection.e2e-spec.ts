@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
-import { BlobStore, variantKey } from '../../src/blobs/blob-store.service';
+import { variantKey } from '../../src/blobs/blob-keys';
+import { BlobStore } from '../../src/blobs/blob-store.service';
 import { BlobVariants } from '../../src/blobs/blob-variants.service';
 import { TtlSweeper } from '../../src/deployments/ttl-sweeper.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
