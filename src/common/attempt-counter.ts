@@ -18,5 +18,8 @@ export function attemptCounter(dataSource: DataSource, keyPrefix: string, points
     keyPrefix,
     points,
     duration: durationSeconds,
+    // Expired rows are purged once, by GateAttemptsPurge (FOR UPDATE SKIP LOCKED): each
+    // limiter's own unguarded DELETE every 5 minutes could deadlock with a request's upsert.
+    clearExpiredByTimeout: false,
   });
 }
