@@ -203,7 +203,8 @@ export async function assertRepositoryAllowed(input: string, policy: RepositoryP
   if (addresses.length === 0) throw new RepositoryNotAllowed(`the host ${checked.host} does not exist (no address in DNS)`);
   for (const address of addresses) {
     const refused = refusedAddress(address, policy);
-    if (refused) throw new RepositoryNotAllowed(`the host ${checked.host} resolves to ${address}, ${refused}`);
+    // Named by its kind, not the address: whoever types URLs must not map the operator's internal names to addresses.
+    if (refused) throw new RepositoryNotAllowed(`the host ${checked.host} resolves to ${refused}`);
   }
   return { ...checked, addresses };
 }
