@@ -42,13 +42,14 @@ export type CaptureResult = { outcome: 'captured' | 'known'; leadId: string } | 
 /** Rows per query while exporting. */
 const EXPORT_BATCH = 1000;
 
+/** How deep the pages of a search go (LeadsService.list). */
+export const MAX_SEARCH_RESULTS = 10_000;
+
 /**
  * Leads: capture (from the email gate), listing and search, CSV export and
  * erasure. Emails are sealed before they reach SQL and opened only on the way
  * out; see docs/security.md for what the stored digests reveal.
  */
-/** How deep the pages of a search go (LeadsService.list). */
-export const MAX_SEARCH_RESULTS = 10_000;
 
 @Injectable()
 export class LeadsService {

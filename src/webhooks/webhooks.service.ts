@@ -45,9 +45,8 @@ const RESPONSE_BODY_BYTES = 4096;
 /** An endpoint failing this long without a success is turned off and its owners mailed. */
 export const FAILING_DISABLE_MS = 5 * DAY_MS;
 
-/** A connection the address policy refused (at creation or at a delivery's connect). */
 /**
- * A name is refused by the kind of address it resolves to, not the address: the answer
+ * A connection the address policy refused (at creation or at a delivery's connect). A name is refused by the kind of address it resolves to, not the address: the answer
  * (and the delivery log, which admins read) must not map the operator's internal names to
  * their addresses for whoever tries them.
  */

@@ -271,7 +271,7 @@ describe('Workspaces (e2e)', () => {
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toContain(204);
       expect(statuses.filter((s) => s === 204)).toHaveLength(1);
-      expect([403, 404, 409]).toContain(statuses.find((s) => s !== 204));
+      expect([403, 404]).toContain(statuses.find((s) => s !== 204));
       const [{ n }] = await t.dataSource.query(
         `SELECT count(*)::int AS n FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND status = 'active'`,
         [owner.workspaceId],
