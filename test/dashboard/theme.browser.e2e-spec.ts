@@ -116,6 +116,38 @@ describe('Themes, toasts and dialogs of the dashboard (e2e)', () => {
     }
   });
 
+  it('the phone’s menu stays open through a redirect (/ to the first workspace) and closes when one of its links is followed', async () => {
+    const { context, page, errors } = await open(browser.browser, 'light');
+    // The workspace list is held, so /app/ stays on its way to the first workspace while the menu opens.
+    let release!: () => void;
+    const held = new Promise<void>((done) => (release = done));
+    const list = '**/workspaces?*';
+    await page.route(list, async (route) => {
+      await held;
+      await route.fallback();
+    });
+    try {
+      await page.goto(`${origin()}/app/`);
+      await page.getByRole('banner').getByRole('button', { name: 'Menu', exact: true }).click();
+      const drawer = page.getByRole('dialog', { name: 'Menu' });
+      await drawer.getByRole('link', { name: 'Account', exact: true }).waitFor();
+      // Before the list arrives there is no workspace, so none of its sections.
+      expect(await drawer.getByRole('link', { name: 'API tokens', exact: true }).count()).toBe(0);
+      release();
+      await page.waitForURL(/\/app\/w\/ws_[^/]+\/projects$/);
+      await drawer.getByRole('link', { name: 'API tokens', exact: true }).waitFor();
+      expect(await drawer.isVisible()).toBe(true);
+      await drawer.getByRole('link', { name: 'Account', exact: true }).click();
+      await page.waitForURL(/\/app\/account$/);
+      await drawer.waitFor({ state: 'hidden' });
+      expect(errors).toEqual([]);
+    } finally {
+      release();
+      await page.unroute(list);
+      await context.close();
+    }
+  });
+
   it('at a desktop’s width: the sidebar beside the page, the full breadcrumb trail, the workspace switcher', async () => {
     const errors: string[] = [];
     const { context, page } = await phonePage(browser.browser, errors, { viewport: { width: 1280, height: 800 } });

@@ -16,7 +16,7 @@ import {
 } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Button as AriaButton, Dialog, DialogTrigger, Modal, ModalOverlay, RouterProvider as AriaRouterProvider } from 'react-aria-components';
-import { Link, NavLink, Outlet, useHref, useLocation, useNavigate, useNavigation, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useHref, useLocation, useNavigate, useNavigation, useNavigationType, useParams } from 'react-router';
 
 import { session, type Workspace } from '../api';
 import { useMe, useResendVerification } from '../hooks/api/users';
@@ -98,8 +98,13 @@ function SignedIn() {
   // A page loaded on first visit (its own chunk) shows that it is coming.
   const navigation = useNavigation();
 
-  // The phone's menu closes once a link in it has taken the user somewhere.
-  useEffect(() => setMenuOpen(false), [location.pathname]);
+  // The phone's menu closes once a link in it (or Back) has taken the user somewhere. A
+  // redirect (a REPLACE, e.g. "/" to the first workspace just after signing in) leaves it
+  // open: closing it then would pull the menu away from under a finger about to tap it.
+  const navigationType = useNavigationType();
+  useEffect(() => {
+    if (navigationType !== 'REPLACE') setMenuOpen(false);
+  }, [location.pathname, navigationType]);
 
   const signOut = () => {
     setSigningOut(true);
