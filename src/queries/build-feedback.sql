@@ -5,3 +5,11 @@ UPDATE builds SET forge_status = $2, forge_error = $3 WHERE id = $1
 
 -- BuildFeedbackRepository.newestOfPullRequest
 SELECT id FROM builds WHERE project_id = $1 AND pull_request = $2 ORDER BY created_at DESC, id DESC LIMIT 1
+
+-- BuildFeedbackRepository.pullRequestComment
+SELECT forge_comment_id AS id FROM builds
+  WHERE project_id = $1 AND pull_request = $2 AND forge_comment_id IS NOT NULL
+  ORDER BY created_at DESC, id DESC LIMIT 1
+
+-- BuildFeedbackRepository.setPullRequestComment
+UPDATE builds SET forge_comment_id = $2 WHERE id = $1

@@ -113,6 +113,8 @@ describe('Forge feedback: commit statuses and one pull request comment (e2e)', (
 
     it('a pull request built twice keeps one comment, created once and then edited in place', async () => {
       const someoneElse = forgeApi.addComment(pullRequest, 'Nice change!');
+      // Written before any build, with our marker copied in: never taken for ours.
+      const impostor = forgeApi.addComment(pullRequest, `${PREVIEW_COMMENT_MARKER}\n| Preview | https://evil.example/ |`);
       const service = t.app.get(BuildsService);
       const principal = { kind: 'user' as const, workspaceId: user.workspaceId, scopes: ['deploy' as const, 'read' as const], userId: user.userId };
       const prBuild = async (content: string): Promise<BuildRecord> => {
@@ -127,17 +129,18 @@ describe('Forge feedback: commit statuses and one pull request comment (e2e)', (
       const second = await prBuild('second change');
 
       const comments = forgeApi.comments.get(pullRequest)!;
-      expect(comments).toHaveLength(2);
+      expect(comments).toHaveLength(3);
       expect(comments.find((c) => c.id === someoneElse)!.body).toBe('Nice change!');
-      const ours = comments.find((c) => c.id !== someoneElse)!;
+      expect(comments.find((c) => c.id === impostor)!.body).toBe(`${PREVIEW_COMMENT_MARKER}\n| Preview | https://evil.example/ |`);
+      const ours = comments.find((c) => c.id !== someoneElse && c.id !== impostor)!;
       expect(ours.body.startsWith(PREVIEW_COMMENT_MARKER)).toBe(true);
       expect(ours.body).toContain(`| Commit | \`${second.commitSha!.slice(0, 12)}\` |`);
       expect(ours.body).toContain(`| Preview | ${second.url} |`);
       expect(ours.body).toContain('✅ Ready');
       expect(ours.body).not.toContain(first.commitSha!.slice(0, 12));
 
-      const commentCalls = callsOf(api(repo)).filter((c) => !c.path.includes('/statuses/') && c.method !== 'GET');
-      // Created once (the first build's pending), edited on every later change: never a second comment.
+      const commentCalls = callsOf(api(repo)).filter((c) => !c.path.includes('/statuses/'));
+      // Created once (the first build's pending), edited by its id on every later change: never a second comment, never a listing.
       expect(commentCalls.map((c) => c.method)).toEqual(['POST', ...Array(3).fill(forge === 'gitlab' ? 'PUT' : 'PATCH')]);
       for (const build of [first, second]) {
         expect(forgeApi.statuses.filter((s) => s.sha === build.commitSha).map((s) => s.body.state)).toEqual(['pending', 'success']);

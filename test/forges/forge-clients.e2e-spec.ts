@@ -61,30 +61,46 @@ describe('forge clients against a stand-in forge API', () => {
       expect(second.description).toHaveLength(140);
     });
 
-    it('keeps one comment on the pull request: created once, then edited in place', async () => {
+    it('keeps one comment on the pull request: created once, then edited in place by its id', async () => {
       const someoneElse = server.addComment(7, 'Looks good to me!');
-      const first = await client(forge).upsertPullRequestComment(
-        7,
-        PREVIEW_COMMENT_MARKER,
-        'Preview: https://pr-7--shop.sites.example/ (commit ec26c3e, ready)',
-      );
+      // Someone copying our marker into their own comment does not get it edited.
+      const impostor = server.addComment(7, `${PREVIEW_COMMENT_MARKER}\nPreview: https://evil.example/`);
+      const first = await client(forge).upsertPullRequestComment(7, 'Preview: https://pr-7--shop.sites.example/ (commit ec26c3e, ready)', null);
       expect(first.created).toBe(true);
-      const second = await client(forge).upsertPullRequestComment(
-        7,
-        PREVIEW_COMMENT_MARKER,
-        'Preview: https://pr-7--shop.sites.example/ (commit 1234567, failed)',
-      );
+      const second = await client(forge).upsertPullRequestComment(7, 'Preview: https://pr-7--shop.sites.example/ (commit 1234567, failed)', first.commentId);
       expect(second).toEqual({ commentId: first.commentId, created: false });
 
       const comments = server.comments.get(7)!;
-      expect(comments).toHaveLength(2);
+      expect(comments).toHaveLength(3);
       expect(comments.find((c) => c.id === someoneElse)!.body).toBe('Looks good to me!');
+      expect(comments.find((c) => c.id === impostor)!.body).toBe(`${PREVIEW_COMMENT_MARKER}\nPreview: https://evil.example/`);
       expect(comments.find((c) => c.id === first.commentId)!.body).toBe(
         `${PREVIEW_COMMENT_MARKER}\nPreview: https://pr-7--shop.sites.example/ (commit 1234567, failed)`,
       );
-      const writes = server.calls.filter((c) => c.method !== 'GET');
-      expect(writes.map((c) => c.method)).toEqual(['POST', forge === 'gitlab' ? 'PUT' : 'PATCH']);
-      expect(server.calls.filter((c) => c.method === 'GET').every((c) => c.path.split('?')[0] === commentsPath)).toBe(true);
+      // Never a listing: created on the pull request, then addressed by the id it was created with.
+      expect(server.calls.map((c) => c.method)).toEqual(['POST', forge === 'gitlab' ? 'PUT' : 'PATCH']);
+      expect(server.calls[0].path).toBe(commentsPath);
+      expect(server.calls[1].path).toContain(`/${first.commentId}`);
+    });
+
+    it('creates the comment again when ours was deleted on the forge (the edit answers 404)', async () => {
+      const gone = await client(forge).upsertPullRequestComment(7, 'Preview: first', null);
+      server.comments.set(7, []);
+      const again = await client(forge).upsertPullRequestComment(7, 'Preview: second', gone.commentId);
+      expect(again.created).toBe(true);
+      expect(again.commentId).not.toBe(gone.commentId);
+      expect(server.comments.get(7)!.map((c) => c.body)).toEqual([`${PREVIEW_COMMENT_MARKER}\nPreview: second`]);
+      expect(server.calls.map((c) => c.method)).toEqual(['POST', forge === 'gitlab' ? 'PUT' : 'PATCH', 'POST']);
+    });
+
+    it('reports an edit refused for another reason (403) instead of creating a second comment', async () => {
+      const ours = await client(forge).upsertPullRequestComment(7, 'Preview: first', null);
+      server.failNext(403);
+      const err = await client(forge)
+        .upsertPullRequestComment(7, 'Preview: second', ours.commentId)
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 403 });
+      expect(server.comments.get(7)).toHaveLength(1);
     });
 
     it('retries a 5xx answer with backoff, and succeeds', async () => {
@@ -113,7 +129,7 @@ describe('forge clients against a stand-in forge API', () => {
     it('gives up after its retries when the forge keeps failing', async () => {
       server.failNext(500, 500, 500, 500, 500);
       const err = await client(forge)
-        .upsertPullRequestComment(7, PREVIEW_COMMENT_MARKER, 'Preview')
+        .upsertPullRequestComment(7, 'Preview', null)
         .catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 500 });
       expect(server.calls).toHaveLength(1 + FAST_RETRY.retries);

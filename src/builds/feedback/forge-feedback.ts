@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
-import { ForgeCallError, forgeClient, forgeOfHost, PREVIEW_COMMENT_MARKER } from '../../forges/clients/forge-client';
+import { ForgeCallError, forgeClient, forgeOfHost } from '../../forges/clients/forge-client';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../forges/clients/retry';
 import { ProjectsRepository } from '../../projects/projects.repository';
 import { BuildsRepository } from '../builds.repository';
@@ -29,6 +29,8 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
   private readonly logger = new Logger('ForgeFeedback');
   /** The tail of each build's calls: the next change waits for it. */
   private readonly tails = new Map<string, Promise<void>>();
+  /** The tail of each pull request's comment calls. */
+  private readonly turns = new Map<string, Promise<void>>();
   private closing = false;
   /** The forge client's retries (tests may shorten the waits). */
   retry: RetryPolicy = DEFAULT_RETRY;
@@ -52,6 +54,17 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
     void tail.then(() => {
       if (this.tails.get(buildId) === tail) this.tails.delete(buildId);
     });
+  }
+
+  /** Runs `fn` after every earlier call with the same key has settled (this instance's calls). */
+  private inTurn(key: string, fn: () => Promise<void>): Promise<void> {
+    const run = (this.turns.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.catch(() => {});
+    this.turns.set(key, tail);
+    void tail.then(() => {
+      if (this.turns.get(key) === tail) this.turns.delete(key);
+    });
+    return run;
   }
 
   /** Lets the calls under way finish (the database is still open here): a status half posted is worse than a late one. */
@@ -108,9 +121,20 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
     if (client) {
       const forgeApi = client;
       await attempt(() => forgeApi.setCommitStatus(build.commitSha!, commitStatusOf(build, ctx)));
-      // An older build of the pull request ending late (replaced, canceled) must not overwrite what the newer one says.
-      if (build.pullRequest !== null && (await this.records.newestOfPullRequest(build.projectId, build.pullRequest)) === build.id) {
-        await attempt(() => forgeApi.upsertPullRequestComment(build.pullRequest!, PREVIEW_COMMENT_MARKER, pullRequestComment(build, ctx)));
+      if (build.pullRequest !== null) {
+        const pullRequest = build.pullRequest;
+        // One pull request's builds take turns here: a second build's first change must find
+        // the comment the first one is creating, or it would create a second.
+        await this.inTurn(`${build.projectId} ${pullRequest}`, async () => {
+          // An older build of the pull request ending late (replaced, canceled) must not overwrite what the newer one says.
+          if ((await this.records.newestOfPullRequest(build.projectId, pullRequest)) !== build.id) return;
+          await attempt(async () => {
+            const known = await this.records.pullRequestComment(build.projectId, pullRequest);
+            const { commentId } = await forgeApi.upsertPullRequestComment(pullRequest, pullRequestComment(build, ctx), known);
+            // Recorded on this build too, so the id outlives older builds the retention sweep deletes.
+            await this.records.setPullRequestComment(build.id, commentId);
+          });
+        });
       }
     }
     if (failures.length === 0) {

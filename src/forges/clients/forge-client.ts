@@ -15,11 +15,13 @@ export interface ForgeClient {
   readonly forge: Forge;
   setCommitStatus(sha: string, status: CommitStatus): Promise<void>;
   /**
-   * Finds the pull request's comment holding `marker` (an HTML comment, invisible when
-   * rendered) and edits it; creates it only when there is none. `body` gets the marker
-   * prepended when it does not hold it already.
+   * Keeps this service's one comment on the pull request: edits comment `known` (the id
+   * it was created with, recorded on the build) and creates one when there is none yet or
+   * when that one was deleted (the edit answers 404). Never looks for a comment by its text:
+   * anyone can write a comment holding our marker, and an edit would then go to theirs.
+   * `body` gets PREVIEW_COMMENT_MARKER prepended, so people and tools can tell the comment.
    */
-  upsertPullRequestComment(pullRequest: number, marker: string, body: string): Promise<{ commentId: number; created: boolean }>;
+  upsertPullRequestComment(pullRequest: number, body: string, known: number | null): Promise<{ commentId: number; created: boolean }>;
 }
 
 export interface CommitStatus {
@@ -31,7 +33,7 @@ export interface CommitStatus {
   context: string;
 }
 
-/** The marker of our pull request comment. */
+/** The first line of our pull request comment (an HTML comment, invisible when rendered). */
 export const PREVIEW_COMMENT_MARKER = '<!-- statichost:preview -->';
 
 /** GitHub's limit on a status description; the others take at least as much. */
@@ -121,8 +123,8 @@ export function forgeClient(options: ForgeClientOptions): ForgeClient {
   }
 }
 
-function withMarker(marker: string, body: string): string {
-  return body.includes(marker) ? body : `${marker}\n${body}`;
+function withMarker(body: string): string {
+  return body.startsWith(PREVIEW_COMMENT_MARKER) ? body : `${PREVIEW_COMMENT_MARKER}\n${body}`;
 }
 
 function description(text: string): string {
@@ -135,7 +137,22 @@ abstract class BaseClient implements ForgeClient {
   constructor(protected readonly retry: RetryPolicy) {}
 
   abstract setCommitStatus(sha: string, status: CommitStatus): Promise<void>;
-  abstract upsertPullRequestComment(pullRequest: number, marker: string, body: string): Promise<{ commentId: number; created: boolean }>;
+  protected abstract createComment(pullRequest: number, text: string): Promise<number>;
+  protected abstract editComment(pullRequest: number, commentId: number, text: string): Promise<void>;
+
+  async upsertPullRequestComment(pullRequest: number, body: string, known: number | null): Promise<{ commentId: number; created: boolean }> {
+    const text = withMarker(body);
+    if (known !== null) {
+      try {
+        await this.editComment(pullRequest, known, text);
+        return { commentId: known, created: false };
+      } catch (err) {
+        // Deleted by someone on the forge: a new one replaces it. Any other failure is reported.
+        if (!(err instanceof ForgeCallError && err.status === 404)) throw err;
+      }
+    }
+    return { commentId: await this.createComment(pullRequest, text), created: true };
+  }
 
   /** One API call with retries; a failure after them is a ForgeCallError. */
   protected async call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
@@ -199,22 +216,17 @@ class GitHubClient extends BaseClient {
     );
   }
 
-  async upsertPullRequestComment(pullRequest: number, marker: string, body: string): Promise<{ commentId: number; created: boolean }> {
-    const text = withMarker(marker, body);
-    const comments = await this.call('list pull request comments', () =>
-      this.octokit.paginate(this.octokit.rest.issues.listComments, { owner: this.owner, repo: this.repo, issue_number: pullRequest, per_page: 100 }),
-    );
-    const ours = comments.find((c) => c.body?.includes(marker));
-    if (ours) {
-      await this.call('edit pull request comment', () =>
-        this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: ours.id, body: text }),
-      );
-      return { commentId: ours.id, created: false };
-    }
+  protected async createComment(pullRequest: number, text: string): Promise<number> {
     const made = await this.call('comment on pull request', () =>
       this.octokit.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: pullRequest, body: text }),
     );
-    return { commentId: made.data.id, created: true };
+    return made.data.id;
+  }
+
+  protected async editComment(_pullRequest: number, commentId: number, text: string): Promise<void> {
+    await this.call('edit pull request comment', () =>
+      this.octokit.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: commentId, body: text }),
+    );
   }
 }
 
@@ -253,16 +265,13 @@ class GitLabClient extends BaseClient {
     );
   }
 
-  async upsertPullRequestComment(pullRequest: number, marker: string, body: string): Promise<{ commentId: number; created: boolean }> {
-    const text = withMarker(marker, body);
-    const notes = await this.call('list merge request notes', () => this.api.MergeRequestNotes.all(this.project, pullRequest));
-    const ours = notes.find((n) => typeof n.body === 'string' && n.body.includes(marker));
-    if (ours) {
-      await this.call('edit merge request note', () => this.api.MergeRequestNotes.edit(this.project, pullRequest, ours.id, { body: text }));
-      return { commentId: ours.id, created: false };
-    }
+  protected async createComment(pullRequest: number, text: string): Promise<number> {
     const made = await this.call('comment on merge request', () => this.api.MergeRequestNotes.create(this.project, pullRequest, text));
-    return { commentId: made.id, created: true };
+    return made.id;
+  }
+
+  protected async editComment(pullRequest: number, commentId: number, text: string): Promise<void> {
+    await this.call('edit merge request note', () => this.api.MergeRequestNotes.edit(this.project, pullRequest, commentId, { body: text }));
   }
 }
 
@@ -321,18 +330,13 @@ class GiteaClient extends BaseClient {
     );
   }
 
-  async upsertPullRequestComment(pullRequest: number, marker: string, body: string): Promise<{ commentId: number; created: boolean }> {
-    const text = withMarker(marker, body);
-    // A pull request is an issue to Gitea: its conversation is the issue's comments (all of them, unpaged).
-    const comments = await this.call('list pull request comments', () =>
-      this.request<{ id: number; body: string }[]>('GET', `/issues/${pullRequest}/comments`),
-    );
-    const ours = comments.find((c) => typeof c.body === 'string' && c.body.includes(marker));
-    if (ours) {
-      await this.call('edit pull request comment', () => this.request('PATCH', `/issues/comments/${ours.id}`, { body: text }));
-      return { commentId: ours.id, created: false };
-    }
+  // A pull request is an issue to Gitea: its conversation is the issue's comments.
+  protected async createComment(pullRequest: number, text: string): Promise<number> {
     const made = await this.call('comment on pull request', () => this.request<{ id: number }>('POST', `/issues/${pullRequest}/comments`, { body: text }));
-    return { commentId: made.id, created: true };
+    return made.id;
+  }
+
+  protected async editComment(_pullRequest: number, commentId: number, text: string): Promise<void> {
+    await this.call('edit pull request comment', () => this.request('PATCH', `/issues/comments/${commentId}`, { body: text }));
   }
 }
