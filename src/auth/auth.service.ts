@@ -87,24 +87,23 @@ export class AuthService implements OnModuleInit {
     // to the same limits.
     if (methods.length > 0) await this.throttle.refundLoginAttempt(dto.email, ip);
     else await this.throttle.loginSucceeded(dto.email, ip);
-    // After the password check, so an enforced domain's 403 tells a guesser nothing; before the
-    // second factor's challenge too, so a refused account is not asked for it. Asked again
-    // when the challenge is answered (enforcement may have begun since), which audits a break glass.
-    await this.ssoPolicy?.passwordSignIn(user, methods.length > 0 ? 'before_second_factor' : 'complete');
-    if (methods.length > 0) {
-      const challenge = await this.twoFactor.issueChallenge(user.id);
-      throw withBearerChallenge(
-        twoFactorError(
-          'second_factor_required',
-          `This account signs in with a second factor: answer the challenge at POST /auth/login/second-factor with one of: ${methods.join(', ')}`,
-          {
-            challenge,
-            methods,
-          },
-        ),
-      );
-    }
-    return this.signIn(user, 'password');
+    // The SSO policy is asked after the password check, so an enforced domain's 403 tells a
+    // guesser nothing: in the session's transaction for a one-factor sign-in; before the second
+    // factor's challenge otherwise, so a refused account is not asked for it, and again when the
+    // challenge is answered (enforcement may have begun since), which audits a break glass.
+    if (methods.length === 0) return this.signIn(user, 'password');
+    await this.ssoPolicy?.passwordSignIn(user, 'before_second_factor');
+    const challenge = await this.twoFactor.issueChallenge(user.id);
+    throw withBearerChallenge(
+      twoFactorError(
+        'second_factor_required',
+        `This account signs in with a second factor: answer the challenge at POST /auth/login/second-factor with one of: ${methods.join(', ')}`,
+        {
+          challenge,
+          methods,
+        },
+      ),
+    );
   }
 
   async refresh(refreshToken: string): Promise<TokenPairView> {
@@ -160,8 +159,12 @@ export class AuthService implements OnModuleInit {
   }
 
   /** A session for the user, and `user.signed_in` in every workspace of theirs, in one transaction. */
+  /** A one-factor sign-in: the SSO policy's say (and a break glass's audit entry) in the session's own transaction. */
   private signIn(user: User, method: string): Promise<LoginView> {
-    return this.dataSource.transaction((m) => this.startSession(m, user, method));
+    return this.dataSource.transaction(async (m) => {
+      await this.ssoPolicy?.passwordSignIn(user, 'complete', m);
+      return this.startSession(m, user, method);
+    });
   }
 
   private async startSession(m: EntityManager, user: User, method: string): Promise<LoginView> {

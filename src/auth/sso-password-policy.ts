@@ -12,9 +12,11 @@ export abstract class SsoPasswordPolicy {
    * the owner who turned enforcement on passes (break glass), and that is audited when
    * the sign-in completes (`complete`), not when a second factor is still to be answered
    * (`before_second_factor`): a break-glass sign-in stopped at the second factor is none.
-   * `manager`: the sign-in's transaction, where its reads and that audit entry then go.
+   * A completing sign-in passes its transaction (`manager`): the reads and that audit entry
+   * go there, so the entry stands or falls with the session it records.
    */
-  abstract passwordSignIn(user: { id: string; email: string }, stage?: 'complete' | 'before_second_factor', manager?: EntityManager): Promise<void>;
+  abstract passwordSignIn(user: { id: string; email: string }, stage: 'before_second_factor'): Promise<void>;
+  abstract passwordSignIn(user: { id: string; email: string }, stage: 'complete', manager: EntityManager): Promise<void>;
 
   /**
    * Resolves when an account may be registered with a password for `email`. Throws 403

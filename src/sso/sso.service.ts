@@ -169,7 +169,9 @@ export class SsoService extends SsoPasswordPolicy {
   }
 
   /** SsoPasswordPolicy: password sign-in is closed to an enforced domain, but for the owner who enforced it. */
-  async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor' = 'complete', manager?: EntityManager): Promise<void> {
+  async passwordSignIn(user: { id: string; email: string }, stage: 'before_second_factor'): Promise<void>;
+  async passwordSignIn(user: { id: string; email: string }, stage: 'complete', manager: EntityManager): Promise<void>;
+  async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor', manager?: EntityManager): Promise<void> {
     const enforced = await this.enforcedAt(user.email, manager ?? this.dataSource.manager);
     if (!enforced) return;
     const { workspaceId, connection } = enforced;
@@ -181,9 +183,8 @@ export class SsoService extends SsoPasswordPolicy {
         actor: { type: 'user', id: user.id, label: user.email },
         target: { type: 'user', id: user.id, label: user.email },
       } as const;
-      // In the sign-in's own transaction when it has one: the entry then stands or falls with the session.
-      if (manager) await this.audit.record(manager, entry);
-      else await this.dataSource.transaction((m) => this.audit.record(m, entry));
+      // In the sign-in's own transaction: the entry stands or falls with the session.
+      await this.audit.record(manager!, entry);
       this.logger.warn(`break-glass password sign-in of ${user.id} past the enforced SSO of ${workspaceId}`);
       return;
     }

@@ -281,7 +281,7 @@ export class PasskeysService implements PasskeyVerifier {
       // sso_required as a password), asked once the signature is good so an unverified answer learns
       // nothing. Thrown after the commit: the counter the authenticator moved on is kept.
       try {
-        await this.ssoPolicy?.passwordSignIn(user);
+        await this.ssoPolicy?.passwordSignIn(user, 'complete', m);
       } catch (refusal) {
         return { ok: false, reason: 'single sign-on is required', refusal };
       }
