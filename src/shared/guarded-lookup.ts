@@ -94,7 +94,7 @@ function lookupError(message: string, code: string): NodeJS.ErrnoException {
  * given up on after `timeoutMs` (waiting in line included). A lookup given up on keeps its
  * thread, and its place in the count, until getaddrinfo returns.
  */
-function boundedSystemLookup(host: string, timeoutMs: number): Promise<LookupAddress[]> {
+export function boundedSystemLookup(host: string, timeoutMs: number): Promise<LookupAddress[]> {
   return new Promise<LookupAddress[]>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
