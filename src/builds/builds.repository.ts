@@ -177,15 +177,19 @@ export class BuildsRepository {
     return rows.length > 0;
   }
 
-  /** The commit the ref resolved to (and its branch, unless the ref named one already). */
+  /**
+   * The commit the ref resolved to, and its branch: the clone's word for a ref asked by name
+   * (`v1.0` is recorded as a branch when asked, and is none when the clone finds it is a tag);
+   * a pull request keeps the head branch the forge named (it may live in a fork).
+   */
   @GenerateSql({ params: () => ['bld_none', { sha: '0'.repeat(40), message: 'snapshot', branch: 'main' }] })
   async setResolved(id: string, commit: ResolvedCommit): Promise<void> {
-    await this.dataSource.query(`UPDATE builds SET commit_sha = $2, commit_message = $3, branch = coalesce(branch, $4) WHERE id = $1`, [
-      id,
-      commit.sha,
-      commit.message,
-      commit.branch,
-    ]);
+    await this.dataSource.query(
+      `UPDATE builds SET commit_sha = $2, commit_message = $3,
+              branch = CASE WHEN pull_request IS NULL THEN $4 ELSE coalesce(branch, $4) END
+        WHERE id = $1`,
+      [id, commit.sha, commit.message, commit.branch],
+    );
   }
 
   @GenerateSql({ params: () => ['bld_none', { framework: null, packageManager: null, installCommand: null, buildCommand: null, outputDirectory: '.' }] })

@@ -39,7 +39,9 @@ UPDATE builds SET status = 'running', builder_id = $2, started_at = $3, lease_ex
 UPDATE builds SET lease_expires_at = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' RETURNING id
 
 -- BuildsRepository.setResolved
-UPDATE builds SET commit_sha = $2, commit_message = $3, branch = coalesce(branch, $4) WHERE id = $1
+UPDATE builds SET commit_sha = $2, commit_message = $3,
+        branch = CASE WHEN pull_request IS NULL THEN $4 ELSE coalesce(branch, $4) END
+  WHERE id = $1
 
 -- BuildsRepository.setDetected
 UPDATE builds SET detected = $2 WHERE id = $1

@@ -166,7 +166,8 @@ describe('Builds API (e2e)', () => {
     const res = await start({ ref: 'v1.0' });
     expect(res.status).toBe(202);
     const ready = await until(res.body.id, ['ready', 'failed']);
-    expect(ready).toMatchObject({ status: 'ready', commitSha: sha });
+    // Asked by a name that could have been a branch; the clone found a tag, and the record says so.
+    expect(ready).toMatchObject({ status: 'ready', commitSha: sha, ref: 'v1.0', branch: null });
     expect(await t.dataSource.query(`SELECT kind, name FROM preview_aliases WHERE deployment_id = $1`, [ready.deploymentId])).toEqual([]);
   });
 
