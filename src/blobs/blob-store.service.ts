@@ -17,6 +17,16 @@ export interface BlobContent {
 }
 
 const UPLOAD_CONCURRENCY = 8;
+/**
+ * How long an upload proves the workspace has a blob's bytes, for claims that keep it (a
+ * digest deploy naming it, a PUT answered without reading the body). Without an end, a
+ * workspace could keep any amount of never-deployed bytes stored, uncounted by its plan's
+ * storage, by sending a bodiless PUT or a refused deploy within every grace period. After
+ * it, the bytes must be sent again (which renews it); a blob the workspace deployed needs
+ * no upload at all.
+ */
+export const UPLOAD_PROOF_MS = 24 * 60 * 60 * 1000;
+
 /** Attempts of an upload whose blob the collector takes between claim and record (rare). */
 const UPLOAD_ATTEMPTS = 3;
 
@@ -109,7 +119,7 @@ export class BlobStore {
 
   /**
    * Claims blobs a digest-only deploy names, if `workspaceId` may use them: it
-   * uploaded them (workspace_blobs) or already deployed them. Returns the size of
+   * uploaded them within UPLOAD_PROOF_MS (workspace_blobs) or already deployed them. Returns the size of
    * each claimed blob; a hash absent from the result is unknown to the workspace
    * or no longer stored. The claim, one UPDATE, is atomic against the collector:
    * either it waited for a collector holding the row (which then is gone, so the
@@ -117,7 +127,8 @@ export class BlobStore {
    */
   async claimOwned(workspaceId: string, sha256s: string[]): Promise<Map<string, number>> {
     if (sha256s.length === 0) return new Map();
-    return this.rows.claimOwned(workspaceId, sha256s, this.clock.now());
+    const now = this.clock.now();
+    return this.rows.claimOwned(workspaceId, sha256s, now, new Date(now.getTime() - UPLOAD_PROOF_MS));
   }
 
   /**

@@ -37,7 +37,7 @@ export class BlobsController {
   @ApiConsumes('application/octet-stream')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiCreatedResponse({ type: BlobView, description: 'Stored (or verified and recorded for this workspace)' })
-  @ApiOkResponse({ type: BlobView, description: 'The workspace already had it; the body was not read' })
+  @ApiOkResponse({ type: BlobView, description: 'The workspace already had it (deployed it, or uploaded it in the last 24 hours); the body was not read' })
   async put(
     @CurrentPrincipal() principal: Principal,
     @Param('sha256') sha256: string,

@@ -84,7 +84,7 @@ export class BlobsRepository {
          UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256
        ), owner AS (
          INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at)
-         SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO NOTHING
+         SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO UPDATE SET created_at = EXCLUDED.created_at
        )
        SELECT EXISTS (SELECT 1 FROM claimed) AS recorded`,
       [blob.sha256, now, written, workspaceId, blob.size],
@@ -93,19 +93,19 @@ export class BlobsRepository {
   }
 
   /**
-   * Claims the blobs `workspaceId` may use (it uploaded or already deployed them) and
-   * returns their sizes. One UPDATE, atomic against the collector.
+   * Claims the blobs `workspaceId` may use (it uploaded them since `uploadedAfter`, or
+   * already deployed them) and returns their sizes. One UPDATE, atomic against the collector.
    */
-  @GenerateSql({ params: (f) => [f.workspaceId, [SHA], new Date(0)] })
-  async claimOwned(workspaceId: string, sha256s: string[], now: Date): Promise<Map<string, number>> {
+  @GenerateSql({ params: (f) => [f.workspaceId, [SHA], new Date(0), new Date(0)] })
+  async claimOwned(workspaceId: string, sha256s: string[], now: Date, uploadedAfter: Date): Promise<Map<string, number>> {
     const [rows]: [{ sha256: string; size: string }[], number] = await this.dataSource.query(
       `UPDATE blobs b SET last_claimed_at = $3
        WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
-         EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256)
+         EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256 AND w.created_at > $4)
          OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
                     WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
        RETURNING b.sha256, b.size`,
-      [sha256s, workspaceId, now],
+      [sha256s, workspaceId, now, uploadedAfter],
     );
     return new Map(rows.map((r) => [r.sha256, Number(r.size)]));
   }

@@ -25,14 +25,14 @@ WITH claimed AS (
     UPDATE blobs SET stored = stored OR $3, last_claimed_at = $2 WHERE sha256 = $1 AND (stored OR $3) RETURNING sha256
   ), owner AS (
     INSERT INTO workspace_blobs (workspace_id, sha256, size, created_at)
-    SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO NOTHING
+    SELECT $4, sha256, $5, $2 FROM claimed ON CONFLICT (workspace_id, sha256) DO UPDATE SET created_at = EXCLUDED.created_at
   )
   SELECT EXISTS (SELECT 1 FROM claimed) AS recorded
 
 -- BlobsRepository.claimOwned
 UPDATE blobs b SET last_claimed_at = $3
   WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
-    EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256)
+    EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256 AND w.created_at > $4)
     OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
                WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
   RETURNING b.sha256, b.size

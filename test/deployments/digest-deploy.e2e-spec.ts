@@ -351,6 +351,21 @@ describe('Digest-first deploys (e2e)', () => {
       await deploy({ project_slug: 'after-gc', files: [{ path: 'a.txt', ...b }] }).expect(201);
     });
 
+    it('takes an upload as proof of the bytes for 24 hours: after that the body is read again and a digest deploy needs a new upload', async () => {
+      const clock = t.app.get(Clock);
+      const bytes = Buffer.from(`uploaded long ago ${randomBytes(4).toString('hex')}`);
+      const b = await upload(bytes);
+      // Within the day, a bodiless PUT keeps it (and so it could be kept forever, uncounted, without the limit).
+      await put(b.sha256, Buffer.from('not read')).expect(200);
+      jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + 25 * HOUR));
+      expect((await put(b.sha256, Buffer.from('not read')).expect(400)).body.code).toBe('sha256_mismatch');
+      expect((await deploy({ project_slug: 'proof-expired', files: [{ path: 'a.txt', ...b }] }).expect(400)).body.missing).toEqual([b.sha256]);
+      // Sending the bytes again renews the proof.
+      await put(b.sha256, bytes).expect(201);
+      await put(b.sha256, Buffer.from('not read')).expect(200);
+      await deploy({ project_slug: 'proof-expired', files: [{ path: 'a.txt', ...b }] }).expect(201);
+    });
+
     it('keeps a blob deployed by digest after the grace period, with its ownership row', async () => {
       const clock = t.app.get(Clock);
       const blobs = t.app.get(BlobStore);

@@ -5670,7 +5670,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The workspace already had it; the body was not read */
+            /** @description The workspace already had it (deployed it, or uploaded it in the last 24 hours); the body was not read */
             200: {
                 headers: {
                     [name: string]: unknown;
