@@ -1,6 +1,7 @@
 /**
  * `npm run leads:rotate` (in a built image: `node dist/scripts/leads-rotate.js`):
- * re-encrypts every lead, and the builds' access tokens, webhook secrets and environment variables, under
+ * re-encrypts every lead and form submission, the builds' access tokens, webhook secrets and environment
+ * variables, outgoing webhooks' signing secrets and logged bodies, TOTP secrets and SSO client secrets, under
  * the first key of LEADS_ENCRYPTION_KEYS and, after
  * LEADS_INDEX_KEY changed, recomputes the blind indexes. Safe to run while the app
  * serves, to interrupt (Ctrl-C stops after the current batch) and to run again.
@@ -18,15 +19,20 @@ import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { DataSource } from 'typeorm';
 
+import { TOTP_SEALED_COLUMNS } from '../src/auth/two-factor/totp-seals';
 import { createLogger } from '../src/common/logging';
 import { validateEnv } from '../src/config/env.schema';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrationsLocked } from '../src/database/migrator';
+import { resealRows } from '../src/database/reseal-rows';
 import { rotateSubmissions } from '../src/forms/submissions-rotation';
 import { rotateGitSecrets } from '../src/git/git-rotation';
 import { LeadsKeyring } from '../src/leads/keyring';
 import { rotateLeads } from '../src/leads/leads-rotation';
+import { keyringRowCipher } from '../src/leads/secret-sealer';
+import { SSO_SEALED_COLUMNS } from '../src/sso/sso-seals';
+import { WEBHOOK_SEALED_COLUMNS } from '../src/webhooks/webhook-seals';
 
 function batchSizeArg(argv: string[]): number | undefined {
   const at = argv.indexOf('--batch-size');
@@ -79,8 +85,20 @@ async function main(): Promise<number> {
         forms.remaining === 0 ? 'every form submission is under the current keys' : 'some form submissions are not under the current keys yet',
       );
     }
+    // Outgoing webhooks' signing secrets and logged bodies, TOTP secrets, SSO client secrets: sealed with the same keys.
+    let othersRemaining = 0;
+    for (const columns of [...WEBHOOK_SEALED_COLUMNS, TOTP_SEALED_COLUMNS, SSO_SEALED_COLUMNS]) {
+      if (stop.signal.aborted) {
+        othersRemaining++;
+        break;
+      }
+      const other = await resealRows(dataSource, keyringRowCipher(keyring), columns, logger, stop.signal);
+      othersRemaining += other.remaining;
+      logger.info(other, other.remaining === 0 ? `every ${columns.what} is under the current key` : `some ${columns.what}s are not under the current key yet`);
+    }
+    // Last: the leads' summary is the line scripts read.
     logger.info(stats, stats.remaining === 0 ? 'every lead is under the current keys' : 'some leads are not under the current keys yet');
-    return stats.remaining === 0 && git?.remaining === 0 && forms?.remaining === 0 ? 0 : 1;
+    return stats.remaining === 0 && git?.remaining === 0 && forms?.remaining === 0 && othersRemaining === 0 ? 0 : 1;
   } finally {
     await dataSource?.destroy();
     await embedded?.stop();

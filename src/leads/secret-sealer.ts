@@ -1,4 +1,5 @@
 import type { SecretSealer } from '../auth/two-factor/secret-sealer';
+import type { RowCipher } from '../database/reseal-rows';
 import type { LeadsKeyring } from './keyring';
 import { openEmail, sealEmail } from './lead-crypto';
 
@@ -15,6 +16,21 @@ export function keyringSealer(keyring: LeadsKeyring): SecretSealer {
       const plain = openEmail(key, sealed, aad);
       if (plain === null) throw new Error(`${what} does not open under key ${sealed.keyId} (changed or moved in the database)`);
       return plain;
+    },
+  };
+}
+
+/** The leads keyring as the cipher of `npm run leads:rotate`'s re-sealing of other areas' secrets (src/database/reseal-rows.ts). */
+export function keyringRowCipher(keyring: LeadsKeyring): RowCipher {
+  return {
+    currentKeyId: keyring.current.id,
+    open(sealed, aad) {
+      const key = keyring.key(sealed.keyId);
+      return key ? openEmail(key, sealed, aad) : null;
+    },
+    seal(plaintext, aad) {
+      const { id, key } = keyring.current;
+      return { keyId: id, ...sealEmail(key, plaintext, aad) };
     },
   };
 }

@@ -30,6 +30,7 @@ import { Webhook, type WebhookFormat } from './webhook.entity';
 import { deliveryView, type WebhookDeliveryView, type WebhookView, webhookView, type WebhookWithSecretView } from './webhook.view';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { requestBody, SECRET_PREFIX, signedHeaders } from './webhook-payload';
+import { bodyAad, secretAad } from './webhook-seals';
 import { isSlackUrl, webhookUrlRefusal } from './webhook-url';
 import { webhooksError } from './webhooks.errors';
 import { type AttemptRecord, subscribedCondition, WebhooksRepository } from './webhooks.repository';
@@ -61,9 +62,6 @@ const webhookTarget = (webhook: Pick<Webhook, 'id' | 'url'>) => ({ type: 'webhoo
 
 /** Test events and redeliveries per workspace and minute (WebhooksService.manualSends). */
 export const MANUAL_SENDS_PER_MINUTE = 30;
-
-const secretAad = (webhookId: string) => Buffer.from(`statichost-webhook-secret:v1:${webhookId}`, 'utf8');
-const bodyAad = (deliveryId: string) => Buffer.from(`statichost-webhook-body:v1:${deliveryId}`, 'utf8');
 
 /**
  * Outgoing webhooks (issue 30, docs/webhooks.md): endpoints per workspace; every event a

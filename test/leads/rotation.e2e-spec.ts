@@ -159,6 +159,8 @@ describe('Key rotation: npm run leads:rotate (e2e)', () => {
     expect(summary).toMatchObject({ msg: 'every lead is under the current keys', examined: 7, resealed: 7, reindexed: 7, merged: 1, failed: 0, remaining: 0 });
     expect(stdout).not.toContain('rotate.example');
     expect(stdout).toContain('every form submission is under the current keys');
+    for (const what of ['webhook signing secret', 'webhook delivery body', 'TOTP secret', 'SSO client secret'])
+      expect(stdout).toContain(`every ${what} is under the current key`);
     expect(stdout).not.toContain('Rotating Rita');
 
     // The submission moved to K3 and IDX2: an instance without K1 still lists it, and finds it by search.

@@ -16,6 +16,7 @@ import { withBearerChallenge } from '../guard/credentials';
 import { PASSKEY_VERIFIER, type PasskeyVerifier } from './passkey-verifier';
 import { looksLikeTotpCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes';
 import { SECRET_SEALER, type SecretSealer } from './secret-sealer';
+import { totpAad } from './totp-seals';
 import type { TotpCredential } from './two-factor.entities';
 import { twoFactorError } from './two-factor.errors';
 import { TwoFactorRepository } from './two-factor.repository';
@@ -271,11 +272,6 @@ export class TwoFactorService {
   private recordForUser(m: EntityManager, user: User, action: string, changes: string[]): Promise<void> {
     return this.audit.recordForUser(m, user.id, { action, target: { type: 'user', id: user.id, label: user.email }, changes });
   }
-}
-
-/** Binds a sealed TOTP secret to its user: copied to another user's row, it does not open. */
-function totpAad(userId: string): Buffer {
-  return Buffer.from(`statichost-totp:v1:${userId}`, 'utf8');
 }
 
 function challengeHash(challenge: string): string {
