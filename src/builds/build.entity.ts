@@ -74,10 +74,6 @@ export class Build {
   @Column('text', { name: 'forge_error', nullable: true })
   forgeError: string | null;
 
-  /** The pull request comment this build posted or edited (a forge's id; bigint, as GitHub's pass 2^31): the next build edits it. */
-  @Column('bigint', { name: 'forge_comment_id', nullable: true })
-  forgeCommentId: string | null;
-
   @Column('text', { name: 'deployment_id', nullable: true })
   deploymentId: string | null;
 

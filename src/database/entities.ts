@@ -26,6 +26,7 @@ import { UsageThreshold } from '../billing/usage-threshold.entity';
 import { Blob } from '../blobs/blob.entity';
 import { WorkspaceBlob } from '../blobs/workspace-blob.entity';
 import { Build } from '../builds/build.entity';
+import { PullRequestComment } from '../builds/feedback/pull-request-comment.entity';
 import { BuildLogChunk } from '../builds/logs/build-log-chunk.entity';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity';
 import { Deployment } from '../deployments/deployment.entity';
@@ -83,6 +84,7 @@ export const ENTITIES: Function[] = [
   AnalyticsVisitors,
   AnalyticsSecret,
   Build,
+  PullRequestComment,
   BuildLogChunk,
   ProjectGit,
   GitDelivery,

@@ -7,9 +7,8 @@ UPDATE builds SET forge_status = $2, forge_error = $3 WHERE id = $1
 SELECT id FROM builds WHERE project_id = $1 AND pull_request = $2 ORDER BY created_at DESC, id DESC LIMIT 1
 
 -- BuildFeedbackRepository.pullRequestComment
-SELECT forge_comment_id AS id FROM builds
-  WHERE project_id = $1 AND pull_request = $2 AND forge_comment_id IS NOT NULL
-  ORDER BY created_at DESC, id DESC LIMIT 1
+SELECT comment_id AS id FROM pull_request_comments WHERE project_id = $1 AND pull_request = $2
 
 -- BuildFeedbackRepository.setPullRequestComment
-UPDATE builds SET forge_comment_id = $2 WHERE id = $1
+INSERT INTO pull_request_comments (project_id, pull_request, comment_id) VALUES ($1, $2, $3)
+  ON CONFLICT (project_id, pull_request) DO UPDATE SET comment_id = EXCLUDED.comment_id, updated_at = now()

@@ -146,6 +146,12 @@ describe('Forge feedback: commit statuses and one pull request comment (e2e)', (
         expect(forgeApi.statuses.filter((s) => s.sha === build.commitSha).map((s) => s.body.state)).toEqual(['pending', 'success']);
         expect(await forgeColumns(build.id)).toEqual({ forgeStatus: 'posted', forgeError: null });
       }
+
+      // The retention sweep may delete every build of a pull request in review: the comment is still the one edited.
+      await t.dataSource.query('DELETE FROM builds WHERE project_id = $1 AND pull_request = $2', [project.id, pullRequest]);
+      const third = await prBuild('third change');
+      expect(forgeApi.comments.get(pullRequest)).toHaveLength(3);
+      expect(forgeApi.comments.get(pullRequest)!.find((c) => c.id === ours.id)!.body).toContain(`| Commit | \`${third.commitSha!.slice(0, 12)}\` |`);
     });
 
     it('a forge answering 500 every time: the build still ends ready, the record says why, without the token', async () => {

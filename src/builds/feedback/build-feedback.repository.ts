@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { GenerateSql } from '../../database/generate-sql';
 import type { Build } from '../build.entity';
 
-/** The build record's forge columns (forge_status, forge_error, forge_comment_id), written by ForgeFeedback alone. */
+/** The build record's forge columns (forge_status, forge_error) and the pull requests' comment ids, written by ForgeFeedback alone. */
 @Injectable()
 export class BuildFeedbackRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -24,20 +24,23 @@ export class BuildFeedbackRepository {
     return rows[0]?.id ?? null;
   }
 
-  /** The comment the pull request's builds last posted or edited: the one to edit now (null: none yet). */
+  /** The comment the pull request's builds keep up to date (null: none yet). */
   @GenerateSql({ params: (f) => [f.projectId, 7] })
   async pullRequestComment(projectId: string, pullRequest: number): Promise<number | null> {
     const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT forge_comment_id AS id FROM builds
-        WHERE project_id = $1 AND pull_request = $2 AND forge_comment_id IS NOT NULL
-        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      `SELECT comment_id AS id FROM pull_request_comments WHERE project_id = $1 AND pull_request = $2`,
       [projectId, pullRequest],
     );
     return rows[0] ? Number(rows[0].id) : null;
   }
 
-  @GenerateSql({ params: () => ['bld_none', 2_400_000_000] })
-  async setPullRequestComment(id: string, commentId: number): Promise<void> {
-    await this.dataSource.query(`UPDATE builds SET forge_comment_id = $2 WHERE id = $1`, [id, commentId]);
+  /** Records the comment a build posted (or found gone and posted again). */
+  @GenerateSql({ params: (f) => [f.projectId, 7, 2_400_000_000] })
+  async setPullRequestComment(projectId: string, pullRequest: number, commentId: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO pull_request_comments (project_id, pull_request, comment_id) VALUES ($1, $2, $3)
+       ON CONFLICT (project_id, pull_request) DO UPDATE SET comment_id = EXCLUDED.comment_id, updated_at = now()`,
+      [projectId, pullRequest, commentId],
+    );
   }
 }

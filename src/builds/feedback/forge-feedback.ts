@@ -131,8 +131,7 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
           await attempt(async () => {
             const known = await this.records.pullRequestComment(build.projectId, pullRequest);
             const { commentId } = await forgeApi.upsertPullRequestComment(pullRequest, pullRequestComment(build, ctx), known);
-            // Recorded on this build too, so the id outlives older builds the retention sweep deletes.
-            await this.records.setPullRequestComment(build.id, commentId);
+            if (commentId !== known) await this.records.setPullRequestComment(build.projectId, pullRequest, commentId);
           });
         });
       }

@@ -40,7 +40,7 @@ import { SsoLoginBrowser1765000000000 } from './1765000000000-SsoLoginBrowser';
 import { SubscriptionProviderRead1765100000000 } from './1765100000000-SubscriptionProviderRead';
 import { BuildsForkDeployment1765100001000 } from './1765100001000-BuildsForkDeployment';
 import { DigestItemsProject1765200000000 } from './1765200000000-DigestItemsProject';
-import { BuildsForgeComment1765300000000 } from './1765300000000-BuildsForgeComment';
+import { PullRequestComments1765300000000 } from './1765300000000-PullRequestComments';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -84,5 +84,5 @@ export const MIGRATIONS: Function[] = [
   SubscriptionProviderRead1765100000000,
   BuildsForkDeployment1765100001000,
   DigestItemsProject1765200000000,
-  BuildsForgeComment1765300000000,
+  PullRequestComments1765300000000,
 ];
