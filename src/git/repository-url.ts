@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 
-import { boundedSystemLookup } from '../shared/guarded-lookup';
+import { boundedSystemLookup, REPOSITORY_LOOKUPS } from '../shared/guarded-lookup';
 import { addressRefusal } from '../shared/outbound-address';
 
 /**
@@ -146,9 +146,9 @@ async function within<T>(ms: number, work: Promise<T>, onTimeout?: () => void): 
  */
 export function hostLookup(timeoutMs: number, dnsServers: string[]): Lookup {
   return async (host) => {
-    // Within the process's share of libuv's threads (src/shared/guarded-lookup.ts): a host whose
+    // Within a share of libuv's threads of its own (src/shared/guarded-lookup.ts): a host whose
     // nameserver never answers must not hold threads that file reads and hashing need.
-    const system = boundedSystemLookup(host, timeoutMs).then((answers) => answers.map((a) => a.address));
+    const system = boundedSystemLookup(host, timeoutMs, REPOSITORY_LOOKUPS).then((answers) => answers.map((a) => a.address));
     const configured =
       dnsServers.length === 0
         ? []

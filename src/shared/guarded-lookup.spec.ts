@@ -1,6 +1,6 @@
 import dns, { type LookupAddress } from 'node:dns';
 
-import { resolverOf, systemLookupLoad } from './guarded-lookup';
+import { boundedSystemLookup, REPOSITORY_LOOKUPS, resolverOf, systemLookupLoad } from './guarded-lookup';
 
 type Answer = (err: NodeJS.ErrnoException | null, list: LookupAddress[]) => void;
 
@@ -53,5 +53,18 @@ describe('resolverOf without DNS_SERVERS (the system resolver)', () => {
     await expect(next).resolves.toHaveLength(1);
     answer('hung-2.example');
     expect(systemLookupLoad()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('keeps a thread for repository checks: outbound lookups filling their share do not hold them up', async () => {
+    const resolve = resolverOf([], 5_000);
+    const outbound = ['dead-1.example', 'dead-2.example', 'dead-3.example'].map((h) => resolve(h));
+    expect(systemLookupLoad()).toEqual({ running: 2, waiting: 1 });
+    const repository = boundedSystemLookup('git.example', 5_000, REPOSITORY_LOOKUPS);
+    expect(pending.map((p) => p.host)).toEqual(['dead-1.example', 'dead-2.example', 'git.example']);
+    answer('git.example');
+    await expect(repository).resolves.toHaveLength(1);
+    expect(systemLookupLoad(REPOSITORY_LOOKUPS)).toEqual({ running: 0, waiting: 0 });
+    for (const host of ['dead-1.example', 'dead-2.example', 'dead-3.example']) answer(host);
+    await Promise.all(outbound);
   });
 });

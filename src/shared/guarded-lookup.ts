@@ -75,26 +75,44 @@ const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'NOTFOUND', 'NODATA']);
 /**
  * getaddrinfo runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says more),
  * which file reads and password hashing share, and a name whose nameserver never answers
- * holds its thread for the system resolver's whole timeout, tries included. A site's proxy
- * rule may name such a host on purpose, so at most this many of these lookups run at once
- * (the process over: every resolver here shares the count); the others wait in line.
+ * holds its thread for the system resolver's whole timeout, tries included. So each kind of
+ * lookup gets a share: at most `max` run at once, the others wait in line (at most
+ * `maxWaiting`; past it a lookup fails at once, try again later).
  */
-const MAX_SYSTEM_LOOKUPS = 2;
-/** Lookups waiting for a thread; past it a lookup fails at once (try again later). */
-const MAX_WAITING_LOOKUPS = 256;
-let systemLookups = 0;
-const waitingLookups: (() => void)[] = [];
+export class LookupPool {
+  running = 0;
+  readonly waiting: (() => void)[] = [];
+
+  constructor(
+    readonly max: number,
+    readonly maxWaiting: number,
+  ) {}
+}
+
+/**
+ * What the service fetches on a user's behalf (proxy rules, webhooks, SSO, forge calls): a
+ * site's proxy rule may name a host with a dead nameserver on purpose, so these share two
+ * threads, the process over.
+ */
+const OUTBOUND_LOOKUPS = new LookupPool(2, 256);
+
+/**
+ * Repository checks (a Git settings save, each build's re-check before cloning): a thread of
+ * their own, so a proxy rule's dead nameserver filling the outbound share cannot fail every
+ * tenant's builds.
+ */
+export const REPOSITORY_LOOKUPS = new LookupPool(1, 256);
 
 function lookupError(message: string, code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code });
 }
 
 /**
- * The system's answer (getaddrinfo, /etc/hosts included), within the pool's share above,
+ * The system's answer (getaddrinfo, /etc/hosts included), within `pool`'s share above,
  * given up on after `timeoutMs` (waiting in line included). A lookup given up on keeps its
  * thread, and its place in the count, until getaddrinfo returns.
  */
-export function boundedSystemLookup(host: string, timeoutMs: number): Promise<LookupAddress[]> {
+export function boundedSystemLookup(host: string, timeoutMs: number, pool: LookupPool = OUTBOUND_LOOKUPS): Promise<LookupAddress[]> {
   return new Promise<LookupAddress[]>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
@@ -105,35 +123,35 @@ export function boundedSystemLookup(host: string, timeoutMs: number): Promise<Lo
     };
     const start = () => {
       // Given up on while waiting is taken out of the line; should one still be called, it passes its turn on.
-      if (settled) return waitingLookups.shift()?.();
-      systemLookups++;
+      if (settled) return pool.waiting.shift()?.();
+      pool.running++;
       systemLookup(host, { all: true, verbatim: true }, (err, list) => {
-        release();
+        release(pool);
         settle(() => (err ? reject(err) : resolve(list)));
       });
     };
     const timer = setTimeout(() => {
-      const waiting = waitingLookups.indexOf(start);
-      if (waiting !== -1) waitingLookups.splice(waiting, 1);
+      const waiting = pool.waiting.indexOf(start);
+      if (waiting !== -1) pool.waiting.splice(waiting, 1);
       settle(() => reject(lookupError(`${host}: no answer from the system's name resolver within ${timeoutMs} ms`, 'ETIMEOUT')));
     }, timeoutMs);
-    if (systemLookups < MAX_SYSTEM_LOOKUPS) return start();
-    if (waitingLookups.length >= MAX_WAITING_LOOKUPS) {
+    if (pool.running < pool.max) return start();
+    if (pool.waiting.length >= pool.maxWaiting) {
       return settle(() => reject(lookupError(`${host}: too many name lookups under way, try again later`, 'EAI_AGAIN')));
     }
-    waitingLookups.push(start);
+    pool.waiting.push(start);
   });
 }
 
-function release(): void {
-  systemLookups--;
-  const next = waitingLookups.shift();
+function release(pool: LookupPool): void {
+  pool.running--;
+  const next = pool.waiting.shift();
   if (next) next();
 }
 
-/** The bounded lookups under way and waiting (tests). */
-export function systemLookupLoad(): { running: number; waiting: number } {
-  return { running: systemLookups, waiting: waitingLookups.length };
+/** The bounded outbound lookups under way and waiting (tests). */
+export function systemLookupLoad(pool: LookupPool = OUTBOUND_LOOKUPS): { running: number; waiting: number } {
+  return { running: pool.running, waiting: pool.waiting.length };
 }
 
 /** DNS_SERVERS' A and AAAA answers when they know the name, else the system's (getaddrinfo, /etc/hosts included). */
