@@ -18,7 +18,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { currentAuditRequest } from '../../audit/audit-context';
 import { AuditLogService } from '../../audit/audit-log.service';
 import { uniqueViolation } from '../../common/db-errors';
-import { unauthorized } from '../../common/errors';
+import { ApiError, unauthorized } from '../../common/errors';
 import { newId } from '../../common/ids';
 import { Clock } from '../../common/time';
 import { AppConfig } from '../../config/app-config';
@@ -283,6 +283,9 @@ export class PasskeysService implements PasskeyVerifier {
       try {
         await this.ssoPolicy?.passwordSignIn(user, 'complete', m);
       } catch (refusal) {
+        // Only the policy's 403 is a refusal; anything else (the database) has aborted the
+        // transaction, and returning would turn its COMMIT into a silent rollback.
+        if (!(refusal instanceof ApiError)) throw refusal;
         return { ok: false, reason: 'single sign-on is required', refusal };
       }
       const pair = await this.sessions.start(m, user.id);
