@@ -181,8 +181,11 @@ export class ProjectsService {
   async update(principal: Principal, projectId: string, dto: ProjectUpdate): Promise<Project> {
     const passwordHash = dto.password !== undefined ? await hashPassword(dto.password) : undefined;
     return this.dataSource.transaction(async (m) => {
-      const project = await this.findVisible(principal, projectId, m);
-      await this.projects.lock(m, project.id);
+      const visible = await this.findVisible(principal, projectId, m);
+      // Every change is decided from the row as it stands under the lock: another PATCH may have
+      // committed while this one waited (a domain detached, the gate's version bumped).
+      const project = await this.projects.lock(m, visible.id);
+      if (!project) throw notFound('Project', projectId);
       const changes: Partial<Project> = {};
       if (dto.name !== undefined) changes.name = dto.name.trim();
       if (dto.default_ttl !== undefined) {
