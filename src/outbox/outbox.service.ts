@@ -67,7 +67,7 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
 
   protected async work(): Promise<OutboxReport> {
     const report: OutboxReport = { ran: true, delivered: 0, failed: 0, dead: 0 };
-    await Promise.all([...this.handlers.keys()].map((kind) => this.sendKind(kind, report)));
+    await allEnded([...this.handlers.keys()].map((kind) => this.sendKind(kind, report)));
     await this.purgeDelivered();
     return report;
   }
@@ -77,7 +77,7 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     const due = await this.messages.due(this.clock.now(), [kind], BATCH);
     const limit = new BoundedConcurrency(Math.max(1, options.concurrency ?? 1), Number.MAX_SAFE_INTEGER);
     const started = performance.now();
-    await Promise.all(
+    await allEnded(
       due.map((message) =>
         limit.run(async () => {
           // Past the budget a message stays due, untouched, for the next round.
@@ -119,4 +119,15 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
   private async purgeDelivered(): Promise<void> {
     await this.messages.purgeDeliveredBefore(new Date(this.clock.now().getTime() - 86_400_000));
   }
+}
+
+/**
+ * Waits for every send to end before failing with the first error. The round holds the
+ * outbox's lock until it returns: ending it at the first error (a database hiccup recording
+ * one message) would let another round take the lock and send again the messages still in
+ * flight, which are not marked yet.
+ */
+async function allEnded(work: Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
