@@ -445,7 +445,11 @@ function defaultFormat(url: string): WebhookFormat {
   return isSlackUrl(url) ? 'slack' : 'standard';
 }
 
-/** The first `limit` bytes of an answer as text; the rest is not read. */
+/**
+ * The first `limit` bytes of an answer as text; the rest is not read. NUL becomes U+FFFD:
+ * PostgreSQL's text refuses it, and a binary or compressed answer holding one would make the
+ * attempt impossible to record, so it would be sent again and again.
+ */
 async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -455,7 +459,7 @@ async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): void }, lim
     if (size >= limit) break;
   }
   body.destroy();
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
 
 function describe(err: unknown): string {

@@ -200,6 +200,18 @@ describe('Outgoing webhooks (e2e)', () => {
     for (const id of [kept.id, disabled.id]) await remove(id);
   });
 
+  it('records a 2xx answer whose body holds NUL bytes (binary, compressed) once, as delivered, with NUL shown as U+FFFD', async () => {
+    const hook = await create({ url: receiver.url(), events: ['*'] });
+    receiver.answer({ status: 200, body: 'ok\u0000\u0000done' });
+    await a.http().post(`/webhooks/${hook.id}/test`).set(asUser(owner)).expect(202);
+    await a.app.get(OutboxService).runOnce();
+    await a.app.get(OutboxService).runOnce();
+    const [d] = await deliveries(hook.id);
+    expect(d).toMatchObject({ status: 'succeeded', responseStatus: 200, responseBody: 'ok\uFFFD\uFFFDdone' });
+    expect(receiver.calls).toHaveLength(1);
+    await remove(hook.id);
+  });
+
   it('retries after a 500 on the Standard Webhooks schedule (5 s, 5 min, 30 min…), with growing delays on a fake clock', async () => {
     const hook = await create({ url: receiver.url(), events: ['*'] });
     receiver.answer({ status: 500, body: 'x'.repeat(10_000) }, { status: 500 }, { status: 503 });
