@@ -10,6 +10,13 @@ import { OutboxService } from '../outbox/outbox.service';
 import { MailTemplate, renderMail } from './mail-templates';
 
 export const MAIL_KIND = 'mail';
+
+/**
+ * When a mail that failed is tried again: over about two days, so an SMTP outage or wrong
+ * credentials fixed within that time lose no mail (the outbox's default gives up after about
+ * 35 minutes, and a digest's entries are gone once its mail is queued). Then it is dead.
+ */
+export const MAIL_RETRY_DELAYS_MS: readonly number[] = [5, 30, 120, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400].map((s) => s * 1000);
 const TIMEOUT_MS = 15_000;
 
 /** `headers`: extra headers of this mail (a notification's List-Unsubscribe). */
@@ -37,7 +44,7 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     if (this.config.SMTP_URL) {
       this.smtp = createTransport({ url: this.config.SMTP_URL, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
     }
-    this.outbox.register(MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id));
+    this.outbox.register(MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
   }
 
   onModuleDestroy(): void {

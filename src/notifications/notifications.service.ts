@@ -15,7 +15,7 @@ import type { EventType, PlatformEvent } from '../events/events';
 import { openFields, sealFields } from '../forms/submission-crypto';
 import { LeadsKeyring } from '../leads/keyring';
 import { openEmail, sealEmail } from '../leads/lead-crypto';
-import { type MailPayload, MailService } from '../mail/mail.service';
+import { MAIL_RETRY_DELAYS_MS, type MailPayload, MailService } from '../mail/mail.service';
 import type { DigestMailData, MailTemplate } from '../mail/mail-templates';
 import { OutboxGiveUp } from '../outbox/outbox';
 import { OutboxService } from '../outbox/outbox.service';
@@ -81,7 +81,7 @@ export class NotificationsService implements OnModuleInit {
         return topic ? optedInCondition(topic, workspace) : 'false';
       },
     );
-    this.outbox.register(DIGEST_MAIL_KIND, (payload, message) => this.sendDigestMail(payload, message.id));
+    this.outbox.register(DIGEST_MAIL_KIND, (payload, message) => this.sendDigestMail(payload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
   }
 
   /** Opens a queued digest mail and sends it as any mail; one whose key is gone can never be sent. */

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { MAIL_RETRY_DELAYS_MS } from '../../src/mail/mail.service';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { asUser, bearer, registerUser, uniqueEmail } from '../helpers/identity';
@@ -114,6 +115,30 @@ describe('Mail over SMTP (e2e)', () => {
     await a.dataSource.query(`UPDATE outbox_messages SET next_attempt_at = now() WHERE kind = 'mail' AND delivered_at IS NULL`);
     await sendMail(a);
     expect(to(user.email)).toHaveLength(1);
+  });
+
+  it('keeps retrying a refused mail for about two days (an SMTP outage of hours loses no mail), then gives it up', async () => {
+    const user = await registerUser(a);
+    const row = async () =>
+      (
+        await a.dataSource.query(`SELECT id, attempts, next_attempt_at, dead_at FROM outbox_messages WHERE kind = 'mail' AND payload->>'to' = $1`, [user.email])
+      )[0] as { id: string; attempts: number; next_attempt_at: Date; dead_at: Date | null };
+    const { id } = await row();
+    let waited = 0;
+    smtp.failNext(MAIL_RETRY_DELAYS_MS.length + 1);
+    for (let attempt = 1; attempt <= MAIL_RETRY_DELAYS_MS.length; attempt++) {
+      await a.dataSource.query(`UPDATE outbox_messages SET next_attempt_at = now() WHERE id = $1`, [id]);
+      await a.app.get(OutboxService).runOnce();
+      const after = await row();
+      expect(after).toMatchObject({ attempts: attempt, dead_at: null });
+      waited += after.next_attempt_at.getTime() - Date.now();
+    }
+    // More than the default backoff's half hour: about two days.
+    expect(waited).toBeGreaterThan(40 * 3_600_000);
+    await a.dataSource.query(`UPDATE outbox_messages SET next_attempt_at = now() WHERE id = $1`, [id]);
+    await a.app.get(OutboxService).runOnce();
+    expect((await row()).dead_at).not.toBeNull();
+    expect(to(user.email)).toHaveLength(0);
   });
 });
 
