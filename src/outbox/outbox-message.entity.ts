@@ -8,6 +8,9 @@ import { TimestampColumn } from '../database/columns';
  */
 @Entity('outbox_messages')
 @Index('IDX_outbox_messages_due', ['nextAttemptAt'], { where: '"delivered_at" IS NULL AND "dead_at" IS NULL' })
+// The purges of delivered and dead messages (OutboxRepository.purgeBefore), every round.
+@Index('IDX_outbox_messages_delivered', ['deliveredAt'], { where: '"delivered_at" IS NOT NULL' })
+@Index('IDX_outbox_messages_dead', ['deadAt'], { where: '"dead_at" IS NOT NULL' })
 export class OutboxMessage {
   @PrimaryColumn('text')
   id: string;

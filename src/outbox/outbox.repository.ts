@@ -53,8 +53,10 @@ export class OutboxRepository {
     ]);
   }
 
-  @GenerateSql({ params: () => [new Date(0)] })
-  async purgeDeliveredBefore(before: Date): Promise<void> {
-    await this.dataSource.query('DELETE FROM outbox_messages WHERE delivered_at < $1', [before]);
+  /** Drops messages delivered before `delivered` and messages given up before `dead`. */
+  @GenerateSql({ params: () => [new Date(0), new Date(0)] })
+  async purgeBefore(delivered: Date, dead: Date): Promise<void> {
+    await this.dataSource.query('DELETE FROM outbox_messages WHERE delivered_at < $1', [delivered]);
+    await this.dataSource.query('DELETE FROM outbox_messages WHERE dead_at < $1', [dead]);
   }
 }

@@ -9,6 +9,8 @@ import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { newOutboxId, OutboxGiveUp, type OutboxHandler, type OutboxKindOptions, retryDelayMs, scheduledDelayMs } from './outbox';
 import { type DueMessage, OutboxRepository } from './outbox.repository';
 
+/** How long a message given up on is kept for inspection. */
+export const DEAD_KEPT_MS = 30 * 86_400_000;
 const BATCH = 50;
 /**
  * A round starts no new message after this long (the rest wait for the next round): the
@@ -115,9 +117,14 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     }
   }
 
-  /** Delivered messages are kept a day for inspection, then dropped. */
+  /**
+   * Delivered messages are kept a day for inspection, dead ones 30 days (as webhook
+   * deliveries are): long enough to see what failed, not forever (a dead mail's payload holds
+   * its address and links).
+   */
   private async purgeDelivered(): Promise<void> {
-    await this.messages.purgeDeliveredBefore(new Date(this.clock.now().getTime() - 86_400_000));
+    const now = this.clock.now().getTime();
+    await this.messages.purgeBefore(new Date(now - 86_400_000), new Date(now - DEAD_KEPT_MS));
   }
 }
 

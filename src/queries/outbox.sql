@@ -14,5 +14,6 @@ UPDATE outbox_messages SET attempts = $2, delivered_at = $3, last_error = NULL W
 -- OutboxRepository.markFailed
 UPDATE outbox_messages SET attempts = $2, last_error = $3, next_attempt_at = $4, dead_at = $5 WHERE id = $1
 
--- OutboxRepository.purgeDeliveredBefore
+-- OutboxRepository.purgeBefore
 DELETE FROM outbox_messages WHERE delivered_at < $1
+DELETE FROM outbox_messages WHERE dead_at < $1

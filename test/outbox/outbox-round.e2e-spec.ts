@@ -1,5 +1,6 @@
+import { Clock } from '../../src/common/time';
 import { OutboxRepository } from '../../src/outbox/outbox.repository';
-import { OutboxService } from '../../src/outbox/outbox.service';
+import { DEAD_KEPT_MS, OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 
@@ -52,5 +53,29 @@ describe('Outbox rounds (e2e)', () => {
     // The next round finds the slow message delivered: it is not sent again.
     await outbox.runOnce();
     expect(slowSends).toBe(1);
+  });
+
+  it('drops delivered messages after a day and dead ones after 30 days, keeping the younger', async () => {
+    const outbox = t.app.get(OutboxService);
+    const now = Date.now();
+    const day = 86_400_000;
+    await t.dataSource.query(
+      `INSERT INTO outbox_messages (id, kind, payload, attempts, next_attempt_at, created_at, delivered_at, dead_at) VALUES
+         ('msg_delivered_old', 'test.kept', '{}', 1, $1, $1, $2, NULL),
+         ('msg_delivered_new', 'test.kept', '{}', 1, $1, $1, $3, NULL),
+         ('msg_dead_old', 'test.kept', '{}', 12, $1, $1, NULL, $4),
+         ('msg_dead_new', 'test.kept', '{}', 12, $1, $1, NULL, $5)`,
+      [
+        new Date(now - 40 * day),
+        new Date(now - day - 60_000),
+        new Date(now - day + 60_000),
+        new Date(now - DEAD_KEPT_MS - 60_000),
+        new Date(now - DEAD_KEPT_MS + 60_000),
+      ],
+    );
+    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(now));
+    await outbox.runOnce();
+    const left = await t.dataSource.query(`SELECT id FROM outbox_messages WHERE kind = 'test.kept' ORDER BY id`);
+    expect(left.map((r: { id: string }) => r.id)).toEqual(['msg_dead_new', 'msg_delivered_new']);
   });
 });

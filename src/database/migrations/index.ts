@@ -41,6 +41,7 @@ import { SubscriptionProviderRead1765100000000 } from './1765100000000-Subscript
 import { BuildsForkDeployment1765100001000 } from './1765100001000-BuildsForkDeployment';
 import { DigestItemsProject1765200000000 } from './1765200000000-DigestItemsProject';
 import { PullRequestComments1765300000000 } from './1765300000000-PullRequestComments';
+import { OutboxPurgeIndexes1765300001000 } from './1765300001000-OutboxPurgeIndexes';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -85,4 +86,5 @@ export const MIGRATIONS: Function[] = [
   BuildsForkDeployment1765100001000,
   DigestItemsProject1765200000000,
   PullRequestComments1765300000000,
+  OutboxPurgeIndexes1765300001000,
 ];
