@@ -295,10 +295,11 @@ export class BillingRepository {
   }
 
   /**
-   * Creates or updates the mirror of a provider invoice. Events can come out of order, so
-   * a settled status (paid, void, uncollectible) is never replaced by an earlier one
-   * (draft, open), nor an open one by a draft: a late `invoice.payment_failed` does not
-   * reopen a paid invoice, and a late `invoice.created` does not undo its finalizing.
+   * Creates or updates the mirror of a provider invoice. Events can come out of order, so a
+   * status only moves forward along Stripe's own: draft, open, then paid, void or
+   * uncollectible, and uncollectible still to paid or void. A late `invoice.payment_failed`
+   * does not reopen a paid invoice, a late `invoice.created` does not undo its finalizing,
+   * and a late uncollectible does not unpay one that was paid after all.
    */
   @GenerateSql({
     params: (f) => [
@@ -348,7 +349,8 @@ export class BillingRepository {
          amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
          period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
          updated_at = excluded.updated_at
-       WHERE i.status = 'draft' OR (i.status = 'open' AND excluded.status <> 'draft') OR excluded.status IN ('paid', 'void', 'uncollectible')`,
+       WHERE i.status = 'draft' OR excluded.status = i.status OR (i.status = 'open' AND excluded.status <> 'draft')
+          OR (i.status = 'uncollectible' AND excluded.status IN ('paid', 'void'))`,
       [
         row.id,
         row.workspaceId,

@@ -106,7 +106,8 @@ INSERT INTO billing_invoices AS i (id, workspace_id, provider, provider_ref, num
     amount_paid = excluded.amount_paid, currency = excluded.currency, period_start = excluded.period_start,
     period_end = excluded.period_end, hosted_invoice_url = coalesce(excluded.hosted_invoice_url, i.hosted_invoice_url),
     updated_at = excluded.updated_at
-  WHERE i.status = 'draft' OR (i.status = 'open' AND excluded.status <> 'draft') OR excluded.status IN ('paid', 'void', 'uncollectible')
+  WHERE i.status = 'draft' OR excluded.status = i.status OR (i.status = 'open' AND excluded.status <> 'draft')
+     OR (i.status = 'uncollectible' AND excluded.status IN ('paid', 'void'))
 
 -- BillingRepository.pageInvoices
 SELECT "BillingInvoice"."id" AS "BillingInvoice_id", "BillingInvoice"."workspace_id" AS "BillingInvoice_workspace_id", "BillingInvoice"."provider" AS "BillingInvoice_provider", "BillingInvoice"."provider_ref" AS "BillingInvoice_provider_ref", "BillingInvoice"."number" AS "BillingInvoice_number", "BillingInvoice"."status" AS "BillingInvoice_status", "BillingInvoice"."amount_due" AS "BillingInvoice_amount_due", "BillingInvoice"."amount_paid" AS "BillingInvoice_amount_paid", "BillingInvoice"."currency" AS "BillingInvoice_currency", "BillingInvoice"."period_start" AS "BillingInvoice_period_start", "BillingInvoice"."period_end" AS "BillingInvoice_period_end", "BillingInvoice"."hosted_invoice_url" AS "BillingInvoice_hosted_invoice_url", "BillingInvoice"."created_at" AS "BillingInvoice_created_at", "BillingInvoice"."updated_at" AS "BillingInvoice_updated_at" FROM "billing_invoices" "BillingInvoice" WHERE (("BillingInvoice"."workspace_id" = $1)) ORDER BY "BillingInvoice"."created_at" DESC, "BillingInvoice"."id" DESC LIMIT 20 OFFSET 0

@@ -274,9 +274,12 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     const failedEvent = event('invoice.payment_failed', failed, new Date(T0.getTime() + 1000));
     const paidEvent = event('invoice.paid', { ...failed, status: 'paid', amount_paid: 1900 }, new Date(T0.getTime() + 2000));
     // Stripe has the subscription active again (the retry succeeded) by the time anything arrives.
+    // Marked uncollectible by Stripe's dunning before the retry paid it; that event comes last of all.
+    const uncollectibleEvent = event('invoice.payment_failed', { ...failed, status: 'uncollectible' }, new Date(T0.getTime() + 1500));
     await deliver(completed).expect(200);
     await deliver(paidEvent).expect(200);
     await deliver(failedEvent).expect(200);
+    await deliver(uncollectibleEvent).expect(200);
     expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active', pastDueSince: null });
     expect((await invoices(a)).data).toEqual([expect.objectContaining({ status: 'paid', amountPaid: 1900 })]);
     expect(await mailsTo(a.owner.email)).toEqual([]);
