@@ -264,7 +264,11 @@ export class BillingWebhookService {
     }
     const now = this.clock.now();
     const wasPastDue = same && current.status === 'past_due';
-    const pastDueSince = state.status === 'past_due' ? (wasPastDue && current.pastDueSince ? current.pastDueSince : event.createdAt) : null;
+    // The renewal that failed opened the period now running, so the grace never starts before it:
+    // a stale event (a retried delivery from days before, one resent from the dashboard) that
+    // first shows past_due must not start it early.
+    const pastDueSince =
+      state.status === 'past_due' ? (wasPastDue && current.pastDueSince ? current.pastDueSince : maxDate(event.createdAt, state.periodAnchor)) : null;
     // An unpaid period was never paid for: a subscription Stripe ends from past_due is over now.
     const currentPeriodEnd = state.status === 'canceled' && wasPastDue ? minDate(state.periodAnchor, now) : state.currentPeriodEnd;
     await this.billing.saveSubscriptionState(m, {
@@ -312,3 +316,4 @@ export class BillingWebhookService {
 }
 
 const minDate = (a: Date, b: Date) => (a < b ? a : b);
+const maxDate = (a: Date, b: Date) => (a > b ? a : b);

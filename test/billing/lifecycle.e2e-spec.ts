@@ -326,6 +326,25 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
     expect(await subscription(a)).toMatchObject({ tier: 'free', status: 'canceled' });
   });
 
+  it('a stale event that first shows past_due does not start the grace before the renewal that failed', async () => {
+    moveClockTo(T0);
+    const a = await newTenant(t);
+    const { subId, session } = await checkout(a);
+    await deliver(event('checkout.session.completed', session, T0)).expect(200);
+    // The renewal a month later fails; a customer.subscription.updated of two days before (its
+    // delivery failed then, Stripe retries it now) is the first event to arrive.
+    const renewedAt = new Date(T0.getTime() + 31 * DAY);
+    const now = new Date(renewedAt.getTime() + 60_000);
+    moveClockTo(now);
+    stripe.updateSubscription(subId, { status: 'past_due', start: seconds(renewedAt), end: seconds(new Date(renewedAt.getTime() + 30 * DAY)) });
+    await deliver(event('customer.subscription.updated', stripe.subscriptionObject(subId), new Date(renewedAt.getTime() - 2 * DAY))).expect(200);
+    expect(await subscription(a)).toMatchObject({
+      status: 'past_due',
+      pastDueSince: renewedAt.toISOString(),
+      graceEndsAt: new Date(renewedAt.getTime() + 7 * DAY).toISOString(),
+    });
+  });
+
   it('grace over and swept: a further failed retry of Stripe does not give the plan back for another grace', async () => {
     moveClockTo(T0);
     const a = await newTenant(t);
