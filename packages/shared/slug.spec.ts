@@ -11,6 +11,13 @@ describe('slugFromName', () => {
     expect(slugFromName('dist')).toBe('dist');
   });
 
+  it('gives no 2-character slug (its previews would be labels CAs refuse): "Go" is go-site, as the service derives it', () => {
+    expect(slugFromName('Go')).toBe('go-site');
+    expect(slugFromName('ui')).toBe('ui-site');
+    expect(slugFromName('X')).toBe('x');
+    expect(slugFromName('abc')).toBe('abc');
+  });
+
   it('is empty when nothing of the name is a letter or digit', () => {
     expect(slugFromName('!!!')).toBe('');
     expect(slugFromName('---')).toBe('');
@@ -27,6 +34,7 @@ describe('slugFromName', () => {
         const slug = slugFromName(name);
         expect(slug).toMatch(/^$|^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
         expect(slug).not.toContain('--');
+        expect(slug).not.toHaveLength(2);
       }),
     );
   });

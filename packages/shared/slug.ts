@@ -6,7 +6,7 @@
  * are the same. The service still checks what it is sent (reserved names are its word).
  */
 export function slugFromName(name: string): string {
-  return name
+  const slug = name
     .toLowerCase()
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -14,4 +14,7 @@ export function slugFromName(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 63)
     .replace(/-+$/, '');
+  // A new slug has 1 or at least 3 characters (a 2-character one's previews, "go--1", are labels
+  // certificate authorities refuse): "Go" becomes "go-site", as the service derives it.
+  return slug.length === 2 ? `${slug}-site` : slug;
 }

@@ -34,6 +34,13 @@ describe('slugProblem', () => {
     expect(newSlugProblem('api')).toMatch(/is reserved$/);
   });
 
+  it('new slugs have 1 or at least 3 characters: "ab--1" is a name certificate authorities refuse; older ones still pass slugProblem', () => {
+    expect(newSlugProblem('ab')).toMatch(/^slug "ab" is refused: a slug has 1 or at least 3 characters/);
+    expect(slugProblem('ab')).toBeNull();
+    expect(newSlugProblem('a')).toBeNull();
+    expect(newSlugProblem('abc')).toBeNull();
+  });
+
   it('reserves the names the issue lists and the platform needs', () => {
     for (const name of [
       'api',
@@ -88,6 +95,9 @@ describe('deriveSlug', () => {
     ['API', 'api-site'],
     ['www', 'www-site'],
     ['xn--caf-dma', 'xn-caf-dma'],
+    ['AB', 'ab-site'],
+    ['Go!', 'go-site'],
+    ['X', 'x'],
   ]);
 
   it('truncates to 63 characters without a trailing hyphen', () => {

@@ -163,6 +163,11 @@ export function newSlugProblem(slug: string): string | null {
   const problem = slugProblem(slug);
   if (problem) return problem;
   if (slug.includes('--')) return `slug ${JSON.stringify(slug)} is refused: "--" is reserved for preview addresses (<slug>--<version>)`;
+  // "ab--7" has "--" in the 3rd and 4th characters, which IDNA reserves and certificate
+  // authorities refuse to sign: a 2-character project's previews could get no certificate.
+  if (slug.length === 2) {
+    return `slug ${JSON.stringify(slug)} is refused: a slug has 1 or at least 3 characters (the preview address ${slug}--1 would be a name certificate authorities refuse)`;
+  }
   return null;
 }
 
@@ -211,10 +216,10 @@ function deriveSlugText(name: string): string {
     MAX_SLUG_LENGTH,
   );
   if (slug === '') return 'site';
-  if (slugProblem(slug) === null) return slug;
-  // Reserved ("api" → "api-site"); the collapsing above leaves no "--" to worry about.
+  if (newSlugProblem(slug) === null) return slug;
+  // Reserved ("api" → "api-site") or 2 characters ("ab" → "ab-site"); the collapsing above leaves no "--" to worry about.
   const suffixed = `${cut(slug, MAX_SLUG_LENGTH - '-site'.length)}-site`;
-  return slugProblem(suffixed) === null ? suffixed : 'site';
+  return newSlugProblem(suffixed) === null ? suffixed : 'site';
 }
 
 export const RANDOM_SUFFIX_LENGTH = 6;

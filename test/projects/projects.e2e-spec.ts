@@ -49,6 +49,7 @@ describe('Projects (e2e)', () => {
       ['api', 'reserved'],
       ['www', 'reserved'],
       ['xn--abc', 'slug'],
+      ['ab', 'slug'],
     ])('refuses slug %j with 400', async (slug) => {
       const res = await create({ name: 'x', slug }).expect(400);
       expect(res.body.message).toMatch(/^slug: /);

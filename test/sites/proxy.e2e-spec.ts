@@ -53,7 +53,7 @@ async function startOrigin() {
       }
       if (path === '/cookies') {
         res.writeHead(200, {
-          'Set-Cookie': ['kept=1; Path=/; HttpOnly', 'parent=1; Domain=localhost', 'statichost_gate=forged; Path=/', 'own=1; Domain=px.localhost'],
+          'Set-Cookie': ['kept=1; Path=/; HttpOnly', 'parent=1; Domain=localhost', 'statichost_gate=forged; Path=/', 'own=1; Domain=pxy.localhost'],
           'Clear-Site-Data': '"cookies"',
           'X-Accel-Redirect': '/etc/passwd',
         });
@@ -182,7 +182,7 @@ describe('Proxy rules (e2e)', () => {
     });
     session = await registerUser(t);
     token = (await createApiToken(t, session, { scopes: ['deploy', 'read'] })).token;
-    await deploySite(t, token, 'px', [
+    await deploySite(t, token, 'pxy', [
       { path: 'index.html', content: 'static home' },
       { path: '_redirects', content: rules() },
     ]);
@@ -197,7 +197,7 @@ describe('Proxy rules (e2e)', () => {
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       const res = await call(
         t,
-        'px',
+        'pxy',
         method,
         '/api/echo/deep?q=1&x=%20y',
         // Node's client frames a DELETE body only with a Content-Length.
@@ -211,11 +211,11 @@ describe('Proxy rules (e2e)', () => {
       if (method !== 'GET') expect(seen.bodySha).toBe(createHash('sha256').update(body).digest('hex'));
     }
     // The site's static files are still its own.
-    expect((await call(t, 'px', 'GET', '/')).body.toString()).toBe('static home');
+    expect((await call(t, 'pxy', 'GET', '/')).body.toString()).toBe('static home');
   });
 
   it('sends no hop-by-hop headers, no Authorization, no gate cookie; sets X-Forwarded-For/-Host/-Proto; drops hop-by-hop answer headers', async () => {
-    const res = await call(t, 'px', 'GET', '/api/echo', {
+    const res = await call(t, 'pxy', 'GET', '/api/echo', {
       headers: {
         Connection: 'X-Hop',
         'X-Hop': 'secret',
@@ -232,7 +232,7 @@ describe('Proxy rules (e2e)', () => {
     expect(seen['x-kept']).toBe('yes');
     // TRUST_PROXY is off: a visitor's own X-Forwarded-For is not passed on as a hop.
     expect(seen['x-forwarded-for']).toBe('127.0.0.1');
-    expect(seen['x-forwarded-host']).toBe(siteHost(t, 'px'));
+    expect(seen['x-forwarded-host']).toBe(siteHost(t, 'pxy'));
     expect(seen['x-forwarded-proto']).toBe('http');
     expect(seen.host).toBe(`127.0.0.1:${origin.port}`);
     expect(res.headers['x-hop-answer']).toBeUndefined();
@@ -297,31 +297,31 @@ describe('Proxy rules (e2e)', () => {
 
   it('follows one hop only: a request that already came through a proxy rule of this service answers 508, nothing sent', async () => {
     const before = origin.seen.length;
-    const res = await call(t, 'px', 'GET', '/api/echo', { headers: { Via: '1.1 statichost-proxy' } });
+    const res = await call(t, 'pxy', 'GET', '/api/echo', { headers: { Via: '1.1 statichost-proxy' } });
     expect(res.status).toBe(508);
     expect(origin.seen.length).toBe(before);
     // The mark the service puts on what it sends.
-    expect(json(await call(t, 'px', 'GET', '/api/echo')).headers.via).toBe('1.1 statichost-proxy');
+    expect(json(await call(t, 'pxy', 'GET', '/api/echo')).headers.via).toBe('1.1 statichost-proxy');
   });
 
   it('passes the origin’s redirects on as they are, without following them', async () => {
     const before = origin.seen.length;
-    const res = await call(t, 'px', 'GET', '/api/redirect');
+    const res = await call(t, 'pxy', 'GET', '/api/redirect');
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`http://127.0.0.1:${origin.port}/elsewhere`);
     expect(origin.seen.slice(before).map((s) => s.url)).toEqual(['/redirect']);
   });
 
   it('passes Set-Cookie only for the site’s own host; never the gate cookie; drops Clear-Site-Data and proxy directives', async () => {
-    const res = await call(t, 'px', 'GET', '/api/cookies');
+    const res = await call(t, 'pxy', 'GET', '/api/cookies');
     expect(res.status).toBe(200);
-    expect(res.headers['set-cookie']).toEqual(['kept=1; Path=/; HttpOnly', 'own=1; Domain=px.localhost']);
+    expect(res.headers['set-cookie']).toEqual(['kept=1; Path=/; HttpOnly', 'own=1; Domain=pxy.localhost']);
     expect(res.headers['clear-site-data']).toBeUndefined();
     expect(res.headers['x-accel-redirect']).toBeUndefined();
   });
 
   it('on a preview address: every Set-Cookie of the origin beside the preview’s noindex', async () => {
-    const res = await call(t, 'px--1', 'GET', '/api/two-cookies');
+    const res = await call(t, 'pxy--1', 'GET', '/api/two-cookies');
     expect(res.status).toBe(200);
     expect(res.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
     // The origin's own X-Robots-Tag joins the preview's; it cannot lift it.
@@ -335,7 +335,7 @@ describe('Proxy rules (e2e)', () => {
     const buffersBefore = process.memoryUsage().arrayBuffers;
     let req: ReturnType<typeof request> | undefined;
     const received = await new Promise<number>((resolve, reject) => {
-      req = request({ host: '127.0.0.1', port: t.port, path: '/big', headers: { Host: siteHost(t, 'px') } }, (res) => {
+      req = request({ host: '127.0.0.1', port: t.port, path: '/big', headers: { Host: siteHost(t, 'pxy') } }, (res) => {
         expect(res.statusCode).toBe(200);
         res.pause();
         // Wait until the origin's writes have stopped: the proxy is not reading them for a visitor who is not.
@@ -366,11 +366,11 @@ describe('Proxy rules (e2e)', () => {
   });
 
   it('answers 504 in the site’s style when the origin does not answer in time, 502 when it is down', async () => {
-    const slow = await call(t, 'px', 'GET', '/slow');
+    const slow = await call(t, 'pxy', 'GET', '/slow');
     expect(slow.status).toBe(504);
     expect(slow.headers['content-type']).toMatch(/^text\/html/);
     expect(slow.body.toString()).toContain('took too long');
-    const down = await call(t, 'px', 'GET', '/down');
+    const down = await call(t, 'pxy', 'GET', '/down');
     expect(down.status).toBe(502);
     expect(down.body.toString()).toContain('did not answer');
     expect(down.headers['cache-control']).toBe('no-store');
@@ -389,7 +389,7 @@ describe('Proxy rules (e2e)', () => {
       };
       socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
       socket.on('connect', () => {
-        socket.write(`POST /api/echo HTTP/1.1\r\nHost: ${siteHost(t, 'px')}\r\nContent-Length: ${10 * MB}\r\n\r\n`);
+        socket.write(`POST /api/echo HTTP/1.1\r\nHost: ${siteHost(t, 'pxy')}\r\nContent-Length: ${10 * MB}\r\n\r\n`);
         socket.write(Buffer.alloc(64 * 1024));
       });
       socket.on('data', (chunk: Buffer) => {
@@ -408,10 +408,10 @@ describe('Proxy rules (e2e)', () => {
 
   it('refuses a body over PROXY_MAX_BODY_BYTES with 413: declared, or found while streaming it', async () => {
     const before = origin.seen.length;
-    const declared = await call(t, 'px', 'POST', '/api/echo', { body: Buffer.alloc(MB + 1), headers: { 'Content-Length': String(MB + 1) } });
+    const declared = await call(t, 'pxy', 'POST', '/api/echo', { body: Buffer.alloc(MB + 1), headers: { 'Content-Length': String(MB + 1) } });
     expect(declared.status).toBe(413);
     expect(origin.seen.length).toBe(before);
-    const chunked = await call(t, 'px', 'POST', '/api/echo', { body: [Buffer.alloc(MB / 2), Buffer.alloc(MB / 2), Buffer.alloc(MB / 2)] });
+    const chunked = await call(t, 'pxy', 'POST', '/api/echo', { body: [Buffer.alloc(MB / 2), Buffer.alloc(MB / 2), Buffer.alloc(MB / 2)] });
     expect(chunked.status).toBe(413);
     expect(chunked.body.toString()).toContain('larger than');
     // The origin never saw a whole body.
@@ -419,24 +419,24 @@ describe('Proxy rules (e2e)', () => {
   });
 
   it('caps proxied requests per site: past PROXY_MAX_CONCURRENT_PER_SITE a 503 with Retry-After', async () => {
-    const first = call(t, 'px', 'GET', '/hold');
-    const second = call(t, 'px', 'GET', '/hold');
+    const first = call(t, 'pxy', 'GET', '/hold');
+    const second = call(t, 'pxy', 'GET', '/hold');
     await eventually(async () => {
       if (origin.held.length < 2) throw new Error('not held yet');
     });
-    const third = await call(t, 'px', 'GET', '/api/echo');
+    const third = await call(t, 'pxy', 'GET', '/api/echo');
     expect(third.status).toBe(503);
     expect(third.headers['retry-after']).toBe('1');
     for (const res of origin.held.splice(0)) res.end('released');
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     // The slots are given back.
-    expect((await call(t, 'px', 'GET', '/api/echo')).status).toBe(201);
+    expect((await call(t, 'pxy', 'GET', '/api/echo')).status).toBe(201);
   });
 
   it('Sign=NAME: without the variable, 502 and nothing sent; with it, X-Nf-Sign is a JWS of Netlify’s claims under its value', async () => {
     const before = origin.seen.length;
-    const missing = await call(t, 'px', 'GET', '/signed/a');
+    const missing = await call(t, 'pxy', 'GET', '/signed/a');
     expect(missing.status).toBe(502);
     expect(missing.body.toString()).toContain('signing secret');
     expect(origin.seen.length).toBe(before);
