@@ -20,7 +20,7 @@ export class DomainsController {
     id: 'verifyDomain',
     scopes: ['admin'],
     audit: 'domain.checked',
-    errors: { 409: ['no_custom_domain', 'domain_changed'], 503: ['dns_timeout', 'dns_unavailable'] },
+    errors: { 409: ['no_custom_domain', 'domain_changed', 'domain_taken'], 503: ['dns_timeout', 'dns_unavailable'] },
   })
   @HttpCode(200)
   @ApiOperation({
@@ -33,7 +33,11 @@ export class DomainsController {
     type: VerifyDomainView,
     description: 'Whether this check found the token, the domain’s state afterwards, and per record what was expected and found',
   })
-  @ApiResponse({ status: 409, description: '`no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check' })
+  @ApiResponse({
+    status: 409,
+    description:
+      '`no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check; `domain_taken`: another project verified the name first',
+  })
   @ApiResponse({ status: 503, description: '`dns_timeout` / `dns_unavailable`: DNS did not answer within DNS_TIMEOUT_MS; nothing changed (Retry-After)' })
   async verify(@CurrentPrincipal() principal: Principal, @Param('projectId') projectId: string, @Body() _body: EmptyBodyDto) {
     return verifyDomainView(await this.domains.verify(principal, projectId));

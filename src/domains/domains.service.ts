@@ -2,12 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { AuditLogService } from '../audit/audit-log.service';
+import { uniqueViolation } from '../common/db-errors';
 import { ApiError, notFound } from '../common/errors';
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { EventBus } from '../events/event-bus';
 import type { Project } from '../projects/project.entity';
-import { ProjectsService } from '../projects/projects.service';
+import { domainTaken, ProjectsService } from '../projects/projects.service';
 import { domainRecords } from '../shared/custom-domain/custom-domain';
 import { challengeName, DomainState, judge, nextDomainState, RecordCheck, Verdict } from '../shared/custom-domain/domain-check';
 import { domainsError } from '../shared/custom-domain/domains.errors';
@@ -57,11 +58,16 @@ export class DomainsService {
     }
     const { verdict, records } = await this.check(project);
     if (verdict === 'inconclusive') throw this.dnsUnavailable(records[0]);
-    return this.dataSource.transaction(async (m) => {
+    const checked = project.customDomain;
+    return this.inTransactionClaiming(checked, async (m) => {
       const current = await this.lockSame(m, project);
       if (current === 'gone') throw notFound('Project', project.id);
       if (!current) {
         throw domainsError('domain_changed', `The custom domain of project ${project.id} changed while it was being checked; verify again`);
+      }
+      // Exclusive once verified: another project that verified the name first keeps it.
+      if (verdict === 'verified' && current.domainStatus !== 'verified' && (await this.projects.domainVerifiedElsewhere(m, checked, current.id))) {
+        throw domainTaken(checked);
       }
       const saved = await this.record(m, current, verdict);
       // Every asked-for check is recorded, a failed one too: its result may stop the domain's site.
@@ -73,6 +79,16 @@ export class DomainsService {
       });
       return { verified: verdict === 'verified', project: saved, records };
     });
+  }
+
+  /** Runs `work`; two projects verifying one name at once both pass the check, and the index lets one through. */
+  private async inTransactionClaiming<T>(domain: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (err) {
+      if (uniqueViolation(err) === 'UQ_projects_custom_domain') throw domainTaken(domain);
+      throw err;
+    }
   }
 
   /**

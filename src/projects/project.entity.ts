@@ -63,7 +63,8 @@ export class Project {
   @Column('text', { name: 'live_deployment_id', nullable: true })
   liveDeploymentId: string | null;
 
-  @Index('UQ_projects_custom_domain', { unique: true, where: '"custom_domain" IS NOT NULL' })
+  // Exclusive once verified: attaching proves nothing, so pending claims of one name may coexist.
+  @Index('UQ_projects_custom_domain', { unique: true, where: `"domain_status" = 'verified'` })
   @Column('text', { name: 'custom_domain', nullable: true })
   customDomain: string | null;
 

@@ -190,6 +190,16 @@ export class ProjectsRepository {
     return rows[0];
   }
 
+  /** Whether another project has verified `domain` (it is exclusive once verified). */
+  @GenerateSql({ params: (f) => [f.manager, 'www.example.com', f.projectId] })
+  async domainVerifiedElsewhere(manager: EntityManager, domain: string, projectId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM projects WHERE custom_domain = $1 AND domain_status = 'verified' AND id <> $2`, [
+      domain,
+      projectId,
+    ]);
+    return rows.length > 0;
+  }
+
   /** A project never changes workspace: callers may cache this. */
   @GenerateSql({ params: (f) => [f.projectId] })
   async workspaceIdOf(id: string): Promise<string | undefined> {

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 
 import { AuditLogService, changedFields } from '../audit/audit-log.service';
-import { uniqueViolation } from '../common/db-errors';
 import { badRequest, forbidden, notFound } from '../common/errors';
 import { FreshReads } from '../common/fresh-read';
 import { newId } from '../common/ids';
@@ -178,6 +177,11 @@ export class ProjectsService {
     rememberSiteChange(manager, projectId, await this.projects.notifyAndReadNames(manager, SITE_CHANGED_CHANNEL, projectId));
   }
 
+  /** Whether another project has verified `domain` (a custom domain is exclusive once verified). */
+  domainVerifiedElsewhere(manager: EntityManager, domain: string, projectId: string): Promise<boolean> {
+    return this.projects.domainVerifiedElsewhere(manager, domain, projectId);
+  }
+
   async update(principal: Principal, projectId: string, dto: ProjectUpdate): Promise<Project> {
     const passwordHash = dto.password !== undefined ? await hashPassword(dto.password) : undefined;
     return this.dataSource.transaction(async (m) => {
@@ -217,14 +221,10 @@ export class ProjectsService {
       if (Object.keys(changes).length === 0) return project;
       // Before the write, so the names the site had (an old custom domain) are purged too.
       await this.notifySiteChanged(m, project.id);
-      try {
-        await this.projects.update(m, project.id, changes);
-      } catch (err) {
-        if (uniqueViolation(err) === 'UQ_projects_custom_domain') {
-          throw projectsError('domain_taken', `custom_domain "${changes.customDomain}" is already attached to a project`);
-        }
-        throw err;
-      }
+      // Only a verified name is exclusive; one another project is still waiting on can be attached
+      // here too, and whoever the domain's DNS names verifies it.
+      if (changes.customDomain && (await this.projects.domainVerifiedElsewhere(m, changes.customDomain, project.id))) throw domainTaken(changes.customDomain);
+      await this.projects.update(m, project.id, changes);
       return this.projects.getById(m, project.id);
     });
   }
@@ -237,4 +237,9 @@ export class ProjectsService {
       await this.audit.record(m, { workspaceId: project.workspaceId, action: 'project.deleted', target: projectTarget(project) });
     });
   }
+}
+
+/** 409 for a custom domain another project has verified. */
+export function domainTaken(domain: string) {
+  return projectsError('domain_taken', `custom_domain "${domain}" is already verified by another project; its DNS names that project's token`);
 }

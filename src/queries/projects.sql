@@ -24,6 +24,9 @@ SELECT p.id, p.workspace_id, p.slug, p.name, p.type, p.gate_type, p.gate_version
   FROM projects p LEFT JOIN deployments d ON d.id = p.live_deployment_id
   WHERE p.custom_domain = $1 AND p.domain_status = 'verified'
 
+-- ProjectsRepository.domainVerifiedElsewhere
+SELECT 1 FROM projects WHERE custom_domain = $1 AND domain_status = 'verified' AND id <> $2
+
 -- ProjectsRepository.workspaceIdOf
 SELECT workspace_id FROM projects WHERE id = $1
 

@@ -146,6 +146,8 @@ describe('audit log entries of the API’s changes (e2e)', () => {
     const second = await project(owner, 'Second');
     const theirs = await project(other, 'Theirs');
     await t.http().patch(`/projects/${first.id}`).set(asUser(owner)).send({ custom_domain: 'audit-taken.example.com' }).expect(200);
+    // Verified (its DNS published the token): the name is the first project's alone now.
+    await t.dataSource.query(`UPDATE projects SET domain_status = 'verified', domain_verified_at = now() WHERE id = $1`, [first.id]);
     const before = await count(owner.workspaceId);
 
     // Refused in the service: a token cannot grant a scope it does not hold.
@@ -160,7 +162,7 @@ describe('audit log entries of the API’s changes (e2e)', () => {
     expect([refused.status, refused.body.code]).toEqual([403, 'insufficient_scope']);
     // Refused by the guard: another workspace's project is a 404, and the other log is untouched too.
     await t.http().delete(`/projects/${theirs.id}`).set(asUser(owner)).expect(404);
-    // The entry is written before the update that then fails on the unique domain: the rollback takes both.
+    // The entry is written before the domain is found verified elsewhere: the rollback takes both.
     const taken = await t.http().patch(`/projects/${second.id}`).set(asUser(owner)).send({ custom_domain: 'audit-taken.example.com' });
     expect([taken.status, taken.body.code]).toEqual([409, 'domain_taken']);
 

@@ -72,6 +72,7 @@ describe('Custom domains (e2e)', () => {
     t.http().patch(`/projects/${projectId}`).set(asUser(session)).send({ custom_domain });
   const verify = (app: TestApp, projectId: string, session: Session = alice) => app.http().post(`/projects/${projectId}/verify-domain`).set(asUser(session));
   const getProject = async (projectId: string) => (await t.http().get(`/projects/${projectId}`).set(asUser(alice)).expect(200)).body;
+  const getProjectOf = async (session: Session, projectId: string) => (await t.http().get(`/projects/${projectId}`).set(asUser(session)).expect(200)).body;
   /** Creates what the project asks for in the test DNS server. */
   const publish = (records: DnsRecord[]) => {
     for (const r of records) {
@@ -174,21 +175,29 @@ describe('Custom domains (e2e)', () => {
       expect((await patchDomain(project.id, 42).expect(400)).body.message).toContain('custom_domain');
     });
 
-    it('answers 409 domain_taken for a name attached to any project, in any spelling', async () => {
-      const domain = uniqueDomain();
-      const mine = await createProject();
-      await patchDomain(mine.id, domain).expect(200);
+    it('lets several projects wait on one name; the one the DNS names verifies it, and then the name is taken (409), in any spelling', async () => {
+      const mine = await siteWithDomain('mine');
+      // Attaching proves nothing, so it does not keep the name from anyone: Bob waits on it too.
       const theirs = await createProject(bob);
-      for (const spelling of [domain, `${domain.toUpperCase()}.`]) {
-        const res = await patchDomain(theirs.id, spelling, bob).expect(409);
+      const bobs = (await patchDomain(theirs.id, `${mine.domain.toUpperCase()}.`, bob).expect(200)).body;
+      expect(bobs).toMatchObject({ custom_domain: mine.domain, domainStatus: 'pending' });
+      // The domain's DNS publishes Alice's token: hers verifies, and from then on the name is hers.
+      publish(mine.records);
+      expect((await verify(t, mine.id).expect(200)).body.verified).toBe(true);
+      for (const spelling of [mine.domain, `${mine.domain.toUpperCase()}.`]) {
+        const another = await createProject();
+        const res = await patchDomain(another.id, spelling).expect(409);
         expect(res.body).toMatchObject({ statusCode: 409, code: 'domain_taken' });
-        expect(res.body.message).toContain(domain);
+        expect(res.body.message).toContain(mine.domain);
       }
-      const another = await createProject();
-      expect((await patchDomain(another.id, domain).expect(409)).body.code).toBe('domain_taken');
+      // Bob's waiting claim cannot verify while Alice's holds, even were his token published too.
+      publish((bobs.domainRecords as DnsRecord[]).filter((r) => r.type === 'TXT'));
+      expect((await verify(t, theirs.id, bob).expect(409)).body.code).toBe('domain_taken');
+      expect(await getProjectOf(bob, theirs.id)).toMatchObject({ domainStatus: 'pending' });
+      expect((await onHost(t, mine.domain).expect(200)).text).toContain('mine');
       // Detaching frees the name at once.
       await patchDomain(mine.id, null).expect(200);
-      expect((await patchDomain(theirs.id, domain, bob).expect(200)).body.custom_domain).toBe(domain);
+      expect((await verify(t, theirs.id, bob).expect(200)).body.verified).toBe(true);
     });
 
     it('hides another workspace’s project behind 404 and needs the admin scope', async () => {

@@ -6232,7 +6232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check */
+            /** @description `no_custom_domain`: nothing to verify; `domain_changed`: the domain changed during the check; `domain_taken`: another project verified the name first */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6242,7 +6242,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 409;
                         /** @enum {string} */
-                        code?: "domain_changed" | "no_custom_domain";
+                        code?: "domain_changed" | "domain_taken" | "no_custom_domain";
                     };
                 };
             };

@@ -42,6 +42,7 @@ import { BuildsForkDeployment1765100001000 } from './1765100001000-BuildsForkDep
 import { DigestItemsProject1765200000000 } from './1765200000000-DigestItemsProject';
 import { PullRequestComments1765300000000 } from './1765300000000-PullRequestComments';
 import { OutboxPurgeIndexes1765300001000 } from './1765300001000-OutboxPurgeIndexes';
+import { CustomDomainVerifiedUnique1765300002000 } from './1765300002000-CustomDomainVerifiedUnique';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -87,4 +88,5 @@ export const MIGRATIONS: Function[] = [
   DigestItemsProject1765200000000,
   PullRequestComments1765300000000,
   OutboxPurgeIndexes1765300001000,
+  CustomDomainVerifiedUnique1765300002000,
 ];

@@ -36,9 +36,10 @@ export interface DomainColumns {
 /**
  * The column changes of `PATCH {custom_domain}`: attaching or changing the name
  * starts over (pending, a new token, nothing verified), null detaches it, and the
- * name already attached changes nothing (it stays verified). Uniqueness is the
- * database's (UQ_projects_custom_domain), so two projects racing for one name
- * cannot both get it.
+ * name already attached changes nothing (it stays verified). A name is exclusive
+ * once verified (UQ_projects_custom_domain covers verified rows only): several
+ * projects may wait on one name, and the one whose token the domain's DNS publishes
+ * gets it; two racing to verify cannot both.
  */
 export function customDomainChanges(domain: DomainName | null, current: Pick<DomainColumns, 'customDomain'>): Partial<DomainColumns> {
   if (domain === current.customDomain) return {};
