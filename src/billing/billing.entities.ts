@@ -160,6 +160,14 @@ export class WorkspaceMonthlyUsage extends KeyedRow('workspace_monthly_usage', '
   @BigintColumn({ name: 'bandwidth_bytes', default: 0 })
   bandwidthBytes: number;
 
+  /**
+   * Bytes served past the limit of the paid plan in force when they were counted (a free
+   * plan has none): what OverageReporter bills. Counted then, not when reported, so a plan
+   * change later does not bill past bytes against another plan's limit.
+   */
+  @BigintColumn({ name: 'overage_bytes', default: 0 })
+  overageBytes: number;
+
   /** Bytes over the plan's limit already reported to the payment provider as overage (OverageReporter). */
   @BigintColumn({ name: 'overage_reported_bytes', default: 0 })
   overageReportedBytes: number;

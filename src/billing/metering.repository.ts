@@ -3,11 +3,11 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { GenerateSql } from '../database/generate-sql';
 
-/** A month of a paid Stripe workspace whose bandwidth may be over its limit, or has a report in flight. */
+/** A month of a Stripe workspace with overage not reported yet, or a report in flight. */
 export interface OverageRow {
   workspace_id: string;
   month: string;
-  bandwidth: string;
+  overage: string;
   reported: string;
   pending: string | null;
   customer_ref: string;
@@ -49,23 +49,22 @@ export class MeteringRepository {
   }
 
   /**
-   * Months since `since` of workspaces billed through Stripe (a customer and a
-   * subscription there, not on free) whose spend cap is off, with bandwidth not yet
-   * reported or a report in flight. Whether the bandwidth is over the plan's limit is
-   * decided in code, where the plan table is.
+   * Months since `since` of workspaces billed through Stripe (a customer and a subscription
+   * there) whose spend cap is off, with overage (counted when served, against the paid plan
+   * then: QuotaService.countBandwidth) not reported yet, or a report in flight. A workspace
+   * back on free still has the overage of its paid days billed.
    */
   @GenerateSql({ params: () => ['2000-01-01'] })
   overageCandidates(since: string): Promise<OverageRow[]> {
     return this.dataSource.query(
-      `SELECT u.workspace_id, u.month::text AS month, u.bandwidth_bytes AS bandwidth, u.overage_reported_bytes AS reported,
+      `SELECT u.workspace_id, u.month::text AS month, u.overage_bytes AS overage, u.overage_reported_bytes AS reported,
               u.overage_pending_bytes AS pending, c.customer_ref
        FROM workspace_monthly_usage u
-       JOIN workspaces w ON w.id = u.workspace_id
        JOIN subscriptions s ON s.workspace_id = u.workspace_id AND s.provider = 'stripe'
        JOIN billing_customers c ON c.workspace_id = u.workspace_id AND c.provider = 'stripe' AND c.customer_ref IS NOT NULL
-       WHERE u.month >= $1 AND w.plan <> 'free'
+       WHERE u.month >= $1
          AND (u.overage_pending_bytes IS NOT NULL
-              OR (u.bandwidth_bytes > u.overage_reported_bytes
+              OR (u.overage_bytes > u.overage_reported_bytes
                   AND NOT EXISTS (SELECT 1 FROM workspace_spend_caps cap WHERE cap.workspace_id = u.workspace_id AND cap.pause_sites_at_limit)))
        ORDER BY u.workspace_id, u.month`,
       [since],

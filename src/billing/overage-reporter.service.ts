@@ -6,7 +6,6 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { monthKey, nextMonthStart } from '../quotas/quota';
-import { QuotaService } from '../quotas/quota.service';
 import { MeteringRepository } from './metering.repository';
 import { PaymentProvider } from './payment-provider';
 
@@ -36,7 +35,6 @@ export class OverageReporter extends PeriodicJob<OverageReport> {
     dataSource: DataSource,
     config: AppConfig,
     private readonly metering: MeteringRepository,
-    private readonly quotas: QuotaService,
     private readonly provider: PaymentProvider,
     private readonly clock: Clock,
   ) {
@@ -57,10 +55,7 @@ export class OverageReporter extends PeriodicJob<OverageReport> {
     for (const row of await this.metering.overageCandidates(previous)) {
       let through = row.pending === null ? null : Number(row.pending);
       if (through === null) {
-        const plan = await this.quotas.planOf(row.workspace_id);
-        const limit = plan.limits.bandwidthBytesPerMonth;
-        if (plan.tier === 'free' || limit === null) continue;
-        const over = Number(row.bandwidth) - limit;
+        const over = Number(row.overage);
         if (over <= Number(row.reported)) continue;
         if (!(await this.metering.startReport(row.workspace_id, row.month, over))) continue;
         through = over;

@@ -11,15 +11,14 @@ INSERT INTO workspace_spend_caps (workspace_id, pause_sites_at_limit, updated_at
 SELECT bandwidth_bytes AS bytes FROM workspace_monthly_usage WHERE workspace_id = $1 AND month = $2
 
 -- MeteringRepository.overageCandidates
-SELECT u.workspace_id, u.month::text AS month, u.bandwidth_bytes AS bandwidth, u.overage_reported_bytes AS reported,
+SELECT u.workspace_id, u.month::text AS month, u.overage_bytes AS overage, u.overage_reported_bytes AS reported,
          u.overage_pending_bytes AS pending, c.customer_ref
   FROM workspace_monthly_usage u
-  JOIN workspaces w ON w.id = u.workspace_id
   JOIN subscriptions s ON s.workspace_id = u.workspace_id AND s.provider = 'stripe'
   JOIN billing_customers c ON c.workspace_id = u.workspace_id AND c.provider = 'stripe' AND c.customer_ref IS NOT NULL
-  WHERE u.month >= $1 AND w.plan <> 'free'
+  WHERE u.month >= $1
     AND (u.overage_pending_bytes IS NOT NULL
-         OR (u.bandwidth_bytes > u.overage_reported_bytes
+         OR (u.overage_bytes > u.overage_reported_bytes
              AND NOT EXISTS (SELECT 1 FROM workspace_spend_caps cap WHERE cap.workspace_id = u.workspace_id AND cap.pause_sites_at_limit)))
   ORDER BY u.workspace_id, u.month
 

@@ -92,6 +92,9 @@ WITH served AS (
   SELECT c.workspace_id, c.month::text AS month, c.bandwidth_bytes AS bandwidth, s.added
   FROM counted c JOIN served s ON s.workspace_id = c.workspace_id AND s.month = c.month
 
+-- QuotaRepository.addOverage
+UPDATE workspace_monthly_usage SET overage_bytes = overage_bytes + $3 WHERE workspace_id = $1 AND month = $2
+
 -- QuotaRepository.readPlans
 SELECT w.id, w.plan, s.status, s.cancel_at_period_end, s.current_period_end, s.past_due_since
   FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id

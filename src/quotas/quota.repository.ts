@@ -261,6 +261,16 @@ export class QuotaRepository {
     );
   }
 
+  /** In the flush's transaction: bytes just counted past a paid plan's limit join the month's overage. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', '2000-01-01', 1] })
+  async addOverage(manager: EntityManager, workspaceId: string, month: string, bytes: number): Promise<void> {
+    await manager.query('UPDATE workspace_monthly_usage SET overage_bytes = overage_bytes + $3 WHERE workspace_id = $1 AND month = $2', [
+      workspaceId,
+      month,
+      bytes,
+    ]);
+  }
+
   /** The plan rows of several workspaces at once (an analytics flush's thresholds), without a lock. */
   @GenerateSql({ params: (f) => [f.manager, [f.workspaceId]] })
   async readPlans(manager: EntityManager, workspaceIds: string[]): Promise<(PlanRow & { id: string })[]> {

@@ -291,8 +291,12 @@ export class QuotaService {
       const plan = plans.get(row.workspace_id);
       if (!plan) continue;
       const after = Number(row.bandwidth);
+      const before = after - Number(row.added);
       const limit = plan.limits.bandwidthBytesPerMonth;
-      await this.announceThresholds(manager, row.workspace_id, row.month, now, 'bandwidthBytesPerMonth', after - Number(row.added), after, limit);
+      await this.announceThresholds(manager, row.workspace_id, row.month, now, 'bandwidthBytesPerMonth', before, after, limit);
+      // Billed past a paid plan's limit (issue 31): counted now, against the plan in force now.
+      const overage = limit === null || plan.tier === 'free' ? 0 : after - Math.max(before, limit);
+      if (overage > 0) await this.usageRows.addOverage(manager, row.workspace_id, row.month, overage);
       if (limit !== null && after >= limit && row.month === monthKey(now)) atLimit.push(row.workspace_id);
     }
     return atLimit;

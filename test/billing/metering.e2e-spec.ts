@@ -389,6 +389,27 @@ describe('Bandwidth, alerts and the spend cap (e2e)', () => {
     ).toBe(over3);
   });
 
+  it('bills overage against the plan in force when the bytes were served: a downgrade on the 1st does not bill last month against the smaller plan', async () => {
+    moveClockTo('2030-09-10T10:00:00.000Z');
+    const e = await newTenant(t);
+    await saveCard(t, e, 'pm_card_visa');
+    const activate = (tier: string) =>
+      t.http().post('/billing/activate-plan').set(bearer(e.owner.accessToken)).send({ workspaceId: e.workspaceId, tier, interval: 'month' }).expect(200);
+    await activate('team');
+    const [{ customer_ref: customer }] = await t.dataSource.query('SELECT customer_ref FROM billing_customers WHERE workspace_id = $1', [e.workspaceId]);
+    const slug = await published(e);
+    // Past pro's limit, on team (no limit): no overage.
+    await readTimes(slug, 3);
+    await flush();
+    expect(Number((await bandwidthRow(e))[0].bandwidth_bytes)).toBeGreaterThan(PRO_LIMIT);
+
+    // On the 1st the owner moves to pro; September was served on team.
+    moveClockTo('2030-10-01T08:00:00.000Z');
+    await activate('pro');
+    await t.app.get(OverageReporter).runOnce();
+    expect(stripe.meterEvents.filter((ev) => ev.payload.stripe_customer_id === customer)).toEqual([]);
+  });
+
   it('refuses a spend cap that is not a boolean (400) and an API token (403), and changes nothing', async () => {
     const f = await newTenant(t);
     const bad = await setCap(f, 'yes').expect(400);

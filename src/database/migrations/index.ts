@@ -43,6 +43,7 @@ import { DigestItemsProject1765200000000 } from './1765200000000-DigestItemsProj
 import { PullRequestComments1765300000000 } from './1765300000000-PullRequestComments';
 import { OutboxPurgeIndexes1765300001000 } from './1765300001000-OutboxPurgeIndexes';
 import { CustomDomainVerifiedUnique1765300002000 } from './1765300002000-CustomDomainVerifiedUnique';
+import { OverageAtCount1765300003000 } from './1765300003000-OverageAtCount';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -89,4 +90,5 @@ export const MIGRATIONS: Function[] = [
   PullRequestComments1765300000000,
   OutboxPurgeIndexes1765300001000,
   CustomDomainVerifiedUnique1765300002000,
+  OverageAtCount1765300003000,
 ];
