@@ -9,6 +9,9 @@ SELECT "RefreshToken"."id" AS "RefreshToken_id", "RefreshToken"."family_id" AS "
 -- SessionsRepository.markRotated
 UPDATE "refresh_tokens" SET "rotated_at" = $1 WHERE "id" = $2
 
+-- SessionsRepository.supersedeHead
+UPDATE "refresh_tokens" SET "rotated_at" = $1 WHERE ("family_id" = $2 AND "rotated_at" IS NULL AND "revoked_at" IS NULL)
+
 -- SessionsRepository.lastRotated
 SELECT "RefreshToken"."id" AS "RefreshToken_id" FROM "refresh_tokens" "RefreshToken" WHERE (("RefreshToken"."family_id" = $1) AND (NOT("RefreshToken"."rotated_at" IS NULL))) ORDER BY "RefreshToken"."rotated_at" DESC, "RefreshToken"."created_at" DESC LIMIT 1
 

@@ -194,6 +194,22 @@ describe('Accounts and sessions (e2e)', () => {
       await t.http().get('/workspaces').set(bearer(retried.body.accessToken)).expect(401);
     });
 
+    it('a copy replayed within the grace forks nothing: the successor it superseded is reuse once its own grace is over', async () => {
+      const user = await registerUser(t);
+      // The owner refreshes; a thief holding a copy of the old token replays it at once.
+      const owners = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      const thiefs = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);
+      // Later (past the grace), the owner refreshes with the token they hold: the session had
+      // two branches; it ends, both of them, as a reuse does.
+      await t.dataSource.query(`UPDATE refresh_tokens SET rotated_at = rotated_at - interval '31 seconds' WHERE user_id = $1 AND rotated_at IS NOT NULL`, [
+        user.userId,
+      ]);
+      await t.http().post('/auth/refresh').send({ refreshToken: owners.body.refreshToken }).expect(401);
+      await t.http().post('/auth/refresh').send({ refreshToken: thiefs.body.refreshToken }).expect(401);
+      await t.http().get('/workspaces').set(bearer(thiefs.body.accessToken)).expect(401);
+      expect(t.logs.join('')).toContain('refresh token reused');
+    });
+
     it('ends the session when the replaced token comes back after the grace', async () => {
       const user = await registerUser(t);
       const rotated = await t.http().post('/auth/refresh').send({ refreshToken: user.refreshToken }).expect(200);

@@ -36,6 +36,12 @@ export class SessionsRepository {
     await manager.update(RefreshToken, { id }, { rotatedAt: at });
   }
 
+  /** Marks the family's live unrotated token rotated: a lost answer's retry gets the family's next token instead. */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FAMILY, new Date(0)] })
+  async supersedeHead(manager: EntityManager, familyId: string, at: Date): Promise<void> {
+    await manager.update(RefreshToken, { familyId, rotatedAt: IsNull(), revokedAt: IsNull() }, { rotatedAt: at });
+  }
+
   /** The id of the family's token rotated last (null: none rotated yet). */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, FAMILY] })
   async lastRotated(manager: EntityManager, familyId: string): Promise<string | null> {

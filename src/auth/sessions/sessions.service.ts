@@ -92,6 +92,9 @@ export class SessionsService {
         this.logger.log(
           `refresh token presented again ${Math.round((now.getTime() - row.rotatedAt.getTime()) / 1000)} s after its rotation: another pair for session ${row.familyId}`,
         );
+        // The successor it had is superseded (as if rotated now): the family keeps one live token,
+        // so whichever copy is not the one carried on is reuse once its own grace is over.
+        await this.tokens.supersedeHead(m, row.familyId, now);
       } else {
         await this.tokens.markRotated(m, row.id, now);
       }
