@@ -285,7 +285,9 @@ export class ProjectsRepository {
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, 'statichost_sql_snapshot', f.projectId] })
   async notifyAndReadNames(manager: EntityManager, channel: string, projectId: string): Promise<NotifiedNames> {
     const [row] = (await manager.query(
-      'SELECT pg_notify($1, $2), pg_backend_pid() AS backend_pid, p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2',
+      // The custom domain only once verified: a pending claim may name a domain another project serves (whose CDN the purge webhook would flush).
+      `SELECT pg_notify($1, $2), pg_backend_pid() AS backend_pid, p.slug, CASE WHEN p.domain_status = 'verified' THEN p.custom_domain END AS custom_domain
+         FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2`,
       [channel, projectId],
     )) as NotifiedNames[];
     return row;

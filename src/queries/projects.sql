@@ -93,7 +93,8 @@ UPDATE "projects" SET "name" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE "id" =
 DELETE FROM "projects" WHERE "id" = $1
 
 -- ProjectsRepository.notifyAndReadNames
-SELECT pg_notify($1, $2), pg_backend_pid() AS backend_pid, p.slug, p.custom_domain FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2
+SELECT pg_notify($1, $2), pg_backend_pid() AS backend_pid, p.slug, CASE WHEN p.domain_status = 'verified' THEN p.custom_domain END AS custom_domain
+  FROM (SELECT 1) one LEFT JOIN projects p ON p.id = $2
 
 -- ProjectsRepository.nextVersion
 UPDATE projects SET last_version = last_version + 1 WHERE id = $1 RETURNING last_version, live_deployment_id

@@ -18,6 +18,9 @@ export interface SiteNamesRow {
 export class SiteWebhookRepository {
   @GenerateSql({ params: (f) => [f.manager, [f.projectId]] })
   currentNames(manager: EntityManager, projectIds: string[]): Promise<SiteNamesRow[]> {
-    return manager.query('SELECT id, slug, custom_domain FROM projects WHERE id = ANY($1)', [projectIds]);
+    // A custom domain is the project's own only once verified: a pending claim may name a domain another project serves.
+    return manager.query(`SELECT id, slug, CASE WHEN domain_status = 'verified' THEN custom_domain END AS custom_domain FROM projects WHERE id = ANY($1)`, [
+      projectIds,
+    ]);
   }
 }

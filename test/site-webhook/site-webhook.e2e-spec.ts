@@ -94,7 +94,7 @@ describe('Site change webhook (e2e)', () => {
     expect(dep.version).toBe(1);
   });
 
-  it('reports promote, archive, gate and domain changes and deletion, each once; the old domain is purged too', async () => {
+  it('reports promote, archive, gate and domain changes and deletion, each once; the old verified domain is purged too, a pending one never', async () => {
     const s = slug();
     const first = await deploySite(a, token, s, [{ path: 'index.html', content: 'v1' }]);
     await deploySite(a, token, s, [{ path: 'index.html', content: 'v2' }]);
@@ -109,6 +109,8 @@ describe('Site change webhook (e2e)', () => {
     const old = `www.d${randomBytes(3).toString('hex')}.example.test`;
     const renamed = `www.e${randomBytes(3).toString('hex')}.example.test`;
     await a.http().patch(base).set(asUser(owner)).send({ custom_domain: old }).expect(200);
+    // Verified (its DNS published the token); a pending name is not the project's yet and is never purged.
+    await a.dataSource.query(`UPDATE projects SET domain_status = 'verified', domain_verified_at = now() WHERE id = $1`, [project.id]);
     await a.http().patch(base).set(asUser(owner)).send({ custom_domain: renamed }).expect(200);
     await b
       .http()
@@ -121,9 +123,11 @@ describe('Site change webhook (e2e)', () => {
     expect(new Set(receiver.calls.map((c) => c.body.id)).size).toBe(6);
     for (const c of receiver.calls) expect(c.body.tags).toEqual([`statichost-project-${project.id}`]);
     const hosts = receiver.calls.map((c) => c.body.hosts);
-    expect(hosts[3]).toEqual([`${s}.${SITES_DOMAIN}`, old].sort());
-    expect(hosts[4]).toEqual([`${s}.${SITES_DOMAIN}`, old, renamed].sort());
-    expect(hosts[5]).toEqual([`${s}.${SITES_DOMAIN}`, renamed].sort()); // deleted: the names it had
+    // Attached, pending: a claim proves nothing (another project may serve that name), so only the slug.
+    expect(hosts[3]).toEqual([`${s}.${SITES_DOMAIN}`]);
+    // Renamed: the verified name it had is purged, the new pending one is not.
+    expect(hosts[4]).toEqual([`${s}.${SITES_DOMAIN}`, old].sort());
+    expect(hosts[5]).toEqual([`${s}.${SITES_DOMAIN}`]); // deleted: the names it had (its domain still pending)
   });
 
   it('tags every site answer with what a purge names: the project, and the deployment that answered', async () => {
