@@ -21,6 +21,16 @@ const sqlConnection = (workspaceId: string): SsoConnection =>
 /** Every query on sso_connections, sso_domains and sso_logins. */
 @Injectable()
 export class SsoRepository {
+  /** Whether `userId` is an active owner of the workspace: who may break the glass of its enforced SSO. */
+  @GenerateSql({ params: (f) => [f.manager, f.workspaceId, f.userId] })
+  async isActiveOwner(manager: EntityManager, workspaceId: string, userId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 AND status = 'active' AND role = 'owner'`,
+      [workspaceId, userId],
+    );
+    return rows.length > 0;
+  }
+
   @GenerateSql({ params: (f) => [f.manager, f.workspaceId] })
   findConnection(manager: EntityManager, workspaceId: string): Promise<SsoConnection | null> {
     return manager.findOneBy(SsoConnection, { workspaceId });

@@ -174,8 +174,8 @@ export class SsoService extends SsoPasswordPolicy {
   async passwordSignIn(user: { id: string; email: string }, stage: 'complete' | 'before_second_factor', manager?: EntityManager): Promise<void> {
     const enforced = await this.enforcedAt(user.email, manager ?? this.dataSource.manager);
     if (!enforced) return;
-    const { workspaceId, connection } = enforced;
-    if (connection.enforcedBy === user.id) {
+    const { workspaceId } = enforced;
+    if (await this.breaksGlass(enforced, user.id, manager ?? this.dataSource.manager)) {
       if (stage !== 'complete') return;
       const entry = {
         workspaceId,
@@ -200,7 +200,16 @@ export class SsoService extends SsoPasswordPolicy {
   /** SsoPasswordPolicy: held by an enforced SSO, the break-glass owner aside. */
   async enforcedFor(user: { id: string; email: string }, manager?: EntityManager): Promise<boolean> {
     const enforced = await this.enforcedAt(user.email, manager);
-    return enforced !== null && enforced.connection.enforcedBy !== user.id;
+    return enforced !== null && !(await this.breaksGlass(enforced, user.id, manager ?? this.dataSource.manager));
+  }
+
+  /**
+   * The break glass: the owner who turned enforcement on, while they still are an owner. Removed
+   * or demoted (someone who left the company), they sign in through the provider as everyone
+   * does, or not at all once it disabled them.
+   */
+  private async breaksGlass(enforced: { workspaceId: string; connection: SsoConnection }, userId: string, m: EntityManager): Promise<boolean> {
+    return enforced.connection.enforcedBy === userId && (await this.sso.isActiveOwner(m, enforced.workspaceId, userId));
   }
 
   /** The workspace whose enforced SSO holds `email`'s domain, or null. */

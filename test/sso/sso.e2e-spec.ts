@@ -518,6 +518,26 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect(await auditActions(owner.workspaceId)).toContain('sso.deleted');
     });
 
+    it('the break glass is the enforcing owner’s only while they are an owner: demoted, they are refused as everyone is', async () => {
+      const domain = domainName('glass');
+      const owner = await registerUser(t, { email: `founder@${domain}` });
+      await workspaceWithSso(domain, { enforce: true }, owner);
+      // A second owner (outside the domain) takes over and demotes the one who enforced it (who left the company).
+      const successor = await registerUser(t);
+      await addMember(t, owner, successor, 'owner');
+      const asSuccessor = { Authorization: `Bearer ${successor.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
+      const members = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asSuccessor).expect(200)).body.data as {
+        id: string;
+        userId: string;
+      }[];
+      const founder = members.find((m) => m.userId === owner.userId)!;
+      await t.http().patch(`/workspaces/${owner.workspaceId}/members/${founder.id}`).set(asSuccessor).send({ role: 'admin' }).expect(200);
+
+      const res = await t.http().post('/auth/login').send({ email: owner.email, password: owner.password });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('sso_required');
+    });
+
     it('refuses a password registration at an enforced domain (403 sso_required, nothing created); other domains register as before', async () => {
       const domain = domainName('closed');
       await workspaceWithSso(domain, { enforce: true });
