@@ -111,10 +111,14 @@ export class WorkspacesService {
         `Only an owner of workspace ${workspaceId} can change requireTwoFactor; your role is ${principal.role ?? 'none (an API token)'}`,
       );
     }
-    if (dto.name !== undefined) workspace.name = dto.name;
-    if (dto.requireTwoFactor !== undefined) workspace.requireTwoFactor = dto.requireTwoFactor;
     const saved = await this.dataSource.transaction(async (m) => {
-      const row = await this.workspaces.saveIn(m, workspace);
+      // Changed on the row as it stands under the lock: a rename saving a copy read before an
+      // owner's policy change committed would write the old requireTwoFactor back.
+      await this.workspaces.lock(m, workspace.id);
+      const current = await this.find(principal, workspaceId, m);
+      if (dto.name !== undefined) current.name = dto.name;
+      if (dto.requireTwoFactor !== undefined) current.requireTwoFactor = dto.requireTwoFactor;
+      const row = await this.workspaces.saveIn(m, current);
       await this.audit.record(m, { workspaceId, action: 'workspace.updated', target: workspaceTarget(row), changes });
       return row;
     });
