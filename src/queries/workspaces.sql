@@ -97,5 +97,12 @@ SELECT DISTINCT "distinctAlias"."WorkspaceMember_id" AS "ids_WorkspaceMember_id"
 -- WorkspacesRepository.invitationExists
 SELECT 1 AS "row_exists" FROM (SELECT 1 AS dummy_column) "dummy_table" WHERE EXISTS (SELECT 1 FROM "workspace_members" "WorkspaceMember" WHERE (("WorkspaceMember"."id" = $1) AND ("WorkspaceMember"."email" = $2) AND ("WorkspaceMember"."status" = $3))) LIMIT 1
 
+-- WorkspacesRepository.followEmailChange
+SELECT w.id FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) ORDER BY w.id FOR UPDATE
+DELETE FROM workspace_members i WHERE i.status = 'invited' AND i.email = $2
+    AND EXISTS (SELECT 1 FROM workspace_members a WHERE a.workspace_id = i.workspace_id AND a.user_id = $1)
+  RETURNING i.id, i.workspace_id, i.email
+UPDATE workspace_members SET email = $2 WHERE user_id = $1
+
 -- WorkspacesRepository.acceptInvitation
 UPDATE "workspace_members" SET "status" = $1, "user_id" = $2, "joined_at" = $3 WHERE ("id" = $4 AND "email" = $5 AND "status" = $6)

@@ -172,7 +172,15 @@ export class MembersService {
       }
       // One conditional update: two accepts racing cannot both win, and someone
       // else's invitation is as unknown as a made-up id.
-      const accepted = user ? await this.workspaces.acceptInvitation(m, memberId, user.email, userId, new Date()) : false;
+      const accepted = user
+        ? await this.workspaces.acceptInvitation(m, memberId, user.email, userId, new Date()).catch((err: unknown) => {
+            // Already a member of that workspace (by another row): the invitation adds nothing.
+            if (uniqueViolation(err) === 'UQ_workspace_members_workspace_user') {
+              throw workspacesError('already_member', `You are already a member of the workspace invitation ${memberId} is for`);
+            }
+            throw err;
+          })
+        : false;
       if (!accepted) throw notFound('Invitation', memberId);
       const member = await this.workspaces.getMemberWithWorkspace(m, memberId);
       await this.audit.record(m, { workspaceId: member.workspaceId, action: 'member.joined', target: memberTarget(member) });

@@ -128,7 +128,13 @@ export class InvitationsController {
   }
 
   @Post(':memberId/accept')
-  @Endpoint({ id: 'acceptInvitation', credential: 'user', workspaceOptional: true, errors: { 403: ['email_not_verified'] }, audit: 'member.joined' })
+  @Endpoint({
+    id: 'acceptInvitation',
+    credential: 'user',
+    workspaceOptional: true,
+    errors: { 403: ['email_not_verified'], 409: ['already_member'] },
+    audit: 'member.joined',
+  })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Accept an invitation: the user becomes an active member with the invited role' })
   @ApiOkResponse({ type: InvitationView })

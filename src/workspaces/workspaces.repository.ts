@@ -272,6 +272,30 @@ export class WorkspacesRepository {
   }
 
   /**
+   * A confirmed change of a person's address: their memberships carry the new one, so an
+   * invitation of that address or a sign-in through SSO as the old one (now free for someone
+   * else) is matched by address as it is. An invitation of the new address to a workspace they
+   * are already in is dropped (returned, for the audit log): they are a member there. Their
+   * workspaces are locked first, in id order, as inviting locks one: an invitation of the new
+   * address committing meanwhile is seen, not collided with.
+   */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.userId, 'new@example.com'] })
+  async followEmailChange(manager: EntityManager, userId: string, email: string): Promise<{ id: string; workspace_id: string; email: string }[]> {
+    await manager.query(
+      `SELECT w.id FROM workspaces w WHERE w.id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) ORDER BY w.id FOR UPDATE`,
+      [userId],
+    );
+    const [dropped]: [{ id: string; workspace_id: string; email: string }[], number] = await manager.query(
+      `DELETE FROM workspace_members i WHERE i.status = 'invited' AND i.email = $2
+         AND EXISTS (SELECT 1 FROM workspace_members a WHERE a.workspace_id = i.workspace_id AND a.user_id = $1)
+       RETURNING i.id, i.workspace_id, i.email`,
+      [userId, email],
+    );
+    await manager.query('UPDATE workspace_members SET email = $2 WHERE user_id = $1', [userId, email]);
+    return dropped;
+  }
+
+  /**
    * One conditional update: two accepts racing cannot both win, and an invitation to
    * another address is as unknown as a made-up id. False when nothing was accepted.
    */

@@ -1,6 +1,17 @@
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { asUser, bearer, createApiToken, loginUser, mailedToken, registerUser, uniqueEmail, type UserSession, verifyEmail } from '../helpers/identity';
+import {
+  addMember,
+  asUser,
+  bearer,
+  createApiToken,
+  loginUser,
+  mailedToken,
+  registerUser,
+  uniqueEmail,
+  type UserSession,
+  verifyEmail,
+} from '../helpers/identity';
 import { enrolTotp, passkeySignIn, registerPasskey } from '../helpers/second-factors';
 
 const WELL_FORMED = (prefix: string) => `${prefix}_${'A'.repeat(43)}`;
@@ -250,6 +261,35 @@ describe('Account recovery (e2e)', () => {
         [user.email],
       );
       expect(notice.payload.data).toMatchObject({ oldEmail: user.email, newEmail });
+    });
+
+    it('memberships follow the new address: inviting it where the person already is a member is 409, and the old address is free to invite', async () => {
+      const owner = await registerUser(t, { name: 'Team Owner' });
+      const member = await registerUser(t, { name: 'Moving Member' });
+      await addMember(t, owner, member, 'viewer');
+      const oldEmail = member.email;
+      const newEmail = uniqueEmail('moved-member');
+      const invite = (email: string) => t.http().post(`/workspaces/${owner.workspaceId}/members`).set(asUser(owner)).send({ email, role: 'admin' });
+      await t.http().patch('/users/me').set(bearer(member.accessToken)).send({ email: newEmail }).expect(200);
+      // Invited at the new address before the change is confirmed: the invitation goes with the confirmation, logged.
+      const early = (await invite(newEmail).expect(201)).body;
+      await t
+        .http()
+        .post('/auth/verify-email')
+        .send({ token: (await mailedToken(t, newEmail))! })
+        .expect(200);
+      expect(await t.dataSource.query(`SELECT id FROM workspace_members WHERE id = $1`, [early.id])).toEqual([]);
+      const removed = await t.dataSource.query(`SELECT target_id FROM audit_log WHERE workspace_id = $1 AND action = 'member.removed'`, [owner.workspaceId]);
+      expect(removed).toEqual([{ target_id: early.id }]);
+
+      expect((await invite(newEmail).expect(409)).body.code).toBe('already_member');
+      // The old address is no one's membership here any more: someone who takes it later can be invited.
+      await invite(oldEmail).expect(201);
+      const [row] = await t.dataSource.query(`SELECT email FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, [
+        owner.workspaceId,
+        member.userId,
+      ]);
+      expect(row.email).toBe(newEmail);
     });
 
     it('a taken address is 409, a null or malformed one 400, and an old link cannot move the account back', async () => {

@@ -7307,6 +7307,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 409;
+                        /** @enum {string} */
+                        code?: "already_member";
+                    };
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {

@@ -17,6 +17,7 @@ import type { User } from '../../users/user.entity';
 import { UserView, userView } from '../../users/user.view';
 import { usersError } from '../../users/users.errors';
 import { UsersRepository } from '../../users/users.repository';
+import { WorkspacesRepository } from '../../workspaces/workspaces.repository';
 import { AuthThrottle } from '../auth-throttle.service';
 import { sessionsError } from '../sessions/sessions.errors';
 import { SessionsRepository } from '../sessions/sessions.repository';
@@ -56,6 +57,7 @@ export class AccountRecoveryService implements OnModuleInit {
     private readonly sessionService: SessionsService,
     private readonly audit: AuditLogService,
     private readonly takeback: UnverifiedAccountTakeback,
+    private readonly workspaces: WorkspacesRepository,
     @Optional() private readonly ssoPolicy?: SsoPasswordPolicy,
   ) {}
 
@@ -121,6 +123,15 @@ export class AccountRecoveryService implements OnModuleInit {
         } catch (err) {
           if (uniqueViolation(err) === 'UQ_users_email') throw usersError('email_taken', `An account with the email ${row.email} already exists`);
           throw err;
+        }
+        for (const dropped of await this.workspaces.followEmailChange(m, user.id, row.email)) {
+          // An invitation of the new address where the person already is a member: it goes, and the workspace's log says so.
+          await this.audit.record(m, {
+            workspaceId: dropped.workspace_id,
+            action: 'member.removed',
+            actor: { type: 'user', id: user.id, label: row.email },
+            target: { type: 'member', id: dropped.id, label: dropped.email },
+          });
         }
         user.email = row.email;
         await this.mail.queue(m, oldEmail, { template: 'email_changed', data: { name: user.name, oldEmail, newEmail: row.email } }, now);

@@ -44,6 +44,7 @@ import { PullRequestComments1765300000000 } from './1765300000000-PullRequestCom
 import { OutboxPurgeIndexes1765300001000 } from './1765300001000-OutboxPurgeIndexes';
 import { CustomDomainVerifiedUnique1765300002000 } from './1765300002000-CustomDomainVerifiedUnique';
 import { OverageAtCount1765300003000 } from './1765300003000-OverageAtCount';
+import { MemberEmailsFollowUsers1765300004000 } from './1765300004000-MemberEmailsFollowUsers';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -91,4 +92,5 @@ export const MIGRATIONS: Function[] = [
   OutboxPurgeIndexes1765300001000,
   CustomDomainVerifiedUnique1765300002000,
   OverageAtCount1765300003000,
+  MemberEmailsFollowUsers1765300004000,
 ];
