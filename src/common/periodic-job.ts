@@ -1,6 +1,8 @@
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type DataSource } from 'typeorm';
 
+import { KeyedTurns } from './keyed-turns';
+
 const SKIPPED = Symbol('skipped');
 
 export interface JobLock {
@@ -18,23 +20,12 @@ export interface JobLock {
  */
 export const MAINTENANCE_QUEUE = 'maintenance';
 
-/** The last round queued in each queue of this process. */
-const queueTails = new Map<string, Promise<void>>();
+/** The rounds queued in each queue of this process. */
+const queues = new KeyedTurns();
 
 /** Runs `round` once every round queued before it in `queue` has ended (at once without a queue). */
 function inTurn<T>(queue: string | undefined, round: () => Promise<T>): Promise<T> {
-  if (queue === undefined) return round();
-  const previous = queueTails.get(queue) ?? Promise.resolve();
-  const mine = previous.then(round);
-  const tail = mine.then(
-    () => undefined,
-    () => undefined,
-  );
-  queueTails.set(queue, tail);
-  void tail.then(() => {
-    if (queueTails.get(queue) === tail) queueTails.delete(queue);
-  });
-  return mine;
+  return queue === undefined ? round() : queues.run(queue, round);
 }
 
 /** What a locked job's round reports: `ran` is false when another instance held the lock and nothing was done. */

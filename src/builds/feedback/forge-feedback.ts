@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
+import { KeyedTurns } from '../../common/keyed-turns';
 import { AppConfig } from '../../config/app-config';
 import { ForgeCallError, forgeClient, forgeOfHost } from '../../forges/clients/forge-client';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../forges/clients/retry';
@@ -27,10 +28,10 @@ const INTERNAL = 'the forge could not be told (an internal error; the server log
 @Injectable()
 export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShutdown {
   private readonly logger = new Logger('ForgeFeedback');
-  /** The tail of each build's calls: the next change waits for it. */
-  private readonly tails = new Map<string, Promise<void>>();
-  /** The tail of each pull request's comment calls. */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** Each build's calls, in the order of its changes. */
+  private readonly buildTurns = new KeyedTurns();
+  /** Each pull request's comment calls. */
+  private readonly pullRequestTurns = new KeyedTurns();
   private closing = false;
   /** The forge client's retries (tests may shorten the waits). */
   retry: RetryPolicy = DEFAULT_RETRY;
@@ -47,35 +48,20 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
 
   buildChanged(buildId: string): void {
     if (this.closing) return;
-    const tail = (this.tails.get(buildId) ?? Promise.resolve())
-      .then(() => this.tell(buildId))
+    void this.buildTurns
+      .run(buildId, () => this.tell(buildId))
       .catch((err: unknown) => this.logger.error(`build ${buildId}: forge feedback: ${(err as Error)?.message ?? String(err)}`, (err as Error)?.stack));
-    this.tails.set(buildId, tail);
-    void tail.then(() => {
-      if (this.tails.get(buildId) === tail) this.tails.delete(buildId);
-    });
-  }
-
-  /** Runs `fn` after every earlier call with the same key has settled (this instance's calls). */
-  private inTurn(key: string, fn: () => Promise<void>): Promise<void> {
-    const run = (this.turns.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.catch(() => {});
-    this.turns.set(key, tail);
-    void tail.then(() => {
-      if (this.turns.get(key) === tail) this.turns.delete(key);
-    });
-    return run;
   }
 
   /** Lets the calls under way finish (the database is still open here): a status half posted is worse than a late one. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await Promise.allSettled([...this.tails.values()]);
+    await this.idle();
   }
 
   /** Settles once every call queued so far has ended (tests, and shutdown). */
   async idle(): Promise<void> {
-    while (this.tails.size > 0) await Promise.allSettled([...this.tails.values()]);
+    await this.buildTurns.idle();
   }
 
   private async tell(buildId: string): Promise<void> {
@@ -125,7 +111,7 @@ export class ForgeFeedback extends BuildFeedback implements BeforeApplicationShu
         const pullRequest = build.pullRequest;
         // One pull request's builds take turns here: a second build's first change must find
         // the comment the first one is creating, or it would create a second.
-        await this.inTurn(`${build.projectId} ${pullRequest}`, async () => {
+        await this.pullRequestTurns.run(`${build.projectId} ${pullRequest}`, async () => {
           // An older build of the pull request ending late (replaced, canceled) must not overwrite what the newer one says.
           if ((await this.records.newestOfPullRequest(build.projectId, pullRequest)) !== build.id) return;
           await attempt(async () => {
