@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { startDnsServer, startSilentDnsServer, type TestDnsServer } from '../helpers/dns';
 import { eventually } from '../helpers/eventually';
 import { asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import { changeUnderLock, someoneWaits } from '../helpers/row-lock';
 import { deploySite, site } from '../helpers/sites';
 
 type Session = Awaited<ReturnType<typeof registerUser>>;
@@ -119,28 +120,14 @@ describe('Custom domains (e2e)', () => {
     it('decides from the row as it stands once another PATCH waiting ahead of it has committed', async () => {
       const s = await verifiedSite('raced');
       // Another request holds the project's row and detaches the domain; this PATCH waits for it.
-      const other = t.dataSource.createQueryRunner();
-      await other.connect();
-      await other.startTransaction();
-      try {
-        await other.query(`SELECT id FROM projects WHERE id = $1 FOR UPDATE`, [s.id]);
-        await other.query(`UPDATE projects SET custom_domain = NULL, domain_status = NULL, domain_verified_at = NULL, domain_token = NULL WHERE id = $1`, [
-          s.id,
-        ]);
-        const again = patchDomain(s.id, s.domain).then((r) => r);
-        await eventually(async () => {
-          const [{ n }] = await t.dataSource.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          if (n === 0) throw new Error('the PATCH is not waiting for the row yet');
-        });
-        await other.commitTransaction();
-        // The domain was detached meanwhile: asking for it again attaches it anew (pending), not "no change, still verified".
-        expect((await again).body).toMatchObject({ custom_domain: s.domain, domainStatus: 'pending', domainVerifiedAt: null });
-      } finally {
-        if (other.isTransactionActive) await other.rollbackTransaction();
-        await other.release();
-      }
+      const detach = await changeUnderLock(t, 'projects', s.id, (c) =>
+        c.query(`UPDATE projects SET custom_domain = NULL, domain_status = NULL, domain_verified_at = NULL, domain_token = NULL WHERE id = $1`, [s.id]),
+      );
+      const again = patchDomain(s.id, s.domain).then((r) => r);
+      await someoneWaits(t);
+      await detach.commit();
+      // The domain was detached meanwhile: asking for it again attaches it anew (pending), not "no change, still verified".
+      expect((await again).body).toMatchObject({ custom_domain: s.domain, domainStatus: 'pending', domainVerifiedAt: null });
     });
 
     it('shows null domain fields on a project without a domain', async () => {

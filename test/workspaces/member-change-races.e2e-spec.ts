@@ -1,8 +1,6 @@
-import { Client } from 'pg';
-
 import { startTestApp, type TestApp } from '../helpers/app';
-import { eventually } from '../helpers/eventually';
 import { addMember, asUser, registerUser } from '../helpers/identity';
+import { changeUnderLock, someoneWaits } from '../helpers/row-lock';
 
 /**
  * A member change and a request of the member it changes, at once: the request was let in
@@ -18,33 +16,13 @@ describe('Member changes racing the changed member’s own requests (e2e)', () =
   });
   afterAll(() => t.close());
 
-  /** Another instance in the middle of a member change: it holds the workspace's row lock while `change` runs, and commits on `commit()`. */
-  async function changeUnderLock(workspaceId: string, change: (c: Client) => Promise<void>): Promise<{ commit: () => Promise<void> }> {
-    const other = new Client({ connectionString: t.databaseUrl });
-    await other.connect();
-    await other.query('BEGIN');
-    await other.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
-    await change(other);
-    return {
-      commit: async () => {
-        await other.query('COMMIT');
-        await other.end();
-      },
-    };
-  }
-  const someoneWaits = () =>
-    eventually(async () => {
-      const waiting = await t.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-      expect(waiting.length).toBeGreaterThan(0);
-    });
-
   it('an owner demoted while their role change waited for the lock changes no role', async () => {
     const first = await registerUser(t);
     const second = await registerUser(t);
     const viewer = await registerUser(t);
     await addMember(t, first, second, 'owner');
     const viewerMemberId = await addMember(t, first, viewer, 'viewer');
-    const demotion = await changeUnderLock(first.workspaceId, (c) =>
+    const demotion = await changeUnderLock(t, 'workspaces', first.workspaceId, (c) =>
       c
         .query(`UPDATE workspace_members SET role = 'viewer' WHERE workspace_id = $1 AND user_id = $2`, [first.workspaceId, second.userId])
         .then(() => undefined),
@@ -55,7 +33,7 @@ describe('Member changes racing the changed member’s own requests (e2e)', () =
       .set(asUser(second, first.workspaceId))
       .send({ role: 'owner' })
       .then((res) => res);
-    await someoneWaits();
+    await someoneWaits(t);
     await demotion.commit();
     const res = await promote;
     expect(res.status).toBe(403);
@@ -67,7 +45,7 @@ describe('Member changes racing the changed member’s own requests (e2e)', () =
     const owner = await registerUser(t);
     const admin = await registerUser(t);
     await addMember(t, owner, admin, 'admin');
-    const removal = await changeUnderLock(owner.workspaceId, (c) =>
+    const removal = await changeUnderLock(t, 'workspaces', owner.workspaceId, (c) =>
       c.query('DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [owner.workspaceId, admin.userId]).then(() => undefined),
     );
     const create = t
@@ -76,7 +54,7 @@ describe('Member changes racing the changed member’s own requests (e2e)', () =
       .set(asUser(admin, owner.workspaceId))
       .send({ name: 'kept after leaving?', scopes: ['admin'] })
       .then((res) => res);
-    await someoneWaits();
+    await someoneWaits(t);
     await removal.commit();
     const res = await create;
     expect(res.status).toBe(401);

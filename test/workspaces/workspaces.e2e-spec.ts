@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../helpers/app';
-import { eventually } from '../helpers/eventually';
 import { addMember, asUser, bearer, createApiToken, loginUser, registerUser, type UserSession, verifyEmail } from '../helpers/identity';
+import { changeUnderLock, someoneWaits } from '../helpers/row-lock';
 
 describe('Workspaces (e2e)', () => {
   let t: TestApp;
@@ -124,30 +124,18 @@ describe('Workspaces (e2e)', () => {
 
     it('a rename waiting behind an owner’s policy change keeps the policy (the row is read under the lock)', async () => {
       const owner = await registerUser(t);
-      const other = t.dataSource.createQueryRunner();
-      await other.connect();
-      await other.startTransaction();
-      try {
-        await other.query(`SELECT id FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
-        await other.query(`UPDATE workspaces SET require_two_factor = true WHERE id = $1`, [owner.workspaceId]);
-        const rename = t
-          .http()
-          .patch(`/workspaces/${owner.workspaceId}`)
-          .set(asUser(owner))
-          .send({ name: 'Renamed meanwhile' })
-          .then((r) => r);
-        await eventually(async () => {
-          const [{ n }] = await t.dataSource.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          if (n === 0) throw new Error('the rename is not waiting for the row yet');
-        });
-        await other.commitTransaction();
-        expect((await rename).body).toMatchObject({ name: 'Renamed meanwhile', requireTwoFactor: true });
-      } finally {
-        if (other.isTransactionActive) await other.rollbackTransaction();
-        await other.release();
-      }
+      const policy = await changeUnderLock(t, 'workspaces', owner.workspaceId, (c) =>
+        c.query(`UPDATE workspaces SET require_two_factor = true WHERE id = $1`, [owner.workspaceId]),
+      );
+      const rename = t
+        .http()
+        .patch(`/workspaces/${owner.workspaceId}`)
+        .set(asUser(owner))
+        .send({ name: 'Renamed meanwhile' })
+        .then((r) => r);
+      await someoneWaits(t);
+      await policy.commit();
+      expect((await rename).body).toMatchObject({ name: 'Renamed meanwhile', requireTwoFactor: true });
     });
 
     it('cannot change the plan (billing does that)', async () => {
