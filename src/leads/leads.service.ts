@@ -50,7 +50,6 @@ export const MAX_SEARCH_RESULTS = 10_000;
  * erasure. Emails are sealed before they reach SQL and opened only on the way
  * out; see docs/security.md for what the stored digests reveal.
  */
-
 @Injectable()
 export class LeadsService {
   private readonly logger = new Logger('Leads');
