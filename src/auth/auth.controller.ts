@@ -12,6 +12,7 @@ import type { Principal } from '../shared/principal';
 import { AuthService } from './auth.service';
 import { AcceptedView, LoginView, RegisterView, TokenPairView, VerifiedEmailView } from './auth.view';
 import { LoginDto, PasswordResetConfirmDto, PasswordResetDto, RefreshDto, RegisterDto, VerifyEmailDto } from './dto/auth.dto';
+import { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { PasskeySignInDto } from './passkeys/dto/passkey.dto';
 import { PasskeysService } from './passkeys/passkeys.service';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
@@ -225,6 +226,29 @@ export class AuthController {
       res.setHeader('Set-Cookie', this.setCookies(undefined, req));
       this.marker(res, false);
     }
+  }
+
+  @Post('reauthenticate')
+  @Endpoint({
+    id: 'reauthenticate',
+    credential: 'user',
+    workspaceOptional: true,
+    audit: 'user.reauthenticated',
+    errors: { 403: ['reauthentication_failed', 'sso_required'], 429: ['rate_limited'], 503: ['password_hashing_busy'] },
+  })
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: 'Confirm it is you: this session may then change your email, passkeys and TOTP for 15 minutes',
+    description:
+      'Those changes answer 403 `reauthentication_required` in a session whose sign-in is older than 15 minutes, so a stolen session cannot make the account its own. ' +
+      'Send what a sign-in of your account asks for: `password` (with `code`, a current TOTP code or a recovery code, when TOTP is on), or `passkey`, ' +
+      'an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (an account with a passkey as its second factor and no TOTP confirms with it). ' +
+      'A wrong one is 403 `reauthentication_failed` and counts as a failed sign-in (429 with Retry-After past the limit). ' +
+      'An account whose domain enforces single sign-on signs in through it again instead (403 `sso_required`).',
+  })
+  @ApiNoContentResponse()
+  async reauthenticate(@CurrentPrincipal() principal: Principal, @Body() dto: ReauthenticateDto, @Req() req: Request): Promise<void> {
+    await this.auth.reauthenticate(principal, dto, clientAddress(req, this.config.trustProxy));
   }
 
   @Post('passkeys/authentication')

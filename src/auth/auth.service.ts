@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
-import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
 import { AuditLogService } from '../audit/audit-log.service';
+import { unauthorized } from '../common/errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
 import type { Principal } from '../shared/principal';
 import type { User } from '../users/user.entity';
@@ -15,10 +16,13 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { LoginView, RegisterView, TokenPairView } from './auth.view';
 import { AuthThrottle } from './auth-throttle.service';
 import type { LoginDto, RegisterDto } from './dto/auth.dto';
+import type { ReauthenticateDto } from './dto/reauthenticate.dto';
 import { withBearerChallenge } from './guard/credentials';
 import { AccountRecoveryService } from './recovery/account-recovery.service';
+import { sessionsError } from './sessions/sessions.errors';
 import { SessionsService } from './sessions/sessions.service';
 import { SsoPasswordPolicy } from './sso-password-policy';
+import { PASSKEY_VERIFIER, type PasskeyVerifier } from './two-factor/passkey-verifier';
 import type { SecondFactorDto } from './two-factor/two-factor.dto';
 import { twoFactorError } from './two-factor/two-factor.errors';
 import { type SecondFactorAnswer, TwoFactorService } from './two-factor/two-factor.service';
@@ -37,6 +41,8 @@ export class AuthService implements OnModuleInit {
     private readonly throttle: AuthThrottle,
     private readonly audit: AuditLogService,
     private readonly twoFactor: TwoFactorService,
+    // Provided by src/auth/passkeys; optional as TwoFactorService's is.
+    @Optional() @Inject(PASSKEY_VERIFIER) private readonly passkeys?: PasskeyVerifier,
     // Bound by src/sso (issue 32); absent in an app built without it.
     @Optional() private readonly ssoPolicy?: SsoPasswordPolicy,
   ) {}
@@ -158,7 +164,63 @@ export class AuthService implements OnModuleInit {
     throw withBearerChallenge(twoFactorError('invalid_second_factor', `${method}: wrong or already used; try again (the challenge stays valid for 5 minutes)`));
   }
 
-  /** A session for the user, and `user.signed_in` in every workspace of theirs, in one transaction. */
+  /**
+   * POST /auth/reauthenticate: the signed-in person proves again who they are, as a sign-in
+   * of the account would ask (the password and, when TOTP is on, a code; or a passkey with
+   * the person verified by it), and the session may change the account's credentials for
+   * RECENT_SIGN_IN_MS. One attempt with the sign-in limits of the account and `ip`, like a
+   * sign-in: a stolen session cannot guess the password through it any faster.
+   */
+  async reauthenticate(principal: Principal, dto: ReauthenticateDto, ip: string): Promise<void> {
+    const user = await this.users.findById(principal.userId!);
+    if (!user) throw unauthorized();
+    await this.throttle.reserveLoginAttempt(user.email, ip);
+    const factor = dto.passkey !== undefined ? 'passkey' : 'password';
+    let refusal: { factor: string; message: string } | null;
+    try {
+      // An enforced domain proves who it is at its provider: sign in through it again (a new session is recent).
+      await this.ssoPolicy?.passwordSignIn(user, 'before_second_factor');
+      refusal = await this.checkIdentity(user, dto);
+      if (refusal === null) {
+        refusal = await this.dataSource.transaction(async (m) => {
+          const methods = await this.twoFactor.methodsFor(user.id);
+          if (factor === 'password' && methods.includes('totp')) {
+            if (dto.code === undefined)
+              return { factor: 'code', message: 'code: this account signs in with a TOTP code too: send a current code or a recovery code with the password' };
+            if (!(await this.twoFactor.checkCurrentCode(m, user.id, dto.code)))
+              return { factor: 'code', message: 'code: not a current TOTP code nor an unused recovery code' };
+          } else if (factor === 'password' && methods.includes('passkey')) {
+            return { factor, message: 'password: this account signs in with a passkey too: confirm with the passkey (passkey) instead' };
+          }
+          await this.sessions.reauthenticated(m, user.id, principal.sessionId!);
+          await this.audit.recordForUser(m, user.id, {
+            action: 'user.reauthenticated',
+            target: { type: 'user', id: user.id, label: user.email },
+            changes: factor === 'password' && dto.code !== undefined ? ['password', 'code'] : [factor],
+          });
+          return null;
+        });
+      }
+    } catch (err) {
+      await this.throttle.refundLoginAttempt(user.email, ip).catch(() => undefined);
+      throw err;
+    }
+    if (refusal !== null) {
+      await this.recordFailedSignIn(user, refusal.factor);
+      throw sessionsError('reauthentication_failed', refusal.message);
+    }
+    await this.throttle.loginSucceeded(user.email, ip);
+  }
+
+  /** Null when the password or passkey of `dto` is the user's, or what was wrong; the code is checked with the session's update. */
+  private async checkIdentity(user: User, dto: ReauthenticateDto): Promise<{ factor: string; message: string } | null> {
+    if (dto.passkey !== undefined) {
+      if (this.passkeys && (await this.passkeys.verifyIdentity(user.id, dto.passkey))) return null;
+      return { factor: 'passkey', message: 'passkey: not one of your passkeys with you verified by it, or its challenge expired or was answered already' };
+    }
+    return (await verifyPassword(dto.password!, user.passwordHash)) ? null : { factor: 'password', message: 'password: not your password' };
+  }
+
   /** A one-factor sign-in: the SSO policy's say (and a break glass's audit entry) in the session's own transaction. */
   private signIn(user: User, method: string): Promise<LoginView> {
     return this.dataSource.transaction(async (m) => {
@@ -167,6 +229,7 @@ export class AuthService implements OnModuleInit {
     });
   }
 
+  /** A session for the user, and `user.signed_in` in every workspace of theirs, in one transaction. */
   private async startSession(m: EntityManager, user: User, method: string): Promise<LoginView> {
     const pair = await this.sessions.start(m, user.id);
     // Public route: no caller resolved yet, so the actor is named here. `changes` holds the factors used.

@@ -37,16 +37,17 @@ export class UsersMeController {
     id: 'updateCurrentUser',
     credential: 'user',
     workspaceOptional: true,
-    errors: { 409: ['email_taken'], 429: ['rate_limited'] },
+    errors: { 403: ['reauthentication_required'], 409: ['email_taken'], 429: ['rate_limited'] },
     audit: 'user.updated',
   })
   @ApiOperation({
     summary: 'Change your name at once, or your email once the new address is confirmed',
     description:
-      'A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now.',
+      'A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now. ' +
+      'Asking for a new email needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate); the name does not.',
   })
   @ApiOkResponse({ type: UserView })
   updateMe(@CurrentPrincipal() principal: Principal, @Body() dto: UpdateMeDto, @Req() req: Request): Promise<UserView> {
-    return this.recovery.updateMe(principal.userId!, dto, clientAddress(req, this.config.trustProxy));
+    return this.recovery.updateMe(principal.userId!, principal.sessionId, dto, clientAddress(req, this.config.trustProxy));
   }
 }

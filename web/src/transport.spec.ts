@@ -15,6 +15,8 @@ describe('transport: one 401 -> refresh -> retry path', () => {
   let refreshAnswers: 'new token' | 'refused';
   /** The JWT the API accepts now. */
   let valid: string;
+  /** Whether the session's sign-in is recent (PATCH /users/me answers 403 reauthentication_required until it is). */
+  let recent: boolean;
 
   const read = (req: IncomingMessage) =>
     new Promise<string>((resolve) => {
@@ -37,6 +39,11 @@ describe('transport: one 401 -> refresh -> retry path', () => {
           return json(200, { accessToken: `jwt-${refreshes.length + 1}`, expiresIn: 900 });
         }
         requests.push({ auth: req.headers.authorization, workspace: req.headers['x-workspace-id'] as string | undefined, body });
+        if (req.url === '/users/me') {
+          if (!recent) return json(403, { statusCode: 403, code: 'reauthentication_required', message: 'Changing your email needs a recent sign-in' });
+          return json(200, { email: JSON.parse(body || '{}').email });
+        }
+        if (req.url === '/workspaces/ws_1') return json(403, { statusCode: 403, code: 'owner_required', message: 'Only an owner may' });
         if (req.headers.authorization !== `Bearer ${valid}`)
           return json(401, { statusCode: 401, code: 'invalid_token', message: 'The access token has expired' });
         return json(201, { id: 'prj_1', name: JSON.parse(body || '{}').name });
@@ -52,6 +59,7 @@ describe('transport: one 401 -> refresh -> retry path', () => {
     requests = [];
     refreshAnswers = 'new token';
     valid = 'jwt-2';
+    recent = false;
   });
 
   async function signedIn() {
@@ -120,5 +128,46 @@ describe('transport: one 401 -> refresh -> retry path', () => {
       ['jwt-2', 2],
     ]);
     expect(refreshes).toHaveLength(1);
+  });
+
+  describe('a change refused for want of a recent sign-in', () => {
+    it('asks the confirmer with the refusal’s message, and once confirmed sends the same change again', async () => {
+      valid = 'jwt-1';
+      const { transport } = await signedIn();
+      const asked: string[] = [];
+      transport.onReauthenticationRequired(async (message) => {
+        asked.push(message);
+        recent = true;
+        return true;
+      });
+      const { data, response } = await transport.api.PATCH('/users/me', { body: { email: 'new@example.com' } });
+      expect(response.status).toBe(200);
+      expect(data).toEqual({ email: 'new@example.com' });
+      expect(asked).toEqual(['Changing your email needs a recent sign-in']);
+      expect(requests.map((r) => r.body)).toEqual(['{"email":"new@example.com"}', '{"email":"new@example.com"}']);
+    });
+
+    it('a person who cancels gets the 403 as it is, sent once', async () => {
+      valid = 'jwt-1';
+      const { transport } = await signedIn();
+      transport.onReauthenticationRequired(async () => false);
+      const { error, response } = await transport.api.PATCH('/users/me', { body: { email: 'new@example.com' } });
+      expect(response.status).toBe(403);
+      expect(error).toMatchObject({ code: 'reauthentication_required' });
+      expect(requests).toHaveLength(1);
+    });
+
+    it('any other 403 is answered without asking, and so is every 403 once the confirmer is gone', async () => {
+      valid = 'jwt-1';
+      const { transport } = await signedIn();
+      const confirmer = jest.fn(async () => true);
+      const unsubscribe = transport.onReauthenticationRequired(confirmer);
+      expect((await transport.api.PATCH('/workspaces/{workspaceId}', { params: { path: { workspaceId: 'ws_1' } }, body: { name: 'x' } })).response.status).toBe(
+        403,
+      );
+      unsubscribe();
+      expect((await transport.api.PATCH('/users/me', { body: { email: 'new@example.com' } })).response.status).toBe(403);
+      expect(confirmer).not.toHaveBeenCalled();
+    });
   });
 });

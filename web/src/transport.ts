@@ -87,6 +87,18 @@ function sendXhr(baseUrl: string, upload: Upload, token: string | null): Promise
   });
 }
 
+/** Asks the person to confirm it is them (POST /auth/reauthenticate); `message` is the refusal's, naming the change. */
+export type IdentityConfirmer = (message: string) => Promise<boolean>;
+
+/** The message of a 403 `reauthentication_required`, or null for any other 403 (read from a copy: the caller reads the body). */
+async function recentSignInRefusal(answer: Response): Promise<string | null> {
+  const body = (await answer
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown; message?: unknown } | null;
+  return body?.code === 'reauthentication_required' && typeof body.message === 'string' ? body.message : null;
+}
+
 export interface TransportOptions extends SessionOptions {
   baseUrl: string;
   fetch?: typeof fetch;
@@ -103,7 +115,7 @@ export function createTransport({ baseUrl, fetch: fetchImpl = (request) => globa
   const publicApi: Client<paths> = createClient<paths>({ baseUrl, fetch: fetchImpl, credentials: 'same-origin' });
   const session = createSession(publicApi, sessionOptions);
 
-  const authorizedFetch = (input: Request): Promise<Response> => {
+  const send = (input: Request): Promise<Response> => {
     // A body is read once: the retry sends a copy taken before the first attempt.
     const retry = input.clone();
     return withCredentials(session, (token, attempt) => {
@@ -113,11 +125,33 @@ export function createTransport({ baseUrl, fetch: fetchImpl = (request) => globa
     });
   };
 
+  let confirmIdentity: IdentityConfirmer | null = null;
+  const authorizedFetch = async (input: Request): Promise<Response> => {
+    // Only a change can ask for a recent sign-in: reads are not copied for a second sending.
+    const again = input.method === 'GET' || !confirmIdentity ? null : input.clone();
+    const answer = await send(input);
+    if (answer.status !== 403 || !again || !confirmIdentity) return answer;
+    const refusal = await recentSignInRefusal(answer);
+    if (!refusal || !(await confirmIdentity(refusal))) return answer;
+    return send(again);
+  };
+
   return {
     session,
     publicApi,
     api: createClient<paths>({ baseUrl, fetch: authorizedFetch }),
     authorizedFetch,
+    /**
+     * Who asks the person to confirm it is them when a change answers 403
+     * `reauthentication_required` (the dashboard's dialog): resolving true sends the change
+     * again, false gives the caller the 403. Returns the unsubscribe.
+     */
+    onReauthenticationRequired(confirmer: IdentityConfirmer): () => void {
+      confirmIdentity = confirmer;
+      return () => {
+        if (confirmIdentity === confirmer) confirmIdentity = null;
+      };
+    },
     /** Sends a body with upload progress; resolves with any answer (the caller reads the status). */
     upload: (upload: Upload) => withCredentials(session, (token) => sendXhr(baseUrl, upload, token)),
   };

@@ -705,6 +705,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm it is you: this session may then change your email, passkeys and TOTP for 15 minutes
+         * @description Those changes answer 403 `reauthentication_required` in a session whose sign-in is older than 15 minutes, so a stolen session cannot make the account its own. Send what a sign-in of your account asks for: `password` (with `code`, a current TOTP code or a recovery code, when TOTP is on), or `passkey`, an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (an account with a passkey as its second factor and no TOTP confirms with it). A wrong one is 403 `reauthentication_failed` and counts as a failed sign-in (429 with Retry-After past the limit). An account whose domain enforces single sign-on signs in through it again instead (403 `sso_required`).
+         *
+         *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
+         */
+        post: operations["reauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/passkeys/authentication": {
         parameters: {
             query?: never;
@@ -768,7 +790,7 @@ export interface paths {
         head?: never;
         /**
          * Change your name at once, or your email once the new address is confirmed
-         * @description A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now.
+         * @description A new email is not applied here: a link is mailed to it (rate-limited like resends), and following it (POST /auth/verify-email) moves the account to it, verified, and tells the old address. The answer is the user as it is now. Asking for a new email needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate); the name does not.
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -852,7 +874,7 @@ export interface paths {
         put?: never;
         /**
          * WebAuthn creation options to register a passkey (for startRegistration of @simplewebauthn/browser)
-         * @description A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most 20 (409 `passkey_limit_reached`).
+         * @description A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most 20 (409 `passkey_limit_reached`). Adding or deleting a passkey needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate).
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -980,7 +1002,7 @@ export interface paths {
         put?: never;
         /**
          * Start TOTP enrolment: a new secret, its otpauth:// URL and QR code
-         * @description Nothing changes at sign-in until POST /auth/2fa/totp/confirm; starting again replaces an unconfirmed enrolment.
+         * @description Nothing changes at sign-in until POST /auth/2fa/totp/confirm; starting again replaces an unconfirmed enrolment. Like the confirmation, it needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate).
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -2824,6 +2846,22 @@ export interface components {
              */
             expiresIn: number;
         };
+        ReauthenticateDto: {
+            /**
+             * @description Your password; with `code` when your account has TOTP on
+             * @example correct horse battery staple
+             */
+            password?: string;
+            /**
+             * @description With `password`: a current TOTP code or an unused recovery code
+             * @example 123456
+             */
+            code?: string;
+            /** @description Instead of a password: a WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys */
+            passkey?: {
+                [key: string]: unknown;
+            };
+        };
         AssertionResponseDto: {
             /** @description The client data the browser signed over (type, challenge, origin) */
             clientDataJSON: string;
@@ -4170,7 +4208,7 @@ export interface components {
          * @description The sessions module's codes
          * @enum {string}
          */
-        SessionsErrorCode: "wrong_password";
+        SessionsErrorCode: "reauthentication_failed" | "reauthentication_required" | "wrong_password";
         /**
          * @description The passkeys module's codes
          * @enum {string}
@@ -8585,6 +8623,139 @@ export interface operations {
             };
         };
     };
+    reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthenticateDto"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `message` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 400;
+                        /** @enum {string} */
+                        code?: "body_too_complex" | "invalid_json" | "invalid_workspace_header" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 401;
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 403;
+                        /** @enum {string} */
+                        code?: "not_a_member" | "reauthentication_failed" | "sso_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                    };
+                };
+            };
+            /** @description The request body stopped arriving */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 408;
+                        /** @enum {string} */
+                        code?: "request_timeout";
+                    };
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description Unsupported Content-Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {integer} */
+                        statusCode?: 503;
+                        /** @enum {string} */
+                        code?: "password_hashing_busy";
+                    };
+                };
+            };
+        };
+    };
     signInWithPasskey: {
         parameters: {
             query?: never;
@@ -8939,7 +9110,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9407,7 +9578,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9528,7 +9699,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -9706,7 +9877,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10053,7 +10224,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };
@@ -10321,7 +10492,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "not_a_member" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
+                        code?: "not_a_member" | "reauthentication_required" | "two_factor_required" | "workspace_mismatch" | "wrong_credential_kind";
                     };
                 };
             };

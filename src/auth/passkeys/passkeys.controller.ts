@@ -6,6 +6,7 @@ import { EmptyBodyDto } from '../../common/empty-body.dto';
 import { DeleteRoute } from '../../openapi/api-decorators';
 import { Endpoint } from '../../openapi/endpoint';
 import type { Principal } from '../../shared/principal';
+import { SessionsService } from '../sessions/sessions.service';
 import { RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey.dto';
 import { PasskeyListView, PasskeyView } from './passkey.view';
 import { MAX_PASSKEYS_PER_USER, PasskeysService } from './passkeys.service';
@@ -25,22 +26,28 @@ const OPTIONS_SCHEMA = (summary: string) => ({
 @ApiTags('auth')
 @Controller('auth/passkeys')
 export class PasskeysController {
-  constructor(private readonly passkeys: PasskeysService) {}
+  constructor(
+    private readonly passkeys: PasskeysService,
+    private readonly sessions: SessionsService,
+  ) {}
 
   @Post('registration-options')
   @Endpoint({
     id: 'passkeyRegistrationOptions',
     ...SELF,
     audit: { none: 'issues a challenge; the passkey is recorded when registered' },
-    errors: { 409: ['passkey_limit_reached'] },
+    errors: { 403: ['reauthentication_required'], 409: ['passkey_limit_reached'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'WebAuthn creation options to register a passkey (for startRegistration of @simplewebauthn/browser)',
-    description: `A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most ${MAX_PASSKEYS_PER_USER} (409 \`passkey_limit_reached\`).`,
+    description:
+      `A discoverable credential is required; the passkeys the user already has are excluded. One account holds at most ${MAX_PASSKEYS_PER_USER} (409 \`passkey_limit_reached\`). ` +
+      'Adding or deleting a passkey needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate).',
   })
   @ApiOkResponse({ schema: OPTIONS_SCHEMA('PublicKeyCredentialCreationOptionsJSON') })
-  registrationOptions(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto) {
+  async registrationOptions(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto) {
+    await this.sessions.requireRecentSignIn(principal.userId!, principal.sessionId, 'Adding a passkey');
     return this.passkeys.registrationOptions(principal.userId!);
   }
 
@@ -49,11 +56,13 @@ export class PasskeysController {
     id: 'registerPasskey',
     ...SELF,
     audit: 'passkey.registered',
-    errors: { 400: ['invalid_passkey_response'], 409: ['passkey_already_registered', 'passkey_limit_reached'] },
+    errors: { 400: ['invalid_passkey_response'], 403: ['reauthentication_required'], 409: ['passkey_already_registered', 'passkey_limit_reached'] },
   })
   @ApiOperation({ summary: 'Register a passkey with the answer to the creation options' })
   @ApiCreatedResponse({ type: PasskeyView })
-  register(@CurrentPrincipal() principal: Principal, @Body() dto: RegisterPasskeyDto): Promise<PasskeyView> {
+  async register(@CurrentPrincipal() principal: Principal, @Body() dto: RegisterPasskeyDto): Promise<PasskeyView> {
+    // A passkey signs in alone: one added by a stolen session would outlast a password change.
+    await this.sessions.requireRecentSignIn(principal.userId!, principal.sessionId, 'Adding a passkey');
     return this.passkeys.register(principal.userId!, dto);
   }
 
@@ -74,8 +83,9 @@ export class PasskeysController {
   }
 
   @DeleteRoute(':passkeyId', 'Delete a passkey: it can no longer sign in (the authenticator still holds the key until removed there)')
-  @Endpoint({ id: 'deletePasskey', ...SELF, audit: 'passkey.deleted', errors: { 404: ['passkey_not_found'] } })
+  @Endpoint({ id: 'deletePasskey', ...SELF, audit: 'passkey.deleted', errors: { 403: ['reauthentication_required'], 404: ['passkey_not_found'] } })
   async remove(@CurrentPrincipal() principal: Principal, @Param('passkeyId') passkeyId: string): Promise<void> {
+    await this.sessions.requireRecentSignIn(principal.userId!, principal.sessionId, 'Deleting a passkey');
     await this.passkeys.remove(principal.userId!, passkeyId);
   }
 

@@ -221,11 +221,19 @@ export class PasskeysService implements PasskeyVerifier {
     return this.passkeys.countForUser(userId);
   }
 
-  async verifySecondFactor(userId: string, response: unknown): Promise<boolean> {
+  verifySecondFactor(userId: string, response: unknown): Promise<boolean> {
+    return this.verifyOwn(userId, response, false);
+  }
+
+  verifyIdentity(userId: string, response: unknown): Promise<boolean> {
+    return this.verifyOwn(userId, response, true);
+  }
+
+  private async verifyOwn(userId: string, response: unknown, requireUserVerification: boolean): Promise<boolean> {
     const dto = plainToInstance(AuthenticationResponseDto, response);
     if (typeof response !== 'object' || response === null || validateSync(dto, { whitelist: true, forbidNonWhitelisted: true }).length > 0) return false;
     try {
-      const outcome = await this.authenticate(dto, { requireUserVerification: false, userId });
+      const outcome = await this.authenticate(dto, { requireUserVerification, userId });
       return outcome.ok;
     } catch (err) {
       this.logger.warn(`passkey second factor of ${userId} failed: ${reason(err)}`);

@@ -35,4 +35,12 @@ export class AuthSession {
   /** The last sign-in or refresh of the session. */
   @TimestampColumn('last_used_at')
   lastUsedAt: Date;
+
+  /**
+   * When its person last proved who they are in it: the sign-in that started it, or a later
+   * POST /auth/reauthenticate. A refresh does not move it, so a stolen refresh token cannot
+   * make itself recent: the account's credentials change only within RECENT_SIGN_IN_MS of it.
+   */
+  @TimestampColumn('authenticated_at')
+  authenticatedAt: Date;
 }

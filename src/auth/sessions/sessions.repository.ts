@@ -102,9 +102,25 @@ export class SessionsRepository {
   }
 
   /** What the person will see of a new session (issue 32). */
-  @GenerateSql({ params: (f) => [f.manager, { id: FAMILY, userId: f.userId, device: 'Chrome', ip: '203.0.113.0/24', lastUsedAt: new Date(0) }] })
-  async insertSession(manager: EntityManager, row: Pick<AuthSession, 'id' | 'userId' | 'device' | 'ip' | 'lastUsedAt'>): Promise<void> {
+  @GenerateSql({
+    params: (f) => [f.manager, { id: FAMILY, userId: f.userId, device: 'Chrome', ip: '203.0.113.0/24', lastUsedAt: new Date(0), authenticatedAt: new Date(0) }],
+  })
+  async insertSession(manager: EntityManager, row: Pick<AuthSession, 'id' | 'userId' | 'device' | 'ip' | 'lastUsedAt' | 'authenticatedAt'>): Promise<void> {
     await manager.insert(AuthSession, row);
+  }
+
+  /** When the user last proved who they are in the session (null: no such session of theirs). */
+  @GenerateSql({ params: (f) => [f.userId, FAMILY] })
+  async authenticatedAt(userId: string, id: string): Promise<Date | null> {
+    const row = await this.dataSource.manager.findOne(AuthSession, { select: { authenticatedAt: true }, where: { id, userId } });
+    return row?.authenticatedAt ?? null;
+  }
+
+  /** Records a proof of identity given in the session; false when it is not the user's (or gone). */
+  @GenerateSql({ params: (f) => [f.manager, f.userId, FAMILY, new Date(0)] })
+  async markAuthenticated(manager: EntityManager, userId: string, id: string, at: Date): Promise<boolean> {
+    const result = await manager.update(AuthSession, { id, userId }, { authenticatedAt: at });
+    return (result.affected ?? 0) > 0;
   }
 
   @GenerateSql({ params: (f) => [f.manager, FAMILY, new Date(0)] })

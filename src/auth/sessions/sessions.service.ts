@@ -11,7 +11,9 @@ import { notFound } from '../../common/errors';
 import { isId, randomString } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import type { TokenPairView } from '../auth.view';
+import { invalidCredentials } from '../guard/credentials';
 import type { SessionView } from './session.view';
+import { sessionsError } from './sessions.errors';
 import { SessionsRepository } from './sessions.repository';
 
 const REFRESH_PREFIX = 'rt_';
@@ -24,6 +26,15 @@ interface AccessClaims {
   /** The session: the refresh-token family the JWT was issued with. */
   sid: string;
 }
+
+/**
+ * How long after a sign-in (or POST /auth/reauthenticate) its session may change the
+ * account's credentials: its email, passkeys, TOTP. Past it a stolen session (an XSS, a
+ * copied refresh cookie) still works for everything else, but cannot make the account its
+ * own. GitHub's sudo mode does the same; 15 minutes covers setting up a new account's
+ * security right after signing up, and asks again in a day's long session.
+ */
+export const RECENT_SIGN_IN_MS = 15 * 60_000;
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
@@ -59,7 +70,15 @@ export class SessionsService {
   async start(m: EntityManager, userId: string): Promise<TokenPairView> {
     const familyId = randomUUID();
     const request = currentAuditRequest();
-    await this.tokens.insertSession(m, { id: familyId, userId, device: request?.userAgent ?? null, ip: request?.ip ?? null, lastUsedAt: new Date() });
+    const now = new Date();
+    await this.tokens.insertSession(m, {
+      id: familyId,
+      userId,
+      device: request?.userAgent ?? null,
+      ip: request?.ip ?? null,
+      lastUsedAt: now,
+      authenticatedAt: now,
+    });
     const refreshToken = await this.insertRefreshToken(m, userId, familyId);
     return { accessToken: await this.signAccessToken(userId, familyId), refreshToken, expiresIn: this.config.JWT_ACCESS_TTL_SECONDS };
   }
@@ -120,6 +139,25 @@ export class SessionsService {
   private async isReplay(m: EntityManager, row: { id: string; familyId: string; rotatedAt: Date }, now: Date): Promise<boolean> {
     if (now.getTime() - row.rotatedAt.getTime() >= this.config.REFRESH_REUSE_GRACE_SECONDS * 1000) return false;
     return (await this.tokens.lastRotated(m, row.familyId)) === row.id;
+  }
+
+  /**
+   * Throws 403 `reauthentication_required` unless the user proved who they are in this
+   * session within RECENT_SIGN_IN_MS (a JWT's session is always theirs while it is open).
+   */
+  async requireRecentSignIn(userId: string, sessionId: string | undefined, what: string): Promise<void> {
+    const at = sessionId ? await this.tokens.authenticatedAt(userId, sessionId) : null;
+    if (at && Date.now() - at.getTime() < RECENT_SIGN_IN_MS) return;
+    throw sessionsError(
+      'reauthentication_required',
+      `${what} needs a sign-in of the last ${RECENT_SIGN_IN_MS / 60_000} minutes: confirm it is you (POST /auth/reauthenticate), then send this again`,
+    );
+  }
+
+  /** Records, in the caller's transaction, that the user proved who they are in this session just now. */
+  async reauthenticated(m: EntityManager, userId: string, sessionId: string): Promise<void> {
+    // Purged since the guard let its JWT in (it had ended): that JWT no longer works.
+    if (!(await this.tokens.markAuthenticated(m, userId, sessionId, new Date()))) throw invalidCredentials();
   }
 
   async revoke(familyId: string): Promise<void> {

@@ -16,4 +16,9 @@ export interface PasskeyVerifier {
    * and was made with one of `userId`'s passkeys. False otherwise; never throws for a bad answer.
    */
   verifySecondFactor(userId: string, response: unknown): Promise<boolean>;
+  /**
+   * As verifySecondFactor, but the authenticator must have verified the person (PIN,
+   * biometrics), as a passwordless sign-in requires: the passkey alone proves who they are.
+   */
+  verifyIdentity(userId: string, response: unknown): Promise<boolean>;
 }

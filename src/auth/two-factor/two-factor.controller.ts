@@ -8,6 +8,7 @@ import { EmptyBodyDto } from '../../common/empty-body.dto';
 import { AppConfig } from '../../config/app-config';
 import { Endpoint } from '../../openapi/endpoint';
 import type { Principal } from '../../shared/principal';
+import { SessionsService } from '../sessions/sessions.service';
 import { DisableTotpDto, RecoveryCodesDto, TotpCodeDto } from './two-factor.dto';
 import { TwoFactorService } from './two-factor.service';
 import { RecoveryCodesView, TotpEnrolmentView, TwoFactorStatusView } from './two-factor.view';
@@ -18,6 +19,7 @@ import { RecoveryCodesView, TotpEnrolmentView, TwoFactorStatusView } from './two
 export class TwoFactorController {
   constructor(
     private readonly twoFactor: TwoFactorService,
+    private readonly sessions: SessionsService,
     private readonly config: AppConfig,
   ) {}
 
@@ -35,15 +37,18 @@ export class TwoFactorController {
     credential: 'user',
     workspaceOptional: true,
     audit: { none: 'a pending enrolment turns nothing on; two_factor.enabled is recorded when a code confirms it' },
-    errors: { 409: ['totp_already_enabled'] },
+    errors: { 403: ['reauthentication_required'], 409: ['totp_already_enabled'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Start TOTP enrolment: a new secret, its otpauth:// URL and QR code',
-    description: 'Nothing changes at sign-in until POST /auth/2fa/totp/confirm; starting again replaces an unconfirmed enrolment.',
+    description:
+      'Nothing changes at sign-in until POST /auth/2fa/totp/confirm; starting again replaces an unconfirmed enrolment. ' +
+      'Like the confirmation, it needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate).',
   })
   @ApiOkResponse({ type: TotpEnrolmentView })
-  start(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto): Promise<TotpEnrolmentView> {
+  async start(@CurrentPrincipal() principal: Principal, @Body() _body: EmptyBodyDto): Promise<TotpEnrolmentView> {
+    await this.sessions.requireRecentSignIn(principal.userId!, principal.sessionId, 'Turning TOTP on');
     return this.twoFactor.startTotp(principal.userId!);
   }
 
@@ -53,12 +58,14 @@ export class TwoFactorController {
     credential: 'user',
     workspaceOptional: true,
     audit: 'two_factor.enabled',
-    errors: { 400: ['invalid_totp_code'], 409: ['totp_already_enabled', 'totp_not_started'] },
+    errors: { 400: ['invalid_totp_code'], 403: ['reauthentication_required'], 409: ['totp_already_enabled', 'totp_not_started'] },
   })
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Turn TOTP on with a code from the authenticator; answers the ten recovery codes, shown only now' })
   @ApiOkResponse({ type: RecoveryCodesView })
-  confirm(@CurrentPrincipal() principal: Principal, @Body() dto: TotpCodeDto): Promise<RecoveryCodesView> {
+  async confirm(@CurrentPrincipal() principal: Principal, @Body() dto: TotpCodeDto): Promise<RecoveryCodesView> {
+    // A stolen session must not put the person's sign-in behind a code only it has.
+    await this.sessions.requireRecentSignIn(principal.userId!, principal.sessionId, 'Turning TOTP on');
     return this.twoFactor.confirmTotp(principal.userId!, dto.code);
   }
 

@@ -183,6 +183,15 @@ export class TwoFactorService {
   }
 
   /**
+   * In the caller's transaction: whether `code` is a current TOTP code or an unused recovery
+   * code (used up) of a user whose TOTP is on. POST /auth/reauthenticate's second factor.
+   */
+  async checkCurrentCode(m: EntityManager, userId: string, code: string): Promise<boolean> {
+    const totp = await this.rows.lockTotp(m, userId);
+    return !!totp?.enabledAt && (await this.checkCode(m, totp, code));
+  }
+
+  /**
    * Runs `attempt` (a check of the password or a code, and what it guards) as one sign-in
    * attempt of `user` from `ip`, as loginSecondFactor does: taken before the check, so a
    * stolen session cannot guess codes past the limits (429, even for the right code). A wrong

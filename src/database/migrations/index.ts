@@ -45,6 +45,7 @@ import { OutboxPurgeIndexes1765300001000 } from './1765300001000-OutboxPurgeInde
 import { CustomDomainVerifiedUnique1765300002000 } from './1765300002000-CustomDomainVerifiedUnique';
 import { OverageAtCount1765300003000 } from './1765300003000-OverageAtCount';
 import { MemberEmailsFollowUsers1765300004000 } from './1765300004000-MemberEmailsFollowUsers';
+import { SessionAuthenticatedAt1765400000000 } from './1765400000000-SessionAuthenticatedAt';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -93,4 +94,5 @@ export const MIGRATIONS: Function[] = [
   CustomDomainVerifiedUnique1765300002000,
   OverageAtCount1765300003000,
   MemberEmailsFollowUsers1765300004000,
+  SessionAuthenticatedAt1765400000000,
 ];

@@ -25,6 +25,7 @@ import { WorkspaceProvider } from '../workspace';
 import { AccountMenu } from './design/account-menu';
 import { PageBreadcrumbs } from './design/breadcrumbs';
 import { Logo } from './design/logo';
+import { ReauthenticateDialog } from './design/reauthenticate-dialog';
 import { WorkspaceSwitcher } from './design/workspace-switcher';
 import { ErrorNote, Loading, requiresSecondFactor, ToSecurityPage } from './ui';
 
@@ -148,6 +149,7 @@ function SignedIn() {
           </main>
         </div>
       </div>
+      <ReauthenticateDialog />
     </AriaRouterProvider>
   );
 }

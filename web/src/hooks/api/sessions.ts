@@ -1,3 +1,4 @@
+import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser';
 import { queryOptions } from '@tanstack/react-query';
 
 import { api, call, type Schemas } from '../../api';
@@ -32,4 +33,21 @@ export function useChangePassword(options?: MutationOptions<unknown, { currentPa
     (qc) => qc.invalidateQueries({ queryKey: sessionKeys.all() }),
     options,
   );
+}
+
+type ReauthenticateBody = Schemas['ReauthenticateDto'];
+
+/**
+ * Confirms it is the person (POST /auth/reauthenticate): with their password (and code), or
+ * with `passkey: true`, one of their passkeys, through the browser's ceremony.
+ */
+export async function reauthenticate(proof: { password: string; code?: string } | { passkey: true }): Promise<void> {
+  let body: ReauthenticateBody;
+  if ('passkey' in proof) {
+    const optionsJSON = (await call(api.POST('/auth/passkeys/authentication-options', { body: {} }))) as unknown as PublicKeyCredentialRequestOptionsJSON;
+    body = { passkey: (await startAuthentication({ optionsJSON })) as unknown as Record<string, unknown> };
+  } else {
+    body = proof.code ? { password: proof.password, code: proof.code } : { password: proof.password };
+  }
+  await call(api.POST('/auth/reauthenticate', { body }));
 }

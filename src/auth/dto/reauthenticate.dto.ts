@@ -1,0 +1,60 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Validate,
+  ValidateIf,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+
+import { MAX_PASSWORD } from '../../common/dto-fields';
+
+/** A TOTP code (six digits) or a recovery code, as typed: as two-factor.dto.ts allows. */
+const MAX_CODE = 32;
+
+@ValidatorConstraint({ name: 'passwordOrPasskey' })
+class PasswordOrPasskey implements ValidatorConstraintInterface {
+  validate(_: unknown, args?: ValidationArguments): boolean {
+    const dto = (args?.object ?? {}) as ReauthenticateDto;
+    if (dto.passkey !== undefined) return dto.password === undefined && dto.code === undefined;
+    return dto.password !== undefined;
+  }
+
+  defaultMessage(): string {
+    return 'send password (and code, when your account has TOTP on) or passkey alone';
+  }
+}
+
+/** POST /auth/reauthenticate: what a sign-in of this account asks for, again. */
+export class ReauthenticateDto {
+  @ApiPropertyOptional({ example: 'correct horse battery staple', description: 'Your password; with `code` when your account has TOTP on' })
+  @ValidateIf((dto: ReauthenticateDto) => dto.passkey === undefined)
+  @IsString()
+  @IsNotEmpty({ message: 'password must not be empty' })
+  @MaxLength(MAX_PASSWORD)
+  @Validate(PasswordOrPasskey)
+  password?: string;
+
+  @ApiPropertyOptional({ description: 'With `password`: a current TOTP code or an unused recovery code', example: '123456' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty({ message: 'code must not be empty' })
+  @MaxLength(MAX_CODE)
+  code?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Instead of a password: a WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys',
+  })
+  @ValidateIf((dto: ReauthenticateDto) => dto.passkey !== undefined)
+  @IsObject({ message: 'passkey must be a WebAuthn authentication response object' })
+  @Validate(PasswordOrPasskey)
+  passkey?: Record<string, unknown>;
+}
