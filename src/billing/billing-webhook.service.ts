@@ -170,8 +170,11 @@ export class BillingWebhookService {
   }
 
   private async act(m: EntityManager, workspaceId: string, event: ProviderEvent, gathered: Gathered): Promise<void> {
-    if (event.type === 'checkout.session.completed')
+    if (event.type === 'checkout.session.completed') {
       await this.rememberCustomer(m, workspaceId, event.customerRef ?? gathered.subscription?.customerRef ?? null);
+      // Paid: its subscription is here now, so a new Checkout has nothing to close.
+      if (event.checkoutSessionRef) await this.billing.clearOpenCheckout(m, workspaceId, event.checkoutSessionRef);
+    }
     if (event.invoice) await this.mirrorInvoice(m, workspaceId, event);
     if (gathered.subscription) await this.applySubscription(m, workspaceId, event, gathered.subscription, gathered.readAt!);
     switch (event.type) {

@@ -33,6 +33,18 @@ export class BillingCustomer extends KeyedRow('billing_customers', 'workspace', 
   @Column('integer', { name: 'subscriptions_started', default: 0 })
   subscriptionsStarted: number;
 
+  /**
+   * The Checkout Session last handed out for this workspace, until its webhook says it was
+   * paid: a new Checkout closes it first, so two open Checkouts can never both be paid (two
+   * subscriptions, both charged). Null when none may still be open.
+   */
+  @Column('text', { name: 'open_checkout_ref', nullable: true })
+  openCheckoutRef: string | null;
+
+  /** The idempotency key `openCheckoutRef` was made with: a repeat with the same key is the same session (Stripe replays it), not a new one. */
+  @Column('text', { name: 'open_checkout_key', nullable: true })
+  openCheckoutKey: string | null;
+
   /** When the provider last reported a dispute (chargeback) on one of its charges: flagged for the operator. */
   @TimestampColumn('disputed_at', { nullable: true })
   disputedAt: Date | null;

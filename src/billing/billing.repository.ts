@@ -189,6 +189,18 @@ export class BillingRepository {
     return manager.save(BillingCustomer, manager.create(BillingCustomer, row));
   }
 
+  /** The Checkout Session just handed out for the workspace (BillingCustomer.openCheckoutRef). */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'cs_none', 'key'] })
+  async setOpenCheckout(manager: EntityManager, workspaceId: string, ref: string, key: string): Promise<void> {
+    await manager.update(BillingCustomer, { workspaceId }, { openCheckoutRef: ref, openCheckoutKey: key });
+  }
+
+  /** Forgets the workspace's open Checkout when it is `ref` (paid, or closed); a newer one stays. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'cs_none'] })
+  async clearOpenCheckout(manager: EntityManager, workspaceId: string, ref: string): Promise<void> {
+    await manager.update(BillingCustomer, { workspaceId, openCheckoutRef: ref }, { openCheckoutRef: null, openCheckoutKey: null });
+  }
+
   /** Numbers the next provider subscription, whose idempotency key it makes. */
   @GenerateSql({ params: (f) => [f.manager, 'ws_none'] })
   async countSubscriptionStarted(manager: EntityManager, workspaceId: string): Promise<void> {

@@ -425,6 +425,8 @@ export class BillingService {
       if (plan.tier === tier) throw billingError('already_on_plan', `Workspace ${workspaceId} is already on the ${tier} plan`);
       const customer = await this.customer(m, workspaceId, principal.userId!);
       const window = Math.floor(this.clock.now().getTime() / CHECKOUT_REUSE_MS);
+      const idempotencyKey = `statichost-checkout-${workspaceId}-${tier}-${interval}-${customer.subscriptionsStarted + 1}-${window}`;
+      await this.closeOpenCheckout(m, customer, idempotencyKey);
       const page = this.billingPage(workspaceId);
       const session = await this.call(() =>
         this.provider.createCheckoutSession({
@@ -434,12 +436,34 @@ export class BillingService {
           interval,
           successUrl: `${page}?checkout=success`,
           cancelUrl: `${page}?checkout=canceled`,
-          idempotencyKey: `statichost-checkout-${workspaceId}-${tier}-${interval}-${customer.subscriptionsStarted + 1}-${window}`,
+          idempotencyKey,
         }),
       );
+      await this.billing.setOpenCheckout(m, workspaceId, session.id, idempotencyKey);
       this.logger.log(`workspace ${workspaceId} started Checkout ${session.id} for ${tier}/${interval}`);
       return { url: session.url };
     });
+  }
+
+  /**
+   * Closes the Checkout handed out before, unless this request is its repeat (same key: the
+   * provider answers with that same session). Two open Checkouts for one workspace (two
+   * tabs, two plans compared, one left open for a day) could both be paid, and each would
+   * start a subscription charged on its own. One paid already means its subscription is
+   * on its way: 409, rather than a second one.
+   */
+  private async closeOpenCheckout(m: EntityManager, customer: BillingCustomer, idempotencyKey: string): Promise<void> {
+    const ref = customer.openCheckoutRef;
+    if (!ref || customer.openCheckoutKey === idempotencyKey) return;
+    const outcome = await this.call(() => this.provider.expireCheckoutSession(ref));
+    if (outcome === 'completed') {
+      throw billingError(
+        'subscription_exists',
+        `The Checkout started before for workspace ${customer.workspaceId} has been paid; its plan starts once the payment provider confirms it (reload the billing page in a minute)`,
+      );
+    }
+    this.logger.log(`workspace ${customer.workspaceId}: closed its earlier Checkout ${ref} before starting another`);
+    await this.billing.clearOpenCheckout(m, customer.workspaceId, ref);
   }
 
   /** The provider's billing portal for the workspace's customer (created on first use), returning to the billing page. */

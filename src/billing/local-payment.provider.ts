@@ -98,6 +98,10 @@ export class LocalPaymentProvider extends PaymentProvider {
     throw new PaymentProviderError('unsupported', 'The local payment provider has no hosted Checkout');
   }
 
+  async expireCheckoutSession(): Promise<'expired' | 'completed'> {
+    throw new PaymentProviderError('unsupported', 'The local payment provider has no hosted Checkout');
+  }
+
   async createPortalSession(): Promise<HostedSession> {
     throw new PaymentProviderError('unsupported', 'The local payment provider has no billing portal');
   }

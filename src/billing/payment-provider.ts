@@ -85,6 +85,8 @@ export interface ProviderEvent {
   paymentMethodRef: string | null;
   /** The charge of `charge.dispute.created`, whose customer is the disputing one. */
   chargeRef: string | null;
+  /** The Checkout Session of a `checkout.session.*` event. */
+  checkoutSessionRef: string | null;
 }
 
 /** The webhook's signature does not verify (wrong secret, altered body, too old): nothing is read from it. */
@@ -195,6 +197,13 @@ export abstract class PaymentProvider {
 
   /** A hosted page where the customer pays for `tier` every `interval`, which starts the subscription. */
   abstract createCheckoutSession(input: CheckoutSessionInput): Promise<HostedSession>;
+
+  /**
+   * Closes a Checkout Session so it can no longer be paid: 'expired' when it is closed (now
+   * or before, or unknown to the provider), 'completed' when it was paid first (its
+   * subscription is on its way through the webhook).
+   */
+  abstract expireCheckoutSession(ref: string): Promise<'expired' | 'completed'>;
 
   /** A hosted page where the customer changes cards, reads invoices or cancels; it links back to `returnUrl`. */
   abstract createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession>;

@@ -116,6 +116,7 @@ export function providerEventOf(event: unknown): ProviderEvent {
     invoice: null,
     paymentMethodRef: null,
     chargeRef: null,
+    checkoutSessionRef: null,
   };
   const object = event.data.object as { object?: string };
   switch (object.object) {
@@ -125,6 +126,7 @@ export function providerEventOf(event: unknown): ProviderEvent {
         ...base,
         customerRef: idOf(session.customer),
         subscriptionRef: idOf(session.subscription),
+        checkoutSessionRef: session.id,
         workspaceId: session.metadata?.workspace_id ?? session.client_reference_id ?? null,
       };
     }

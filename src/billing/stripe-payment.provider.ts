@@ -226,6 +226,35 @@ export class StripePaymentProvider extends PaymentProvider {
     return { id: session.id, url: session.url };
   }
 
+  /**
+   * Read first: only an open session can be expired, and one paid in the meantime makes the
+   * expiry fail, after which a second read tells which way it went.
+   */
+  async expireCheckoutSession(ref: string): Promise<'expired' | 'completed'> {
+    const before = await this.checkoutStatus(ref);
+    if (before !== 'open') return before;
+    try {
+      await this.stripe.checkout.sessions.expire(ref);
+      return 'expired';
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeError) || err.statusCode !== 400) return this.call('close a Checkout', () => Promise.reject(err));
+      const after = await this.checkoutStatus(ref);
+      if (after === 'open') return this.call('close a Checkout', () => Promise.reject(err));
+      return after;
+    }
+  }
+
+  private async checkoutStatus(ref: string): Promise<'open' | 'expired' | 'completed'> {
+    try {
+      const session = await this.stripe.checkout.sessions.retrieve(ref);
+      return session.status === 'complete' ? 'completed' : session.status === 'open' ? 'open' : 'expired';
+    } catch (err) {
+      // Gone (another Stripe account's, or purged): nothing left to pay.
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return 'expired';
+      return this.call('read a Checkout', () => Promise.reject(err));
+    }
+  }
+
   /** A Customer Portal session; what it offers (cards, invoices, cancelling, switching plans) is set in Stripe's dashboard. */
   async createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession> {
     const customer = this.requireCustomer(input.customerRef);

@@ -92,21 +92,71 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
     expect(await t.dataSource.query('SELECT 1 FROM subscriptions WHERE workspace_id = $1', [a.workspaceId])).toEqual([]);
   });
 
+  const sessionOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+  const openCheckout = async (tenant: Tenant): Promise<string | null> =>
+    (await t.dataSource.query('SELECT open_checkout_ref FROM billing_customers WHERE workspace_id = $1', [tenant.workspaceId]))[0]?.open_checkout_ref ?? null;
+
   it('reuses the customer, and a repeat within the hour carries the same idempotency key (one Checkout for a double click)', async () => {
     const a = await newTenant(t);
-    await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const first = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
     const mark = stripe.calls.length;
-    await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const repeat = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    expect(repeat.body.url).toBe(first.body.url);
     jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(NOW.getTime() + 3_600_000));
-    await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const later = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
     const calls = stripe.since(mark);
-    expect(paths(calls)).toEqual(['POST /v1/checkout/sessions', 'POST /v1/checkout/sessions']);
+    // The repeat is the same session; an hour later a new one, and the first is closed before it is made.
+    const firstId = sessionOf(first.body.url);
+    expect(paths(calls)).toEqual([
+      'POST /v1/checkout/sessions',
+      `GET /v1/checkout/sessions/${firstId}`,
+      `POST /v1/checkout/sessions/${firstId}/expire`,
+      'POST /v1/checkout/sessions',
+    ]);
     const hour = Math.floor(NOW.getTime() / 3_600_000);
-    expect(calls.map((c) => c.idempotencyKey)).toEqual([
+    expect(calls.filter((c) => c.path === '/v1/checkout/sessions').map((c) => c.idempotencyKey)).toEqual([
       `statichost-checkout-${a.workspaceId}-pro-month-1-${hour}`,
       `statichost-checkout-${a.workspaceId}-pro-month-1-${hour + 1}`,
     ]);
-    expect(new Set(calls.map((c) => c.form.customer))).toEqual(new Set([await customerOf(a)]));
+    expect(new Set(calls.filter((c) => c.path === '/v1/checkout/sessions').map((c) => c.form.customer))).toEqual(new Set([await customerOf(a)]));
+    expect(await openCheckout(a)).toBe(sessionOf(later.body.url));
+  });
+
+  it('closes the Checkout handed out before when another starts: two open Checkouts (two tabs, two plans) can never both be paid', async () => {
+    const a = await newTenant(t);
+    const pro = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    const team = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'team', interval: 'year' }).expect(200);
+    expect(stripe.checkoutSessions.get(sessionOf(pro.body.url))!.status).toBe('expired');
+    expect(stripe.checkoutSessions.get(sessionOf(team.body.url))!.status).toBe('open');
+    expect(await openCheckout(a)).toBe(sessionOf(team.body.url));
+    // Back to the first plan: the team Checkout is closed in its turn.
+    await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    expect(stripe.checkoutSessions.get(sessionOf(team.body.url))!.status).toBe('expired');
+  });
+
+  it('answers 409 subscription_exists when the Checkout before was paid and its webhook has not come yet, starting no second one', async () => {
+    const a = await newTenant(t);
+    const paid = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    stripe.payCheckout(sessionOf(paid.body.url));
+    const mark = stripe.calls.length;
+    const res = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
+    expect(res.body.code).toBe('subscription_exists');
+    expect(res.body.message).toContain('has been paid');
+    expect(paths(stripe.since(mark))).toEqual([`GET /v1/checkout/sessions/${sessionOf(paid.body.url)}`]);
+    expect(await openCheckout(a)).toBe(sessionOf(paid.body.url));
+  });
+
+  it('answers 502 when the Checkout before cannot be closed, and starts no other', async () => {
+    const a = await newTenant(t);
+    const first = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    stripe.failing = true;
+    const mark = stripe.calls.length;
+    const res = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(502);
+    expect(res.body.code).toBe('payment_provider_unavailable');
+    // Only reads of it (the SDK retries a failed read): nothing closed, nothing made.
+    expect(new Set(paths(stripe.since(mark)))).toEqual(new Set([`GET /v1/checkout/sessions/${sessionOf(first.body.url)}`]));
+    expect(stripe.checkoutSessions.get(sessionOf(first.body.url))!.status).toBe('open');
+    expect(await openCheckout(a)).toBe(sessionOf(first.body.url));
   });
 
   it('answers 409 for the plan already paid for (already_on_plan) or beside another running one (subscription_exists), asking Stripe nothing', async () => {

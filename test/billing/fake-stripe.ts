@@ -104,14 +104,16 @@ export class FakeStripe {
         idempotencyKey: req.headers['idempotency-key'] as string | undefined,
         stripeVersion: req.headers['stripe-version'] as string | undefined,
       });
-      const [status, body] = this.failing ? error(500, 'api_error', 'Something went wrong on Stripe’s end.') : this.route(req.method ?? '', path, form);
+      const [status, body] = this.failing
+        ? error(500, 'api_error', 'Something went wrong on Stripe’s end.')
+        : this.route(req.method ?? '', path, form, req.headers['idempotency-key'] as string | undefined);
       res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_${this.seq}` });
       res.end(JSON.stringify(body));
     });
   }
 
-  private route(method: string, path: string, form: Record<string, string>): [number, unknown] {
-    const hosted = this.hostedRoute(method, path, form);
+  private route(method: string, path: string, form: Record<string, string>, idempotencyKey: string | undefined): [number, unknown] {
+    const hosted = this.hostedRoute(method, path, form, idempotencyKey);
     if (hosted) return hosted;
     const read = this.lifecycleRoute(method, path);
     if (read) return read;
@@ -187,35 +189,64 @@ export class FakeStripe {
 
   /** The port the stand-in listens on: its hosted pages' URLs are on itself. */
   private port = 0;
-  /** Checkout Sessions made, by id, with the form they were made from. */
-  readonly checkoutSessions = new Map<string, { form: Record<string, string>; url: string }>();
+  /** Checkout Sessions made, by id, with the form they were made from and where they stand (`payCheckout` pays one). */
+  readonly checkoutSessions = new Map<string, { form: Record<string, string>; url: string; status: 'open' | 'complete' | 'expired' }>();
+  /** As Stripe does: a POST /v1/checkout/sessions repeated with its idempotency key answers the session it made. */
+  private readonly checkoutByKey = new Map<string, string>();
+
+  /** The payer finished a Checkout on the hosted page: it can no longer be expired. */
+  payCheckout(id: string): void {
+    this.checkoutSessions.get(id)!.status = 'complete';
+  }
+
+  private checkoutObject(id: string) {
+    const { form, url, status } = this.checkoutSessions.get(id)!;
+    return {
+      id,
+      object: 'checkout.session',
+      mode: form.mode,
+      customer: form.customer,
+      client_reference_id: form.client_reference_id ?? null,
+      metadata: metadataOf(form),
+      status,
+      payment_status: status === 'complete' ? 'paid' : 'unpaid',
+      subscription: null,
+      success_url: form.success_url,
+      cancel_url: form.cancel_url,
+      url: status === 'open' ? url : null,
+    };
+  }
   /** Portal sessions made, by id. */
   readonly portalSessions = new Map<string, { form: Record<string, string>; url: string }>();
 
   /** POST /v1/checkout/sessions and /v1/billing_portal/sessions: a session whose URL is a page of this stand-in. */
-  private hostedRoute(method: string, path: string, form: Record<string, string>): [number, unknown] | null {
+  private hostedRoute(method: string, path: string, form: Record<string, string>, idempotencyKey: string | undefined): [number, unknown] | null {
     if (method === 'POST' && path === '/v1/checkout/sessions') {
+      const replayed = idempotencyKey === undefined ? undefined : this.checkoutByKey.get(idempotencyKey);
+      if (replayed) return [200, { ...this.checkoutObject(replayed), url: this.checkoutSessions.get(replayed)!.url }];
       if (!this.customers.has(form.customer)) return missing('customer', form.customer);
       const id = this.id('cs_test');
       const url = `http://127.0.0.1:${this.port}/checkout/${id}`;
-      this.checkoutSessions.set(id, { form, url });
-      return [
-        200,
-        {
-          id,
-          object: 'checkout.session',
-          mode: form.mode,
-          customer: form.customer,
-          client_reference_id: form.client_reference_id ?? null,
-          metadata: metadataOf(form),
-          status: 'open',
-          payment_status: 'unpaid',
-          subscription: null,
-          success_url: form.success_url,
-          cancel_url: form.cancel_url,
-          url,
-        },
-      ];
+      this.checkoutSessions.set(id, { form, url, status: 'open' });
+      if (idempotencyKey !== undefined) this.checkoutByKey.set(idempotencyKey, id);
+      return [200, this.checkoutObject(id)];
+    }
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && (m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
+      return this.checkoutSessions.has(m[1]) ? [200, this.checkoutObject(m[1])] : missing('checkout.session', m[1]);
+    }
+    if (method === 'POST' && (m = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path))) {
+      const session = this.checkoutSessions.get(m[1]);
+      if (!session) return missing('checkout.session', m[1]);
+      // Stripe's refusal for a session that is not open.
+      if (session.status !== 'open')
+        return error(
+          400,
+          'invalid_request_error',
+          `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+        );
+      session.status = 'expired';
+      return [200, this.checkoutObject(m[1])];
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
       if (!this.customers.has(form.customer)) return missing('customer', form.customer);

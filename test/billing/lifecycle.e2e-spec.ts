@@ -157,8 +157,13 @@ describe('The subscription lifecycle through Stripe webhooks (e2e)', () => {
       client_reference_id: form.client_reference_id,
       metadata: { workspace_id: form['metadata[workspace_id]'] },
     };
+    stripe.payCheckout(sessionId);
     await deliver(event('checkout.session.completed', session)).expect(200);
     expect(await subscription(a)).toMatchObject({ tier: 'pro', interval: 'month', status: 'active', provider: 'stripe' });
+    // Paid and told: no Checkout of the workspace is left open for a next one to close.
+    expect(
+      (await t.dataSource.query('SELECT open_checkout_ref FROM billing_customers WHERE workspace_id = $1', [a.workspaceId]))[0].open_checkout_ref,
+    ).toBeNull();
 
     const second = await t.http().post('/billing/checkout').set(owner).send({ workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
     expect(second.body).toMatchObject({ code: 'subscription_exists' });

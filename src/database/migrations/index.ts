@@ -46,6 +46,7 @@ import { CustomDomainVerifiedUnique1765300002000 } from './1765300002000-CustomD
 import { OverageAtCount1765300003000 } from './1765300003000-OverageAtCount';
 import { MemberEmailsFollowUsers1765300004000 } from './1765300004000-MemberEmailsFollowUsers';
 import { SessionAuthenticatedAt1765400000000 } from './1765400000000-SessionAuthenticatedAt';
+import { OpenCheckout1765400001000 } from './1765400001000-OpenCheckout';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -95,4 +96,5 @@ export const MIGRATIONS: Function[] = [
   OverageAtCount1765300003000,
   MemberEmailsFollowUsers1765300004000,
   SessionAuthenticatedAt1765400000000,
+  OpenCheckout1765400001000,
 ];

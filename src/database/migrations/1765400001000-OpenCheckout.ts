@@ -1,0 +1,20 @@
+import { type MigrationInterface, type QueryRunner } from 'typeorm';
+
+/**
+ * The Checkout Session last handed out per workspace: a new Checkout closes it first, so
+ * two open Checkouts (two tabs, or one left open for a day) cannot both be paid. Checkouts
+ * opened before this runs are not known: they stay payable until Stripe expires them (24 h).
+ */
+export class OpenCheckout1765400001000 implements MigrationInterface {
+  name = 'OpenCheckout1765400001000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "billing_customers" ADD "open_checkout_ref" text`);
+    await queryRunner.query(`ALTER TABLE "billing_customers" ADD "open_checkout_key" text`);
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "billing_customers" DROP COLUMN "open_checkout_key"`);
+    await queryRunner.query(`ALTER TABLE "billing_customers" DROP COLUMN "open_checkout_ref"`);
+  }
+}
