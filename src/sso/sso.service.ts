@@ -16,6 +16,8 @@ import { challengeName, judge, newDomainToken } from '../shared/custom-domain/do
 import { domainsError } from '../shared/custom-domain/domains.errors';
 import { InvalidDomainError, normaliseDomain } from '../shared/domain-name';
 import type { Principal } from '../shared/principal';
+import { UsersService } from '../users/users.service';
+import type { OwnerLeaves } from '../workspaces/owner-leaves';
 import type { PutSsoDto } from './dto/sso.dto';
 import { OidcConfigurations } from './oidc-configurations.service';
 import { type SsoConnection } from './sso.entities';
@@ -30,7 +32,7 @@ import { clientSecretAad, emailDomain } from './sso-rules';
  * sign-in is closed to those domains. Also the password sign-in's SSO check.
  */
 @Injectable()
-export class SsoService extends SsoPasswordPolicy {
+export class SsoService extends SsoPasswordPolicy implements OwnerLeaves {
   private readonly logger = new Logger(SsoService.name);
 
   constructor(
@@ -43,6 +45,7 @@ export class SsoService extends SsoPasswordPolicy {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly sessions: SessionsService,
+    private readonly users: UsersService,
   ) {
     super();
   }
@@ -201,6 +204,22 @@ export class SsoService extends SsoPasswordPolicy {
   async enforcedFor(user: { id: string; email: string }, manager?: EntityManager): Promise<boolean> {
     const enforced = await this.enforcedAt(user.email, manager);
     return enforced !== null && !(await this.breaksGlass(enforced, user.id, manager ?? this.dataSource.manager));
+  }
+
+  /**
+   * OwnerLeaves: the break-glass owner demoted or removed (someone who left the company) is
+   * held by the enforced SSO from now on, and the password sessions they signed in with past
+   * it end with the change (every session of theirs: which of them came through the
+   * provider is not recorded, and they sign in through it again). Audited as session.ended.
+   */
+  async ownerLeft(m: EntityManager, workspaceId: string, userId: string): Promise<void> {
+    const connection = await this.sso.findConnection(m, workspaceId);
+    if (!connection?.enforce || connection.enforcedBy !== userId) return;
+    const user = await this.users.findById(userId, m);
+    // Held by this workspace's enforcement only when their address is at one of its verified domains.
+    if (!user || (await this.enforcedAt(user.email, m))?.workspaceId !== workspaceId) return;
+    this.logger.warn(`${userId} is no longer an owner of ${workspaceId}: their break glass past its enforced SSO is gone, and so are their sessions`);
+    await this.sessions.endOthers(m, userId, null);
   }
 
   /**

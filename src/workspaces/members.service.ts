@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
@@ -18,6 +18,7 @@ import { UsersRepository } from '../users/users.repository';
 import { emailNotVerified, UsersService } from '../users/users.service';
 import { assertKeepsAnOwner, assertMayGrantRole, assertMayManageMember, isSelf } from './member-rules';
 import { MEMBER_TOKENS, type MemberTokens } from './member-tokens';
+import { OwnerLeaves } from './owner-leaves';
 import { InvitationView, invitationView, MemberView, memberView } from './workspace.view';
 import type { WorkspaceMember } from './workspace-member.entity';
 import { workspacesError } from './workspaces.errors';
@@ -40,6 +41,8 @@ export class MembersService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly audit: AuditLogService,
+    // Bound by src/sso; absent in an app built without it.
+    @Optional() private readonly ownerLeaves?: OwnerLeaves,
   ) {}
 
   /** The user's role in the workspace if they are an active member there (the guard asks this on every JWT request). */
@@ -101,10 +104,12 @@ export class MembersService {
       await this.audit.record(m, { workspaceId, action: 'member.role_changed', target: memberTarget(member), changes: ['role'] });
       if (member.role === role) return memberView(member);
       assertKeepsAnOwner(member, role, await this.activeOwners(m, workspaceId));
+      const wasOwner = member.role === 'owner';
       member.role = role;
       await this.workspaces.setRole(m, member.id, role);
       // Tokens may not hold more than their person now can.
       if (member.userId) await this.tokens.revokeForUser(m, workspaceId, member.userId, scopesForRole(role));
+      if (wasOwner && member.userId && member.status === 'active') await this.ownerLeaves?.ownerLeft(m, workspaceId, member.userId);
       return memberView(member);
     });
   }
@@ -137,6 +142,8 @@ export class MembersService {
         assertMayManageMember(actor, member);
       }
       assertKeepsAnOwner(member, null, await this.activeOwners(m, workspaceId));
+      // Before the row goes, so what it ends is audited in this workspace too.
+      if (member.role === 'owner' && member.userId && member.status === 'active') await this.ownerLeaves?.ownerLeft(m, workspaceId, member.userId);
       await this.workspaces.deleteMember(m, member.id);
       // Someone who left must not keep acting through the tokens they made.
       if (member.userId) await this.tokens.revokeForUser(m, workspaceId, member.userId, []);

@@ -538,6 +538,53 @@ describe('Single sign-on over OIDC (e2e)', () => {
       expect(res.body.code).toBe('sso_required');
     });
 
+    it.each(['demoted', 'removed'] as const)(
+      'the break-glass owner %s: the password sessions they signed in with past the enforcement end with the change',
+      async (change) => {
+        const domain = domainName(`glass-${change}`);
+        const owner = await registerUser(t, { email: `founder@${domain}` });
+        await workspaceWithSso(domain, { enforce: true }, owner);
+        // Signed in with the password past the enforcement (the break glass), in a session of its own.
+        const breakGlass = (await t.http().post('/auth/login').send({ email: owner.email, password: owner.password }).expect(200)).body;
+        const successor = await registerUser(t);
+        await addMember(t, owner, successor, 'owner');
+        const asSuccessor = { Authorization: `Bearer ${successor.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
+        const members = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asSuccessor).expect(200)).body.data as {
+          id: string;
+          userId: string;
+        }[];
+        const founder = members.find((m) => m.userId === owner.userId)!;
+        await t.http().get('/auth/2fa').set(bearer(breakGlass.accessToken)).expect(200);
+
+        if (change === 'demoted') {
+          await t.http().patch(`/workspaces/${owner.workspaceId}/members/${founder.id}`).set(asSuccessor).send({ role: 'viewer' }).expect(200);
+        } else {
+          await t.http().delete(`/workspaces/${owner.workspaceId}/members/${founder.id}`).set(asSuccessor).expect(204);
+        }
+
+        expect((await t.http().get('/auth/2fa').set(bearer(breakGlass.accessToken))).status).toBe(401);
+        expect((await t.http().post('/auth/refresh').send({ refreshToken: breakGlass.refreshToken })).status).toBe(401);
+        expect((await t.http().post('/auth/refresh').send({ refreshToken: owner.refreshToken })).status).toBe(401);
+        // The successor's own sessions, and a demoted owner elsewhere, are not touched.
+        await t.http().get('/auth/2fa').set(bearer(successor.accessToken)).expect(200);
+        expect(await auditActions(owner.workspaceId)).toContain('session.ended');
+      },
+    );
+
+    it('an owner who did not enforce it, demoted, keeps their sessions (only the break glass goes)', async () => {
+      const domain = domainName('glass-other');
+      const owner = await registerUser(t, { email: `founder@${domain}` });
+      await workspaceWithSso(domain, { enforce: true }, owner);
+      const second = await registerUser(t);
+      await addMember(t, owner, second, 'owner');
+      const asOwner = { Authorization: `Bearer ${owner.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
+      const members = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asOwner).expect(200)).body.data as { id: string; userId: string }[];
+      const other = members.find((m) => m.userId === second.userId)!;
+      await t.http().patch(`/workspaces/${owner.workspaceId}/members/${other.id}`).set(asOwner).send({ role: 'admin' }).expect(200);
+      await t.http().get('/auth/2fa').set(bearer(second.accessToken)).expect(200);
+      await t.http().post('/auth/refresh').send({ refreshToken: second.refreshToken }).expect(200);
+    });
+
     it('refuses a password registration at an enforced domain (403 sso_required, nothing created); other domains register as before', async () => {
       const domain = domainName('closed');
       await workspaceWithSso(domain, { enforce: true });
