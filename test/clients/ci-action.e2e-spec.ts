@@ -27,6 +27,8 @@ async function startGitHubApi(token: string) {
   const comments: { id: number; body: string; user: { login: string; type: string } }[] = [
     // Someone else's comment on the pull request: the action must leave it alone.
     { id: 1, body: 'Looks good to me', user: { login: 'octocat', type: 'User' } },
+    // Someone's comment holding the action's marker: not the action's own, so not edited either.
+    { id: 2, body: '<!-- statichost-deploy project=ci-site -->\nPreview: https://phishing.example', user: { login: 'mallory', type: 'User' } },
   ];
   let nextId = 100;
   const readBody = async (req: IncomingMessage) => {
@@ -43,6 +45,8 @@ async function startGitHubApi(token: string) {
         res.end(JSON.stringify(data));
       };
       if (req.headers.authorization !== `token ${token}`) return send(401, { message: 'Bad credentials' });
+      // An installation token (the workflow's GITHUB_TOKEN) is no user: GitHub refuses it this route.
+      if (req.method === 'GET' && path === '/user') return send(403, { message: 'Resource not accessible by integration' });
       if (req.method === 'GET' && /^\/repos\/octo-org\/site\/issues\/7\/comments(\?|$)/.test(path)) return send(200, comments);
       if (req.method === 'POST' && path === '/repos/octo-org/site/issues/7/comments') {
         const comment = { id: nextId++, body: body?.body ?? '', user: { login: 'github-actions[bot]', type: 'Bot' } };
@@ -197,6 +201,7 @@ describe('GitHub Action: deploy a folder built in CI (e2e)', () => {
     expect(mine[0].body).toContain('b2c3d4e');
     expect(mine[0].body).not.toContain(firstPreview.id);
     expect(github.comments.find((c) => c.id === 1)?.body).toBe('Looks good to me');
+    expect(github.comments.find((c) => c.id === 2)?.body).toBe('<!-- statichost-deploy project=ci-site -->\nPreview: https://phishing.example');
   });
 
   it('push to the production branch (the repository’s default, from the event): published, live at the url, no comment', async () => {

@@ -57,6 +57,19 @@ export function commentMarker(project: string): string {
   return `<!-- statichost-deploy project=${project} -->`;
 }
 
+/**
+ * The login a personal token comments as; null for an app's installation token (the
+ * workflow's GITHUB_TOKEN), which GET /user refuses and whose comments are a bot's
+ * (github-actions[bot], or the app's): then a bot's comment holding the marker is ours.
+ */
+async function posterLogin(octokit: import('@octokit/rest').Octokit): Promise<string | null> {
+  try {
+    return (await octokit.rest.users.getAuthenticated()).data.login;
+  } catch {
+    return null;
+  }
+}
+
 export function commentBody(a: { project: string; url: string; deploymentId: string; commitSha: string | null }): string {
   return [
     commentMarker(a.project),
@@ -83,14 +96,17 @@ export function githubOutputLines(outputs: Record<string, string>): string {
 
 /**
  * Creates the comment carrying `marker` on the pull request, or edits it in place:
- * one comment per pull request, however many commits are pushed.
+ * one comment per pull request, however many commits are pushed. Only a comment the
+ * token's own identity wrote is ours: anyone may post a comment holding the marker, and
+ * editing theirs would either fail the step for good or put our preview in their words.
  */
 async function upsertComment(a: { apiUrl: string; token: string; repository: string; pullRequest: number; marker: string; body: string }) {
   const { Octokit } = await import('@octokit/rest');
   const octokit = new Octokit({ auth: a.token, baseUrl: a.apiUrl, userAgent: 'statichost-cli' });
   const [owner, repo] = a.repository.split('/');
+  const login = await posterLogin(octokit);
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: a.pullRequest, per_page: 100 });
-  const mine = comments.find((c) => c.body?.includes(a.marker));
+  const mine = comments.find((c) => c.body?.includes(a.marker) && (login ? c.user?.login === login : c.user?.type === 'Bot'));
   if (mine) {
     await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body: a.body });
     return { id: mine.id, created: false };
