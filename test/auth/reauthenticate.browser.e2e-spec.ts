@@ -69,10 +69,38 @@ describe('Confirming it is you before changing sign-in methods, in the dashboard
       expect(entry).toEqual({ changes: ['password'] });
     });
 
+    it('on the Account page: the name changes at once; a new email asks to confirm, then mails its link', async () => {
+      await age(user);
+      await page.goto(`${origin}/app/account`);
+      const nameForm = page.getByRole('form', { name: 'Your name' });
+      await nameForm.getByLabel('Name').fill('Olga Older');
+      await nameForm.getByRole('button', { name: 'Save name' }).click();
+      await page.getByText('Name saved').waitFor();
+      expect(await confirmDialog().count()).toBe(0);
+      expect((await t.dataSource.query('SELECT name FROM users WHERE id = $1', [user.userId]))[0].name).toBe('Olga Older');
+
+      const email = `olga-${Date.now()}@example.com`;
+      const emailForm = page.getByRole('form', { name: 'Your email' });
+      await emailForm.getByLabel('New email').fill(email);
+      await emailForm.getByRole('button', { name: 'Change email' }).click();
+      const dialog = confirmDialog();
+      await dialog.getByText('Changing your email needs a recent sign-in.').waitFor();
+      await expectAccessible(page, 'account-email-confirm');
+      await dialog.getByLabel('Password').fill(user.password);
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await emailForm.getByRole('status').getByText(`We sent a link to ${email}.`).waitFor();
+      const links = await t.dataSource.query(`SELECT 1 FROM account_tokens WHERE user_id = $1 AND purpose = 'verify_email' AND email = $2`, [
+        user.userId,
+        email,
+      ]);
+      expect(links).toHaveLength(1);
+    });
+
     it('cancelled, the change is not made and the page says why', async () => {
       await age(user);
-      await page.getByLabel('Code from the app').fill('123456');
-      await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+      await goToSection(page, 'Security');
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
       await confirmDialog().getByRole('button', { name: 'Cancel' }).click();
       await confirmDialog().waitFor({ state: 'detached' });
       await page.getByRole('alert').filter({ hasText: 'Turning TOTP on needs a sign-in of the last 15 minutes' }).waitFor();

@@ -1,10 +1,10 @@
-import { Save } from 'lucide-react';
+import { Mail, Save } from 'lucide-react';
 import { type FormEvent, useState } from 'react';
 
 import { toast } from '../components/design/toast';
-import { ButtonIcon, Empty, ErrorNote, Loading } from '../components/ui';
+import { ButtonIcon, Empty, ErrorNote, Field, Loading } from '../components/ui';
 import { type NotificationChange, useNotificationSettings, useUpdateNotifications, type WorkspaceNotificationSettings } from '../hooks/api/notifications';
-import { useMe } from '../hooks/api/users';
+import { type Me, useMe, useUpdateMe } from '../hooks/api/users';
 
 const DIGESTS: { value: NotificationChange['digest']; label: string }[] = [
   { value: 'off', label: 'Off' },
@@ -12,13 +12,22 @@ const DIGESTS: { value: NotificationChange['digest']; label: string }[] = [
   { value: 'daily', label: 'Once a day' },
 ];
 
-/** The signed-in person's own settings: for now, their mail notifications in each workspace. */
+/** The signed-in person's own settings: their name and email, and their mail notifications in each workspace. */
 export function Account() {
   const me = useMe();
   const settings = useNotificationSettings();
   return (
     <>
       <h1>Account</h1>
+      <h2 id="profile">Profile</h2>
+      {me.isPending ? <Loading what="your profile" /> : null}
+      <ErrorNote error={me.error} />
+      {me.data ? (
+        <>
+          <NameForm me={me.data} />
+          <EmailForm me={me.data} />
+        </>
+      ) : null}
       <h2 id="notifications">Mail notifications</h2>
       <p className="muted">
         Per workspace, all off until you turn them on. Mail goes to {me.data ? <strong>{me.data.email}</strong> : 'your address'}
@@ -97,6 +106,73 @@ function WorkspaceNotifications({ settings }: { settings: WorkspaceNotificationS
           {' '}
           Saved.
         </span>
+      ) : null}
+      <ErrorNote error={update.error} />
+    </form>
+  );
+}
+
+function NameForm({ me }: { me: Me }) {
+  const [name, setName] = useState(me.name);
+  const update = useUpdateMe({ onSuccess: () => toast('Name saved') });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update.mutate({ name: name.trim() });
+  };
+  return (
+    <form className="panel" aria-label="Your name" onSubmit={submit}>
+      <Field label="Name" autoComplete="name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" disabled={update.isPending || name.trim() === me.name}>
+        <ButtonIcon icon={Save} />
+        Save name
+      </button>
+      <ErrorNote error={update.error} />
+    </form>
+  );
+}
+
+/**
+ * A new address is not applied at once: a link goes to it, and following it moves the
+ * account (the old address is told). Asking needs a recent sign-in: the dashboard's
+ * "Confirm it's you" dialog asks for it when the service says so.
+ */
+function EmailForm({ me }: { me: Me }) {
+  const [email, setEmail] = useState('');
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const update = useUpdateMe({
+    onSuccess: (_, change) => {
+      setSentTo(change.email ?? null);
+      setEmail('');
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSentTo(null);
+    update.mutate({ email: email.trim() });
+  };
+  return (
+    <form className="panel" aria-label="Your email" onSubmit={submit}>
+      <p>
+        Your email is <strong>{me.email}</strong>
+        {me.emailVerified ? '.' : ' (not verified yet).'}
+      </p>
+      <Field
+        label="New email"
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        hint="We mail a link to the new address; your account moves to it when you follow the link."
+      />
+      <button type="submit" disabled={update.isPending || email.trim() === ''}>
+        <ButtonIcon icon={Mail} />
+        Change email
+      </button>
+      {sentTo ? (
+        <p className="note" role="status">
+          We sent a link to {sentTo}. Your email changes when you follow it.
+        </p>
       ) : null}
       <ErrorNote error={update.error} />
     </form>
