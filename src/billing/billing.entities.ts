@@ -45,6 +45,14 @@ export class BillingCustomer extends KeyedRow('billing_customers', 'workspace', 
   @Column('text', { name: 'open_checkout_key', nullable: true })
   openCheckoutKey: string | null;
 
+  /**
+   * How many Checkouts were closed for another: part of the next one's idempotency key, so a
+   * Checkout asked again after one was closed in between is a new session, not Stripe's
+   * replay (for 24 h) of the one just closed.
+   */
+  @Column('integer', { name: 'checkouts_closed', default: 0 })
+  checkoutsClosed: number;
+
   /** When the provider last reported a dispute (chargeback) on one of its charges: flagged for the operator. */
   @TimestampColumn('disputed_at', { nullable: true })
   disputedAt: Date | null;

@@ -184,7 +184,8 @@ export class BillingRepository {
   })
   saveCustomer(
     manager: EntityManager,
-    row: Pick<BillingCustomer, 'workspaceId' | 'provider' | 'customerRef' | 'subscriptionsStarted' | 'createdAt'>,
+    row: Pick<BillingCustomer, 'workspaceId' | 'provider' | 'customerRef' | 'subscriptionsStarted' | 'createdAt'> &
+      Partial<Pick<BillingCustomer, 'openCheckoutRef' | 'openCheckoutKey'>>,
   ): Promise<BillingCustomer> {
     return manager.save(BillingCustomer, manager.create(BillingCustomer, row));
   }
@@ -195,10 +196,21 @@ export class BillingRepository {
     await manager.update(BillingCustomer, { workspaceId }, { openCheckoutRef: ref, openCheckoutKey: key });
   }
 
-  /** Forgets the workspace's open Checkout when it is `ref` (paid, or closed); a newer one stays. */
+  /** Forgets the workspace's open Checkout when it is `ref` (paid); a newer one stays. */
   @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'cs_none'] })
   async clearOpenCheckout(manager: EntityManager, workspaceId: string, ref: string): Promise<void> {
     await manager.update(BillingCustomer, { workspaceId, openCheckoutRef: ref }, { openCheckoutRef: null, openCheckoutKey: null });
+  }
+
+  /** The open Checkout `ref` is closed (or found paid and ended) before another starts: forgotten, and counted for the next key. */
+  @GenerateSql({ params: (f) => [f.manager, 'ws_none', 'cs_none'] })
+  async checkoutClosed(manager: EntityManager, workspaceId: string, ref: string): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(BillingCustomer)
+      .set({ openCheckoutRef: null, openCheckoutKey: null, checkoutsClosed: () => 'checkouts_closed + 1' })
+      .where('workspace_id = :workspaceId AND open_checkout_ref = :ref', { workspaceId, ref })
+      .execute();
   }
 
   /** Numbers the next provider subscription, whose idempotency key it makes. */

@@ -358,11 +358,14 @@ export class BillingService {
     if (!user) throw notFound('User', userId);
     const customerRef = await this.call(() => this.provider.createCustomer({ id: workspace.id, name: workspace.name }, user.email));
     // After a change of provider the row is reused; its subscription count keeps growing so idempotency keys stay unique.
+    // The other provider's open Checkout is not this one's to close.
     return this.billing.saveCustomer(m, {
       workspaceId,
       provider: this.provider.name,
       customerRef,
       subscriptionsStarted: existing?.subscriptionsStarted ?? 0,
+      openCheckoutRef: null,
+      openCheckoutKey: null,
       createdAt: this.clock.now(),
     });
   }
@@ -425,8 +428,9 @@ export class BillingService {
       if (plan.tier === tier) throw billingError('already_on_plan', `Workspace ${workspaceId} is already on the ${tier} plan`);
       const customer = await this.customer(m, workspaceId, principal.userId!);
       const window = Math.floor(this.clock.now().getTime() / CHECKOUT_REUSE_MS);
-      const idempotencyKey = `statichost-checkout-${workspaceId}-${tier}-${interval}-${customer.subscriptionsStarted + 1}-${window}`;
-      await this.closeOpenCheckout(m, customer, idempotencyKey);
+      const keyAfter = (closed: number) => `statichost-checkout-${workspaceId}-${tier}-${interval}-${customer.subscriptionsStarted + 1}-${closed}-${window}`;
+      const closed = await this.closeOpenCheckout(m, customer, keyAfter(customer.checkoutsClosed));
+      const idempotencyKey = keyAfter(customer.checkoutsClosed + closed);
       const page = this.billingPage(workspaceId);
       const session = await this.call(() =>
         this.provider.createCheckoutSession({
@@ -447,23 +451,29 @@ export class BillingService {
 
   /**
    * Closes the Checkout handed out before, unless this request is its repeat (same key: the
-   * provider answers with that same session). Two open Checkouts for one workspace (two
-   * tabs, two plans compared, one left open for a day) could both be paid, and each would
-   * start a subscription charged on its own. One paid already means its subscription is
-   * on its way: 409, rather than a second one.
+   * provider answers with that same session); answers how many it closed (0 or 1). Two open
+   * Checkouts for one workspace (two tabs, two plans compared, one left open for a day)
+   * could both be paid, and each would start a subscription charged on its own. One paid
+   * already whose subscription still runs at the provider is on its way here: 409, rather
+   * than a second. One paid whose subscription has ended since (its webhook lost, say) is
+   * forgotten, so a lost delivery cannot refuse every Checkout after it.
    */
-  private async closeOpenCheckout(m: EntityManager, customer: BillingCustomer, idempotencyKey: string): Promise<void> {
+  private async closeOpenCheckout(m: EntityManager, customer: BillingCustomer, repeatKey: string): Promise<number> {
     const ref = customer.openCheckoutRef;
-    if (!ref || customer.openCheckoutKey === idempotencyKey) return;
+    if (!ref || customer.openCheckoutKey === repeatKey) return 0;
     const outcome = await this.call(() => this.provider.expireCheckoutSession(ref));
-    if (outcome === 'completed') {
-      throw billingError(
-        'subscription_exists',
-        `The Checkout started before for workspace ${customer.workspaceId} has been paid; its plan starts once the payment provider confirms it (reload the billing page in a minute)`,
-      );
+    if (outcome.status === 'completed') {
+      const started = outcome.subscriptionRef ? await this.call(() => this.provider.retrieveSubscription(outcome.subscriptionRef!)) : null;
+      if (started && started.status !== 'canceled') {
+        throw billingError(
+          'subscription_exists',
+          `The Checkout started before for workspace ${customer.workspaceId} has been paid; its plan starts once the payment provider confirms it (reload the billing page in a minute)`,
+        );
+      }
     }
-    this.logger.log(`workspace ${customer.workspaceId}: closed its earlier Checkout ${ref} before starting another`);
-    await this.billing.clearOpenCheckout(m, customer.workspaceId, ref);
+    this.logger.log(`workspace ${customer.workspaceId}: closed its earlier Checkout ${ref} (${outcome.status}) before starting another`);
+    await this.billing.checkoutClosed(m, customer.workspaceId, ref);
+    return 1;
   }
 
   /** The provider's billing portal for the workspace's customer (created on first use), returning to the billing page. */

@@ -6,6 +6,7 @@ import { addIntervals, periodEndAt } from '../quotas/quota';
 import {
   type AttachedPaymentMethod,
   type CardDetails,
+  type CheckoutOutcome,
   type CurrentSubscription,
   type HostedSession,
   PaymentProvider,
@@ -98,7 +99,7 @@ export class LocalPaymentProvider extends PaymentProvider {
     throw new PaymentProviderError('unsupported', 'The local payment provider has no hosted Checkout');
   }
 
-  async expireCheckoutSession(): Promise<'expired' | 'completed'> {
+  async expireCheckoutSession(): Promise<CheckoutOutcome> {
     throw new PaymentProviderError('unsupported', 'The local payment provider has no hosted Checkout');
   }
 

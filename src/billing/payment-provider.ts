@@ -36,6 +36,9 @@ export interface CurrentSubscription {
  * A subscription as the provider says it is now: re-read for every event about it, so
  * events arriving late or out of order apply the current state, never an old one.
  */
+/** What became of a Checkout Session closed before another starts (PaymentProvider.expireCheckoutSession). */
+export type CheckoutOutcome = { status: 'expired' } | { status: 'completed'; subscriptionRef: string | null };
+
 export interface ProviderSubscriptionState {
   ref: string;
   itemRef: string | null;
@@ -199,11 +202,11 @@ export abstract class PaymentProvider {
   abstract createCheckoutSession(input: CheckoutSessionInput): Promise<HostedSession>;
 
   /**
-   * Closes a Checkout Session so it can no longer be paid: 'expired' when it is closed (now
-   * or before, or unknown to the provider), 'completed' when it was paid first (its
-   * subscription is on its way through the webhook).
+   * Closes a Checkout Session so it can no longer be paid: `expired` when it is closed (now
+   * or before, or unknown to the provider), `completed` when it was paid first, with the
+   * subscription it started.
    */
-  abstract expireCheckoutSession(ref: string): Promise<'expired' | 'completed'>;
+  abstract expireCheckoutSession(ref: string): Promise<CheckoutOutcome>;
 
   /** A hosted page where the customer changes cards, reads invoices or cancels; it links back to `returnUrl`. */
   abstract createPortalSession(input: { customerRef: string | null; returnUrl: string }): Promise<HostedSession>;

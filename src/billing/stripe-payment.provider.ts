@@ -5,6 +5,7 @@ import type { Interval, PaidTier } from '../quotas/plans';
 import { paymentMethodTokenProblem } from './local-payment.provider';
 import {
   type AttachedPaymentMethod,
+  type CheckoutOutcome,
   type CheckoutSessionInput,
   type CurrentSubscription,
   type HostedSession,
@@ -230,27 +231,29 @@ export class StripePaymentProvider extends PaymentProvider {
    * Read first: only an open session can be expired, and one paid in the meantime makes the
    * expiry fail, after which a second read tells which way it went.
    */
-  async expireCheckoutSession(ref: string): Promise<'expired' | 'completed'> {
+  async expireCheckoutSession(ref: string): Promise<CheckoutOutcome> {
     const before = await this.checkoutStatus(ref);
-    if (before !== 'open') return before;
+    if (before.status !== 'open') return before;
     try {
       await this.stripe.checkout.sessions.expire(ref);
-      return 'expired';
+      return { status: 'expired' };
     } catch (err) {
       if (!(err instanceof Stripe.errors.StripeError) || err.statusCode !== 400) return this.call('close a Checkout', () => Promise.reject(err));
       const after = await this.checkoutStatus(ref);
-      if (after === 'open') return this.call('close a Checkout', () => Promise.reject(err));
+      if (after.status === 'open') return this.call('close a Checkout', () => Promise.reject(err));
       return after;
     }
   }
 
-  private async checkoutStatus(ref: string): Promise<'open' | 'expired' | 'completed'> {
+  private async checkoutStatus(ref: string): Promise<CheckoutOutcome | { status: 'open' }> {
     try {
       const session = await this.stripe.checkout.sessions.retrieve(ref);
-      return session.status === 'complete' ? 'completed' : session.status === 'open' ? 'open' : 'expired';
+      if (session.status === 'complete')
+        return { status: 'completed', subscriptionRef: typeof session.subscription === 'string' ? session.subscription : (session.subscription?.id ?? null) };
+      return session.status === 'open' ? { status: 'open' } : { status: 'expired' };
     } catch (err) {
       // Gone (another Stripe account's, or purged): nothing left to pay.
-      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return 'expired';
+      if (err instanceof Stripe.errors.StripeError && err.statusCode === 404) return { status: 'expired' };
       return this.call('read a Checkout', () => Promise.reject(err));
     }
   }

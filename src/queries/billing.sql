@@ -58,12 +58,12 @@ WITH cancelled AS (
   RETURNING w.id, lapsed.tier, lapsed.reason
 
 -- BillingRepository.findCustomer
-SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."open_checkout_ref" AS "BillingCustomer_open_checkout_ref", "BillingCustomer"."open_checkout_key" AS "BillingCustomer_open_checkout_key", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1)) LIMIT 1
+SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."open_checkout_ref" AS "BillingCustomer_open_checkout_ref", "BillingCustomer"."open_checkout_key" AS "BillingCustomer_open_checkout_key", "BillingCustomer"."checkouts_closed" AS "BillingCustomer_checkouts_closed", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1)) LIMIT 1
 
 -- BillingRepository.saveCustomer
-SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."open_checkout_ref" AS "BillingCustomer_open_checkout_ref", "BillingCustomer"."open_checkout_key" AS "BillingCustomer_open_checkout_key", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1))
+SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."open_checkout_ref" AS "BillingCustomer_open_checkout_ref", "BillingCustomer"."open_checkout_key" AS "BillingCustomer_open_checkout_key", "BillingCustomer"."checkouts_closed" AS "BillingCustomer_checkouts_closed", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1))
 START TRANSACTION
-INSERT INTO "billing_customers"("workspace_id", "provider", "customer_ref", "subscriptions_started", "open_checkout_ref", "open_checkout_key", "disputed_at", "created_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, $5) RETURNING "subscriptions_started", "created_at"
+INSERT INTO "billing_customers"("workspace_id", "provider", "customer_ref", "subscriptions_started", "open_checkout_ref", "open_checkout_key", "checkouts_closed", "disputed_at", "created_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5) RETURNING "subscriptions_started", "checkouts_closed", "created_at"
 ROLLBACK
 
 -- BillingRepository.setOpenCheckout
@@ -71,6 +71,9 @@ UPDATE "billing_customers" SET "open_checkout_ref" = $1, "open_checkout_key" = $
 
 -- BillingRepository.clearOpenCheckout
 UPDATE "billing_customers" SET "open_checkout_ref" = $1, "open_checkout_key" = $2 WHERE ("workspace_id" = $3 AND "open_checkout_ref" = $4)
+
+-- BillingRepository.checkoutClosed
+UPDATE "billing_customers" SET "open_checkout_ref" = $1, "open_checkout_key" = $2, "checkouts_closed" = "checkouts_closed" + 1 WHERE "workspace_id" = $3 AND "open_checkout_ref" = $4
 
 -- BillingRepository.countSubscriptionStarted
 UPDATE "billing_customers" SET "subscriptions_started" = "subscriptions_started" + 1 WHERE "workspace_id" = $1

@@ -80,7 +80,7 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
       cancel_url: `${billingPage(a.workspaceId)}?checkout=canceled`,
     });
     const hour = Math.floor(NOW.getTime() / 3_600_000);
-    expect(session.idempotencyKey).toBe(`statichost-checkout-${a.workspaceId}-team-year-1-${hour}`);
+    expect(session.idempotencyKey).toBe(`statichost-checkout-${a.workspaceId}-team-year-1-0-${hour}`);
     expect(session.authorization).toBe('Bearer sk_test_statichostFake123');
     // The answer is the session's URL, a page of the stand-in that links back to the dashboard.
     expect(res.body).toEqual({ url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/checkout/cs_test_fake\\d+$`)) });
@@ -114,9 +114,10 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
       'POST /v1/checkout/sessions',
     ]);
     const hour = Math.floor(NOW.getTime() / 3_600_000);
+    // The second key counts the Checkout closed before it.
     expect(calls.filter((c) => c.path === '/v1/checkout/sessions').map((c) => c.idempotencyKey)).toEqual([
-      `statichost-checkout-${a.workspaceId}-pro-month-1-${hour}`,
-      `statichost-checkout-${a.workspaceId}-pro-month-1-${hour + 1}`,
+      `statichost-checkout-${a.workspaceId}-pro-month-1-0-${hour}`,
+      `statichost-checkout-${a.workspaceId}-pro-month-1-1-${hour + 1}`,
     ]);
     expect(new Set(calls.filter((c) => c.path === '/v1/checkout/sessions').map((c) => c.form.customer))).toEqual(new Set([await customerOf(a)]));
     expect(await openCheckout(a)).toBe(sessionOf(later.body.url));
@@ -129,21 +130,36 @@ describe('Prices, Checkout and the portal with the Stripe provider (e2e)', () =>
     expect(stripe.checkoutSessions.get(sessionOf(pro.body.url))!.status).toBe('expired');
     expect(stripe.checkoutSessions.get(sessionOf(team.body.url))!.status).toBe('open');
     expect(await openCheckout(a)).toBe(sessionOf(team.body.url));
-    // Back to the first plan: the team Checkout is closed in its turn.
-    await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    // Back to the first plan within the hour: the team Checkout is closed in its turn, and the
+    // payer gets a new open session, not Stripe's replay of the pro one closed a moment ago.
+    const again = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
     expect(stripe.checkoutSessions.get(sessionOf(team.body.url))!.status).toBe('expired');
+    expect(sessionOf(again.body.url)).not.toBe(sessionOf(pro.body.url));
+    expect(stripe.checkoutSessions.get(sessionOf(again.body.url))!.status).toBe('open');
+    // A double click on it is that same open session.
+    const repeat = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
+    expect(repeat.body.url).toBe(again.body.url);
+    expect(stripe.checkoutSessions.get(sessionOf(again.body.url))!.status).toBe('open');
   });
 
   it('answers 409 subscription_exists when the Checkout before was paid and its webhook has not come yet, starting no second one', async () => {
     const a = await newTenant(t);
     const paid = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'pro', interval: 'month' }).expect(200);
-    stripe.payCheckout(sessionOf(paid.body.url));
+    const { form } = stripe.checkoutSessions.get(sessionOf(paid.body.url))!;
+    const subId = stripe.addSubscription({ customer: form.customer, price: form['line_items[0][price]'], metadata: { workspace_id: a.workspaceId } });
+    stripe.payCheckout(sessionOf(paid.body.url), subId);
     const mark = stripe.calls.length;
     const res = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(409);
     expect(res.body.code).toBe('subscription_exists');
     expect(res.body.message).toContain('has been paid');
-    expect(paths(stripe.since(mark))).toEqual([`GET /v1/checkout/sessions/${sessionOf(paid.body.url)}`]);
+    expect(paths(stripe.since(mark))).toEqual([`GET /v1/checkout/sessions/${sessionOf(paid.body.url)}`, `GET /v1/subscriptions/${subId}`]);
     expect(await openCheckout(a)).toBe(sessionOf(paid.body.url));
+
+    // Its webhook never came, and the subscription it started has ended since: the next Checkout goes ahead.
+    stripe.updateSubscription(subId, { status: 'canceled' });
+    const next = await checkout(a.owner, { workspaceId: a.workspaceId, tier: 'team', interval: 'month' }).expect(200);
+    expect(stripe.checkoutSessions.get(sessionOf(next.body.url))!.status).toBe('open');
+    expect(await openCheckout(a)).toBe(sessionOf(next.body.url));
   });
 
   it('answers 502 when the Checkout before cannot be closed, and starts no other', async () => {

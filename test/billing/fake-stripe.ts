@@ -190,17 +190,19 @@ export class FakeStripe {
   /** The port the stand-in listens on: its hosted pages' URLs are on itself. */
   private port = 0;
   /** Checkout Sessions made, by id, with the form they were made from and where they stand (`payCheckout` pays one). */
-  readonly checkoutSessions = new Map<string, { form: Record<string, string>; url: string; status: 'open' | 'complete' | 'expired' }>();
+  readonly checkoutSessions = new Map<string, { form: Record<string, string>; url: string; status: 'open' | 'complete' | 'expired'; subscription?: string }>();
   /** As Stripe does: a POST /v1/checkout/sessions repeated with its idempotency key answers the session it made. */
   private readonly checkoutByKey = new Map<string, string>();
 
-  /** The payer finished a Checkout on the hosted page: it can no longer be expired. */
-  payCheckout(id: string): void {
-    this.checkoutSessions.get(id)!.status = 'complete';
+  /** The payer finished a Checkout on the hosted page: it can no longer be expired, and names the subscription it started. */
+  payCheckout(id: string, subscription?: string): void {
+    const session = this.checkoutSessions.get(id)!;
+    session.status = 'complete';
+    session.subscription = subscription;
   }
 
   private checkoutObject(id: string) {
-    const { form, url, status } = this.checkoutSessions.get(id)!;
+    const { form, url, status, subscription } = this.checkoutSessions.get(id)!;
     return {
       id,
       object: 'checkout.session',
@@ -210,7 +212,7 @@ export class FakeStripe {
       metadata: metadataOf(form),
       status,
       payment_status: status === 'complete' ? 'paid' : 'unpaid',
-      subscription: null,
+      subscription: subscription ?? null,
       success_url: form.success_url,
       cancel_url: form.cancel_url,
       url: status === 'open' ? url : null,
