@@ -29,7 +29,11 @@ async function startGitHubApi(token: string) {
     { id: 1, body: 'Looks good to me', user: { login: 'octocat', type: 'User' } },
     // Someone's comment holding the action's marker: not the action's own, so not edited either.
     { id: 2, body: '<!-- statichost-deploy project=ci-site -->\nPreview: https://phishing.example', user: { login: 'mallory', type: 'User' } },
+    // Another app's bot quoting the marker: a bot, but not the one the workflow's token comments as.
+    { id: 3, body: 'Renovate quotes: <!-- statichost-deploy project=ci-site -->', user: { login: 'renovate[bot]', type: 'Bot' } },
   ];
+  /** Set: the token is a personal one of this login (GET /user answers it, and its comments are that user's). */
+  const state: { personalLogin: string | null } = { personalLogin: null };
   let nextId = 100;
   const readBody = async (req: IncomingMessage) => {
     let text = '';
@@ -46,10 +50,13 @@ async function startGitHubApi(token: string) {
       };
       if (req.headers.authorization !== `token ${token}`) return send(401, { message: 'Bad credentials' });
       // An installation token (the workflow's GITHUB_TOKEN) is no user: GitHub refuses it this route.
-      if (req.method === 'GET' && path === '/user') return send(403, { message: 'Resource not accessible by integration' });
+      if (req.method === 'GET' && path === '/user') {
+        return state.personalLogin ? send(200, { login: state.personalLogin, type: 'User' }) : send(403, { message: 'Resource not accessible by integration' });
+      }
       if (req.method === 'GET' && /^\/repos\/octo-org\/site\/issues\/7\/comments(\?|$)/.test(path)) return send(200, comments);
       if (req.method === 'POST' && path === '/repos/octo-org/site/issues/7/comments') {
-        const comment = { id: nextId++, body: body?.body ?? '', user: { login: 'github-actions[bot]', type: 'Bot' } };
+        const user = state.personalLogin ? { login: state.personalLogin, type: 'User' } : { login: 'github-actions[bot]', type: 'Bot' };
+        const comment = { id: nextId++, body: body?.body ?? '', user };
         comments.push(comment);
         return send(201, comment);
       }
@@ -68,6 +75,7 @@ async function startGitHubApi(token: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     comments,
+    state,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 }
@@ -202,6 +210,34 @@ describe('GitHub Action: deploy a folder built in CI (e2e)', () => {
     expect(mine[0].body).not.toContain(firstPreview.id);
     expect(github.comments.find((c) => c.id === 1)?.body).toBe('Looks good to me');
     expect(github.comments.find((c) => c.id === 2)?.body).toBe('<!-- statichost-deploy project=ci-site -->\nPreview: https://phishing.example');
+    expect(github.comments.find((c) => c.id === 3)?.body).toBe('Renovate quotes: <!-- statichost-deploy project=ci-site -->');
+  });
+
+  it('with a personal token: its own comment is the one kept and edited (the bot’s earlier one is not that login’s)', async () => {
+    github.state.personalLogin = 'deployer';
+    try {
+      github.requests.length = 0;
+      await writeSite('contact page v3');
+      const first = await run('pull_request', '7/merge', pullRequestEvent('synchronize', 'c3d4e5f60718293a4b5c6d7e8f9012345678901a'));
+      expect(first).toMatchObject({ code: 0 });
+      expect(github.requests.filter((r) => r.method !== 'GET')).toEqual([
+        expect.objectContaining({ method: 'POST', path: '/repos/octo-org/site/issues/7/comments' }),
+      ]);
+      const own = github.comments.find((c) => c.user.login === 'deployer')!;
+      expect(own.body).toContain('c3d4e5f');
+
+      github.requests.length = 0;
+      await writeSite('contact page v4');
+      const second = await run('pull_request', '7/merge', pullRequestEvent('synchronize', 'd4e5f60718293a4b5c6d7e8f9012345678901a2b'));
+      expect(second).toMatchObject({ code: 0 });
+      expect(github.requests.filter((r) => r.method !== 'GET')).toEqual([
+        expect.objectContaining({ method: 'PATCH', path: `/repos/octo-org/site/issues/comments/${own.id}` }),
+      ]);
+      expect(github.comments.filter((c) => c.user.login === 'deployer')).toHaveLength(1);
+      expect(github.comments.find((c) => c.id === own.id)?.body).toContain('d4e5f60');
+    } finally {
+      github.state.personalLogin = null;
+    }
   });
 
   it('push to the production branch (the repository’s default, from the event): published, live at the url, no comment', async () => {

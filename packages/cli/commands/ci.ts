@@ -58,15 +58,17 @@ export function commentMarker(project: string): string {
 }
 
 /**
- * The login a personal token comments as; null for an app's installation token (the
- * workflow's GITHUB_TOKEN), which GET /user refuses and whose comments are a bot's
- * (github-actions[bot], or the app's): then a bot's comment holding the marker is ours.
+ * The login the token comments as: a personal token's, from GET /user; for the workflow's
+ * GITHUB_TOKEN (an app's installation token, which that route refuses with 403) the
+ * Actions bot, github-actions[bot]. Any other failure of GET /user is the step's warning:
+ * guessing would post a second comment beside the one to edit.
  */
-async function posterLogin(octokit: import('@octokit/rest').Octokit): Promise<string | null> {
+async function posterLogin(octokit: import('@octokit/rest').Octokit): Promise<string> {
   try {
     return (await octokit.rest.users.getAuthenticated()).data.login;
-  } catch {
-    return null;
+  } catch (err) {
+    if ((err as { status?: number }).status === 403) return 'github-actions[bot]';
+    throw err;
   }
 }
 
@@ -106,10 +108,16 @@ async function upsertComment(a: { apiUrl: string; token: string; repository: str
   const [owner, repo] = a.repository.split('/');
   const login = await posterLogin(octokit);
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: a.pullRequest, per_page: 100 });
-  const mine = comments.find((c) => c.body?.includes(a.marker) && (login ? c.user?.login === login : c.user?.type === 'Bot'));
+  const mine = comments.find((c) => c.body?.includes(a.marker) && c.user?.login === login);
   if (mine) {
-    await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body: a.body });
-    return { id: mine.id, created: false };
+    try {
+      await octokit.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body: a.body });
+      return { id: mine.id, created: false };
+    } catch (err) {
+      // Deleted since the list, or not ours to edit after all: a comment of our own instead.
+      const status = (err as { status?: number }).status;
+      if (status !== 403 && status !== 404) throw err;
+    }
   }
   const created = await octokit.rest.issues.createComment({ owner, repo, issue_number: a.pullRequest, body: a.body });
   return { id: created.data.id, created: true };
