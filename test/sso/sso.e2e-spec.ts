@@ -571,18 +571,20 @@ describe('Single sign-on over OIDC (e2e)', () => {
       },
     );
 
-    it('an owner who did not enforce it, demoted, keeps their sessions (only the break glass goes)', async () => {
+    it('an owner at the domain who did not enforce it, demoted, keeps their sessions (only the break glass goes)', async () => {
       const domain = domainName('glass-other');
       const owner = await registerUser(t, { email: `founder@${domain}` });
+      // A colleague at the domain, made an owner before SSO was enforced ...
+      const colleague = await registerUser(t, { email: `cofounder@${domain}` });
+      await addMember(t, owner, colleague, 'owner');
       await workspaceWithSso(domain, { enforce: true }, owner);
-      const second = await registerUser(t);
-      await addMember(t, owner, second, 'owner');
+      // ... signs in through the provider, as enforcement now asks.
+      const accessToken = await sessionOf(await callback(await throughProvider((await start({ email: colleague.email })).href, colleague.email)));
       const asOwner = { Authorization: `Bearer ${owner.accessToken}`, 'X-Workspace-Id': owner.workspaceId };
       const members = (await t.http().get(`/workspaces/${owner.workspaceId}/members`).set(asOwner).expect(200)).body.data as { id: string; userId: string }[];
-      const other = members.find((m) => m.userId === second.userId)!;
+      const other = members.find((m) => m.userId === colleague.userId)!;
       await t.http().patch(`/workspaces/${owner.workspaceId}/members/${other.id}`).set(asOwner).send({ role: 'admin' }).expect(200);
-      await t.http().get('/auth/2fa').set(bearer(second.accessToken)).expect(200);
-      await t.http().post('/auth/refresh').send({ refreshToken: second.refreshToken }).expect(200);
+      await t.http().get('/auth/2fa').set(bearer(accessToken)).expect(200);
     });
 
     it('refuses a password registration at an enforced domain (403 sso_required, nothing created); other domains register as before', async () => {
