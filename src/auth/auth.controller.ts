@@ -241,8 +241,8 @@ export class AuthController {
     summary: 'Confirm it is you: this session may then change your email, passkeys and TOTP for 15 minutes',
     description:
       'Those changes answer 403 `reauthentication_required` in a session whose sign-in is older than 15 minutes, so a stolen session cannot make the account its own. ' +
-      'Send what a sign-in of your account asks for: `password` (with `code`, a current TOTP code or a recovery code, when TOTP is on), or `passkey`, ' +
-      'an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (an account with a passkey as its second factor and no TOTP confirms with it). ' +
+      'Send what a sign-in of your account asks for: `password`, with its second factor when it has one (`code`, a current TOTP code or a recovery code; or `passkey`); ' +
+      'or `passkey` alone, an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (PIN, biometrics). ' +
       'A wrong one is 403 `reauthentication_failed` and counts as a failed sign-in (429 with Retry-After past the limit). ' +
       'An account whose domain enforces single sign-on signs in through it again instead (403 `sso_required`).',
   })

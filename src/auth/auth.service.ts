@@ -175,7 +175,8 @@ export class AuthService implements OnModuleInit {
     const user = await this.users.findById(principal.userId!);
     if (!user) throw unauthorized();
     await this.throttle.reserveLoginAttempt(user.email, ip);
-    const factor = dto.passkey !== undefined ? 'passkey' : 'password';
+    // A password leads (what follows it is its second factor); a passkey sent alone proves it all.
+    const factor = dto.password !== undefined ? 'password' : 'passkey';
     let refusal: { factor: string; message: string } | null;
     try {
       // An enforced domain proves who it is at its provider: sign in through it again (a new session is recent).
@@ -184,19 +185,32 @@ export class AuthService implements OnModuleInit {
       if (refusal === null) {
         refusal = await this.dataSource.transaction(async (m) => {
           const methods = await this.twoFactor.methodsFor(user.id);
-          if (factor === 'password' && methods.includes('totp')) {
-            if (dto.code === undefined)
-              return { factor: 'code', message: 'code: this account signs in with a TOTP code too: send a current code or a recovery code with the password' };
-            if (!(await this.twoFactor.checkCurrentCode(m, user.id, dto.code)))
-              return { factor: 'code', message: 'code: not a current TOTP code nor an unused recovery code' };
-          } else if (factor === 'password' && methods.includes('passkey')) {
-            return { factor, message: 'password: this account signs in with a passkey too: confirm with the passkey (passkey) instead' };
+          const used = [factor];
+          // With a password, what a sign-in with it would ask next: a TOTP or recovery code, or a passkey.
+          if (factor === 'password' && methods.length > 0) {
+            // A passkey sent with the password was checked with it (checkIdentity): one of theirs.
+            if (dto.passkey !== undefined) {
+              used.push('passkey');
+            } else if (dto.code !== undefined && methods.includes('totp')) {
+              if (!(await this.twoFactor.checkCurrentCode(m, user.id, dto.code)))
+                return { factor: 'code', message: 'code: not a current TOTP code nor an unused recovery code' };
+              used.push('code');
+            } else {
+              const asks = [
+                ...(methods.includes('totp') ? ['code (a current TOTP code or a recovery code)'] : []),
+                ...(methods.includes('passkey') ? ['passkey'] : []),
+              ];
+              return {
+                factor: methods.includes('totp') ? 'code' : 'passkey',
+                message: `${methods.includes('totp') ? 'code' : 'passkey'}: this account signs in with a second factor too: send ${asks.join(' or ')} with the password`,
+              };
+            }
           }
           await this.sessions.reauthenticated(m, user.id, principal.sessionId!);
           await this.audit.recordForUser(m, user.id, {
             action: 'user.reauthenticated',
             target: { type: 'user', id: user.id, label: user.email },
-            changes: factor === 'password' && dto.code !== undefined ? ['password', 'code'] : [factor],
+            changes: used,
           });
           return null;
         });
@@ -212,13 +226,24 @@ export class AuthService implements OnModuleInit {
     await this.throttle.loginSucceeded(user.email, ip);
   }
 
-  /** Null when the password or passkey of `dto` is the user's, or what was wrong; the code is checked with the session's update. */
+  /**
+   * Null when the password of `dto` (and the passkey sent with it, as a second factor) or the
+   * passkey sent alone (the person verified by it) is the user's, or what was wrong. Outside
+   * any transaction: a passkey's check takes its challenge in one of its own. The code is
+   * checked with the session's update.
+   */
   private async checkIdentity(user: User, dto: ReauthenticateDto): Promise<{ factor: string; message: string } | null> {
-    if (dto.passkey !== undefined) {
+    const passkeyRefused = { factor: 'passkey', message: 'passkey: not one of your passkeys, or its challenge expired or was answered already' };
+    if (dto.password === undefined) {
       if (this.passkeys && (await this.passkeys.verifyIdentity(user.id, dto.passkey))) return null;
-      return { factor: 'passkey', message: 'passkey: not one of your passkeys with you verified by it, or its challenge expired or was answered already' };
+      return {
+        ...passkeyRefused,
+        message: 'passkey: not one of your passkeys with you verified by it (PIN, biometrics), or its challenge expired or was answered already',
+      };
     }
-    return (await verifyPassword(dto.password!, user.passwordHash)) ? null : { factor: 'password', message: 'password: not your password' };
+    if (!(await verifyPassword(dto.password, user.passwordHash))) return { factor: 'password', message: 'password: not your password' };
+    if (dto.passkey !== undefined && !(this.passkeys && (await this.passkeys.verifySecondFactor(user.id, dto.passkey)))) return passkeyRefused;
+    return null;
   }
 
   /** A one-factor sign-in: the SSO policy's say (and a break glass's audit entry) in the session's own transaction. */

@@ -33,7 +33,7 @@ UPDATE "refresh_tokens" SET "revoked_at" = $1 WHERE ("user_id" = $2 AND "revoked
 SELECT "RefreshToken"."id" AS "RefreshToken_id", "RefreshToken"."revoked_at" AS "RefreshToken_revoked_at" FROM "refresh_tokens" "RefreshToken" WHERE (("RefreshToken"."family_id" = $1) AND ("RefreshToken"."user_id" = $2) AND ("RefreshToken"."rotated_at" IS NULL)) LIMIT 1
 
 -- SessionsRepository.insertSession
-INSERT INTO "auth_sessions"("id", "user_id", "device", "ip", "created_at", "last_used_at", "authenticated_at") VALUES ($1, $2, $3, $4, DEFAULT, $5, $6) RETURNING "created_at"
+INSERT INTO "auth_sessions"("id", "user_id", "device", "ip", "created_at", "last_used_at", "authenticated_at") VALUES ($1, $2, $3, $4, DEFAULT, $5, $6) RETURNING "created_at", "authenticated_at"
 
 -- SessionsRepository.authenticatedAt
 SELECT "AuthSession"."authenticated_at" AS "AuthSession_authenticated_at", "AuthSession"."id" AS "AuthSession_id" FROM "auth_sessions" "AuthSession" WHERE (("AuthSession"."id" = $1) AND ("AuthSession"."user_id" = $2)) LIMIT 1

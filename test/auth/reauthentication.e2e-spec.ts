@@ -213,6 +213,20 @@ describe('Recent sign-in for account changes (e2e)', () => {
         expect((await auditChanges(user, 'user.reauthenticated')).at(-1)).toEqual(['passkey']);
       });
 
+      it('a passkey that does not verify the person (a security key without a PIN) confirms with the password, as at sign-in', async () => {
+        const wrongPassword = await reauthenticate(user, {
+          password: 'not my password at all',
+          passkey: authenticator.authenticate(await authenticationOptions(), { userVerified: false }),
+        }).expect(403);
+        expect(wrongPassword.body.message).toMatch(/^password:/);
+        await reauthenticate(user, {
+          password: user.password,
+          passkey: authenticator.authenticate(await authenticationOptions(), { userVerified: false }),
+        }).expect(204);
+        await t.http().post('/auth/2fa/totp').set(bearer(user.accessToken)).send({}).expect(200);
+        expect((await auditChanges(user, 'user.reauthenticated')).at(-1)).toEqual(['passkey', 'password']);
+      });
+
       it('refuses a passkey answer without user verification, and someone else’s passkey', async () => {
         const unverified = await reauthenticate(user, { passkey: authenticator.authenticate(await authenticationOptions(), { userVerified: false }) }).expect(
           403,
@@ -230,8 +244,10 @@ describe('Recent sign-in for account changes (e2e)', () => {
 
     it.each([
       ['nothing', {}],
-      ['both a password and a passkey', { password: 'x', passkey: {} }],
+      ['a code alone', { code: '123456' }],
       ['a code with a passkey', { passkey: {}, code: '123456' }],
+      ['a null code', { password: 'correct horse battery staple', code: null }],
+      ['a null password', { password: null }],
       ['an empty password', { password: '' }],
       ['a passkey that is not an object', { passkey: 'yes' }],
     ])('refuses %s with 400 validation_failed, changing nothing', async (_, body) => {

@@ -144,7 +144,11 @@ describe('transport: one 401 -> refresh -> retry path', () => {
       expect(response.status).toBe(200);
       expect(data).toEqual({ email: 'new@example.com' });
       expect(asked).toEqual(['Changing your email needs a recent sign-in']);
-      expect(requests.map((r) => r.body)).toEqual(['{"email":"new@example.com"}', '{"email":"new@example.com"}']);
+      // The change again, whole, with the session's JWT.
+      expect(requests.map((r) => [r.auth, r.body])).toEqual([
+        ['Bearer jwt-1', '{"email":"new@example.com"}'],
+        ['Bearer jwt-1', '{"email":"new@example.com"}'],
+      ]);
     });
 
     it('a person who cancels gets the 403 as it is, sent once', async () => {

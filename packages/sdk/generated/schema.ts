@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm it is you: this session may then change your email, passkeys and TOTP for 15 minutes
-         * @description Those changes answer 403 `reauthentication_required` in a session whose sign-in is older than 15 minutes, so a stolen session cannot make the account its own. Send what a sign-in of your account asks for: `password` (with `code`, a current TOTP code or a recovery code, when TOTP is on), or `passkey`, an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (an account with a passkey as its second factor and no TOTP confirms with it). A wrong one is 403 `reauthentication_failed` and counts as a failed sign-in (429 with Retry-After past the limit). An account whose domain enforces single sign-on signs in through it again instead (403 `sso_required`).
+         * @description Those changes answer 403 `reauthentication_required` in a session whose sign-in is older than 15 minutes, so a stolen session cannot make the account its own. Send what a sign-in of your account asks for: `password`, with its second factor when it has one (`code`, a current TOTP code or a recovery code; or `passkey`); or `passkey` alone, an answer to POST /auth/passkeys/authentication-options with you verified by the authenticator (PIN, biometrics). A wrong one is 403 `reauthentication_failed` and counts as a failed sign-in (429 with Retry-After past the limit). An account whose domain enforces single sign-on signs in through it again instead (403 `sso_required`).
          *
          *     **Access:** a dashboard JWT only; no scope required; with a JWT, X-Workspace-Id is optional.
          */
@@ -2848,7 +2848,7 @@ export interface components {
         };
         ReauthenticateDto: {
             /**
-             * @description Your password; with `code` when your account has TOTP on
+             * @description Your password; with `code` when your account has TOTP on, or with `passkey` answering as its second factor
              * @example correct horse battery staple
              */
             password?: string;
@@ -2857,7 +2857,7 @@ export interface components {
              * @example 123456
              */
             code?: string;
-            /** @description Instead of a password: a WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys */
+            /** @description A WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys: alone, the authenticator must have verified you (PIN, biometrics); with `password`, it answers as the second factor of a sign-in */
             passkey?: {
                 [key: string]: unknown;
             };

@@ -2,7 +2,6 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsNotEmpty,
   IsObject,
-  IsOptional,
   IsString,
   MaxLength,
   Validate,
@@ -13,6 +12,7 @@ import {
 } from 'class-validator';
 
 import { MAX_PASSWORD } from '../../common/dto-fields';
+import { OptionalNotNull } from '../../common/validation';
 
 /** A TOTP code (six digits) or a recovery code, as typed: as two-factor.dto.ts allows. */
 const MAX_CODE = 32;
@@ -21,19 +21,22 @@ const MAX_CODE = 32;
 class PasswordOrPasskey implements ValidatorConstraintInterface {
   validate(_: unknown, args?: ValidationArguments): boolean {
     const dto = (args?.object ?? {}) as ReauthenticateDto;
-    if (dto.passkey !== undefined) return dto.password === undefined && dto.code === undefined;
+    if (dto.passkey !== undefined) return dto.code === undefined;
     return dto.password !== undefined;
   }
 
   defaultMessage(): string {
-    return 'send password (and code, when your account has TOTP on) or passkey alone';
+    return 'send password (with code when your account has TOTP on, or with passkey as its second factor), or passkey alone; never code with passkey';
   }
 }
 
 /** POST /auth/reauthenticate: what a sign-in of this account asks for, again. */
 export class ReauthenticateDto {
-  @ApiPropertyOptional({ example: 'correct horse battery staple', description: 'Your password; with `code` when your account has TOTP on' })
-  @ValidateIf((dto: ReauthenticateDto) => dto.passkey === undefined)
+  @ApiPropertyOptional({
+    example: 'correct horse battery staple',
+    description: 'Your password; with `code` when your account has TOTP on, or with `passkey` answering as its second factor',
+  })
+  @ValidateIf((dto: ReauthenticateDto) => dto.passkey === undefined || dto.password !== undefined)
   @IsString()
   @IsNotEmpty({ message: 'password must not be empty' })
   @MaxLength(MAX_PASSWORD)
@@ -41,7 +44,7 @@ export class ReauthenticateDto {
   password?: string;
 
   @ApiPropertyOptional({ description: 'With `password`: a current TOTP code or an unused recovery code', example: '123456' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @IsNotEmpty({ message: 'code must not be empty' })
   @MaxLength(MAX_CODE)
@@ -51,7 +54,8 @@ export class ReauthenticateDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'Instead of a password: a WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys',
+      'A WebAuthn authentication response (@simplewebauthn/browser startAuthentication) to options from POST /auth/passkeys/authentication-options, made with one of your passkeys: ' +
+      'alone, the authenticator must have verified you (PIN, biometrics); with `password`, it answers as the second factor of a sign-in',
   })
   @ValidateIf((dto: ReauthenticateDto) => dto.passkey !== undefined)
   @IsObject({ message: 'passkey must be a WebAuthn authentication response object' })

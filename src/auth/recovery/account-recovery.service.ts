@@ -87,14 +87,12 @@ export class AccountRecoveryService implements OnModuleInit {
   /** A new name applies at once; a new email is mailed a confirmation link and applies when it is followed. */
   async updateMe(userId: string, sessionId: string | undefined, input: { email?: Email; name?: string }, ip: string): Promise<UserView> {
     const email = input.email;
-    // Before the transaction (no connection held for the read): a new email, once confirmed, is
-    // a password reset away from the account, so a stolen session alone must not ask for one.
-    if (email !== undefined && (await this.users.findById(this.dataSource.manager, userId))?.email !== email) {
-      await this.sessionService.requireRecentSignIn(userId, sessionId, 'Changing your email');
-    }
     return this.dataSource.transaction(async (m) => {
       const user = await this.users.lockById(m, userId);
       if (!user) throw unauthorized();
+      // Judged against the locked row: a new email, once confirmed, is a password reset away
+      // from the account, so a stolen session alone must not ask for one.
+      if (email !== undefined && email !== user.email) await this.sessionService.requireRecentSignIn(userId, sessionId, 'Changing your email', m);
       if (input.name !== undefined && input.name !== user.name) {
         user.name = input.name;
         await this.users.update(m, user.id, { name: input.name });

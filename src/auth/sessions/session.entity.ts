@@ -41,6 +41,6 @@ export class AuthSession {
    * POST /auth/reauthenticate. A refresh does not move it, so a stolen refresh token cannot
    * make itself recent: the account's credentials change only within RECENT_SIGN_IN_MS of it.
    */
-  @TimestampColumn('authenticated_at')
+  @TimestampColumn('authenticated_at', { default: () => 'now()' })
   authenticatedAt: Date;
 }

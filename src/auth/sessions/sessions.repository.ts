@@ -111,8 +111,8 @@ export class SessionsRepository {
 
   /** When the user last proved who they are in the session (null: no such session of theirs). */
   @GenerateSql({ params: (f) => [f.userId, FAMILY] })
-  async authenticatedAt(userId: string, id: string): Promise<Date | null> {
-    const row = await this.dataSource.manager.findOne(AuthSession, { select: { authenticatedAt: true }, where: { id, userId } });
+  async authenticatedAt(userId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<Date | null> {
+    const row = await manager.findOne(AuthSession, { select: { authenticatedAt: true }, where: { id, userId } });
     return row?.authenticatedAt ?? null;
   }
 

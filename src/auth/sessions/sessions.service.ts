@@ -145,8 +145,8 @@ export class SessionsService {
    * Throws 403 `reauthentication_required` unless the user proved who they are in this
    * session within RECENT_SIGN_IN_MS (a JWT's session is always theirs while it is open).
    */
-  async requireRecentSignIn(userId: string, sessionId: string | undefined, what: string): Promise<void> {
-    const at = sessionId ? await this.tokens.authenticatedAt(userId, sessionId) : null;
+  async requireRecentSignIn(userId: string, sessionId: string | undefined, what: string, manager?: EntityManager): Promise<void> {
+    const at = sessionId ? await this.tokens.authenticatedAt(userId, sessionId, manager) : null;
     if (at && Date.now() - at.getTime() < RECENT_SIGN_IN_MS) return;
     throw sessionsError(
       'reauthentication_required',

@@ -9,9 +9,10 @@ export class SessionAuthenticatedAt1765400000000 implements MigrationInterface {
   name = 'SessionAuthenticatedAt1765400000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE "auth_sessions" ADD "authenticated_at" TIMESTAMP(3) WITH TIME ZONE`);
+    // The default serves an instance of the previous version during a rolling upgrade: the
+    // sessions it starts are sign-ins, so now. Existing rows take their start instead.
+    await queryRunner.query(`ALTER TABLE "auth_sessions" ADD "authenticated_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL DEFAULT now()`);
     await queryRunner.query(`UPDATE "auth_sessions" SET "authenticated_at" = "created_at"`);
-    await queryRunner.query(`ALTER TABLE "auth_sessions" ALTER COLUMN "authenticated_at" SET NOT NULL`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ShieldCheck } from 'lucide-react';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 
 import { transport } from '../../api';
@@ -22,42 +22,66 @@ function changeOf(message: string): string | null {
  * or a passkey. Cancelling gives the page the refusal, which it shows where the person acted.
  */
 export function ReauthenticateDialog() {
-  const [asked, setAsked] = useState<{ message: string; answers: ((confirmed: boolean) => void)[] } | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  // Every change waiting on this confirmation, read when it settles (not when a form was
+  // drawn): a change refused while the dialog is open shares its outcome.
+  const waiting = useRef<((confirmed: boolean) => void)[]>([]);
+  // Each opening of the dialog: an answer from a form of an earlier opening is ignored.
+  const opening = useRef(0);
 
-  useEffect(
-    () =>
-      transport.onReauthenticationRequired(
-        (message) =>
-          new Promise<boolean>((resolve) => {
-            // Two changes refused at once share one confirmation.
-            setAsked((open) => (open ? { ...open, answers: [...open.answers, resolve] } : { message, answers: [resolve] }));
-          }),
-      ),
-    [],
-  );
-
-  const close = (confirmed: boolean) => {
-    asked?.answers.forEach((answer) => answer(confirmed));
-    setAsked(null);
+  const settle = (confirmed: boolean) => {
+    const answers = waiting.current;
+    waiting.current = [];
+    answers.forEach((answer) => answer(confirmed));
+    setMessage(null);
   };
+
+  useEffect(() => {
+    const unsubscribe = transport.onReauthenticationRequired(
+      (refusal) =>
+        new Promise<boolean>((resolve) => {
+          if (waiting.current.length === 0) opening.current++;
+          waiting.current.push(resolve);
+          setMessage((open) => open ?? refusal);
+        }),
+    );
+    return () => {
+      unsubscribe();
+      // Gone (signed out, the session ended): the changes waiting get their refusals.
+      const answers = waiting.current;
+      waiting.current = [];
+      answers.forEach((answer) => answer(false));
+    };
+  }, []);
 
   return (
     <ModalOverlay
       className="modal-overlay"
-      isOpen={asked !== null}
+      isOpen={message !== null}
       onOpenChange={(isOpen) => {
-        if (!isOpen) close(false);
+        if (!isOpen) settle(false);
       }}
       isDismissable={false}
     >
       <Modal className="modal">
-        <Dialog className="dialog">{asked ? <ConfirmForm change={changeOf(asked.message)} onDone={close} /> : null}</Dialog>
+        <Dialog className="dialog">
+          {message !== null ? (
+            <ConfirmForm
+              key={opening.current}
+              change={changeOf(message)}
+              onDone={(confirmed, of) => {
+                if (of === opening.current) settle(confirmed);
+              }}
+              opening={opening.current}
+            />
+          ) : null}
+        </Dialog>
       </Modal>
     </ModalOverlay>
   );
 }
 
-function ConfirmForm({ change, onDone }: { change: string | null; onDone: (confirmed: boolean) => void }) {
+function ConfirmForm({ change, opening, onDone }: { change: string | null; opening: number; onDone: (confirmed: boolean, opening: number) => void }) {
   const factors = useQuery(twoFactorQuery());
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -66,14 +90,14 @@ function ConfirmForm({ change, onDone }: { change: string | null; onDone: (confi
   const methods = factors.data?.methods ?? [];
   const hasTotp = methods.includes('totp');
   const hasPasskey = methods.includes('passkey');
-  // A passkey as the only second factor: the password alone proves too little, the passkey proves it all.
-  const passwordWorks = !hasPasskey || hasTotp;
+  // A passkey as the only second factor: the passkey leads; the password joins it for a key without a PIN.
+  const passkeyFirst = hasPasskey && !hasTotp;
 
   const run = (proof: Parameters<typeof reauthenticate>[0]) => {
     setBusy(true);
     setError(null);
     reauthenticate(proof).then(
-      () => onDone(true),
+      () => onDone(true, opening),
       (err: unknown) => {
         setBusy(false);
         setError(err);
@@ -82,7 +106,9 @@ function ConfirmForm({ change, onDone }: { change: string | null; onDone: (confi
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!busy) run({ password, ...(hasTotp ? { code: code.trim() } : {}) });
+    if (busy) return;
+    if (passkeyFirst) run({ password, passkey: true });
+    else run({ password, ...(hasTotp ? { code: code.trim() } : {}) });
   };
 
   return (
@@ -96,14 +122,15 @@ function ConfirmForm({ change, onDone }: { change: string | null; onDone: (confi
         on.
       </p>
       {factors.isPending ? <p>Loading…</p> : null}
-      {factors.data && passwordWorks ? (
+      {passkeyFirst ? <p>Your account signs in with a passkey: confirm with it.</p> : null}
+      {factors.data ? (
         <>
           <Field
-            label="Password"
+            label={passkeyFirst ? 'Password (for a security key without a PIN)' : 'Password'}
             type="password"
             autoComplete="current-password"
-            required
-            autoFocus
+            required={!passkeyFirst}
+            autoFocus={!passkeyFirst}
             value={password}
             onChange={(e) => setPassword(e.target.value)}
           />
@@ -118,20 +145,19 @@ function ConfirmForm({ change, onDone }: { change: string | null; onDone: (confi
           ) : null}
         </>
       ) : null}
-      {factors.data && !passwordWorks ? <p>Your account signs in with a passkey: confirm with it.</p> : null}
       <ErrorNote error={error ?? factors.error} />
       <div className="actions dialog-actions">
-        <button type="button" onClick={() => onDone(false)}>
+        <button type="button" onClick={() => onDone(false, opening)} disabled={busy}>
           Cancel
         </button>
-        {hasPasskey ? (
-          <button type="button" className={passwordWorks ? undefined : 'primary'} onClick={() => run({ passkey: true })} disabled={busy}>
+        {hasPasskey && !passkeyFirst ? (
+          <button type="button" onClick={() => run({ passkey: true })} disabled={busy}>
             Use a passkey
           </button>
         ) : null}
-        {factors.data && passwordWorks ? (
+        {factors.data ? (
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Checking…' : 'Confirm'}
+            {busy ? 'Checking…' : passkeyFirst ? 'Use a passkey' : 'Confirm'}
           </button>
         ) : null}
       </div>

@@ -38,16 +38,17 @@ export function useChangePassword(options?: MutationOptions<unknown, { currentPa
 type ReauthenticateBody = Schemas['ReauthenticateDto'];
 
 /**
- * Confirms it is the person (POST /auth/reauthenticate): with their password (and code), or
- * with `passkey: true`, one of their passkeys, through the browser's ceremony.
+ * Confirms it is the person (POST /auth/reauthenticate): with their password (and a code),
+ * or with `passkey: true`, one of their passkeys through the browser's ceremony, alone or
+ * after the password as its second factor.
  */
-export async function reauthenticate(proof: { password: string; code?: string } | { passkey: true }): Promise<void> {
-  let body: ReauthenticateBody;
-  if ('passkey' in proof) {
+export async function reauthenticate(proof: { password?: string; code?: string; passkey?: true }): Promise<void> {
+  const body: ReauthenticateBody = {};
+  if (proof.password) body.password = proof.password;
+  if (proof.code) body.code = proof.code;
+  if (proof.passkey) {
     const optionsJSON = (await call(api.POST('/auth/passkeys/authentication-options', { body: {} }))) as unknown as PublicKeyCredentialRequestOptionsJSON;
-    body = { passkey: (await startAuthentication({ optionsJSON })) as unknown as Record<string, unknown> };
-  } else {
-    body = proof.code ? { password: proof.password, code: proof.code } : { password: proof.password };
+    body.passkey = (await startAuthentication({ optionsJSON })) as unknown as Record<string, unknown>;
   }
   await call(api.POST('/auth/reauthenticate', { body }));
 }
