@@ -140,18 +140,28 @@ export class BlobStore {
     const candidates = await this.rows.garbageCandidates(cutoff, batch);
     let deleted = 0;
     for (const sha256 of candidates) {
-      const done = await this.dataSource.transaction(async (m) => {
-        const locked = await this.rows.lockForCollection(m, sha256, cutoff);
-        if (!locked) return false;
-        // A fresh statement: sees every manifest committed while we waited for the lock.
-        if (await this.rows.isReferenced(m, sha256)) return false;
-        await this.storage.delete(blobKey(sha256));
-        // Its compressed copies go with it (the compressor records them under a lock on this row).
-        if (locked.br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
-        if (locked.gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
-        await this.rows.delete(m, sha256);
-        return true;
-      });
+      let objectGone = false;
+      let done: boolean;
+      try {
+        done = await this.dataSource.transaction(async (m) => {
+          const locked = await this.rows.lockForCollection(m, sha256, cutoff);
+          if (!locked) return false;
+          // A fresh statement: sees every manifest committed while we waited for the lock.
+          if (await this.rows.isReferenced(m, sha256)) return false;
+          // The compressed copies first (the compressor records them under a lock on this row), the
+          // object last: a failure before it leaves the bytes and a row that says so.
+          if (locked.br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
+          if (locked.gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
+          await this.storage.delete(blobKey(sha256));
+          objectGone = true;
+          await this.rows.delete(m, sha256);
+          return true;
+        });
+      } catch (err) {
+        // The object is gone but the row's delete did not commit: it must not keep saying `stored`.
+        if (objectGone) await this.rows.markNotStored(sha256);
+        throw err;
+      }
       if (done) {
         deleted++;
         // Deployed again, the content is a new row whose copies are not made yet.

@@ -43,6 +43,16 @@ export class BlobsRepository {
     );
   }
 
+  /**
+   * The collector deleted the object (and its copies) but could not delete the row (a later
+   * step failed, or the commit): the row must not go on saying the bytes are there, or the
+   * next deploy of them would skip the upload and reference nothing.
+   */
+  @GenerateSql({ params: () => [SHA] })
+  async markNotStored(sha256: string): Promise<void> {
+    await this.dataSource.query('UPDATE blobs SET stored = false, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1', [sha256]);
+  }
+
   @GenerateSql({ params: () => [[SHA]] })
   async markStored(sha256s: string[]): Promise<void> {
     await this.dataSource.query('UPDATE blobs SET stored = true WHERE sha256 = ANY($1::text[])', [sha256s]);
@@ -93,8 +103,10 @@ export class BlobsRepository {
   }
 
   /**
-   * Claims the blobs `workspaceId` may use (it uploaded them since `uploadedAfter`, or
-   * already deployed them) and returns their sizes. One UPDATE, atomic against the collector.
+   * Claims the blobs `workspaceId` may use (it uploaded them since `uploadedAfter`, or a live
+   * or archived deployment of its holds them) and returns their sizes. One UPDATE, atomic
+   * against the collector. An expired deployment's bytes are not counted as storage, so they
+   * do not make a claim either: renewed by bodiless PUTs, they could be kept for ever uncounted.
    */
   @GenerateSql({ params: (f) => [f.workspaceId, [SHA], new Date(0), new Date(0)] })
   async claimOwned(workspaceId: string, sha256s: string[], now: Date, uploadedAfter: Date): Promise<Map<string, number>> {
@@ -103,7 +115,7 @@ export class BlobsRepository {
        WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
          EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256 AND w.created_at > $4)
          OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
-                    WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
+                    WHERE f.sha256 = b.sha256 AND d.workspace_id = $2 AND d.status <> 'expired'))
        RETURNING b.sha256, b.size`,
       [sha256s, workspaceId, now, uploadedAfter],
     );

@@ -9,6 +9,9 @@ INSERT INTO blobs (sha256, size, stored, last_claimed_at)
   ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
   RETURNING sha256, stored
 
+-- BlobsRepository.markNotStored
+UPDATE blobs SET stored = false, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1
+
 -- BlobsRepository.markStored
 UPDATE blobs SET stored = true WHERE sha256 = ANY($1::text[])
 
@@ -34,7 +37,7 @@ UPDATE blobs b SET last_claimed_at = $3
   WHERE b.sha256 = ANY($1::text[]) AND b.stored AND (
     EXISTS (SELECT 1 FROM workspace_blobs w WHERE w.workspace_id = $2 AND w.sha256 = b.sha256 AND w.created_at > $4)
     OR EXISTS (SELECT 1 FROM deployment_files f JOIN deployments d ON d.id = f.deployment_id
-               WHERE f.sha256 = b.sha256 AND d.workspace_id = $2))
+               WHERE f.sha256 = b.sha256 AND d.workspace_id = $2 AND d.status <> 'expired'))
   RETURNING b.sha256, b.size
 
 -- BlobsRepository.garbageCandidates

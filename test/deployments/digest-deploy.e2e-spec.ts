@@ -366,6 +366,41 @@ describe('Digest-first deploys (e2e)', () => {
       await deploy({ project_slug: 'proof-expired', files: [{ path: 'a.txt', ...b }] }).expect(201);
     });
 
+    it('an expired deployment’s bytes make no claim: no bodiless PUT keeps them past the day’s proof, uncounted', async () => {
+      const clock = t.app.get(Clock);
+      const bytes = Buffer.from(`deployed for an hour ${randomBytes(4).toString('hex')}`);
+      const b = await upload(bytes);
+      const res = await deploy({ project_slug: 'expired-hoard', files: [{ path: 'a.txt', ...b }], ttl: '1h' }).expect(201);
+      await t.dataSource.query(`UPDATE deployments SET status = 'expired' WHERE id = $1`, [res.body.id]);
+      // Past the upload's day, only a live or archived deployment would let the bytes go unsent.
+      jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + 25 * HOUR));
+      expect((await put(b.sha256, Buffer.from('not read')).expect(400)).body.code).toBe('sha256_mismatch');
+      expect((await deploy({ project_slug: 'expired-hoard', files: [{ path: 'a.txt', ...b }] }).expect(400)).body.missing).toEqual([b.sha256]);
+    });
+
+    it('a collection that deletes the object but not its row leaves the row saying the bytes are gone, so the next deploy sends them', async () => {
+      const clock = t.app.get(Clock);
+      const blobs = t.app.get(BlobStore);
+      const grace = t.config.BLOB_GC_GRACE_SECONDS * 1000;
+      const bytes = Buffer.from(`collected halfway ${randomBytes(4).toString('hex')}`);
+      const b = await upload(bytes);
+      jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + grace + 25 * HOUR));
+      // The row's delete fails after the object's (a lost connection, a failed commit).
+      const rows = (blobs as unknown as { rows: { delete: (m: unknown, sha256: string) => Promise<void> } }).rows;
+      const remove = rows.delete.bind(rows);
+      const failing = jest
+        .spyOn(rows, 'delete')
+        .mockImplementation((m, sha256) => (sha256 === b.sha256 ? Promise.reject(new Error('connection lost')) : remove(m, sha256)));
+      await expect(blobs.collectGarbage(grace)).rejects.toThrow('connection lost');
+      failing.mockRestore();
+      expect(await t.app.get(StorageProvider).exists(blobKey(b.sha256))).toBe(false);
+      expect(await blobRow(b.sha256)).toMatchObject({ stored: false });
+      // The bytes are asked for again, and serve once sent.
+      await put(b.sha256, bytes).expect(201);
+      expect(await blobRow(b.sha256)).toMatchObject({ stored: true });
+      expect(await t.app.get(StorageProvider).exists(blobKey(b.sha256))).toBe(true);
+    });
+
     it('keeps a blob deployed by digest after the grace period, with its ownership row', async () => {
       const clock = t.app.get(Clock);
       const blobs = t.app.get(BlobStore);
