@@ -222,6 +222,21 @@ export class BuildsRepository {
     return rows.length > 0;
   }
 
+  /**
+   * What the forge said of pull request `pullRequest` of the project in its newest build
+   * (webhook builds carry it: its head branch, and whether it comes from a fork); null when
+   * no build of it is known.
+   */
+  @GenerateSql({ params: (f) => [f.projectId, 1] })
+  async pullRequestOrigin(projectId: string, pullRequest: number): Promise<{ branch: string | null; fork: boolean } | null> {
+    const row = await this.dataSource.manager.findOne(Build, {
+      select: { branch: true, fork: true },
+      where: { projectId, pullRequest },
+      order: { createdAt: 'DESC' },
+    });
+    return row ? { branch: row.branch, fork: row.fork } : null;
+  }
+
   /** Whether a build of a fork's pull request made this deployment (its proxy rules may not sign: src/builds/build-proxy-secrets.ts). */
   @GenerateSql({ params: () => ['dep_none'] })
   async builtFromFork(deploymentId: string): Promise<boolean> {

@@ -34,6 +34,12 @@ export interface StartBuild {
   createdBy?: string;
 }
 
+/** The pull request whose head `ref` is (GitHub's `refs/pull/<n>/head`, GitLab's `refs/merge-requests/<n>/head`), or null. */
+function pullRequestHead(ref: string): number | null {
+  const m = /^refs\/(?:pull|merge-requests)\/(\d{1,9})\/(?:head|merge)$/.exec(ref);
+  return m ? Number(m[1]) : null;
+}
+
 /** Who made the request, as a build records it. */
 /** A build as the audit log names it: by the ref it builds. */
 function buildTarget(id: string, ref: string) {
@@ -87,8 +93,19 @@ export class BuildsService {
     const asked = requestRef(request.ref ?? settings.productionBranch);
     const { ref } = asked;
     // A pull request's head ref (`refs/pull/<n>/head`) names no branch: the forge says which.
-    const branch = request.branch !== undefined ? request.branch : asked.branch;
-    const pullRequest = request.pullRequest ?? null;
+    let branch = request.branch !== undefined ? request.branch : asked.branch;
+    let pullRequest = request.pullRequest ?? null;
+    let fork = request.fork ?? false;
+    const headOf = request.trigger === 'manual' ? pullRequestHead(ref) : null;
+    if (headOf !== null) {
+      // Asked by hand (the dashboard's Redeploy of a pull request's build, or the API): the
+      // code is whoever opened the pull request's, so it builds as the forge's webhook said
+      // it may, and as a fork's (no variables, no cache) when the service never heard of it.
+      const origin = await this.builds.pullRequestOrigin(project.id, headOf);
+      pullRequest = headOf;
+      branch = origin?.branch ?? null;
+      fork = origin?.fork ?? true;
+    }
     const id = newId('bld');
     const build = await this.dataSource.transaction(async (m) => {
       const plan = await this.quotas.lock(m, project.workspaceId);
@@ -108,7 +125,7 @@ export class BuildsService {
         ref,
         branch,
         pullRequest,
-        fork: request.fork ?? false,
+        fork,
         createdBy: request.createdBy ?? actorOf(principal),
       });
     });

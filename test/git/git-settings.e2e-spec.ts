@@ -33,6 +33,7 @@ describe('Git settings and environment variables (e2e)', () => {
   beforeAll(async () => {
     dns = await startDnsServer();
     dns.setA('git.example.test', '93.184.215.14');
+    dns.setA('elsewhere.example.test', '93.184.215.15');
     dns.setA('rebind.example.test', '127.0.0.1');
     dns.setA('metadata.example.test', '169.254.169.254');
     dns.setA('lan.example.test', '10.0.3.7');
@@ -109,6 +110,20 @@ describe('Git settings and environment variables (e2e)', () => {
       expect((await t.app.get(GitSettingsService).buildInputs(projectId, 'production'))?.accessToken).toBeNull();
       // Set again for the scans at the end of the suite.
       await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', accessToken: TOKEN }).expect(200);
+    });
+
+    it('does not carry a kept access token to another host: moving the repository there asks for that host’s token (or null)', async () => {
+      const projectId = await newProject('Moved repo');
+      await putGit(projectId, { repository: PUBLIC, productionBranch: 'main', accessToken: TOKEN }).expect(200);
+      const elsewhere = 'https://elsewhere.example.test/acme/site.git';
+      const res = await putGit(projectId, { repository: elsewhere, productionBranch: 'main' }).expect(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.message).toContain('accessToken: the stored access token is for https://git.example.test');
+      expect((await t.app.get(GitSettingsService).buildInputs(projectId, 'production'))?.repository).toBe(PUBLIC);
+      // Another path on the same host keeps it; the other host with its own token, or none, is saved.
+      await putGit(projectId, { repository: 'https://git.example.test/acme/other.git', productionBranch: 'main' }).expect(200);
+      expect((await t.app.get(GitSettingsService).buildInputs(projectId, 'production'))?.accessToken).toBe(TOKEN);
+      expect((await putGit(projectId, { repository: elsewhere, productionBranch: 'main', accessToken: null }).expect(200)).body.hasAccessToken).toBe(false);
     });
 
     it('is gone with its project', async () => {

@@ -207,6 +207,14 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
       .expect(200);
     const on = await deliver('github', 'pull_request', GITHUB_PULL_REQUEST_FROM_FORK).expect(202);
     expect(on.body.build).toMatchObject({ trigger: 'pull_request', ref: 'refs/pull/2/head', pullRequest: 2, fork: true });
+
+    // Built again by hand (the dashboard's Redeploy sends the build's ref): still the fork's
+    // code, so still a fork's build, without the project's variables; a pull request the
+    // service never heard of is taken for one too.
+    const again = await api.start({ ref: 'refs/pull/2/head' }).expect(202);
+    expect(again.body).toMatchObject({ trigger: 'manual', ref: 'refs/pull/2/head', pullRequest: 2, branch: on.body.build.branch, fork: true });
+    const unknown = await api.start({ ref: 'refs/merge-requests/77/head' }).expect(202);
+    expect(unknown.body).toMatchObject({ trigger: 'manual', pullRequest: 77, branch: null, fork: true });
   });
 
   it('a deleted branch and a closed pull request answer with the alias removed (null when there was none)', async () => {
