@@ -12,6 +12,10 @@ describe('formatLines', () => {
   it('makes a line of output without a final newline, and keeps what a carriage return drew last', () => {
     expect(formatLines(at, 'build', 'progress 10%\rprogress 100%')).toBe('2030-01-01T00:00:00.000Z [build] progress 100%\n');
   });
+
+  it('keeps a NUL as U+FFFD: PostgreSQL text cannot hold one, and the lines around it would be lost', () => {
+    expect(formatLines(at, 'build', './a\u0000./b\n')).toBe('2030-01-01T00:00:00.000Z [build] ./a\uFFFD./b\n');
+  });
 });
 
 describe('LogCap', () => {

@@ -7,7 +7,11 @@ import type { BuildPhase } from '../pipeline/types';
  */
 export function formatLines(at: Date, phase: BuildPhase, text: string): string {
   const stamp = at.toISOString();
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  // A NUL (find -print0, binary output) cannot be stored in a text column: the batch holding it would be lost.
+  const lines = text
+    .replace(/\r\n/g, '\n')
+    .replace(/\u0000/g, '\uFFFD')
+    .split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => `${stamp} [${phase}] ${line.slice(line.lastIndexOf('\r') + 1)}\n`).join('');
 }

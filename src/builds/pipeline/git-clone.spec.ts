@@ -2,7 +2,7 @@ import { cloneFailure, gitConfigArgs, gitEnv, GitFailed, refProblem, resolveEntr
 
 describe('refProblem', () => {
   it('accepts branches, tags and commit shas', () => {
-    for (const ref of ['main', 'feature/login-form', 'v1.2.3', 'release-2024.10', 'a'.repeat(40), 'refs/heads/main', 'user@host']) {
+    for (const ref of ['main', 'feature/login-form', 'v1.2.3', 'release-2024.10', 'a'.repeat(40), 'refs/heads/main', 'user@host', 'release/1.2+hotfix']) {
       expect(refProblem(ref)).toBeUndefined();
     }
   });
@@ -12,7 +12,7 @@ describe('refProblem', () => {
     expect(refProblem('--upload-pack=touch /tmp/x')).toBe('starts with "-"');
     expect(refProblem('-b')).toBe('starts with "-"');
     expect(refProblem('main:refs/heads/evil')).toBe('contains ":"');
-    expect(refProblem('+main')).toBe('contains "+"');
+    expect(refProblem('+main')).toBe('starts with "+"');
     expect(refProblem('main~1')).toBe('contains "~"');
     expect(refProblem('main^')).toBe('contains "^"');
     expect(refProblem('a\nb')).toBe('contains a space or a control character');

@@ -12,8 +12,10 @@ export function refProblem(ref: string): string | undefined {
   if (ref.length === 0) return 'is empty';
   if (ref.length > 255) return 'is longer than 255 characters';
   if (ref.startsWith('-')) return 'starts with "-"';
+  // Only a leading "+" makes a refspec forced; git allows it inside a name (release/1.2+hotfix).
+  if (ref.startsWith('+')) return 'starts with "+"';
   if (/[\u0000-\u0020\u007f]/.test(ref)) return 'contains a space or a control character';
-  const bad = /[~^:?*[\\+]/.exec(ref);
+  const bad = /[~^:?*[\\]/.exec(ref);
   if (bad) return `contains "${bad[0]}"`;
   if (ref.includes('..') || ref.includes('@{') || ref.includes('//')) return 'contains "..", "@{" or "//"';
   if (ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.endsWith('.lock')) return 'is not a valid branch, tag or commit name';
