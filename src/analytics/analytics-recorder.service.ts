@@ -155,7 +155,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
     const now = this.clock.nowMs();
     const hour = hourOf(now);
     const cls = statusClass(status);
-    const ua = req.headers['user-agent'] ?? '';
+    const ua = uaKey(req.headers['user-agent'] ?? '');
     const bot = this.isBot(ua);
     const counts = this.countsOf(projectId, hour);
     const row = this.pathRow(counts, req.url ?? '/', cls);
@@ -370,7 +370,7 @@ export class AnalyticsRecorder extends PeriodicJob<FlushReport> {
    */
   visitorHash(projectId: string, ip: string, ua: string): Buffer | null {
     const secret = this.secrets.get(dayOf(this.clock.now().getTime()));
-    return secret ? visitorHashOf(secret, projectId, ip, ua) : null;
+    return secret ? visitorHashOf(secret, projectId, ip, uaKey(ua)) : null;
   }
 
   /** The visitor id is never kept: only the HyperLogLog registers its hash touches. */
@@ -496,6 +496,16 @@ function servedBytes(rows: Row[]): ProjectBytes {
   }
   const list = [...sums.values()];
   return { projectIds: list.map((s) => s.projectId), months: list.map((s) => s.month), bytes: list.map((s) => s.bytes) };
+}
+
+/**
+ * A user agent as the memos and the visitor hash take it: its first 512 characters. Real
+ * browsers' are a few hundred at most; one client sending a new 16 KB one with each request
+ * kept 16 KB per entry of the day's memo of visitors (50,000 of them) and of the bot memo.
+ */
+const UA_KEY_MAX = 512;
+function uaKey(ua: string): string {
+  return ua.length > UA_KEY_MAX ? ua.slice(0, UA_KEY_MAX) : ua;
 }
 
 function visitorHashOf(secret: Buffer, projectId: string, ip: string, ua: string): Buffer {

@@ -43,6 +43,9 @@ type Resolved = SiteAnswer | ConditionalAnswer<SiteAnswer>;
  * reaches an API route. This part dispatches (which site, which deployment, which gate,
  * which answer of the site's rules); FileSender sends the file chosen.
  */
+/** The longest Host the route memo keeps: a DNS name (253) with a port. */
+const ROUTE_KEY_MAX = 253 + ':65535'.length;
+
 @Injectable()
 export class SiteRouter {
   private readonly logger = new Logger(SiteRouter.name);
@@ -159,7 +162,9 @@ export class SiteRouter {
     if (!route) {
       if (this.routes.size >= this.routesMax) this.routes.clear();
       route = routeHost(host, this.hostRules);
-      this.routes.set(key, route);
+      // No name with a port is longer (253 + ":65535"): a longer Host is routed but not kept,
+      // or a client sending new 16 KB ones would fill the memo with them.
+      if (key.length <= ROUTE_KEY_MAX) this.routes.set(key, route);
     }
     return route;
   }

@@ -69,6 +69,33 @@ describe('Analytics recorder: what a flush writes (e2e)', () => {
     expect(await rows('analytics_daily', id, 'total')).toEqual([{ t: '2026-11-20', key: '', requests: MAX_PATHS_PER_FLUSH + 5 }]);
   });
 
+  it('keeps at most 512 characters of a user agent in its memos: a client sending new 16 KB ones holds no 16 KB per entry', async () => {
+    const id = await project('long-agents');
+    const memo = recorder as unknown as { seen: Set<string>; bots: Map<string, boolean> };
+    // A flush loads the day's visitor key: without it no visitor is counted (nor memoised).
+    await recorder.flush();
+    for (let i = 0; i < 20; i++) {
+      recorder.record(
+        id,
+        {
+          url: '/',
+          method: 'GET',
+          headers: { host: 'x.localhost', 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 ${i} ${'x'.repeat(16_000)}`, accept: 'text/html' },
+          socket: {},
+        } as unknown as IncomingMessage,
+        200,
+        100,
+        true,
+        () => `203.0.113.${i}`,
+      );
+    }
+    const mine = [...memo.seen].filter((k) => k.startsWith(id));
+    expect(mine).toHaveLength(20);
+    expect(Math.max(...mine.map((k) => k.length))).toBeLessThan(600);
+    expect(Math.max(...[...memo.bots.keys()].map((k) => k.length))).toBeLessThanOrEqual(512);
+    await recorder.flush();
+  });
+
   it(`counts at most ${MAX_REFERRERS_PER_FLUSH} distinct referring hosts of a project per hour and flush, the rest under ${OTHER_PATH}`, async () => {
     const id = await project('many-referrers');
     const view = (referer: string) =>

@@ -4,6 +4,7 @@ import { blobKey } from '../../src/blobs/blob-keys';
 import { DeploymentsRepository } from '../../src/deployments/deployments.repository';
 import { ProjectsRepository } from '../../src/projects/projects.repository';
 import { SiteCache } from '../../src/sites/site-cache.service';
+import { SiteRouter } from '../../src/sites/site-router.service';
 import { StorageProvider } from '../../src/storage/storage.provider';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
@@ -40,6 +41,17 @@ describe('Site cache budget (e2e)', () => {
   afterAll(() => t.close());
 
   const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+
+  it('routes a Host longer than any name but does not keep it in the route memo (16 KB Host values cannot fill memory)', async () => {
+    const memo = (t.app.get(SiteRouter) as unknown as { routes: Map<string, unknown> }).routes;
+    const long = `${'a'.repeat(4000)}.localhost`;
+    const res = await t.http().get('/').set('Host', long);
+    expect(res.status).toBeLessThan(500);
+    expect(memo.has(long)).toBe(false);
+    // A real name is kept, as before.
+    await t.http().get('/').set('Host', 'kept-name.localhost');
+    expect(memo.has('kept-name.localhost')).toBe(true);
+  });
 
   it('serves every site correctly, round after round, with a budget too small to keep them all', async () => {
     // A call-through spy: the real query runs, the spy only counts it.
