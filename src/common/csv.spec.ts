@@ -12,7 +12,12 @@ describe('csv', () => {
     expect(csvField('a\nb')).toBe('"a\nb"');
   });
 
-  it.each(['=HYPERLINK("http://x")@a.io', '+1@a.io', '-2@a.io', '@sum@a.io', '\tx@a.io', '\rx@a.io'])(
+  it('quotes a semicolon or a tab, where spreadsheets of some locales start a new cell', () => {
+    expect(csvField('a;b')).toBe('"a;b"');
+    expect(csvField('a\tb')).toBe('"a\tb"');
+  });
+
+  it.each(['=HYPERLINK("http://x")@a.io', '+1@a.io', '-2@a.io', '@sum@a.io', '\tx@a.io', '\rx@a.io', "x;=cmd|' /C calc'!A0", 'x; +1', 'x\t=1'])(
     'defuses formula-looking %j with an apostrophe',
     (value) => {
       const field = csvField(value);

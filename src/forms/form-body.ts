@@ -58,6 +58,15 @@ export function readFormBody(req: IncomingMessage, limits: FormBodyLimits): Prom
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return finish(tooLarge(`The field "${name.slice(0, 64)}" is longer than ${limits.maxFieldBytes} bytes.`));
       if (info.nameTruncated) return finish({ ok: false, status: 400, code: 'invalid_body', message: 'A field name is longer than 256 bytes.' });
+      // A part in a charset busboy cannot decode (utf-16be, say) arrives as no string at all.
+      if (typeof value !== 'string') {
+        return finish({
+          ok: false,
+          status: 400,
+          code: 'invalid_body',
+          message: `The field "${name.slice(0, 64)}" is in a charset that cannot be read (${String(info.encoding ?? info.mimeType).slice(0, 64)}); send UTF-8.`,
+        });
+      }
       fields.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {

@@ -177,6 +177,28 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     expect(open(row)).toEqual({ email: 'ann@example.com', topics: 'news, jobs' });
   });
 
+  it('answers 400 naming the field for a multipart part in a charset that cannot be read, storing nothing', async () => {
+    const before = (await submissions()).length;
+    const boundary = 'xYzBoundary';
+    const body = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="form-name"',
+      '',
+      'signup',
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="email"',
+      'Content-Type: text/plain; charset=utf-16be',
+      '',
+      'ann@example.com',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
+    const res = await post('formsite', 'visitor-charset').set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(body);
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('email');
+    expect((await submissions()).length).toBe(before);
+  });
+
   it('thanks with a built-in page when the form names no page of the site', async () => {
     const res = await post('formsite', 'visitor-c').type('form').send({ 'form-name': 'signup', email: 'b@example.com' }).expect(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
