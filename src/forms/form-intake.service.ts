@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 import { Injectable, Logger } from '@nestjs/common';
@@ -72,8 +72,13 @@ export class FormIntake {
   private readonly limiter;
   /** The same per client address, whatever the user agent (FORMS_RATE_LIMIT_ADDRESS_MAX). */
   private readonly addressLimiter;
-  /** The visitor key when analytics has no day key (analytics off): per instance, never stored. */
-  private readonly fallbackVisitorKey = randomBytes(32);
+  /**
+   * The counters' key when analytics has no day key (analytics off), and always for the
+   * per-address counter: derived from the leads keyring's current key, which every instance
+   * shares, so a client behind a balancer meets one allowance, not one per instance (a key of
+   * each instance's own gave N), and a restart or midnight does not reset the counts.
+   */
+  private stableKeyValue?: Buffer;
   /** (project, form name) → the form's id and workspace. */
   private readonly refs = new Map<string, FormRef>();
   /** The EventBus's SQL for "a form.submitted listener would write" on `$4` (the workspace); composed at the first post, once every listener is in. */
@@ -234,8 +239,13 @@ export class FormIntake {
 
   /** The visitor of this site whose posts are counted; both paths of `submit` count in the limiter's row for it (`limiter.getKey`). */
   private visitorKey(projectId: string, ip: string, ua: string): string {
-    const hash = this.analytics.visitorHash(projectId, ip, ua) ?? createHmac('sha256', this.fallbackVisitorKey).update(`${projectId}\0${ip}\0${ua}`).digest();
+    const hash = this.analytics.visitorHash(projectId, ip, ua) ?? this.stableHash(projectId, ip, ua);
     return `${projectId}:${hash.toString('base64url')}`;
+  }
+
+  private stableHash(projectId: string, ip: string, ua: string): Buffer {
+    this.stableKeyValue ??= createHmac('sha256', this.keyring.current.key).update('statichost-form-rate-key:v1').digest();
+    return createHmac('sha256', this.stableKeyValue).update(`${projectId}\0${ip}\0${ua}`).digest();
   }
 
   /**
@@ -244,7 +254,7 @@ export class FormIntake {
    * limiter prefix keeps it apart from a visitor's row).
    */
   private addressOf(projectId: string, ip: string): string {
-    return this.visitorKey(projectId, addressKey(ip), '');
+    return `${projectId}:${this.stableHash(projectId, addressKey(ip), '').toString('base64url')}`;
   }
 
   /**

@@ -335,6 +335,28 @@ describe('Forms on hosted sites: intake (e2e)', () => {
     }
   });
 
+  it('with analytics off, counts one address in one allowance across instances (their counters share a key)', async () => {
+    const env = { ANALYTICS_ENABLED: 'false', FORMS_RATE_LIMIT_MAX: '3', FORMS_RATE_LIMIT_ADDRESS_MAX: '4', TRUST_PROXY: '1' };
+    const one = await startTestApp({ sibling: t, env });
+    const two = await startTestApp({ sibling: t, env });
+    try {
+      const send = (i: number) =>
+        site(i % 2 === 0 ? one : two, 'formsite')
+          .post('/')
+          .set('User-Agent', `balanced-${i}`)
+          .set('X-Forwarded-For', '203.0.113.78')
+          .type('form')
+          .send({ 'form-name': 'signup', email: 'balanced@example.com' });
+      for (let i = 0; i < 8; i++) await send(i).expect(200);
+      await send(8).expect(429);
+      const balanced = (await submissions()).filter((r) => open(r)?.email === 'balanced@example.com');
+      expect(balanced.filter((r) => r.spam_reason === null)).toHaveLength(4);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('counts a visitor’s posts in one allowance whether or not an endpoint listens; spam past it is heard by no endpoint', async () => {
     // Without a listener a post and its rate counter are one statement; with one, the
     // counter is consumed first through the limiter. Both count in the same row.
