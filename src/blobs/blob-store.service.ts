@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
+import { underSavepoint } from '../database/savepoint';
 import { StorageProvider } from '../storage/storage.provider';
 import { blobKey, variantKey } from './blob-keys';
 import { BlobVariants } from './blob-variants.service';
@@ -141,6 +142,7 @@ export class BlobStore {
     let deleted = 0;
     for (const sha256 of candidates) {
       let objectGone = false;
+      let partial = false;
       let done: boolean;
       try {
         done = await this.dataSource.transaction(async (m) => {
@@ -148,20 +150,41 @@ export class BlobStore {
           if (!locked) return false;
           // A fresh statement: sees every manifest committed while we waited for the lock.
           if (await this.rows.isReferenced(m, sha256)) return false;
-          // The compressed copies first (the compressor records them under a lock on this row), the
-          // object last: a failure before it leaves the bytes and a row that says so.
-          if (locked.br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
-          if (locked.gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
-          await this.storage.delete(blobKey(sha256));
-          objectGone = true;
-          await this.rows.delete(m, sha256);
-          return true;
+          // Storage cannot roll back: past this point a failure must leave a row that tells the
+          // truth, written under the same lock (no deploy may claim the bytes in between).
+          return underSavepoint(
+            m,
+            'collect_blob',
+            async () => {
+              // The compressed copies first (the compressor records them under a lock on this row), the object last.
+              if (locked.br_size !== null) await this.storage.delete(variantKey(sha256, 'br'));
+              if (locked.gzip_size !== null) await this.storage.delete(variantKey(sha256, 'gzip'));
+              await this.storage.delete(blobKey(sha256));
+              objectGone = true;
+              await this.rows.delete(m, sha256);
+              return true;
+            },
+            async (err) => {
+              // The copies may be gone either way; the object too once its delete returned.
+              await this.rows.markCollectedPart(m, sha256, objectGone);
+              partial = true;
+              this.logger.warn(
+                `blob ${sha256}: collection stopped part way (${(err as Error).message}); ${objectGone ? 'marked not stored' : 'its compressed copies forgotten'}`,
+              );
+              return false;
+            },
+          );
         });
       } catch (err) {
-        // The object is gone but the row's delete did not commit: it must not keep saying `stored`.
-        if (objectGone) await this.rows.markNotStored(sha256);
+        // The commit (or the database) failed after the object's delete: say so in a statement of its own, if the database lets us.
+        if (objectGone)
+          await this.rows
+            .markCollectedPart(this.dataSource.manager, sha256, true)
+            .catch((e: Error) => this.logger.error(`blob ${sha256}: deleted from storage, its row still says stored: ${e.message}`));
         throw err;
       }
+      // What this instance knew of its compressed copies is stale too.
+      if (partial) this.variants.forget(sha256);
       if (done) {
         deleted++;
         // Deployed again, the content is a new row whose copies are not made yet.

@@ -44,13 +44,17 @@ export class BlobsRepository {
   }
 
   /**
-   * The collector deleted the object (and its copies) but could not delete the row (a later
-   * step failed, or the commit): the row must not go on saying the bytes are there, or the
-   * next deploy of them would skip the upload and reference nothing.
+   * A collection stopped part way: its compressed copies may be gone, and with `objectGone`
+   * the object too. The row must not go on saying they are there: a deploy of the bytes
+   * would skip the upload and reference nothing, and a compressed answer would look for a
+   * copy that is not there (the compressor makes them again once they are forgotten).
    */
-  @GenerateSql({ params: () => [SHA] })
-  async markNotStored(sha256: string): Promise<void> {
-    await this.dataSource.query('UPDATE blobs SET stored = false, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1', [sha256]);
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, SHA, true] })
+  async markCollectedPart(manager: EntityManager, sha256: string, objectGone: boolean): Promise<void> {
+    await manager.query('UPDATE blobs SET stored = stored AND NOT $2, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1', [
+      sha256,
+      objectGone,
+    ]);
   }
 
   @GenerateSql({ params: () => [[SHA]] })

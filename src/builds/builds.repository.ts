@@ -225,16 +225,18 @@ export class BuildsRepository {
   /**
    * What the forge said of pull request `pullRequest` of the project in its newest build
    * (webhook builds carry it: its head branch, and whether it comes from a fork); null when
-   * no build of it is known.
+   * no build of it is known. Only builds made since the Git settings last changed: pull
+   * request 5 of a repository connected before is not pull request 5 of this one.
    */
   @GenerateSql({ params: (f) => [f.projectId, 1] })
   async pullRequestOrigin(projectId: string, pullRequest: number): Promise<{ branch: string | null; fork: boolean } | null> {
-    const row = await this.dataSource.manager.findOne(Build, {
-      select: { branch: true, fork: true },
-      where: { projectId, pullRequest },
-      order: { createdAt: 'DESC' },
-    });
-    return row ? { branch: row.branch, fork: row.fork } : null;
+    const [row]: { branch: string | null; fork: boolean }[] = await this.dataSource.query(
+      `SELECT b.branch, b.fork FROM builds b JOIN project_git g ON g.project_id = b.project_id
+       WHERE b.project_id = $1 AND b.pull_request = $2 AND b.created_at >= g.updated_at
+       ORDER BY b.created_at DESC LIMIT 1`,
+      [projectId, pullRequest],
+    );
+    return row ?? null;
   }
 
   /** Whether a build of a fork's pull request made this deployment (its proxy rules may not sign: src/builds/build-proxy-secrets.ts). */

@@ -34,9 +34,10 @@ export interface StartBuild {
   createdBy?: string;
 }
 
-/** The pull request whose head `ref` is (GitHub's `refs/pull/<n>/head`, GitLab's `refs/merge-requests/<n>/head`), or null. */
+/** The pull request whose head `ref` is (GitHub's `refs/pull/<n>/head`, GitLab's `refs/merge-requests/<n>/head`, or their short forms), or null. */
 function pullRequestHead(ref: string): number | null {
-  const m = /^refs\/(?:pull|merge-requests)\/(\d{1,9})\/(?:head|merge)$/.exec(ref);
+  // git fetches the short form too (`pull/2/head`).
+  const m = /^(?:refs\/)?(?:pull|merge-requests)\/(\d{1,9})\/(?:head|merge)$/.exec(ref);
   return m ? Number(m[1]) : null;
 }
 

@@ -64,7 +64,7 @@ export function readFormBody(req: IncomingMessage, limits: FormBodyLimits): Prom
           ok: false,
           status: 400,
           code: 'invalid_body',
-          message: `The field "${name.slice(0, 64)}" is in a charset that cannot be read (${String(info.encoding ?? info.mimeType).slice(0, 64)}); send UTF-8.`,
+          message: `The field "${name.slice(0, 64)}" is in a character set that cannot be read; send it as UTF-8.`,
         });
       }
       fields.push([name, value]);

@@ -74,8 +74,8 @@ export class FormIntake {
   private readonly addressLimiter;
   /**
    * The counters' key when analytics has no day key (analytics off), and always for the
-   * per-address counter: derived from the leads keyring's current key, which every instance
-   * shares, so a client behind a balancer meets one allowance, not one per instance (a key of
+   * per-address counter: derived from the leads keyring's index key, which every instance
+   * shares and which changes only with a reindex, so a client behind a balancer meets one allowance, not one per instance (a key of
    * each instance's own gave N), and a restart or midnight does not reset the counts.
    */
   private stableKeyValue?: Buffer;
@@ -244,7 +244,7 @@ export class FormIntake {
   }
 
   private stableHash(projectId: string, ip: string, ua: string): Buffer {
-    this.stableKeyValue ??= createHmac('sha256', this.keyring.current.key).update('statichost-form-rate-key:v1').digest();
+    this.stableKeyValue ??= this.keyring.derivedKey('form-rate-key:v1');
     return createHmac('sha256', this.stableKeyValue).update(`${projectId}\0${ip}\0${ua}`).digest();
   }
 

@@ -103,18 +103,19 @@ export class GitSettingsService {
     // DNS is asked before anything is written, and with no transaction open.
     const { url } = await this.checkRepository(input.repository);
     const { accessToken, ...settings } = input;
-    if (accessToken === undefined) {
-      // A token kept is kept for the host it was given for: sent along to another host's clone
-      // and API calls, it would hand a private repository's secret to whoever runs that host.
-      const current = await this.repo.find(project.id);
-      if (current?.tokenCiphertext && new URL(current.repository).origin !== new URL(url).origin) {
-        throw badRequest(
-          `accessToken: the stored access token is for ${new URL(current.repository).origin}; to move the repository to ${new URL(url).origin}, send that host's token (or null to connect without one)`,
-        );
-      }
-    }
     const token = accessToken == null ? accessToken : sealSecret(this.keyring, accessToken, accessTokenAad(project.id));
     return this.dataSource.transaction(async (m) => {
+      if (accessToken === undefined) {
+        // A token kept is kept for the host it was given for: sent along to another host's clone
+        // and API calls, it would hand a private repository's secret to whoever runs that host.
+        // Read under the row's lock: a save that stores a token meanwhile is seen.
+        const current = await this.repo.lockTokenOrigin(m, project.id);
+        if (current?.hasToken && new URL(current.repository).origin !== new URL(url).origin) {
+          throw badRequest(
+            `accessToken: the stored access token is for ${new URL(current.repository).origin}; to move the repository to ${new URL(url).origin}, send that host's token (or null to connect without one)`,
+          );
+        }
+      }
       const saved = await this.repo.upsert(project.id, { ...settings, repository: url }, token, m);
       // The access token's name only (`accessToken`), never the token.
       await this.audit.record(m, { workspaceId: project.workspaceId, action: 'git.connected', target: gitTarget(project, url), changes: changedFields(input) });

@@ -60,6 +60,16 @@ export class GitRepository {
     return this.dataSource.getRepository(ProjectGit).findOneBy({ projectId });
   }
 
+  /** The stored repository and whether a token is kept for it, locked until the caller's transaction ends (a settings save's). */
+  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId] })
+  async lockTokenOrigin(manager: EntityManager, projectId: string): Promise<{ repository: string; hasToken: boolean } | null> {
+    const [row]: { repository: string; has_token: boolean }[] = await manager.query(
+      'SELECT repository, token_ciphertext IS NOT NULL AS has_token FROM project_git WHERE project_id = $1 FOR UPDATE',
+      [projectId],
+    );
+    return row ? { repository: row.repository, hasToken: row.has_token } : null;
+  }
+
   /**
    * Inserts or replaces the settings in one statement (two saves at once cannot both
    * insert). `token` undefined leaves the stored token as it is.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 import { LRUCache } from 'lru-cache';
@@ -94,6 +94,14 @@ export class LeadsKeyring {
 
   key(id: string): Buffer | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * A key for `purpose` derived from the index key (HMAC-SHA256): every instance shares the
+   * index key and it changes only with a reindex, unlike the encryption keys' current one.
+   */
+  derivedKey(purpose: string): Buffer {
+    return createHmac('sha256', this.indexKey.key).update(`statichost-derived:${purpose}`).digest();
   }
 
   get indexKeyId(): string {

@@ -9,8 +9,8 @@ INSERT INTO blobs (sha256, size, stored, last_claimed_at)
   ON CONFLICT (sha256) DO UPDATE SET last_claimed_at = EXCLUDED.last_claimed_at
   RETURNING sha256, stored
 
--- BlobsRepository.markNotStored
-UPDATE blobs SET stored = false, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1
+-- BlobsRepository.markCollectedPart
+UPDATE blobs SET stored = stored AND NOT $2, br_size = NULL, gzip_size = NULL, variants_at = NULL WHERE sha256 = $1
 
 -- BlobsRepository.markStored
 UPDATE blobs SET stored = true WHERE sha256 = ANY($1::text[])

@@ -54,7 +54,9 @@ UPDATE builds SET status = $4, error = $5, deployment_id = coalesce($6, deployme
 UPDATE builds SET deployment_id = $3 WHERE id = $1 AND builder_id = $2 AND status = 'running' AND deployment_id IS NULL RETURNING id
 
 -- BuildsRepository.pullRequestOrigin
-SELECT "Build"."branch" AS "Build_branch", "Build"."fork" AS "Build_fork", "Build"."id" AS "Build_id" FROM "builds" "Build" WHERE (("Build"."project_id" = $1) AND ("Build"."pull_request" = $2)) ORDER BY "Build"."created_at" DESC LIMIT 1
+SELECT b.branch, b.fork FROM builds b JOIN project_git g ON g.project_id = b.project_id
+  WHERE b.project_id = $1 AND b.pull_request = $2 AND b.created_at >= g.updated_at
+  ORDER BY b.created_at DESC LIMIT 1
 
 -- BuildsRepository.builtFromFork
 SELECT 1 FROM builds WHERE deployment_id = $1 AND fork LIMIT 1

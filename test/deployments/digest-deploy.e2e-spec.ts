@@ -385,13 +385,13 @@ describe('Digest-first deploys (e2e)', () => {
       const bytes = Buffer.from(`collected halfway ${randomBytes(4).toString('hex')}`);
       const b = await upload(bytes);
       jest.spyOn(clock, 'now').mockReturnValue(new Date(Date.now() + grace + 25 * HOUR));
-      // The row's delete fails after the object's (a lost connection, a failed commit).
+      // The row's delete fails after the object's: the row is marked under the same lock.
       const rows = (blobs as unknown as { rows: { delete: (m: unknown, sha256: string) => Promise<void> } }).rows;
       const remove = rows.delete.bind(rows);
       const failing = jest
         .spyOn(rows, 'delete')
         .mockImplementation((m, sha256) => (sha256 === b.sha256 ? Promise.reject(new Error('connection lost')) : remove(m, sha256)));
-      await expect(blobs.collectGarbage(grace)).rejects.toThrow('connection lost');
+      await blobs.collectGarbage(grace);
       failing.mockRestore();
       expect(await t.app.get(StorageProvider).exists(blobKey(b.sha256))).toBe(false);
       expect(await blobRow(b.sha256)).toMatchObject({ stored: false });

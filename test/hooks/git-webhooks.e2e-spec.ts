@@ -215,6 +215,21 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
     expect(again.body).toMatchObject({ trigger: 'manual', ref: 'refs/pull/2/head', pullRequest: 2, branch: on.body.build.branch, fork: true });
     const unknown = await api.start({ ref: 'refs/merge-requests/77/head' }).expect(202);
     expect(unknown.body).toMatchObject({ trigger: 'manual', pullRequest: 77, branch: null, fork: true });
+    // git fetches the short form as well.
+    expect((await api.start({ ref: 'pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
+    // Pull request 2 of a repository connected before is not this one's: once the settings change, it is unknown again.
+    await api
+      .connect({
+        repository: settings.repository,
+        productionBranch: 'main',
+        installCommand: settings.installCommand,
+        buildCommand: settings.buildCommand,
+        outputDirectory: settings.outputDirectory,
+        buildForkPullRequests: true,
+      })
+      .expect(200);
+    await t.dataSource.query(`UPDATE builds SET fork = false WHERE project_id = $1 AND pull_request = 2`, [projectId]);
+    expect((await api.start({ ref: 'refs/pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
   });
 
   it('a deleted branch and a closed pull request answer with the alias removed (null when there was none)', async () => {
