@@ -222,7 +222,10 @@ describe('Mail notifications (e2e)', () => {
   it('the daily digest waits for the day’s digest hour and sends what came before it', async () => {
     smtp.received.length = 0;
     await put(owner, { workspaceId: owner.workspaceId, buildFailed: true, domainFailed: true, digest: 'daily' }).expect(200);
-    const start = new Date();
+    // Two hours past today's digest hour: the window below must not reach the next one (run
+    // at 07:59 UTC, the real time's window crossed 08:00 and the digest rightly went at once).
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const start = new Date(day + (t.config.NOTIFICATIONS_DAILY_DIGEST_HOUR + 2) * 3_600_000);
     const clock = jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(start);
     await emit(leadCaptured(owner.workspaceId, 'daily.visitor@example.org'));
     clock.mockReturnValue(new Date(start.getTime() + WINDOW_SECONDS * 1000));
