@@ -195,16 +195,19 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
     expect(off.body.ignored).toContain('fork');
     const api = buildsApi(t, token, projectId);
     const settings = (await api.settings().expect(200)).body;
-    await api
-      .connect({
-        repository: settings.repository,
-        productionBranch: 'main',
-        installCommand: settings.installCommand,
-        buildCommand: settings.buildCommand,
-        outputDirectory: settings.outputDirectory,
-        buildForkPullRequests: true,
-      })
-      .expect(200);
+    /** Saves the settings as they are, with fork pull requests built (each save counts as a change of the settings). */
+    const allowForks = () =>
+      api
+        .connect({
+          repository: settings.repository,
+          productionBranch: 'main',
+          installCommand: settings.installCommand,
+          buildCommand: settings.buildCommand,
+          outputDirectory: settings.outputDirectory,
+          buildForkPullRequests: true,
+        })
+        .expect(200);
+    await allowForks();
     const on = await deliver('github', 'pull_request', GITHUB_PULL_REQUEST_FROM_FORK).expect(202);
     expect(on.body.build).toMatchObject({ trigger: 'pull_request', ref: 'refs/pull/2/head', pullRequest: 2, fork: true });
 
@@ -218,16 +221,7 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
     // git fetches the short form as well.
     expect((await api.start({ ref: 'pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
     // Pull request 2 of a repository connected before is not this one's: once the settings change, it is unknown again.
-    await api
-      .connect({
-        repository: settings.repository,
-        productionBranch: 'main',
-        installCommand: settings.installCommand,
-        buildCommand: settings.buildCommand,
-        outputDirectory: settings.outputDirectory,
-        buildForkPullRequests: true,
-      })
-      .expect(200);
+    await allowForks();
     await t.dataSource.query(`UPDATE builds SET fork = false WHERE project_id = $1 AND pull_request = 2`, [projectId]);
     expect((await api.start({ ref: 'refs/pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
   });

@@ -13,9 +13,7 @@ import {
 
 import { MAX_PASSWORD } from '../../common/dto-fields';
 import { OptionalNotNull } from '../../common/validation';
-
-/** A TOTP code (six digits) or a recovery code, as typed: as two-factor.dto.ts allows. */
-const MAX_CODE = 32;
+import { MAX_CODE } from '../two-factor/two-factor.dto';
 
 @ValidatorConstraint({ name: 'passwordOrPasskey' })
 class PasswordOrPasskey implements ValidatorConstraintInterface {

@@ -15,7 +15,7 @@ import {
 import { MAX_PASSWORD } from '../../common/dto-fields';
 
 /** A TOTP code (six digits) or a recovery code, as typed: spaces and dashes allowed. */
-const MAX_CODE = 32;
+export const MAX_CODE = 32;
 
 export class TotpCodeDto {
   @ApiProperty({ description: 'The six digits your authenticator app shows', example: '123456' })
