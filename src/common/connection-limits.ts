@@ -29,22 +29,31 @@ export function checkingIntervalMs(t: Pick<ConnectionTimeouts, 'headersMs' | 're
   return Math.min(1000, Math.max(100, Math.floor(Math.min(t.headersMs, t.requestMs) / 10)));
 }
 
+/** Node's HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER. */
+const KEEP_ALIVE_GRACE_MS = 1000;
+
 /**
  * Bounds how long a client may hold a connection without sending its request. Node's
  * own headersTimeout and requestTimeout answer 408 and close (a slowloris of headers or
- * of body cannot outlast them); the idle timeout is ours (idle-connections.ts), since
- * Node's `server.timeout` would also cut a request the server itself is slow to answer (a
- * big deploy), and costs a timer refresh on every read and write of every connection.
+ * of body cannot outlast them); the idle and keep-alive timeouts are ours
+ * (idle-connections.ts), since Node's `server.timeout` would also cut a request the server
+ * itself is slow to answer (a big deploy), and Node's timers for both cost timer-list work
+ * on every request of every connection.
  */
 export function applyConnectionTimeouts(server: Server, t: ConnectionTimeouts): void {
   server.headersTimeout = t.headersMs;
   server.requestTimeout = t.requestMs;
-  // An idle keep-alive connection: Node closes it after this, as it does by default.
-  server.keepAliveTimeout = t.keepAliveMs;
+  // An idle keep-alive connection is closed by the sweep below instead: Node's keep-alive
+  // timer is armed after every answer and cleared by the next request, two timer-list
+  // operations per request. Without it Node also sends no `Keep-Alive: timeout=` hint, as
+  // nginx and Go's server send none by default.
+  server.keepAliveTimeout = 0;
   // Read when the server starts listening (the checking timer starts then).
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkingIntervalMs(t);
   server.timeout = 0;
-  watchIdleConnections(server, t.idleMs, (socket) => {
+  // A second past the timeout, as Node's own keep-alive timer waited: a client whose pool
+  // drops idle connections after the same 5 s (Node's global agent) is not cut as it sends.
+  watchIdleConnections(server, { idleMs: t.idleMs, keepAliveMs: t.keepAliveMs + KEEP_ALIVE_GRACE_MS }, (socket) => {
     // The response in flight is the socket's `_httpMessage`.
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (res?.req) onIdle(res.req, res, t.idleMs);

@@ -267,6 +267,41 @@ describe('Connection timeouts (e2e)', () => {
     expect(closedAt - sent).toBeLessThan(2500);
   });
 
+  it('closes a keep-alive connection that sends no next request within the keep-alive timeout', async () => {
+    const socket = connect(t.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now())));
+    await new Promise((done) => socket.on('connect', done));
+    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    while (!/^HTTP\/1\.1 200[\s\S]*\r\n\r\n/.test(received)) await new Promise((r) => setTimeout(r, 20));
+    const answered = Date.now();
+    expect(received).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    const closedAt = await closed;
+    // 1 s of keep-alive and Node's 1 s of grace, seen by a sweep every 250 ms, on a busy jest worker.
+    expect(closedAt - answered).toBeGreaterThanOrEqual(1900);
+    expect(closedAt - answered).toBeLessThan(4000);
+  });
+
+  it('keeps a keep-alive connection open while requests keep coming within the timeout', async () => {
+    const socket = connect(t.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    await new Promise((done) => socket.on('connect', done));
+    // Five requests 600 ms apart: 2.4 s on one connection, each gap within the 1 s keep-alive.
+    for (let i = 1; i <= 5; i++) {
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < i && !closed) await new Promise((r) => setTimeout(r, 20));
+      expect(closed).toBe(false);
+      if (i < 5) await new Promise((r) => setTimeout(r, 600));
+    }
+    socket.destroy();
+  });
+
   it('closes a connection whose headers trickle in', async () => {
     const answer = await rawRequest(t.port, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n', { feed: trickle('X-A: b\r\n', 200), timeoutMs: 10_000 });
     expect(answer.closed).toBe(true);
