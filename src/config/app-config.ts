@@ -1,3 +1,4 @@
+import { type CacheTagHeader, cacheTagHeaderNames } from './cache-tag-headers';
 import { EnvironmentVariables } from './env.schema';
 import { instanceMemory, siteCacheBudgetBytes } from './site-cache-budget';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
@@ -45,6 +46,11 @@ export class AppConfig extends EnvironmentVariables {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+  }
+
+  /** SITE_CACHE_TAG_HEADERS as header names, or its default (env.schema.ts). */
+  get cacheTagHeaders(): CacheTagHeader[] {
+    return cacheTagHeaderNames(this.SITE_CACHE_TAG_HEADERS, this.SITE_CHANGE_WEBHOOK_URL !== undefined);
   }
 
   /** The Strict-Transport-Security value, or undefined when answers are not served over https. */

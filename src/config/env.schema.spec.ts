@@ -63,6 +63,15 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ SITE_CACHE_MB: 'lots' })).toThrow(/SITE_CACHE_MB="lots"/);
   });
 
+  it('takes SITE_CACHE_TAG_HEADERS as none or the two CDN tag headers, and refuses any other name', () => {
+    expect(validateEnv({ SITE_CACHE_TAG_HEADERS: 'Cache-Tag,Surrogate-Key' }).SITE_CACHE_TAG_HEADERS).toBe('Cache-Tag,Surrogate-Key');
+    expect(validateEnv({ SITE_CACHE_TAG_HEADERS: 'none' }).SITE_CACHE_TAG_HEADERS).toBe('none');
+    expect(() => validateEnv({ SITE_CACHE_TAG_HEADERS: 'Cache-Tag,X-Tags' })).toThrow(
+      /SITE_CACHE_TAG_HEADERS="Cache-Tag,X-Tags": SITE_CACHE_TAG_HEADERS must be none/,
+    );
+    expect(() => validateEnv({ SITE_CACHE_TAG_HEADERS: 'Cache-Tag,' })).toThrow(/SITE_CACHE_TAG_HEADERS must be none/);
+  });
+
   it('requires a bucket for the S3 driver', () => {
     expect(() => validateEnv({ STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET/);
   });

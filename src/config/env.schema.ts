@@ -469,6 +469,19 @@ export class EnvironmentVariables {
   SITE_CHANGE_WEBHOOK_SECRET?: string;
 
   /**
+   * The CDN tag headers on every site answer: `Cache-Tag` (Cloudflare, comma-separated) and
+   * `Surrogate-Key` (Fastly, space-separated), comma-separated, or `none`. Unset: both when
+   * SITE_CHANGE_WEBHOOK_URL is set (a CDN in front purges by them), none otherwise (they only
+   * mean something to a CDN, which strips them; without one they are bytes on every answer).
+   */
+  @OptionalVar(
+    Matches(/^(none|(cache-tag|surrogate-key)(,(cache-tag|surrogate-key))*)$/i, {
+      message: 'SITE_CACHE_TAG_HEADERS must be none, or Cache-Tag and/or Surrogate-Key separated by a comma',
+    }),
+  )
+  SITE_CACHE_TAG_HEADERS?: string;
+
+  /**
    * Strict-Transport-Security max-age on every API and site answer when PUBLIC_SCHEME=https
    * (0: no header). Browsers then never try http for the API host and site hosts.
    */

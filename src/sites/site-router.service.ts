@@ -20,7 +20,7 @@ import { gatedHeaderChanges, headersFor, NO_HEADER_CHANGES, previewHeaderChanges
 import type { RequestContext, RequestNeeds } from '../shared/site-rules/request-context';
 import { isHashedAssetPath, parseRequestPath } from '../shared/site-rules/request-path';
 import { resolveRequest } from '../shared/site-rules/resolve';
-import { deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
+import { cacheTagHeaderList, deploymentCacheTag, projectCacheTag } from '../site-webhook/cache-tags';
 import { answerBytes } from './answer-bytes';
 import { type AnswerTrace, type ConditionalAnswer, ConditionalAnswers, conditionalHeaderChanges, conditionalKey } from './conditional-answers';
 import { FileSender, HTML, PRIVATE_CACHE, sentHtmlFile } from './file-sender.service';
@@ -308,12 +308,12 @@ export class SiteRouter {
   /**
    * Headers of every answer of this site, built once per site state: what a CDN in
    * front purges by (the project and the deployment that answered; Cloudflare reads
-   * Cache-Tag, comma-separated, Fastly Surrogate-Key, space-separated), and HSTS.
+   * Cache-Tag, Fastly Surrogate-Key; SITE_CACHE_TAG_HEADERS says which), and HSTS.
    */
   private siteHeaders(site: SiteState): string[] {
     if (site.headers) return site.headers;
     const tags = [projectCacheTag(site.projectId), ...(site.live ? [deploymentCacheTag(site.live.id)] : [])];
-    site.headers = ['Cache-Tag', tags.join(','), 'Surrogate-Key', tags.join(' ')];
+    site.headers = cacheTagHeaderList(this.config.cacheTagHeaders, tags);
     if (this.hsts) site.headers.push('Strict-Transport-Security', this.hsts);
     return site.headers;
   }

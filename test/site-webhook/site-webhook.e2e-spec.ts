@@ -194,3 +194,33 @@ describe('Site change webhook (e2e)', () => {
     expect(receiver.calls.map((x) => x.body.hosts)).toEqual([[`${s}.${SITES_DOMAIN}`]]);
   });
 });
+
+describe('CDN tag headers on site answers (e2e)', () => {
+  const slugOf = () => `t${randomBytes(4).toString('hex')}`;
+
+  async function answerOf(env: Record<string, string>) {
+    const t = await startTestApp({ env: { SITES_DOMAIN, ...env } });
+    try {
+      const owner = await registerUser(t);
+      const token = (await createApiToken(t, owner, { scopes: ['deploy', 'read'] })).token;
+      const s = slugOf();
+      const dep = await deploySite(t, token, s, [{ path: 'index.html', content: 'tagged' }]);
+      const res = await site(t, s).get('/').expect(200);
+      return { headers: res.headers, deploymentId: dep.id as string };
+    } finally {
+      await t.close();
+    }
+  }
+
+  it('sends none without a purge webhook: they mean something only to a CDN in front', async () => {
+    const { headers } = await answerOf({});
+    expect(headers['cache-tag']).toBeUndefined();
+    expect(headers['surrogate-key']).toBeUndefined();
+  });
+
+  it('sends what SITE_CACHE_TAG_HEADERS names, with or without a webhook', async () => {
+    const { headers, deploymentId } = await answerOf({ SITE_CACHE_TAG_HEADERS: 'Surrogate-Key' });
+    expect(headers['cache-tag']).toBeUndefined();
+    expect(headers['surrogate-key']).toMatch(new RegExp(`^statichost-project-proj_\\w+ statichost-deployment-${deploymentId}$`));
+  });
+});
