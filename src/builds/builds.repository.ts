@@ -239,6 +239,21 @@ export class BuildsRepository {
     return row ?? null;
   }
 
+  /**
+   * Whether a build that was not a fork's, of a branch, a tag or a pull request (not a bare
+   * commit asked for by hand), checked out commit `sha` since the Git settings last changed:
+   * then the commit is the repository's own, not only reachable through a fork's pull request.
+   */
+  @GenerateSql({ params: (f) => [f.projectId, '0'.repeat(40)] })
+  async commitBuiltAsOwn(projectId: string, sha: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM builds b JOIN project_git g ON g.project_id = b.project_id
+       WHERE b.project_id = $1 AND b.commit_sha = $2 AND b.ref <> $2 AND NOT b.fork AND b.created_at >= g.updated_at LIMIT 1`,
+      [projectId, sha],
+    );
+    return rows.length > 0;
+  }
+
   /** Whether a build of a fork's pull request made this deployment (its proxy rules may not sign: src/builds/build-proxy-secrets.ts). */
   @GenerateSql({ params: () => ['dep_none'] })
   async builtFromFork(deploymentId: string): Promise<boolean> {

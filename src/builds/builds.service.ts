@@ -106,6 +106,11 @@ export class BuildsService {
       pullRequest = headOf;
       branch = origin?.branch ?? null;
       fork = origin?.fork ?? true;
+    } else if (request.trigger === 'manual' && asked.branch === null) {
+      // A bare commit asked by hand may be a fork's: a forge serves every commit of its pull
+      // requests from the repository itself. It builds as the repository's own only when a
+      // build of a branch, tag or pull request of the repository checked it out already.
+      fork = !(await this.builds.commitBuiltAsOwn(project.id, ref));
     }
     const id = newId('bld');
     const build = await this.dataSource.transaction(async (m) => {

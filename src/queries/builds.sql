@@ -58,6 +58,10 @@ SELECT b.branch, b.fork FROM builds b JOIN project_git g ON g.project_id = b.pro
   WHERE b.project_id = $1 AND b.pull_request = $2 AND b.created_at >= g.updated_at
   ORDER BY b.created_at DESC LIMIT 1
 
+-- BuildsRepository.commitBuiltAsOwn
+SELECT 1 FROM builds b JOIN project_git g ON g.project_id = b.project_id
+  WHERE b.project_id = $1 AND b.commit_sha = $2 AND b.ref <> $2 AND NOT b.fork AND b.created_at >= g.updated_at LIMIT 1
+
 -- BuildsRepository.builtFromFork
 SELECT 1 FROM builds WHERE deployment_id = $1 AND fork LIMIT 1
 

@@ -226,6 +226,22 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
     expect((await api.start({ ref: 'refs/pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
   });
 
+  it('builds a bare commit asked by hand as a fork’s unless a build of a branch checked it out', async () => {
+    const api = buildsApi(t, token, projectId);
+    // A forge serves a fork's pull-request commits from the repository itself: a commit no
+    // build of the repository's branches has seen may be one.
+    const unseen = git.commit(REPO, { 'content.txt': 'never built\n' }, { branch: 'unseen' });
+    const bare = await api.start({ ref: unseen }).expect(202);
+    expect(bare.body).toMatchObject({ trigger: 'manual', ref: unseen, branch: null, pullRequest: null, fork: true });
+    // A bare build of it does not make it the repository's own for the next one.
+    await t.dataSource.query(`UPDATE builds SET fork = false, commit_sha = ref WHERE id = $1`, [bare.body.id]);
+    expect((await api.start({ ref: unseen }).expect(202)).body.fork).toBe(true);
+    // Once a build of main has checked out main's commit, that commit builds as the repository's.
+    const ofMain = await api.until((await api.start({ ref: 'main' }).expect(202)).body.id);
+    expect(ofMain).toMatchObject({ status: 'ready', commitSha: mainSha, fork: false });
+    expect((await api.start({ ref: mainSha }).expect(202)).body).toMatchObject({ ref: mainSha, branch: null, fork: false });
+  });
+
   it('a deleted branch and a closed pull request answer with the alias removed (null when there was none)', async () => {
     const deleted = await deliver('github', 'push', GITHUB_BRANCH_DELETED).expect(200);
     expect(deleted.body).toEqual({ event: 'push', removed: null });

@@ -99,6 +99,12 @@ export class BuildPipeline {
 
     // --- clone
     say('clone', `Cloning ${inputs.repository} at ${job.ref}`);
+    if (job.fork) {
+      say(
+        'clone',
+        'built as code from outside the repository (a fork’s pull request, or a commit no build of its branches has seen): without the project’s variables',
+      );
+    }
     const checked = await this.checkRepository(inputs.repository);
     const commit = await cloneRef({
       repository: checked.url,
