@@ -1,7 +1,7 @@
 import { type ConnectionLook, type IdleState, idleSweepIntervalMs, idleVerdict } from './idle-connections';
 
 describe('idleVerdict', () => {
-  const fresh = (): IdleState => ({ progress: 0, since: 0 });
+  const fresh = (): IdleState => ({ progress: 0, since: 0, inRequest: true });
   const limits = { idleMs: 1000, keepAliveMs: 3000 };
   const request = (progress: number): ConnectionLook => ({ progress, inRequest: true, answered: false });
   const between = (progress: number): ConnectionLook => ({ progress, inRequest: false, answered: true });
@@ -9,7 +9,7 @@ describe('idleVerdict', () => {
   it('restarts the idle clock whenever bytes moved, in either direction', () => {
     const state = fresh();
     expect(idleVerdict(state, 900, request(120), limits)).toBe('moving');
-    expect(state).toEqual({ progress: 120, since: 900 });
+    expect(state).toEqual({ progress: 120, since: 900, inRequest: true });
     expect(idleVerdict(state, 1800, request(120), limits)).toBe('wait');
     expect(idleVerdict(state, 1900, request(120), limits)).toBe('idle_request');
   });
@@ -25,6 +25,14 @@ describe('idleVerdict', () => {
     const state: IdleState = { progress: 500, since: 0 };
     expect(idleVerdict(state, 2999, between(500), limits)).toBe('wait');
     expect(idleVerdict(state, 3000, between(500), limits)).toBe('idle_keep_alive');
+  });
+
+  it('starts the keep-alive wait when the answer finishes, however long ago its last bytes were queued', () => {
+    const state: IdleState = { progress: 500, since: 0, inRequest: true };
+    // A slow reader: the answer's bytes were all queued at 0, it finished at 10 s.
+    expect(idleVerdict(state, 10_000, between(500), limits)).toBe('moving');
+    expect(idleVerdict(state, 12_999, between(500), limits)).toBe('wait');
+    expect(idleVerdict(state, 13_000, between(500), limits)).toBe('idle_keep_alive');
   });
 
   it('restarts the keep-alive clock when the next request starts arriving', () => {

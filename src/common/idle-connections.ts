@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** What the sweep knows of one connection: its byte count when last seen moving, and when. */
+/** What the sweep knows of one connection: its byte count and request state when last seen changing, and when. */
 export interface IdleState {
   progress: number;
   since: number;
+  inRequest?: boolean;
 }
 
 /** What one look at a connection sees. */
@@ -29,15 +30,18 @@ export interface IdleLimits {
 export type IdleVerdict = 'moving' | 'wait' | 'idle_request' | 'idle_keep_alive';
 
 /**
- * The sweep's rule for one connection, pure: bytes moved since the last look (either way)
- * restart its idle clock. Past `idleMs` without any, a connection with a request under way
+ * The sweep's rule for one connection, pure: bytes moved since the last look (either way),
+ * or a request started or finished, restart its idle clock (the last bytes of an answer
+ * count as written when queued, which may be long before a slow reader took them and the
+ * answer finished: the keep-alive wait starts at the finish, as Node's timer did). Past `idleMs` without any, a connection with a request under way
  * is idle (the caller decides what that request's idleness means); past `keepAliveMs`, a
  * connection that answered and sent no next request is done with. One that never sent a
  * request is Node's: its headersTimeout closes it. Updates `state`.
  */
 export function idleVerdict(state: IdleState, now: number, look: ConnectionLook, limits: IdleLimits): IdleVerdict {
-  if (look.progress !== state.progress) {
+  if (look.progress !== state.progress || look.inRequest !== (state.inRequest ?? false)) {
     state.progress = look.progress;
+    state.inRequest = look.inRequest;
     state.since = now;
     return 'moving';
   }
@@ -65,7 +69,9 @@ type HttpSocket = Socket & { _httpMessage?: { req?: unknown } | null };
  * 9–11 % more (2026-12-05; docs/decisions.md). A stall is seen between its limit and that
  * plus two sweep intervals (the sweep that first sees the last bytes starts the clock).
  * `onIdleRequest` gets the socket whose request (headers read, answer not finished) is
- * idle; an idle keep-alive connection is destroyed, as Node's keep-alive timer does.
+ * idle; an idle keep-alive connection is destroyed, as Node's keep-alive timer does. The
+ * server has no 'upgrade' listener: one added would have to take its sockets out of here
+ * (an upgraded socket has no `_httpMessage` and would be taken for an idle keep-alive).
  */
 export function watchIdleConnections(server: Server, limits: IdleLimits, onIdleRequest: (socket: Socket) => void): void {
   const watched = new Map<Socket, IdleState>();
