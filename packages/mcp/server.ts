@@ -67,7 +67,12 @@ const buildRecord = z
     url: z.string().nullable().describe('Where the output is served once ready: the site for the production branch, a preview address for other refs'),
     error: z.string().nullable().describe('Why it failed, when it did'),
     pullRequest: z.number().int().nullable().optional(),
-    fork: z.boolean().optional().describe('A pull request from a fork: built without the project’s environment variables'),
+    fork: z
+      .boolean()
+      .optional()
+      .describe(
+        'Built as code from outside the repository (a fork’s pull request, or a bare commit no build of the repository had checked out): without the project’s environment variables',
+      ),
     forgeStatus: z
       .enum(['pending', 'posted', 'failed'])
       .nullable()

@@ -3520,7 +3520,7 @@ export interface components {
              */
             pullRequest: number | null;
             /**
-             * @description A pull request from another repository: built without the project’s environment variables
+             * @description Built as code from outside the repository (a fork’s pull request, or a bare commit no build of the repository had checked out): without the project’s environment variables
              * @example false
              */
             fork: boolean;

@@ -38,7 +38,11 @@ export class BuildView {
   commitMessage: string | null;
   @ApiProperty({ nullable: true, type: 'integer', example: null, description: 'The pull request built; null for other builds' })
   pullRequest: number | null;
-  @ApiProperty({ example: false, description: 'A pull request from another repository: built without the project’s environment variables' })
+  @ApiProperty({
+    example: false,
+    description:
+      'Built as code from outside the repository (a fork’s pull request, or a bare commit no build of the repository had checked out): without the project’s environment variables',
+  })
   fork: boolean;
   @NullableStringProperty({ example: 'dep_0123456789abcdefghijklmn', description: 'The deployment the build made, once ready' })
   deploymentId: string | null;

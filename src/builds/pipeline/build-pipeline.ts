@@ -102,7 +102,7 @@ export class BuildPipeline {
     if (job.fork) {
       say(
         'clone',
-        'built as code from outside the repository (a fork’s pull request, or a commit no build of its branches has seen): without the project’s variables',
+        'built as code from outside the repository (a fork’s pull request, or a commit no build of its branches, tags or pull requests has checked out): without the project’s variables',
       );
     }
     const checked = await this.checkRepository(inputs.repository);

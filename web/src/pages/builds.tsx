@@ -21,14 +21,17 @@ function StatusBadge({ status }: { status: string }) {
   return <span className={`badge build-${status}`}>{statusLabel(status)}</span>;
 }
 
-/** A pull request from another repository: it built without the project's environment variables. */
+/** Code from outside the repository (a fork's pull request, or a bare commit never seen on it): it built without the project's environment variables. */
 function ForkBadge({ build }: { build: Build }) {
   return build.fork ? (
-    <span className="badge fork" title="From a fork: built without the project’s environment variables">
-      fork
+    <span className="badge fork" title={OUTSIDE_CODE}>
+      {build.pullRequest === null ? 'outside code' : 'fork'}
     </span>
   ) : null;
 }
+
+const OUTSIDE_CODE =
+  'Code from outside the repository (a fork’s pull request, or a commit no build of the repository had checked out): built without the project’s environment variables';
 
 /** The commit status on the forge, when the project posts one (it has an access token). */
 function ForgeStatus({ build }: { build: Build }) {
@@ -280,7 +283,7 @@ export function BuildDetail() {
               <dt>Trigger</dt>
               <dd>
                 {triggerLabel(b)} <ForkBadge build={b} />
-                {b.fork ? <span className="muted"> From a fork: built without the project’s environment variables.</span> : null}
+                {b.fork ? <span className="muted"> {OUTSIDE_CODE}.</span> : null}
               </dd>
             </div>
             {forgeStatusLabel(b) ? (
