@@ -211,6 +211,35 @@ describe('Request bodies and connections (e2e)', () => {
   });
 });
 
+/** A raw keep-alive connection; `answers(n)` sends GET /health and waits for the n-th 200 on it (failing if it closes first). */
+async function keepAliveClient(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  let isClosed = false;
+  socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<number>((done) =>
+    socket.on('close', () => {
+      isClosed = true;
+      done(Date.now());
+    }),
+  );
+  await new Promise((done) => socket.on('connect', done));
+  return {
+    socket,
+    closed,
+    received: () => received,
+    isClosed: () => isClosed,
+    async answers(n: number): Promise<void> {
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      while ((received.match(/HTTP\/1\.1 200[^]*?\r\n\r\n/g) ?? []).length < n) {
+        if (isClosed) throw new Error(`the connection closed before answer ${n}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+}
+
 describe('Connection timeouts (e2e)', () => {
   let t: TestApp;
   let token: string;
@@ -248,58 +277,40 @@ describe('Connection timeouts (e2e)', () => {
 
   it("answers 408 when the body of a keep-alive connection's second request stops arriving", async () => {
     // The idle timeout is armed per connection: Node re-arms it when a request follows the keep-alive wait.
-    const socket = connect(t.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-    socket.on('error', () => undefined);
-    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now())));
-    await new Promise((done) => socket.on('connect', done));
-    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    while (!/^HTTP\/1\.1 200[\s\S]*\r\n\r\n/.test(received)) await new Promise((r) => setTimeout(r, 20));
+    const client = await keepAliveClient(t.port);
+    await client.answers(1);
     await new Promise((r) => setTimeout(r, 300));
     const sent = Date.now();
+    const { socket, closed } = client;
     socket.write(
       head('PUT', `/v1/blobs/${sha('z')}`, { Authorization: `Bearer ${token}`, 'Content-Type': 'application/octet-stream', 'Content-Length': 1000 }),
     );
     socket.write('abc');
     const closedAt = await closed;
-    expect(received).toMatch(/HTTP\/1\.1 408 [\s\S]*"code":"request_timeout"/);
+    expect(client.received()).toMatch(/HTTP\/1\.1 408 [\s\S]*"code":"request_timeout"/);
     expect(closedAt - sent).toBeLessThan(2500);
   });
 
   it('closes a keep-alive connection that sends no next request within the keep-alive timeout', async () => {
-    const socket = connect(t.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-    socket.on('error', () => undefined);
-    const closed = new Promise<number>((done) => socket.on('close', () => done(Date.now())));
-    await new Promise((done) => socket.on('connect', done));
-    socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    while (!/^HTTP\/1\.1 200[\s\S]*\r\n\r\n/.test(received)) await new Promise((r) => setTimeout(r, 20));
+    const client = await keepAliveClient(t.port);
+    await client.answers(1);
     const answered = Date.now();
-    expect(received).toMatch(/\r\nConnection: keep-alive\r\n/i);
-    const closedAt = await closed;
+    expect(client.received()).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    const closedAt = await client.closed;
     // 1 s of keep-alive and Node's 1 s of grace, seen by a sweep every 250 ms, on a busy jest worker.
     expect(closedAt - answered).toBeGreaterThanOrEqual(1900);
     expect(closedAt - answered).toBeLessThan(4000);
   });
 
   it('keeps a keep-alive connection open while requests keep coming within the timeout', async () => {
-    const socket = connect(t.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
-    socket.on('error', () => undefined);
-    let closed = false;
-    socket.on('close', () => (closed = true));
-    await new Promise((done) => socket.on('connect', done));
+    const client = await keepAliveClient(t.port);
     // Five requests 600 ms apart: 2.4 s on one connection, each gap within the 1 s keep-alive.
     for (let i = 1; i <= 5; i++) {
-      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < i && !closed) await new Promise((r) => setTimeout(r, 20));
-      expect(closed).toBe(false);
+      await client.answers(i);
       if (i < 5) await new Promise((r) => setTimeout(r, 600));
     }
-    socket.destroy();
+    expect(client.isClosed()).toBe(false);
+    client.socket.destroy();
   });
 
   it('closes a connection whose headers trickle in', async () => {
