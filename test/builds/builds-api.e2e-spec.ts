@@ -171,6 +171,17 @@ describe('Builds API (e2e)', () => {
     expect(await t.dataSource.query(`SELECT kind, name FROM preview_aliases WHERE deployment_id = $1`, [ready.deploymentId])).toEqual([]);
   });
 
+  it('cancels the older build of a tag when the tag is built again, also once its clone found a tag', async () => {
+    const sha = git.commit('site', site('slow tag', 60), { branch: 'release-work', message: 'slow tag' });
+    git.setRef('site', 'refs/tags/v2.0', sha);
+    const older = (await start({ ref: 'v2.0' })).body;
+    // Cloned: the record now says the ref was a tag, not a branch.
+    await eventually(async () => expect((await get(older.id)).body).toMatchObject({ status: 'running', commitSha: sha, branch: null }), 30_000);
+    const newer = (await start({ ref: 'v2.0' })).body;
+    expect((await get(older.id)).body).toMatchObject({ status: 'canceled', error: `replaced by a newer build of v2.0 (${newer.id})` });
+    await t.http().post(`/projects/${projectId}/builds/${newer.id}/cancel`).set(as());
+  });
+
   it('fails a build queued long ago that no queue job will run, and leaves one whose job still waits', async () => {
     const orphan = 'bld_orphanqueued0000000000000';
     const waiting = 'bld_waitingqueued000000000000';
