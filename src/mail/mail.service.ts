@@ -10,6 +10,12 @@ import { OutboxService } from '../outbox/outbox.service';
 import { MailTemplate, renderMail } from './mail-templates';
 
 export const MAIL_KIND = 'mail';
+/**
+ * Notification alerts (one mail per opted-in member of a workspace, per event): a kind of
+ * their own, which the outbox sends apart from MAIL_KIND, so a workspace whose events mail
+ * hundreds of members never holds back anyone's verification or password-reset mail.
+ */
+export const NOTIFICATION_MAIL_KIND = 'notify_mail';
 
 /**
  * When a mail that failed is tried again: over about two days, so an SMTP outage or wrong
@@ -44,7 +50,9 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     if (this.config.SMTP_URL) {
       this.smtp = createTransport({ url: this.config.SMTP_URL, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
     }
-    this.outbox.register(MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
+    for (const kind of [MAIL_KIND, NOTIFICATION_MAIL_KIND]) {
+      this.outbox.register(kind, (payload, message) => this.send(payload as MailPayload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
+    }
   }
 
   onModuleDestroy(): void {
@@ -54,6 +62,11 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
   /** Queues one mail inside the caller's transaction. */
   async queue(m: EntityManager, to: string, mail: MailTemplate, now: Date, headers?: Record<string, string>): Promise<void> {
     await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail, ...(headers ? { headers } : {}) }, now);
+  }
+
+  /** Queues one notification alert inside the caller's transaction: sent as `queue`'s are, in a line of its own. */
+  async queueNotification(m: EntityManager, to: string, mail: MailTemplate, now: Date, headers: Record<string, string>): Promise<void> {
+    await this.outbox.enqueue(m, NOTIFICATION_MAIL_KIND, { to, ...mail, headers }, now);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Clock } from '../../src/common/time';
 import { EventBus } from '../../src/events/event-bus';
 import type { PlatformEvent } from '../../src/events/events';
+import { MailService } from '../../src/mail/mail.service';
 import { NotificationDigestJob } from '../../src/notifications/notification-digest.job';
 import { OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -150,6 +151,26 @@ describe('Mail notifications (e2e)', () => {
     const url = unsubscribeUrl(mail);
     expect(url.origin + url.pathname).toBe(`${PUBLIC_API_URL}/notifications/unsubscribe`);
     expect(mail.parsed.text).toContain(url.href);
+  });
+
+  it('a flood of alerts never holds back an account mail: they are sent in a line of their own', async () => {
+    // The owner and the viewer have build alerts on (the first test's choices).
+    smtp.received.length = 0;
+    // 60 alerts, more than one round sends of a kind (50), then a password reset for someone else.
+    for (let i = 0; i < 30; i++) await emit(buildFailed(owner.workspaceId, true));
+    await t.dataSource.transaction((m) =>
+      t.app
+        .get(MailService)
+        .queue(m, admin.email, { template: 'password_reset', data: { name: 'Ada Admin', link: `${PUBLIC_API_URL}/app/reset-password?token=x` } }, new Date()),
+    );
+    await t.app.get(OutboxService).runOnce();
+    expect(to(admin)).toHaveLength(1);
+    expect(to(admin)[0].parsed.subject).toMatch(/reset/i);
+    expect(to(owner).length + to(viewer).length).toBeLessThanOrEqual(50);
+    await sendMail(t);
+    expect(to(owner)).toHaveLength(30);
+    expect(to(viewer)).toHaveLength(30);
+    smtp.received.length = 0;
   });
 
   it('a domain that stops verifying mails only those who opted in to domain mails; a rolled-back change mails nobody', async () => {
