@@ -21,12 +21,13 @@ export class AccessTokensController {
     id: 'createAccessToken',
     scopes: ['admin'],
     audit: 'token.created',
-    errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token'], 404: ['not_found'] },
+    errors: { 403: ['insufficient_scope', 'token_outlives_creator', 'project_bound_token', 'reauthentication_required'], 404: ['not_found'] },
   })
   @ApiOperation({
     summary: 'Create an API token',
     description:
-      "The secret (`token`) is in this response only. Scopes cannot exceed the caller's; a project-bound token can only create tokens bound to its project.",
+      "The secret (`token`) is in this response only. Scopes cannot exceed the caller's; a project-bound token can only create tokens bound to its project. " +
+      'Created in a signed-in session, it needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate), since a token outlives the session; an API token creating one does not.',
   })
   @ApiCreatedResponse({ type: CreatedAccessTokenView })
   create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateAccessTokenDto): Promise<CreatedAccessTokenView> {

@@ -17,6 +17,7 @@ import { AccessTokenView, accessTokenView, CreatedAccessTokenView, createdAccess
 import { accessTokensError } from './access-tokens.errors';
 import { AccessTokensRepository, LAST_USED_RESOLUTION_MS, type TokenListFilter, type TokenScope } from './access-tokens.repository';
 import type { CreateAccessTokenDto } from './dto/create-access-token.dto';
+import { RecentSignIn } from './recent-sign-in';
 import { generateTokenSecret, hashTokenSecret, isWellFormedTokenSecret, tokenPrefix } from './token-secret';
 
 export { LAST_USED_RESOLUTION_MS };
@@ -37,6 +38,7 @@ export class AccessTokensService implements MemberTokens {
     private readonly projects: ProjectsService,
     private readonly audit: AuditLogService,
     private readonly workspaces: WorkspacesRepository,
+    private readonly recentSignIn: RecentSignIn,
   ) {}
 
   /**
@@ -82,6 +84,9 @@ export class AccessTokensService implements MemberTokens {
     if (requestedExpiry && requestedExpiry.getTime() <= Date.now()) {
       throw badRequest(`expires_at must be in the future (got ${dto.expires_at})`);
     }
+    // A token outlives the session that made it (a password reset ends sessions, not tokens):
+    // a stolen session must not turn itself into one. A token's own tokens are bounded by it.
+    if (principal.kind === 'user') await this.recentSignIn.requireRecentSignIn(principal.userId!, principal.sessionId, 'Creating an API token');
 
     return this.dataSource.transaction(async (m) => {
       // Under the workspace's lock, which member changes take: a person removed or demoted while

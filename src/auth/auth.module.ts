@@ -2,6 +2,7 @@ import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 
 import { AccessTokensModule } from '../access-tokens/access-tokens.module';
+import { RecentSignIn } from '../access-tokens/recent-sign-in';
 import { AppConfig } from '../config/app-config';
 import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -50,8 +51,9 @@ import { TwoFactorService } from './two-factor/two-factor.service';
     { provide: PASSKEY_VERIFIER, useExisting: PasskeysService },
     TwoFactorService,
     TwoFactorRepository,
+    { provide: RecentSignIn, useExisting: SessionsService },
   ],
-  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService, UnverifiedAccountTakeback],
+  exports: [BearerStrategy, CredentialCache, AccountRecoveryService, SessionsService, UnverifiedAccountTakeback, RecentSignIn],
 })
 export class AuthModule {
   /**
@@ -62,7 +64,8 @@ export class AuthModule {
     // One object per `sealers`: Nest tells dynamic modules apart by reference, and a second
     // object would be a second AuthModule (its controllers mounted twice) for SsoModule.
     let root = AuthModule.roots.get(sealers);
-    if (!root) AuthModule.roots.set(sealers, (root = { module: AuthModule, imports: [sealers] }));
+    // Global for the RecentSignIn that AccessTokensService asks: access-tokens sits below auth.
+    if (!root) AuthModule.roots.set(sealers, (root = { module: AuthModule, imports: [sealers], global: true }));
     return root;
   }
 

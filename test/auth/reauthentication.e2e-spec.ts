@@ -1,7 +1,7 @@
 import { generateSync } from 'otplib';
 
 import { startTestApp, type TestApp } from '../helpers/app';
-import { bearer, createApiToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
+import { asUser, bearer, createApiToken, registerUser, uniqueEmail, type UserSession } from '../helpers/identity';
 import { enrolTotp, registerPasskey } from '../helpers/second-factors';
 import { SoftAuthenticator } from '../helpers/soft-authenticator';
 
@@ -88,6 +88,36 @@ describe('Recent sign-in for account changes (e2e)', () => {
       expectReauthenticationRequired(await t.http().delete(`/auth/passkeys/${passkey.id}`).set(bearer(user.accessToken)), 'Deleting a passkey');
       expect(await passkeyCount(user)).toBe(1);
       await t.http().patch(`/auth/passkeys/${passkey.id}`).set(bearer(user.accessToken)).send({ name: 'Laptop' }).expect(200);
+    });
+
+    it('cannot create an API token (it would outlive the session), while a token of the person may still make its own', async () => {
+      const user = await registerUser(t);
+      const own = await createApiToken(t, user, { scopes: ['deploy', 'read', 'admin'] });
+      await age(user);
+      const tokens = async () => (await t.dataSource.query('SELECT count(*)::int AS n FROM access_tokens WHERE workspace_id = $1', [user.workspaceId]))[0].n;
+      const before = await tokens();
+      const asked = await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(user))
+        .send({ name: 'ci', scopes: ['deploy'] });
+      expectReauthenticationRequired(asked, 'Creating an API token');
+      expect(await tokens()).toBe(before);
+      // Listing and revoking need no recent sign-in; a token's own tokens are bounded by it.
+      await t.http().get('/access-tokens').set(asUser(user)).expect(200);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(bearer(own.token))
+        .send({ name: 'from a token', scopes: ['deploy'] })
+        .expect(201);
+      await reauthenticate(user, { password: user.password }).expect(204);
+      await t
+        .http()
+        .post('/access-tokens')
+        .set(asUser(user))
+        .send({ name: 'ci', scopes: ['deploy'] })
+        .expect(201);
     });
 
     it('cannot turn TOTP on: neither start an enrolment nor confirm one started while recent', async () => {

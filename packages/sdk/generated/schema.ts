@@ -486,7 +486,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token
-         * @description The secret (`token`) is in this response only. Scopes cannot exceed the caller's; a project-bound token can only create tokens bound to its project.
+         * @description The secret (`token`) is in this response only. Scopes cannot exceed the caller's; a project-bound token can only create tokens bound to its project. Created in a signed-in session, it needs a sign-in of the last 15 minutes (403 `reauthentication_required`: POST /auth/reauthenticate), since a token outlives the session; an API token creating one does not.
          *
          *     **Access:** an API token or a dashboard JWT; scope `admin` (a JWT user’s role must grant it); with a JWT, send X-Workspace-Id.
          */
@@ -7530,7 +7530,7 @@ export interface operations {
                         /** @enum {integer} */
                         statusCode?: 403;
                         /** @enum {string} */
-                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "token_outlives_creator" | "two_factor_required" | "workspace_mismatch";
+                        code?: "insufficient_scope" | "not_a_member" | "project_bound_token" | "reauthentication_required" | "token_outlives_creator" | "two_factor_required" | "workspace_mismatch";
                     };
                 };
             };

@@ -5,6 +5,7 @@ import { JwtService } from '@nestjs/jwt';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import type { Credential } from '../../access/authorize';
+import type { RecentSignIn } from '../../access-tokens/recent-sign-in';
 import { currentAuditRequest } from '../../audit/audit-context';
 import { AuditLogService } from '../../audit/audit-log.service';
 import { notFound } from '../../common/errors';
@@ -52,7 +53,7 @@ export type RefreshOutcome = { ok: true; userId: string; pair: TokenPairView } |
  * or a stolen refresh token used twice) also ends its JWTs at once.
  */
 @Injectable()
-export class SessionsService {
+export class SessionsService implements RecentSignIn {
   private readonly logger = new Logger(SessionsService.name);
 
   constructor(
