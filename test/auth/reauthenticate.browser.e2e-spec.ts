@@ -97,6 +97,22 @@ describe('Confirming it is you before changing sign-in methods, in the dashboard
       expect(links).toHaveLength(1);
     });
 
+    it('on the API tokens page: a new token asks to confirm, then shows its secret once', async () => {
+      await age(user);
+      await page.goto(`${origin}/app/w/${user.workspaceId}/tokens`);
+      await page.getByLabel('Token name').fill('Laptop deploys');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const dialog = confirmDialog();
+      await dialog.getByText('Creating an API token needs a recent sign-in.').waitFor();
+      await dialog.getByLabel('Password').fill(user.password);
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      const secret = (await page.locator('.secret-value code').textContent())!;
+      expect(secret).toMatch(/^sk_live_/);
+      expect(await t.dataSource.query(`SELECT name FROM access_tokens WHERE workspace_id = $1`, [user.workspaceId])).toEqual([{ name: 'Laptop deploys' }]);
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+    });
+
     it('cancelled, the change is not made and the page says why', async () => {
       await age(user);
       await goToSection(page, 'Security');
