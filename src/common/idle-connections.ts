@@ -33,10 +33,11 @@ export type IdleVerdict = 'moving' | 'wait' | 'idle_request' | 'idle_keep_alive'
  * The sweep's rule for one connection, pure: bytes moved since the last look (either way),
  * or a request started or finished, restart its idle clock (the last bytes of an answer
  * count as written when queued, which may be long before a slow reader took them and the
- * answer finished: the keep-alive wait starts at the finish, as Node's timer did). Past `idleMs` without any, a connection with a request under way
- * is idle (the caller decides what that request's idleness means); past `keepAliveMs`, a
- * connection that answered and sent no next request is done with. One that never sent a
- * request is Node's: its headersTimeout closes it. Updates `state`.
+ * answer finished: the keep-alive wait starts at the finish, as Node's timer did). Past
+ * `idleMs` without any, a connection with a request under way is idle (the caller decides
+ * what that request's idleness means); past `keepAliveMs`, a connection that answered and
+ * sent no next request is done with. One that never sent a request is Node's: its
+ * headersTimeout closes it. Updates `state`.
  */
 export function idleVerdict(state: IdleState, now: number, look: ConnectionLook, limits: IdleLimits): IdleVerdict {
   if (look.progress !== state.progress || look.inRequest !== (state.inRequest ?? false)) {
