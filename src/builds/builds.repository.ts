@@ -83,24 +83,26 @@ export class BuildsRepository {
   /**
    * Cancels the project's queued and running builds of `branch` (a newer build of it
    * replaces them); their builders see it on their next heartbeat. Returns their ids.
-   * A pull request's builds replace only that pull request's (`pullRequest`), and a
-   * branch's only the branch's own: one push builds both, for two addresses. A build of a
-   * tag is asked with its name as the branch and loses it once the clone found a tag: it
-   * is still the build of that name (`ref`).
+   * A pull request's build replaces that pull request's builds, whatever their branch says
+   * (null for one asked by hand before any webhook told its head branch), and a branch's
+   * only the branch's own: one push builds both, for two addresses. A build of a tag is
+   * asked with its name as the branch and loses it once the clone found a tag: it is still
+   * the build of that name (`ref`).
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', null, new Date(0), 'replaced'] })
   async cancelActiveOfBranch(
     manager: EntityManager,
     projectId: string,
-    branch: string,
+    branch: string | null,
     pullRequest: number | null,
     now: Date,
     reason: string,
   ): Promise<string[]> {
     const [rows]: [{ id: string }[], number] = await manager.query(
       `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
-       WHERE project_id = $1 AND (branch = $3 OR (branch IS NULL AND ref = $3)) AND pull_request IS NOT DISTINCT FROM $5
-         AND status IN ${ACTIVE} AND deployment_id IS NULL RETURNING id`,
+       WHERE project_id = $1 AND status IN ${ACTIVE} AND deployment_id IS NULL
+         AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = $3 OR (branch IS NULL AND ref = $3)) ELSE pull_request = $5 END
+       RETURNING id`,
       [projectId, now, branch, reason, pullRequest],
     );
     return rows.map((r) => r.id);

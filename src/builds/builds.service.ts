@@ -115,7 +115,7 @@ export class BuildsService {
     const id = newId('bld');
     const build = await this.dataSource.transaction(async (m) => {
       const plan = await this.quotas.lock(m, project.workspaceId);
-      if (branch !== null) {
+      if (branch !== null || pullRequest !== null) {
         const what = pullRequest === null ? branch : `pull request ${pullRequest}`;
         await this.builds.cancelActiveOfBranch(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
       }

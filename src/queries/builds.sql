@@ -18,8 +18,9 @@ SELECT "Build"."id" AS "Build_id", "Build"."project_id" AS "Build_project_id", "
 
 -- BuildsRepository.cancelActiveOfBranch
 UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
-  WHERE project_id = $1 AND (branch = $3 OR (branch IS NULL AND ref = $3)) AND pull_request IS NOT DISTINCT FROM $5
-    AND status IN ('queued', 'running') AND deployment_id IS NULL RETURNING id
+  WHERE project_id = $1 AND status IN ('queued', 'running') AND deployment_id IS NULL
+    AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = $3 OR (branch IS NULL AND ref = $3)) ELSE pull_request = $5 END
+  RETURNING id
 
 -- BuildsRepository.cancelActiveOfAlias
 UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END

@@ -226,6 +226,22 @@ describe('Forge webhooks: POST /hooks/git/:projectId (e2e)', () => {
     expect((await api.start({ ref: 'refs/pull/2/head' }).expect(202)).body).toMatchObject({ pullRequest: 2, fork: true });
   });
 
+  it('a pull request built again by hand replaces its build, though no webhook has told its head branch', async () => {
+    const api = buildsApi(t, token, projectId);
+    // Merge request 1 is unknown since the settings last changed: its builds have no branch.
+    const first = (await api.start({ ref: 'refs/merge-requests/1/head' }).expect(202)).body;
+    expect(first).toMatchObject({ pullRequest: 1, branch: null });
+    const second = (await api.start({ ref: 'refs/merge-requests/1/head' }).expect(202)).body;
+    expect((await api.get(first.id).expect(200)).body).toMatchObject({
+      status: 'canceled',
+      error: `replaced by a newer build of pull request 1 (${second.id})`,
+    });
+    // A branch's build leaves the pull request's alone: one push builds both, for two addresses.
+    await api.start({ ref: 'feature' }).expect(202);
+    expect((await api.get(second.id).expect(200)).body.status).not.toBe('canceled');
+    await api.cancel(second.id);
+  });
+
   it('builds a bare commit asked by hand as a fork’s unless a build of a branch checked it out', async () => {
     const api = buildsApi(t, token, projectId);
     // A forge serves a fork's pull-request commits from the repository itself: a commit no
