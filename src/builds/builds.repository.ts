@@ -81,8 +81,9 @@ export class BuildsRepository {
   }
 
   /**
-   * Cancels the project's queued and running builds of `branch` (a newer build of it
-   * replaces them); their builders see it on their next heartbeat. Returns their ids.
+   * Cancels the project's queued and running builds that a new build of `branch`, or of
+   * pull request `pullRequest`, replaces; their builders see it on their next heartbeat.
+   * Returns their ids.
    * A pull request's build replaces that pull request's builds, whatever their branch says
    * (null for one asked by hand before any webhook told its head branch), and a branch's
    * only the branch's own: one push builds both, for two addresses. A build of a tag is
@@ -90,7 +91,7 @@ export class BuildsRepository {
    * the build of that name (`ref`).
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', null, new Date(0), 'replaced'] })
-  async cancelActiveOfBranch(
+  async cancelReplaced(
     manager: EntityManager,
     projectId: string,
     branch: string | null,

@@ -117,7 +117,7 @@ export class BuildsService {
       const plan = await this.quotas.lock(m, project.workspaceId);
       if (branch !== null || pullRequest !== null) {
         const what = pullRequest === null ? branch : `pull request ${pullRequest}`;
-        await this.builds.cancelActiveOfBranch(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
+        await this.builds.cancelReplaced(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
       }
       await this.quotas.assertBuildSlot(m, plan);
       // A forge's push or pull request comes with no caller: the service's webhook is the actor.

@@ -22,7 +22,7 @@ describe('idleVerdict', () => {
   });
 
   it('ends a connection that answered and sent no next request for the keep-alive timeout', () => {
-    const state: IdleState = { progress: 500, since: 0 };
+    const state: IdleState = { progress: 500, since: 0, inRequest: false };
     expect(idleVerdict(state, 2999, between(500), limits)).toBe('wait');
     expect(idleVerdict(state, 3000, between(500), limits)).toBe('idle_keep_alive');
   });
@@ -36,14 +36,14 @@ describe('idleVerdict', () => {
   });
 
   it('restarts the keep-alive clock when the next request starts arriving', () => {
-    const state: IdleState = { progress: 500, since: 0 };
+    const state: IdleState = { progress: 500, since: 0, inRequest: false };
     expect(idleVerdict(state, 2500, between(540), limits)).toBe('moving');
     expect(idleVerdict(state, 5000, between(540), limits)).toBe('wait');
     expect(idleVerdict(state, 5500, between(540), limits)).toBe('idle_keep_alive');
   });
 
   it('leaves a connection that never sent a request to Node (its headersTimeout)', () => {
-    const state: IdleState = { progress: 20, since: 0 };
+    const state: IdleState = { progress: 20, since: 0, inRequest: false };
     expect(idleVerdict(state, 60_000, { progress: 20, inRequest: false, answered: false }, limits)).toBe('wait');
   });
 });

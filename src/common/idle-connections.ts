@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 export interface IdleState {
   progress: number;
   since: number;
-  inRequest?: boolean;
+  inRequest: boolean;
 }
 
 /** What one look at a connection sees. */
@@ -40,7 +40,7 @@ export type IdleVerdict = 'moving' | 'wait' | 'idle_request' | 'idle_keep_alive'
  * headersTimeout closes it. Updates `state`.
  */
 export function idleVerdict(state: IdleState, now: number, look: ConnectionLook, limits: IdleLimits): IdleVerdict {
-  if (look.progress !== state.progress || look.inRequest !== (state.inRequest ?? false)) {
+  if (look.progress !== state.progress || look.inRequest !== state.inRequest) {
     state.progress = look.progress;
     state.inRequest = look.inRequest;
     state.since = now;
@@ -78,7 +78,7 @@ export function watchIdleConnections(server: Server, limits: IdleLimits, onIdleR
   const watched = new Map<Socket, IdleState>();
   server.on('connection', (socket: Socket) => {
     if (socket.destroyed) return;
-    watched.set(socket, { progress: 0, since: performance.now() });
+    watched.set(socket, { progress: 0, since: performance.now(), inRequest: false });
     socket.once('close', () => watched.delete(socket));
   });
   const sweep = setInterval(() => {
