@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
 import { AuditLogService } from '../audit/audit-log.service';
+import { DeferredWork } from '../common/deferred-work';
 import { unauthorized } from '../common/errors';
 import { hashPassword, verifyPassword } from '../common/password-hash';
 import type { Principal } from '../shared/principal';
@@ -41,6 +42,7 @@ export class AuthService implements OnModuleInit {
     private readonly throttle: AuthThrottle,
     private readonly audit: AuditLogService,
     private readonly twoFactor: TwoFactorService,
+    private readonly deferred: DeferredWork,
     // Provided by src/auth/passkeys; optional as TwoFactorService's is.
     @Optional() @Inject(PASSKEY_VERIFIER) private readonly passkeys?: PasskeyVerifier,
     // Bound by src/sso (issue 32); absent in an app built without it.
@@ -84,7 +86,9 @@ export class AuthService implements OnModuleInit {
       await this.throttle.refundLoginAttempt(dto.email, ip).catch(() => undefined);
       throw err;
     }
-    if (user && !matches) await this.recordFailedSignIn(user, 'password');
+    // Written after the answer: only an existing account has an entry, and waiting for it would
+    // make a wrong password slower than a wrong email (DeferredWork).
+    if (user && !matches) this.deferred.run('audit of a failed sign-in', () => this.recordFailedSignIn(user, 'password'));
     // One answer for a wrong email and a wrong password: no account enumeration.
     if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     const methods = await this.twoFactor.methodsFor(user.id);

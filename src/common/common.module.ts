@@ -2,6 +2,7 @@ import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { DeferredWork } from './deferred-work';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -15,8 +16,16 @@ import { Clock, SystemClock } from './time';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [{ provide: Clock, useClass: SystemClock }, IdempotencyService, IdempotencyRepository, IdempotencyInterceptor, InstanceLease, IdempotencyPurge],
-  exports: [Clock, IdempotencyService, IdempotencyInterceptor],
+  providers: [
+    { provide: Clock, useClass: SystemClock },
+    DeferredWork,
+    IdempotencyService,
+    IdempotencyRepository,
+    IdempotencyInterceptor,
+    InstanceLease,
+    IdempotencyPurge,
+  ],
+  exports: [Clock, DeferredWork, IdempotencyService, IdempotencyInterceptor],
 })
 export class CommonModule {
   constructor(config: AppConfig) {

@@ -1,5 +1,6 @@
 import { generateSync } from 'otplib';
 
+import { DeferredWork } from '../../src/common/deferred-work';
 import { Clock } from '../../src/common/time';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser, type UserSession } from '../helpers/identity';
@@ -250,6 +251,8 @@ describe('Two-factor sign-in (e2e)', () => {
     it('records each failed sign-in of an existing account: wrong password, wrong second factor', async () => {
       const { user } = await withTotp();
       await t.http().post('/auth/login').send({ email: user.email, password: 'not the password' }).expect(401);
+      // A wrong password's entry is written after the answer (DeferredWork).
+      await t.app.get(DeferredWork).settled();
       await secondFactor({ challenge: await challengeOf(user), totp: '000000' }).expect(401);
       expect(await auditActions(user.workspaceId, 'user.signin_failed')).toEqual([
         { actor_id: user.userId, target_id: user.userId, changes: ['password'] },
