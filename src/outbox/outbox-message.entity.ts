@@ -11,6 +11,8 @@ import { TimestampColumn } from '../database/columns';
 // The purges of delivered and dead messages (OutboxRepository.purgeBefore), every round.
 @Index('IDX_outbox_messages_delivered', ['deliveredAt'], { where: '"delivered_at" IS NOT NULL' })
 @Index('IDX_outbox_messages_dead', ['deadAt'], { where: '"dead_at" IS NOT NULL' })
+// The fair kinds' walk of share keys and each key's oldest due messages (OutboxRepository.dueInTurns).
+@Index('IDX_outbox_messages_turns', ['kind', 'shareKey', 'nextAttemptAt', 'createdAt'], { where: '"delivered_at" IS NULL AND "dead_at" IS NULL' })
 export class OutboxMessage {
   @PrimaryColumn('text')
   id: string;
@@ -37,6 +39,10 @@ export class OutboxMessage {
   /** Set after the last allowed attempt failed: kept for the operator, never retried. */
   @TimestampColumn('dead_at', { nullable: true })
   deadAt: Date | null;
+
+  /** Whose sending time it spends (a webhook delivery's workspace): see OutboxKindOptions.fairShare. */
+  @Column('text', { name: 'share_key', nullable: true })
+  shareKey: string | null;
 
   @Column('text', { name: 'last_error', nullable: true })
   lastError: string | null;

@@ -18,6 +18,8 @@ const BATCH = 50;
  * would otherwise hold every other kind's next round — a password-reset mail — for minutes.
  */
 export const ROUND_BUDGET_MS = 5_000;
+/** Share keys a fair kind's round looks at (OutboxRepository.dueInTurns): more workspaces with due messages take turns across rounds. */
+const TURN_KEYS_PER_ROUND = 1_000;
 
 export interface OutboxReport extends JobReport {
   delivered: number;
@@ -38,6 +40,8 @@ export interface OutboxReport extends JobReport {
 @Injectable()
 export class OutboxService extends PeriodicJob<OutboxReport> {
   private readonly handlers = new Map<string, { handler: OutboxHandler; options: OutboxKindOptions }>();
+  /** Fair kind → the share key after which the next round's walk of keys starts. */
+  private readonly turnsAfter = new Map<string, string>();
 
   constructor(
     dataSource: DataSource,
@@ -55,11 +59,12 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
 
   /**
    * Queues a message inside the caller's transaction: it is sent only if that
-   * transaction commits, and it survives a crash or restart until it is sent.
+   * transaction commits, and it survives a crash or restart until it is sent. `shareKey`:
+   * whose sending time it spends, for a kind registered with `fairShare`.
    */
-  async enqueue(manager: EntityManager, kind: string, payload: Record<string, unknown>, now: Date): Promise<string> {
+  async enqueue(manager: EntityManager, kind: string, payload: Record<string, unknown>, now: Date, shareKey: string | null = null): Promise<string> {
     const id = newOutboxId();
-    await this.messages.insert(manager, id, kind, payload, now);
+    await this.messages.insert(manager, id, kind, payload, now, shareKey);
     return id;
   }
 
@@ -76,7 +81,7 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
 
   private async sendKind(kind: string, report: OutboxReport): Promise<void> {
     const { options } = this.handlers.get(kind)!;
-    const due = await this.messages.due(this.clock.now(), [kind], BATCH);
+    const due = options.fairShare ? await this.dueInTurns(kind) : await this.messages.due(this.clock.now(), [kind], BATCH);
     const limit = new BoundedConcurrency(Math.max(1, options.concurrency ?? 1), Number.MAX_SAFE_INTEGER);
     const started = performance.now();
     await allEnded(
@@ -88,6 +93,15 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
         }),
       ),
     );
+  }
+
+  /** A fair kind's batch; the walk of share keys goes on next round after the last key served (OutboxRepository.dueInTurns). */
+  private async dueInTurns(kind: string): Promise<DueMessage[]> {
+    const due = await this.messages.dueInTurns(this.clock.now(), kind, BATCH, this.turnsAfter.get(kind) ?? '', TURN_KEYS_PER_ROUND);
+    let last = '';
+    for (const m of due) if (m.shareKey && m.shareKey > last) last = m.shareKey;
+    this.turnsAfter.set(kind, last);
+    return due;
   }
 
   private async sendOne(message: DueMessage, report: OutboxReport): Promise<void> {

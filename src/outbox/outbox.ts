@@ -12,6 +12,13 @@ export interface OutboxKindOptions {
   retryDelaysMs?: readonly number[];
   /** Messages of this kind sent at once in one run (default 1, in order). */
   concurrency?: number;
+  /**
+   * A round's batch takes the due messages of different share keys (`enqueue`'s `shareKey`,
+   * a webhook delivery's workspace) in turns: each key's oldest, then each key's second…
+   * Without it (or for messages queued without a key) a batch is the oldest due messages,
+   * whoever queued them.
+   */
+  fairShare?: boolean;
 }
 
 /**

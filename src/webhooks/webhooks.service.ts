@@ -105,6 +105,8 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     this.outbox.register(WEBHOOK_KIND, (payload, message) => this.send(payload.deliveryId as string, message.id, message.attempts), {
       retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
       concurrency: CONCURRENCY,
+      // Workspaces take turns: one queueing thousands of deliveries to a slow endpoint does not fill every round.
+      fairShare: true,
     });
   }
 
@@ -233,7 +235,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     await this.takeManualSend(webhook.workspaceId);
     const now = this.clock.now();
     await this.dataSource.transaction(async (m) => {
-      const messageId = await this.outbox.enqueue(m, WEBHOOK_KIND, { deliveryId }, now);
+      const messageId = await this.outbox.enqueue(m, WEBHOOK_KIND, { deliveryId }, now, webhook.workspaceId);
       await this.webhooks.requeue(m, deliveryId, messageId);
     });
     return deliveryView({ ...delivery, status: 'pending' }, this.openBody(delivery), webhook.url, now);
@@ -270,7 +272,7 @@ export class WebhooksService implements OnModuleInit, OnModuleDestroy {
     const now = this.clock.now();
     const body = requestBody(webhook.format, eventBody(event, webhook.includePersonalData));
     const sealed = this.seal(body, bodyAad(id));
-    const outboxMessageId = await this.outbox.enqueue(m, WEBHOOK_KIND, { deliveryId: id }, now);
+    const outboxMessageId = await this.outbox.enqueue(m, WEBHOOK_KIND, { deliveryId: id }, now, webhook.workspaceId);
     const delivery = Object.assign(new WebhookDelivery(), {
       id,
       webhookId: webhook.id,

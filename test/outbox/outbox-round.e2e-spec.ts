@@ -55,6 +55,76 @@ describe('Outbox rounds (e2e)', () => {
     expect(slowSends).toBe(1);
   });
 
+  it('takes turns between share keys in a fair kind: a flood from one key leaves room for the others', async () => {
+    const outbox = t.app.get(OutboxService);
+    const sent: string[] = [];
+    const register = (kind: string, fairShare: boolean) =>
+      outbox.register(kind, async (payload) => void sent.push(`${kind}:${String(payload.n)}`), { fairShare });
+    register('test.fair', true);
+    register('test.unfair', false);
+    const at = Date.now() - 60_000;
+    await t.dataSource.transaction(async (m) => {
+      // 60 from one workspace, then 2 from another and one without a key, each a millisecond younger than the last.
+      for (let n = 0; n < 60; n++) for (const kind of ['test.fair', 'test.unfair']) await outbox.enqueue(m, kind, { n: `a${n}` }, new Date(at + n), 'ws_flood');
+      for (const kind of ['test.fair', 'test.unfair']) {
+        await outbox.enqueue(m, kind, { n: 'b0' }, new Date(at + 60), 'ws_quiet');
+        await outbox.enqueue(m, kind, { n: 'b1' }, new Date(at + 61), 'ws_quiet');
+        await outbox.enqueue(m, kind, { n: 'none' }, new Date(at + 62));
+      }
+    });
+    await outbox.runOnce();
+    const fair = sent.filter((s) => s.startsWith('test.fair:')).map((s) => s.slice('test.fair:'.length));
+    const unfair = sent.filter((s) => s.startsWith('test.unfair:')).map((s) => s.slice('test.unfair:'.length));
+    // A round's batch is 50: each key's oldest first (oldest key first), then each key's second, then the flood's rest.
+    expect(fair.slice(0, 5)).toEqual(['a0', 'b0', 'none', 'a1', 'b1']);
+    expect(fair).toHaveLength(50);
+    // The kind that does not ask for turns keeps the oldest first: the quiet workspace waits for the next round.
+    expect(unfair).toEqual(Array.from({ length: 50 }, (_, n) => `a${n}`));
+    await outbox.runOnce();
+    expect(sent.filter((s) => s.startsWith('test.fair:'))).toHaveLength(63);
+  });
+
+  it('the fair kinds’ query picks what the definition of turns says; past its share keys a round walks some and the next goes on', async () => {
+    const messages = t.app.get(OutboxRepository);
+    // The definition: number every due message within its key (messages without one share a key), oldest first; take by turn, then age.
+    const definition = `SELECT m.id FROM (SELECT id, next_attempt_at, created_at,
+        row_number() OVER (PARTITION BY share_key ORDER BY next_attempt_at, created_at) AS turn
+        FROM outbox_messages WHERE delivered_at IS NULL AND dead_at IS NULL AND next_attempt_at <= $1 AND kind = $2) d
+      JOIN outbox_messages m ON m.id = d.id ORDER BY d.turn, d.next_attempt_at, d.created_at, m.id LIMIT $3`;
+    const now = new Date();
+    for (let round = 0; round < 12; round++) {
+      await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
+      // Random ages and due times (some not due yet), a flood key, keys with one message, some without a key, some sent, another kind.
+      await t.dataSource.query(
+        `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, share_key, delivered_at)
+         SELECT 'obx_turns_' || g, CASE WHEN random() < 0.1 THEN 'test.turns.other' ELSE 'test.turns' END, '{}',
+                $3::timestamptz - (random() * 3600000) * interval '1 ms', 0, $3::timestamptz - (random() * 3600000 - 400000) * interval '1 ms',
+                CASE WHEN random() < 0.1 THEN NULL WHEN random() < 0.4 THEN 'ws_flood' ELSE 'ws_' || floor(random() * $2) END,
+                CASE WHEN random() < 0.05 THEN $3::timestamptz END
+           FROM generate_series(1, $1) g`,
+        [1 + Math.floor(Math.random() * 300), 1 + Math.floor(Math.random() * 80), now],
+      );
+      for (const limit of [1, 7, 50]) {
+        const expected = (await t.dataSource.query(definition, [now, 'test.turns', limit])).map((r: { id: string }) => r.id);
+        const after = ['', 'ws_3', 'ws_flood', 'zz'][round % 4];
+        const picked = (await messages.dueInTurns(now, 'test.turns', limit, after, 1000)).map((m) => m.id);
+        expect({ round, limit, after, picked }).toEqual({ round, limit, after, picked: expected });
+      }
+    }
+    // Past `maxKeys` keys a round walks some of them from `after` on (wrapping), and the next round goes on from its last key.
+    await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
+    await t.dataSource.query(
+      `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, share_key)
+       SELECT 'obx_turns_' || g, 'test.turns', '{}', $1, 0, $1, 'ws_' || g FROM generate_series(0, 9) g`,
+      [new Date(now.getTime() - 1000)],
+    );
+    const keysOf = async (after: string) => (await messages.dueInTurns(now, 'test.turns', 50, after, 4)).map((m) => m.shareKey);
+    expect(await keysOf('')).toEqual(['ws_0', 'ws_1', 'ws_2', 'ws_3']);
+    expect(await keysOf('ws_3')).toEqual(['ws_4', 'ws_5', 'ws_6', 'ws_7']);
+    expect(await keysOf('ws_7')).toEqual(['ws_0', 'ws_1', 'ws_8', 'ws_9']);
+    await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
+  });
+
   it('drops delivered messages after a day and dead ones after 30 days, keeping the younger', async () => {
     const outbox = t.app.get(OutboxService);
     const now = Date.now();

@@ -259,6 +259,12 @@ describe('Outgoing webhooks (e2e)', () => {
     expect(redelivered).toMatchObject({ id: test.id, status: 'pending' });
     await sendFromBoth();
     expect(receiver.calls).toHaveLength(2);
+    // Both sends spent the workspace's turns (OutboxKindOptions.fairShare), not everyone's.
+    const shares: { share_key: string | null }[] = await a.dataSource.query(
+      `SELECT share_key FROM outbox_messages WHERE kind = 'webhook' AND payload->>'deliveryId' = $1`,
+      [test.id],
+    );
+    expect(shares).toEqual([{ share_key: owner.workspaceId }, { share_key: owner.workspaceId }]);
     for (const call of receiver.calls) {
       expect(call.headers['webhook-id']).toBe(test.id);
       expect(new StandardWebhook(hook.secret).verify(call.raw, signatureHeaders(call.headers))).toMatchObject({

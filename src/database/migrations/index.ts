@@ -47,6 +47,7 @@ import { OverageAtCount1765300003000 } from './1765300003000-OverageAtCount';
 import { MemberEmailsFollowUsers1765300004000 } from './1765300004000-MemberEmailsFollowUsers';
 import { SessionAuthenticatedAt1765400000000 } from './1765400000000-SessionAuthenticatedAt';
 import { OpenCheckout1765400001000 } from './1765400001000-OpenCheckout';
+import { OutboxShareKey1765500000000 } from './1765500000000-OutboxShareKey';
 
 export const MIGRATIONS: Function[] = [
   Identity1763770000000,
@@ -97,4 +98,5 @@ export const MIGRATIONS: Function[] = [
   MemberEmailsFollowUsers1765300004000,
   SessionAuthenticatedAt1765400000000,
   OpenCheckout1765400001000,
+  OutboxShareKey1765500000000,
 ];
