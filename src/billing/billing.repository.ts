@@ -26,9 +26,16 @@ type SubscriptionRow = Pick<
 export class BillingRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Queues billing changes of one workspace for the rest of the caller's transaction. */
+  /**
+   * Queues billing changes of one workspace for the rest of the caller's transaction. The
+   * workspace's row first, as a deploy takes it (QuotaService.lock) before its audit entry:
+   * a billing change writes its entry and later sets the plan on that row, so taking the row
+   * only then made each wait for the other (PostgreSQL ended one of them: a 500). The
+   * advisory lock still queues changes of a workspace whose row is gone.
+   */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lock(manager: EntityManager, workspaceId: string): Promise<void> {
+    await manager.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [workspaceId]);
     await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADVISORY_LOCKS.billingClass, workspaceId]);
   }
 

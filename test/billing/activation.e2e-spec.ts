@@ -1,7 +1,10 @@
+import { AuditLogService } from '../../src/audit/audit-log.service';
 import { BillingSweeper } from '../../src/billing/billing-sweeper.service';
 import { Clock } from '../../src/common/time';
+import { QuotaService } from '../../src/quotas/quota.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { addMember, asUser, bearer, createApiToken, registerUser } from '../helpers/identity';
+import { someoneWaits } from '../helpers/row-lock';
 import { activate, createProject, newTenant, saveCard, tally, type Tenant, workspace } from './billing-helpers';
 
 /**
@@ -172,6 +175,37 @@ describe('Billing with the local provider (e2e)', () => {
       await activate(t, a.owner, a.workspaceId, 'pro', 'month').expect(200);
       moveClockTo(new Date('2030-05-01T00:00:00.000Z'));
       expect(await subscription(a)).toMatchObject({ tier: 'pro', status: 'active', currentPeriodEnd: '2030-05-10T00:00:00.000Z' });
+    });
+  });
+
+  describe('beside deploys', () => {
+    it('a plan change waits for a deploy of the workspace instead of deadlocking with it', async () => {
+      const a = await newTenant(t);
+      await saveCard(t, a);
+      await activate(t, a.owner, a.workspaceId, 'pro', 'month').expect(200);
+      // A deploy in the middle of its transaction: it holds the plan's row (QuotaService.lock)
+      // and writes its audit entry next. The plan change wrote its own entry first and then
+      // waited for the row: each waited for the other, and PostgreSQL ended one (a 500).
+      const deploy = t.dataSource.createQueryRunner();
+      await deploy.connect();
+      await deploy.startTransaction();
+      try {
+        await t.app.get(QuotaService).lock(deploy.manager, a.workspaceId);
+        const change = activate(t, a.owner, a.workspaceId, 'team', 'month').then((res) => res);
+        await someoneWaits(t);
+        await t.app.get(AuditLogService).record(deploy.manager, {
+          workspaceId: a.workspaceId,
+          action: 'deployment.created',
+          target: { type: 'deployment', id: 'dep_underlock', label: 'under lock' },
+        });
+        await deploy.commitTransaction();
+        const res = await change;
+        expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { success: true, tier: 'team', status: 'active' } });
+      } finally {
+        if (deploy.isTransactionActive) await deploy.rollbackTransaction();
+        await deploy.release();
+      }
+      expect((await workspace(t, a)).plan).toBe('team');
     });
   });
 
