@@ -1,5 +1,5 @@
 import { ApiError } from '../common/errors';
-import { requestRef } from './build-ref';
+import { replacedNames, requestRef } from './build-ref';
 
 describe('requestRef', () => {
   it('takes branches and tags as the branch they name, and a commit id as no branch', () => {
@@ -23,4 +23,19 @@ describe('requestRef', () => {
       expect((error as ApiError).message).toMatch(/^ref: /);
     },
   );
+});
+
+describe('replacedNames', () => {
+  it('a tag asked by its short or full name replaces the same tag’s builds either way', () => {
+    expect(replacedNames('v2.0')).toEqual({ branches: ['v2.0', 'refs/tags/v2.0'], tags: ['v2.0', 'refs/tags/v2.0'] });
+    expect(replacedNames('refs/tags/v2.0')).toEqual({ branches: ['refs/tags/v2.0'], tags: ['refs/tags/v2.0', 'v2.0'] });
+  });
+
+  it('leaves a queued build of the short name alone when the full tag name is asked: it may be a branch', () => {
+    expect(replacedNames('refs/tags/main').branches).not.toContain('main');
+  });
+
+  it('a full name of another kind is only itself', () => {
+    expect(replacedNames('refs/notes/x')).toEqual({ branches: ['refs/notes/x'], tags: ['refs/notes/x'] });
+  });
 });

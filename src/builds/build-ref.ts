@@ -22,3 +22,18 @@ export function requestRef(ref: string, field = 'ref'): { ref: string; branch: s
   // that decides production's settings and publishing must be that same name.
   return { ref, branch: ref.replace(/^refs\/heads\//, '') };
 }
+
+/**
+ * Which active builds a new build of `branch` (as requestRef gave it) replaces, besides
+ * pull requests: those asked with one of `branches` as their branch, and those whose clone
+ * found a tag (branch null) asked as one of `tags`. A tag may be asked as `v2.0` or as
+ * `refs/tags/v2.0`: both are the same build. A build asked as `refs/tags/v2.0` and still
+ * queued is surely the tag; one asked as `v2.0` and still queued may turn out to be a
+ * branch of that name, so a build of `refs/tags/v2.0` leaves it alone.
+ */
+export function replacedNames(branch: string): { branches: string[]; tags: string[] } {
+  const tagName = branch.startsWith('refs/tags/') ? branch.slice('refs/tags/'.length) : null;
+  if (tagName !== null) return { branches: [branch], tags: [branch, tagName] };
+  if (branch.startsWith('refs/')) return { branches: [branch], tags: [branch] };
+  return { branches: [branch, `refs/tags/${branch}`], tags: [branch, `refs/tags/${branch}`] };
+}

@@ -86,15 +86,18 @@ export class BuildsRepository {
    * Returns their ids.
    * A pull request's build replaces that pull request's builds, whatever their branch says
    * (null for one asked by hand before any webhook told its head branch), and a branch's
-   * only the branch's own: one push builds both, for two addresses. A build of a tag is
-   * asked with its name as the branch and loses it once the clone found a tag: it is still
-   * the build of that name (`ref`).
+   * only the branch's own (`names`, from replacedNames; null for a pull request's build):
+   * one push builds both, for two addresses. A build of a tag is asked with its name as the
+   * branch and loses it once the clone found a tag: it is still the build of that name (`ref`).
    */
-  @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.projectId, 'main', null, new Date(0), 'replaced'] })
+  @GenerateSql({
+    inTransaction: true,
+    params: (f) => [f.manager, f.projectId, { branches: ['main', 'refs/tags/main'], tags: ['main', 'refs/tags/main'] }, null, new Date(0), 'replaced'],
+  })
   async cancelReplaced(
     manager: EntityManager,
     projectId: string,
-    branch: string | null,
+    names: { branches: string[]; tags: string[] } | null,
     pullRequest: number | null,
     now: Date,
     reason: string,
@@ -102,9 +105,9 @@ export class BuildsRepository {
     const [rows]: [{ id: string }[], number] = await manager.query(
       `UPDATE builds SET status = 'canceled', error = $4, ${ENDED_AT}
        WHERE project_id = $1 AND status IN ${ACTIVE} AND deployment_id IS NULL
-         AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = $3 OR (branch IS NULL AND ref = $3)) ELSE pull_request = $5 END
+         AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = ANY($3::text[]) OR (branch IS NULL AND ref = ANY($6::text[]))) ELSE pull_request = $5 END
        RETURNING id`,
-      [projectId, now, branch, reason, pullRequest],
+      [projectId, now, names?.branches ?? [], reason, pullRequest, names?.tags ?? []],
     );
     return rows.map((r) => r.id);
   }

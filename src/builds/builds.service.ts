@@ -12,7 +12,7 @@ import type { AliasSource } from '../shared/preview-alias';
 import type { Principal } from '../shared/principal';
 import { type Build, type BuildTrigger, isFinished } from './build.entity';
 import { buildView } from './build.view';
-import { requestRef } from './build-ref';
+import { replacedNames, requestRef } from './build-ref';
 import { buildsError } from './builds.errors';
 import { type BuildFilter, BuildsRepository } from './builds.repository';
 import type { BuildView } from './dto/build-views.dto';
@@ -117,7 +117,8 @@ export class BuildsService {
       const plan = await this.quotas.lock(m, project.workspaceId);
       if (branch !== null || pullRequest !== null) {
         const what = pullRequest === null ? branch : `pull request ${pullRequest}`;
-        await this.builds.cancelReplaced(m, project.id, branch, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
+        const names = pullRequest === null ? replacedNames(branch!) : null;
+        await this.builds.cancelReplaced(m, project.id, names, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
       }
       await this.quotas.assertBuildSlot(m, plan);
       // A forge's push or pull request comes with no caller: the service's webhook is the actor.

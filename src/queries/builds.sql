@@ -19,7 +19,7 @@ SELECT "Build"."id" AS "Build_id", "Build"."project_id" AS "Build_project_id", "
 -- BuildsRepository.cancelReplaced
 UPDATE builds SET status = 'canceled', error = $4, finished_at = $2, duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(0, (extract(epoch FROM $2::timestamptz - started_at) * 1000)::int) END
   WHERE project_id = $1 AND status IN ('queued', 'running') AND deployment_id IS NULL
-    AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = $3 OR (branch IS NULL AND ref = $3)) ELSE pull_request = $5 END
+    AND CASE WHEN $5::integer IS NULL THEN pull_request IS NULL AND (branch = ANY($3::text[]) OR (branch IS NULL AND ref = ANY($6::text[]))) ELSE pull_request = $5 END
   RETURNING id
 
 -- BuildsRepository.cancelActiveOfAlias

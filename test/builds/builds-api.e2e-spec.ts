@@ -179,7 +179,13 @@ describe('Builds API (e2e)', () => {
     await eventually(async () => expect((await get(older.id)).body).toMatchObject({ status: 'running', commitSha: sha, branch: null }), 30_000);
     const newer = (await start({ ref: 'v2.0' })).body;
     expect((await get(older.id)).body).toMatchObject({ status: 'canceled', error: `replaced by a newer build of v2.0 (${newer.id})` });
-    await t.http().post(`/projects/${projectId}/builds/${newer.id}/cancel`).set(as());
+    // The tag's full name is the same tag, whichever way each build was asked.
+    await eventually(async () => expect((await get(newer.id)).body).toMatchObject({ status: 'running', branch: null }), 30_000);
+    const full = (await start({ ref: 'refs/tags/v2.0' })).body;
+    expect((await get(newer.id)).body).toMatchObject({ status: 'canceled', error: `replaced by a newer build of refs/tags/v2.0 (${full.id})` });
+    const short = (await start({ ref: 'v2.0' })).body;
+    expect((await get(full.id)).body).toMatchObject({ status: 'canceled', error: `replaced by a newer build of v2.0 (${short.id})` });
+    await t.http().post(`/projects/${projectId}/builds/${short.id}/cancel`).set(as());
   });
 
   it('fails a build queued long ago that no queue job will run, and leaves one whose job still waits', async () => {
