@@ -1,4 +1,4 @@
-import { type AuditRequest, currentAuditRequest, enterAuditRequest } from './audit-context';
+import { type AuditRequest, currentAuditRequest, detachAuditRequest, enterAuditRequest, inAuditRequest } from './audit-context';
 
 const request = (requestId: string): AuditRequest => ({ requestId, ip: null, userAgent: null, actor: null, declared: null, recorded: 0 });
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -50,5 +50,31 @@ describe('the audit request context', () => {
       }),
     ).toThrow('boom');
     expect(currentAuditRequest()).toBeUndefined();
+  });
+  it('a detached copy, read while the request is served, is the context of work that runs after it ended', async () => {
+    let reads = 0;
+    const live: AuditRequest = {
+      ...request('live'),
+      get ip() {
+        reads++;
+        return '192.0.2.0/24';
+      },
+      userAgent: 'Firefox',
+    };
+    const entered = enterAuditRequest(live, () => detachAuditRequest());
+    entered.leave();
+    const copy = entered.result!;
+    expect(reads).toBe(1);
+    expect(currentAuditRequest()).toBeUndefined();
+    const seen = await inAuditRequest(copy, async () => {
+      await tick();
+      return currentAuditRequest();
+    });
+    expect(seen).toMatchObject({ requestId: 'live', ip: '192.0.2.0/24', userAgent: 'Firefox' });
+    expect(reads).toBe(1);
+    expect(currentAuditRequest()).toBeUndefined();
+    // Without a request (background work) there is nothing to copy, and the work runs as background work.
+    expect(detachAuditRequest()).toBeUndefined();
+    expect(await inAuditRequest(undefined, async () => currentAuditRequest())).toBeUndefined();
   });
 });

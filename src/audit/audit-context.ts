@@ -64,3 +64,26 @@ export function enterAuditRequest<T>(request: AuditRequest, fn: () => T): { resu
     throw err;
   }
 }
+
+/**
+ * The request being served, as a plain copy (its network and client family read now, while
+ * the socket is there), for work that outlives it: a failed sign-in's entry written after
+ * the answer still says where the attempt came from.
+ */
+export function detachAuditRequest(): AuditRequest | undefined {
+  const request = storage.getStore();
+  if (request === undefined) return undefined;
+  const { requestId, ip, userAgent, actor, declared, recorded } = request;
+  return { requestId, ip, userAgent, actor, declared, recorded };
+}
+
+/** Runs `work` as part of `request` (from detachAuditRequest) until it settles; without one, as background work. */
+export async function inAuditRequest<T>(request: AuditRequest | undefined, work: () => Promise<T>): Promise<T> {
+  if (request === undefined) return work();
+  const { result, leave } = enterAuditRequest(request, work);
+  try {
+    return await result;
+  } finally {
+    leave();
+  }
+}

@@ -4,6 +4,7 @@ import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
 import { authError } from '../access/auth.errors';
+import { detachAuditRequest, inAuditRequest } from '../audit/audit-context';
 import { AuditLogService } from '../audit/audit-log.service';
 import { DeferredWork } from '../common/deferred-work';
 import { unauthorized } from '../common/errors';
@@ -88,7 +89,11 @@ export class AuthService implements OnModuleInit {
     }
     // Written after the answer: only an existing account has an entry, and waiting for it would
     // make a wrong password slower than a wrong email (DeferredWork).
-    if (user && !matches) this.deferred.run('audit of a failed sign-in', () => this.recordFailedSignIn(user, 'password'));
+    if (user && !matches) {
+      // A copy of the request: the entry still names the attempt's network and client after the answer.
+      const request = detachAuditRequest();
+      this.deferred.run('audit of a failed sign-in', () => inAuditRequest(request, () => this.recordFailedSignIn(user, 'password')));
+    }
     // One answer for a wrong email and a wrong password: no account enumeration.
     if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     const methods = await this.twoFactor.methodsFor(user.id);
