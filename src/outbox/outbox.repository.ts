@@ -39,41 +39,52 @@ export class OutboxRepository {
   /**
    * The due messages of one kind taken in turns by share key: every key's oldest first
    * (oldest first among them), then every key's second, and so on; messages without a key
-   * (queued by an instance of the previous version) share one key. The keys are walked in
-   * key order, up to `maxKeys` of them from the first after `after` (wrapping around): the
-   * work grows with the keys walked and `limit`, not with the backlog (docs/webhooks.md has
-   * the figures). Past `maxKeys` keys with due messages, a round serves the keys its walk
-   * reached, and the caller's next `after` (the last key it was given) moves the walk on.
+   * (queued before keys existed) share one key. The keys of pending messages are walked in
+   * key order in the partial index of pending messages, one index seek each, up to
+   * `maxKeys` of them from the first after `after` (wrapping around); a key's first entry
+   * says whether it has a due message, and at most `limit` are read per key (one when at
+   * least `limit` keys have one). So the work follows the keys walked and `limit`, not the
+   * backlog, retries waiting in it included (docs/webhooks.md has the figures). Past
+   * `maxKeys` keys a round serves those its walk reached: `walkedTo`, the last key walked,
+   * is where the caller's next walk starts (`after`).
    */
   @GenerateSql({ params: () => [new Date(0), 'example', 50, 'ws_sqlsnapshot00000000000000', 1000] })
-  dueInTurns(now: Date, kind: string, limit: number, after: string, maxKeys: number): Promise<DueMessage[]> {
-    const pending = (o: string) => `${o}.delivered_at IS NULL AND ${o}.dead_at IS NULL AND ${o}.kind = $2 AND ${o}.next_attempt_at <= $1`;
+  async dueInTurns(now: Date, kind: string, limit: number, after: string, maxKeys: number): Promise<{ messages: DueMessage[]; walkedTo: string | null }> {
+    const pending = (o: string) => `${o}.delivered_at IS NULL AND ${o}.dead_at IS NULL AND ${o}.kind = $2`;
     const firstKey = (after: string) =>
       `(SELECT o.share_key FROM outbox_messages o WHERE ${pending('o')} AND o.share_key ${after} ORDER BY o.share_key LIMIT 1)`;
-    return this.dataSource.query(
+    const [row]: { walkedTo: string | null; messages: DueMessage[] }[] = await this.dataSource.query(
       `WITH RECURSIVE keys AS (
            SELECT k.share_key, k.share_key AS start, 1 AS n FROM (SELECT coalesce(${firstKey('> $4')}, ${firstKey('IS NOT NULL')}) AS share_key) k
            UNION ALL
            SELECT next.share_key, k.start, k.n + 1 FROM keys k
              CROSS JOIN LATERAL (SELECT coalesce(${firstKey('> k.share_key')}, ${firstKey('IS NOT NULL')}) AS share_key) next
             WHERE k.n < $5 AND next.share_key <> k.start),
-         depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM keys WHERE share_key IS NOT NULL),
-         turns AS (
-           SELECT d.id, d.next_attempt_at, d.created_at, row_number() OVER (PARTITION BY k.share_key ORDER BY d.next_attempt_at, d.created_at) AS turn
-             FROM keys k
-             CROSS JOIN LATERAL (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
-                                  WHERE ${pending('o')} AND o.share_key = k.share_key
-                                  ORDER BY o.next_attempt_at, o.created_at LIMIT (SELECT per_key FROM depth)) d
+         due_keys AS (
+           SELECT k.share_key FROM keys k
             WHERE k.share_key IS NOT NULL
+              AND EXISTS (SELECT 1 FROM outbox_messages o WHERE ${pending('o')} AND o.share_key = k.share_key AND o.next_attempt_at <= $1)),
+         depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM due_keys),
+         turns AS (
+           SELECT d.id, d.next_attempt_at, d.created_at,
+                  row_number() OVER (PARTITION BY k.share_key ORDER BY d.next_attempt_at, d.created_at, d.id) AS turn
+             FROM due_keys k
+             CROSS JOIN LATERAL (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
+                                  WHERE ${pending('o')} AND o.share_key = k.share_key AND o.next_attempt_at <= $1
+                                  ORDER BY o.next_attempt_at, o.created_at, o.id LIMIT (SELECT per_key FROM depth)) d
            UNION ALL
-           SELECT id, next_attempt_at, created_at, row_number() OVER (ORDER BY next_attempt_at, created_at)
-             FROM (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o WHERE ${pending('o')} AND o.share_key IS NULL
-                    ORDER BY o.next_attempt_at, o.created_at LIMIT (SELECT per_key FROM depth)) unkeyed)
-       SELECT m.id, m.kind, m.payload, m.attempts, m.share_key AS "shareKey"
-         FROM (SELECT * FROM turns ORDER BY turn, next_attempt_at, created_at, id LIMIT $3) t JOIN outbox_messages m ON m.id = t.id
-        ORDER BY t.turn, t.next_attempt_at, t.created_at, t.id`,
+           SELECT id, next_attempt_at, created_at, row_number() OVER (ORDER BY next_attempt_at, created_at, id)
+             FROM (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
+                    WHERE ${pending('o')} AND o.share_key IS NULL AND o.next_attempt_at <= $1
+                    ORDER BY o.next_attempt_at, o.created_at, o.id LIMIT (SELECT per_key FROM depth)) unkeyed),
+         picked AS (SELECT * FROM turns ORDER BY turn, next_attempt_at, created_at, id LIMIT $3)
+       SELECT (SELECT share_key FROM keys ORDER BY n DESC LIMIT 1) AS "walkedTo",
+              coalesce((SELECT json_agg(json_build_object('id', m.id, 'kind', m.kind, 'payload', m.payload, 'attempts', m.attempts, 'shareKey', m.share_key)
+                                        ORDER BY p.turn, p.next_attempt_at, p.created_at, p.id)
+                          FROM picked p JOIN outbox_messages m ON m.id = p.id), '[]') AS messages`,
       [now, kind, limit, after, maxKeys],
     );
+    return row;
   }
 
   @GenerateSql({ params: () => ['obx_sqlsnapshot0000000000000000', 1, new Date(0)] })

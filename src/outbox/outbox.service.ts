@@ -95,13 +95,15 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     );
   }
 
-  /** A fair kind's batch; the walk of share keys goes on next round after the last key served (OutboxRepository.dueInTurns). */
+  /**
+   * A fair kind's batch; the next round's walk of share keys goes on after this one's last
+   * (OutboxRepository.dueInTurns). Kept per instance: another instance taking the rounds
+   * over starts its walk at the first key, which only matters past TURN_KEYS_PER_ROUND keys.
+   */
   private async dueInTurns(kind: string): Promise<DueMessage[]> {
-    const due = await this.messages.dueInTurns(this.clock.now(), kind, BATCH, this.turnsAfter.get(kind) ?? '', TURN_KEYS_PER_ROUND);
-    let last = '';
-    for (const m of due) if (m.shareKey && m.shareKey > last) last = m.shareKey;
-    this.turnsAfter.set(kind, last);
-    return due;
+    const { messages, walkedTo } = await this.messages.dueInTurns(this.clock.now(), kind, BATCH, this.turnsAfter.get(kind) ?? '', TURN_KEYS_PER_ROUND);
+    this.turnsAfter.set(kind, walkedTo ?? '');
+    return messages;
   }
 
   private async sendOne(message: DueMessage, report: OutboxReport): Promise<void> {

@@ -14,9 +14,9 @@ export interface OutboxKindOptions {
   concurrency?: number;
   /**
    * A round's batch takes the due messages of different share keys (`enqueue`'s `shareKey`,
-   * a webhook delivery's workspace) in turns: each key's oldest, then each key's second…
-   * Without it (or for messages queued without a key) a batch is the oldest due messages,
-   * whoever queued them.
+   * a webhook delivery's workspace) in turns: each key's oldest, then each key's second…;
+   * messages queued without a key share one key. Without it a batch is the oldest due
+   * messages, whoever queued them.
    */
   fairShare?: boolean;
 }

@@ -10,26 +10,33 @@ SELECT id, kind, payload, attempts FROM outbox_messages
 
 -- OutboxRepository.dueInTurns
 WITH RECURSIVE keys AS (
-      SELECT k.share_key, k.share_key AS start, 1 AS n FROM (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key > $4 ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) k
+      SELECT k.share_key, k.share_key AS start, 1 AS n FROM (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key > $4 ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) k
       UNION ALL
       SELECT next.share_key, k.start, k.n + 1 FROM keys k
-        CROSS JOIN LATERAL (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key > k.share_key ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) next
+        CROSS JOIN LATERAL (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key > k.share_key ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) next
        WHERE k.n < $5 AND next.share_key <> k.start),
-    depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM keys WHERE share_key IS NOT NULL),
-    turns AS (
-      SELECT d.id, d.next_attempt_at, d.created_at, row_number() OVER (PARTITION BY k.share_key ORDER BY d.next_attempt_at, d.created_at) AS turn
-        FROM keys k
-        CROSS JOIN LATERAL (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
-                             WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key = k.share_key
-                             ORDER BY o.next_attempt_at, o.created_at LIMIT (SELECT per_key FROM depth)) d
+    due_keys AS (
+      SELECT k.share_key FROM keys k
        WHERE k.share_key IS NOT NULL
+         AND EXISTS (SELECT 1 FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key = k.share_key AND o.next_attempt_at <= $1)),
+    depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM due_keys),
+    turns AS (
+      SELECT d.id, d.next_attempt_at, d.created_at,
+             row_number() OVER (PARTITION BY k.share_key ORDER BY d.next_attempt_at, d.created_at, d.id) AS turn
+        FROM due_keys k
+        CROSS JOIN LATERAL (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
+                             WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key = k.share_key AND o.next_attempt_at <= $1
+                             ORDER BY o.next_attempt_at, o.created_at, o.id LIMIT (SELECT per_key FROM depth)) d
       UNION ALL
-      SELECT id, next_attempt_at, created_at, row_number() OVER (ORDER BY next_attempt_at, created_at)
-        FROM (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.next_attempt_at <= $1 AND o.share_key IS NULL
-               ORDER BY o.next_attempt_at, o.created_at LIMIT (SELECT per_key FROM depth)) unkeyed)
-  SELECT m.id, m.kind, m.payload, m.attempts, m.share_key AS "shareKey"
-    FROM (SELECT * FROM turns ORDER BY turn, next_attempt_at, created_at, id LIMIT $3) t JOIN outbox_messages m ON m.id = t.id
-   ORDER BY t.turn, t.next_attempt_at, t.created_at, t.id
+      SELECT id, next_attempt_at, created_at, row_number() OVER (ORDER BY next_attempt_at, created_at, id)
+        FROM (SELECT o.id, o.next_attempt_at, o.created_at FROM outbox_messages o
+               WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NULL AND o.next_attempt_at <= $1
+               ORDER BY o.next_attempt_at, o.created_at, o.id LIMIT (SELECT per_key FROM depth)) unkeyed),
+    picked AS (SELECT * FROM turns ORDER BY turn, next_attempt_at, created_at, id LIMIT $3)
+  SELECT (SELECT share_key FROM keys ORDER BY n DESC LIMIT 1) AS "walkedTo",
+         coalesce((SELECT json_agg(json_build_object('id', m.id, 'kind', m.kind, 'payload', m.payload, 'attempts', m.attempts, 'shareKey', m.share_key)
+                                   ORDER BY p.turn, p.next_attempt_at, p.created_at, p.id)
+                     FROM picked p JOIN outbox_messages m ON m.id = p.id), '[]') AS messages
 
 -- OutboxRepository.markDelivered
 UPDATE outbox_messages SET attempts = $2, delivered_at = $3, last_error = NULL WHERE id = $1

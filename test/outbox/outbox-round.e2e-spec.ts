@@ -1,8 +1,10 @@
 import { Clock } from '../../src/common/time';
+import { OutboxShareKey1765500000000 } from '../../src/database/migrations/1765500000000-OutboxShareKey';
 import { OutboxRepository } from '../../src/outbox/outbox.repository';
 import { DEAD_KEPT_MS, OutboxService } from '../../src/outbox/outbox.service';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
+import { registerUser } from '../helpers/identity';
 
 /**
  * A round of the outbox holds its advisory lock until every send it started has ended,
@@ -88,17 +90,18 @@ describe('Outbox rounds (e2e)', () => {
     const messages = t.app.get(OutboxRepository);
     // The definition: number every due message within its key (messages without one share a key), oldest first; take by turn, then age.
     const definition = `SELECT m.id FROM (SELECT id, next_attempt_at, created_at,
-        row_number() OVER (PARTITION BY share_key ORDER BY next_attempt_at, created_at) AS turn
+        row_number() OVER (PARTITION BY share_key ORDER BY next_attempt_at, created_at, id) AS turn
         FROM outbox_messages WHERE delivered_at IS NULL AND dead_at IS NULL AND next_attempt_at <= $1 AND kind = $2) d
       JOIN outbox_messages m ON m.id = d.id ORDER BY d.turn, d.next_attempt_at, d.created_at, m.id LIMIT $3`;
     const now = new Date();
     for (let round = 0; round < 12; round++) {
       await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
-      // Random ages and due times (some not due yet), a flood key, keys with one message, some without a key, some sent, another kind.
+      // Random ages and due times in whole minutes (ties within a key: a fan-out queues many at once), some not due
+      // yet, a flood key, keys with one message, some without a key, some sent, another kind.
       await t.dataSource.query(
         `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, share_key, delivered_at)
          SELECT 'obx_turns_' || g, CASE WHEN random() < 0.1 THEN 'test.turns.other' ELSE 'test.turns' END, '{}',
-                $3::timestamptz - (random() * 3600000) * interval '1 ms', 0, $3::timestamptz - (random() * 3600000 - 400000) * interval '1 ms',
+                $3::timestamptz - floor(random() * 60) * interval '1 minute', 0, $3::timestamptz - floor(random() * 60 - 10) * interval '1 minute',
                 CASE WHEN random() < 0.1 THEN NULL WHEN random() < 0.4 THEN 'ws_flood' ELSE 'ws_' || floor(random() * $2) END,
                 CASE WHEN random() < 0.05 THEN $3::timestamptz END
            FROM generate_series(1, $1) g`,
@@ -107,22 +110,73 @@ describe('Outbox rounds (e2e)', () => {
       for (const limit of [1, 7, 50]) {
         const expected = (await t.dataSource.query(definition, [now, 'test.turns', limit])).map((r: { id: string }) => r.id);
         const after = ['', 'ws_3', 'ws_flood', 'zz'][round % 4];
-        const picked = (await messages.dueInTurns(now, 'test.turns', limit, after, 1000)).map((m) => m.id);
+        const picked = (await messages.dueInTurns(now, 'test.turns', limit, after, 1000)).messages.map((m) => m.id);
         expect({ round, limit, after, picked }).toEqual({ round, limit, after, picked: expected });
       }
     }
-    // Past `maxKeys` keys a round walks some of them from `after` on (wrapping), and the next round goes on from its last key.
+    // Past `maxKeys` keys a round walks some of them from `after` on (wrapping), and the next round goes on from the last
+    // one walked. Keys whose messages all wait for a retry are walked too (an index seek each) but serve nothing.
     await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
     await t.dataSource.query(
       `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, share_key)
-       SELECT 'obx_turns_' || g, 'test.turns', '{}', $1, 0, $1, 'ws_' || g FROM generate_series(0, 9) g`,
-      [new Date(now.getTime() - 1000)],
+       SELECT 'obx_turns_' || g, 'test.turns', '{}', $1::timestamptz, 0, CASE WHEN g < 6 THEN $2::timestamptz ELSE $1::timestamptz END, 'ws_' || g
+         FROM generate_series(0, 9) g`,
+      [new Date(now.getTime() - 1000), new Date(now.getTime() + 3_600_000)],
     );
-    const keysOf = async (after: string) => (await messages.dueInTurns(now, 'test.turns', 50, after, 4)).map((m) => m.shareKey);
-    expect(await keysOf('')).toEqual(['ws_0', 'ws_1', 'ws_2', 'ws_3']);
-    expect(await keysOf('ws_3')).toEqual(['ws_4', 'ws_5', 'ws_6', 'ws_7']);
-    expect(await keysOf('ws_7')).toEqual(['ws_0', 'ws_1', 'ws_8', 'ws_9']);
+    const walk = async (after: string) => {
+      const { messages: due, walkedTo } = await messages.dueInTurns(now, 'test.turns', 50, after, 4);
+      return { keys: due.map((m) => m.shareKey), walkedTo };
+    };
+    expect(await walk('')).toEqual({ keys: [], walkedTo: 'ws_3' });
+    expect(await walk('ws_3')).toEqual({ keys: ['ws_6', 'ws_7'], walkedTo: 'ws_7' });
+    expect(await walk('ws_7')).toEqual({ keys: ['ws_8', 'ws_9'], walkedTo: 'ws_1' });
+    // Fewer keys than `maxKeys`: every one is walked, whichever comes first.
+    expect((await messages.dueInTurns(now, 'test.turns', 50, 'ws_7', 100)).messages.map((m) => m.shareKey)).toEqual(['ws_6', 'ws_7', 'ws_8', 'ws_9']);
     await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
+  });
+
+  it('the upgrade gives the webhook deliveries waiting at that moment their workspace’s turns', async () => {
+    const owner = await registerUser(t);
+    const at = new Date();
+    await t.dataSource.query(
+      `INSERT INTO webhooks (id, workspace_id, url, events, format, secret_key_id, secret_nonce, secret_ciphertext)
+       VALUES ('wh_upgradebackfill000000000000', $1, 'https://example.com/hook', '{*}', 'standard', 'k', '\\x00', '\\x00')`,
+      [owner.workspaceId],
+    );
+    // Two queued before the upgrade (no key yet), one of them already sent.
+    for (const [n, delivered] of [
+      ['1', null],
+      ['2', at],
+    ] as const) {
+      await t.dataSource.query(
+        `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, delivered_at)
+         VALUES ('obx_upgradebackfill${n}', 'webhook', '{}', $1, 0, $1, $2)`,
+        [at, delivered],
+      );
+      await t.dataSource.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, event_type, body_key_id, body_nonce, body_ciphertext, status, outbox_message_id)
+         VALUES ('msg_upgradebackfill${n}', 'wh_upgradebackfill000000000000', $1, 'deployment.ready', 'k', '\\x00', '\\x00', 'pending', 'obx_upgradebackfill${n}')`,
+        [owner.workspaceId],
+      );
+    }
+    const runner = t.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      const migration = new OutboxShareKey1765500000000();
+      await migration.down(runner);
+      await migration.up(runner);
+      const rows = await runner.query(`SELECT id, share_key FROM outbox_messages WHERE id LIKE 'obx_upgradebackfill%' ORDER BY id`);
+      expect(rows).toEqual([
+        { id: 'obx_upgradebackfill1', share_key: owner.workspaceId },
+        { id: 'obx_upgradebackfill2', share_key: null },
+      ]);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    await t.dataSource.query(`DELETE FROM webhooks WHERE id = 'wh_upgradebackfill000000000000'`);
+    await t.dataSource.query(`DELETE FROM outbox_messages WHERE id LIKE 'obx_upgradebackfill%'`);
   });
 
   it('drops delivered messages after a day and dead ones after 30 days, keeping the younger', async () => {
