@@ -121,10 +121,11 @@ export class BuildsService {
         await this.builds.cancelReplaced(m, project.id, names, pullRequest, this.clock.now(), `replaced by a newer build of ${what} (${id})`);
       }
       await this.quotas.assertBuildSlot(m, plan);
-      // A forge's push or pull request comes with no caller: the service's webhook is the actor.
-      const actor = request.trigger === 'manual' ? undefined : ({ type: 'system', id: null, label: 'git webhook' } as const);
-      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'build.started', actor, target: buildTarget(id, ref), changes: ['ref'] });
-      return this.builds.insert(m, {
+      // The build's row before its audit entry: the insert waits for the project's row (its
+      // reference) while a settings change, a promote or a domain check holds it, and those
+      // write their entry after; waiting with the audit chain already taken, each waited for
+      // the other.
+      const build = await this.builds.insert(m, {
         id,
         projectId: project.id,
         workspaceId: project.workspaceId,
@@ -135,6 +136,10 @@ export class BuildsService {
         fork,
         createdBy: request.createdBy ?? actorOf(principal),
       });
+      // A forge's push or pull request comes with no caller: the service's webhook is the actor.
+      const actor = request.trigger === 'manual' ? undefined : ({ type: 'system', id: null, label: 'git webhook' } as const);
+      await this.audit.record(m, { workspaceId: project.workspaceId, action: 'build.started', actor, target: buildTarget(id, ref), changes: ['ref'] });
+      return build;
     });
     try {
       await this.queue.send(build.id);

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 
+import { AuditLogService } from '../../src/audit/audit-log.service';
 import { BUILD_QUEUE, QUEUE_SCHEMA } from '../../src/builds/queue/build-queue';
 import { BuildSweeper, LEASE_EXPIRED, NEVER_STARTED, ORPHAN_AFTER_MS } from '../../src/builds/queue/build-sweeper.service';
 import { Builder } from '../../src/builds/queue/builder.service';
@@ -9,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { type GitServer, startGitServer } from '../helpers/git-server';
 import { addMember, asUser, registerUser, type UserSession } from '../helpers/identity';
+import { someoneWaits } from '../helpers/row-lock';
 
 jest.setTimeout(120_000);
 
@@ -186,6 +188,33 @@ describe('Builds API (e2e)', () => {
     const short = (await start({ ref: 'v2.0' })).body;
     expect((await get(full.id)).body).toMatchObject({ status: 'canceled', error: `replaced by a newer build of v2.0 (${short.id})` });
     await t.http().post(`/projects/${projectId}/builds/${short.id}/cancel`).set(as());
+  });
+
+  it('a build started while the project is being changed waits for the change instead of deadlocking with it', async () => {
+    // A settings change (or a promote, a domain check) in the middle of its transaction: it
+    // holds the project's row and writes its audit entry next. A build wrote its own entry
+    // first and then waited for the row (its insert's reference to the project): each waited
+    // for the other, and PostgreSQL ended one of them.
+    const change = t.dataSource.createQueryRunner();
+    await change.connect();
+    await change.startTransaction();
+    try {
+      await change.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+      const build = start({ ref: 'main' }).then((res) => res);
+      await someoneWaits(t);
+      await t.app.get(AuditLogService).record(change.manager, {
+        workspaceId: owner.workspaceId,
+        action: 'project.updated',
+        target: { type: 'project', id: projectId, label: 'under lock' },
+      });
+      await change.commitTransaction();
+      const res = await build;
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 202, code: undefined });
+      await t.http().post(`/projects/${projectId}/builds/${res.body.id}/cancel`).set(as());
+    } finally {
+      if (change.isTransactionActive) await change.rollbackTransaction();
+      await change.release();
+    }
   });
 
   it('fails a build queued long ago that no queue job will run, and leaves one whose job still waits', async () => {
