@@ -152,18 +152,31 @@ export class BillingRepository {
    * `past_due_since`) is over, and a `canceled` one (ended at the provider) whose paid
    * period is over. Returns the workspaces changed, each once even with several
    * instances sweeping at once (the rows they update are locked and re-checked).
+   * The workspaces' rows are locked first, in id order, as every billing change takes its
+   * workspace's row before the subscription (BillingRepository.lock): updating the
+   * subscriptions first made a provider's webhook at the period's end and the sweeper wait
+   * for each other. The statement then changes only the workspaces it locked.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, new Date(0), 7] })
   async endLapsed(manager: EntityManager, now: Date, graceDays: number): Promise<{ id: string; tier: string; reason: 'canceled' | 'grace_over' }[]> {
+    const locked: { id: string }[] = await manager.query(
+      `SELECT w.id FROM workspaces w JOIN subscriptions s ON s.workspace_id = w.id
+        WHERE (s.status = 'active' AND s.cancel_at_period_end AND s.current_period_end <= $1)
+           OR (s.status = 'past_due' AND s.past_due_since + make_interval(days => $2) <= $1)
+           OR (s.status = 'canceled' AND s.current_period_end <= $1 AND w.plan <> 'free')
+        ORDER BY w.id FOR NO KEY UPDATE OF w`,
+      [now, graceDays],
+    );
+    if (locked.length === 0) return [];
     const [rows]: [{ id: string; tier: string; reason: 'canceled' | 'grace_over' }[], number] = await manager.query(
       `WITH cancelled AS (
          UPDATE subscriptions SET status = 'canceled', updated_at = $1
-         WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1
+         WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1 AND workspace_id = ANY($3::text[])
          RETURNING workspace_id, tier),
        unpaid AS (
          -- The period the failed renewal opened was never paid for: it ends now, not at its end.
          UPDATE subscriptions SET status = 'canceled', updated_at = $1, past_due_since = NULL, current_period_end = least(current_period_end, $1)
-         WHERE status = 'past_due' AND past_due_since + make_interval(days => $2) <= $1
+         WHERE status = 'past_due' AND past_due_since + make_interval(days => $2) <= $1 AND workspace_id = ANY($3::text[])
          RETURNING workspace_id, tier),
        lapsed AS (
          SELECT workspace_id, tier, 'canceled' AS reason FROM cancelled
@@ -171,11 +184,11 @@ export class BillingRepository {
          SELECT workspace_id, tier, 'grace_over' FROM unpaid
          UNION ALL
          SELECT workspace_id, tier, 'canceled' FROM subscriptions
-         WHERE status = 'canceled' AND current_period_end <= $1
+         WHERE status = 'canceled' AND current_period_end <= $1 AND workspace_id = ANY($3::text[])
            AND workspace_id NOT IN (SELECT workspace_id FROM cancelled UNION ALL SELECT workspace_id FROM unpaid))
        UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM lapsed WHERE w.id = lapsed.workspace_id AND w.plan <> 'free'
        RETURNING w.id, lapsed.tier, lapsed.reason`,
-      [now, graceDays],
+      [now, graceDays, locked.map((r) => r.id)],
     );
     return rows;
   }

@@ -209,6 +209,38 @@ describe('Billing with the local provider (e2e)', () => {
     });
   });
 
+  describe('beside a provider’s event', () => {
+    it('the sweeper ending a lapsed plan waits for a webhook changing the same subscription instead of deadlocking with it', async () => {
+      const a = await newTenant(t);
+      await saveCard(t, a);
+      await activate(t, a.owner, a.workspaceId, 'pro', 'month').expect(200);
+      await t.dataSource.query(
+        `UPDATE subscriptions SET cancel_at_period_end = true, current_period_end = now() - interval '1 minute' WHERE workspace_id = $1`,
+        [a.workspaceId],
+      );
+      // A provider's webhook in the middle of its transaction: it holds the workspace's row
+      // (BillingRepository.lock) and writes the subscription next. The sweeper updated the
+      // subscription first and then the workspace's plan: each waited for the other.
+      const webhook = t.dataSource.createQueryRunner();
+      await webhook.connect();
+      await webhook.startTransaction();
+      try {
+        await webhook.query('SELECT 1 FROM workspaces WHERE id = $1 FOR NO KEY UPDATE', [a.workspaceId]);
+        const sweep = t.app.get(BillingSweeper).runOnce();
+        sweep.catch(() => undefined);
+        await someoneWaits(t);
+        await webhook.query('UPDATE subscriptions SET updated_at = now() WHERE workspace_id = $1', [a.workspaceId]);
+        await webhook.commitTransaction();
+        expect((await sweep).subscriptionsEnded).toBeGreaterThanOrEqual(1);
+      } finally {
+        if (webhook.isTransactionActive) await webhook.rollbackTransaction();
+        await webhook.release();
+      }
+      expect((await workspace(t, a)).plan).toBe('free');
+      expect(await subscriptionRow(a)).toMatchObject({ status: 'canceled' });
+    });
+  });
+
   describe('POST /billing/cancel and GET /billing/subscription', () => {
     it('keeps the plan until the period’s end, then returns the workspace to free', async () => {
       const start = new Date('2030-03-15T00:00:00.000Z');
