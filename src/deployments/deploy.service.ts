@@ -232,6 +232,16 @@ export class DeployService {
         const done = await this.dataSource.transaction(async (m) => {
           const result = await this.commit(m, principal, target, request, prepared, rules, forms);
           await beforeCommit?.(m, result);
+          // The audit entry last: it holds the workspace's audit chain to the commit, and a
+          // change that takes one of the rows written above (a build's, a form's) before its
+          // own entry would otherwise wait for this deploy while it waits for that change.
+          const { deployment, project } = result;
+          await this.audit.record(m, {
+            workspaceId: project.workspaceId,
+            action: 'deployment.created',
+            target: deploymentTarget(project, deployment),
+            changes: deployment.status === 'live' ? ['live'] : [],
+          });
           return result;
         });
         // Brotli at its best quality takes seconds a megabyte: computed after the commit, never waited for.
@@ -341,12 +351,6 @@ export class DeployService {
       forms,
     });
     await this.deployments.insertFiles(m, deployment.id, prepared.files);
-    await this.audit.record(m, {
-      workspaceId: project.workspaceId,
-      action: 'deployment.created',
-      target: deploymentTarget(project, deployment),
-      changes: publish ? ['live'] : [],
-    });
     // Every path that makes a deployment (API, lazy, digest, a build's publish) commits here; before the pointer moves, so a receiver hears of the new one before the one it replaces.
     await this.events.emit(m, {
       type: 'deployment.created',

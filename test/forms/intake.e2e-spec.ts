@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import { AuditLogService } from '../../src/audit/audit-log.service';
 import { EventBus } from '../../src/events/event-bus';
 import { FORM_COUNTER_SLOTS } from '../../src/forms/form-counter.entity';
 import { openFields, submissionAad } from '../../src/forms/submission-crypto';
@@ -7,6 +8,7 @@ import { LeadsKeyring } from '../../src/leads/keyring';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { eventually } from '../helpers/eventually';
 import { asUser, bearer, createApiToken, registerUser, verifyEmail } from '../helpers/identity';
+import { someoneWaits } from '../helpers/row-lock';
 import { deploySite, site } from '../helpers/sites';
 
 const CONTACT = `<!doctype html><title>Contact</title>
@@ -478,5 +480,35 @@ describe('Forms on hosted sites: intake (e2e)', () => {
       [project.id],
     );
     expect(forms).toEqual([{ name: 'contact', fields: ['name', 'message'], counter_rows: 0 }]);
+  });
+  it('a deploy while a submission of one of its forms is erased waits for the erasure instead of deadlocking with it', async () => {
+    const [{ id: formId, workspace_id: workspaceId }] = await t.dataSource.query(
+      `SELECT f.id, p.workspace_id FROM forms f JOIN projects p ON p.id = f.project_id WHERE p.slug = 'formsite' AND f.name = 'contact'`,
+    );
+    // An erasure in the middle of its transaction: it holds the form's row and writes its
+    // audit entry next. A deploy wrote its own entry first and then waited for the form's
+    // row (registering the forms it declares): each waited for the other.
+    const erasure = t.dataSource.createQueryRunner();
+    await erasure.connect();
+    await erasure.startTransaction();
+    try {
+      await erasure.query('SELECT id FROM forms WHERE id = $1 FOR UPDATE', [formId]);
+      const deploy = deploySite(t, token, 'formsite', [
+        { path: 'index.html', content: CONTACT },
+        { path: 'thanks/index.html', content: '<h1>Thanks again!</h1>' },
+      ]);
+      deploy.catch(() => undefined);
+      await someoneWaits(t);
+      await t.app.get(AuditLogService).record(erasure.manager, {
+        workspaceId,
+        action: 'form_submission.erased',
+        target: { type: 'form_submission', id: 'sub_underlock', label: 'contact' },
+      });
+      await erasure.commitTransaction();
+      await expect(deploy).resolves.toMatchObject({ id: expect.stringMatching(/^dep_/) });
+    } finally {
+      if (erasure.isTransactionActive) await erasure.rollbackTransaction();
+      await erasure.release();
+    }
   });
 });
