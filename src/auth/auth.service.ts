@@ -89,13 +89,14 @@ export class AuthService implements OnModuleInit {
     }
     // Written after the answer: only an existing account has an entry, and waiting for it would
     // make a wrong password slower than a wrong email (DeferredWork).
-    if (user && !matches) {
-      // A copy of the request: the entry still names the attempt's network and client after the answer.
+    if (!user || !matches) {
+      // A copy of the request, taken for a wrong email too (reading the client's family costs
+      // alike): the entry still names the attempt's network and client after the answer.
       const request = detachAuditRequest();
-      this.deferred.run('audit of a failed sign-in', () => inAuditRequest(request, () => this.recordFailedSignIn(user, 'password')));
+      if (user) this.deferred.run('audit of a failed sign-in', () => inAuditRequest(request, () => this.recordFailedSignIn(user, 'password')));
+      // One answer for a wrong email and a wrong password: no account enumeration.
+      throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     }
-    // One answer for a wrong email and a wrong password: no account enumeration.
-    if (!user || !matches) throw withBearerChallenge(authError('invalid_login', 'Wrong email or password'));
     const methods = await this.twoFactor.methodsFor(user.id);
     // The password was tried, not the sign-in finished, when a second factor follows: its attempt is
     // given back, but the counts are not cleared, so wrong second factors (counted the same way) add up
