@@ -40,30 +40,38 @@ export class OutboxRepository {
    * The due messages of one kind taken in turns by share key: every key's oldest first
    * (oldest first among them), then every key's second, and so on; messages without a key
    * (queued before keys existed) share one key. The keys of pending messages are walked in
-   * key order in the partial index of pending messages, one index seek each, up to
-   * `maxKeys` of them from the first after `after` (wrapping around); a key's first entry
-   * says whether it has a due message, and at most `limit` are read per key (one when at
-   * least `limit` keys have one). So the work follows the keys walked and `limit`, not the
-   * backlog, retries waiting in it included (docs/webhooks.md has the figures). Past
-   * `maxKeys` keys a round serves those its walk reached: `walkedTo`, the last key walked,
-   * is where the caller's next walk starts (`after`).
+   * key order in the partial index of pending messages, from the first after `after`
+   * (wrapping around), one index seek each plus one to see whether the key has a due
+   * message, until `maxDueKeys` keys with one were found or `maxKeys` keys were walked
+   * (keys whose messages all wait for a retry are walked past, not read). At most `limit`
+   * due messages are read per key (one when at least `limit` keys have one). So the work
+   * follows the keys walked and `limit`, not the backlog (docs/webhooks.md has the
+   * figures). `walkedTo`, the last key walked, is where the caller's next walk starts.
    */
-  @GenerateSql({ params: () => [new Date(0), 'example', 50, 'ws_sqlsnapshot00000000000000', 1000] })
-  async dueInTurns(now: Date, kind: string, limit: number, after: string, maxKeys: number): Promise<{ messages: DueMessage[]; walkedTo: string | null }> {
+  @GenerateSql({ params: () => [new Date(0), 'example', 50, 'ws_sqlsnapshot00000000000000', 1000, 10000] })
+  async dueInTurns(
+    now: Date,
+    kind: string,
+    limit: number,
+    after: string,
+    maxDueKeys: number,
+    maxKeys: number,
+  ): Promise<{ messages: DueMessage[]; walkedTo: string | null }> {
     const pending = (o: string) => `${o}.delivered_at IS NULL AND ${o}.dead_at IS NULL AND ${o}.kind = $2`;
+    const hasDue = (key: string) => `EXISTS (SELECT 1 FROM outbox_messages o WHERE ${pending('o')} AND o.share_key = ${key} AND o.next_attempt_at <= $1)`;
     const firstKey = (after: string) =>
       `(SELECT o.share_key FROM outbox_messages o WHERE ${pending('o')} AND o.share_key ${after} ORDER BY o.share_key LIMIT 1)`;
     const [row]: { walkedTo: string | null; messages: DueMessage[] }[] = await this.dataSource.query(
       `WITH RECURSIVE keys AS (
-           SELECT k.share_key, k.share_key AS start, 1 AS n FROM (SELECT coalesce(${firstKey('> $4')}, ${firstKey('IS NOT NULL')}) AS share_key) k
+           SELECT k.share_key, k.share_key AS start, 1 AS n, d.due, d.due::int AS due_n
+             FROM (SELECT coalesce(${firstKey('> $4')}, ${firstKey('IS NOT NULL')}) AS share_key) k
+             CROSS JOIN LATERAL (SELECT ${hasDue('k.share_key')} AS due) d
            UNION ALL
-           SELECT next.share_key, k.start, k.n + 1 FROM keys k
+           SELECT next.share_key, k.start, k.n + 1, d.due, k.due_n + d.due::int FROM keys k
              CROSS JOIN LATERAL (SELECT coalesce(${firstKey('> k.share_key')}, ${firstKey('IS NOT NULL')}) AS share_key) next
-            WHERE k.n < $5 AND next.share_key <> k.start),
-         due_keys AS (
-           SELECT k.share_key FROM keys k
-            WHERE k.share_key IS NOT NULL
-              AND EXISTS (SELECT 1 FROM outbox_messages o WHERE ${pending('o')} AND o.share_key = k.share_key AND o.next_attempt_at <= $1)),
+             CROSS JOIN LATERAL (SELECT ${hasDue('next.share_key')} AS due) d
+            WHERE k.n < $6 AND k.due_n < $5 AND next.share_key <> k.start),
+         due_keys AS (SELECT share_key FROM keys WHERE share_key IS NOT NULL AND due),
          depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM due_keys),
          turns AS (
            SELECT d.id, d.next_attempt_at, d.created_at,
@@ -82,7 +90,7 @@ export class OutboxRepository {
               coalesce((SELECT json_agg(json_build_object('id', m.id, 'kind', m.kind, 'payload', m.payload, 'attempts', m.attempts, 'shareKey', m.share_key)
                                         ORDER BY p.turn, p.next_attempt_at, p.created_at, p.id)
                           FROM picked p JOIN outbox_messages m ON m.id = p.id), '[]') AS messages`,
-      [now, kind, limit, after, maxKeys],
+      [now, kind, limit, after, maxDueKeys, maxKeys],
     );
     return row;
   }

@@ -18,8 +18,13 @@ const BATCH = 50;
  * would otherwise hold every other kind's next round — a password-reset mail — for minutes.
  */
 export const ROUND_BUDGET_MS = 5_000;
-/** Share keys a fair kind's round looks at (OutboxRepository.dueInTurns): more workspaces with due messages take turns across rounds. */
-const TURN_KEYS_PER_ROUND = 1_000;
+/**
+ * A fair kind's round looks at up to this many share keys with due messages, walking past at
+ * most TURN_KEYS_WALKED keys (OutboxRepository.dueInTurns): more workspaces with due
+ * messages, or with retries waiting, take turns across rounds.
+ */
+const TURN_DUE_KEYS_PER_ROUND = 1_000;
+const TURN_KEYS_WALKED = 10_000;
 
 export interface OutboxReport extends JobReport {
   delivered: number;
@@ -98,10 +103,17 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
   /**
    * A fair kind's batch; the next round's walk of share keys goes on after this one's last
    * (OutboxRepository.dueInTurns). Kept per instance: another instance taking the rounds
-   * over starts its walk at the first key, which only matters past TURN_KEYS_PER_ROUND keys.
+   * over starts its walk at the first key, which only matters past TURN_DUE_KEYS_PER_ROUND keys.
    */
   private async dueInTurns(kind: string): Promise<DueMessage[]> {
-    const { messages, walkedTo } = await this.messages.dueInTurns(this.clock.now(), kind, BATCH, this.turnsAfter.get(kind) ?? '', TURN_KEYS_PER_ROUND);
+    const { messages, walkedTo } = await this.messages.dueInTurns(
+      this.clock.now(),
+      kind,
+      BATCH,
+      this.turnsAfter.get(kind) ?? '',
+      TURN_DUE_KEYS_PER_ROUND,
+      TURN_KEYS_WALKED,
+    );
     this.turnsAfter.set(kind, walkedTo ?? '');
     return messages;
   }

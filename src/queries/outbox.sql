@@ -10,15 +10,15 @@ SELECT id, kind, payload, attempts FROM outbox_messages
 
 -- OutboxRepository.dueInTurns
 WITH RECURSIVE keys AS (
-      SELECT k.share_key, k.share_key AS start, 1 AS n FROM (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key > $4 ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) k
+      SELECT k.share_key, k.share_key AS start, 1 AS n, d.due, d.due::int AS due_n
+        FROM (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key > $4 ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) k
+        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key = k.share_key AND o.next_attempt_at <= $1) AS due) d
       UNION ALL
-      SELECT next.share_key, k.start, k.n + 1 FROM keys k
+      SELECT next.share_key, k.start, k.n + 1, d.due, k.due_n + d.due::int FROM keys k
         CROSS JOIN LATERAL (SELECT coalesce((SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key > k.share_key ORDER BY o.share_key LIMIT 1), (SELECT o.share_key FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key IS NOT NULL ORDER BY o.share_key LIMIT 1)) AS share_key) next
-       WHERE k.n < $5 AND next.share_key <> k.start),
-    due_keys AS (
-      SELECT k.share_key FROM keys k
-       WHERE k.share_key IS NOT NULL
-         AND EXISTS (SELECT 1 FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key = k.share_key AND o.next_attempt_at <= $1)),
+        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.delivered_at IS NULL AND o.dead_at IS NULL AND o.kind = $2 AND o.share_key = next.share_key AND o.next_attempt_at <= $1) AS due) d
+       WHERE k.n < $6 AND k.due_n < $5 AND next.share_key <> k.start),
+    due_keys AS (SELECT share_key FROM keys WHERE share_key IS NOT NULL AND due),
     depth AS (SELECT CASE WHEN count(*) >= $3 THEN 1 ELSE $3 END AS per_key FROM due_keys),
     turns AS (
       SELECT d.id, d.next_attempt_at, d.created_at,

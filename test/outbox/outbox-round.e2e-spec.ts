@@ -110,12 +110,13 @@ describe('Outbox rounds (e2e)', () => {
       for (const limit of [1, 7, 50]) {
         const expected = (await t.dataSource.query(definition, [now, 'test.turns', limit])).map((r: { id: string }) => r.id);
         const after = ['', 'ws_3', 'ws_flood', 'zz'][round % 4];
-        const picked = (await messages.dueInTurns(now, 'test.turns', limit, after, 1000)).messages.map((m) => m.id);
+        const picked = (await messages.dueInTurns(now, 'test.turns', limit, after, 1000, 10_000)).messages.map((m) => m.id);
         expect({ round, limit, after, picked }).toEqual({ round, limit, after, picked: expected });
       }
     }
-    // Past `maxKeys` keys a round walks some of them from `after` on (wrapping), and the next round goes on from the last
-    // one walked. Keys whose messages all wait for a retry are walked too (an index seek each) but serve nothing.
+    // Past `maxDueKeys` keys with due messages a round takes those its walk found first from `after` on (wrapping),
+    // and the next round goes on from the last one walked. Keys whose messages all wait for a retry are walked
+    // past (an index seek each) and count only against `maxKeys`, which bounds a round's walk.
     await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
     await t.dataSource.query(
       `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, share_key)
@@ -123,15 +124,19 @@ describe('Outbox rounds (e2e)', () => {
          FROM generate_series(0, 9) g`,
       [new Date(now.getTime() - 1000), new Date(now.getTime() + 3_600_000)],
     );
-    const walk = async (after: string) => {
-      const { messages: due, walkedTo } = await messages.dueInTurns(now, 'test.turns', 50, after, 4);
+    const walk = async (after: string, maxDueKeys: number, maxKeys: number) => {
+      const { messages: due, walkedTo } = await messages.dueInTurns(now, 'test.turns', 50, after, maxDueKeys, maxKeys);
       return { keys: due.map((m) => m.shareKey), walkedTo };
     };
-    expect(await walk('')).toEqual({ keys: [], walkedTo: 'ws_3' });
-    expect(await walk('ws_3')).toEqual({ keys: ['ws_6', 'ws_7'], walkedTo: 'ws_7' });
-    expect(await walk('ws_7')).toEqual({ keys: ['ws_8', 'ws_9'], walkedTo: 'ws_1' });
-    // Fewer keys than `maxKeys`: every one is walked, whichever comes first.
-    expect((await messages.dueInTurns(now, 'test.turns', 50, 'ws_7', 100)).messages.map((m) => m.shareKey)).toEqual(['ws_6', 'ws_7', 'ws_8', 'ws_9']);
+    expect(await walk('', 2, 100)).toEqual({ keys: ['ws_6', 'ws_7'], walkedTo: 'ws_7' });
+    expect(await walk('ws_7', 2, 100)).toEqual({ keys: ['ws_8', 'ws_9'], walkedTo: 'ws_9' });
+    // Past ws_9 the walk wraps: five keys waiting for a retry before the next due one.
+    expect(await walk('ws_9', 2, 100)).toEqual({ keys: ['ws_6', 'ws_7'], walkedTo: 'ws_7' });
+    // A round walks past at most `maxKeys` keys, due or not.
+    expect(await walk('', 2, 4)).toEqual({ keys: [], walkedTo: 'ws_3' });
+    expect(await walk('ws_3', 2, 4)).toEqual({ keys: ['ws_6', 'ws_7'], walkedTo: 'ws_7' });
+    // Fewer keys than either bound: every one is walked, whichever comes first, back to where the walk began.
+    expect(await walk('ws_7', 100, 100)).toEqual({ keys: ['ws_6', 'ws_7', 'ws_8', 'ws_9'], walkedTo: 'ws_7' });
     await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind LIKE 'test.turns%'`);
   });
 
