@@ -167,7 +167,6 @@ export class BillingRepository {
         ORDER BY w.id FOR NO KEY UPDATE OF w`,
       [now, graceDays],
     );
-    if (locked.length === 0) return [];
     const [rows]: [{ id: string; tier: string; reason: 'canceled' | 'grace_over' }[], number] = await manager.query(
       `WITH cancelled AS (
          UPDATE subscriptions SET status = 'canceled', updated_at = $1

@@ -43,6 +43,25 @@ SELECT w.id FROM workspaces w JOIN subscriptions s ON s.workspace_id = w.id
      OR (s.status = 'past_due' AND s.past_due_since + make_interval(days => $2) <= $1)
      OR (s.status = 'canceled' AND s.current_period_end <= $1 AND w.plan <> 'free')
   ORDER BY w.id FOR NO KEY UPDATE OF w
+WITH cancelled AS (
+    UPDATE subscriptions SET status = 'canceled', updated_at = $1
+    WHERE status = 'active' AND cancel_at_period_end AND current_period_end <= $1 AND workspace_id = ANY($3::text[])
+    RETURNING workspace_id, tier),
+  unpaid AS (
+    -- The period the failed renewal opened was never paid for: it ends now, not at its end.
+    UPDATE subscriptions SET status = 'canceled', updated_at = $1, past_due_since = NULL, current_period_end = least(current_period_end, $1)
+    WHERE status = 'past_due' AND past_due_since + make_interval(days => $2) <= $1 AND workspace_id = ANY($3::text[])
+    RETURNING workspace_id, tier),
+  lapsed AS (
+    SELECT workspace_id, tier, 'canceled' AS reason FROM cancelled
+    UNION ALL
+    SELECT workspace_id, tier, 'grace_over' FROM unpaid
+    UNION ALL
+    SELECT workspace_id, tier, 'canceled' FROM subscriptions
+    WHERE status = 'canceled' AND current_period_end <= $1 AND workspace_id = ANY($3::text[])
+      AND workspace_id NOT IN (SELECT workspace_id FROM cancelled UNION ALL SELECT workspace_id FROM unpaid))
+  UPDATE workspaces w SET plan = 'free', updated_at = $1 FROM lapsed WHERE w.id = lapsed.workspace_id AND w.plan <> 'free'
+  RETURNING w.id, lapsed.tier, lapsed.reason
 
 -- BillingRepository.findCustomer
 SELECT "BillingCustomer"."workspace_id" AS "BillingCustomer_workspace_id", "BillingCustomer"."provider" AS "BillingCustomer_provider", "BillingCustomer"."customer_ref" AS "BillingCustomer_customer_ref", "BillingCustomer"."subscriptions_started" AS "BillingCustomer_subscriptions_started", "BillingCustomer"."open_checkout_ref" AS "BillingCustomer_open_checkout_ref", "BillingCustomer"."open_checkout_key" AS "BillingCustomer_open_checkout_key", "BillingCustomer"."checkouts_closed" AS "BillingCustomer_checkouts_closed", "BillingCustomer"."disputed_at" AS "BillingCustomer_disputed_at", "BillingCustomer"."created_at" AS "BillingCustomer_created_at" FROM "billing_customers" "BillingCustomer" WHERE (("BillingCustomer"."workspace_id" = $1)) LIMIT 1
