@@ -1,10 +1,12 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 
 import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
+import type { OutboxBacklog } from '../outbox/outbox.repository';
+import { OutboxService } from '../outbox/outbox.service';
 import { FastCounter, FastHistogram } from './fast-metrics';
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -115,6 +117,8 @@ export class MetricsService implements OnApplicationBootstrap {
     config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly discovery: DiscoveryService,
+    // Optional: a test module may build the metrics without the outbox.
+    @Optional() private readonly outboxes?: OutboxService,
   ) {
     this.enabled = config.METRICS_ENABLED;
     if (!this.enabled) return;
@@ -173,6 +177,40 @@ export class MetricsService implements OnApplicationBootstrap {
         if (!use) return;
         this.set({ state: 'active' }, use.loads.active);
         this.set({ state: 'waiting' }, use.loads.waiting);
+      },
+    });
+    const outbox = () => this.outboxes?.backlog();
+    // Read from PostgreSQL at the scrape (one grouped query through the outbox's partial
+    // indexes), shared by both gauges; a scrape that cannot read it leaves them out rather
+    // than failing the whole answer.
+    let outboxRead: Promise<OutboxBacklog[] | undefined> | undefined;
+    const outboxNow = () =>
+      (outboxRead ??= Promise.resolve()
+        .then(outbox)
+        .catch(() => undefined)
+        .finally(() => setImmediate(() => (outboxRead = undefined))));
+    new Gauge({
+      name: 'statichost_outbox_messages',
+      help: 'Outbox messages by kind and state (due: a round will send them; waiting: for a retry; dead: given up on, kept 30 days)',
+      labelNames: ['kind', 'state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const b of (await outboxNow()) ?? []) {
+          this.set({ kind: b.kind, state: 'due' }, b.due);
+          this.set({ kind: b.kind, state: 'waiting' }, b.waiting);
+          this.set({ kind: b.kind, state: 'dead' }, b.dead);
+        }
+      },
+    });
+    new Gauge({
+      name: 'statichost_outbox_oldest_due_seconds',
+      help: 'Seconds since the oldest due outbox message of each kind came due (0: none due): rising means sends fall behind',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const b of (await outboxNow()) ?? []) this.set({ kind: b.kind }, b.oldestDueSeconds);
       },
     });
     const connections = () => this.connections?.();

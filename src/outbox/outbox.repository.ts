@@ -12,6 +12,19 @@ export interface DueMessage {
   shareKey?: string | null;
 }
 
+/** One outbox kind's queue. */
+export interface OutboxBacklog {
+  kind: string;
+  /** Pending and due: a round will send them. */
+  due: number;
+  /** Pending and waiting for a retry (or a schedule). */
+  waiting: number;
+  /** Given up on and kept for inspection (30 days). */
+  dead: number;
+  /** Seconds since the oldest due message came due; 0 when none is due. */
+  oldestDueSeconds: number;
+}
+
 /** Every query on outbox_messages. */
 @Injectable()
 export class OutboxRepository {
@@ -93,6 +106,25 @@ export class OutboxRepository {
       [now, kind, limit, after, maxDueKeys, maxKeys],
     );
     return row;
+  }
+
+  /**
+   * Every kind's pending (due or waiting) and dead messages, and how long its oldest due one
+   * has been due: /metrics at each scrape. Pending ones are read through the partial index
+   * of pending messages, dead ones through that of dead ones.
+   */
+  @GenerateSql({ params: () => [new Date(0)] })
+  backlog(now: Date): Promise<OutboxBacklog[]> {
+    return this.dataSource.query(
+      `SELECT kind, sum(due)::int AS due, sum(waiting)::int AS waiting, sum(dead)::int AS dead, max(oldest)::float8 AS "oldestDueSeconds"
+         FROM (SELECT kind, count(*) FILTER (WHERE next_attempt_at <= $1) AS due, count(*) FILTER (WHERE next_attempt_at > $1) AS waiting, 0 AS dead,
+                      coalesce(extract(epoch FROM $1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1)), 0) AS oldest
+                 FROM outbox_messages WHERE delivered_at IS NULL AND dead_at IS NULL GROUP BY kind
+               UNION ALL
+               SELECT kind, 0, 0, count(*), 0 FROM outbox_messages WHERE dead_at IS NOT NULL GROUP BY kind) k
+        GROUP BY kind ORDER BY kind`,
+      [now],
+    );
   }
 
   @GenerateSql({ params: () => ['obx_sqlsnapshot0000000000000000', 1, new Date(0)] })

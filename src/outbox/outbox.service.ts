@@ -7,7 +7,7 @@ import { Clock } from '../common/time';
 import { AppConfig } from '../config/app-config';
 import { ADVISORY_LOCKS } from '../database/advisory-locks';
 import { newOutboxId, OutboxGiveUp, type OutboxHandler, type OutboxKindOptions, retryDelayMs, scheduledDelayMs } from './outbox';
-import { type DueMessage, OutboxRepository } from './outbox.repository';
+import { type DueMessage, type OutboxBacklog, OutboxRepository } from './outbox.repository';
 
 /** How long a message given up on is kept for inspection. */
 export const DEAD_KEPT_MS = 30 * 86_400_000;
@@ -55,6 +55,16 @@ export class OutboxService extends PeriodicJob<OutboxReport> {
     private readonly clock: Clock,
   ) {
     super(OutboxService.name, config.OUTBOX_INTERVAL_SECONDS, { dataSource, lockId: ADVISORY_LOCKS.outbox });
+  }
+
+  /**
+   * Every registered kind's queue now (/metrics reads it at each scrape), with zeros when
+   * nothing is queued: an alert on a missing series never fires.
+   */
+  async backlog(): Promise<OutboxBacklog[]> {
+    const rows = new Map((await this.messages.backlog(this.clock.now())).map((r) => [r.kind, r]));
+    for (const kind of this.handlers.keys()) if (!rows.has(kind)) rows.set(kind, { kind, due: 0, waiting: 0, dead: 0, oldestDueSeconds: 0 });
+    return [...rows.values()].sort((a, b) => a.kind.localeCompare(b.kind));
   }
 
   /** Modules register the sender of their kind at start-up. */

@@ -38,6 +38,15 @@ WITH RECURSIVE keys AS (
                                    ORDER BY p.turn, p.next_attempt_at, p.created_at, p.id)
                      FROM picked p JOIN outbox_messages m ON m.id = p.id), '[]') AS messages
 
+-- OutboxRepository.backlog
+SELECT kind, sum(due)::int AS due, sum(waiting)::int AS waiting, sum(dead)::int AS dead, max(oldest)::float8 AS "oldestDueSeconds"
+   FROM (SELECT kind, count(*) FILTER (WHERE next_attempt_at <= $1) AS due, count(*) FILTER (WHERE next_attempt_at > $1) AS waiting, 0 AS dead,
+                coalesce(extract(epoch FROM $1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1)), 0) AS oldest
+           FROM outbox_messages WHERE delivered_at IS NULL AND dead_at IS NULL GROUP BY kind
+         UNION ALL
+         SELECT kind, 0, 0, count(*), 0 FROM outbox_messages WHERE dead_at IS NOT NULL GROUP BY kind) k
+  GROUP BY kind ORDER BY kind
+
 -- OutboxRepository.markDelivered
 UPDATE outbox_messages SET attempts = $2, delivered_at = $3, last_error = NULL WHERE id = $1
 

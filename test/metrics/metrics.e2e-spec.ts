@@ -54,6 +54,8 @@ describe('GET /metrics (e2e)', () => {
       'statichost_db_pool_connections',
       'statichost_http_connections',
       'statichost_connections_refused_total',
+      'statichost_outbox_messages',
+      'statichost_outbox_oldest_due_seconds',
       'statichost_process_cpu_user_seconds_total',
       'statichost_nodejs_eventloop_lag_seconds',
     ]) {
@@ -124,6 +126,35 @@ describe('GET /metrics (e2e)', () => {
     expect(delta({ outcome: 'failed' })).toBe(0);
     expect(delta({ outcome: 'ok' })).toBe(0);
     expect(sample(after, 'statichost_deploy_duration_seconds_count') - sample(before, 'statichost_deploy_duration_seconds_count')).toBe(2);
+  });
+
+  it('shows every outbox kind’s queue: due, waiting for a retry, dead, and how long the oldest has been due', async () => {
+    const now = Date.now();
+    // A kind nobody registered is still shown once it has messages; registered kinds always are.
+    await t.dataSource.query(
+      `INSERT INTO outbox_messages (id, kind, payload, created_at, attempts, next_attempt_at, dead_at) VALUES
+         ('obx_metricsdue1', 'test.metrics', '{}', $1, 0, $1, NULL),
+         ('obx_metricsdue2', 'test.metrics', '{}', $2, 0, $2, NULL),
+         ('obx_metricswait', 'test.metrics', '{}', $2, 1, $3, NULL),
+         ('obx_metricsdead', 'test.metrics', '{}', $1, 12, $1, $2)`,
+      [new Date(now - 120_000), new Date(now - 1_000), new Date(now + 3_600_000)],
+    );
+    try {
+      const text = await scrape();
+      expect({
+        due: sample(text, 'statichost_outbox_messages', { kind: 'test.metrics', state: 'due' }),
+        waiting: sample(text, 'statichost_outbox_messages', { kind: 'test.metrics', state: 'waiting' }),
+        dead: sample(text, 'statichost_outbox_messages', { kind: 'test.metrics', state: 'dead' }),
+      }).toEqual({ due: 2, waiting: 1, dead: 1 });
+      const oldest = sample(text, 'statichost_outbox_oldest_due_seconds', { kind: 'test.metrics' });
+      expect(oldest).toBeGreaterThanOrEqual(119);
+      expect(oldest).toBeLessThan(180);
+      // The webhook kind is registered: its series are there even with nothing queued (zeros).
+      expect(text).toMatch(/^statichost_outbox_messages\{kind="webhook",state="due"\} \d+$/m);
+      expect(text).toMatch(/^statichost_outbox_oldest_due_seconds\{kind="webhook"\} [\d.]+$/m);
+    } finally {
+      await t.dataSource.query(`DELETE FROM outbox_messages WHERE kind = 'test.metrics'`);
+    }
   });
 
   it('answers only direct loopback callers or the bearer of METRICS_TOKEN, on the API host only', async () => {
