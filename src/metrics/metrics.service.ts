@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -23,6 +23,10 @@ export interface SiteCacheUse {
   parts: Record<'sites' | 'missing' | 'variants', number>;
   loads: { active: number; waiting: number };
 }
+
+/** How old the outbox's queues in /metrics may be, and how long a scrape waits for a fresh read. */
+const OUTBOX_READ_EVERY_MS = 5_000;
+const OUTBOX_READ_WAIT_MS = 1_000;
 
 interface PgPool {
   totalCount: number;
@@ -112,6 +116,9 @@ export class MetricsService implements OnApplicationBootstrap {
   private fileCacheBytes?: () => number;
   private siteCache?: () => SiteCacheUse;
   private connections?: () => { open: number; reserved: number };
+  private readonly logger = new Logger(MetricsService.name);
+  private outboxSeen?: { at: number; rows: OutboxBacklog[] };
+  private outboxRefresh?: Promise<void>;
 
   constructor(
     config: AppConfig,
@@ -179,16 +186,7 @@ export class MetricsService implements OnApplicationBootstrap {
         this.set({ state: 'waiting' }, use.loads.waiting);
       },
     });
-    const outbox = () => this.outboxes?.backlog();
-    // Read from PostgreSQL at the scrape (one grouped query through the outbox's partial
-    // indexes), shared by both gauges; a scrape that cannot read it leaves them out rather
-    // than failing the whole answer.
-    let outboxRead: Promise<OutboxBacklog[] | undefined> | undefined;
-    const outboxNow = () =>
-      (outboxRead ??= Promise.resolve()
-        .then(outbox)
-        .catch(() => undefined)
-        .finally(() => setImmediate(() => (outboxRead = undefined))));
+    const outboxNow = () => this.outboxBacklog();
     new Gauge({
       name: 'statichost_outbox_messages',
       help: 'Outbox messages by kind and state (due: a round will send them; waiting: for a retry; dead: given up on, kept 30 days)',
@@ -226,6 +224,34 @@ export class MetricsService implements OnApplicationBootstrap {
         this.set({ kind: 'reserve' }, c.reserved);
       },
     });
+  }
+
+  /**
+   * The outbox's queues for a scrape: a read of PostgreSQL at most every OUTBOX_READ_EVERY_MS
+   * (every instance and every Prometheus replica scrapes, and with a large backlog the read
+   * costs tens of milliseconds), waited for at most OUTBOX_READ_WAIT_MS. A scrape never
+   * waits longer on it (the pool's gauges matter most when the database is slow): it gets
+   * the last values read, or none yet.
+   */
+  private async outboxBacklog(): Promise<OutboxBacklog[] | undefined> {
+    const outboxes = this.outboxes;
+    if (!outboxes) return undefined;
+    const fresh = this.outboxSeen !== undefined && performance.now() - this.outboxSeen.at < OUTBOX_READ_EVERY_MS;
+    if (!fresh && !this.outboxRefresh) {
+      this.outboxRefresh = outboxes
+        .backlog()
+        .then(
+          (rows) => void (this.outboxSeen = { at: performance.now(), rows }),
+          (err: unknown) => this.logger.warn(`outbox queues not read for /metrics: ${err instanceof Error ? err.message : String(err)}`),
+        )
+        .finally(() => (this.outboxRefresh = undefined));
+    }
+    if (this.outboxRefresh) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.outboxRefresh, new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTBOX_READ_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
+    return this.outboxSeen?.rows;
   }
 
   /** Every background job reports its rounds here. */
