@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import {
+  DataSource,
+  type EntityManager,
+  type EntitySubscriberInterface,
+  type QueryRunner,
+  type TransactionCommitEvent,
+  type TransactionRollbackEvent,
+} from 'typeorm';
 
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
-import { AuditRepository } from './audit.repository';
+import { AuditRepository, type NewAuditEntry } from './audit.repository';
 import { type AuditActor, currentAuditRequest } from './audit-context';
 
 /** What was changed: `project`, `token`, `member`… and its id; `label` is what a person recognises it by (a name, an email). */
@@ -32,21 +39,54 @@ const FIELD = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
  * The one way to write the audit log (issue 32). Always inside the transaction of the
  * change it records (`m`): the entry exists exactly when the change does, and a failed
  * change leaves none. Where the request came from (network, client family, request id,
- * caller) is read from the request being served (AuditContextInterceptor).
+ * caller) is read from the request being served (AuditContextInterceptor), when recorded.
+ *
+ * Inside a transaction the entries are written when it commits (TypeORM's
+ * beforeTransactionCommit), all of them at once, workspace by workspace in id order. Each
+ * holds its workspace's chain (`audit_heads`) to the commit, so writing it where it was
+ * recorded made the chain a lock taken in the middle of a transaction: a change that took
+ * it and then a row another change held first (a project's, a form's, a workspace's, or a
+ * second workspace's chain) waited for that change while it waited for the chain, and
+ * PostgreSQL ended one of them (a 500). Taken last, and in one order, the chains are
+ * never part of such a cycle (docs/decisions.md). Not inside a transaction: written at once.
  */
 @Injectable()
-export class AuditLogService {
+export class AuditLogService implements EntitySubscriberInterface {
+  /** A transaction's entries not written yet, in the order recorded. */
+  private readonly pending = new WeakMap<QueryRunner, NewAuditEntry[]>();
+
   constructor(
     private readonly repository: AuditRepository,
     private readonly clock: Clock,
-  ) {}
+    dataSource: DataSource,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  /** The transaction commits: its entries first (a failure here rolls it back, entries and change alike). */
+  async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+    // A savepoint released (TypeORM's nested transactions): the entries wait for the outer commit.
+    if (transactionDepth(event.queryRunner) > 1) return;
+    const entries = this.pending.get(event.queryRunner);
+    if (!entries) return;
+    this.pending.delete(event.queryRunner);
+    // Stable: a workspace's entries keep the order they were recorded in.
+    const ordered = [...entries].sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : 0));
+    for (const entry of ordered) await this.repository.append(event.manager, entry);
+  }
+
+  /** Rolled back: its entries are forgotten with the change (a savepoint's too: none is recorded under one today). */
+  beforeTransactionRollback(event: TransactionRollbackEvent): void {
+    if (transactionDepth(event.queryRunner) > 1) return;
+    this.pending.delete(event.queryRunner);
+  }
 
   async record(m: EntityManager, change: AuditChange): Promise<void> {
     if (!ACTION.test(change.action)) throw new Error(`audit action "${change.action}" is not <type>.<verb>`);
     const request = currentAuditRequest();
     const actor: AuditActor = change.actor ?? request?.actor ?? { type: 'system', id: null, label: 'system' };
     const changes = [...new Set(change.changes ?? [])].filter((name) => FIELD.test(name)).sort();
-    await this.repository.append(m, {
+    const entry: NewAuditEntry = {
       id: newId('aud'),
       workspaceId: change.workspaceId,
       at: this.clock.now(),
@@ -61,8 +101,16 @@ export class AuditLogService {
       userAgent: request?.userAgent ?? null,
       requestId: request?.requestId ?? null,
       changes,
-    });
+    };
     if (request) request.recorded++;
+    const runner = m.queryRunner;
+    if (runner?.isTransactionActive) {
+      const entries = this.pending.get(runner);
+      if (entries) entries.push(entry);
+      else this.pending.set(runner, [entry]);
+      return;
+    }
+    await this.repository.append(m, entry);
   }
 
   /**
@@ -73,6 +121,11 @@ export class AuditLogService {
   async recordForUser(m: EntityManager, userId: string, change: Omit<AuditChange, 'workspaceId'>): Promise<void> {
     for (const workspaceId of await this.repository.workspacesOf(m, userId)) await this.record(m, { ...change, workspaceId });
   }
+}
+
+/** How deep `runner`'s transaction is nested (TypeORM counts its savepoints; 1 outside them). */
+function transactionDepth(runner: QueryRunner): number {
+  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
 }
 
 /** The keys of a request body, for `changes`: what a PATCH set, never the values. */

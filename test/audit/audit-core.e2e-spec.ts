@@ -86,6 +86,55 @@ describe('audit log: writing entries', () => {
     expect(rows[0]).toMatchObject({ actor_type: 'system', actor_label: 'system' });
   });
 
+  it('writes a transaction’s entries when it commits, in workspace order: two that record two workspaces in opposite orders both commit', async () => {
+    const [low, high] = [(await freshUser()).workspaceId, (await freshUser()).workspaceId].sort();
+    const first = t.dataSource.createQueryRunner();
+    const second = t.dataSource.createQueryRunner();
+    for (const r of [first, second]) {
+      await r.connect();
+      await r.startTransaction();
+    }
+    const entry = (workspaceId: string, target: string) => ({ workspaceId, action: 'project.updated', target: { type: 'project', id: target } });
+    try {
+      // Written where recorded, each entry held its workspace's chain to the commit: the
+      // second record of each transaction waited for the other's, and PostgreSQL ended one.
+      await audit.record(first.manager, entry(high, 'proj_first_1'));
+      await audit.record(second.manager, entry(low, 'proj_second_1'));
+      await Promise.all([audit.record(first.manager, entry(low, 'proj_first_2')), audit.record(second.manager, entry(high, 'proj_second_2'))]);
+      // Nothing written before the commit.
+      expect(await t.dataSource.query('SELECT count(*)::int AS n FROM audit_log WHERE workspace_id = ANY($1)', [[low, high]])).toEqual([{ n: 0 }]);
+      await Promise.all([first.commitTransaction(), second.commitTransaction()]);
+    } finally {
+      for (const r of [first, second]) {
+        if (r.isTransactionActive) await r.rollbackTransaction();
+        await r.release();
+      }
+    }
+    for (const workspaceId of [low, high]) {
+      const rows = await entries(workspaceId);
+      expect(rows.map((r: { seq: number }) => r.seq)).toEqual([1, 2]);
+      for (const row of rows) expect(row.recomputed).toBe(row.hash);
+    }
+  });
+
+  it('keeps the order a transaction recorded a workspace’s entries in, and forgets a rolled-back one’s', async () => {
+    const user = await freshUser();
+    await t.dataSource.transaction(async (m) => {
+      for (const id of ['proj_a', 'proj_b', 'proj_c'])
+        await audit.record(m, { workspaceId: user.workspaceId, action: 'project.updated', target: { type: 'project', id } });
+    });
+    await t.dataSource
+      .transaction(async (m) => {
+        await audit.record(m, { workspaceId: user.workspaceId, action: 'project.deleted', target: { type: 'project', id: 'proj_d' } });
+        throw new Error('the change failed');
+      })
+      .catch(() => undefined);
+    await t.dataSource.transaction((m) =>
+      audit.record(m, { workspaceId: user.workspaceId, action: 'project.updated', target: { type: 'project', id: 'proj_e' } }),
+    );
+    expect((await entries(user.workspaceId)).map((r: { target_id: string }) => r.target_id)).toEqual(['proj_a', 'proj_b', 'proj_c', 'proj_e']);
+  });
+
   it('writes an account’s own event to each workspace the user belongs to', async () => {
     const user = await freshUser();
     await t.dataSource.transaction((m) => audit.recordForUser(m, user.userId, { action: 'user.signin_failed', actor: { type: 'user', id: user.userId } }));
