@@ -6,6 +6,7 @@ import {
   type QueryRunner,
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
+  type TransactionStartEvent,
 } from 'typeorm';
 
 import { newId } from '../common/ids';
@@ -54,31 +55,49 @@ const FIELD = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 export class AuditLogService implements EntitySubscriberInterface {
   /** A transaction's entries not written yet, in the order recorded. */
   private readonly pending = new WeakMap<QueryRunner, NewAuditEntry[]>();
+  /**
+   * Transactions rolled back while their entries were being written: TypeORM runs every
+   * commit hook at once, so another one failing (the site-change webhook's) rolls back
+   * while this one is between two statements, and its next would run after the ROLLBACK,
+   * outside any transaction: an entry of a change that did not happen.
+   */
+  private readonly rolledBack = new WeakSet<QueryRunner>();
 
   constructor(
     private readonly repository: AuditRepository,
     private readonly clock: Clock,
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
   ) {
     dataSource.subscribers.push(this);
   }
 
+  afterTransactionStart(event: TransactionStartEvent): void {
+    if (transactionDepth(event.queryRunner) <= 1) this.rolledBack.delete(event.queryRunner);
+  }
+
   /** The transaction commits: its entries first (a failure here rolls it back, entries and change alike). */
   async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+    const runner = event.queryRunner;
     // A savepoint released (TypeORM's nested transactions): the entries wait for the outer commit.
-    if (transactionDepth(event.queryRunner) > 1) return;
-    const entries = this.pending.get(event.queryRunner);
+    if (transactionDepth(runner) > 1) return;
+    const entries = this.pending.get(runner);
     if (!entries) return;
-    this.pending.delete(event.queryRunner);
+    this.pending.delete(runner);
+    // Stamped now, as the chain's place is taken now: `at` keeps following `seq` (retention cuts by time).
+    const at = this.clock.now();
     // Stable: a workspace's entries keep the order they were recorded in.
     const ordered = [...entries].sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : 0));
-    for (const entry of ordered) await this.repository.append(event.manager, entry);
+    for (const entry of ordered) {
+      if (this.rolledBack.has(runner)) return;
+      await this.repository.append(event.manager, { ...entry, at });
+    }
   }
 
   /** Rolled back: its entries are forgotten with the change (a savepoint's too: none is recorded under one today). */
   beforeTransactionRollback(event: TransactionRollbackEvent): void {
     if (transactionDepth(event.queryRunner) > 1) return;
     this.pending.delete(event.queryRunner);
+    this.rolledBack.add(event.queryRunner);
   }
 
   async record(m: EntityManager, change: AuditChange): Promise<void> {
@@ -104,7 +123,8 @@ export class AuditLogService implements EntitySubscriberInterface {
     };
     if (request) request.recorded++;
     const runner = m.queryRunner;
-    if (runner?.isTransactionActive) {
+    // Another data source's transaction (a second app in one process) commits without this hook: written at once.
+    if (runner?.isTransactionActive && runner.connection === this.dataSource) {
       const entries = this.pending.get(runner);
       if (entries) entries.push(entry);
       else this.pending.set(runner, [entry]);

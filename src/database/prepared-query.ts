@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
@@ -15,6 +15,9 @@ export async function preparedQuery<Row>(dataSource: DataSource, name: string, t
   dataSource.logger.logQuery(text, values);
   // Inside a transaction, on its connection; else on any pooled one.
   const runner = manager?.queryRunner;
+  // As TypeORM's own query() does: a released runner's connection is back in the pool, maybe
+  // inside another request's transaction by now.
+  if (runner?.isReleased) throw new QueryRunnerAlreadyReleasedError();
   const client = runner ? ((await runner.connect()) as PoolClient) : ((dataSource.driver as PostgresDriver).master as Pool);
   try {
     return (await client.query<Row & object>({ name, text, values })).rows;

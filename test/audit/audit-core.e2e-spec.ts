@@ -135,6 +135,26 @@ describe('audit log: writing entries', () => {
     expect((await entries(user.workspaceId)).map((r: { target_id: string }) => r.target_id)).toEqual(['proj_a', 'proj_b', 'proj_c', 'proj_e']);
   });
 
+  it('writes no entry of a transaction rolled back while its entries were being written (another commit hook failed)', async () => {
+    const user = await freshUser();
+    // TypeORM runs every commit hook at once: this one fails while the entries are being written.
+    const failing = { beforeTransactionCommit: () => new Promise<void>((_, reject) => setTimeout(() => reject(new Error('another hook failed')), 5)) };
+    t.dataSource.subscribers.push(failing);
+    try {
+      await expect(
+        t.dataSource.transaction(async (m) => {
+          for (let i = 0; i < 300; i++)
+            await audit.record(m, { workspaceId: user.workspaceId, action: 'project.updated', target: { type: 'project', id: `proj_${i}` } });
+        }),
+      ).rejects.toThrow('another hook failed');
+    } finally {
+      t.dataSource.subscribers.splice(t.dataSource.subscribers.indexOf(failing), 1);
+    }
+    // What was still going on has had its time: nothing was written after the ROLLBACK either.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await entries(user.workspaceId)).toEqual([]);
+  });
+
   it('writes an account’s own event to each workspace the user belongs to', async () => {
     const user = await freshUser();
     await t.dataSource.transaction((m) => audit.recordForUser(m, user.userId, { action: 'user.signin_failed', actor: { type: 'user', id: user.userId } }));
