@@ -28,10 +28,11 @@ export class BillingRepository {
 
   /**
    * Queues billing changes of one workspace for the rest of the caller's transaction. The
-   * workspace's row first, as a deploy takes it (QuotaService.lock) before its audit entry:
-   * a billing change writes its entry and later sets the plan on that row, so taking the row
-   * only then made each wait for the other (PostgreSQL ended one of them: a 500). The
-   * advisory lock still queues changes of a workspace whose row is gone.
+   * workspace's row first, as a deploy (QuotaService.lock), a provider's webhook and the
+   * lapse sweeper take it before the subscription: one order for every writer of a
+   * workspace's plan. (A plan change once wrote its audit entry, then set the plan on that
+   * row, and deadlocked with a deploy; entries are written at the commit now.) The advisory
+   * lock still queues changes of a workspace whose row is gone.
    */
   @GenerateSql({ inTransaction: true, params: (f) => [f.manager, f.workspaceId] })
   async lock(manager: EntityManager, workspaceId: string): Promise<void> {

@@ -122,9 +122,9 @@ export class BuildsService {
       }
       await this.quotas.assertBuildSlot(m, plan);
       // The build's row before its audit entry: the insert waits for the project's row (its
-      // reference) while a settings change, a promote or a domain check holds it, and those
-      // write their entry after; waiting with the audit chain already taken, each waited for
-      // the other.
+      // reference) while a settings change, a promote or a domain check holds it. Entries are
+      // written at the commit now (AuditLogService), which alone breaks that cycle; the order
+      // reads as it runs.
       const build = await this.builds.insert(m, {
         id,
         projectId: project.id,

@@ -232,9 +232,8 @@ export class DeployService {
         const done = await this.dataSource.transaction(async (m) => {
           const result = await this.commit(m, principal, target, request, prepared, rules, forms);
           await beforeCommit?.(m, result);
-          // The audit entry last: it holds the workspace's audit chain to the commit, and a
-          // change that takes one of the rows written above (a build's, a form's) before its
-          // own entry would otherwise wait for this deploy while it waits for that change.
+          // The audit entry last, as it is written: at the commit (AuditLogService), after
+          // every row above (a build's, a form's) that another change may hold.
           const { deployment, project } = result;
           await this.audit.record(m, {
             workspaceId: project.workspaceId,
