@@ -110,8 +110,9 @@ export class OutboxRepository {
 
   /**
    * Every kind's pending (due or waiting) and dead messages, and how long its oldest due one
-   * has been due: /metrics at each scrape. Pending ones are read through the partial index
-   * of pending messages, dead ones through that of dead ones.
+   * has been due: /metrics, at most every 5 s per instance (MetricsService). Pending ones
+   * are read through the partial index of pending messages, dead ones through that of dead
+   * ones (which has no `kind`: each dead row is read from the table).
    */
   @GenerateSql({ params: () => [new Date(0)] })
   backlog(now: Date): Promise<OutboxBacklog[]> {
