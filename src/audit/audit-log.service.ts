@@ -11,6 +11,7 @@ import {
 
 import { newId } from '../common/ids';
 import { Clock } from '../common/time';
+import { transactionDepth } from '../database/savepoint';
 import { AuditRepository, type NewAuditEntry } from './audit.repository';
 import { type AuditActor, currentAuditRequest } from './audit-context';
 
@@ -141,11 +142,6 @@ export class AuditLogService implements EntitySubscriberInterface {
   async recordForUser(m: EntityManager, userId: string, change: Omit<AuditChange, 'workspaceId'>): Promise<void> {
     for (const workspaceId of await this.repository.workspacesOf(m, userId)) await this.record(m, { ...change, workspaceId });
   }
-}
-
-/** How deep `runner`'s transaction is nested (TypeORM counts its savepoints; 1 outside them). */
-function transactionDepth(runner: QueryRunner): number {
-  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
 }
 
 /** The keys of a request body, for `changes`: what a PATCH set, never the values. */

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * Runs `work` under a savepoint of `manager`'s transaction. When it throws, the transaction
@@ -17,4 +17,13 @@ export async function underSavepoint<T>(manager: EntityManager, name: string, wo
     await manager.query(`ROLLBACK TO SAVEPOINT ${name}`);
     return recover(err);
   }
+}
+
+/**
+ * How deep `runner`'s transaction is nested: 1 in a plain transaction, more while TypeORM's
+ * nested transactions hold savepoints. A commit or rollback hook seeing more than 1 is a
+ * savepoint's release or rollback, not the transaction's end.
+ */
+export function transactionDepth(runner: QueryRunner): number {
+  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
 }

@@ -1,5 +1,7 @@
 import type { EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 
+import { transactionDepth } from '../database/savepoint';
+
 /** The PostgreSQL channel every instance LISTENs on to drop cached site state. */
 export const SITE_CHANGED_CHANNEL = 'statichost_site_changed';
 
@@ -91,7 +93,7 @@ export function siteChangesOnCommit(hooks: SiteChangeHooks): EntitySubscriberInt
   return {
     beforeTransactionCommit: (event) => {
       const pending = pendingOf(event.queryRunner);
-      if (!pending || savepointDepth(event.queryRunner) > 1) return;
+      if (!pending || transactionDepth(event.queryRunner) > 1) return;
       event.queryRunner.data[COMMITTING] = true;
       hooks.sending(noticesOf(event.queryRunner, pending));
     },
@@ -121,13 +123,8 @@ export function siteChangesBeforeCommit(write: (manager: EntityManager, changes:
   return {
     beforeTransactionCommit: (event) => {
       const pending = pendingOf(event.queryRunner);
-      if (!pending || savepointDepth(event.queryRunner) > 1) return;
+      if (!pending || transactionDepth(event.queryRunner) > 1) return;
       return write(event.manager, pending);
     },
   };
-}
-
-/** Above 1 while a savepoint is being released: that is not the transaction's commit. */
-function savepointDepth(runner: QueryRunner): number {
-  return (runner as unknown as { transactionDepth?: number }).transactionDepth ?? 1;
 }
