@@ -50,9 +50,12 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     if (this.config.SMTP_URL) {
       this.smtp = createTransport({ url: this.config.SMTP_URL, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
     }
-    for (const kind of [MAIL_KIND, NOTIFICATION_MAIL_KIND]) {
-      this.outbox.register(kind, (payload, message) => this.send(payload as MailPayload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
-    }
+    this.outbox.register(MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id), { retryDelaysMs: MAIL_RETRY_DELAYS_MS });
+    // Alerts take turns by workspace, as webhook deliveries do: one workspace's flood never holds back another's.
+    this.outbox.register(NOTIFICATION_MAIL_KIND, (payload, message) => this.send(payload as MailPayload, message.id), {
+      retryDelaysMs: MAIL_RETRY_DELAYS_MS,
+      fairShare: true,
+    });
   }
 
   onModuleDestroy(): void {
@@ -64,9 +67,12 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     await this.outbox.enqueue(m, MAIL_KIND, { to, ...mail, ...(headers ? { headers } : {}) }, now);
   }
 
-  /** Queues one notification alert inside the caller's transaction: sent as `queue`'s are, in a line of its own. */
-  async queueNotification(m: EntityManager, to: string, mail: MailTemplate, now: Date, headers: Record<string, string>): Promise<void> {
-    await this.outbox.enqueue(m, NOTIFICATION_MAIL_KIND, { to, ...mail, headers }, now);
+  /**
+   * Queues one notification alert of `workspaceId` inside the caller's transaction: sent as
+   * `queue`'s are, in a line of its own where workspaces take turns.
+   */
+  async queueNotification(m: EntityManager, workspaceId: string, to: string, mail: MailTemplate, now: Date, headers: Record<string, string>): Promise<void> {
+    await this.outbox.enqueue(m, NOTIFICATION_MAIL_KIND, { to, ...mail, headers }, now, workspaceId);
   }
 
   /**

@@ -180,7 +180,14 @@ export class NotificationsService implements OnModuleInit {
       const now = this.clock.now();
       for (const r of recipients) {
         const link = this.unsubscribeLink(r.userId, workspaceId, topic);
-        await this.mail.queueNotification(m, r.email, mail(r.name, { workspace, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url }), now, link.headers);
+        await this.mail.queueNotification(
+          m,
+          workspaceId,
+          r.email,
+          mail(r.name, { workspace, settingsUrl: this.settingsUrl, unsubscribeUrl: link.url }),
+          now,
+          link.headers,
+        );
       }
     };
   }

@@ -173,6 +173,22 @@ describe('Mail notifications (e2e)', () => {
     smtp.received.length = 0;
   });
 
+  it('alerts of one workspace take turns with another’s: a flood from one never holds back the other’s', async () => {
+    const solo = await registerUser(t, { name: 'Sol Solo' });
+    await verifyEmail(t, solo);
+    await put(solo, { workspaceId: solo.workspaceId, buildFailed: true, domainFailed: false, digest: 'off' }).expect(200);
+    await sendMail(t);
+    smtp.received.length = 0;
+    // 60 alerts of the owner's workspace (owner and viewer have build alerts on), more than a round sends (50), then one of Sol's.
+    for (let i = 0; i < 30; i++) await emit(buildFailed(owner.workspaceId, true));
+    await emit(buildFailed(solo.workspaceId, true));
+    await t.app.get(OutboxService).runOnce();
+    expect(to(solo)).toHaveLength(1);
+    await sendMail(t);
+    expect(to(owner).length + to(viewer).length).toBe(60);
+    smtp.received.length = 0;
+  });
+
   it('a domain that stops verifying mails only those who opted in to domain mails; a rolled-back change mails nobody', async () => {
     smtp.received.length = 0;
     const event: PlatformEvent = {
